@@ -1,0 +1,183 @@
+#include "bank/bank.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <string>
+
+#include "bank/models.h"
+
+namespace smemlab::bank {
+
+std::string_view op_name(Op op) {
+  switch (op) {
+    case Op::Load:
+      return "load";
+    case Op::Store:
+      return "store";
+    case Op::Atomic:
+      return "atomic";
+  }
+  return "?";
+}
+
+Op parse_op(std::string_view text) {
+  if (text == "load" || text == "ld") return Op::Load;
+  if (text == "store" || text == "st") return Op::Store;
+  if (text == "atomic" || text == "atom") return Op::Atomic;
+  throw Error("unknown operation '" + std::string(text) + "' (expected load, store or atomic)");
+}
+
+void validate(const Request& r) {
+  if (r.width != 1 && r.width != 2 && r.width != 4 && r.width != 8 && r.width != 16)
+    throw Error("unsupported access width " + std::to_string(r.width) +
+                " bytes (expected 1, 2, 4, 8 or 16)");
+  if (r.op == Op::Atomic && r.width != 4 && r.width != 8)
+    throw Error("unsupported atomic width " + std::to_string(r.width) +
+                " bytes (shared-memory atomics are 4 or 8 bytes)");
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if (!(r.mask >> lane & 1u)) continue;
+    if (r.addr[lane] % r.width != 0)
+      throw Error("lane " + std::to_string(lane) + ": address " + std::to_string(r.addr[lane]) +
+                  " is not aligned to the access width of " + std::to_string(r.width) + " bytes");
+  }
+}
+
+namespace detail {
+
+void add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned banks,
+                 std::vector<Touch>& out) {
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if (!(lanes >> lane & 1u)) continue;
+    uint64_t first = r.addr[lane] / word_bytes;
+    uint64_t last = (r.addr[lane] + r.width - 1) / word_bytes;
+    for (uint64_t w = first; w <= last; ++w)
+      out.push_back({lane, static_cast<unsigned>(w % banks), w, w});
+  }
+}
+
+unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
+                     std::vector<Wavefront>& passes) {
+  // Per bank, the distinct keys in order of first appearance (lane order).
+  std::map<unsigned, std::vector<uint64_t>> keys;
+  for (const Touch& t : touches) {
+    auto& k = keys[t.bank];
+    if (std::find(k.begin(), k.end(), t.key) == k.end()) k.push_back(t.key);
+  }
+  unsigned cost = 0;
+  for (const auto& [bank, k] : keys) cost = std::max(cost, static_cast<unsigned>(k.size()));
+
+  size_t base = passes.size();
+  passes.resize(base + cost);
+  for (unsigned p = 0; p < cost; ++p) passes[base + p].group = group;
+  for (const Touch& t : touches) {
+    const auto& k = keys[t.bank];
+    unsigned pass = static_cast<unsigned>(std::find(k.begin(), k.end(), t.key) - k.begin());
+    auto& slots = passes[base + pass].slots;
+    auto it = std::find_if(slots.begin(), slots.end(),
+                           [&](const Slot& s) { return s.bank == t.bank && s.word == t.word; });
+    if (it == slots.end()) {
+      slots.push_back({t.bank, t.word, 0});
+      it = slots.end() - 1;
+    }
+    it->lanes |= 1u << t.lane;
+  }
+  for (unsigned p = 0; p < cost; ++p) {
+    auto& slots = passes[base + p].slots;
+    std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
+      return a.bank != b.bank ? a.bank < b.bank : a.word < b.word;
+    });
+  }
+  return cost;
+}
+
+}  // namespace detail
+
+namespace {
+
+// "sm_90" -> 90; "sm_35:8" -> 35 and mode 8. Throws on anything else.
+unsigned parse_sm(std::string_view arch, unsigned& bank_mode) {
+  std::string_view s = arch;
+  if (auto colon = s.find(':'); colon != std::string_view::npos) {
+    std::string_view mode = s.substr(colon + 1);
+    if (mode == "4")
+      bank_mode = 4;
+    else if (mode == "8")
+      bank_mode = 8;
+    else
+      throw Error("bad bank mode '" + std::string(mode) + "' in '" + std::string(arch) +
+                  "' (expected 4 or 8)");
+    s = s.substr(0, colon);
+  }
+  if (s.starts_with("sm_"))
+    s.remove_prefix(3);
+  else
+    throw Error("unknown architecture '" + std::string(arch) + "' (expected sm_NN, e.g. sm_90)");
+  if (s.ends_with("a")) s.remove_suffix(1);  // sm_90a: same memory system as sm_90
+  unsigned sm = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), sm);
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty())
+    throw Error("unknown architecture '" + std::string(arch) + "' (expected sm_NN, e.g. sm_90)");
+  return sm;
+}
+
+}  // namespace
+
+std::unique_ptr<Model> make_model(std::string_view arch, unsigned bank_mode) {
+  unsigned sm = parse_sm(arch, bank_mode);
+  if (bank_mode != 4 && bank_mode != 8)
+    throw Error("bad bank mode " + std::to_string(bank_mode) + " (expected 4 or 8)");
+  bool kepler = sm == 30 || sm == 32 || sm == 35 || sm == 37;
+  if (bank_mode == 8 && !kepler)
+    throw Error("bank mode 8 exists only on Kepler (sm_30 ... sm_37), not on '" +
+                std::string(arch) + "'");
+  switch (sm) {
+    case 10:
+    case 11:
+    case 12:
+    case 13:
+      return detail::make_tesla(sm);
+    case 20:
+    case 21:
+      return detail::make_fermi(sm);
+    case 30:
+    case 32:
+    case 35:
+    case 37:
+      return detail::make_kepler(sm, bank_mode);
+    case 70:
+    case 72:
+    case 75:
+    case 80:
+    case 86:
+    case 87:
+    case 89:
+    case 90:
+    case 100:
+    case 101:
+    case 103:
+    case 110:
+    case 120:
+    case 121:
+      return detail::make_volta(sm);
+    default:
+      break;
+  }
+  if (sm >= 50 && sm <= 62)
+    throw Error("'" + std::string(arch) +
+                "' (Maxwell/Pascal) is not modelled: its rules were never measured here");
+  throw Error("unknown architecture '" + std::string(arch) +
+              "' (known: sm_10..sm_13, sm_20, sm_21, sm_30..sm_37, sm_70..sm_90, sm_100, sm_120)");
+}
+
+std::vector<std::unique_ptr<Model>> all_generations() {
+  std::vector<std::unique_ptr<Model>> v;
+  v.push_back(make_model("sm_13"));
+  v.push_back(make_model("sm_20"));
+  v.push_back(make_model("sm_35", 4));
+  v.push_back(make_model("sm_35", 8));
+  v.push_back(make_model("sm_90"));
+  return v;
+}
+
+}  // namespace smemlab::bank

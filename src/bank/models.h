@@ -1,0 +1,43 @@
+// Internal to the bank module: the per-generation factories and the one
+// piece of arithmetic they share (counting distinct keys per bank).
+#pragma once
+
+#include <memory>
+
+#include "bank/bank.h"
+
+namespace smemlab::bank::detail {
+
+std::unique_ptr<Model> make_volta(unsigned sm);
+std::unique_ptr<Model> make_kepler(unsigned sm, unsigned bank_mode);
+std::unique_ptr<Model> make_fermi(unsigned sm);
+std::unique_ptr<Model> make_tesla(unsigned sm);
+
+// One bank word touched by one lane. Words with equal `key` in one bank are
+// served by the same pass: the key is the word itself on most generations,
+// the 256-byte row on Kepler's 4-byte mode, the lane for atomics.
+struct Touch {
+  unsigned lane;
+  unsigned bank;
+  uint64_t word;
+  uint64_t key;
+};
+
+// Appends the bank words of each active lane of `lanes`: the access of
+// `width` bytes at addr covers words [addr/word_bytes, (addr+width-1)/word_bytes].
+void add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned banks,
+                 std::vector<Touch>& out);
+
+// Cost of serving `touches` as one group: the maximum over banks of distinct
+// keys. Appends one Wavefront per pass (the k-th distinct key of every bank
+// goes to pass k) tagged with `group`. Returns the cost (0 for no touches).
+unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
+                     std::vector<Wavefront>& passes);
+
+// Lanes of `mask` inside [first, first+count).
+inline uint32_t lanes_in(uint32_t mask, unsigned first, unsigned count) {
+  uint32_t range = count >= 32 ? 0xffffffffu : ((1u << count) - 1u) << first;
+  return mask & range;
+}
+
+}  // namespace smemlab::bank::detail

@@ -1,0 +1,84 @@
+// Volta through Hopper (sm_70 ... sm_90), measured on an H100; see
+// docs/bank-model.md. 32 banks of 4 bytes. 1-4 byte accesses are served as
+// one warp-wide group; 8- and 16-byte accesses in groups of 128/W lanes,
+// which loads (never stores) may merge when neighbouring lanes pair up on
+// the same address.
+#include <algorithm>
+
+#include "bank/models.h"
+
+namespace smemlab::bank::detail {
+namespace {
+
+constexpr unsigned kBanks = 32;
+
+// Rule 3: every active lane i has lane i^d inactive or at the same address,
+// for d = 1 or for d = 2.
+bool loads_merge(const Request& r) {
+  for (unsigned d : {1u, 2u}) {
+    bool all = true;
+    for (unsigned i = 0; i < 32 && all; ++i) {
+      unsigned j = i ^ d;
+      if ((r.mask >> i & 1u) && (r.mask >> j & 1u) && r.addr[i] != r.addr[j]) all = false;
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
+class VoltaModel final : public Model {
+ public:
+  explicit VoltaModel(unsigned sm) : sm_(sm) {}
+  std::string name() const override { return "sm_" + std::to_string(sm_); }
+  std::string description() const override {
+    if (sm_ >= 100)
+      return name() +
+             ": Volta-Hopper rules (measured on an H100, sm_90); not measured on this "
+             "generation";
+    return name() +
+           ": 32 banks x 4 B; 8/16-byte accesses in half/quarter-warp groups, loads "
+           "may merge (measured on an H100)";
+  }
+  unsigned banks() const override { return kBanks; }
+  unsigned bank_bytes() const override { return 4; }
+
+  Result evaluate(const Request& r) const override {
+    validate(r);
+    Result res;
+    if (r.mask == 0) return res;
+
+    // Lane groups served separately: [first, first+size).
+    unsigned group_size = 32;
+    if (r.op != Op::Atomic && r.width > 4) {
+      group_size = 128 / r.width;
+      if (r.op == Op::Load && loads_merge(r)) group_size *= 2;
+    }
+    unsigned groups = 0;
+    for (unsigned first = 0; first < 32; first += group_size) {
+      uint32_t lanes = lanes_in(r.mask, first, group_size);
+      if (!lanes) continue;
+      std::vector<Touch> touches;
+      add_touches(r, lanes, 4, kBanks, touches);
+      // Atomics serialize every lane on a bank, even lanes on the same word.
+      if (r.op == Op::Atomic)
+        for (Touch& t : touches) t.key = t.lane;
+      unsigned cost = serve_group(touches, groups, res.passes);
+      res.wavefronts += cost;
+      res.ways = std::max(res.ways, cost);
+      ++groups;
+    }
+    res.ideal = groups;
+    res.bank_conflicts = res.wavefronts - res.ideal;
+    res.worst_wavefronts = res.wavefronts;
+    return res;
+  }
+
+ private:
+  unsigned sm_;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> make_volta(unsigned sm) { return std::make_unique<VoltaModel>(sm); }
+
+}  // namespace smemlab::bank::detail

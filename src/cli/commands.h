@@ -1,0 +1,27 @@
+// The `smemlab` subcommands. Each add_*_command registers its options on the
+// app and sets the callback that runs it; the callback throws ExitCode to end
+// the program with a documented status (see README: exit codes).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace smemlab::cli {
+
+// Exit codes shared by all subcommands.
+enum Exit : int {
+  kOk = 0,
+  kFindings = 1,     // check/analyze found defects, or a --fail-on threshold was passed
+  kUsage = 2,        // bad command line or bad input (message on stderr)
+  kNoDevice = 3,     // `bench` without a CUDA device
+  kRuntime = 4,      // the kernel under emulation failed (trap, deadlock, budget)
+};
+
+struct ExitCode {
+  int code;
+};
+
+void add_bank_command(CLI::App& app);
+void add_run_command(CLI::App& app);      // defined in run_command.cc (emulator)
+void add_bench_command(CLI::App& app);    // defined in bench_command.cc (CUDA builds only)
+
+}  // namespace smemlab::cli
