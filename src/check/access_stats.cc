@@ -1,0 +1,140 @@
+#include "check/access_stats.h"
+
+#include <algorithm>
+#include <set>
+
+namespace smemlab::check {
+
+const char* access_class_name(AccessClass c) {
+  switch (c) {
+    case AccessClass::GlobalLoad:
+      return "global_load";
+    case AccessClass::GlobalStore:
+      return "global_store";
+    case AccessClass::GlobalAtomic:
+      return "global_atomic";
+    case AccessClass::GlobalReduction:
+      return "global_reduction";
+    case AccessClass::LocalLoad:
+      return "local_load";
+    case AccessClass::LocalStore:
+      return "local_store";
+  }
+  return "?";
+}
+
+SectorCost sector_cost(uint32_t mask, const uint64_t* addr, unsigned width) {
+  std::set<uint64_t> sectors;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [begin, end) bytes
+  SectorCost c;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if (!(mask >> lane & 1u)) continue;
+    c.bytes += width;
+    for (uint64_t s = addr[lane] / 32; s <= (addr[lane] + width - 1) / 32; ++s) sectors.insert(s);
+    ranges.push_back({addr[lane], addr[lane] + width});
+  }
+  c.sectors = sectors.size();
+  // Distinct bytes: union of the lanes' ranges.
+  std::sort(ranges.begin(), ranges.end());
+  uint64_t distinct = 0, end = 0;
+  for (auto [b, e] : ranges) {
+    if (b < end) b = end;
+    if (e > b) distinct += e - b;
+    end = std::max(end, e);
+  }
+  c.ideal = (distinct + 31) / 32;
+  return c;
+}
+
+namespace {
+
+class BlockAccess final : public emu::BlockObserver {
+ public:
+  void on_memory(const emu::MemAccess& a) override {
+    if (a.mask == 0) return;
+    AccessClass cls;
+    if (a.space == emu::Space::Global) {
+      switch (a.op) {
+        case emu::MemOp::Load:
+          cls = AccessClass::GlobalLoad;
+          break;
+        case emu::MemOp::Store:
+          cls = AccessClass::GlobalStore;
+          break;
+        case emu::MemOp::Atomic:
+          cls = AccessClass::GlobalAtomic;
+          break;
+        case emu::MemOp::Reduction:
+          cls = AccessClass::GlobalReduction;
+          break;
+        case emu::MemOp::CpAsyncLoad:
+          cls = AccessClass::GlobalLoad;
+          break;
+        default:
+          return;
+      }
+    } else if (a.space == emu::Space::Local) {
+      if (a.op == emu::MemOp::Load)
+        cls = AccessClass::LocalLoad;
+      else if (a.op == emu::MemOp::Store)
+        cls = AccessClass::LocalStore;
+      else
+        return;
+    } else {
+      return;
+    }
+    AccessInstr& s = accesses[a.instr->pc];
+    s.instr = a.instr;
+    s.cls = cls;
+    s.width = a.width;
+    SectorCost c = sector_cost(a.mask, a.addr, a.width);
+    ++s.counts.requests;
+    s.counts.sectors += c.sectors;
+    s.counts.ideal_sectors += c.ideal;
+    s.counts.bytes += c.bytes;
+    uint64_t excess = c.sectors - c.ideal;
+    if (!s.has_worst || excess > s.worst_excess) {
+      s.has_worst = true;
+      s.worst_excess = excess;
+      s.worst_mask = a.mask;
+      std::copy(std::begin(a.addr), std::end(a.addr), s.worst_addr);
+    }
+  }
+  void on_branch(const emu::Branch& b) override {
+    if ((b.taken | b.not_taken) == 0) return;
+    BranchInstr& s = branches[b.instr->pc];
+    s.instr = b.instr;
+    if (b.taken && b.not_taken)
+      ++s.counts.divergent;
+    else
+      ++s.counts.uniform;
+  }
+  std::map<uint32_t, AccessInstr> accesses;
+  std::map<uint32_t, BranchInstr> branches;
+};
+
+}  // namespace
+
+std::unique_ptr<emu::BlockObserver> AccessAnalysis::make_block_observer(emu::Dim3) {
+  return std::make_unique<BlockAccess>();
+}
+
+void AccessAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
+  auto* b = static_cast<BlockAccess*>(observer.get());
+  for (auto& [pc, s] : b->accesses) {
+    auto [it, fresh] = accesses_.try_emplace(pc, s);
+    if (fresh) continue;
+    it->second.counts.add(s.counts);
+    if (s.worst_excess > it->second.worst_excess) {
+      it->second.worst_excess = s.worst_excess;
+      it->second.worst_mask = s.worst_mask;
+      std::copy(std::begin(s.worst_addr), std::end(s.worst_addr), it->second.worst_addr);
+    }
+  }
+  for (auto& [pc, s] : b->branches) {
+    auto [it, fresh] = branches_.try_emplace(pc, s);
+    if (!fresh) it->second.counts.add(s.counts);
+  }
+}
+
+}  // namespace smemlab::check

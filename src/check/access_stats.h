@@ -1,0 +1,88 @@
+// Global- and local-memory traffic per instruction (32-byte sectors per
+// warp-level request, like Nsight Compute's sectors/request) and branch
+// divergence per branch instruction, gathered from the emulator's events.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "check/source_lines.h"
+#include "emu/observer.h"
+
+namespace smemlab::check {
+
+struct SectorCounts {
+  uint64_t requests = 0;       // warp-level instructions with >= 1 active lane
+  uint64_t sectors = 0;        // distinct 32-byte sectors touched, summed over requests
+  uint64_t ideal_sectors = 0;  // ceil(distinct bytes / 32) per request, summed
+  uint64_t bytes = 0;          // bytes the active lanes asked for (lanes x width)
+  void add(const SectorCounts& o) {
+    requests += o.requests;
+    sectors += o.sectors;
+    ideal_sectors += o.ideal_sectors;
+    bytes += o.bytes;
+  }
+};
+
+// Classes reported separately (Nsight Compute's op_ld/op_st/op_atom/op_red).
+enum class AccessClass {
+  GlobalLoad,
+  GlobalStore,
+  GlobalAtomic,
+  GlobalReduction,
+  LocalLoad,
+  LocalStore
+};
+inline constexpr int kAccessClasses = 6;
+const char* access_class_name(AccessClass c);
+
+struct BranchCounts {
+  uint64_t uniform = 0;    // all active lanes went the same way
+  uint64_t divergent = 0;  // some lanes jumped, some fell through
+  void add(const BranchCounts& o) {
+    uniform += o.uniform;
+    divergent += o.divergent;
+  }
+};
+
+struct AccessInstr {
+  const emu::InstrInfo* instr = nullptr;
+  AccessClass cls = AccessClass::GlobalLoad;
+  SectorCounts counts;
+  // The request with most sectors above ideal: its lane -> sector map.
+  uint64_t worst_excess = 0;
+  bool has_worst = false;
+  uint32_t worst_mask = 0;
+  uint64_t worst_addr[32] = {};
+  unsigned width = 0;
+};
+
+struct BranchInstr {
+  const emu::InstrInfo* instr = nullptr;
+  BranchCounts counts;
+};
+
+// Sectors of one request: distinct 32-byte sectors and the ideal count.
+struct SectorCost {
+  uint64_t sectors = 0, ideal = 0, bytes = 0;
+};
+SectorCost sector_cost(uint32_t mask, const uint64_t* addr, unsigned width);
+
+class AccessAnalysis final : public emu::KernelObserver {
+ public:
+  void on_kernel_begin(const emu::KernelInfo& info) override { kernel_ = info; }
+  std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override;
+  void finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserver> observer) override;
+
+  const std::map<uint32_t, AccessInstr>& accesses() const { return accesses_; }
+  const std::map<uint32_t, BranchInstr>& branches() const { return branches_; }
+  const emu::KernelInfo& kernel() const { return kernel_; }
+
+ private:
+  std::map<uint32_t, AccessInstr> accesses_;
+  std::map<uint32_t, BranchInstr> branches_;
+  emu::KernelInfo kernel_;
+};
+
+}  // namespace smemlab::check

@@ -1,0 +1,149 @@
+#include "check/bank_stats.h"
+
+#include <algorithm>
+
+namespace smemlab::check {
+
+const char* shared_op_name(SharedOp op) {
+  switch (op) {
+    case SharedOp::Load:
+      return "load";
+    case SharedOp::Store:
+      return "store";
+    case SharedOp::Atomic:
+      return "atomic";
+  }
+  return "?";
+}
+
+void BankCounts::add(const BankCounts& o) {
+  requests += o.requests;
+  wavefronts += o.wavefronts;
+  ideal += o.ideal;
+  bank_conflicts += o.bank_conflicts;
+  worst_wavefronts += o.worst_wavefronts;
+  unmodelled += o.unmodelled;
+  max_ways = std::max(max_ways, o.max_ways);
+}
+
+namespace {
+
+unsigned excess(const bank::Result& r) { return r.wavefronts - r.ideal; }
+
+// Keeps `into` the costlier one; ties keep the earlier (already stored) one.
+void keep_worst(std::optional<WorstRequest>& into, const std::optional<WorstRequest>& from) {
+  if (!from) return;
+  if (!into || excess(from->result) > excess(into->result)) into = from;
+}
+
+class BlockBank final : public emu::BlockObserver {
+ public:
+  explicit BlockBank(const std::vector<std::unique_ptr<bank::Model>>& models) : models_(models) {}
+
+  void on_memory(const emu::MemAccess& a) override {
+    if (a.space != emu::Space::Shared || a.mask == 0) return;
+    if (a.op == emu::MemOp::CpAsyncLoad || a.op == emu::MemOp::CpAsyncStore) {
+      ++cp_async;  // LDGSTS follows other rules: not modelled (docs/bank-model.md)
+      return;
+    }
+    InstrStats& s = by_pc[a.instr->pc];
+    if (!s.instr) {
+      s.instr = a.instr;
+      s.op = a.op == emu::MemOp::Load    ? SharedOp::Load
+             : a.op == emu::MemOp::Store ? SharedOp::Store
+                                         : SharedOp::Atomic;
+      s.width = a.width;
+      s.models.resize(models_.size());
+    }
+    bank::Request r;
+    r.op = s.op == SharedOp::Load    ? bank::Op::Load
+           : s.op == SharedOp::Store ? bank::Op::Store
+                                     : bank::Op::Atomic;
+    r.width = a.width;
+    r.mask = a.mask;
+    std::copy(std::begin(a.addr), std::end(a.addr), r.addr.begin());
+    BankAnalysis::record(models_, s, r, a.block, a.warp);
+  }
+
+  const std::vector<std::unique_ptr<bank::Model>>& models_;
+  std::map<uint32_t, InstrStats> by_pc;
+  uint64_t cp_async = 0;
+};
+
+}  // namespace
+
+void merge(ModelCounts& into, const ModelCounts& from) {
+  for (int i = 0; i < kSharedOps; ++i) into.op[i].add(from.op[i]);
+  keep_worst(into.worst, from.worst);
+}
+
+BankAnalysis::BankAnalysis(std::vector<std::unique_ptr<bank::Model>> models)
+    : models_(std::move(models)) {}
+
+void BankAnalysis::record(const std::vector<std::unique_ptr<bank::Model>>& models,
+                          InstrStats& stats, const bank::Request& request, emu::Dim3 block,
+                          uint32_t warp) {
+  for (size_t m = 0; m < models.size(); ++m) {
+    BankCounts& c = stats.models[m].op[static_cast<int>(stats.op)];
+    ++c.requests;
+    bank::Result res;
+    try {
+      res = models[m]->evaluate(request);
+    } catch (const bank::Error&) {
+      // Misalignment is reported by `check`; unmodelled operations (atomics
+      // before sm_70) are counted as such instead of guessed.
+      ++c.unmodelled;
+      continue;
+    }
+    c.wavefronts += res.wavefronts;
+    c.ideal += res.ideal;
+    c.bank_conflicts += res.bank_conflicts;
+    c.worst_wavefronts += res.worst_wavefronts;
+    c.max_ways = std::max(c.max_ways, res.ways);
+    auto& worst = stats.models[m].worst;
+    if (!worst || excess(res) > excess(worst->result))
+      worst = WorstRequest{request, std::move(res), block, warp};
+  }
+}
+
+std::unique_ptr<emu::BlockObserver> BankAnalysis::make_block_observer(emu::Dim3) {
+  return std::make_unique<BlockBank>(models_);
+}
+
+void BankAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
+  auto* b = static_cast<BlockBank*>(observer.get());
+  ++blocks_;
+  cp_async_ += b->cp_async;
+  for (auto& [pc, s] : b->by_pc) {
+    auto [it, fresh] = by_pc_.try_emplace(pc, s);
+    if (fresh) continue;
+    for (size_t m = 0; m < models_.size(); ++m) merge(it->second.models[m], s.models[m]);
+  }
+}
+
+std::vector<LineStats> BankAnalysis::lines() const {
+  std::map<SourceLine, LineStats> by_line;
+  for (const auto& [pc, s] : by_pc_) {
+    for (const SourceLine& where : lines_of(kernel_.lines, s.instr->loc)) {
+      LineStats& l = by_line[where];
+      if (l.models.empty()) {
+        l.where = where;
+        l.models.resize(models_.size());
+      }
+      l.pcs.push_back(pc);
+      for (size_t m = 0; m < models_.size(); ++m) merge(l.models[m], s.models[m]);
+    }
+  }
+  std::vector<LineStats> out;
+  for (auto& [k, v] : by_line) out.push_back(std::move(v));
+  return out;
+}
+
+std::vector<ModelCounts> BankAnalysis::totals() const {
+  std::vector<ModelCounts> t(models_.size());
+  for (const auto& [pc, s] : by_pc_)
+    for (size_t m = 0; m < models_.size(); ++m) merge(t[m], s.models[m]);
+  return t;
+}
+
+}  // namespace smemlab::check

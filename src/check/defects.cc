@@ -1,0 +1,346 @@
+#include "check/defects.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace smemlab::check {
+namespace {
+
+// Shadow state of one shared-memory byte.
+struct Shadow {
+  bool written = false, ever_written = false, read = false;
+  bool w_atomic = false, r_atomic = false;
+  uint32_t w_thread = 0, w_epoch = 0, w_wepoch = 0;
+  uint32_t w_lanes = 0;  // lanes of the writing warp-instruction that wrote this byte
+  uint64_t w_event = 0;
+  const emu::InstrInfo* w_instr = nullptr;
+  // Up to two distinct readers in the current epoch.
+  uint32_t r_thread = 0, r_epoch = 0, r_wepoch = 0, r2_thread = 0, r2_wepoch = 0;
+  bool r2 = false;
+  const emu::InstrInfo *r_instr = nullptr, *r2_instr = nullptr;
+};
+
+std::string lanes_text(uint32_t mask) {
+  std::string s;
+  for (unsigned i = 0; i < 32;) {
+    if (!(mask >> i & 1u)) {
+      ++i;
+      continue;
+    }
+    unsigned j = i;
+    while (j + 1 < 32 && (mask >> (j + 1) & 1u)) ++j;
+    if (!s.empty()) s += ",";
+    s += i == j ? fmt::format("{}", i) : fmt::format("{}-{}", i, j);
+    i = j + 1;
+  }
+  return s.empty() ? "none" : s;
+}
+
+std::string dim_text(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
+
+}  // namespace
+
+class BlockDefects final : public emu::BlockObserver {
+ public:
+  BlockDefects(DefectCheck& owner, emu::Dim3 block) : owner_(owner), block_(block) {}
+
+  void on_block_begin(emu::Dim3, emu::Dim3 dim, uint32_t shared_bytes) override {
+    threads_ = static_cast<uint32_t>(dim.count());
+    shadow_.assign(shared_bytes, Shadow{});
+    wepoch_.assign((threads_ + 31) / 32, 0);
+  }
+
+  void on_memory(const emu::MemAccess& a) override {
+    ++event_;
+    if (a.mask == 0) return;
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      if (!(a.mask >> lane & 1u)) continue;
+      uint32_t thread = a.warp * 32 + lane;
+      uint64_t addr = a.addr[lane];
+      if (addr % a.width != 0) {
+        report("misaligned", Severity::Error,
+               fmt::format("{} {} of {} bytes at address {:#x} is not {}-byte aligned",
+                           emu::space_name(a.space), role(a.op), a.width, addr, a.width),
+               a.instr, thread);
+        continue;
+      }
+      if (a.space == emu::Space::Shared)
+        shared(a, thread, addr);
+      else if (a.space == emu::Space::Local)
+        local(a, thread, addr);
+      else if (a.space == emu::Space::Global)
+        global(a, thread, addr);
+    }
+  }
+
+  void on_barrier(const emu::BarrierArrive& b) override {
+    uint32_t missing = b.live_mask & ~b.mask;
+    if (b.aligned && missing) {
+      report("divergent-barrier", Severity::Error,
+             fmt::format("barrier {} reached by lanes {} of warp {} but not by lanes {} "
+                         "(bar.sync must be reached by all non-exited lanes of a warp)",
+                         b.barrier, lanes_text(b.mask), b.warp, lanes_text(missing)),
+             b.instr, b.warp * 32 + static_cast<uint32_t>(__builtin_ctz(b.mask | 1u << 31)));
+    }
+    if (b.aligned && b.kind != emu::BarrierKind::Arrive && exited_ > 0 &&
+        b.expected == threads_ - exited_) {
+      report("divergent-barrier", Severity::Error,
+             fmt::format("barrier {} waits for the {} threads still running: {} of the block's {} "
+                         "threads exited before it (undefined for bar.sync)",
+                         b.barrier, b.expected, exited_, threads_),
+             b.instr, b.warp * 32);
+    }
+    auto& pcs = waiting_[b.barrier];
+    if (std::find(pcs.begin(), pcs.end(), b.instr) == pcs.end()) pcs.push_back(b.instr);
+    if (b.aligned && pcs.size() > 1 && pcs.front() != b.instr)
+      report("divergent-barrier", Severity::Error,
+             fmt::format("warps wait at barrier {} from different barrier instructions "
+                         "(PTX lines {} and {})",
+                         b.barrier, pcs.front()->ptx_line, b.instr->ptx_line),
+             b.instr, b.warp * 32, pcs.front());
+  }
+
+  void on_barrier_release(const emu::BarrierRelease& r) override {
+    ++epoch_;
+    waiting_[r.barrier].clear();
+  }
+
+  void on_warp_sync(const emu::WarpSync& w) override {
+    ++event_;
+    uint32_t missing = w.member_mask & ~w.mask;
+    if (missing)
+      report("divergent-barrier", Severity::Error,
+             fmt::format("warp collective '{}' names lanes {} in its member mask, but only lanes "
+                         "{} of warp {} execute it",
+                         w.instr->text, lanes_text(w.member_mask), lanes_text(w.mask), w.warp),
+             w.instr, w.warp * 32 + static_cast<uint32_t>(__builtin_ctz(w.mask | 1u << 31)));
+    // __syncwarp orders memory between its lanes; other collectives do not.
+    if (w.instr->text.rfind("bar.warp.sync", 0) == 0 && w.warp < wepoch_.size()) ++wepoch_[w.warp];
+  }
+
+  void on_exit(const emu::Exit& e) override {
+    exited_ += static_cast<uint32_t>(__builtin_popcount(e.mask));
+  }
+
+  struct GlobalTouch {
+    bool written = false;
+    const emu::InstrInfo* instr = nullptr;
+    uint32_t thread = 0;
+  };
+  std::unordered_map<uint64_t, GlobalTouch> global_touch;
+
+ private:
+  static const char* role(emu::MemOp op) {
+    switch (op) {
+      case emu::MemOp::Load:
+      case emu::MemOp::CpAsyncLoad:
+        return "read";
+      case emu::MemOp::Store:
+      case emu::MemOp::CpAsyncStore:
+        return "write";
+      default:
+        return "atomic";
+    }
+  }
+
+  void report(const std::string& kind, Severity sev, const std::string& msg,
+              const emu::InstrInfo* instr, uint32_t thread, const emu::InstrInfo* other = nullptr,
+              uint32_t other_thread = 0, const char* role_a = "at",
+              const char* role_b = "earlier") {
+    Finding f;
+    f.kind = kind;
+    f.severity = sev;
+    f.message = msg;
+    if (other) f.involved.push_back(involved(role_b, owner_.kernel_, other, block_, other_thread));
+    f.involved.push_back(involved(role_a, owner_.kernel_, instr, block_, thread));
+    f.where = f.involved.back().where;
+    findings.push_back(std::move(f));
+  }
+
+  void shared(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
+    if (!in_shared_bounds(addr, a.width)) {
+      report("out-of-bounds", Severity::Error,
+             fmt::format("shared {} of {} bytes at offset {} is outside every shared variable{}",
+                         role(a.op), a.width, addr, nearest(addr)),
+             a.instr, thread);
+      return;
+    }
+    bool reads = a.op != emu::MemOp::Store, writes = a.op != emu::MemOp::Load;
+    bool atomic = reads && writes;
+    uint32_t warp = thread / 32;
+    // At most one finding per lane access: the first hazard over its bytes.
+    bool reported = false;
+    auto conflict = [&](const char* what, const char* earlier, uint32_t other,
+                        uint32_t other_wepoch, const emu::InstrInfo* other_instr, uint64_t byte) {
+      if (reported) return;
+      bool same_warp = other / 32 == warp;
+      if (same_warp && other_wepoch != wepoch_[warp]) return;  // a __syncwarp() between
+      reported = true;
+      report(same_warp ? "warp-race" : "race", same_warp ? Severity::Warning : Severity::Error,
+             fmt::format("{} hazard on shared byte {} between thread {} and thread {} of block {}: "
+                         "no {} between the two accesses",
+                         what, byte, other, thread, dim_text(block_),
+                         same_warp ? "__syncwarp()" : "barrier"),
+             a.instr, thread, other_instr, other, role(a.op), earlier);
+    };
+    for (uint64_t byte = addr; byte < addr + a.width; ++byte) {
+      Shadow& s = shadow_[byte];
+      // A lane that wrote the byte itself in the writing instruction (all
+      // lanes storing one value) reads its own write, whichever lane won.
+      bool self_wrote = s.w_thread / 32 == warp && (s.w_lanes >> (thread % 32) & 1u);
+      bool other_wrote = s.written && s.w_epoch == epoch_ && s.w_thread != thread &&
+                         s.w_event != event_ && !self_wrote && !(atomic && s.w_atomic);
+      if (reads && !s.ever_written && !reported) {
+        reported = true;
+        report("uninitialized", Severity::Error,
+               fmt::format("shared read of byte {} that no thread of block {} has written", byte,
+                           dim_text(block_)),
+               a.instr, thread);
+      }
+      if (other_wrote)
+        conflict(writes && !atomic ? "WAW" : "RAW", "write", s.w_thread, s.w_wepoch, s.w_instr,
+                 byte);
+      if (writes && s.read && s.r_epoch == epoch_ && !(atomic && s.r_atomic)) {
+        if (s.r_thread != thread)
+          conflict("WAR", "read", s.r_thread, s.r_wepoch, s.r_instr, byte);
+        else if (s.r2)
+          conflict("WAR", "read", s.r2_thread, s.r2_wepoch, s.r2_instr, byte);
+      }
+      if (writes) {
+        s.w_lanes = s.w_event == event_ && s.w_thread / 32 == warp ? s.w_lanes : 0;
+        s.w_lanes |= 1u << (thread % 32);
+        s.written = s.ever_written = true;
+        s.w_atomic = atomic;
+        s.w_thread = thread;
+        s.w_epoch = epoch_;
+        s.w_wepoch = wepoch_[warp];
+        s.w_event = event_;
+        s.w_instr = a.instr;
+        s.read = s.r2 = false;
+      }
+      if (reads) {
+        if (!s.read || s.r_epoch != epoch_) {
+          s.read = true;
+          s.r2 = false;
+          s.r_atomic = atomic;
+          s.r_thread = thread;
+          s.r_epoch = epoch_;
+          s.r_wepoch = wepoch_[warp];
+          s.r_instr = a.instr;
+        } else if (s.r_thread != thread && !s.r2) {
+          s.r2 = true;
+          s.r2_thread = thread;
+          s.r2_wepoch = wepoch_[warp];
+          s.r2_instr = a.instr;
+        }
+      }
+    }
+  }
+
+  bool in_shared_bounds(uint64_t addr, unsigned width) const {
+    const MemoryLayout& L = owner_.layout_;
+    for (const SharedVar& v : L.shared)
+      if (addr >= v.offset && addr + width <= uint64_t{v.offset} + v.size) return true;
+    uint64_t dyn_end = uint64_t{L.dynamic_offset} + owner_.kernel_.dynamic_shared;
+    return addr >= L.dynamic_offset && addr + width <= dyn_end && owner_.kernel_.dynamic_shared > 0;
+  }
+
+  std::string nearest(uint64_t addr) const {
+    const MemoryLayout& L = owner_.layout_;
+    for (const SharedVar& v : L.shared)
+      if (addr >= v.offset && addr < uint64_t{v.offset} + v.size + 64)
+        return fmt::format(" (byte {} past the start of '{}', which has {} bytes)", addr - v.offset,
+                           v.name, v.size);
+    if (addr >= L.dynamic_offset)
+      return fmt::format(" (byte {} of the dynamic window, which has {} bytes at launch)",
+                         addr - L.dynamic_offset, owner_.kernel_.dynamic_shared);
+    return "";
+  }
+
+  void local(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
+    if (addr + a.width > owner_.layout_.frame_bytes)
+      report("out-of-bounds", Severity::Error,
+             fmt::format("local {} of {} bytes at frame offset {} is outside the thread's {}-byte "
+                         "frame",
+                         role(a.op), a.width, addr, owner_.layout_.frame_bytes),
+             a.instr, thread);
+  }
+
+  void global(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
+    if (a.op != emu::MemOp::Load && a.op != emu::MemOp::Store) return;  // atomics don't race
+    bool write = a.op == emu::MemOp::Store;
+    for (uint64_t byte = addr; byte < addr + a.width; ++byte) {
+      auto [it, fresh] = global_touch.try_emplace(byte, GlobalTouch{write, a.instr, thread});
+      if (!fresh && write && !it->second.written) it->second = GlobalTouch{true, a.instr, thread};
+    }
+  }
+
+ public:
+  std::vector<Finding> findings;
+
+ private:
+  DefectCheck& owner_;
+  emu::Dim3 block_;
+  uint32_t threads_ = 0, exited_ = 0, epoch_ = 0;
+  uint64_t event_ = 0;
+  std::vector<Shadow> shadow_;
+  std::vector<uint32_t> wepoch_;
+  std::map<uint32_t, std::vector<const emu::InstrInfo*>> waiting_;
+};
+
+std::unique_ptr<emu::BlockObserver> DefectCheck::make_block_observer(emu::Dim3 block) {
+  return std::make_unique<BlockDefects>(*this, block);
+}
+
+void DefectCheck::add(Finding f) {
+  std::string key = f.kind;
+  for (const Involved& v : f.involved) key += fmt::format("|{}:{}:{}", v.ptx_line, v.role, v.instr);
+  if (f.involved.empty()) key += "|" + f.message;
+  auto it = index_.find(key);
+  if (it != index_.end()) {
+    findings_[it->second].count += f.count;
+    return;
+  }
+  index_[key] = findings_.size();
+  findings_.push_back(std::move(f));
+}
+
+void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserver> observer) {
+  auto* b = static_cast<BlockDefects*>(observer.get());
+  for (Finding& f : b->findings) add(std::move(f));
+  uint64_t linear =
+      block.x + uint64_t{kernel_.grid.x} * (block.y + uint64_t{kernel_.grid.y} * block.z);
+  // Visit bytes in address order so the merged findings are deterministic.
+  std::vector<std::pair<uint64_t, BlockDefects::GlobalTouch>> touches(b->global_touch.begin(),
+                                                                      b->global_touch.end());
+  std::sort(touches.begin(), touches.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& [byte, t] : touches) {
+    auto [it, fresh] =
+        global_.try_emplace(byte, GlobalOwner{linear, block, t.written, t.instr, t.thread});
+    GlobalOwner& o = it->second;
+    if (fresh || o.block_linear == linear) continue;
+    if (o.written || t.written) {
+      Finding f;
+      f.kind = "global-race";
+      f.severity = Severity::Warning;
+      f.message = fmt::format(
+          "global byte {:#x}: {} by block {} and {} by block {} with no ordering between blocks",
+          byte, o.written ? "written" : "read", dim_text(o.block), t.written ? "written" : "read",
+          dim_text(block));
+      f.involved.push_back(
+          involved(o.written ? "write" : "read", kernel_, o.instr, o.block, o.thread));
+      f.involved.push_back(
+          involved(t.written ? "write" : "read", kernel_, t.instr, block, t.thread));
+      f.where = f.involved.back().where;
+      add(std::move(f));
+    }
+    if (t.written && !o.written) o = GlobalOwner{linear, block, true, t.instr, t.thread};
+  }
+}
+
+void DefectCheck::on_kernel_end(bool) {}
+
+}  // namespace smemlab::check

@@ -1,0 +1,71 @@
+// The defect checkers of `smemlab check`, as one emulator observer:
+//  - hazards: RAW/WAR/WAW between threads on shared memory with no barrier
+//    between them (per-byte shadow: last writer, readers, barrier epoch,
+//    warp-sync epoch, instruction); `warp-race` when both threads are lanes
+//    of one warp with no __syncwarp() between; `uninitialized` for reads of
+//    bytes no thread of the block wrote;
+//  - barriers: bar.sync reached by part of a warp, at different barrier
+//    instructions, or after part of the block exited; warp collectives whose
+//    member mask names lanes that are not there;
+//  - bounds: shared accesses outside every declared variable (static arrays
+//    by declared size, the dynamic window by the launch's size), local ones
+//    outside the thread's frame, accesses not aligned to their width;
+//  - global-race (warning): a global byte written by one block and read or
+//    written by another, without atomics.
+// Errors the emulator itself stops on (global out-of-bounds, deadlock) are
+// turned into findings by the caller with `from_emulator_error`.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "check/finding.h"
+#include "emu/observer.h"
+
+namespace smemlab::check {
+
+struct SharedVar {
+  std::string name;
+  uint32_t offset = 0;
+  uint32_t size = 0;
+};
+
+struct MemoryLayout {
+  std::vector<SharedVar> shared;  // static .shared variables
+  uint32_t dynamic_offset = 0;    // where the extern .shared window starts
+  uint32_t frame_bytes = 0;       // per-thread local frame
+};
+
+class DefectCheck final : public emu::KernelObserver {
+ public:
+  explicit DefectCheck(MemoryLayout layout) : layout_(std::move(layout)) {}
+
+  void on_kernel_begin(const emu::KernelInfo& info) override { kernel_ = info; }
+  std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override;
+  void finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserver> observer) override;
+  void on_kernel_end(bool ok) override;
+
+  // Findings so far, merged by (kind, instructions), in first-seen order.
+  const std::vector<Finding>& findings() const { return findings_; }
+  void add(Finding f);
+
+ private:
+  friend class BlockDefects;
+  // Who touched a global byte first (non-atomic accesses only).
+  struct GlobalOwner {
+    uint64_t block_linear = 0;
+    emu::Dim3 block;
+    bool written = false;
+    const emu::InstrInfo* instr = nullptr;
+    uint32_t thread = 0;
+  };
+  MemoryLayout layout_;
+  emu::KernelInfo kernel_;
+  std::vector<Finding> findings_;
+  std::map<std::string, size_t> index_;  // merge key -> findings_ index
+  std::map<uint64_t, GlobalOwner> global_;
+};
+
+}  // namespace smemlab::check

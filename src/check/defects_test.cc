@@ -1,0 +1,198 @@
+#include "check/defects.h"
+
+#include <gtest/gtest.h>
+
+#include "check/event_builder.h"
+
+namespace smemlab::check {
+namespace {
+
+using testing::access;
+using testing::instr;
+constexpr uint32_t kAll = 0xffffffffu;
+
+// A 64-thread block over a 256-byte shared array `s` at offset 0.
+struct Harness {
+  DefectCheck check{MemoryLayout{{{"s", 0, 256}}, 256, 64}};
+  std::unique_ptr<emu::BlockObserver> block;
+  Harness() {
+    emu::KernelInfo k;
+    k.block = {64, 1, 1};
+    k.grid = {2, 1, 1};
+    check.on_kernel_begin(k);
+    block = check.make_block_observer({0, 0, 0});
+    block->on_block_begin({0, 0, 0}, {64, 1, 1}, 256);
+  }
+  void store(const emu::InstrInfo& i, uint32_t warp, std::function<uint64_t(unsigned)> f,
+             uint32_t m = kAll) {
+    block->on_memory(access(emu::Space::Shared, emu::MemOp::Store, 4, &i, warp, f, m));
+  }
+  void load(const emu::InstrInfo& i, uint32_t warp, std::function<uint64_t(unsigned)> f,
+            uint32_t m = kAll) {
+    block->on_memory(access(emu::Space::Shared, emu::MemOp::Load, 4, &i, warp, f, m));
+  }
+  void barrier(const emu::InstrInfo& i, uint64_t epoch) {
+    for (uint32_t w = 0; w < 2; ++w)
+      block->on_barrier({emu::BarrierKind::Sync, true, 0, 64, kAll, kAll, &i, {0, 0, 0}, w});
+    block->on_barrier_release({0, epoch});
+  }
+  const std::vector<Finding>& finish() {
+    check.finish_block({0, 0, 0}, std::move(block));
+    return check.findings();
+  }
+};
+
+// reverse: s[t] = ...; [barrier]; ... = s[63 - t]
+std::vector<Finding> reverse(bool with_barrier) {
+  Harness h;
+  emu::InstrInfo st = instr(1, 10, "st.shared.u32"), bar = instr(2, 11, "bar.sync 0"),
+                 ld = instr(3, 12, "ld.shared.u32");
+  for (uint32_t w = 0; w < 2; ++w) h.store(st, w, [&](unsigned l) { return 4 * (32 * w + l); });
+  if (with_barrier) h.barrier(bar, 1);
+  for (uint32_t w = 0; w < 2; ++w)
+    h.load(ld, w, [&](unsigned l) { return 4 * (63 - (32 * w + l)); });
+  return h.finish();
+}
+
+TEST(Defects, MissingBarrierIsARawRace) {
+  auto f = reverse(false);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, "race");
+  EXPECT_EQ(f[0].severity, Severity::Error);
+  EXPECT_EQ(f[0].count, 64u);
+  ASSERT_EQ(f[0].involved.size(), 2u);
+  EXPECT_EQ(f[0].involved[0].role, "write");
+  EXPECT_EQ(f[0].involved[0].ptx_line, 10);
+  EXPECT_EQ(f[0].involved[1].role, "read");
+  EXPECT_NE(f[0].message.find("RAW"), std::string::npos);
+  EXPECT_TRUE(reverse(true).empty());
+}
+
+TEST(Defects, WarAfterTheBarrierEpoch) {
+  Harness h;
+  emu::InstrInfo st = instr(1, 10, "st.shared.u32"), bar = instr(2, 11, "bar.sync 0"),
+                 ld = instr(3, 12, "ld.shared.u32");
+  for (uint32_t w = 0; w < 2; ++w) h.store(st, w, [&](unsigned l) { return 4 * (32 * w + l); });
+  h.barrier(bar, 1);
+  h.load(ld, 0, [&](unsigned l) { return 4 * (63 - l); });   // warp 0 reads warp 1's words
+  h.store(st, 1, [&](unsigned l) { return 4 * (32 + l); });  // warp 1 overwrites them: WAR
+  auto f = h.finish();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, "race");
+  EXPECT_NE(f[0].message.find("WAR"), std::string::npos);
+}
+
+TEST(Defects, IntraWarpHazardsNeedSyncwarp) {
+  for (bool sync : {false, true}) {
+    Harness h;
+    emu::InstrInfo st = instr(1, 10, "st.shared.f32"), ld = instr(2, 11, "ld.shared.f32"),
+                   sw = instr(3, 12, "bar.warp.sync -1");
+    h.store(st, 0, [](unsigned l) { return 4 * l; });
+    if (sync) h.block->on_warp_sync({kAll, kAll, &sw, {0, 0, 0}, 0});
+    h.load(
+        ld, 0, [](unsigned l) { return 4 * ((l + 16) % 32); }, 0xffffu);
+    auto f = h.finish();
+    if (sync) {
+      EXPECT_TRUE(f.empty());
+    } else {
+      ASSERT_EQ(f.size(), 1u);
+      EXPECT_EQ(f[0].kind, "warp-race");
+      EXPECT_EQ(f[0].severity, Severity::Warning);
+    }
+  }
+}
+
+TEST(Defects, SameWordFromOneInstructionIsNotARace) {
+  Harness h;
+  emu::InstrInfo st = instr(1, 10, "st.shared.u32"), ld = instr(2, 11, "ld.shared.u32");
+  h.store(st, 0, [](unsigned) { return 0; });  // all lanes of one store: one instruction
+  h.load(
+      ld, 0, [](unsigned l) { return 4 * l; }, 1u);  // lane 0 reads it back
+  EXPECT_TRUE(h.finish().empty());
+}
+
+TEST(Defects, UninitializedAndOutOfBoundsShared) {
+  Harness h;
+  emu::InstrInfo st = instr(1, 10, "st.shared.u32"), ld = instr(2, 11, "ld.shared.u32");
+  h.store(
+      st, 0, [](unsigned l) { return 4 * l; }, 0x7fffffffu);  // lane 31 skips
+  h.load(
+      ld, 0, [](unsigned l) { return 4 * (31 - l); }, 1u);  // lane 0 reads word 31
+  h.load(
+      ld, 1, [](unsigned l) { return 4 * (64 + l); }, 1u);  // past the 256-byte array
+  auto f = h.finish();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].kind, "uninitialized");
+  EXPECT_EQ(f[1].kind, "out-of-bounds");
+  EXPECT_NE(f[1].message.find("'s'"), std::string::npos) << f[1].message;
+}
+
+TEST(Defects, MisalignedAccess) {
+  Harness h;
+  emu::InstrInfo ld = instr(1, 10, "ld.shared.v2.f32");
+  h.block->on_memory(access(
+      emu::Space::Shared, emu::MemOp::Load, 8, &ld, 0, [](unsigned l) { return 8 * l + 4; }, 1u));
+  auto f = h.finish();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, "misaligned");
+}
+
+TEST(Defects, DivergentBarriers) {
+  Harness h;
+  emu::InstrInfo a = instr(1, 10, "bar.sync 0"), b = instr(2, 12, "bar.sync 0");
+  h.block->on_barrier({emu::BarrierKind::Sync, true, 0, 64, 0x5555u, 0xffffu, &a, {0, 0, 0}, 0});
+  h.block->on_barrier({emu::BarrierKind::Sync, true, 0, 64, kAll, kAll, &b, {0, 0, 0}, 1});
+  auto f = h.finish();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].kind, "divergent-barrier");
+  EXPECT_NE(f[0].message.find("not by lanes 1,3,5"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[1].message.find("different barrier instructions"), std::string::npos);
+}
+
+TEST(Defects, BarrierAfterPartOfTheBlockExited) {
+  Harness h;
+  emu::InstrInfo ex = instr(1, 9, "ret"), bar = instr(2, 10, "bar.sync 0");
+  h.block->on_exit({0xffffff00u, &ex, {0, 0, 0}, 1});
+  h.block->on_barrier({emu::BarrierKind::Sync, true, 0, 40, kAll, kAll, &bar, {0, 0, 0}, 0});
+  auto f = h.finish();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, "divergent-barrier");
+}
+
+TEST(Defects, CollectiveWithMissingMembers) {
+  Harness h;
+  emu::InstrInfo sh = instr(1, 10, "shfl.sync.down.b32");
+  h.block->on_warp_sync({kAll, 0xffffu, &sh, {0, 0, 0}, 0});
+  h.block->on_warp_sync({0xffffu, 0xffffu, &sh, {0, 0, 0}, 1});
+  auto f = h.finish();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, "divergent-barrier");
+}
+
+TEST(Defects, GlobalRaceBetweenBlocks) {
+  DefectCheck check{MemoryLayout{}};
+  emu::KernelInfo k;
+  k.grid = {3, 1, 1};
+  k.block = {32, 1, 1};
+  check.on_kernel_begin(k);
+  emu::InstrInfo st = instr(1, 10, "st.global.u32"), at = instr(2, 11, "atom.global.add.u32");
+  for (uint32_t b = 0; b < 3; ++b) {
+    auto o = check.make_block_observer({b, 0, 0});
+    o->on_block_begin({b, 0, 0}, {32, 1, 1}, 0);
+    o->on_memory(access(
+        emu::Space::Global, emu::MemOp::Store, 4, &st, 0, [](unsigned) { return 0x1000; }, 1u));
+    o->on_memory(access(
+        emu::Space::Global, emu::MemOp::Atomic, 4, &at, 0, [](unsigned) { return 0x2000; }, 1u));
+    o->on_memory(access(emu::Space::Global, emu::MemOp::Store, 4, &st, 0,
+                        [&](unsigned l) { return 0x3000 + 128 * b + 4 * l; }));
+    check.finish_block({b, 0, 0}, std::move(o));
+  }
+  auto f = check.findings();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].kind, "global-race");
+  EXPECT_EQ(f[0].severity, Severity::Warning);
+  EXPECT_EQ(f[0].count, 8u);  // 4 bytes x blocks 1 and 2
+}
+
+}  // namespace
+}  // namespace smemlab::check

@@ -1,0 +1,73 @@
+// Fans the emulator's events out to several analyses in one run (analyze
+// runs bank statistics, memory-access statistics and the defect checkers
+// over a single emulation).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "emu/observer.h"
+
+namespace smemlab::check {
+
+class ObserverSet final : public emu::KernelObserver {
+ public:
+  void add(emu::KernelObserver* o) { children_.push_back(o); }
+
+  void on_kernel_begin(const emu::KernelInfo& info) override {
+    for (auto* c : children_) c->on_kernel_begin(info);
+  }
+  std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override {
+    auto set = std::make_unique<BlockSet>();
+    for (auto* c : children_) set->parts.push_back(c->make_block_observer(block));
+    return set;
+  }
+  void finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserver> o) override {
+    auto* set = static_cast<BlockSet*>(o.get());
+    for (size_t i = 0; i < children_.size(); ++i)
+      children_[i]->finish_block(block, std::move(set->parts[i]));
+  }
+  void on_kernel_end(bool ok) override {
+    for (auto* c : children_) c->on_kernel_end(ok);
+  }
+
+ private:
+  struct BlockSet final : emu::BlockObserver {
+    std::vector<std::unique_ptr<emu::BlockObserver>> parts;
+    void on_block_begin(emu::Dim3 b, emu::Dim3 d, uint32_t s) override {
+      for (auto& p : parts)
+        if (p) p->on_block_begin(b, d, s);
+    }
+    void on_memory(const emu::MemAccess& a) override {
+      for (auto& p : parts)
+        if (p) p->on_memory(a);
+    }
+    void on_barrier(const emu::BarrierArrive& a) override {
+      for (auto& p : parts)
+        if (p) p->on_barrier(a);
+    }
+    void on_barrier_release(const emu::BarrierRelease& r) override {
+      for (auto& p : parts)
+        if (p) p->on_barrier_release(r);
+    }
+    void on_warp_sync(const emu::WarpSync& w) override {
+      for (auto& p : parts)
+        if (p) p->on_warp_sync(w);
+    }
+    void on_branch(const emu::Branch& b) override {
+      for (auto& p : parts)
+        if (p) p->on_branch(b);
+    }
+    void on_exit(const emu::Exit& e) override {
+      for (auto& p : parts)
+        if (p) p->on_exit(e);
+    }
+    void on_block_end(emu::Dim3 b) override {
+      for (auto& p : parts)
+        if (p) p->on_block_end(b);
+    }
+  };
+  std::vector<emu::KernelObserver*> children_;
+};
+
+}  // namespace smemlab::check
