@@ -28,14 +28,16 @@ struct Item {
 
 // What matters for the step count: per bank, how many lanes share each of
 // its words. Canonical form: each bank's counts sorted, banks sorted.
-using Shape = std::vector<std::vector<uint8_t>>;
+// uint16_t, not uint8_t: GCC 12 warns (-Wstringop-overread) on the memcmp
+// path std::sort takes for byte vectors.
+using Shape = std::vector<std::vector<uint16_t>>;
 
 Shape shape_of(const std::vector<Item>& items) {
   std::map<unsigned, std::map<uint64_t, uint8_t>> banks;
   for (const Item& it : items) ++banks[it.bank()][it.word];
   Shape s;
   for (const auto& [b, words] : banks) {
-    std::vector<uint8_t> counts;
+    std::vector<uint16_t> counts;
     for (const auto& [w, c] : words) counts.push_back(c);
     std::sort(counts.begin(), counts.end());
     s.push_back(std::move(counts));
@@ -47,7 +49,7 @@ Shape shape_of(const std::vector<Item>& items) {
 std::string key_of(const Shape& s) {
   std::string k;
   for (const auto& bank : s) {
-    k.append(bank.begin(), bank.end());
+    for (uint16_t c : bank) k.push_back(static_cast<char>(c));  // counts <= 16
     k.push_back('\xff');
   }
   return k;
@@ -80,11 +82,11 @@ Bounds solve(const Shape& s) {
       std::vector<size_t> pick(others.size(), 0);
       while (true) {
         Shape next;
-        std::vector<uint8_t> mine = s[b];
+        std::vector<uint16_t> mine = s[b];
         mine.erase(mine.begin() + static_cast<long>(ci));
         if (!mine.empty()) next.push_back(mine);
         for (size_t o = 0; o < others.size(); ++o) {
-          std::vector<uint8_t> counts = s[others[o]];
+          std::vector<uint16_t> counts = s[others[o]];
           if (--counts[options[o][pick[o]]] == 0)
             counts.erase(counts.begin() + static_cast<long>(options[o][pick[o]]));
           std::sort(counts.begin(), counts.end());

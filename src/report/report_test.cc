@@ -1,0 +1,93 @@
+#include "report/report.h"
+
+#include <gtest/gtest.h>
+
+#include "check/event_builder.h"
+#include "ptx/line_table.h"
+
+namespace smemlab::report {
+namespace {
+
+struct Fixture {
+  ptx::LineTable table;
+  emu::InstrInfo ld, gl;
+  check::BankAnalysis banks{[] {
+    std::vector<std::unique_ptr<bank::Model>> v;
+    v.push_back(bank::make_model("sm_90"));
+    v.push_back(bank::make_model("sm_35:4"));
+    return v;
+  }()};
+  check::AccessAnalysis access;
+  std::vector<check::Finding> findings;
+  Analysis a;
+  Fixture() {
+    table.add_file(1, "k.cu");
+    ld = check::testing::instr(3, 30, "ld.shared.u32", table.add(1, 7, 1, "", false, 0, 0, 0));
+    gl = check::testing::instr(4, 31, "ld.global.u32", table.add(1, 6, 1, "", false, 0, 0, 0));
+    emu::KernelInfo k;
+    k.lines = &table;
+    banks.on_kernel_begin(k);
+    access.on_kernel_begin(k);
+    auto b = banks.make_block_observer({0, 0, 0});
+    auto c = access.make_block_observer({0, 0, 0});
+    auto col = check::testing::access(emu::Space::Shared, emu::MemOp::Load, 4, &ld, 0,
+                                      [](unsigned i) { return 128ull * i; });
+    auto glob = check::testing::access(emu::Space::Global, emu::MemOp::Load, 4, &gl, 0,
+                                       [](unsigned i) { return 4096 + 4ull * i; });
+    b->on_memory(col);
+    c->on_memory(glob);
+    banks.finish_block({0, 0, 0}, std::move(b));
+    access.finish_block({0, 0, 0}, std::move(c));
+    a.run = {"k.cu", "colRead(int*)", "_Z7colReadPi", {1, 1, 1}, {32, 1, 1}, 0, 1, 1, ""};
+    a.banks = &banks;
+    a.access = &access;
+    a.findings = &findings;
+  }
+};
+
+TEST(Report, JsonHasTheDocumentedFields) {
+  Fixture f;
+  auto j = analyze_json(f.a);
+  EXPECT_EQ(j["kernel"], "colRead(int*)");
+  EXPECT_EQ(j["arch"], "sm_90");
+  EXPECT_EQ(j["totals"]["load"]["requests"], 1);
+  EXPECT_EQ(j["totals"]["load"]["wavefronts"], 32);
+  EXPECT_EQ(j["totals"]["load"]["ideal"], 1);
+  EXPECT_EQ(j["totals"]["load"]["bank_conflicts"], 31);
+  EXPECT_EQ(j["totals"]["store"]["requests"], 0);
+  EXPECT_EQ(j["totals"]["global_load"]["sectors"], 4);
+  EXPECT_EQ(j["totals"]["global_store"]["requests"], 0);
+  EXPECT_EQ(j["totals"]["branches"]["divergent"], 0);
+  ASSERT_EQ(j["lines"].size(), 2u);
+  EXPECT_EQ(j["lines"][0]["line"], 6);
+  EXPECT_EQ(j["lines"][0]["global_load"]["ideal_sectors"], 4);
+  EXPECT_EQ(j["lines"][1]["line"], 7);
+  EXPECT_EQ(j["lines"][1]["file"], "k.cu");
+  EXPECT_EQ(j["lines"][1]["load"]["wavefronts"], 32);
+  EXPECT_EQ(j["what_if"]["sm_35:4"]["totals"]["load"]["wavefronts"], 16);
+  EXPECT_TRUE(j["findings"].is_array());
+}
+
+TEST(Report, SarifHasOneResultPerConflictingLine) {
+  Fixture f;
+  auto s = analyze_sarif(f.a);
+  EXPECT_EQ(s["version"], "2.1.0");
+  auto& results = s["runs"][0]["results"];
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]["ruleId"], "bank-conflict");
+  EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 7);
+  EXPECT_EQ(results[0]["properties"]["excess_wavefronts"], 31);
+}
+
+TEST(Report, TextAnnotatesTheSource) {
+  Fixture f;
+  std::vector<std::string> src = {"a", "b", "c", "d", "e", "  x = g[i];", "  y = s[i][0];", "}"};
+  std::string t = analyze_text(f.a, src);
+  EXPECT_NE(t.find("     7 |   y = s[i][0];\n        shared ld"), std::string::npos) << t;
+  EXPECT_NE(t.find("32 wavefronts (ideal 1, excess 31)"), std::string::npos) << t;
+  EXPECT_NE(t.find("sm_35:4 16"), std::string::npos) << t;
+  EXPECT_NE(t.find("worst request at k.cu:7"), std::string::npos) << t;
+}
+
+}  // namespace
+}  // namespace smemlab::report

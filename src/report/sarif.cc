@@ -1,0 +1,97 @@
+#include <fmt/format.h>
+
+#include "report/report.h"
+
+namespace smemlab::report {
+
+using nlohmann::json;
+
+namespace {
+
+json location(const check::SourceLine& where) {
+  return json::array({{{"physicalLocation",
+                        {{"artifactLocation", {{"uri", where.file}}},
+                         {"region", {{"startLine", std::max(where.line, 1)}}}}}}});
+}
+
+json sarif_log(json rules, json results) {
+  return {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       json::array({{{"tool",
+                      {{"driver",
+                        {{"name", "smemlab"}, {"version", "0.1.0"}, {"rules", std::move(rules)}}}}},
+                     {"results", std::move(results)}}})}};
+}
+
+}  // namespace
+
+json analyze_sarif(const Analysis& a) {
+  json rules = json::array(
+      {{{"id", "bank-conflict"},
+        {"shortDescription", {{"text", "Shared-memory bank conflicts: wavefronts above ideal"}}}},
+       {{"id", "uncoalesced"},
+        {"shortDescription",
+         {{"text", "Global or local accesses move more 32-byte sectors than needed"}}}}});
+  json results = json::array();
+  const std::string arch = a.banks->models().front()->name();
+  for (const auto& l : a.banks->lines()) {
+    const auto& m = l.models[0];
+    uint64_t excess = 0, wf = 0, ideal = 0, req = 0;
+    for (const auto& c : m.op) {
+      excess += c.wavefronts - c.ideal;
+      wf += c.wavefronts;
+      ideal += c.ideal;
+      req += c.requests;
+    }
+    if (!excess) continue;
+    results.push_back(
+        {{"ruleId", "bank-conflict"},
+         {"level", "warning"},
+         {"message",
+          {{"text",
+            fmt::format("{} excess shared-memory wavefronts on {} ({} wavefronts for {} requests, "
+                        "ideal {}; worst request {}-way)",
+                        excess, arch, wf, req, ideal, m.worst ? m.worst->result.ways : 0u)}}},
+         {"locations", location(l.where)},
+         {"properties", {{"excess_wavefronts", excess}, {"arch", arch}}}});
+  }
+  if (a.access) {
+    std::map<check::SourceLine, check::SectorCounts> by_line;
+    for (const auto& [pc, s] : a.access->accesses())
+      for (const auto& where : check::lines_of(a.access->kernel().lines, s.instr->loc))
+        by_line[where].add(s.counts);
+    for (const auto& [where, c] : by_line) {
+      if (c.sectors <= c.ideal_sectors) continue;
+      results.push_back(
+          {{"ruleId", "uncoalesced"},
+           {"level", "note"},
+           {"message",
+            {{"text", fmt::format("{} sectors moved where {} would carry the {} bytes requested "
+                                  "({:.1f} sectors per request)",
+                                  c.sectors, c.ideal_sectors, c.bytes,
+                                  double(c.sectors) / double(std::max<uint64_t>(c.requests, 1)))}}},
+           {"locations", location(where)},
+           {"properties", {{"excess_sectors", c.sectors - c.ideal_sectors}}}});
+    }
+  }
+  return sarif_log(std::move(rules), std::move(results));
+}
+
+json check_sarif(const RunInfo&, const std::vector<check::Finding>& findings) {
+  json rules = json::array();
+  for (const char* kind : {"race", "warp-race", "divergent-barrier", "barrier-deadlock",
+                           "out-of-bounds", "misaligned", "uninitialized", "global-race"})
+    rules.push_back({{"id", kind}, {"shortDescription", {{"text", kind}}}});
+  json results = json::array();
+  for (const auto& f : findings)
+    results.push_back({{"ruleId", f.kind},
+                       {"level", f.severity == check::Severity::Error ? "error" : "warning"},
+                       {"message", {{"text", f.message}}},
+                       {"locations", location(f.where)},
+                       {"properties", {{"count", f.count}}}});
+  return sarif_log(std::move(rules), std::move(results));
+}
+
+}  // namespace smemlab::report

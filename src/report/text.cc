@@ -1,0 +1,180 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "bank/bank_map.h"
+#include "report/report.h"
+
+namespace smemlab::report {
+namespace {
+
+std::string dim_text(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
+
+const char* kOpShort[] = {"ld", "st", "atom"};
+
+std::string bank_note(const check::LineStats& l,
+                      const std::vector<std::unique_ptr<bank::Model>>& models) {
+  std::string out;
+  for (int op = 0; op < check::kSharedOps; ++op) {
+    const check::BankCounts& c = l.models[0].op[op];
+    if (!c.requests) continue;
+    out += fmt::format(
+        "        shared {:<4} {:>8} req {:>9} wavefronts (ideal {}, excess {}), {:.2f} avg / {} "
+        "max ways",
+        kOpShort[op], c.requests, c.wavefronts, c.ideal, c.wavefronts - c.ideal,
+        double(c.wavefronts) / double(std::max<uint64_t>(c.ideal, 1)), c.max_ways);
+    for (size_t m = 1; m < models.size(); ++m) {
+      const check::BankCounts& o = l.models[m].op[op];
+      if (o.unmodelled == o.requests)
+        out += fmt::format(" | {} n/a", models[m]->name());
+      else if (o.worst_wavefronts != o.wavefronts)
+        out += fmt::format(" | {} {}-{}", models[m]->name(), o.wavefronts, o.worst_wavefronts);
+      else
+        out += fmt::format(" | {} {}", models[m]->name(), o.wavefronts);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+struct AccessNote {
+  check::SectorCounts cls[check::kAccessClasses];
+  check::BranchCounts branches;
+};
+
+std::string access_note(const AccessNote& n) {
+  std::string out;
+  for (int c = 0; c < check::kAccessClasses; ++c) {
+    const auto& s = n.cls[c];
+    if (!s.requests) continue;
+    out += fmt::format(
+        "        {:<16} {:>6} req {:>6.2f} sectors/req (ideal {:.2f}), {:.0f}% of moved bytes "
+        "used\n",
+        check::access_class_name(static_cast<check::AccessClass>(c)), s.requests,
+        double(s.sectors) / double(s.requests), double(s.ideal_sectors) / double(s.requests),
+        s.sectors ? 100.0 * double(s.bytes) / (32.0 * double(s.sectors)) : 100.0);
+  }
+  if (n.branches.divergent)
+    out += fmt::format("        branch: {} divergent, {} uniform warp executions\n",
+                       n.branches.divergent, n.branches.uniform);
+  return out;
+}
+
+}  // namespace
+
+std::string analyze_text(const Analysis& a, const std::vector<std::string>& source_lines) {
+  const auto& models = a.banks->models();
+  std::string out = fmt::format("kernel {}\n", a.run.kernel);
+  out += fmt::format("launch grid {} block {}, dynamic shared {} B; {} of {} blocks emulated{}\n",
+                     dim_text(a.run.grid), dim_text(a.run.block), a.run.dynamic_shared,
+                     a.run.blocks_observed, a.run.blocks_total,
+                     a.run.sampling.empty() ? "" : " (" + a.run.sampling + ")");
+  for (const auto& m : models) out += fmt::format("model {}\n", m->description());
+  out += "\n";
+
+  auto lines = a.banks->lines();
+  std::map<check::SourceLine, AccessNote> notes;
+  if (a.access) {
+    for (const auto& [pc, s] : a.access->accesses())
+      for (const auto& w : check::lines_of(a.access->kernel().lines, s.instr->loc))
+        notes[w].cls[static_cast<int>(s.cls)].add(s.counts);
+    for (const auto& [pc, b] : a.access->branches())
+      for (const auto& w : check::lines_of(a.access->kernel().lines, b.instr->loc))
+        notes[w].branches.add(b.counts);
+  }
+  // The user's file is the one most lines belong to... the source given.
+  std::map<int, std::string> annotations;
+  int first = 0, last = 0;
+  auto in_source = [&](const check::SourceLine& w) {
+    return !source_lines.empty() &&
+           (w.file == a.run.source || w.file.ends_with("/" + a.run.source) ||
+            a.run.source.ends_with(w.file));
+  };
+  for (const auto& l : lines)
+    if (in_source(l.where)) annotations[l.where.line] += bank_note(l, models);
+  for (const auto& [w, n] : notes)
+    if (in_source(w)) annotations[w.line] += access_note(n);
+  if (!annotations.empty()) {
+    first = std::max(1, annotations.begin()->first - 2);
+    last = std::min<int>(static_cast<int>(source_lines.size()), annotations.rbegin()->first + 1);
+    out += fmt::format("{}:\n", a.run.source);
+    for (int i = first; i <= last; ++i) {
+      out += fmt::format("{:>6} | {}\n", i, source_lines[static_cast<size_t>(i - 1)]);
+      if (auto it = annotations.find(i); it != annotations.end() && !it->second.empty())
+        out += it->second;
+    }
+    out += "\n";
+  }
+  // Lines outside the user's file (headers), or no source text at hand.
+  for (const auto& l : lines)
+    if (!in_source(l.where))
+      out += fmt::format("{}:{}\n{}", l.where.file, l.where.line, bank_note(l, models));
+
+  auto totals = a.banks->totals();
+  out += "summary\n";
+  for (size_t m = 0; m < models.size(); ++m) {
+    uint64_t wf = 0, ideal = 0;
+    std::string parts;
+    for (int op = 0; op < check::kSharedOps; ++op) {
+      const auto& c = totals[m].op[op];
+      wf += c.wavefronts;
+      ideal += c.ideal;
+      if (c.requests)
+        parts += fmt::format("  {} {} req / {} wavefronts / {} conflicts{}", kOpShort[op],
+                             c.requests, c.wavefronts, c.bank_conflicts,
+                             c.unmodelled ? fmt::format(" ({} unmodelled)", c.unmodelled) : "");
+    }
+    out += fmt::format("  {:<8} shared efficiency {:5.1f}%{}\n", models[m]->name(),
+                       wf ? 100.0 * double(ideal) / double(wf) : 100.0, parts);
+  }
+  if (a.banks->cp_async_requests())
+    out += fmt::format("  {} cp.async shared requests are not modelled\n",
+                       a.banks->cp_async_requests());
+  if (a.run.blocks_observed != a.run.blocks_total)
+    out += fmt::format("  counts are for the emulated blocks; x{:.2f} estimates the whole grid\n",
+                       scale(a.run));
+
+  // Worst lines by excess wavefronts on the first model.
+  std::vector<const check::LineStats*> ranked;
+  for (const auto& l : lines) ranked.push_back(&l);
+  auto excess = [](const check::LineStats* l) {
+    uint64_t e = 0;
+    for (const auto& c : l->models[0].op) e += c.wavefronts - c.ideal;
+    return e;
+  };
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](auto x, auto y) { return excess(x) > excess(y); });
+  if (!ranked.empty() && excess(ranked.front()) > 0) {
+    out += fmt::format("\nworst lines on {} (excess wavefronts)\n", models[0]->name());
+    for (size_t i = 0; i < ranked.size() && i < 5 && excess(ranked[i]) > 0; ++i)
+      out += fmt::format("  {}:{}  {}\n", ranked[i]->where.file, ranked[i]->where.line,
+                         excess(ranked[i]));
+    const auto& w = ranked.front()->models[0].worst;
+    if (w) {
+      out += fmt::format("\nworst request at {}:{} (block {}, warp {}): {} wavefronts, ideal {}\n",
+                         ranked.front()->where.file, ranked.front()->where.line, dim_text(w->block),
+                         w->warp, w->result.wavefronts, w->result.ideal);
+      out += bank::render_bank_map(w->result, models[0]->banks());
+    }
+  } else {
+    out += "\nno bank conflicts on " + models[0]->name() + "\n";
+  }
+  return out;
+}
+
+std::string findings_text(const std::vector<check::Finding>& findings) {
+  std::string out;
+  for (const auto& f : findings) {
+    out += fmt::format("{}:{}: {}: {} [{}]{}\n", f.where.file, f.where.line,
+                       check::severity_name(f.severity), f.message, f.kind,
+                       f.count > 1 ? fmt::format(" ({} times)", f.count) : "");
+    for (const auto& v : f.involved)
+      out +=
+          fmt::format("    {} at {}:{} (PTX line {}: {}), block {}, thread {}\n", v.role,
+                      v.where.file, v.where.line, v.ptx_line, v.instr, dim_text(v.block), v.thread);
+  }
+  if (findings.empty()) out += "no findings\n";
+  return out;
+}
+
+}  // namespace smemlab::report

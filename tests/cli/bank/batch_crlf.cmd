@@ -1,0 +1,2 @@
+# Windows line ends are accepted.
+bank --batch data/crlf.tsv

@@ -1,0 +1,1 @@
+bank --addresses 0 --arch all --bank-mode 8

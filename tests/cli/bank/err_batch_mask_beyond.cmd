@@ -1,0 +1,1 @@
+bank --batch data/mask_beyond.tsv

@@ -1,0 +1,1 @@
+bank --batch data/misaligned.tsv

@@ -1,0 +1,1 @@
+bank --batch data/no_mask.tsv

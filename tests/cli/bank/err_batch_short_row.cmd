@@ -1,0 +1,1 @@
+bank --batch data/short_row.tsv

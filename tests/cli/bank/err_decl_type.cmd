@@ -1,0 +1,1 @@
+bank 'tile[threadIdx.x]' --decl 'integer tile[32]'

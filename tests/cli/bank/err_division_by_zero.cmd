@@ -1,0 +1,1 @@
+bank 'tile[32 / threadIdx.x]' --decl 'int tile[32]'

@@ -1,0 +1,1 @@
+bank --addresses 0 --mask 0x1ffffffff

@@ -1,0 +1,1 @@
+bank 'tile[threadIdx.x]'

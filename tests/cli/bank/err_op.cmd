@@ -1,0 +1,1 @@
+bank --addresses 0 --op read

@@ -1,0 +1,1 @@
+bank 'tile[threadIdx.x]' --decl 'int tile[32][32]'

@@ -1,0 +1,1 @@
+bank 'tile[0]' --addresses 0
