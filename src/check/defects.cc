@@ -63,7 +63,7 @@ class BlockDefects final : public emu::BlockObserver {
         report("misaligned", Severity::Error,
                fmt::format("{} {} of {} bytes at address {:#x} is not {}-byte aligned",
                            emu::space_name(a.space), role(a.op), a.width, addr, a.width),
-               a.instr, thread);
+               a.instr, thread, nullptr, 0, role(a.op));
         continue;
       }
       if (a.space == emu::Space::Shared)
@@ -82,7 +82,8 @@ class BlockDefects final : public emu::BlockObserver {
              fmt::format("barrier {} reached by lanes {} of warp {} but not by lanes {} "
                          "(bar.sync must be reached by all non-exited lanes of a warp)",
                          b.barrier, lanes_text(b.mask), b.warp, lanes_text(missing)),
-             b.instr, b.warp * 32 + static_cast<uint32_t>(__builtin_ctz(b.mask | 1u << 31)));
+             b.instr, b.warp * 32 + static_cast<uint32_t>(__builtin_ctz(b.mask | 1u << 31)),
+             nullptr, 0, "barrier");
     }
     if (b.aligned && b.kind != emu::BarrierKind::Arrive && exited_ > 0 &&
         b.expected == threads_ - exited_) {
@@ -90,7 +91,7 @@ class BlockDefects final : public emu::BlockObserver {
              fmt::format("barrier {} waits for the {} threads still running: {} of the block's {} "
                          "threads exited before it (undefined for bar.sync)",
                          b.barrier, b.expected, exited_, threads_),
-             b.instr, b.warp * 32);
+             b.instr, b.warp * 32, nullptr, 0, "barrier");
     }
     auto& pcs = waiting_[b.barrier];
     if (std::find(pcs.begin(), pcs.end(), b.instr) == pcs.end()) pcs.push_back(b.instr);
@@ -99,10 +100,11 @@ class BlockDefects final : public emu::BlockObserver {
              fmt::format("warps wait at barrier {} from different barrier instructions "
                          "(PTX lines {} and {})",
                          b.barrier, pcs.front()->ptx_line, b.instr->ptx_line),
-             b.instr, b.warp * 32, pcs.front());
+             b.instr, b.warp * 32, pcs.front(), 0, "barrier", "other barrier");
   }
 
   void on_barrier_release(const emu::BarrierRelease& r) override {
+    flush_uninitialized();
     ++epoch_;
     waiting_[r.barrier].clear();
   }
@@ -115,10 +117,13 @@ class BlockDefects final : public emu::BlockObserver {
              fmt::format("warp collective '{}' names lanes {} in its member mask, but only lanes "
                          "{} of warp {} execute it",
                          w.instr->text, lanes_text(w.member_mask), lanes_text(w.mask), w.warp),
-             w.instr, w.warp * 32 + static_cast<uint32_t>(__builtin_ctz(w.mask | 1u << 31)));
+             w.instr, w.warp * 32 + static_cast<uint32_t>(__builtin_ctz(w.mask | 1u << 31)),
+             nullptr, 0, "collective");
     // __syncwarp orders memory between its lanes; other collectives do not.
     if (w.instr->text.rfind("bar.warp.sync", 0) == 0 && w.warp < wepoch_.size()) ++wepoch_[w.warp];
   }
+
+  void on_block_end(emu::Dim3) override { flush_uninitialized(); }
 
   void on_exit(const emu::Exit& e) override {
     exited_ += static_cast<uint32_t>(__builtin_popcount(e.mask));
@@ -126,12 +131,28 @@ class BlockDefects final : public emu::BlockObserver {
 
   struct GlobalTouch {
     bool written = false;
+    bool after_atomic = false;  // the block had used a global atomic before
     const emu::InstrInfo* instr = nullptr;
     uint32_t thread = 0;
   };
   std::unordered_map<uint64_t, GlobalTouch> global_touch;
 
  private:
+  struct PendingRead {
+    uint32_t thread;
+    const emu::InstrInfo* instr;
+    emu::MemOp op;
+  };
+
+  void flush_uninitialized() {
+    for (const auto& [byte, r] : pending_uninit_)
+      report("uninitialized", Severity::Error,
+             fmt::format("shared read of byte {} that no thread of block {} has written", byte,
+                         dim_text(block_)),
+             r.instr, r.thread, nullptr, 0, role(r.op));
+    pending_uninit_.clear();
+  }
+
   static const char* role(emu::MemOp op) {
     switch (op) {
       case emu::MemOp::Load:
@@ -164,7 +185,7 @@ class BlockDefects final : public emu::BlockObserver {
       report("out-of-bounds", Severity::Error,
              fmt::format("shared {} of {} bytes at offset {} is outside every shared variable{}",
                          role(a.op), a.width, addr, nearest(addr)),
-             a.instr, thread);
+             a.instr, thread, nullptr, 0, role(a.op));
       return;
     }
     bool reads = a.op != emu::MemOp::Store, writes = a.op != emu::MemOp::Load;
@@ -192,12 +213,12 @@ class BlockDefects final : public emu::BlockObserver {
       bool self_wrote = s.w_thread / 32 == warp && (s.w_lanes >> (thread % 32) & 1u);
       bool other_wrote = s.written && s.w_epoch == epoch_ && s.w_thread != thread &&
                          s.w_event != event_ && !self_wrote && !(atomic && s.w_atomic);
-      if (reads && !s.ever_written && !reported) {
+      if (reads && !s.ever_written && !reported && !pending_uninit_.count(byte)) {
+        // Held until the barrier epoch ends: if another thread writes the
+        // byte in this epoch, the read merely ran ahead of it (a race,
+        // reported as such) rather than reading memory nobody writes.
+        pending_uninit_[byte] = {thread, a.instr, a.op};
         reported = true;
-        report("uninitialized", Severity::Error,
-               fmt::format("shared read of byte {} that no thread of block {} has written", byte,
-                           dim_text(block_)),
-               a.instr, thread);
       }
       if (other_wrote)
         conflict(writes && !atomic ? "WAW" : "RAW", "write", s.w_thread, s.w_wepoch, s.w_instr,
@@ -209,6 +230,9 @@ class BlockDefects final : public emu::BlockObserver {
           conflict("WAR", "read", s.r2_thread, s.r2_wepoch, s.r2_instr, byte);
       }
       if (writes) {
+        if (auto p = pending_uninit_.find(byte);
+            p != pending_uninit_.end() && p->second.thread != thread)
+          pending_uninit_.erase(p);
         s.w_lanes = s.w_event == event_ && s.w_thread / 32 == warp ? s.w_lanes : 0;
         s.w_lanes |= 1u << (thread % 32);
         s.written = s.ever_written = true;
@@ -265,15 +289,22 @@ class BlockDefects final : public emu::BlockObserver {
              fmt::format("local {} of {} bytes at frame offset {} is outside the thread's {}-byte "
                          "frame",
                          role(a.op), a.width, addr, owner_.layout_.frame_bytes),
-             a.instr, thread);
+             a.instr, thread, nullptr, 0, role(a.op));
   }
 
   void global(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
-    if (a.op != emu::MemOp::Load && a.op != emu::MemOp::Store) return;  // atomics don't race
+    if (a.op != emu::MemOp::Load && a.op != emu::MemOp::Store) {
+      // Atomics don't race; once a block has used one, its later accesses
+      // are taken to follow the kernel's own inter-block protocol
+      // (last-block-done, tickets) and are not reported.
+      atomic_seen_ = true;
+      return;
+    }
     bool write = a.op == emu::MemOp::Store;
     for (uint64_t byte = addr; byte < addr + a.width; ++byte) {
-      auto [it, fresh] = global_touch.try_emplace(byte, GlobalTouch{write, a.instr, thread});
-      if (!fresh && write && !it->second.written) it->second = GlobalTouch{true, a.instr, thread};
+      GlobalTouch t{write, atomic_seen_, a.instr, thread};
+      auto [it, fresh] = global_touch.try_emplace(byte, t);
+      if (!fresh && write && !it->second.written) it->second = t;
     }
   }
 
@@ -284,10 +315,12 @@ class BlockDefects final : public emu::BlockObserver {
   DefectCheck& owner_;
   emu::Dim3 block_;
   uint32_t threads_ = 0, exited_ = 0, epoch_ = 0;
+  bool atomic_seen_ = false;
   uint64_t event_ = 0;
   std::vector<Shadow> shadow_;
   std::vector<uint32_t> wepoch_;
   std::map<uint32_t, std::vector<const emu::InstrInfo*>> waiting_;
+  std::map<uint64_t, PendingRead> pending_uninit_;  // byte -> first read of it, unwritten
 };
 
 std::unique_ptr<emu::BlockObserver> DefectCheck::make_block_observer(emu::Dim3 block) {
@@ -318,11 +351,11 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
   std::sort(touches.begin(), touches.end(),
             [](const auto& x, const auto& y) { return x.first < y.first; });
   for (const auto& [byte, t] : touches) {
-    auto [it, fresh] =
-        global_.try_emplace(byte, GlobalOwner{linear, block, t.written, t.instr, t.thread});
+    auto [it, fresh] = global_.try_emplace(
+        byte, GlobalOwner{linear, block, t.written, t.after_atomic, t.instr, t.thread});
     GlobalOwner& o = it->second;
     if (fresh || o.block_linear == linear) continue;
-    if (o.written || t.written) {
+    if ((o.written || t.written) && !o.after_atomic && !t.after_atomic) {
       Finding f;
       f.kind = "global-race";
       f.severity = Severity::Warning;
@@ -337,7 +370,8 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
       f.where = f.involved.back().where;
       add(std::move(f));
     }
-    if (t.written && !o.written) o = GlobalOwner{linear, block, true, t.instr, t.thread};
+    if (t.written && !o.written)
+      o = GlobalOwner{linear, block, true, t.after_atomic, t.instr, t.thread};
   }
 }
 

@@ -11,7 +11,8 @@
 //    by declared size, the dynamic window by the launch's size), local ones
 //    outside the thread's frame, accesses not aligned to their width;
 //  - global-race (warning): a global byte written by one block and read or
-//    written by another, without atomics.
+//    written by another, without atomics (accesses a block makes after its
+//    first global atomic are taken to follow the kernel's own protocol).
 // Errors the emulator itself stops on (global out-of-bounds, deadlock) are
 // turned into findings by the caller with `from_emulator_error`.
 #pragma once
@@ -58,6 +59,7 @@ class DefectCheck final : public emu::KernelObserver {
     uint64_t block_linear = 0;
     emu::Dim3 block;
     bool written = false;
+    bool after_atomic = false;
     const emu::InstrInfo* instr = nullptr;
     uint32_t thread = 0;
   };

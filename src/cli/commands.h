@@ -22,6 +22,9 @@ struct ExitCode {
 
 void add_bank_command(CLI::App& app);
 void add_run_command(CLI::App& app);      // defined in run_command.cc (emulator)
+void add_analyze_command(CLI::App& app);  // the analyses over the emulator
+void add_check_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 void add_bench_command(CLI::App& app);    // defined in bench_command.cc (CUDA builds only)
 
 }  // namespace smemlab::cli

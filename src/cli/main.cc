@@ -12,6 +12,9 @@ int main(int argc, char** argv) {
   add_bank_command(app);
 #ifdef SMEMLAB_HAVE_RUN
   add_run_command(app);
+  add_analyze_command(app);
+  add_check_command(app);
+  add_report_command(app);
 #endif
 #ifdef SMEMLAB_HAVE_BENCH
   add_bench_command(app);

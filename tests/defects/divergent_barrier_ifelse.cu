@@ -8,7 +8,7 @@ __global__ void bothSides(int* out) {
     __syncthreads();  // EXPECT: divergent-barrier
   } else {
     s[threadIdx.x] = 2;
-    __syncthreads();
+    __syncthreads();  // EXPECT: divergent-barrier
   }
   out[threadIdx.x] = s[threadIdx.x ^ 1];
 }

@@ -1,0 +1,45 @@
+// One emulated launch with every analysis attached (bank statistics,
+// memory-access statistics, defect checks), shared by `smemlab analyze`,
+// `check` and `report`.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bank/bank.h"
+#include "check/access_stats.h"
+#include "check/bank_stats.h"
+#include "check/defects.h"
+#include "cli/launch_options.h"
+#include "report/report.h"
+
+namespace smemlab::cli {
+
+struct AnalysisRun {
+  Prepared prepared;
+  std::unique_ptr<check::BankAnalysis> banks;
+  check::AccessAnalysis access;
+  std::unique_ptr<check::DefectCheck> defects;
+  emu::LaunchStatus status;
+  report::RunInfo info;
+  std::vector<std::string> source_lines;  // the user's .cu, for annotated output
+  // Findings of the checkers plus the error the emulator stopped on, if any.
+  std::vector<check::Finding> findings;
+};
+
+// "sm_90,sm_35:4" or "all" -> models; throws UsageError for unknown names.
+std::vector<std::unique_ptr<bank::Model>> parse_models(const std::string& archs);
+
+// Runs the launch described by `o` with all analyses; a kernel that fails
+// (out-of-bounds, deadlock, ...) leaves its error in status and in findings.
+void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun* out);
+
+// A file's `// smemlab:` recipe lines (without the prefix), in order, with
+// the kernel each names (for `report`).
+struct Recipe {
+  std::string kernel, line;
+};
+std::vector<Recipe> recipes_of(const std::string& file);
+
+}  // namespace smemlab::cli

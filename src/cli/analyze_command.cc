@@ -1,0 +1,73 @@
+// `smemlab analyze FILE.cu|FILE.ptx`: per source line, the shared-memory
+// bank conflicts (per chosen generation), global/local sectors per request
+// and branch divergence of one emulated launch, plus the checkers' findings.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "cli/analysis_run.h"
+#include "cli/commands.h"
+
+namespace smemlab::cli {
+namespace {
+
+struct AnalyzeOptions {
+  LaunchOptions launch;
+  std::string archs = "sm_90";
+  bool json = false, sarif = false;
+  uint64_t fail_on_excess = std::numeric_limits<uint64_t>::max();
+};
+
+uint64_t excess_wavefronts(const check::BankAnalysis& b) {
+  uint64_t e = 0;
+  for (const auto& c : b.totals().front().op) e += c.wavefronts - c.ideal;
+  return e;
+}
+
+void analyze(AnalyzeOptions& o) {
+  AnalysisRun run;
+  run_analyses(o.launch, o.archs, &run);
+  if (run.status.error && run.status.error->kind == "decode")
+    throw UsageError(run.status.error->what());
+  report::Analysis a{run.info, run.banks.get(), &run.access, &run.findings};
+  if (o.json)
+    fmt::print("{}\n", report::analyze_json(a).dump(1));
+  else if (o.sarif)
+    fmt::print("{}\n", report::analyze_sarif(a).dump(1));
+  else {
+    fmt::print("{}", report::analyze_text(a, run.source_lines));
+    if (!run.findings.empty()) fmt::print("\nfindings\n{}", report::findings_text(run.findings));
+  }
+  if (run.status.error) {
+    fmt::print(stderr, "smemlab: the kernel stopped early, counts are partial: {}\n",
+               run.status.error->what());
+    throw ExitCode{kRuntime};
+  }
+  if (excess_wavefronts(*run.banks) > o.fail_on_excess) throw ExitCode{kFindings};
+}
+
+}  // namespace
+
+void add_analyze_command(CLI::App& app) {
+  auto o = std::make_shared<AnalyzeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "analyze",
+      "per-line shared-memory bank conflicts, sectors and divergence of one emulated launch");
+  add_launch_options(cmd, o->launch);
+  cmd->add_option(
+         "--arch", o->archs,
+         "bank models, comma-separated (sm_90,sm_35:4,sm_35:8,sm_20,sm_13) or 'all'; the first is "
+         "the main one")
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json, "JSON output");
+  cmd->add_flag("--sarif", o->sarif,
+                "SARIF 2.1.0 output (one result per line with excess wavefronts)");
+  cmd->add_option("--fail-on-excess", o->fail_on_excess,
+                  "exit 1 when the kernel's excess wavefronts on the first model exceed N");
+  cmd->callback([o] {
+    if (o->json && o->sarif) throw UsageError("--json and --sarif exclude each other");
+    analyze(*o);
+  });
+}
+
+}  // namespace smemlab::cli

@@ -1,0 +1,50 @@
+// `smemlab check FILE.cu|FILE.ptx`: synchronization and memory defects of one
+// emulated launch (races, divergent barriers, out-of-bounds, misaligned,
+// uninitialized reads, races between blocks). Exit 1 when there are findings.
+#include <fmt/format.h>
+
+#include "cli/analysis_run.h"
+#include "cli/commands.h"
+
+namespace smemlab::cli {
+namespace {
+
+struct CheckOptions {
+  LaunchOptions launch;
+  bool json = false, sarif = false;
+};
+
+void check_kernel(CheckOptions& o) {
+  AnalysisRun run;
+  run_analyses(o.launch, "sm_90", &run);
+  if (run.status.error && run.status.error->kind == "decode")
+    throw UsageError(run.status.error->what());
+  if (o.json) {
+    nlohmann::json j = {{"kernel", run.info.kernel},
+                        {"source", run.info.source},
+                        {"findings", report::findings_json(run.findings)}};
+    fmt::print("{}\n", j.dump(1));
+  } else if (o.sarif) {
+    fmt::print("{}\n", report::check_sarif(run.info, run.findings).dump(1));
+  } else {
+    fmt::print("{}", report::findings_text(run.findings));
+  }
+  if (!run.findings.empty()) throw ExitCode{kFindings};
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app) {
+  auto o = std::make_shared<CheckOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "check", "find races, barrier misuse, out-of-bounds, misaligned and uninitialized accesses");
+  add_launch_options(cmd, o->launch);
+  cmd->add_flag("--json", o->json, "JSON output: {\"findings\": [...]}");
+  cmd->add_flag("--sarif", o->sarif, "SARIF 2.1.0 output");
+  cmd->callback([o] {
+    if (o->json && o->sarif) throw UsageError("--json and --sarif exclude each other");
+    check_kernel(*o);
+  });
+}
+
+}  // namespace smemlab::cli

@@ -1,0 +1,34 @@
+#include "cli/gpu_run.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "gpu/device_launch.h"
+
+namespace smemlab::cli {
+
+std::vector<std::vector<uint8_t>> run_on_gpu(const Prepared& p) {
+  gpu::Launch l;
+  std::ifstream in(p.input.ptx_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  l.ptx = text.str();
+  l.kernel = p.kernel;
+  l.grid = {p.config.grid.x, p.config.grid.y, p.config.grid.z};
+  l.block = {p.config.block.x, p.config.block.y, p.config.block.z};
+  l.dynamic_shared = p.config.dynamic_shared;
+  for (size_t i = 0; i < p.specs.size(); ++i) {
+    gpu::Arg a;
+    a.is_buffer = p.specs[i].buffer;
+    if (a.is_buffer) {
+      a.bytes.resize(p.specs[i].count * p.specs[i].elem_size);
+      p.device.copy_from(a.bytes.data(), p.args.buffer[i], a.bytes.size());
+    } else {
+      a.bytes = p.args.bytes[i];
+    }
+    l.args.push_back(std::move(a));
+  }
+  return gpu::run(l).buffers;
+}
+
+}  // namespace smemlab::cli

@@ -1,0 +1,186 @@
+// `smemlab report`: the main job. Analyzes every launch recipe of the bundled
+// suite (kernels/*.cu) in the emulator and prints the table the classic texts
+// build up: per kernel, shared requests and wavefronts per request on sm_90
+// beside Fermi and Kepler (4- and 8-byte modes), global sectors per request,
+// divergence and the checkers' findings; with the GPU's measured time and
+// bandwidth when `smemlab bench --json` results are given.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/analysis_run.h"
+#include "cli/commands.h"
+
+namespace smemlab::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ReportOptions {
+  std::string kernels = "kernels";
+  std::string bench;  // JSON written by `smemlab bench --json`
+  std::string filter;
+  bool json = false;
+};
+
+constexpr const char* kArchs = "sm_90,sm_20,sm_35:4,sm_35:8";
+
+struct Row {
+  std::string file, kernel;
+  int variant = 1;  // n-th recipe of the same kernel (other sizes)
+  uint64_t requests = 0;
+  std::vector<double> per_request;        // wavefronts per shared request, per model
+  double sectors = 0, ideal_sectors = 0;  // per global request
+  uint64_t divergent = 0, branches = 0;
+  size_t findings = 0;
+  std::string error;
+  const nlohmann::json* gpu = nullptr;
+};
+
+Row analyze_recipe(const std::string& file, const Recipe& recipe) {
+  Row row;
+  row.file = file;
+  row.kernel = recipe.kernel;
+  LaunchOptions o;
+  o.file = file;
+  AnalysisRun run;
+  try {
+    // This recipe line, not the first one naming the kernel.
+    PreparedInput only;
+    only.recipes = {recipe.line};
+    apply_recipe(o, only);
+    run_analyses(o, kArchs, &run);
+  } catch (const std::exception& e) {
+    row.error = e.what();
+    return row;
+  }
+  if (run.status.error) row.error = run.status.error->kind + ": " + run.status.error->message;
+  auto totals = run.banks->totals();
+  for (const auto& c : totals[0].op) row.requests += c.requests;
+  for (const auto& m : totals) {
+    uint64_t wf = 0;
+    for (const auto& c : m.op) wf += c.wavefronts;
+    row.per_request.push_back(row.requests ? double(wf) / double(row.requests) : 0.0);
+  }
+  check::SectorCounts g;
+  for (const auto& [pc, s] : run.access.accesses())
+    if (s.cls == check::AccessClass::GlobalLoad || s.cls == check::AccessClass::GlobalStore)
+      g.add(s.counts);
+  if (g.requests) {
+    row.sectors = double(g.sectors) / double(g.requests);
+    row.ideal_sectors = double(g.ideal_sectors) / double(g.requests);
+  }
+  for (const auto& [pc, b] : run.access.branches()) {
+    row.divergent += b.counts.divergent;
+    row.branches += b.counts.divergent + b.counts.uniform;
+  }
+  row.findings = run.findings.size() - (run.status.error ? 1 : 0);
+  return row;
+}
+
+void report(ReportOptions& o) {
+  if (!fs::is_directory(o.kernels))
+    throw UsageError(fmt::format("{}: no such directory", o.kernels));
+  nlohmann::json bench;
+  if (!o.bench.empty()) {
+    std::ifstream in(o.bench);
+    if (!in) throw UsageError(fmt::format("{}: cannot read", o.bench));
+    try {
+      bench = nlohmann::json::parse(in);
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("{}: {}", o.bench, e.what()));
+    }
+  }
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(o.kernels))
+    if (e.path().extension() == ".cu") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+
+  std::vector<Row> rows;
+  for (const auto& f : files)
+    for (const Recipe& r : recipes_of(f)) {
+      if (!o.filter.empty() && r.kernel.find(o.filter) == std::string::npos) continue;
+      rows.push_back(analyze_recipe(f, r));
+      if (rows.size() > 1 && rows[rows.size() - 2].kernel == r.kernel &&
+          rows[rows.size() - 2].file == f)
+        rows.back().variant = rows[rows.size() - 2].variant + 1;
+      if (bench.is_object() && bench.contains("results"))
+        for (const auto& b : bench["results"])
+          if (b.value("kernel", "") == r.kernel) rows.back().gpu = &b;
+    }
+
+  auto models = parse_models(kArchs);
+  if (o.json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const Row& r : rows) {
+      nlohmann::json j = {{"file", r.file},
+                          {"kernel", r.kernel},
+                          {"recipe", r.variant},
+                          {"shared_requests", r.requests},
+                          {"global_sectors_per_request", r.sectors},
+                          {"global_ideal_sectors_per_request", r.ideal_sectors},
+                          {"divergent_branches", r.divergent},
+                          {"branches", r.branches},
+                          {"findings", r.findings}};
+      for (size_t m = 0; m < models.size(); ++m)
+        j["wavefronts_per_request"][models[m]->name()] =
+            r.per_request.size() > m ? r.per_request[m] : 0.0;
+      if (!r.error.empty()) j["error"] = r.error;
+      if (r.gpu) j["gpu"] = *r.gpu;
+      arr.push_back(j);
+    }
+    fmt::print("{}\n", nlohmann::json{{"kernels", arr}}.dump(1));
+  } else {
+    fmt::print("{:<34} {:>8} | {:^31} | {:>13} | {:>9} | {:>4}{}\n", "kernel (emulated recipe)",
+               "shared", "wavefronts / shared request", "global sect.", "divergent", "find",
+               o.bench.empty() ? "" : " | GPU");
+    fmt::print("{:<34} {:>8} | {:>7}{:>8}{:>8}{:>8} | {:>13} | {:>9} | {:>4}\n", "", "requests",
+               "sm_90", "sm_20", "sm_35:4", "sm_35:8", "per req (ideal)", "branches", "ings");
+    std::string last_file;
+    for (const Row& r : rows) {
+      if (r.file != last_file) fmt::print("{}\n", r.file);
+      last_file = r.file;
+      if (!r.error.empty() && r.per_request.empty()) {
+        fmt::print("  {:<32} error: {}\n", r.kernel.substr(0, 32), r.error);
+        continue;
+      }
+      std::string gpu;
+      if (r.gpu)
+        gpu = fmt::format(" | {:.3f} ms {}", r.gpu->value("ms", 0.0),
+                          r.gpu->value("rate", std::string()));
+      std::string label = r.variant > 1 ? fmt::format("{} #{}", r.kernel, r.variant) : r.kernel;
+      fmt::print(
+          "  {:<32} {:>8} | {:>7.2f}{:>8.2f}{:>8.2f}{:>8.2f} | {:>6.2f} ({:>4.2f}) | {:>9} | "
+          "{:>4}{}{}\n",
+          label.substr(0, 32), r.requests, r.per_request[0], r.per_request[1], r.per_request[2],
+          r.per_request[3], r.sectors, r.ideal_sectors,
+          fmt::format("{}/{}", r.divergent, r.branches), r.findings, gpu,
+          r.error.empty() ? "" : "  (stopped: " + r.error + ")");
+    }
+    fmt::print(
+        "\nwavefronts per request: 1 = conflict-free for 4-byte accesses (2 and 4 are the floors "
+        "for 8 and 16\n"
+        "bytes on sm_90). Counts come from the PTX emulator on each kernel's recipe line; sm_90 is "
+        "measured\n"
+        "on an H100, the others follow the CUDA guides (docs/bank-model.md).\n");
+  }
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app) {
+  auto o = std::make_shared<ReportOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("report", "analyze every kernel of the bundled suite (the main job)");
+  cmd->add_option("--kernels", o->kernels, "folder of .cu files with `// smemlab:` recipes")
+      ->capture_default_str();
+  cmd->add_option("--bench", o->bench,
+                  "results of `smemlab bench --json` to show beside the analysis");
+  cmd->add_option("--filter", o->filter, "only kernels whose name contains this");
+  cmd->add_flag("--json", o->json, "JSON output");
+  cmd->callback([o] { report(*o); });
+}
+
+}  // namespace smemlab::cli
