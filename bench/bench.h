@@ -58,6 +58,7 @@ struct Context {
   int warmup = 3;
   int reps = 25;              // >= 20
   bool quick = false;         // smaller sizes (for a smoke run)
+  bool verify_only = false;   // time_ms runs `launch` once, untimed (e.g. under a sanitizer)
 };
 
 // Times `launch` (which enqueues work on the default stream): warm-up runs,

@@ -21,6 +21,12 @@ struct SourceLine {
   bool operator==(const SourceLine& o) const = default;
 };
 
+// nvcc records absolute paths; reports show them relative to the working
+// directory when they lie under it, so output does not depend on where the
+// checkout is. shown_paths_in does the same for every path inside a message.
+std::string shown_path(const std::string& path);
+std::string shown_paths_in(std::string text);
+
 // Distinct lines of the chain of location `loc`, outermost first; empty for
 // loc < 0 or line 0 (compiler-generated code).
 std::vector<SourceLine> lines_of(const ptx::LineTable* table, int loc);

@@ -60,8 +60,8 @@ check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 dim) {
            : e.kind == "barrier" ? "divergent-barrier"
                                  : e.kind;
   f.severity = check::Severity::Error;
-  f.message = e.what();
-  f.where = parse_source(e.source);
+  f.message = check::shown_paths_in(e.what());
+  f.where = parse_source(check::shown_paths_in(e.source));
   check::Involved v;
   v.role = "stopped";
   v.where = f.where;

@@ -1,0 +1,94 @@
+// Launch options shared by `smemlab run`, `analyze` and `check`: the input
+// file (.cu compiled with nvcc, or .ptx), --kernel/--grid/--block/--shared/
+// --arg, the in-file recipe `// smemlab: ...`, kernel-name resolution
+// (mangled, demangled, or demangled without its parameter list), and turning
+// --arg SPECs into emulator buffers. Errors throw UsageError (exit code 2).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "emu/launch.h"
+
+namespace smemlab::cli {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ArgSpec {
+  std::string text;  // as given
+  std::string type;  // "float", "int", ...
+  uint32_t elem_size = 4;
+  bool is_float = false, is_signed = true;
+  bool buffer = false;
+  uint64_t count = 0;  // buffer elements
+  enum class Init { Zeros, Iota, Random, File } init = Init::Zeros;
+  uint64_t seed = 0;
+  std::string path;   // file:PATH
+  std::string value;  // scalar value text
+};
+
+struct LaunchOptions {
+  std::string file;
+  std::string kernel;
+  std::string grid, block;
+  uint32_t shared = 0;
+  std::vector<std::string> args;
+  std::string arch = "sm_90";
+  unsigned threads = 0;
+  uint64_t budget = 500'000'000;
+  bool launch_flags_given() const {
+    return !grid.empty() || !block.empty() || !args.empty() || shared != 0;
+  }
+};
+
+// Registers FILE and the launch flags on `cmd`.
+void add_launch_options(CLI::App* cmd, LaunchOptions& o);
+
+struct PreparedInput {
+  std::string ptx_path;              // the PTX to load (a temporary file for .cu input)
+  std::vector<std::string> recipes;  // `// smemlab:` lines of the .cu/.ptx, without the prefix
+  bool temporary = false;
+  ~PreparedInput();
+};
+
+// Compiles a .cu with `nvcc -ptx -lineinfo -arch=ARCH` (nvcc from PATH or
+// /usr/local/cuda/bin) or takes a .ptx as is; reads the recipes.
+void prepare_input(const LaunchOptions& o, PreparedInput* out);
+
+// Fills missing launch flags from the recipe (the one naming o.kernel if
+// given, else the first) when no launch flags were given on the command line.
+void apply_recipe(LaunchOptions& o, const PreparedInput& in);
+
+// Mangled, demangled, or demangled-without-parameters name -> mangled name.
+std::string resolve_kernel(const std::vector<std::string>& mangled, const std::string& want);
+std::string demangle(const std::string& mangled);
+
+emu::Dim3 parse_dim(const std::string& s, const char* what);
+ArgSpec parse_arg(const std::string& s);
+
+// Allocates and fills buffers; returns the kernel argument bytes.
+struct PreparedArgs {
+  std::vector<emu::ArgBytes> bytes;
+  std::vector<uint64_t> buffer;  // device address per argument, 0 for scalars
+};
+PreparedArgs prepare_args(emu::Device& dev, const std::vector<ArgSpec>& specs);
+
+// Everything up to a ready launch: input, recipe, module, kernel, args.
+struct Prepared {
+  PreparedInput input;
+  emu::Device device;
+  std::unique_ptr<emu::Module> module;
+  std::string kernel;  // mangled
+  emu::LaunchConfig config;
+  std::vector<ArgSpec> specs;
+  PreparedArgs args;
+};
+void prepare_launch(LaunchOptions o, Prepared* p);
+
+}  // namespace smemlab::cli

@@ -1,0 +1,282 @@
+// A thread block: warps round-robin (each runs until it blocks or a time
+// slice ends), barriers counted in threads, deadlock detection, and the
+// per-block instruction budget.
+#include "emu/block.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+
+namespace smemlab::emu {
+namespace {
+
+// Values of a special register for the 32 lanes of warp `wi`.
+void fill_special(uint64_t* R, Program::SpecialKind kind, const LaunchEnv& env, Dim3 id,
+                  uint32_t wi, uint32_t nwarps) {
+  uint64_t uniform;
+  switch (kind) {
+    case Program::TID_X:
+    case Program::TID_Y:
+    case Program::TID_Z:
+      for (uint32_t l = 0; l < 32; ++l) {
+        uint32_t t = wi * 32 + l;
+        R[l] = kind == Program::TID_X   ? t % env.block.x
+               : kind == Program::TID_Y ? (t / env.block.x) % env.block.y
+                                        : t / (env.block.x * env.block.y);
+      }
+      return;
+    case Program::LANEID:
+      for (uint32_t l = 0; l < 32; ++l) R[l] = l;
+      return;
+    case Program::LANEMASK_EQ:
+      for (uint32_t l = 0; l < 32; ++l) R[l] = 1u << l;
+      return;
+    case Program::LANEMASK_LT:
+      for (uint32_t l = 0; l < 32; ++l) R[l] = (1u << l) - 1;
+      return;
+    case Program::LANEMASK_LE:
+      for (uint32_t l = 0; l < 32; ++l) R[l] = l == 31 ? ~0u : (2u << l) - 1;
+      return;
+    case Program::LANEMASK_GT:
+      for (uint32_t l = 0; l < 32; ++l) R[l] = l == 31 ? 0u : ~((2u << l) - 1);
+      return;
+    case Program::LANEMASK_GE:
+      for (uint32_t l = 0; l < 32; ++l) R[l] = ~((1u << l) - 1);
+      return;
+    case Program::NTID_X:
+      uniform = env.block.x;
+      break;
+    case Program::NTID_Y:
+      uniform = env.block.y;
+      break;
+    case Program::NTID_Z:
+      uniform = env.block.z;
+      break;
+    case Program::CTAID_X:
+      uniform = id.x;
+      break;
+    case Program::CTAID_Y:
+      uniform = id.y;
+      break;
+    case Program::CTAID_Z:
+      uniform = id.z;
+      break;
+    case Program::NCTAID_X:
+      uniform = env.grid.x;
+      break;
+    case Program::NCTAID_Y:
+      uniform = env.grid.y;
+      break;
+    case Program::NCTAID_Z:
+      uniform = env.grid.z;
+      break;
+    case Program::WARPID:
+      uniform = wi;
+      break;
+    case Program::NWARPID:
+      uniform = nwarps;
+      break;
+    case Program::NSMID:
+      uniform = 1;
+      break;
+    case Program::DYN_SMEM:
+      uniform = env.dynamic_shared;
+      break;
+    case Program::TOTAL_SMEM:
+      uniform = env.prog->static_shared + env.dynamic_shared;
+      break;
+    default:
+      uniform = 0;
+  }
+  for (uint32_t l = 0; l < 32; ++l) R[l] = uniform;
+}
+
+constexpr uint64_t kSlice = 4096;
+
+void release_lanes(Warp& w, uint32_t lanes) {
+  if (w.uniform) {
+    SMEMLAB_FOR_LANES(w.runnable, w.pc[l] = w.cpc);
+    w.uniform = false;
+  }
+  w.bar_wait &= ~lanes;
+  w.runnable |= lanes;
+}
+
+std::string where(const BlockCtx& b, uint32_t pc) {
+  const InstrInfo& i = b.prog->info[b.prog->ops[pc].info];
+  std::string s = fmt::format("{} (PTX line {}", i.text, i.ptx_line);
+  if (i.loc >= 0 && b.prog->lines) s += ", " + b.prog->lines->describe(i.loc);
+  return s + ")";
+}
+
+}  // namespace
+
+void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  uint32_t lane = static_cast<uint32_t>(__builtin_ctz(exec));
+  uint64_t id = reg(w, op.r[0])[lane];
+  if (id >= 16)
+    fault(w, pc, static_cast<int>(lane), "barrier",
+          fmt::format("barrier id {} out of range 0..15", id));
+  uint32_t count = op.r[1] == UINT32_MAX ? 0u : static_cast<uint32_t>(reg(w, op.r[1])[lane]);
+  Barrier& bar = b.bars[id];
+  if (count) bar.count = count;
+  bar.arrived += static_cast<uint32_t>(__builtin_popcount(exec));
+  bar.last_pc = pc;
+  BarrierKind kind = op.aux == 0   ? BarrierKind::Sync
+                     : op.aux == 1 ? BarrierKind::Arrive
+                                   : BarrierKind::Red;
+  if (kind == BarrierKind::Red) {
+    uint32_t p = (w.P[op.r[3]] ^ (op.vec ? ~0u : 0u)) & exec;
+    bar.popc += static_cast<uint32_t>(__builtin_popcount(p));
+    bar.all = bar.all && p == exec;
+    bar.any = bar.any || p != 0;
+  }
+  if (b.obs)
+    b.obs->on_barrier(BarrierArrive{kind, op.aux2 == 1, static_cast<uint32_t>(id),
+                                    bar.count ? bar.count : b.live_threads, exec, w.live,
+                                    &b.prog->info[op.info], b.id, w.index});
+  if (kind != BarrierKind::Arrive) {
+    w.bar_wait |= exec;
+    w.runnable &= ~exec;
+    SMEMLAB_FOR_LANES(exec, w.bar_of[l] = static_cast<uint8_t>(id));
+  }
+  barrier_check(b);
+}
+
+void barrier_check(BlockCtx& b) {
+  for (uint32_t id = 0; id < 16; ++id) {
+    Barrier& bar = b.bars[id];
+    if (bar.arrived == 0) continue;
+    uint32_t expected = bar.count ? bar.count : b.live_threads;
+    if (bar.arrived < expected) continue;
+    const Op& op = b.prog->ops[bar.last_pc];
+    for (Warp& w : b.warps) {
+      uint32_t lanes = 0;
+      SMEMLAB_FOR_LANES(w.bar_wait, lanes |= (w.bar_of[l] == id ? 1u : 0u) << l);
+      if (!lanes) continue;
+      if (op.code == code(BAR, U32) && op.aux == 2) {
+        if (op.t2 == 0) {
+          SMEMLAB_FOR_LANES(lanes, regw(w, op.r[2])[l] = bar.popc);
+        } else {
+          bool r = op.t2 == 1 ? bar.all : bar.any;
+          w.P[op.r[2]] = (w.P[op.r[2]] & ~lanes) | (r ? lanes : 0u);
+        }
+      }
+      release_lanes(w, lanes);
+    }
+    bar.arrived = 0;
+    bar.count = 0;
+    bar.popc = 0;
+    bar.all = true;
+    bar.any = false;
+    ++bar.epoch;
+    if (b.obs) b.obs->on_barrier_release(BarrierRelease{id, bar.epoch});
+  }
+}
+
+void on_exit_lanes(BlockCtx& b, Warp& w, uint32_t pc, uint32_t mask) {
+  b.live_threads -= static_cast<uint32_t>(__builtin_popcount(mask));
+  if (b.obs) b.obs->on_exit(Exit{mask, &b.prog->info[b.prog->ops[pc].info], b.id, w.index});
+  barrier_check(b);
+}
+
+void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
+  const Program& p = *env.prog;
+  BlockCtx& b = ctx_;
+  b.env = &env;
+  b.prog = &p;
+  b.id = id;
+  b.obs = obs;
+  b.steps = 0;
+  b.lane_steps = 0;
+  for (auto& bar : b.bars) bar = Barrier{};
+  uint32_t nthreads = static_cast<uint32_t>(env.block.count());
+  uint32_t nwarps = (nthreads + 31) / 32;
+  b.live_threads = nthreads;
+  size_t per_warp = size_t{p.num_regs} * 32;
+  // Registers start as a copy of one warp's template: zeros, with the
+  // constant registers (immediates, symbol addresses) filled in.
+  if (template_prog_ != &p) {
+    reg_template_.assign(per_warp, 0);
+    for (size_t r = 0; r < p.const_regs.size(); ++r)
+      if (p.const_regs[r])
+        for (size_t l = 0; l < 32; ++l) reg_template_[r * 32 + l] = p.const_regs[r];
+    template_prog_ = &p;
+  }
+  b.regs.resize(per_warp * nwarps);
+  b.preds.assign(size_t{p.num_preds} * nwarps + 1, 0);
+  b.local.assign(size_t{p.frame_bytes} * 32 * nwarps + 1, 0);
+  b.shared_bytes = p.static_shared + env.dynamic_shared;
+  b.shared.assign(b.shared_bytes + 1, 0);
+  b.warps.assign(nwarps, Warp{});
+  for (uint32_t wi = 0; wi < nwarps; ++wi) {
+    Warp& w = b.warps[wi];
+    w.index = wi;
+    w.R = b.regs.data() + per_warp * wi;
+    w.P = b.preds.data() + size_t{p.num_preds} * wi;
+    w.local = b.local.data() + size_t{p.frame_bytes} * 32 * wi;
+    std::memcpy(w.R, reg_template_.data(), per_warp * sizeof(uint64_t));
+    uint32_t lanes = std::min(32u, nthreads - wi * 32);
+    w.exists = lanes == 32 ? ~0u : ((1u << lanes) - 1);
+    w.live = w.runnable = w.exists;
+    for (uint32_t pi : p.true_preds) w.P[pi] = ~0u;
+    for (const auto& [r, kind] : p.specials)
+      fill_special(w.R + size_t{r} * 32, kind, env, id, wi, nwarps);
+  }
+  if (obs) obs->on_block_begin(id, env.block, b.shared_bytes);
+  for (;;) {
+    bool progress = false, alive = false;
+    for (Warp& w : b.warps) {
+      if (w.live) alive = true;
+      if (!w.runnable) continue;
+      uint64_t n = run_warp(b, w, kSlice);
+      b.steps += n;
+      progress = progress || n > 0;
+      if (b.steps > env.budget) {
+        uint32_t lane = w.runnable ? static_cast<uint32_t>(__builtin_ctz(w.runnable)) : 0;
+        uint32_t pc = w.uniform ? w.cpc : w.pc[lane];
+        fault(w, pc, static_cast<int>(lane), "budget",
+              fmt::format(
+                  "instruction budget of {} warp-instructions per block exhausted (endless loop?)",
+                  env.budget));
+      }
+    }
+    if (!alive) break;
+    if (!progress) deadlock();
+  }
+  if (obs) obs->on_block_end(id);
+}
+
+void BlockRunner::deadlock() {
+  BlockCtx& b = ctx_;
+  std::string msg = "deadlock: no warp can make progress;";
+  // The fault points at the first waiting instruction so that it has a line.
+  uint32_t first_warp = 0, first_pc = 0;
+  bool have_first = false;
+  for (const Warp& w : b.warps) {
+    if (!w.live) continue;
+    std::map<uint32_t, uint32_t> at;  // pc -> lanes
+    SMEMLAB_FOR_LANES(w.bar_wait, at[w.pc[l] - 1] |= 1u << l);
+    SMEMLAB_FOR_LANES(w.coll_wait, at[w.pc[l]] |= 1u << l);
+    for (const auto& [pc, lanes] : at) {
+      if (!have_first) {
+        have_first = true;
+        first_warp = w.index;
+        first_pc = pc;
+      }
+      bool bar = (w.bar_wait & lanes) != 0;
+      msg += fmt::format(" warp {} lanes 0x{:08x} wait at {}", w.index, lanes, where(b, pc));
+      if (bar) {
+        const Barrier& br = b.bars[w.bar_of[__builtin_ctz(lanes)]];
+        msg += fmt::format(" [{} of {} threads arrived]", br.arrived,
+                           br.count ? br.count : b.live_threads);
+      }
+      msg += ";";
+    }
+  }
+  msg.pop_back();
+  throw Fault{"deadlock", msg, first_warp, -1, first_pc};
+}
+
+}  // namespace smemlab::emu

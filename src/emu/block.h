@@ -1,0 +1,22 @@
+// Runs one thread block to completion on the calling thread. A BlockRunner
+// keeps its buffers between blocks (one runner per worker thread).
+#pragma once
+
+#include "emu/exec.h"
+
+namespace smemlab::emu {
+
+class BlockRunner {
+ public:
+  // Throws Fault when the kernel fails in this block.
+  void run(const LaunchEnv& env, Dim3 block, BlockObserver* obs);
+  const BlockCtx& context() const { return ctx_; }
+
+ private:
+  [[noreturn]] void deadlock();
+  BlockCtx ctx_;
+  const Program* template_prog_ = nullptr;
+  std::vector<uint64_t> reg_template_;
+};
+
+}  // namespace smemlab::emu

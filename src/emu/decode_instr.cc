@@ -1,0 +1,203 @@
+// Opcode-by-opcode decoding of PTX instructions into ops.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "emu/decode_context.h"
+
+namespace smemlab::emu {
+namespace {
+
+using K = ptx::Operand::Kind;
+
+}  // namespace
+
+Op DecodeContext::make(const ptx::Instruction& in) {
+  Op op;
+  if (!in.guard.empty()) {
+    op.guard = static_cast<int32_t>(pred_name(in.guard, in.pos, K::Reg));
+    op.guard_neg = in.guard_negate ? 0xffffffffu : 0u;
+  }
+  cur_info = InstrInfo{};
+  cur_info.ptx_line = in.pos.line;
+  cur_info.ptx_col = in.pos.col;
+  cur_info.loc = in.loc;
+  cur_info.text = in.text();
+  return op;
+}
+
+// The (base, type) pairs run_warp's switch implements; anything else is
+// rejected here so that no instruction fails only at run time.
+static bool implemented(const Op& op) {
+  T t = static_cast<T>(op.t);
+  bool i16_64 = t == U16 || t == S16 || t == U32 || t == S32 || t == U64 || t == S64;
+  bool ints = i16_64 || t == U8 || t == S8;
+  bool fl = t == F32 || t == F64;
+  bool fany = fl || t == F16 || t == BF16 || t == F16X2 || t == BF16X2;
+  switch (static_cast<Base>(op.code / 16)) {
+    case MOV:
+      return ints || fany;
+    case ADD:
+    case SUB:
+    case MUL_LO:
+    case MUL_HI:
+    case MIN:
+    case MAX:
+    case AND:
+    case OR:
+    case XOR:
+    case SHL:
+    case SHR:
+    case DIV:
+    case REM:
+    case MAD_LO:
+    case MAD_HI:
+    case ABS:
+    case NEG:
+    case NOT:
+    case CNOT:
+    case POPC:
+    case CLZ:
+    case BREV:
+      return i16_64;
+    case MUL_WIDE:
+    case MAD_WIDE:
+      return t == U16 || t == S16 || t == U32 || t == S32;
+    case BFE:
+      return t == U32 || t == S32 || t == U64 || t == S64;
+    case BFI:
+      return t == U32 || t == U64;
+    case PRMT:
+    case SHF:
+      return t == U32;
+    case FADD:
+    case FSUB:
+    case FMUL:
+    case FFMA:
+      return fl;
+    case FSLOW:
+      return fany;
+    case SETP:
+      return ints || fl || t == F16 || t == BF16;
+    case SELP:
+      return ints || fl || t == F16 || t == BF16;
+    case PACK:
+    case UNPACK:
+      return t == U16 || t == U32 || t == U64 || t == F32 || t == F64 || t == F16X2 ||
+             t == BF16X2 || t == S32 || t == S64;
+    case LD:
+    case ST:
+      return ints || fany;
+    case ATOM:
+      return i16_64 || fl;
+    case CVTA:
+      return t == U32 || t == U64;
+    case SPECIAL:
+      return t == U32 || t == U64 || t == S32 || t == S64;
+    case REDUX:
+      return t == U32 || t == S32;
+    case CARRY:
+      return t == U32 || t == U64;
+    case MATCH:
+      return t == U32 || t == U64;
+    case CVT:
+      if ((t == F16X2 || t == BF16X2) && op.t2 == F32) return true;  // pack two floats
+      return t != PRED && t != B128 && t != F16X2 && t != BF16X2 && op.t2 != PRED &&
+             op.t2 != B128 && op.t2 != F16X2 && op.t2 != BF16X2;
+    default:
+      return true;  // untyped ops (NOP, BRA, BAR, ...) are decoded with fixed codes
+  }
+}
+
+// Every op gets its own InstrInfo so that InstrInfo::pc is exact.
+Op& DecodeContext::push(const Op& op) {
+  if (!implemented(op)) {
+    throw DecodeError(
+        fmt::format("{}:{}:{}: unsupported instruction '{}' (this type is not implemented)",
+                    module.path, cur_info.ptx_line, cur_info.ptx_col, cur_info.text));
+  }
+  prog->ops.push_back(op);
+  Op& o = prog->ops.back();
+  o.info = static_cast<uint32_t>(prog->info.size());
+  cur_info.pc = static_cast<uint32_t>(prog->ops.size() - 1);
+  prog->info.push_back(cur_info);
+  return o;
+}
+
+void DecodeContext::emit_function(const ptx::Function& f,
+                                  const std::map<std::string, SymbolInfo>* args, uint32_t) {
+  if (!f.has_body)
+    fail(f.pos,
+         fmt::format("function '{}' has no body (external functions are not supported)", f.name));
+  if (std::find(call_stack.begin(), call_stack.end(), f.name) != call_stack.end())
+    fail(f.pos, fmt::format("recursive call of '{}' is not supported", f.name));
+  call_stack.push_back(f.name);
+  if (args) frames.emplace_back();
+  Frame& fr = frames.back();
+  fr.fn = &f;
+  declare_registers(f, fr);
+  if (args)
+    for (const auto& [n, s] : *args) fr.syms[n] = s;
+  for (const auto& v : f.locals)
+    if (!(v.space == ptx::StateSpace::Shared && !args)) place_local(v, fr);
+  std::vector<uint32_t> pcs(f.body.size() + 1);
+  for (size_t i = 0; i < f.body.size(); ++i) {
+    pcs[i] = static_cast<uint32_t>(prog->ops.size());
+    emit_instruction(f.body[i]);
+  }
+  pcs[f.body.size()] = static_cast<uint32_t>(prog->ops.size());
+  Frame& done = frames.back();
+  for (const auto& [idx, label] : done.label_fixups) {
+    auto it = f.labels.find(label);
+    if (it == f.labels.end()) {
+      const auto& info = prog->info[prog->ops[idx].info];
+      fail({info.ptx_line, info.ptx_col}, fmt::format("unknown label '{}'", label));
+    }
+    prog->ops[idx].imm = pcs[static_cast<size_t>(it->second)];
+  }
+  for (uint32_t idx : done.ret_fixups) prog->ops[idx].imm = pcs[f.body.size()];
+  if (!args) {
+    // Falling off the end of the kernel exits.
+    Op e;
+    e.code = code(EXIT, U32);
+    cur_info.text = "exit";
+    push(e);
+  }
+  if (args) frames.pop_back();
+  call_stack.pop_back();
+}
+
+void DecodeContext::emit_call(const ptx::Instruction& in, const Op& base) {
+  // call{.uni} [(ret),] func [, (args)] [, proto];
+  const auto& ops = in.operands;
+  size_t i = 0;
+  const ptx::Operand* rets = nullptr;
+  if (i < ops.size() && ops[i].kind == K::List) rets = &ops[i++];
+  if (i >= ops.size() || ops[i].kind != K::Reg) fail(in.pos, "call without a function name");
+  const ptx::Operand& target = ops[i++];
+  const ptx::Operand* args = (i < ops.size() && ops[i].kind == K::List) ? &ops[i] : nullptr;
+  const ptx::Function* callee = module.find(target.name);
+  if (!callee)
+    fail(target.pos, fmt::format("indirect call through '{}' is not supported", target.name));
+  if (base.guard >= 0) fail(in.pos, "predicated call is not supported");
+  std::map<std::string, SymbolInfo> map;
+  auto bind = [&](const std::vector<ptx::VarDecl>& decls, const ptx::Operand* list,
+                  const char* what) {
+    size_t n = list ? list->elems.size() : 0;
+    if (n != decls.size())
+      fail(in.pos, fmt::format("call of '{}' passes {} {} but it takes {}", callee->name, n, what,
+                               decls.size()));
+    for (size_t k = 0; k < n; ++k) {
+      const SymbolInfo* s = symbol(list->elems[k].name);
+      if (!s || s->space != MSpace::Local)
+        fail(list->elems[k].pos,
+             fmt::format("call argument '{}' is not a .param variable", list->elems[k].name));
+      map[decls[k].name] = *s;
+    }
+  };
+  bind(callee->params, args, "arguments");
+  bind(callee->retvals, rets, "return values");
+  emit_function(*callee, &map, 0);
+}
+
+}  // namespace smemlab::emu

@@ -1,0 +1,123 @@
+// Internal to the interpreter: a block's warps, barriers and memory while it
+// runs, and the per-family op implementations the warp loop dispatches to.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "emu/memory.h"
+#include "emu/observer.h"
+#include "emu/program.h"
+
+namespace smemlab::emu {
+
+// Thrown inside a block when the kernel does something fatal; the block
+// runner adds block/thread/line and turns it into a LaunchError.
+struct Fault {
+  std::string kind;     // "out-of-bounds", "misaligned", "deadlock", "budget", "trap", ...
+  std::string message;  // without position
+  uint32_t warp = 0;
+  int lane = -1;  // -1: whole block (deadlock)
+  uint32_t pc = 0;
+};
+
+struct Warp {
+  uint64_t* R = nullptr;     // num_regs x 32 lanes
+  uint32_t* P = nullptr;     // num_preds lane masks
+  uint8_t* local = nullptr;  // 32 frames of frame_bytes
+  uint32_t pc[32] = {};
+  uint32_t exists = 0;     // lanes that are threads of the block
+  uint32_t live = 0;       // not exited
+  uint32_t runnable = 0;   // live and not waiting
+  uint32_t coll_wait = 0;  // waiting at a warp collective (their pc[] is that op)
+  uint32_t bar_wait = 0;   // waiting at a barrier (their pc[] is the op after it)
+  uint8_t bar_of[32] = {};
+  uint32_t carry = 0;  // CC.CF per lane (add.cc, addc, mad.lo.cc, ...)
+  uint32_t cpc = 0;    // when uniform: the pc of all runnable lanes
+  bool uniform = true;
+  uint32_t index = 0;
+  uint64_t steps = 0;
+  uint64_t lane_steps = 0;  // sum over warp-instructions of lanes at the PC
+};
+
+struct Barrier {
+  uint32_t arrived = 0;  // threads
+  uint32_t count = 0;    // explicit thread count (0 = all live threads)
+  uint32_t popc = 0;
+  bool all = true, any = false;
+  uint64_t epoch = 0;
+  uint32_t last_pc = 0;
+};
+
+struct LaunchEnv {
+  const Program* prog = nullptr;
+  const GlobalMemory* global = nullptr;
+  const uint8_t* params = nullptr;
+  const uint8_t* const_bank = nullptr;
+  uint32_t const_bytes = 0;
+  Dim3 grid, block;
+  uint32_t dynamic_shared = 0;
+  uint64_t budget = 0;  // warp-instructions per block
+};
+
+struct BlockCtx {
+  const LaunchEnv* env = nullptr;
+  const Program* prog = nullptr;
+  Dim3 id;
+  std::vector<Warp> warps;
+  std::vector<uint64_t> regs;
+  std::vector<uint32_t> preds;
+  std::vector<uint8_t> local;
+  std::vector<uint8_t> shared;
+  uint32_t shared_bytes = 0;
+  Barrier bars[16];
+  uint32_t live_threads = 0;
+  BlockObserver* obs = nullptr;
+  uint64_t steps = 0;
+  uint64_t lane_steps = 0;
+  uint64_t clock_base = 0;
+};
+
+[[noreturn]] void fault(const Warp& w, uint32_t pc, int lane, const char* kind, std::string msg);
+
+// Runs warp `w` until it blocks, exits or `slice` warp-instructions pass.
+// Returns the number of warp-instructions executed.
+uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice);
+
+// Families called from run_warp's switch (cold or heavy ops).
+void exec_fslow(Warp& w, const Op& op, uint32_t exec);
+void exec_cvt(Warp& w, const Op& op, uint32_t exec);
+void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+void exec_cpasync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+// A warp collective; `exec` lanes execute it together. Returns false if it
+// must wait for more lanes of its member mask (nothing done then).
+bool collective_ready(const Warp& w, const Op* ops, const Op& op, uint32_t pc, uint32_t group);
+// Lanes waiting in coll_wait that execute together with `op` at `pc`.
+uint32_t collective_partners(const Warp& w, const Op* ops, const Op& op, uint32_t pc);
+void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+// Barrier arrival of `exec` lanes; returns after marking them waiting.
+void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+void barrier_check(BlockCtx& b);
+void on_exit_lanes(BlockCtx& b, Warp& w, uint32_t pc, uint32_t mask);
+
+inline const uint64_t* reg(const Warp& w, uint32_t r) { return w.R + size_t{r} * 32; }
+inline uint64_t* regw(Warp& w, uint32_t r) { return w.R + size_t{r} * 32; }
+
+#define SMEMLAB_FOR_LANES(mask, ...)                           \
+  do {                                                         \
+    uint32_t m_ = (mask);                                      \
+    if (m_ == 0xffffffffu) {                                   \
+      for (uint32_t l = 0; l < 32; ++l) {                      \
+        __VA_ARGS__;                                           \
+      }                                                        \
+    } else {                                                   \
+      while (m_) {                                             \
+        uint32_t l = static_cast<uint32_t>(__builtin_ctz(m_)); \
+        m_ &= m_ - 1;                                          \
+        __VA_ARGS__;                                           \
+      }                                                        \
+    }                                                          \
+  } while (0)
+
+}  // namespace smemlab::emu

@@ -1,0 +1,119 @@
+// Emulator speed: warp-instructions and lane-operations per second on a
+// shared-tile transpose, a shuffle reduction and a tiled matmul (PTX from
+// tests/emu/ptx, nvcc 13 for sm_90). `threads` is the host threads running
+// blocks (1 = per-core speed). Results are recorded in docs/emulator.md.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <random>
+#include <thread>
+
+#include "emu/launch.h"
+
+namespace smemlab::emu {
+namespace {
+
+// SMEMLAB_EMU_PTX_DIR in the environment overrides the build-time path (for
+// running the binary on another machine).
+std::string ptx(const char* name) {
+  const char* dir = std::getenv("SMEMLAB_EMU_PTX_DIR");
+  return std::string(dir ? dir : SMEMLAB_EMU_PTX_DIR) + "/" + name;
+}
+
+uint64_t random_buffer(Device& dev, size_t n) {
+  std::vector<float> v(n);
+  std::mt19937 g(1);
+  for (auto& x : v) x = std::uniform_real_distribution<float>(-1, 1)(g);
+  uint64_t p = dev.malloc(n * 4);
+  dev.copy_to(p, v.data(), n * 4);
+  return p;
+}
+
+void report(benchmark::State& state, uint64_t warp_instr, uint64_t lane_instr) {
+  state.counters["warp_instr/s"] =
+      benchmark::Counter(static_cast<double>(warp_instr), benchmark::Counter::kIsRate);
+  state.counters["lane_ops/s"] =
+      benchmark::Counter(static_cast<double>(lane_instr), benchmark::Counter::kIsRate);
+}
+
+void BM_Transpose(benchmark::State& state) {
+  Device dev;
+  auto m = Module::load_file(dev, ptx("transpose.sm90.ptx"));
+  std::string k = m->kernel_names()[0];
+  int n = 1024;
+  uint64_t in = random_buffer(dev, n * n), out = dev.malloc(uint64_t(n) * n * 4);
+  LaunchConfig cfg{{32, 32}, {32, 8}};
+  cfg.threads = static_cast<unsigned>(state.range(0));
+  uint64_t wi = 0, li = 0;
+  for (auto _ : state) {
+    auto st = launch(*m, k, cfg, out, in, n, n);
+    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
+    wi += st.warp_instructions;
+    li += st.lane_instructions;
+  }
+  report(state, wi, li);
+}
+
+void BM_Reduction(benchmark::State& state) {
+  Device dev;
+  auto m = Module::load_file(dev, ptx("reduce.sm90.ptx"));
+  std::string k = m->kernel_names()[0];
+  int n = 1 << 20;
+  uint64_t in = random_buffer(dev, n), out = dev.malloc(4);
+  LaunchConfig cfg{{256}, {256}};
+  cfg.threads = static_cast<unsigned>(state.range(0));
+  uint64_t wi = 0, li = 0;
+  for (auto _ : state) {
+    auto st = launch(*m, k, cfg, in, out, n);
+    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
+    wi += st.warp_instructions;
+    li += st.lane_instructions;
+  }
+  report(state, wi, li);
+}
+
+void BM_Matmul(benchmark::State& state) {
+  Device dev;
+  auto m = Module::load_file(dev, ptx("matmul.sm90.ptx"));
+  std::string k = m->kernel_names()[0];
+  int n = 256;
+  uint64_t a = random_buffer(dev, n * n), b = random_buffer(dev, n * n),
+           c = dev.malloc(uint64_t(n) * n * 4);
+  LaunchConfig cfg{{16, 16}, {16, 16}};
+  cfg.threads = static_cast<unsigned>(state.range(0));
+  uint64_t wi = 0, li = 0;
+  for (auto _ : state) {
+    auto st = launch(*m, k, cfg, a, b, c, n, n, n);
+    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
+    wi += st.warp_instructions;
+    li += st.lane_instructions;
+  }
+  report(state, wi, li);
+}
+
+// threads: 1, 2, 4, ... up to the host's cores (and at least 2).
+void thread_args(benchmark::internal::Benchmark* b) {
+  unsigned hw = std::max(2u, std::thread::hardware_concurrency());
+  for (unsigned t = 1; t <= hw; t *= 2) b->Arg(t);
+}
+
+BENCHMARK(BM_Transpose)
+    ->ArgName("threads")
+    ->Apply(thread_args)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_Reduction)
+    ->ArgName("threads")
+    ->Apply(thread_args)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_Matmul)
+    ->ArgName("threads")
+    ->Apply(thread_args)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace smemlab::emu
+
+BENCHMARK_MAIN();

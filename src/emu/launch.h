@@ -1,0 +1,128 @@
+// The emulator's host API, shaped like CUDA host code:
+//
+//   emu::Device dev;
+//   auto mod = emu::Module::load_file(dev, "k.ptx");      // parse (errors: FILE:LINE:COL)
+//   uint64_t d_x = dev.malloc(n * sizeof(float));          // cudaMalloc
+//   dev.copy_to(d_x, host.data(), n * sizeof(float));      // cudaMemcpy H2D
+//   mod->set_constant("c_coef", coef, sizeof coef);        // cudaMemcpyToSymbol
+//   auto st = emu::launch(*mod, "kernel", {grid, block, shared}, d_x, n);
+//   if (!st.ok()) puts(st.error->what().c_str());          // block, thread, line
+//   dev.copy_from(host.data(), d_x, n * sizeof(float));    // cudaMemcpy D2H
+//
+// Blocks run in parallel on all cores; each block is deterministic, and so
+// is the whole launch unless blocks race on global memory.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emu/decode.h"
+#include "emu/memory.h"
+#include "emu/observer.h"
+#include "emu/program.h"
+#include "ptx/ir.h"
+
+namespace smemlab::emu {
+
+class Device {
+ public:
+  uint64_t malloc(uint64_t bytes, std::string name = "");
+  bool free(uint64_t addr) { return mem_.free(addr); }
+  // Throw std::out_of_range when the range is not inside one allocation.
+  void copy_to(uint64_t dst, const void* src, uint64_t bytes);
+  void copy_from(void* dst, uint64_t src, uint64_t bytes) const;
+  void memset(uint64_t dst, int value, uint64_t bytes);
+  GlobalMemory& memory() { return mem_; }
+  const GlobalMemory& memory() const { return mem_; }
+
+ private:
+  GlobalMemory mem_;
+};
+
+class Module {
+ public:
+  // Throw ptx::ParseError.
+  static std::unique_ptr<Module> load_file(Device& dev, const std::string& path);
+  static std::unique_ptr<Module> load_text(Device& dev, const std::string& text,
+                                           const std::string& name);
+
+  const ptx::Module& ptx() const { return ptx_; }
+  std::vector<std::string> kernel_names() const;
+  // The decoded kernel (decoded on first use; throws DecodeError).
+  const Program& kernel(const std::string& name);
+  // cudaMemcpyToSymbol for .const and .global variables; throws std::out_of_range.
+  void set_symbol(const std::string& symbol, const void* data, uint64_t bytes, uint64_t offset = 0);
+  void set_constant(const std::string& symbol, const void* data, uint64_t bytes,
+                    uint64_t offset = 0) {
+    set_symbol(symbol, data, bytes, offset);
+  }
+  uint64_t global_address(const std::string& symbol) const;  // 0 if none
+  Device& device() { return dev_; }
+  const std::vector<uint8_t>& const_bank() const { return const_bank_; }
+
+ private:
+  Module(Device& dev, ptx::Module m);
+  Device& dev_;
+  ptx::Module ptx_;
+  ModuleLayout layout_;
+  std::vector<uint8_t> const_bank_;
+  std::map<std::string, std::unique_ptr<Program>> programs_;
+  std::mutex mu_;
+};
+
+struct LaunchConfig {
+  Dim3 grid, block;
+  uint32_t dynamic_shared = 0;
+  unsigned threads = 0;           // host threads; 0 = all cores
+  uint64_t budget = 500'000'000;  // warp-instructions per block
+  KernelObserver* observer = nullptr;
+  // Run only these blocks, in this order (finish_block follows it); empty =
+  // the whole grid. For sampling large grids; %nctaid stays the full grid.
+  // Block indices are 0-based: spell out z ({x, y, 0}); Dim3 defaults to 1.
+  std::vector<Dim3> only_blocks = {};
+};
+
+struct LaunchError {
+  std::string kind;  // out-of-bounds, misaligned, deadlock, budget, trap, barrier, launch, decode
+  std::string message;
+  Dim3 block, thread;
+  bool has_thread = false;
+  int ptx_line = 0;
+  std::string instruction;  // "st.global.f32"
+  std::string source;       // "file.cu:12" (with inlining), "" if unknown
+  std::string what() const;
+};
+
+struct LaunchStatus {
+  std::optional<LaunchError> error;
+  uint64_t warp_instructions = 0;
+  uint64_t lane_instructions = 0;  // sum of lanes at each warp-instruction's PC
+  uint64_t blocks_run = 0;
+  bool ok() const { return !error; }
+};
+
+// One kernel argument as raw bytes (use arg() to make one from a value).
+using ArgBytes = std::vector<uint8_t>;
+template <class A>
+ArgBytes arg(const A& v) {
+  ArgBytes b(sizeof(A));
+  std::memcpy(b.data(), &v, sizeof(A));
+  return b;
+}
+
+LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig& cfg,
+                        const std::vector<ArgBytes>& args);
+
+template <class... A>
+LaunchStatus launch(Module& m, const std::string& kernel, const LaunchConfig& cfg,
+                    const A&... args) {
+  return launch_raw(m, kernel, cfg, std::vector<ArgBytes>{arg(args)...});
+}
+
+}  // namespace smemlab::emu

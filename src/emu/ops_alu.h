@@ -1,0 +1,419 @@
+// Integer, bit, predicate-select and fast float ops as templates over the
+// PTX type, instantiated by the warp loop's switch (one loop over 32 lanes
+// per warp-instruction). Registers hold values canonically extended to 64
+// bits (signed types sign-extended), so 32-bit ops read the low bits.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "emu/exec.h"
+
+namespace smemlab::emu {
+
+template <T TY>
+struct Tr;
+template <>
+struct Tr<U8> {
+  using V = uint8_t;
+  using U = uint8_t;
+  using W = uint16_t;
+};
+template <>
+struct Tr<S8> {
+  using V = int8_t;
+  using U = uint8_t;
+  using W = int16_t;
+};
+template <>
+struct Tr<U16> {
+  using V = uint16_t;
+  using U = uint16_t;
+  using W = uint32_t;
+};
+template <>
+struct Tr<S16> {
+  using V = int16_t;
+  using U = uint16_t;
+  using W = int32_t;
+};
+template <>
+struct Tr<U32> {
+  using V = uint32_t;
+  using U = uint32_t;
+  using W = uint64_t;
+};
+template <>
+struct Tr<S32> {
+  using V = int32_t;
+  using U = uint32_t;
+  using W = int64_t;
+};
+template <>
+struct Tr<U64> {
+  using V = uint64_t;
+  using U = uint64_t;
+  using W = unsigned __int128;
+};
+template <>
+struct Tr<S64> {
+  using V = int64_t;
+  using U = uint64_t;
+  using W = __int128;
+};
+template <>
+struct Tr<F32> {
+  using V = float;
+  using U = uint32_t;
+};
+template <>
+struct Tr<F64> {
+  using V = double;
+  using U = uint64_t;
+};
+
+template <typename V>
+inline uint64_t put(V v) {
+  if constexpr (std::is_floating_point_v<V>) {
+    using U = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
+    return std::bit_cast<U>(v);
+  } else if constexpr (std::is_signed_v<V>) {
+    return static_cast<uint64_t>(static_cast<int64_t>(v));
+  } else {
+    return static_cast<uint64_t>(v);
+  }
+}
+template <typename V>
+inline V get(uint64_t x) {
+  if constexpr (std::is_same_v<V, float>)
+    return std::bit_cast<float>(static_cast<uint32_t>(x));
+  else if constexpr (std::is_same_v<V, double>)
+    return std::bit_cast<double>(x);
+  else
+    return static_cast<V>(x);
+}
+
+template <Base B, T TY>
+inline void int_bin(Warp& w, const Op& op, uint32_t exec) {
+  using V = typename Tr<TY>::V;
+  using U = typename Tr<TY>::U;
+  constexpr uint32_t bits = sizeof(V) * 8;
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t* A = reg(w, op.r[1]);
+  const uint64_t* Bv = reg(w, op.r[2]);
+  SMEMLAB_FOR_LANES(exec, {
+    V a = get<V>(A[l]);
+    V b = get<V>(Bv[l]);
+    V r;
+    if constexpr (B == ADD)
+      r = static_cast<V>(static_cast<U>(a) + static_cast<U>(b));
+    else if constexpr (B == SUB)
+      r = static_cast<V>(static_cast<U>(a) - static_cast<U>(b));
+    else if constexpr (B == MUL_LO)
+      r = static_cast<V>(static_cast<U>(a) * static_cast<U>(b));
+    else if constexpr (B == MUL_HI) {
+      using Wd = typename Tr<TY>::W;
+      r = static_cast<V>((static_cast<Wd>(a) * static_cast<Wd>(b)) >> bits);
+    } else if constexpr (B == MIN)
+      r = a < b ? a : b;
+    else if constexpr (B == MAX)
+      r = a > b ? a : b;
+    else if constexpr (B == AND)
+      r = a & b;
+    else if constexpr (B == OR)
+      r = a | b;
+    else if constexpr (B == XOR)
+      r = a ^ b;
+    else if constexpr (B == SHL) {
+      uint32_t s = static_cast<uint32_t>(Bv[l]);
+      r = s >= bits ? V(0) : static_cast<V>(static_cast<U>(a) << s);
+    } else if constexpr (B == SHR) {
+      uint32_t s = static_cast<uint32_t>(Bv[l]);
+      if constexpr (std::is_signed_v<V>)
+        r = s >= bits ? (a < 0 ? V(-1) : V(0)) : static_cast<V>(a >> s);
+      else
+        r = s >= bits ? V(0) : static_cast<V>(a >> s);
+    } else if constexpr (B == DIV) {
+      // Division by zero: all ones (what the hardware returns); INT_MIN / -1 wraps.
+      if (b == 0)
+        r = static_cast<V>(~U(0));
+      else if (std::is_signed_v<V> && b == V(-1))
+        r = static_cast<V>(U(0) - static_cast<U>(a));
+      else
+        r = a / b;
+    } else if constexpr (B == REM) {
+      if (b == 0)
+        r = a;
+      else if (std::is_signed_v<V> && b == V(-1))
+        r = 0;
+      else
+        r = a % b;
+    }
+    D[l] = put(r);
+  });
+}
+
+template <Base B, T TY>
+inline void int_mad(Warp& w, const Op& op, uint32_t exec) {
+  using V = typename Tr<TY>::V;
+  using U = typename Tr<TY>::U;
+  using Wd = typename Tr<TY>::W;
+  constexpr uint32_t bits = sizeof(V) * 8;
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t* A = reg(w, op.r[1]);
+  const uint64_t* Bv = reg(w, op.r[2]);
+  const uint64_t* C = reg(w, op.r[3]);
+  SMEMLAB_FOR_LANES(exec, {
+    V a = get<V>(A[l]), b = get<V>(Bv[l]);
+    if constexpr (B == MAD_LO) {
+      D[l] =
+          put(static_cast<V>(static_cast<U>(a) * static_cast<U>(b) + static_cast<U>(get<V>(C[l]))));
+    } else if constexpr (B == MAD_HI) {
+      V hi = static_cast<V>((static_cast<Wd>(a) * static_cast<Wd>(b)) >> bits);
+      D[l] = put(static_cast<V>(static_cast<U>(hi) + static_cast<U>(get<V>(C[l]))));
+    } else if constexpr (B == MUL_WIDE) {
+      D[l] = put(static_cast<Wd>(static_cast<Wd>(a) * static_cast<Wd>(b)));
+    } else {  // MAD_WIDE
+      using UW = std::make_unsigned_t<Wd>;
+      UW p = static_cast<UW>(static_cast<Wd>(a) * static_cast<Wd>(b));
+      D[l] = put(static_cast<Wd>(p + static_cast<UW>(get<Wd>(C[l]))));
+    }
+  });
+}
+
+template <Base B, T TY>
+inline void int_un(Warp& w, const Op& op, uint32_t exec) {
+  using V = typename Tr<TY>::V;
+  using U = typename Tr<TY>::U;
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t* A = reg(w, op.r[1]);
+  SMEMLAB_FOR_LANES(exec, {
+    V a = get<V>(A[l]);
+    if constexpr (B == ABS)
+      D[l] = put(static_cast<V>(a < 0 ? U(0) - static_cast<U>(a) : static_cast<U>(a)));
+    else if constexpr (B == NEG)
+      D[l] = put(static_cast<V>(U(0) - static_cast<U>(a)));
+    else if constexpr (B == NOT)
+      D[l] = put(static_cast<V>(~a));
+    else if constexpr (B == CNOT)
+      D[l] = put(static_cast<V>(a == 0 ? 1 : 0));
+    else if constexpr (B == POPC)
+      D[l] = static_cast<uint32_t>(std::popcount(static_cast<U>(a)));
+    else if constexpr (B == CLZ)
+      D[l] = static_cast<uint32_t>(std::countl_zero(static_cast<U>(a)));
+    else if constexpr (B == BREV) {
+      U x = static_cast<U>(a), r = 0;
+      for (uint32_t i = 0; i < sizeof(U) * 8; ++i)
+        r |= static_cast<U>(((x >> i) & 1u)) << (sizeof(U) * 8 - 1 - i);
+      D[l] = put(static_cast<V>(r));
+    }
+  });
+}
+
+template <T TY>
+inline void bfe(Warp& w, const Op& op, uint32_t exec) {
+  using V = typename Tr<TY>::V;
+  using U = typename Tr<TY>::U;
+  constexpr uint32_t bits = sizeof(V) * 8;
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t *A = reg(w, op.r[1]), *Bv = reg(w, op.r[2]), *C = reg(w, op.r[3]);
+  SMEMLAB_FOR_LANES(exec, {
+    U a = static_cast<U>(A[l]);
+    uint32_t pos = static_cast<uint32_t>(Bv[l]) & 0xff, len = static_cast<uint32_t>(C[l]) & 0xff;
+    bool sbit = false;
+    if constexpr (std::is_signed_v<V>) {
+      uint32_t msb = len == 0 ? 0 : (pos + len - 1 >= bits ? bits - 1 : pos + len - 1);
+      sbit = len != 0 && ((a >> msb) & 1u);
+    }
+    U r = 0;
+    for (uint32_t i = 0; i < bits; ++i) {
+      bool bit = i < len ? (pos + i < bits ? ((a >> (pos + i)) & 1u) : sbit) : sbit;
+      r |= static_cast<U>(bit) << i;
+    }
+    D[l] = put(static_cast<V>(r));
+  });
+}
+
+template <T TY>
+inline void bfi(Warp& w, const Op& op, uint32_t exec) {
+  using U = typename Tr<TY>::U;
+  constexpr uint32_t bits = sizeof(U) * 8;
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t *A = reg(w, op.r[1]), *Bv = reg(w, op.r[2]), *C = reg(w, op.r[3]),
+                 *E = reg(w, op.r[4]);
+  SMEMLAB_FOR_LANES(exec, {
+    U a = static_cast<U>(A[l]), r = static_cast<U>(Bv[l]);
+    uint32_t pos = static_cast<uint32_t>(C[l]) & 0xff, len = static_cast<uint32_t>(E[l]) & 0xff;
+    for (uint32_t i = 0; i < len && pos + i < bits; ++i) {
+      U m = U(1) << (pos + i);
+      r = (r & ~m) | (((a >> i) & 1u) ? m : U(0));
+    }
+    D[l] = put(r);
+  });
+}
+
+inline void prmt(Warp& w, const Op& op, uint32_t exec) {
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t *A = reg(w, op.r[1]), *Bv = reg(w, op.r[2]), *C = reg(w, op.r[3]);
+  SMEMLAB_FOR_LANES(exec, {
+    uint64_t x =
+        (static_cast<uint64_t>(static_cast<uint32_t>(Bv[l])) << 32) | static_cast<uint32_t>(A[l]);
+    uint32_t c = static_cast<uint32_t>(C[l]), r = 0;
+    for (int i = 0; i < 4; ++i) {
+      uint32_t sel = (c >> (4 * i)) & 0xf;
+      uint32_t byte = static_cast<uint32_t>(x >> (8 * (sel & 7))) & 0xff;
+      if (sel & 8) byte = (byte & 0x80) ? 0xff : 0;  // replicate the sign bit
+      r |= byte << (8 * i);
+    }
+    D[l] = r;
+  });
+}
+
+inline void shf(Warp& w, const Op& op, uint32_t exec) {
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t *A = reg(w, op.r[1]), *Bv = reg(w, op.r[2]), *C = reg(w, op.r[3]);
+  bool right = op.aux == 1, wrap = op.aux2 == 1;
+  SMEMLAB_FOR_LANES(exec, {
+    uint64_t x =
+        (static_cast<uint64_t>(static_cast<uint32_t>(Bv[l])) << 32) | static_cast<uint32_t>(A[l]);
+    uint32_t n = static_cast<uint32_t>(C[l]);
+    n = wrap ? (n & 31) : (n > 32 ? 32 : n);
+    D[l] = right ? static_cast<uint32_t>(x >> n) : static_cast<uint32_t>((x << n) >> 32);
+  });
+}
+
+// fma.rn.f32 with the CPU's FMA instruction (same single rounding as
+// std::fma, without a libm call per lane); defined in warp.cc.
+bool cpu_has_fma();
+void ffma32_hw(uint64_t* D, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint32_t exec);
+
+template <Base B, T TY>
+inline void fast_float(Warp& w, const Op& op, uint32_t exec) {
+  using V = typename Tr<TY>::V;
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t *A = reg(w, op.r[1]), *Bv = reg(w, op.r[2]);
+  if constexpr (B == FFMA) {
+    const uint64_t* C = reg(w, op.r[3]);
+    if constexpr (std::is_same_v<V, float>) {
+      if (cpu_has_fma()) {
+        ffma32_hw(D, A, Bv, C, exec);
+        return;
+      }
+    }
+    SMEMLAB_FOR_LANES(
+        exec, D[l] = put(static_cast<V>(std::fma(get<V>(A[l]), get<V>(Bv[l]), get<V>(C[l])))));
+  } else {
+    SMEMLAB_FOR_LANES(exec, {
+      V a = get<V>(A[l]), b = get<V>(Bv[l]);
+      V r = B == FADD ? a + b : B == FSUB ? a - b : a * b;
+      D[l] = put(r);
+    });
+  }
+}
+
+template <typename V>
+inline bool compare(Cmp c, V a, V b) {
+  if constexpr (std::is_floating_point_v<V>) {
+    bool un = std::isnan(a) || std::isnan(b);
+    switch (c) {
+      case C_EQ:
+        return !un && a == b;
+      case C_NE:
+        return !un && a != b;
+      case C_LT:
+      case C_LO:
+        return !un && a < b;
+      case C_LE:
+      case C_LS:
+        return !un && a <= b;
+      case C_GT:
+      case C_HI:
+        return !un && a > b;
+      case C_GE:
+      case C_HS:
+        return !un && a >= b;
+      case C_EQU:
+        return un || a == b;
+      case C_NEU:
+        return un || a != b;
+      case C_LTU:
+        return un || a < b;
+      case C_LEU:
+        return un || a <= b;
+      case C_GTU:
+        return un || a > b;
+      case C_GEU:
+        return un || a >= b;
+      case C_NUM:
+        return !un;
+      case C_NAN:
+        return un;
+    }
+    return false;
+  } else {
+    using U = std::make_unsigned_t<V>;
+    switch (c) {
+      case C_EQ:
+        return a == b;
+      case C_NE:
+        return a != b;
+      case C_LT:
+        return a < b;
+      case C_LE:
+        return a <= b;
+      case C_GT:
+        return a > b;
+      case C_GE:
+        return a >= b;
+      case C_LO:
+        return static_cast<U>(a) < static_cast<U>(b);
+      case C_LS:
+        return static_cast<U>(a) <= static_cast<U>(b);
+      case C_HI:
+        return static_cast<U>(a) > static_cast<U>(b);
+      case C_HS:
+        return static_cast<U>(a) >= static_cast<U>(b);
+      default:
+        return false;
+    }
+  }
+}
+
+template <T TY>
+inline void setp(Warp& w, const Op& op, uint32_t exec) {
+  using V = typename Tr<TY>::V;
+  const uint64_t *A = reg(w, op.r[2]), *Bv = reg(w, op.r[3]);
+  uint32_t res = 0;
+  Cmp c = static_cast<Cmp>(op.aux);
+  SMEMLAB_FOR_LANES(exec, {
+    V a = get<V>(A[l]), b = get<V>(Bv[l]);
+    if constexpr (std::is_same_v<V, float>) {
+      if (op.aux2 & kFtz) {
+        if (std::fpclassify(a) == FP_SUBNORMAL) a = std::copysign(0.0f, a);
+        if (std::fpclassify(b) == FP_SUBNORMAL) b = std::copysign(0.0f, b);
+      }
+    }
+    res |= static_cast<uint32_t>(compare(c, a, b)) << l;
+  });
+  uint32_t q = ~res & exec;
+  if (op.t2) {
+    uint32_t cm = w.P[op.r[4]] ^ ((op.aux2 & 1) ? ~0u : 0u);
+    if (op.t2 == 1) {
+      res &= cm;
+      q &= cm;
+    } else if (op.t2 == 2) {
+      res |= cm;
+      q |= cm;
+    } else {
+      res ^= cm;
+      q ^= cm;
+    }
+  }
+  w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | (res & exec);
+  if (op.r[1] != UINT32_MAX) w.P[op.r[1]] = (w.P[op.r[1]] & ~exec) | (q & exec);
+}
+
+}  // namespace smemlab::emu

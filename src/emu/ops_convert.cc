@@ -1,0 +1,178 @@
+// cvt in all directions: integer widths with optional saturation, float <->
+// float with rounding (including .rni/.rzi/... to integral values), float ->
+// integer (saturating, NaN -> 0, as PTX specifies), integer -> float with
+// rounding modes, and f16/bf16. Compiled with -frounding-math.
+#include <cfenv>
+#include <cmath>
+#include <limits>
+
+#include "emu/exec.h"
+#include "emu/half.h"
+#include "emu/ops_alu.h"
+
+namespace smemlab::emu {
+namespace {
+
+bool is_int(T t) { return t <= S64; }
+bool is_signed(T t) { return t == S8 || t == S16 || t == S32 || t == S64; }
+int bits_of(T t) { return type_bytes(t) * 8; }
+
+int fe_mode(uint8_t r) {
+  switch (r & 0x0f) {
+    case R_RZ:
+    case R_RZI:
+      return FE_TOWARDZERO;
+    case R_RM:
+    case R_RMI:
+      return FE_DOWNWARD;
+    case R_RP:
+    case R_RPI:
+      return FE_UPWARD;
+    default:
+      return FE_TONEAREST;
+  }
+}
+
+struct RoundGuard {
+  int old;
+  explicit RoundGuard(int mode) : old(std::fegetround()) {
+    if (mode != old) std::fesetround(mode);
+  }
+  ~RoundGuard() { std::fesetround(old); }
+};
+
+double read_float(T t, uint64_t v) {
+  switch (t) {
+    case F16:
+      return half_to_float(static_cast<uint16_t>(v));
+    case BF16:
+      return bf16_to_float(static_cast<uint16_t>(v));
+    case F32:
+      return get<float>(v);
+    default:
+      return get<double>(v);
+  }
+}
+
+// Saturating float -> integer of type `t` (value already rounded to integral).
+uint64_t float_to_int(T t, double d) {
+  if (std::isnan(d)) return 0;
+  int bits = bits_of(t);
+  if (is_signed(t)) {
+    double lo = -std::ldexp(1.0, bits - 1), hi = std::ldexp(1.0, bits - 1);
+    if (d <= lo)
+      return canonical(t,
+                       static_cast<uint64_t>(std::numeric_limits<int64_t>::min() >> (64 - bits)));
+    if (d >= hi) return canonical(t, (uint64_t{1} << (bits - 1)) - 1);
+    return canonical(t, static_cast<uint64_t>(static_cast<int64_t>(d)));
+  }
+  if (d <= 0) return 0;
+  if (d >= std::ldexp(1.0, bits)) return bits == 64 ? ~uint64_t{0} : ((uint64_t{1} << bits) - 1);
+  return static_cast<uint64_t>(d);
+}
+
+double round_integral(uint8_t r, double d) {
+  switch (r & 0x0f) {
+    case R_RZI:
+      return std::trunc(d);
+    case R_RMI:
+      return std::floor(d);
+    case R_RPI:
+      return std::ceil(d);
+    case R_RNI:
+      return std::nearbyint(d);  // current mode is round-to-nearest-even
+    default:
+      return d;
+  }
+}
+
+uint64_t convert(const Op& op, uint64_t v) {
+  T dt = static_cast<T>(op.t), st = static_cast<T>(op.t2);
+  uint8_t r = op.aux2;
+  bool sat = r & kSat, ftz = r & kFtz;
+  if (is_int(dt) && is_int(st)) {
+    uint64_t x = canonical(st, v);
+    if (!sat) return canonical(dt, x);
+    int db = bits_of(dt);
+    if (is_signed(st)) {
+      int64_t s = static_cast<int64_t>(x);
+      int64_t lo = is_signed(dt) ? (db == 64 ? std::numeric_limits<int64_t>::min()
+                                             : -(int64_t{1} << (db - 1)))
+                                 : 0;
+      int64_t hi =
+          is_signed(dt)
+              ? (db == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (db - 1)) - 1)
+              : (db >= 63 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << db) - 1);
+      return canonical(dt, static_cast<uint64_t>(s < lo ? lo : s > hi ? hi : s));
+    }
+    uint64_t hi = is_signed(dt) ? (uint64_t{1} << (db - 1)) - 1
+                                : (db == 64 ? ~uint64_t{0} : (uint64_t{1} << db) - 1);
+    return canonical(dt, x > hi ? hi : x);
+  }
+  if (is_int(st)) {  // int -> float
+    RoundGuard g(fe_mode(r));
+    uint64_t x = canonical(st, v);
+    if (dt == F64) {
+      volatile double d =
+          is_signed(st) ? static_cast<double>(static_cast<int64_t>(x)) : static_cast<double>(x);
+      double out = d;
+      if (sat) out = out < 0 ? 0 : out > 1 ? 1 : out;
+      return put(out);
+    }
+    volatile float f =
+        is_signed(st) ? static_cast<float>(static_cast<int64_t>(x)) : static_cast<float>(x);
+    float out = f;
+    if (sat) out = out < 0 ? 0.f : out > 1 ? 1.f : out;
+    if (dt == F32) return put(out);
+    // f16/bf16 from an integer: through f32 (exact for |x| < 2^24).
+    return dt == F16 ? float_to_half(out) : float_to_bf16(out);
+  }
+  double d = read_float(st, v);
+  if (ftz && st == F32 && std::fpclassify(d) != FP_NORMAL && std::isfinite(d) && d != 0)
+    d = std::copysign(0.0, d);
+  if (is_int(dt)) {  // float -> int: saturating, NaN -> 0
+    RoundGuard g(FE_TONEAREST);
+    return float_to_int(dt, round_integral(r ? r : static_cast<uint8_t>(R_RZI), d));
+  }
+  // float -> float
+  double x = d;
+  if ((r & 0x0f) >= R_RNI && (r & 0x0f) <= R_RPI) {
+    RoundGuard g(FE_TONEAREST);
+    x = round_integral(r, d);
+  }
+  if (sat) x = std::isnan(x) ? 0 : x < 0 ? 0 : x > 1 ? 1 : x;
+  switch (dt) {
+    case F64:
+      return put(x);
+    case F32: {
+      RoundGuard g(fe_mode((r & 0x0f) <= R_RP ? r : static_cast<uint8_t>(R_RN)));
+      volatile double vx = x;
+      float f = static_cast<float>(vx);
+      if (ftz && std::fpclassify(f) == FP_SUBNORMAL) f = std::copysign(0.f, f);
+      return put(f);
+    }
+    case F16:
+      return float_to_half(static_cast<float>(x));
+    case BF16:
+      return float_to_bf16(static_cast<float>(x));
+    default:
+      return v;
+  }
+}
+
+}  // namespace
+
+void exec_cvt(Warp& w, const Op& op, uint32_t exec) {
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t* A = reg(w, op.r[1]);
+  if (op.t == F16X2 || op.t == BF16X2) {  // two f32 -> packed pair, a in the upper half
+    Op half = op;
+    half.t = op.t == F16X2 ? F16 : BF16;
+    const uint64_t* B = reg(w, op.r[2]);
+    SMEMLAB_FOR_LANES(exec, D[l] = (convert(half, A[l]) << 16) | convert(half, B[l]));
+    return;
+  }
+  SMEMLAB_FOR_LANES(exec, D[l] = convert(op, A[l]));
+}
+
+}  // namespace smemlab::emu

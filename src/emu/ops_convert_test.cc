@@ -1,0 +1,98 @@
+// cvt: float -> int rounding and saturation (NaN -> 0), integer narrowing
+// and widening, .sat, float -> float rounding, integer -> float rounding.
+#include <cmath>
+
+#include "emu/snippet_test_util.h"
+
+namespace smemlab::emu::test {
+namespace {
+
+TEST(OpsConvert, FloatToIntRoundingAndSaturation) {
+  auto r = run_snippet(R"(
+  cvt.rzi.s32.f32 %r1, 0fC0300000;
+  cvt.rni.s32.f32 %r2, 0f40200000;
+  cvt.rmi.s32.f32 %r3, 0fC0200000;
+  cvt.rpi.s32.f32 %r4, 0f40100000;
+  cvt.rzi.s32.f32 %r5, 0f7FC00000;
+  cvt.rzi.s32.f32 %r6, 0f501502F9;
+  cvt.rzi.u32.f32 %r7, 0fBF800000;
+  cvt.rzi.s64.f64 %rd1, 0dC3E0000000000001;
+  st.global.u32 [%rd14], %r1;
+  st.global.u32 [%rd14+8], %r2;
+  st.global.u32 [%rd14+16], %r3;
+  st.global.u32 [%rd14+24], %r4;
+  st.global.u32 [%rd14+32], %r5;
+  st.global.u32 [%rd14+40], %r6;
+  st.global.u32 [%rd14+48], %r7;
+  st.global.u64 [%rd14+56], %rd1;)");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.s32(0), -2);         // -2.75 toward zero
+  EXPECT_EQ(r.s32(1), 2);          // 2.5 to even
+  EXPECT_EQ(r.s32(2), -3);         // -2.5 down
+  EXPECT_EQ(r.s32(3), 3);          // 2.25 up
+  EXPECT_EQ(r.s32(4), 0);          // NaN
+  EXPECT_EQ(r.s32(5), INT32_MAX);  // 1e10 saturates
+  EXPECT_EQ(r.u32(6), 0u);         // -1 to unsigned saturates at 0
+  EXPECT_EQ(static_cast<int64_t>(r.at(0, 7)), INT64_MIN);
+}
+
+TEST(OpsConvert, IntegerWidths) {
+  auto r = run_snippet(R"(
+  mov.u32 %r1, 300;
+  cvt.s8.s32 %r2, %r1;
+  cvt.sat.s8.s32 %r3, %r1;
+  cvt.u64.s32 %rd1, -1;
+  cvt.u64.u32 %rd2, -1;
+  cvt.sat.u32.s32 %r4, -5;
+  cvt.s32.s8 %r5, 200;
+  st.global.u32 [%rd14], %r2;
+  st.global.u32 [%rd14+8], %r3;
+  st.global.u64 [%rd14+16], %rd1;
+  st.global.u64 [%rd14+24], %rd2;
+  st.global.u32 [%rd14+32], %r4;
+  st.global.u32 [%rd14+40], %r5;
+  cvt.u16.u32 %h1, 70000;
+  cvt.u32.u16 %r6, %h1;
+  st.global.u32 [%rd14+48], %r6;)");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.s32(0), 44);  // 300 & 0xff, sign-extended (the register is wider)
+  EXPECT_EQ(r.s32(1), 127);
+  EXPECT_EQ(r.at(0, 2), ~0ull);
+  EXPECT_EQ(r.at(0, 3), 0xffffffffull);
+  EXPECT_EQ(r.u32(4), 0u);
+  EXPECT_EQ(r.s32(5), -56);
+  EXPECT_EQ(r.u32(6), 70000u & 0xffff);
+}
+
+TEST(OpsConvert, FloatFloatAndIntFloatRounding) {
+  auto r = run_snippet(R"(
+  mov.f64 %fd1, 0d3FF0000010000000;
+  cvt.rn.f32.f64 %f1, %fd1;
+  cvt.rp.f32.f64 %f2, %fd1;
+  cvt.rz.f32.f64 %f3, 0d47EFFFFFF0000000;
+  cvt.rn.f32.u32 %f4, 16777217;
+  cvt.rp.f32.u32 %f5, 16777217;
+  cvt.sat.f32.f32 %f6, 0f3FC00000;
+  cvt.rni.f32.f32 %f7, 0f40600000;
+  cvt.f64.f32 %fd2, 0f3DCCCCCD;
+  st.global.f32 [%rd14], %f1;
+  st.global.f32 [%rd14+8], %f2;
+  st.global.f32 [%rd14+16], %f3;
+  st.global.f32 [%rd14+24], %f4;
+  st.global.f32 [%rd14+32], %f5;
+  st.global.f32 [%rd14+40], %f6;
+  st.global.f32 [%rd14+48], %f7;
+  st.global.f64 [%rd14+56], %fd2;)");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.f32(0), 1.0f);
+  EXPECT_EQ(r.f32(1), std::nextafter(1.0f, 2.0f));
+  EXPECT_EQ(r.f32(2), std::numeric_limits<float>::max());  // rz never overflows to inf
+  EXPECT_EQ(r.f32(3), 16777216.0f);
+  EXPECT_EQ(r.f32(4), 16777218.0f);
+  EXPECT_EQ(r.f32(5), 1.0f);
+  EXPECT_EQ(r.f32(6), 4.0f);  // 3.5 to even
+  EXPECT_EQ(r.f64(7), static_cast<double>(0.1f));
+}
+
+}  // namespace
+}  // namespace smemlab::emu::test

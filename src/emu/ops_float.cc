@@ -1,0 +1,179 @@
+// Float ops off the fast path: rounding modes other than .rn, .ftz, .sat,
+// f16/bf16 (computed in f32 and rounded back), min/max NaN rules, and the
+// approximate instructions. Approximations return the correctly rounded
+// (or C library) value, which is within the PTX ISA's stated error bounds
+// but not bit-identical to the hardware's (see docs/emulator.md).
+// Compiled with -frounding-math so that fesetround is honoured.
+#include <cfenv>
+#include <cmath>
+
+#include "emu/exec.h"
+#include "emu/half.h"
+#include "emu/ops_alu.h"
+
+namespace smemlab::emu {
+namespace {
+
+int fe_mode(uint8_t r) {
+  switch (r & 0x0f) {
+    case R_RZ:
+    case R_RZI:
+      return FE_TOWARDZERO;
+    case R_RM:
+    case R_RMI:
+      return FE_DOWNWARD;
+    case R_RP:
+    case R_RPI:
+      return FE_UPWARD;
+    default:
+      return FE_TONEAREST;
+  }
+}
+
+template <typename V>
+V flush(V v) {
+  return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(V(0), v) : v;
+}
+
+template <typename V>
+V fmin_ptx(V a, V b, bool is_max) {
+  if (std::isnan(a) && std::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == b) return (std::signbit(a) != is_max) ? a : b;  // -0 < +0
+  return is_max ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+template <typename V>
+V compute(uint8_t f, V a, V b, V c, uint8_t tk, bool* pred) {
+  switch (f) {
+    case F_ADD:
+      return a + b;
+    case F_SUB:
+      return a - b;
+    case F_MUL:
+      return a * b;
+    case F_FMA:
+      return std::fma(a, b, c);
+    case F_DIV:
+      return a / b;
+    case F_RCP:
+      return V(1) / a;
+    case F_SQRT:
+      return std::sqrt(a);
+    case F_RSQRT:
+      return static_cast<V>(1.0 / std::sqrt(static_cast<double>(a)));
+    case F_ABS:
+      return std::fabs(a);
+    case F_NEG:
+      return -a;
+    case F_MIN:
+      return fmin_ptx(a, b, false);
+    case F_MAX:
+      return fmin_ptx(a, b, true);
+    case F_EX2:
+      return std::exp2(a);
+    case F_LG2:
+      return std::log2(a);
+    case F_SIN:
+      return std::sin(a);
+    case F_COS:
+      return std::cos(a);
+    case F_TANH:
+      return std::tanh(a);
+    case F_COPYSIGN:
+      return std::copysign(b, a);
+    case F_TESTP: {
+      int k = std::fpclassify(a);
+      bool r = tk == 0   ? std::isfinite(a)
+               : tk == 1 ? std::isinf(a)
+               : tk == 2 ? !std::isnan(a)
+               : tk == 3 ? std::isnan(a)
+               : tk == 4 ? k == FP_NORMAL
+                         : k == FP_SUBNORMAL;
+      *pred = r;
+      return a;
+    }
+  }
+  return a;
+}
+
+template <typename V>
+V one(uint8_t f, uint8_t flags, uint8_t tk, V a, V b, V c, bool* pred) {
+  bool ftz = flags & kFtz;
+  if (ftz && sizeof(V) == 4) {
+    a = flush(a);
+    b = flush(b);
+    c = flush(c);
+  }
+  V r;
+  int mode = fe_mode(flags);
+  if (mode != FE_TONEAREST) {
+    int old = std::fegetround();
+    std::fesetround(mode);
+    volatile V va = a, vb = b, vc = c;
+    r = compute<V>(f, va, vb, vc, tk, pred);
+    std::fesetround(old);
+  } else {
+    r = compute<V>(f, a, b, c, tk, pred);
+  }
+  if (ftz && sizeof(V) == 4) r = flush(r);
+  if (flags & kSat) r = std::isnan(r) ? V(0) : r < V(0) ? V(0) : r > V(1) ? V(1) : r;
+  return r;
+}
+
+float from16(uint16_t x, bool bf) { return bf ? bf16_to_float(x) : half_to_float(x); }
+uint16_t to16(float x, bool bf) { return bf ? float_to_bf16(x) : float_to_half(x); }
+
+}  // namespace
+
+void exec_fslow(Warp& w, const Op& op, uint32_t exec) {
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t* A = reg(w, op.r[1]);
+  bool has_b = op.aux == F_ADD || op.aux == F_SUB || op.aux == F_MUL || op.aux == F_FMA ||
+               op.aux == F_DIV || op.aux == F_MIN || op.aux == F_MAX || op.aux == F_COPYSIGN;
+  const uint64_t* B = has_b ? reg(w, op.r[2]) : A;
+  const uint64_t* C = op.aux == F_FMA ? reg(w, op.r[3]) : A;
+  uint32_t preds = 0;
+  SMEMLAB_FOR_LANES(exec, {
+    bool p = false;
+    uint64_t res = 0;
+    switch (op.t) {
+      case F32:
+        res = put(one<float>(op.aux, op.aux2, op.t2, get<float>(A[l]), get<float>(B[l]),
+                             get<float>(C[l]), &p));
+        break;
+      case F64:
+        res = put(one<double>(op.aux, op.aux2, op.t2, get<double>(A[l]), get<double>(B[l]),
+                              get<double>(C[l]), &p));
+        break;
+      case F16:
+      case BF16: {
+        bool bf = op.t == BF16;
+        float r = one<float>(
+            op.aux, op.aux2 & ~kFtz, op.t2, from16(static_cast<uint16_t>(A[l]), bf),
+            from16(static_cast<uint16_t>(B[l]), bf), from16(static_cast<uint16_t>(C[l]), bf), &p);
+        // One rounding: f16 results of add/mul/fma computed in f32 are exact
+        // enough that rounding f32 -> f16 is correct except in rare double-rounding cases.
+        res = to16(r, bf);
+        break;
+      }
+      default: {  // f16x2 / bf16x2: two halves
+        bool bf = op.t == BF16X2;
+        uint64_t out = 0;
+        for (int h = 0; h < 2; ++h) {
+          auto part = [&](uint64_t v) { return from16(static_cast<uint16_t>(v >> (16 * h)), bf); };
+          float r =
+              one<float>(op.aux, op.aux2 & ~kFtz, op.t2, part(A[l]), part(B[l]), part(C[l]), &p);
+          out |= static_cast<uint64_t>(to16(r, bf)) << (16 * h);
+        }
+        res = out;
+      }
+    }
+    if (op.aux != F_TESTP) D[l] = res;
+    preds |= static_cast<uint32_t>(p) << l;
+  });
+  if (op.aux == F_TESTP) w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | preds;
+}
+
+}  // namespace smemlab::emu

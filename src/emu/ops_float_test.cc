@@ -1,0 +1,146 @@
+// Float instructions: NaN and infinity rules, denormals with and without
+// .ftz, rounding modes, fused multiply-add, min/max, approximations.
+#include <cmath>
+#include <limits>
+
+#include "emu/snippet_test_util.h"
+
+namespace smemlab::emu::test {
+namespace {
+
+TEST(OpsFloat, NanInfAndDenormals) {
+  auto r = run_snippet(R"(
+  mov.f32 %f1, 0f7F800000;
+  sub.f32 %f2, %f1, %f1;
+  st.global.f32 [%rd14], %f2;
+  mov.f32 %f3, 0f00000001;
+  add.f32 %f4, %f3, %f3;
+  st.global.f32 [%rd14+8], %f4;
+  add.ftz.f32 %f5, %f3, %f3;
+  st.global.f32 [%rd14+16], %f5;
+  mul.f32 %f6, %f1, 0f00000000;
+  st.global.f32 [%rd14+24], %f6;
+  div.rn.f32 %f7, 0f3F800000, 0f00000000;
+  st.global.f32 [%rd14+32], %f7;
+  setp.nan.f32 %p1, %f2, %f2;
+  setp.equ.f32 %p2, %f2, 0f3F800000;
+  setp.eq.f32 %p3, %f2, %f2;
+  selp.u32 %r1, 1, 0, %p1;
+  selp.u32 %r2, 2, 0, %p2;
+  selp.u32 %r3, 4, 0, %p3;
+  add.u32 %r4, %r1, %r2;
+  add.u32 %r5, %r4, %r3;
+  st.global.u32 [%rd14+40], %r5;
+  testp.subnormal.f32 %p4, %f3;
+  selp.u32 %r6, 1, 0, %p4;
+  st.global.u32 [%rd14+48], %r6;)");
+  SNIPPET_OK(r);
+  EXPECT_TRUE(std::isnan(r.f32(0)));
+  EXPECT_EQ(r.u32(1), 2u);            // denormal arithmetic kept
+  EXPECT_EQ(r.u32(2), 0u);            // .ftz flushes
+  EXPECT_TRUE(std::isnan(r.f32(3)));  // inf * 0
+  EXPECT_EQ(r.f32(4), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(r.u32(5), 3u);  // nan: true, equ: true (unordered), eq: false
+  EXPECT_EQ(r.u32(6), 1u);
+}
+
+TEST(OpsFloat, RoundingModesAndFma) {
+  // 1 + 2^-24 is a tie between 1 and 1 + 2^-23 (rn: even -> 1; rp -> 1 + 2^-23).
+  auto r = run_snippet(R"(
+  mov.f32 %f1, 0f3F800000;
+  mov.f32 %f2, 0f33800000;
+  add.rn.f32 %f3, %f1, %f2;
+  add.rp.f32 %f4, %f1, %f2;
+  add.rz.f32 %f5, %f1, %f2;
+  sub.rm.f32 %f6, 0f00000000, %f2;
+  st.global.f32 [%rd14], %f3;
+  st.global.f32 [%rd14+8], %f4;
+  st.global.f32 [%rd14+16], %f5;
+  st.global.f32 [%rd14+24], %f6;
+  mov.f32 %f7, 0f3F800800;
+  mul.f32 %f8, %f7, %f7;
+  fma.rn.f32 %f9, %f7, %f7, 0fBF800000;
+  sub.f32 %f10, %f8, 0f3F800000;
+  st.global.f32 [%rd14+32], %f9;
+  st.global.f32 [%rd14+40], %f10;
+  div.rz.f32 %f11, 0f3F800000, 0f40400000;
+  st.global.f32 [%rd14+48], %f11;
+  mov.f64 %fd1, 0d3FF0000000000000;
+  div.rn.f64 %fd2, %fd1, 0d4008000000000000;
+  st.global.f64 [%rd14+56], %fd2;)");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.f32(0), 1.0f);
+  EXPECT_EQ(r.f32(1), std::nextafter(1.0f, 2.0f));
+  EXPECT_EQ(r.f32(2), 1.0f);
+  EXPECT_EQ(r.f32(3), -std::ldexp(1.0f, -24));
+  float x = 1.0f + std::ldexp(1.0f, -12);
+  EXPECT_EQ(r.f32(4), std::fma(x, x, -1.0f));  // single rounding keeps the 2^-24 term
+  EXPECT_EQ(r.f32(5), x * x - 1.0f);
+  EXPECT_NE(r.f32(4), r.f32(5));
+  EXPECT_EQ(r.f32(6), std::nextafter(1.0f / 3.0f, 0.0f));  // 1/3 rounded down
+  EXPECT_EQ(r.f64(7), 1.0 / 3.0);
+}
+
+TEST(OpsFloat, MinMaxSqrtAndApproximations) {
+  auto r = run_snippet(R"(
+  mov.f32 %f1, 0f7FC00000;
+  min.f32 %f2, %f1, 0f40000000;
+  st.global.f32 [%rd14], %f2;
+  max.f32 %f3, 0f80000000, 0f00000000;
+  st.global.f32 [%rd14+8], %f3;
+  sqrt.rn.f32 %f4, 0f40000000;
+  st.global.f32 [%rd14+16], %f4;
+  sqrt.rn.f32 %f5, 0fBF800000;
+  st.global.f32 [%rd14+24], %f5;
+  ex2.approx.ftz.f32 %f6, 0f3FC00000;
+  st.global.f32 [%rd14+32], %f6;
+  rcp.approx.ftz.f32 %f7, 0f40400000;
+  st.global.f32 [%rd14+40], %f7;
+  rsqrt.approx.f32 %f8, 0f40800000;
+  st.global.f32 [%rd14+48], %f8;
+  abs.f32 %f9, 0fFF800000;
+  neg.f32 %f10, %f9;
+  st.global.f32 [%rd14+56], %f10;)");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.f32(0), 2.0f);
+  EXPECT_EQ(r.u32(1), 0u);  // max(-0, +0) = +0
+  EXPECT_EQ(r.f32(2), std::sqrt(2.0f));
+  EXPECT_TRUE(std::isnan(r.f32(3)));
+  EXPECT_NEAR(r.f32(4), std::exp2(1.5),
+              std::exp2(1.5) * std::ldexp(1.0, -22));  // ISA: 2^-22.5 relative
+  EXPECT_NEAR(r.f32(5), 1.0 / 3.0, std::ldexp(1.0, -23));
+  EXPECT_EQ(r.f32(6), 0.5f);
+  EXPECT_EQ(r.f32(7), -std::numeric_limits<float>::infinity());
+}
+
+TEST(OpsFloat, HalfPrecision) {
+  auto r = run_snippet(R"(
+  cvt.rn.f16.f32 %h1, 0f3FC00000;
+  cvt.rn.f16.f32 %h2, 0f40100000;
+  add.f16 %h3, %h1, %h2;
+  mul.rn.f16 %h4, %h3, %h3;
+  cvt.f32.f16 %f1, %h4;
+  st.global.f32 [%rd14], %f1;
+  cvt.rn.f16.f32 %h5, 0f477FF000;
+  cvt.f32.f16 %f2, %h5;
+  st.global.f32 [%rd14+8], %f2;
+  mov.b32 %r1, {%h1, %h2};
+  add.rn.f16x2 %r2, %r1, %r1;
+  mov.b32 {%h6, %h7}, %r2;
+  cvt.f32.f16 %f3, %h7;
+  st.global.f32 [%rd14+16], %f3;
+  cvt.rn.f16x2.f32 %r3, 0f40000000, 0f3F800000;
+  st.global.u32 [%rd14+32], %r3;
+  cvt.rn.bf16.f32 %h8, 0f3F808000;
+  cvt.f32.bf16 %f4, %h8;
+  st.global.f32 [%rd14+24], %f4;)");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.f32(0), 14.0625f);                                // (1.5 + 2.25)^2
+  EXPECT_EQ(r.f32(1), std::numeric_limits<float>::infinity());  // 65520 rounds to inf in f16
+  EXPECT_EQ(r.f32(2), 4.5f);
+  EXPECT_EQ(r.f32(3), 1.0f);  // 1 + 2^-8 is a tie in bf16: to even
+  EXPECT_EQ(r.u32(4), 0x40003C00u);  // {2.0 (upper), 1.0 (lower)} as f16
+}
+
+}  // namespace
+}  // namespace smemlab::emu::test

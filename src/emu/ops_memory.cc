@@ -1,0 +1,392 @@
+// ld/st/atom/red/cp.async: address translation with exact bounds for every
+// space, alignment checks, and the memory events for observers. Global
+// atomics use std::atomic_ref because blocks run on several host threads;
+// shared memory belongs to one block and so to one host thread.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstring>
+#include <type_traits>
+
+#include "emu/exec.h"
+#include "emu/ops_alu.h"
+
+namespace smemlab::emu {
+namespace {
+
+const char* verb(const Op& op) {
+  if (op.code / 16 == LD) return "load";
+  if (op.code / 16 == ST) return "store";
+  return op.t2 ? "reduction" : "atomic";
+}
+
+std::string describe_global(const GlobalMemory& g, uint64_t addr, uint32_t size) {
+  const GlobalMemory::Allocation* best = nullptr;
+  for (const auto& a : g.allocations())
+    if (a->base <= addr && (!best || a->base > best->base)) best = a.get();
+  if (best && addr >= best->base + best->size)
+    return fmt::format(" ({} bytes past the end of {}-byte allocation{} at 0x{:x})",
+                       addr + size - (best->base + best->size), best->size,
+                       best->name.empty() ? "" : " '" + best->name + "'", best->base);
+  if (best && addr + size > best->base + best->size)
+    return fmt::format(" (straddles the end of {}-byte allocation at 0x{:x})", best->size,
+                       best->base);
+  return addr < kGlobalBase ? " (not a global address)" : "";
+}
+
+// Host pointer for `size` bytes at `addr` in space `s`, or a fault.
+uint8_t* translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, MSpace s,
+                   uint64_t addr, uint32_t size, Space* space, uint64_t* shown) {
+  if (s == MSpace::Generic) {
+    if (addr >= kGlobalBase || addr < kSharedWindow)
+      s = MSpace::Global;
+    else if (addr - kSharedWindow < kWindowSize)
+      s = MSpace::Shared, addr -= kSharedWindow;
+    else if (addr - kLocalWindow < kWindowSize)
+      s = MSpace::Local, addr -= kLocalWindow;
+    else if (addr - kConstWindow < kWindowSize)
+      s = MSpace::Const, addr -= kConstWindow;
+    else if (addr - kParamWindow < kWindowSize)
+      s = MSpace::Param, addr -= kParamWindow;
+    else
+      s = MSpace::Global;
+  }
+  *shown = addr;
+  uint32_t align = size > 16 ? 16 : size;
+  if (align && (addr & (align - 1)))
+    fault(w, pc, static_cast<int>(lane), "misaligned",
+          fmt::format("misaligned {}-byte {} at address 0x{:x}", size, verb(op), addr));
+  uint8_t* p = nullptr;
+  const LaunchEnv& e = *b.env;
+  switch (s) {
+    case MSpace::Global:
+      *space = Space::Global;
+      p = e.global->translate(addr, size);
+      if (!p)
+        fault(w, pc, static_cast<int>(lane), "out-of-bounds",
+              fmt::format("global {} of {} bytes at 0x{:x} is outside every allocation{}", verb(op),
+                          size, addr, describe_global(*e.global, addr, size)));
+      return p;
+    case MSpace::Shared:
+      *space = Space::Shared;
+      if (addr + size > b.shared_bytes || addr >= kWindowSize)
+        fault(w, pc, static_cast<int>(lane), "out-of-bounds",
+              fmt::format("shared {} of {} bytes at offset {} is outside the block's {} bytes of "
+                          "shared memory",
+                          verb(op), size, static_cast<int64_t>(addr), b.shared_bytes));
+      return b.shared.data() + addr;
+    case MSpace::Local: {
+      *space = (op.aux2 & 1) && op.code / 16 != ATOM ? Space::Param : Space::Local;
+      uint32_t fb = b.prog->frame_bytes;
+      if (addr + size > fb || addr >= kWindowSize)
+        fault(w, pc, static_cast<int>(lane), "out-of-bounds",
+              fmt::format("local {} of {} bytes at offset {} is outside the thread's {}-byte frame",
+                          verb(op), size, static_cast<int64_t>(addr), fb));
+      return w.local + size_t{lane} * fb + addr;
+    }
+    case MSpace::Const:
+      *space = Space::Const;
+      if (addr + size > e.const_bytes || addr >= kWindowSize)
+        fault(w, pc, static_cast<int>(lane), "out-of-bounds",
+              fmt::format("const {} of {} bytes at offset {} is outside the {}-byte constant bank",
+                          verb(op), size, addr, e.const_bytes));
+      return const_cast<uint8_t*>(e.const_bank) + addr;
+    case MSpace::Param:
+      *space = Space::Param;
+      if (addr + size > b.prog->param_bytes || addr >= kWindowSize)
+        fault(
+            w, pc, static_cast<int>(lane), "out-of-bounds",
+            fmt::format("param {} of {} bytes at offset {} is outside the {}-byte parameter buffer",
+                        verb(op), size, addr, b.prog->param_bytes));
+      return const_cast<uint8_t*>(e.params) + addr;
+    default:
+      break;
+  }
+  return nullptr;
+}
+
+template <typename U>
+uint64_t atom_apply(const Op& op, uint8_t* p, uint64_t bv, uint64_t cv, bool global) {
+  T t = static_cast<T>(op.t);
+  auto apply = [&](U old) -> U {
+    U b = static_cast<U>(bv), c = static_cast<U>(cv);
+    switch (op.aux2) {
+      case A_ADD:
+        if (t == F32) return static_cast<U>(put(get<float>(old) + get<float>(b)));
+        if (t == F64) return static_cast<U>(put(get<double>(old) + get<double>(b)));
+        return static_cast<U>(old + b);
+      case A_MIN:
+      case A_MAX: {
+        bool mx = op.aux2 == A_MAX;
+        if (t == S32 || t == S64) {
+          using S = std::make_signed_t<U>;
+          S o = static_cast<S>(old), x = static_cast<S>(b);
+          return static_cast<U>(mx ? (o > x ? o : x) : (o < x ? o : x));
+        }
+        if (t == F32) {
+          float o = get<float>(old), x = get<float>(b);
+          return static_cast<U>(put(mx ? std::fmax(o, x) : std::fmin(o, x)));
+        }
+        return mx ? (old > b ? old : b) : (old < b ? old : b);
+      }
+      case A_INC:
+        return old >= b ? U(0) : static_cast<U>(old + 1);
+      case A_DEC:
+        return (old == 0 || old > b) ? b : static_cast<U>(old - 1);
+      case A_CAS:
+        return old == b ? c : old;
+      case A_EXCH:
+        return b;
+      case A_AND:
+        return old & b;
+      case A_OR:
+        return old | b;
+      default:
+        return old ^ b;
+    }
+  };
+  U* ptr = reinterpret_cast<U*>(p);
+  if (!global) {
+    U old;
+    std::memcpy(&old, p, sizeof(U));
+    U nv = apply(old);
+    std::memcpy(p, &nv, sizeof(U));
+    return old;
+  }
+  std::atomic_ref<U> ref(*ptr);
+  U old = ref.load(std::memory_order_relaxed);
+  while (!ref.compare_exchange_weak(old, apply(old), std::memory_order_relaxed)) {
+  }
+  return old;
+}
+
+void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
+          const Space* spaces, const uint64_t* addrs) {
+  uint32_t done = 0;
+  while (done != exec) {
+    uint32_t first = static_cast<uint32_t>(__builtin_ctz(exec & ~done));
+    MemAccess a;
+    a.space = spaces[first];
+    a.op = mop;
+    a.width = static_cast<uint8_t>(width);
+    a.mask = 0;
+    std::memset(a.addr, 0, sizeof(a.addr));
+    SMEMLAB_FOR_LANES(exec & ~done, {
+      if (spaces[l] == a.space) {
+        a.mask |= 1u << l;
+        a.addr[l] = addrs[l];
+      }
+    });
+    done |= a.mask;
+    a.instr = &b.prog->info[op.info];
+    a.block = b.id;
+    a.warp = w.index;
+    b.obs->on_memory(a);
+  }
+}
+
+}  // namespace
+
+// The data movement of a checked access: element size EW, op.vec elements.
+template <bool kLoad, uint32_t EW>
+inline void lanes_access(Warp& w, const Op& op, uint32_t exec, uint8_t* host, const uint64_t* A,
+                         uint64_t base) {
+  using U = std::conditional_t<
+      EW == 1, uint8_t,
+      std::conditional_t<EW == 2, uint16_t, std::conditional_t<EW == 4, uint32_t, uint64_t>>>;
+  T t = static_cast<T>(op.t);
+  for (uint32_t i = 0; i < op.vec; ++i) {
+    uint64_t* R = regw(w, op.r[i]);
+    const uint64_t off = base + i * EW;
+    if (kLoad) {
+      if (EW == 8 || t == U32 || t == F32 || t == U16 || t == U8 || t == F16 || t == BF16 ||
+          t == F16X2 || t == BF16X2) {
+        SMEMLAB_FOR_LANES(exec, {
+          U v;
+          std::memcpy(&v, host + (A[l] + off), EW);
+          R[l] = v;
+        });
+      } else {
+        SMEMLAB_FOR_LANES(exec, {
+          U v;
+          std::memcpy(&v, host + (A[l] + off), EW);
+          R[l] = canonical(t, v);
+        });
+      }
+    } else {
+      SMEMLAB_FOR_LANES(exec, {
+        U v = static_cast<U>(R[l]);
+        std::memcpy(host + (A[l] + off), &v, EW);
+      });
+    }
+  }
+}
+
+// Fast path: every lane inside one window [lo, hi) of host memory `host`
+// (host + addr - lo is the byte), aligned; no per-lane translation.
+// Returns false (nothing done) if any lane is outside or misaligned.
+template <bool kLoad>
+bool fast_access(Warp& w, const Op& op, uint32_t exec, uint8_t* host, uint64_t lo, uint64_t hi,
+                 uint32_t total) {
+  if (hi - lo < total) return false;
+  const uint64_t* A = reg(w, op.r[4]);
+  const uint64_t base = static_cast<uint64_t>(op.imm) - lo;  // address - lo = A[l] + base
+  const uint64_t limit = hi - lo - total;
+  const uint64_t amask = total > 16 ? 15 : total - 1;  // lo is aligned to 256
+  uint64_t bad = 0;
+  if (kLoad && exec == ~0u && op.vec == 1 && op.width == 4 && (op.t == U32 || op.t == F32) &&
+      op.r[0] != op.r[4]) {
+    // The common case in one pass: clamped (always safe) loads straight into
+    // the destination; on a bad lane nothing else has changed and the
+    // caller's slow path redoes the access and reports it.
+    uint64_t* D = regw(w, op.r[0]);
+    for (uint32_t l = 0; l < 32; ++l) {
+      uint64_t a = A[l] + base;
+      bool out = a > limit;
+      bad |= static_cast<uint64_t>(out) | (a & amask);
+      uint32_t v;
+      std::memcpy(&v, host + (out ? 0 : a), 4);
+      D[l] = v;
+    }
+    return bad == 0;
+  }
+  if (exec == ~0u) {
+    for (uint32_t l = 0; l < 32; ++l) {
+      uint64_t a = A[l] + base;
+      bad |= static_cast<uint64_t>(a > limit) | (a & amask);
+    }
+  } else {
+    SMEMLAB_FOR_LANES(exec, {
+      uint64_t a = A[l] + base;
+      bad |= static_cast<uint64_t>(a > limit) | (a & amask);
+    });
+  }
+  if (bad) return false;
+  uint64_t saved[32];
+  if (kLoad && op.vec > 1) {  // a destination may be the address register
+    std::memcpy(saved, A, sizeof(saved));
+    A = saved;
+  }
+  switch (op.width) {
+    case 1:
+      lanes_access<kLoad, 1>(w, op, exec, host, A, base);
+      break;
+    case 2:
+      lanes_access<kLoad, 2>(w, op, exec, host, A, base);
+      break;
+    case 4:
+      lanes_access<kLoad, 4>(w, op, exec, host, A, base);
+      break;
+    default:
+      lanes_access<kLoad, 8>(w, op, exec, host, A, base);
+      break;
+  }
+  return true;
+}
+
+void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  if (exec == 0) return;
+  Base base = static_cast<Base>(op.code / 16);
+  MSpace ms = static_cast<MSpace>(op.aux);
+  uint32_t ew = op.width, total = ew * (base == ATOM ? 1u : op.vec);
+  const uint64_t* A = reg(w, op.r[4]);
+  Space spaces[32];
+  uint64_t shown[32];
+  T t = static_cast<T>(op.t);
+  if (base != ATOM) {
+    bool done = false;
+    // With an observer, the addresses are taken before a load can overwrite
+    // its own address register.
+    if (b.obs) SMEMLAB_FOR_LANES(exec, shown[l] = A[l] + static_cast<uint64_t>(op.imm));
+    if (ms == MSpace::Shared) {
+      done = base == LD
+                 ? fast_access<true>(w, op, exec, b.shared.data(), 0, b.shared_bytes, total)
+                 : fast_access<false>(w, op, exec, b.shared.data(), 0, b.shared_bytes, total);
+    } else if (ms == MSpace::Param && base == LD) {
+      done = fast_access<true>(w, op, exec, const_cast<uint8_t*>(b.env->params), 0,
+                               b.prog->param_bytes, total);
+    } else if (ms == MSpace::Const && base == LD) {
+      done = fast_access<true>(w, op, exec, const_cast<uint8_t*>(b.env->const_bank), 0,
+                               b.env->const_bytes, total);
+    } else if (ms == MSpace::Global) {
+      const uint64_t first = A[__builtin_ctz(exec)] + static_cast<uint64_t>(op.imm);
+      if (const GlobalMemory::Allocation* a = b.env->global->find(first)) {
+        uint8_t* host = a->data.get();
+        done = base == LD
+                   ? fast_access<true>(w, op, exec, host, a->base, a->base + a->size, total)
+                   : fast_access<false>(w, op, exec, host, a->base, a->base + a->size, total);
+      }
+    }
+    if (done) {
+      if (b.obs) {
+        Space sp = ms == MSpace::Shared   ? Space::Shared
+                   : ms == MSpace::Global ? Space::Global
+                   : ms == MSpace::Param  ? Space::Param
+                                          : Space::Const;
+        SMEMLAB_FOR_LANES(exec, spaces[l] = sp);
+        emit(b, w, op, base == LD ? MemOp::Load : MemOp::Store, total, exec, spaces, shown);
+      }
+      return;
+    }
+  }
+  SMEMLAB_FOR_LANES(exec, {
+    uint64_t addr = A[l] + static_cast<uint64_t>(op.imm);
+    uint8_t* p = translate(b, w, op, pc, l, ms, addr, total, &spaces[l], &shown[l]);
+    if (base == LD) {
+      for (uint32_t i = 0; i < op.vec; ++i) {
+        uint64_t v = 0;
+        std::memcpy(&v, p + i * ew, ew);
+        regw(w, op.r[i])[l] = canonical(t, v);
+      }
+    } else if (base == ST) {
+      for (uint32_t i = 0; i < op.vec; ++i) {
+        uint64_t v = reg(w, op.r[i])[l];
+        std::memcpy(p + i * ew, &v, ew);
+      }
+    } else {
+      bool global = spaces[l] == Space::Global;
+      uint64_t bv = reg(w, op.r[1])[l], cv = op.aux2 == A_CAS ? reg(w, op.r[2])[l] : 0;
+      uint64_t old = ew == 8   ? atom_apply<uint64_t>(op, p, bv, cv, global)
+                     : ew == 4 ? atom_apply<uint32_t>(op, p, bv, cv, global)
+                               : atom_apply<uint16_t>(op, p, bv, cv, global);
+      regw(w, op.r[0])[l] = canonical(t, old);
+    }
+  });
+  if (b.obs) {
+    MemOp mop = base == LD   ? MemOp::Load
+                : base == ST ? MemOp::Store
+                : op.t2      ? MemOp::Reduction
+                             : MemOp::Atomic;
+    emit(b, w, op, mop, total, exec, spaces, shown);
+  }
+}
+
+void exec_cpasync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  if (exec == 0) return;
+  const uint64_t *D = reg(w, op.r[4]), *S = reg(w, op.r[5]), *SO = reg(w, op.r[1]);
+  Space ds[32], ss[32];
+  uint64_t da[32], sa[32];
+  uint32_t n = op.width;
+  SMEMLAB_FOR_LANES(exec, {
+    uint32_t src_size = op.r[2] == UINT32_MAX ? n : static_cast<uint32_t>(reg(w, op.r[2])[l]);
+    if (src_size > n) src_size = n;
+    uint8_t* dst = translate(b, w, op, pc, l, MSpace::Shared, D[l] + static_cast<uint64_t>(op.imm),
+                             n, &ds[l], &da[l]);
+    uint8_t tmp[16] = {};
+    if (src_size) {
+      uint8_t* src =
+          translate(b, w, op, pc, l, MSpace::Global, S[l] + SO[l], src_size, &ss[l], &sa[l]);
+      std::memcpy(tmp, src, src_size);
+    } else {
+      ss[l] = Space::Global;
+      sa[l] = S[l] + SO[l];
+    }
+    std::memcpy(dst, tmp, n);
+  });
+  if (b.obs) {
+    emit(b, w, op, MemOp::CpAsyncLoad, n, exec, ss, sa);
+    emit(b, w, op, MemOp::CpAsyncStore, n, exec, ds, da);
+  }
+}
+
+}  // namespace smemlab::emu

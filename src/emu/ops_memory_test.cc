@@ -1,0 +1,114 @@
+// Loads and stores in every space (.v2/.v4, generic via cvta), atomics and
+// reductions on shared and global memory, cp.async.
+#include "emu/snippet_test_util.h"
+
+namespace smemlab::emu::test {
+namespace {
+
+TEST(OpsMemory, VectorsInSharedGlobalLocal) {
+  auto r =
+      run_snippet(R"(
+  .shared .align 16 .b8 sm[64];
+  .local .align 16 .b8 depot[32];
+  mov.u32 %r1, sm;
+  st.shared.v4.u32 [%r1+16], {1, 2, 3, 4};
+  ld.shared.v2.u32 {%r2, %r3}, [%r1+24];
+  st.global.v2.u32 [%rd14], {%r2, %r3};
+  mov.u64 %rd1, depot;
+  st.local.v2.f32 [%rd1+8], {0f3F800000, 0f40000000};
+  cvta.local.u64 %rd2, %rd1;
+  ld.f32 %f1, [%rd2+12];
+  st.global.f32 [%rd14+8], %f1;
+  cvta.shared.u64 %rd3, %rd1;
+  cvt.u64.u32 %rd4, %r1;
+  cvta.shared.u64 %rd5, %rd4;
+  ld.u32 %r4, [%rd5+28];
+  st.global.u32 [%rd14+16], %r4;
+  ld.param.u32 %r5, [x];
+  st.global.u32 [%rd14+24], %r5;
+  ld.const.u32 %r6, [cvals+4];
+  st.global.u32 [%rd14+32], %r6;
+  ld.global.u32 %r7, [gval];
+  st.global.u32 [%rd14+40], %r7;
+  st.shared.u8 [%r1], -1;
+  ld.shared.s8 %r8, [%r1];
+  ld.shared.u8 %r9, [%r1];
+  st.global.u32 [%rd14+48], %r8;
+  st.global.u32 [%rd14+56], %r9;)",
+                  1, ".const .align 4 .u32 cvals[2] = {5, 6};\n.global .align 4 .u32 gval = 77;\n");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.u32(0), 3u);
+  EXPECT_EQ(r.at(0, 0) >> 32, 4u);
+  EXPECT_EQ(r.f32(1), 2.0f);
+  EXPECT_EQ(r.u32(2), 4u);
+  EXPECT_EQ(r.u32(3), 7u);
+  EXPECT_EQ(r.u32(4), 6u);
+  EXPECT_EQ(r.u32(5), 77u);
+  EXPECT_EQ(r.s32(6), -1);
+  EXPECT_EQ(r.u32(7), 255u);
+}
+
+TEST(OpsMemory, AtomicsFromAWarp) {
+  auto r = run_snippet(R"(
+  .shared .align 4 .b8 cnt[8];
+  mov.u32 %r1, cnt;
+  atom.shared.add.u32 %r2, [%r1], 1;
+  atom.shared.inc.u32 %r3, [%r1+4], 9;
+  bar.sync 0;
+  ld.shared.u32 %r4, [%r1];
+  ld.shared.u32 %r5, [%r1+4];
+  st.global.u32 [%rd14], %r2;
+  st.global.u32 [%rd14+8], %r4;
+  st.global.u32 [%rd14+16], %r5;
+  atom.global.cas.b32 %r6, [%rd0+60], 0, 5;
+  red.global.add.f32 [%rd0+56], 0f3F000000;
+  atom.global.max.s32 %r7, [%rd0+52], %r15;
+  st.global.u32 [%rd14+24], %r6;)",
+                       40);
+  SNIPPET_OK(r);
+  std::vector<uint32_t> olds;
+  for (int t = 0; t < 40; ++t) olds.push_back(r.u32(0, t));
+  std::sort(olds.begin(), olds.end());
+  for (uint32_t i = 0; i < 40; ++i) EXPECT_EQ(olds[i], i);
+  EXPECT_EQ(r.u32(1, 39), 40u);
+  EXPECT_EQ(r.u32(2, 39), 40u % 10);  // inc wraps to 0 after 9
+  // Thread 0's slots 5..7 were overwritten by the global atomics on out+40..63.
+  EXPECT_EQ(static_cast<uint32_t>(r.at(0, 7) >> 32), 5u);  // cas from 0 to 5, once
+  EXPECT_EQ(std::bit_cast<float>(static_cast<uint32_t>(r.at(0, 7))), 20.0f);  // 40 x 0.5
+  EXPECT_EQ(static_cast<uint32_t>(r.at(0, 6) >> 32), 39u);
+}
+
+TEST(OpsMemory, CpAsyncCopiesAndZeroFills) {
+  auto r = run_snippet(R"(
+  .shared .align 16 .b8 buf[32];
+  mov.u32 %r1, buf;
+  st.global.u32 [%rd14+32], 0x11223344;
+  st.global.u32 [%rd14+36], 0x55667788;
+  cp.async.ca.shared.global [%r1], [%rd14+32], 8;
+  cp.async.ca.shared.global [%r1+8], [%rd14+32], 8, 4;
+  cp.async.commit_group;
+  cp.async.wait_group 0;
+  ld.shared.v2.u32 {%r2, %r3}, [%r1];
+  ld.shared.v2.u32 {%r4, %r5}, [%r1+8];
+  st.global.v2.u32 [%rd14], {%r2, %r3};
+  st.global.v2.u32 [%rd14+8], {%r4, %r5};)");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.at(0, 0), 0x5566778811223344ull);
+  EXPECT_EQ(r.at(0, 1), 0x0000000011223344ull);
+}
+
+TEST(OpsMemory, MisalignedAndNullAccessesAreReported) {
+  auto r = run_snippet("  ld.global.u32 %r1, [%rd14+2];");
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("misaligned 4-byte load"), std::string::npos) << r.error;
+  auto n = run_snippet("  mov.u64 %rd1, 0;\n  ld.u32 %r1, [%rd1];");
+  ASSERT_FALSE(n.ok);
+  EXPECT_NE(n.error.find("not a global address"), std::string::npos) << n.error;
+  auto l =
+      run_snippet("  .local .align 4 .b8 d[8];\n  mov.u64 %rd1, d;\n  st.local.u32 [%rd1+8], 1;");
+  ASSERT_FALSE(l.ok);
+  EXPECT_NE(l.error.find("outside the thread's 8-byte frame"), std::string::npos) << l.error;
+}
+
+}  // namespace
+}  // namespace smemlab::emu::test

@@ -1,0 +1,184 @@
+// Warp collectives and SIMT: shuffles with clamps and segments, votes,
+// redux, match, activemask under divergence, collectives that wait for their
+// member mask, and barriers.
+#include "emu/snippet_test_util.h"
+
+namespace smemlab::emu::test {
+namespace {
+
+TEST(OpsWarp, ShuffleModes) {
+  auto r = run_snippet(R"(
+  shfl.sync.up.b32 %r1|%p1, %r15, 3, 0, -1;
+  shfl.sync.down.b32 %r2|%p2, %r15, 3, 31, -1;
+  shfl.sync.bfly.b32 %r3, %r15, 5, 31, -1;
+  shfl.sync.idx.b32 %r4, %r15, 2, 0x181F, -1;
+  selp.u32 %r5, 1, 0, %p1;
+  selp.u32 %r6, 1, 0, %p2;
+  st.global.u32 [%rd14], %r1;
+  st.global.u32 [%rd14+8], %r2;
+  st.global.u32 [%rd14+16], %r3;
+  st.global.u32 [%rd14+24], %r4;
+  st.global.u32 [%rd14+32], %r5;
+  st.global.u32 [%rd14+40], %r6;)",
+                       32);
+  SNIPPET_OK(r);
+  for (uint32_t l = 0; l < 32; ++l) {
+    EXPECT_EQ(r.u32(0, l), l >= 3 ? l - 3 : l);
+    EXPECT_EQ(r.u32(1, l), l + 3 <= 31 ? l + 3 : l);
+    EXPECT_EQ(r.u32(2, l), l ^ 5);
+    EXPECT_EQ(r.u32(3, l), (l & 0x18) | 2);  // segments of 8 lanes: lane 2 of each
+    EXPECT_EQ(r.u32(4, l), l >= 3 ? 1u : 0u);
+    EXPECT_EQ(r.u32(5, l), l + 3 <= 31 ? 1u : 0u);
+  }
+}
+
+TEST(OpsWarp, VotesReduxMatch) {
+  auto r = run_snippet(R"(
+  and.b32 %r1, %r15, 1;
+  setp.eq.u32 %p1, %r1, 1;
+  vote.sync.ballot.b32 %r2, %p1, -1;
+  vote.sync.any.pred %p2, %p1, -1;
+  vote.sync.all.pred %p3, %p1, -1;
+  selp.u32 %r3, 1, 0, %p2;
+  selp.u32 %r4, 1, 0, %p3;
+  redux.sync.add.u32 %r5, %r15, -1;
+  redux.sync.max.s32 %r6, %r15, 0xffff;
+  shr.u32 %r7, %r15, 3;
+  match.any.sync.b32 %r8, %r7, -1;
+  st.global.u32 [%rd14], %r2;
+  st.global.u32 [%rd14+8], %r3;
+  st.global.u32 [%rd14+16], %r4;
+  st.global.u32 [%rd14+24], %r5;
+  st.global.u32 [%rd14+32], %r6;
+  st.global.u32 [%rd14+40], %r8;)",
+                       32);
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.u32(0, 0), 0xAAAAAAAAu);
+  EXPECT_EQ(r.u32(1, 0), 1u);
+  EXPECT_EQ(r.u32(2, 0), 0u);
+  EXPECT_EQ(r.u32(3, 7), 496u);
+  EXPECT_EQ(r.u32(4, 0), 15u);  // redux over lanes 0..15 (member mask 0xffff; lanes 16+ use it too)
+  EXPECT_EQ(r.u32(5, 9), 0xFF00u);
+}
+
+TEST(OpsWarp, DivergentLanesWaitForTheirMemberMask) {
+  // Odd lanes reach the shuffle first (lowest PC runs first) and must wait
+  // for the even lanes, which come back to the same shuffle later.
+  auto r = run_snippet(R"(
+  and.b32 %r1, %r15, 1;
+  setp.eq.u32 %p1, %r1, 1;
+  add.u32 %r2, %r15, 200;
+  @%p1 bra $L_shfl;
+  bra.uni $L_even;
+$L_shfl:
+  activemask.b32 %r9;
+  shfl.sync.bfly.b32 %r3, %r2, 1, 31, -1;
+  bra.uni $L_done;
+$L_even:
+  add.u32 %r2, %r15, 100;
+  bra.uni $L_shfl;
+$L_done:
+  st.global.u32 [%rd14], %r3;
+  st.global.u32 [%rd14+8], %r9;)",
+                       32);
+  SNIPPET_OK(r);
+  for (uint32_t l = 0; l < 32; ++l) {
+    uint32_t partner = l ^ 1;
+    EXPECT_EQ(r.u32(0, l), partner + ((partner & 1) ? 200u : 100u)) << l;
+    EXPECT_EQ(r.u32(1, l), (l & 1) ? 0xAAAAAAAAu : 0x55555555u);
+  }
+}
+
+TEST(OpsWarp, CollectivesAtDifferentInstructionsAreADeadlock) {
+  // Documented limitation: lanes of one member mask must meet at the same
+  // instruction; two shuffles in the branches of an if/else never match.
+  auto r = run_snippet(R"(
+  and.b32 %r1, %r15, 1;
+  setp.eq.u32 %p1, %r1, 1;
+  @%p1 bra $L_odd;
+  shfl.sync.bfly.b32 %r3, %r15, 1, 31, -1;
+  bra.uni $L_done;
+$L_odd:
+  shfl.sync.bfly.b32 %r3, %r15, 1, 31, -1;
+$L_done:)",
+                       32);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("deadlock"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("lanes 0x55555555 wait at shfl.sync.bfly.b32"), std::string::npos)
+      << r.error;
+}
+
+TEST(OpsWarp, SyncwarpInBothBranchesMatches) {
+  // __syncwarp() in both branches of an if/else: different bar.warp.sync
+  // instructions release each other; shared data written before is visible after.
+  auto r = run_snippet(R"(
+  .shared .align 4 .b8 buf[128];
+  mov.u32 %r1, buf;
+  shl.b32 %r2, %r15, 2;
+  add.u32 %r3, %r1, %r2;
+  and.b32 %r4, %r15, 1;
+  setp.eq.u32 %p1, %r4, 1;
+  @%p1 bra $L_odd;
+  st.shared.u32 [%r3], 100;
+  bar.warp.sync -1;
+  bra.uni $L_done;
+$L_odd:
+  st.shared.u32 [%r3], 200;
+  bar.warp.sync -1;
+$L_done:
+  xor.b32 %r5, %r15, 1;
+  shl.b32 %r6, %r5, 2;
+  add.u32 %r7, %r1, %r6;
+  ld.shared.u32 %r8, [%r7];
+  st.global.u32 [%rd14], %r8;)",
+                       32);
+  SNIPPET_OK(r);
+  for (uint32_t l = 0; l < 32; ++l) EXPECT_EQ(r.u32(0, l), (l ^ 1) & 1 ? 200u : 100u) << l;
+}
+
+TEST(OpsWarp, ExitedLanesReleaseAWaitingShuffle) {
+  // Lanes 0-15 wait at a full-mask shuffle; lanes 16-31 exit instead of
+  // arriving. Exited lanes count as arrived, so the shuffle completes.
+  auto r = run_snippet(R"(
+  setp.lt.u32 %p1, %r15, 16;
+  @%p1 bra $L_shfl;
+  bra.uni $L_exit;
+$L_shfl:
+  shfl.sync.idx.b32 %r1, %r15, 3, 31, -1;
+  st.global.u32 [%rd14], %r1;
+  ret;
+$L_exit:
+  exit;)",
+                       32);
+  SNIPPET_OK(r);
+  for (int l = 0; l < 16; ++l) EXPECT_EQ(r.u32(0, l), 3u);
+}
+
+TEST(OpsWarp, BarrierReductionAndCountedBarrier) {
+  auto r = run_snippet(R"(
+  setp.lt.u32 %p1, %r15, 10;
+  bar.red.popc.u32 %r1, 0, %p1;
+  bar.red.or.pred %p2, 1, %p1;
+  selp.u32 %r2, 1, 0, %p2;
+  st.global.u32 [%rd14], %r1;
+  st.global.u32 [%rd14+8], %r2;)",
+                       64);
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.u32(0, 63), 10u);
+  EXPECT_EQ(r.u32(1, 40), 1u);
+}
+
+TEST(OpsWarp, EarlyExitDoesNotBlockBarrier) {
+  auto r = run_snippet(R"(
+  setp.ge.u32 %p1, %r15, 40;
+  @%p1 bra $L_end;
+  bar.sync 0;
+  st.global.u32 [%rd14], 1;
+$L_end:)",
+                       64);
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.u32(0, 0), 1u);
+}
+
+}  // namespace
+}  // namespace smemlab::emu::test

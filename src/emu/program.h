@@ -1,0 +1,227 @@
+// A kernel decoded once into flat, fixed-size ops (wasm3/Lua style): types,
+// operand registers, immediates (as constant registers), symbol addresses and
+// branch targets are all resolved here, so the interpreter is a switch over a
+// dense opcode with no string work per step. .func calls are inlined at
+// decode time (each call site gets its own registers and frame).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "emu/observer.h"
+#include "ptx/ir.h"
+
+namespace smemlab::emu {
+
+// Scalar types; an op's code is base * 16 + type.
+enum T : uint8_t {
+  U8,
+  S8,
+  U16,
+  S16,
+  U32,
+  S32,
+  U64,
+  S64,
+  F16,
+  BF16,
+  F32,
+  F64,
+  PRED,
+  F16X2,
+  BF16X2,
+  B128
+};
+
+#define SMEMLAB_EMU_BASE_OPS(X)                                                                    \
+  X(NOP)                                                                                           \
+  X(MOV)                                                                                           \
+  X(ADD)                                                                                           \
+  X(SUB)                                                                                           \
+  X(MUL_LO) X(MUL_HI) X(MUL_WIDE) X(MAD_LO) X(MAD_HI) X(MAD_WIDE) X(DIV) X(REM) X(ABS) X(NEG)      \
+      X(MIN) X(MAX) X(AND) X(OR) X(XOR) X(NOT) X(CNOT) X(SHL) X(SHR) X(POPC) X(CLZ) X(BREV) X(BFE) \
+          X(BFI) X(PRMT) X(SHF) X(FADD) X(FSUB) X(FMUL) X(FFMA) X(FSLOW) X(SETP) X(SELP) X(PLOGIC) \
+              X(CVT) X(SPECIAL) X(PACK) X(UNPACK) X(LD) X(ST) X(ATOM) X(CPASYNC) X(CVTA) X(BRA)    \
+                  X(EXIT) X(TRAP) X(BAR) X(WARPSYNC) X(SHFL) X(VOTE) X(REDUX) X(MATCH)             \
+                      X(ACTIVEMASK) X(SAD) X(ISSPACEP) X(CARRY)
+
+enum Base : uint16_t {
+#define SMEMLAB_X(name) name,
+  SMEMLAB_EMU_BASE_OPS(SMEMLAB_X)
+#undef SMEMLAB_X
+      kNumBase
+};
+constexpr uint16_t code(Base b, T t) { return static_cast<uint16_t>(b * 16 + t); }
+
+// Address spaces as the interpreter sees them (Frame = call parameters of
+// inlined .func calls and .local data: the thread's private frame).
+enum class MSpace : uint8_t { Global, Shared, Local, Const, Param, Generic };
+
+// Float "slow path" operations: anything with a rounding mode, .ftz, .sat or
+// a transcendental.
+enum FOp : uint8_t {
+  F_ADD,
+  F_SUB,
+  F_MUL,
+  F_FMA,
+  F_DIV,
+  F_RCP,
+  F_SQRT,
+  F_RSQRT,
+  F_ABS,
+  F_NEG,
+  F_MIN,
+  F_MAX,
+  F_EX2,
+  F_LG2,
+  F_SIN,
+  F_COS,
+  F_TANH,
+  F_COPYSIGN,
+  F_TESTP
+};
+enum Round : uint8_t { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI, R_RNA };
+enum Cmp : uint8_t {
+  C_EQ,
+  C_NE,
+  C_LT,
+  C_LE,
+  C_GT,
+  C_GE,
+  C_LO,
+  C_LS,
+  C_HI,
+  C_HS,
+  C_EQU,
+  C_NEU,
+  C_LTU,
+  C_LEU,
+  C_GTU,
+  C_GEU,
+  C_NUM,
+  C_NAN
+};
+enum AtomOp : uint8_t { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_CAS, A_EXCH, A_AND, A_OR, A_XOR };
+enum Special : uint8_t { SP_CLOCK, SP_CLOCK64, SP_GLOBALTIMER };
+
+// Operand fields per base op (r[] are register indices, or predicate indices
+// where noted; every source is a register, immediates included):
+//   unary/binary/ternary ALU, FSLOW, CVT, CARRY: r0 = d, r1.. = sources
+//   SETP: r0 = p, r1 = q (or ~0), r2/r3 = a/b, r4 = c (t2: 0 none, 1 and, 2 or, 3 xor)
+//   SELP: r0 = d, r1/r2 = a/b, r3 = predicate;  PLOGIC: r0 = d, r1/r2 = predicates
+//   LD/ST: r0..r3 = data (vec), r4 = address base, imm = offset, aux = MSpace
+//   ATOM: r0 = d, r1 = b, r2 = c (cas), r4 = address base, aux2 = AtomOp, t2 = 1 for red
+//   CPASYNC: r4 + imm = shared dst, r5 + value(r1) = global src, width = bytes, r2 = src-size
+//   BRA: imm = target pc;  BAR: r0 = id, r1 = count (or ~0), r2 = d, r3 = pred (bar.red)
+//   SHFL: r0 = d, r1 = p, r2 = a, r3 = b, r4 = c, r5 = membermask
+//   VOTE: r0 = d, r1 = pred, r2 = membermask (~0: non-.sync);  REDUX: r0, r1, r2 = mask
+//   MATCH: r0 = d, r1 = p, r2 = a, r3 = mask;  WARPSYNC: r0 = mask;  ACTIVEMASK: r0 = d
+struct Op {
+  uint16_t code = 0;
+  uint8_t t = 0;       // type
+  uint8_t t2 = 0;      // source type (cvt), combine op (setp), ...
+  uint8_t aux = 0;     // Cmp, FOp, MSpace, AtomOp, shfl mode, ...
+  uint8_t aux2 = 0;    // Round, flags
+  uint8_t vec = 1;     // vector elements (ld/st)
+  uint8_t width = 0;   // bytes per element (ld/st/atom)
+  int32_t guard = -1;  // predicate index
+  uint32_t guard_neg = 0;
+  uint32_t r[6] = {0, 0, 0, 0, 0, 0};  // register/predicate indices, meaning per op
+  int64_t imm = 0;                     // address offset, branch target, ...
+  uint32_t info = 0;                   // index into Program::info
+};
+
+// Op flags in aux2 for FSLOW/CVT.
+constexpr uint8_t kFtz = 0x10, kSat = 0x20;
+
+struct Program {
+  std::string kernel;  // mangled name
+  std::vector<Op> ops;
+  std::vector<InstrInfo> info;
+  uint32_t num_regs = 0;  // 64-bit x 32-lane registers per warp
+  uint32_t num_preds = 0;
+  std::vector<uint64_t> const_regs;  // register i (< const_regs.size()) is this constant
+  // Special registers filled per warp: index into regs, and what they hold.
+  enum SpecialKind : uint8_t {
+    TID_X,
+    TID_Y,
+    TID_Z,
+    NTID_X,
+    NTID_Y,
+    NTID_Z,
+    CTAID_X,
+    CTAID_Y,
+    CTAID_Z,
+    NCTAID_X,
+    NCTAID_Y,
+    NCTAID_Z,
+    LANEID,
+    WARPID,
+    NWARPID,
+    SMID,
+    NSMID,
+    GRIDID,
+    LANEMASK_EQ,
+    LANEMASK_LT,
+    LANEMASK_LE,
+    LANEMASK_GT,
+    LANEMASK_GE,
+    DYN_SMEM,
+    TOTAL_SMEM,
+    ZERO
+  };
+  std::vector<std::pair<uint32_t, SpecialKind>> specials;
+  std::vector<uint32_t> true_preds;  // predicates that are constant true
+  uint32_t static_shared = 0;        // bytes of static .shared
+  // The static .shared variables as laid out (bounds checks by declared size).
+  struct SharedVar {
+    std::string name;
+    uint32_t offset = 0, size = 0;
+  };
+  std::vector<SharedVar> shared_vars;
+  uint32_t dynamic_align = 16;  // alignment of the extern .shared window
+  uint32_t frame_bytes = 0;     // per-thread local frame (.local + call params)
+  uint32_t param_bytes = 0;     // kernel parameter buffer
+  struct Param {
+    std::string name, type;
+    uint32_t offset = 0, size = 0;
+  };
+  std::vector<Param> params;
+  const ptx::LineTable* lines = nullptr;
+};
+
+// Register value of type t, extended to 64 bits (signed types sign-extend).
+inline uint64_t canonical(T t, uint64_t v) {
+  switch (t) {
+    case U8:
+      return v & 0xff;
+    case S8:
+      return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(v)));
+    case U16:
+    case F16:
+    case BF16:
+      return v & 0xffff;
+    case S16:
+      return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int16_t>(v)));
+    case U32:
+    case F32:
+    case F16X2:
+    case BF16X2:
+      return v & 0xffffffffu;
+    case S32:
+      return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(v)));
+    default:
+      return v;
+  }
+}
+int type_bytes(T t);
+
+// Module-level storage the decoder needs to resolve symbols.
+struct SymbolInfo {
+  MSpace space;
+  uint64_t address;  // device address (global), offset (const/shared/param/frame)
+};
+
+}  // namespace smemlab::emu

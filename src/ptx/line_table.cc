@@ -1,0 +1,66 @@
+#include "ptx/line_table.h"
+
+#include <fmt/format.h>
+
+namespace smemlab::ptx {
+
+int LineTable::add(int file, int line, int col, const std::string& function, bool has_site, int sf,
+                   int sl, int sc) {
+  int parent = -1;
+  if (has_site) {
+    auto it = last_inlined_.find({sf, sl, sc});
+    if (it != last_inlined_.end()) {
+      parent = it->second;
+    } else {
+      // The call site is in the outermost function: a plain location.
+      auto key = std::make_tuple(sf, sl, sc, -1);
+      auto d = dedup_.find(key);
+      if (d != dedup_.end()) {
+        parent = d->second;
+      } else {
+        locs_.push_back(SourceLoc{sf, sl, sc, -1, {}});
+        parent = static_cast<int>(locs_.size()) - 1;
+        dedup_[key] = parent;
+      }
+    }
+  }
+  auto key = std::make_tuple(file, line, col, parent);
+  if (function.empty() || !has_site) {
+    auto d = dedup_.find(key);
+    if (d != dedup_.end()) return d->second;
+  }
+  locs_.push_back(SourceLoc{file, line, col, parent, function});
+  int idx = static_cast<int>(locs_.size()) - 1;
+  if (has_site) {
+    last_inlined_[{file, line, col}] = idx;
+  } else {
+    dedup_[key] = idx;
+  }
+  return idx;
+}
+
+const std::string& LineTable::file(int index) const {
+  static const std::string unknown = "?";
+  auto it = files_.find(index);
+  return it == files_.end() ? unknown : it->second;
+}
+
+std::vector<const SourceLoc*> LineTable::chain(int i) const {
+  std::vector<const SourceLoc*> out;
+  for (int guard = 0; i >= 0 && guard < 64; ++guard) {
+    out.push_back(&locs_[static_cast<size_t>(i)]);
+    i = locs_[static_cast<size_t>(i)].inlined_at;
+  }
+  return out;
+}
+
+std::string LineTable::describe(int i) const {
+  if (i < 0) return "";
+  auto c = chain(i);
+  const SourceLoc* outer = c.back();
+  std::string s = fmt::format("{}:{}", file(outer->file), outer->line);
+  if (c.size() > 1) s += fmt::format(" (inlined {}:{})", file(c.front()->file), c.front()->line);
+  return s;
+}
+
+}  // namespace smemlab::ptx

@@ -1,0 +1,595 @@
+#include "ptx/parser.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+namespace smemlab::ptx {
+namespace {
+
+using K = Token::Kind;
+
+bool is_space_kw(const std::string& s) {
+  return s == ".global" || s == ".shared" || s == ".const" || s == ".local" || s == ".param";
+}
+StateSpace space_of(const std::string& s) {
+  if (s == ".global") return StateSpace::Global;
+  if (s == ".shared") return StateSpace::Shared;
+  if (s == ".const") return StateSpace::Const;
+  if (s == ".local") return StateSpace::Local;
+  return StateSpace::Param;
+}
+bool is_type_kw(const std::string& s) {
+  static const char* types[] = {".b8",  ".b16",  ".b32",   ".b64",  ".b128",   ".u8",
+                                ".u16", ".u32",  ".u64",   ".s8",   ".s16",    ".s32",
+                                ".s64", ".f16",  ".f16x2", ".bf16", ".bf16x2", ".f32",
+                                ".f64", ".pred", ".e4m3",  ".e5m2"};
+  for (const char* t : types)
+    if (s == t) return true;
+  return false;
+}
+
+struct Scope {
+  std::map<std::string, std::string> singles;
+  struct Range {
+    std::string prefix;
+    int count;
+    std::string renamed;
+  };
+  std::vector<Range> ranges;
+};
+
+class Parser {
+ public:
+  Parser(std::vector<Token> toks, std::string path) : t_(std::move(toks)), path_(std::move(path)) {}
+
+  Module run() {
+    m_.path = path_;
+    while (!at_end()) top_level();
+    return std::move(m_);
+  }
+
+ private:
+  std::vector<Token> t_;
+  size_t i_ = 0;
+  std::string path_;
+  Module m_;
+  std::vector<Scope> scopes_;
+  int rename_counter_ = 0;
+  int cur_loc_ = -1;
+
+  const Token& peek(size_t k = 0) const { return t_[std::min(i_ + k, t_.size() - 1)]; }
+  bool at_end() const { return peek().kind == K::End; }
+  const Token& next() {
+    const Token& t = peek();
+    if (t.kind != K::End) ++i_;
+    return t;
+  }
+  [[noreturn]] void fail(const Token& t, const std::string& msg) const {
+    throw ParseError(path_, t.line, t.col, msg);
+  }
+  static std::string show(const Token& t) {
+    switch (t.kind) {
+      case K::End:
+        return "end of file";
+      case K::Int:
+        return std::to_string(t.bits);
+      case K::Float:
+        return "floating-point number";
+      case K::String:
+        return "\"" + t.text + "\"";
+      default:
+        return "'" + t.text + "'";
+    }
+  }
+  bool is_punct(const char* p, size_t k = 0) const {
+    return peek(k).kind == K::Punct && peek(k).text == p;
+  }
+  bool accept(const char* p) {
+    if (is_punct(p)) {
+      next();
+      return true;
+    }
+    return false;
+  }
+  void expect(const char* p) {
+    if (!accept(p)) fail(peek(), fmt::format("expected '{}', found {}", p, show(peek())));
+  }
+  bool is_ident(const char* s, size_t k = 0) const {
+    return peek(k).kind == K::Ident && peek(k).text == s;
+  }
+  const Token& ident() {
+    if (peek().kind != K::Ident)
+      fail(peek(), fmt::format("expected a name, found {}", show(peek())));
+    return next();
+  }
+  int64_t integer() {
+    bool neg = accept("-");
+    if (peek().kind != K::Int)
+      fail(peek(), fmt::format("expected an integer, found {}", show(peek())));
+    int64_t v = static_cast<int64_t>(next().bits);
+    return neg ? -v : v;
+  }
+  TextPos pos(const Token& t) const { return {t.line, t.col}; }
+
+  void top_level() {
+    const Token& t = peek();
+    if (t.kind != K::Ident) fail(t, fmt::format("unexpected {} at top level", show(t)));
+    const std::string& s = t.text;
+    if (s == ".version") {
+      next();
+      const Token& v = next();
+      if (v.kind == K::Float) {
+        double d;
+        std::memcpy(&d, &v.bits, 8);
+        m_.version = fmt::format("{:.1f}", d);
+      } else if (v.kind == K::Int) {
+        m_.version = std::to_string(v.bits);
+      } else {
+        fail(v, "expected a version number");
+      }
+    } else if (s == ".target") {
+      next();
+      m_.target = ident().text;
+      while (accept(",")) ident();
+    } else if (s == ".address_size") {
+      next();
+      m_.address_size = static_cast<int>(integer());
+    } else if (s == ".file") {
+      next();
+      int idx = static_cast<int>(integer());
+      if (peek().kind != K::String) fail(peek(), "expected a file name string");
+      m_.lines.add_file(idx, next().text);
+      while (accept(",")) integer();
+    } else if (s == ".section") {
+      next();
+      ident();
+      skip_braces();
+    } else if (s == ".pragma") {
+      next();
+      while (!accept(";")) next();
+    } else if (s == ".visible" || s == ".weak" || s == ".extern" || s == ".common" ||
+               s == ".entry" || s == ".func" || is_space_kw(s)) {
+      declaration();
+    } else {
+      fail(t, fmt::format("unknown directive '{}'", s));
+    }
+  }
+
+  void skip_braces() {
+    expect("{");
+    int depth = 1;
+    while (depth > 0) {
+      if (at_end()) fail(peek(), "unterminated section");
+      const Token& t = next();
+      if (t.kind == K::Punct && t.text == "{") ++depth;
+      if (t.kind == K::Punct && t.text == "}") --depth;
+    }
+  }
+
+  void declaration() {
+    bool is_extern = false;
+    while (is_ident(".visible") || is_ident(".weak") || is_ident(".extern") ||
+           is_ident(".common")) {
+      if (peek().text == ".extern") is_extern = true;
+      next();
+    }
+    if (is_ident(".entry") || is_ident(".func")) {
+      function();
+      return;
+    }
+    VarDecl v = var_decl(is_extern);
+    expect(";");
+    m_.globals.push_back(std::move(v));
+  }
+
+  // SPACE [.ptr...] [.align N] [.vN] TYPE name[dims] [= init]  (no trailing ';')
+  VarDecl var_decl(bool is_extern) {
+    VarDecl v;
+    v.is_extern = is_extern;
+    const Token& sp = ident();
+    if (!is_space_kw(sp.text)) fail(sp, fmt::format("expected a state space, found '{}'", sp.text));
+    v.space = space_of(sp.text);
+    v.pos = pos(sp);
+    int vec = 1;
+    bool ptr = false;  // after .ptr, [.space] .align N describes the pointee
+    for (;;) {
+      if (is_ident(".align")) {
+        next();
+        int a = static_cast<int>(integer());
+        if (!ptr) v.align = a;
+      } else if (is_ident(".ptr") || is_ident(".global") || is_ident(".shared") ||
+                 is_ident(".const") || is_ident(".local")) {
+        ptr = ptr || peek().text == ".ptr";
+        next();
+      } else if (is_ident(".v2") || is_ident(".v4")) {
+        vec = next().text == ".v2" ? 2 : 4;
+      } else if (peek().kind == K::Ident && is_type_kw(peek().text)) {
+        v.type = next().text.substr(1);
+      } else {
+        break;
+      }
+    }
+    if (v.type.empty()) fail(peek(), fmt::format("expected a type, found {}", show(peek())));
+    v.name = ident().text;
+    v.count = vec;
+    while (accept("[")) {
+      v.is_array = true;
+      if (accept("]")) {
+        v.count = 0;
+        continue;
+      }
+      v.count *= integer();
+      expect("]");
+    }
+    if (accept("=")) initializer(v);
+    return v;
+  }
+
+  void put_value(VarDecl& v, int64_t index, const Token& t, bool neg) {
+    int sz = type_size(v.type);
+    if (v.count > 0 && index >= v.count) fail(t, "too many initializers");
+    size_t off = static_cast<size_t>(index * sz);
+    if (v.init.size() < off + static_cast<size_t>(sz)) v.init.resize(off + static_cast<size_t>(sz));
+    uint64_t bits = t.bits;
+    if (t.kind == K::Float) {
+      double d;
+      std::memcpy(&d, &bits, 8);
+      if (!t.is_f64 && v.type == "f64") {
+        float f;
+        uint32_t b = static_cast<uint32_t>(bits);
+        std::memcpy(&f, &b, 4);
+        d = f;
+        std::memcpy(&bits, &d, 8);
+      } else if (t.is_f64 && v.type == "f32") {
+        float f = static_cast<float>(neg ? -d : d);
+        uint32_t b;
+        std::memcpy(&b, &f, 4);
+        bits = b;
+        neg = false;
+      }
+    }
+    if (neg) bits = ~bits + 1;
+    std::memcpy(v.init.data() + off, &bits, static_cast<size_t>(sz));
+  }
+
+  void initializer(VarDecl& v) {
+    int64_t index = 0;
+    auto scalar = [&]() {
+      bool neg = accept("-");
+      const Token& t = peek();
+      if (t.kind == K::Int || t.kind == K::Float) {
+        put_value(v, index++, next(), neg);
+      } else if (t.kind == K::Ident) {
+        std::string name = next().text;
+        if (name == "generic" || name == "mask") {
+          expect("(");
+          name = ident().text;
+          expect(")");
+        }
+        v.init_symbols.push_back({index * type_size(v.type), name});
+        Token zero;
+        zero.kind = K::Int;
+        put_value(v, index++, zero, false);
+        if (accept("+")) integer();
+      } else {
+        fail(t, fmt::format("bad initializer {}", show(t)));
+      }
+    };
+    std::function<void()> list = [&]() {
+      if (accept("{")) {
+        if (!is_punct("}")) {
+          do list();
+          while (accept(","));
+        }
+        expect("}");
+      } else {
+        scalar();
+      }
+    };
+    list();
+    if (v.count == 0 && v.is_array) v.count = index;
+  }
+
+  void perf_directives(Function& f) {
+    while (peek().kind == K::Ident && peek().text[0] == '.' && !is_ident(".reg")) {
+      std::string d = next().text;
+      std::vector<int64_t> vals;
+      if (peek().kind == K::Int) {
+        vals.push_back(integer());
+        while (accept(",")) vals.push_back(integer());
+      }
+      f.directives[d] = vals;
+    }
+  }
+
+  std::vector<VarDecl> param_list() {
+    std::vector<VarDecl> out;
+    expect("(");
+    if (accept(")")) return out;
+    do {
+      if (is_ident(".reg")) {
+        // `.reg .TYPE name` parameter (old ABI): treat like .param.
+        Token t = next();
+        VarDecl v;
+        v.space = StateSpace::Param;
+        v.pos = pos(t);
+        v.type = ident().text.substr(1);
+        v.name = ident().text;
+        out.push_back(v);
+      } else {
+        out.push_back(var_decl(false));
+      }
+    } while (accept(","));
+    expect(")");
+    return out;
+  }
+
+  void function() {
+    Function f;
+    const Token& kw = next();
+    f.is_entry = kw.text == ".entry";
+    f.pos = pos(kw);
+    if (!f.is_entry && is_punct("(")) f.retvals = param_list();
+    f.name = ident().text;
+    if (is_punct("(")) f.params = param_list();
+    perf_directives(f);
+    if (accept(";")) {
+      m_.functions.push_back(std::move(f));
+      return;
+    }
+    f.has_body = true;
+    cur_loc_ = -1;
+    scopes_.clear();
+    expect("{");
+    scopes_.emplace_back();
+    body(f);
+    m_.functions.push_back(std::move(f));
+  }
+
+  std::string fresh(const std::string& name) {
+    return fmt::format("{}$s{}", name, ++rename_counter_);
+  }
+  std::string declare(const std::string& name) {
+    if (scopes_.size() <= 1) return name;
+    std::string r = fresh(name);
+    scopes_.back().singles[name] = r;
+    return r;
+  }
+  std::string resolve(const std::string& name) const {
+    for (size_t s = scopes_.size(); s-- > 1;) {
+      const Scope& sc = scopes_[s];
+      auto it = sc.singles.find(name);
+      if (it != sc.singles.end()) return it->second;
+      for (const auto& r : sc.ranges) {
+        if (name.size() > r.prefix.size() && name.compare(0, r.prefix.size(), r.prefix) == 0) {
+          std::string rest = name.substr(r.prefix.size());
+          bool digits = true;
+          for (char c : rest) digits = digits && std::isdigit(static_cast<unsigned char>(c));
+          if (digits && std::stoll(rest) < r.count) return r.renamed + rest;
+        }
+      }
+    }
+    return name;
+  }
+
+  void body(Function& f) {
+    for (;;) {
+      const Token& t = peek();
+      if (t.kind == K::End) fail(t, fmt::format("missing '}}' at end of function {}", f.name));
+      if (t.kind == K::Punct && t.text == "}") {
+        next();
+        scopes_.pop_back();
+        if (scopes_.empty()) return;
+        continue;
+      }
+      if (t.kind == K::Punct && t.text == "{") {
+        next();
+        scopes_.emplace_back();
+        continue;
+      }
+      if (t.kind == K::Ident && t.text == ".reg") {
+        reg_decl(f);
+      } else if (t.kind == K::Ident && t.text == ".loc") {
+        loc();
+      } else if (t.kind == K::Ident && t.text == ".pragma") {
+        while (!accept(";")) next();
+      } else if (t.kind == K::Ident && (is_space_kw(t.text) || t.text == ".extern")) {
+        bool ext = accept_ident(".extern");
+        VarDecl v = var_decl(ext);
+        expect(";");
+        v.name = declare(v.name);
+        f.locals.push_back(std::move(v));
+      } else if (t.kind == K::Ident && peek(1).kind == K::Punct && peek(1).text == ":") {
+        std::string label = next().text;
+        next();
+        if (f.labels.count(label)) fail(t, fmt::format("label '{}' defined twice", label));
+        f.labels[label] = static_cast<int>(f.body.size());
+      } else if (t.kind == K::Ident && t.text[0] == '.') {
+        fail(t, fmt::format("unknown directive '{}' in function body", t.text));
+      } else {
+        f.body.push_back(instruction());
+      }
+    }
+  }
+
+  bool accept_ident(const char* s) {
+    if (is_ident(s)) {
+      next();
+      return true;
+    }
+    return false;
+  }
+
+  void reg_decl(Function& f) {
+    const Token& kw = next();
+    std::string type;
+    while (peek().kind == K::Ident && peek().text[0] == '.') {
+      std::string s = next().text;
+      if (s == ".v2" || s == ".v4") fail(kw, "vector registers are not supported");
+      type = s.substr(1);
+    }
+    if (type.empty()) fail(peek(), "expected a register type");
+    do {
+      const Token& n = ident();
+      RegDecl r;
+      r.type = type;
+      r.pos = pos(n);
+      if (accept("<")) {
+        r.count = static_cast<int>(integer());
+        expect(">");
+        if (scopes_.size() > 1) {
+          std::string renamed = fresh(n.text) + "_";
+          scopes_.back().ranges.push_back({n.text, r.count, renamed});
+          r.name = renamed;
+        } else {
+          r.name = n.text;
+        }
+      } else {
+        r.name = declare(n.text);
+      }
+      f.regs.push_back(std::move(r));
+    } while (accept(","));
+    expect(";");
+  }
+
+  void loc() {
+    next();
+    int file = static_cast<int>(integer());
+    int line = static_cast<int>(integer());
+    int col = static_cast<int>(integer());
+    std::string fn;
+    bool site = false;
+    int sf = 0, sl = 0, sc = 0;
+    while (accept(",")) {
+      const Token& k = ident();
+      if (k.text == "function_name") {
+        fn = ident().text;
+      } else if (k.text == "inlined_at") {
+        site = true;
+        sf = static_cast<int>(integer());
+        sl = static_cast<int>(integer());
+        sc = static_cast<int>(integer());
+      } else {
+        fail(k, fmt::format("unknown .loc attribute '{}'", k.text));
+      }
+    }
+    cur_loc_ = m_.lines.add(file, line, col, fn, site, sf, sl, sc);
+  }
+
+  Instruction instruction() {
+    Instruction in;
+    const Token& first = peek();
+    in.pos = pos(first);
+    in.loc = cur_loc_;
+    if (accept("@")) {
+      in.guard_negate = accept("!");
+      in.guard = resolve(ident().text);
+    }
+    const Token& op = ident();
+    size_t dot = op.text.find('.');
+    in.opcode = op.text.substr(0, dot);
+    while (dot != std::string::npos) {
+      size_t nd = op.text.find('.', dot + 1);
+      in.mods.push_back(op.text.substr(dot + 1, nd == std::string::npos ? nd : nd - dot - 1));
+      dot = nd;
+    }
+    if (!accept(";")) {
+      do in.operands.push_back(operand());
+      while (accept(","));
+      expect(";");
+    }
+    return in;
+  }
+
+  Operand operand() {
+    Operand o;
+    const Token& t = peek();
+    o.pos = pos(t);
+    if (accept("[")) {
+      o.kind = Operand::Kind::Addr;
+      if (peek().kind == K::Ident) o.name = resolve(next().text);
+      if (o.name.empty()) {
+        o.offset = integer();
+      } else {
+        while (is_punct("+") || is_punct("-")) {
+          bool minus = next().text == "-";
+          int64_t v = integer();
+          o.offset += minus ? -v : v;
+        }
+      }
+      expect("]");
+      return o;
+    }
+    if (accept("{")) {
+      o.kind = Operand::Kind::Vector;
+      do o.elems.push_back(operand());
+      while (accept(","));
+      expect("}");
+      return o;
+    }
+    if (accept("(")) {
+      o.kind = Operand::Kind::List;
+      if (!accept(")")) {
+        do o.elems.push_back(operand());
+        while (accept(","));
+        expect(")");
+      }
+      return o;
+    }
+    if (accept("!")) {
+      o.negate = true;
+      o.name = resolve(ident().text);
+      return o;
+    }
+    bool neg = accept("-");
+    if (peek().kind == K::Int) {
+      o.kind = Operand::Kind::Imm;
+      o.bits = next().bits;
+      if (neg) o.bits = ~o.bits + 1;
+      return o;
+    }
+    if (peek().kind == K::Float) {
+      o.kind = Operand::Kind::FImm;
+      const Token& f = next();
+      o.bits = f.bits;
+      o.is_f64 = f.is_f64;
+      if (neg) o.bits ^= f.is_f64 ? (1ull << 63) : (1ull << 31);
+      return o;
+    }
+    if (neg) fail(peek(), "expected a number after '-'");
+    const Token& n = ident();
+    if (n.text == "_") {
+      o.kind = Operand::Kind::Sink;
+      return o;
+    }
+    o.name = resolve(n.text);
+    if (accept("|")) o.pair = resolve(ident().text);
+    if (is_punct("+") && peek(1).kind == K::Int) {
+      next();
+      o.offset = integer();
+    }
+    return o;
+  }
+};
+
+}  // namespace
+
+Module parse(std::string_view text, const std::string& path) {
+  Parser p(lex(text, path), path);
+  return p.run();
+}
+
+Module parse_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ParseError(path, 0, 0, "cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), path);
+}
+
+}  // namespace smemlab::ptx
