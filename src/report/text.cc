@@ -60,6 +60,84 @@ std::string access_note(const AccessNote& n) {
   return out;
 }
 
+std::string where_of(const check::AccessAnalysis& a, const emu::InstrInfo* instr) {
+  auto lines = check::lines_of(a.kernel().lines, instr->loc);
+  if (lines.empty()) return fmt::format("PTX line {}", instr->ptx_line);
+  return fmt::format("{}:{}", lines.front().file, lines.front().line);
+}
+
+// The accesses a user acts on: global/local instructions moving more sectors
+// than their bytes need, ranked by the excess, with the lane -> sector map of
+// the worst request; and branches that split warps, ranked by how often.
+std::string access_findings(const check::AccessAnalysis& a) {
+  // Per source line and access class (unrolled loops give one line several
+  // instructions); the worst request is kept from the costliest instruction.
+  struct Line {
+    std::string where;
+    check::AccessClass cls;
+    check::SectorCounts counts;
+    const check::AccessInstr* worst = nullptr;
+  };
+  std::map<std::pair<std::string, int>, Line> lines;
+  for (const auto& [pc, s] : a.accesses()) {
+    Line& l = lines[{where_of(a, s.instr), static_cast<int>(s.cls)}];
+    l.where = where_of(a, s.instr);
+    l.cls = s.cls;
+    l.counts.add(s.counts);
+    if (!l.worst || s.worst_excess > l.worst->worst_excess) l.worst = &s;
+  }
+  std::vector<const Line*> ranked;
+  for (const auto& [k, l] : lines)
+    if (l.counts.sectors > l.counts.ideal_sectors) ranked.push_back(&l);
+  auto excess = [](const Line* l) { return l->counts.sectors - l->counts.ideal_sectors; };
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](auto x, auto y) { return excess(x) > excess(y); });
+  std::string out;
+  if (!ranked.empty()) {
+    out += "\nuncoalesced accesses (32-byte sectors above the fewest that carry the bytes)\n";
+    for (size_t i = 0; i < ranked.size() && i < 5; ++i) {
+      const auto& c = ranked[i]->counts;
+      out += fmt::format("  {:<28} {:<16} {} excess sectors: {:.2f} per request, ideal {:.2f}\n",
+                         ranked[i]->where, check::access_class_name(ranked[i]->cls),
+                         excess(ranked[i]), double(c.sectors) / double(c.requests),
+                         double(c.ideal_sectors) / double(c.requests));
+    }
+    const check::AccessInstr& w = *ranked.front()->worst;
+    std::map<uint64_t, uint32_t> by_sector;
+    for (unsigned l = 0; l < 32; ++l)
+      if (w.worst_mask >> l & 1u)
+        for (uint64_t s = w.worst_addr[l] / 32; s <= (w.worst_addr[l] + w.width - 1) / 32; ++s)
+          by_sector[s] |= 1u << l;
+    out += fmt::format(
+        "worst request at {} ({}-byte accesses): {} sectors\n  sector (bytes from the first)  "
+        "lanes\n",
+        where_of(a, w.instr), w.width, by_sector.size());
+    uint64_t first = by_sector.empty() ? 0 : by_sector.begin()->first;
+    size_t shown = 0;
+    for (const auto& [sector, lanes] : by_sector) {
+      if (shown++ == 16) {
+        out += fmt::format("  ... and {} more sectors\n", by_sector.size() - 16);
+        break;
+      }
+      out += fmt::format("  +{:<28} {}\n", (sector - first) * 32, bank::lane_list(lanes));
+    }
+  }
+  std::map<std::string, check::BranchCounts> split;
+  for (const auto& [pc, b] : a.branches())
+    if (b.counts.divergent) split[where_of(a, b.instr)].add(b.counts);
+  std::vector<std::pair<std::string, check::BranchCounts>> order(split.begin(), split.end());
+  std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) {
+    return x.second.divergent > y.second.divergent;
+  });
+  if (!order.empty()) {
+    out += "\ndivergent branches (warp executions that split / all)\n";
+    for (size_t i = 0; i < order.size() && i < 5; ++i)
+      out += fmt::format("  {:<28} {} / {}\n", order[i].first, order[i].second.divergent,
+                         order[i].second.divergent + order[i].second.uniform);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string analyze_text(const Analysis& a, const std::vector<std::string>& source_lines) {
@@ -159,6 +237,7 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
   } else {
     out += "\nno bank conflicts on " + models[0]->name() + "\n";
   }
+  if (a.access) out += access_findings(*a.access);
   return out;
 }
 
