@@ -23,6 +23,10 @@ struct SectorCounts {
     ideal_sectors += o.ideal_sectors;
     bytes += o.bytes;
   }
+  void scale(double f) {
+    for (uint64_t* c : {&requests, &sectors, &ideal_sectors, &bytes})
+      *c = static_cast<uint64_t>(static_cast<double>(*c) * f + 0.5);
+  }
 };
 
 // Classes reported separately (Nsight Compute's op_ld/op_st/op_atom/op_red).
@@ -43,6 +47,10 @@ struct BranchCounts {
   void add(const BranchCounts& o) {
     uniform += o.uniform;
     divergent += o.divergent;
+  }
+  void scale(double f) {
+    uniform = static_cast<uint64_t>(static_cast<double>(uniform) * f + 0.5);
+    divergent = static_cast<uint64_t>(static_cast<double>(divergent) * f + 0.5);
   }
 };
 
@@ -78,6 +86,11 @@ class AccessAnalysis final : public emu::KernelObserver {
   const std::map<uint32_t, AccessInstr>& accesses() const { return accesses_; }
   const std::map<uint32_t, BranchInstr>& branches() const { return branches_; }
   const emu::KernelInfo& kernel() const { return kernel_; }
+  // Multiplies every count by f (rounded): sampled blocks -> whole grid.
+  void scale(double f) {
+    for (auto& [pc, s] : accesses_) s.counts.scale(f);
+    for (auto& [pc, b] : branches_) b.counts.scale(f);
+  }
 
  private:
   std::map<uint32_t, AccessInstr> accesses_;

@@ -26,6 +26,12 @@ void BankCounts::add(const BankCounts& o) {
   max_ways = std::max(max_ways, o.max_ways);
 }
 
+void BankCounts::scale(double f) {
+  for (uint64_t* c :
+       {&requests, &wavefronts, &ideal, &bank_conflicts, &worst_wavefronts, &unmodelled})
+    *c = static_cast<uint64_t>(static_cast<double>(*c) * f + 0.5);
+}
+
 namespace {
 
 unsigned excess(const bank::Result& r) { return r.wavefronts - r.ideal; }
@@ -137,6 +143,12 @@ std::vector<LineStats> BankAnalysis::lines() const {
   std::vector<LineStats> out;
   for (auto& [k, v] : by_line) out.push_back(std::move(v));
   return out;
+}
+
+void BankAnalysis::scale(double f) {
+  for (auto& [pc, s] : by_pc_)
+    for (auto& m : s.models)
+      for (auto& c : m.op) c.scale(f);
 }
 
 std::vector<ModelCounts> BankAnalysis::totals() const {

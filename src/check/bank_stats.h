@@ -33,6 +33,7 @@ struct BankCounts {
   uint64_t unmodelled = 0;        // requests the model refused (e.g. atomics before sm_70)
   unsigned max_ways = 0;
   void add(const BankCounts& o);
+  void scale(double f);
 };
 
 // The costliest request seen (most excess wavefronts; first seen on ties).
@@ -80,6 +81,8 @@ class BankAnalysis : public emu::KernelObserver {
   std::vector<LineStats> lines() const;
   // Whole-kernel totals per model.
   std::vector<ModelCounts> totals() const;
+  // Multiplies every count by f (rounded): sampled blocks -> whole grid.
+  void scale(double f);
 
   // Adds one request to `stats` (exposed for tests and for the block observer).
   static void record(const std::vector<std::unique_ptr<bank::Model>>& models, InstrStats& stats,

@@ -31,9 +31,16 @@ struct AnalysisRun {
 // "sm_90,sm_35:4" or "all" -> models; throws UsageError for unknown names.
 std::vector<std::unique_ptr<bank::Model>> parse_models(const std::string& archs);
 
+// Which blocks to emulate: "all", a count N (a deterministic sample of N
+// blocks spread evenly over the grid, first and last included), or "" for
+// the default: all blocks up to kDefaultSample, else that many.
+inline constexpr uint64_t kDefaultSample = 64;
+
 // Runs the launch described by `o` with all analyses; a kernel that fails
 // (out-of-bounds, deadlock, ...) leaves its error in status and in findings.
-void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun* out);
+// Sampled counts are scaled to the whole grid (RunInfo says by how much).
+void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun* out,
+                  const std::string& blocks = "");
 
 // A file's `// smemlab:` recipe lines (without the prefix), in order, with
 // the kernel each names (for `report`).

@@ -14,6 +14,7 @@ namespace {
 struct AnalyzeOptions {
   LaunchOptions launch;
   std::string archs = "sm_90";
+  std::string blocks;
   bool json = false, sarif = false;
   uint64_t fail_on_excess = std::numeric_limits<uint64_t>::max();
 };
@@ -26,7 +27,7 @@ uint64_t excess_wavefronts(const check::BankAnalysis& b) {
 
 void analyze(AnalyzeOptions& o) {
   AnalysisRun run;
-  run_analyses(o.launch, o.archs, &run);
+  run_analyses(o.launch, o.archs, &run, o.blocks);
   if (run.status.error && run.status.error->kind == "decode")
     throw UsageError(run.status.error->what());
   report::Analysis a{run.info, run.banks.get(), &run.access, &run.findings};
@@ -59,6 +60,11 @@ void add_analyze_command(CLI::App& app) {
          "bank models, comma-separated (sm_90,sm_35:4,sm_35:8,sm_20,sm_13) or 'all'; the first is "
          "the main one")
       ->capture_default_str();
+  cmd->add_option(
+      "--blocks", o->blocks,
+      "blocks to emulate: 'all', or N spread evenly over the grid (counts scaled to the "
+      "grid; exact when the access pattern does not depend on blockIdx); default: all up "
+      "to 64 blocks, else a sample of 64");
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->add_flag("--sarif", o->sarif,
                 "SARIF 2.1.0 output (one result per line with excess wavefronts)");

@@ -209,8 +209,8 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
     out += fmt::format("  {} cp.async shared requests are not modelled\n",
                        a.banks->cp_async_requests());
   if (a.run.blocks_observed != a.run.blocks_total)
-    out += fmt::format("  counts are for the emulated blocks; x{:.2f} estimates the whole grid\n",
-                       scale(a.run));
+    out += fmt::format("  counts scaled from {} emulated blocks to the grid's {} (x{:.2f})\n",
+                       a.run.blocks_observed, a.run.blocks_total, scale(a.run));
 
   // Worst lines by excess wavefronts on the first model.
   std::vector<const check::LineStats*> ranked;

@@ -1,0 +1,106 @@
+// Cost of checking (issue: `smemlab check`, target: at most 3x emulation
+// time): the same launch of a suite kernel emulated with no observer, with the
+// bank + memory-access analyses, with the DefectCheck observer, and with all
+// three as `smemlab analyze` runs them. Launches are the kernels' own
+// `// smemlab:` recipes in kernels/*.cu (nvcc compiles them once, outside the
+// timed loop). One host thread, so the numbers are per-core cost and do not
+// depend on what else the machine runs on its other cores. Results are
+// recorded in docs/check-cost.md.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "bank/bank.h"
+#include "check/access_stats.h"
+#include "check/bank_stats.h"
+#include "check/defects.h"
+#include "check/observer_set.h"
+#include "cli/launch_options.h"
+
+namespace smemlab::check {
+namespace {
+
+enum Mode { kNone, kBankAccess, kDefects, kAll };
+
+// SMEMLAB_KERNELS_DIR in the environment overrides the build-time path.
+std::string kernel_file(const char* name) {
+  const char* dir = std::getenv("SMEMLAB_KERNELS_DIR");
+  return std::string(dir ? dir : SMEMLAB_KERNELS_DIR) + "/" + name;
+}
+
+// As `smemlab check` builds it (src/cli/analysis_run.cc).
+MemoryLayout layout_of(const emu::Program& prog) {
+  MemoryLayout l;
+  for (const auto& v : prog.shared_vars) l.shared.push_back({v.name, v.offset, v.size});
+  l.dynamic_offset = prog.static_shared;
+  l.frame_bytes = prog.frame_bytes;
+  return l;
+}
+
+void run(benchmark::State& state, const char* file, const char* kernel) {
+  auto mode = static_cast<Mode>(state.range(0));
+  cli::LaunchOptions o;
+  o.file = kernel_file(file);
+  o.kernel = kernel;
+  o.threads = 1;
+  cli::Prepared p;
+  try {
+    cli::prepare_launch(o, &p);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  const emu::Program& prog = p.module->kernel(p.kernel);
+  uint64_t warp_instr = 0, findings = 0;
+  for (auto _ : state) {
+    // Fresh analyses per launch: they accumulate, and setting them up is
+    // part of what checking costs.
+    std::vector<std::unique_ptr<bank::Model>> models;
+    models.push_back(bank::make_model("sm_90"));
+    BankAnalysis banks(std::move(models));
+    AccessAnalysis access;
+    DefectCheck defects(layout_of(prog));
+    ObserverSet set;
+    if (mode == kBankAccess || mode == kAll) {
+      set.add(&banks);
+      set.add(&access);
+    }
+    if (mode == kDefects || mode == kAll) set.add(&defects);
+    emu::LaunchConfig cfg = p.config;
+    cfg.observer = mode == kNone ? nullptr : &set;
+    auto st = emu::launch_raw(*p.module, p.kernel, cfg, p.args.bytes);
+    if (!st.ok()) {
+      state.SkipWithError(st.error->what().c_str());
+      return;
+    }
+    warp_instr += st.warp_instructions;
+    findings += defects.findings().size();
+  }
+  state.counters["warp_instr/s"] =
+      benchmark::Counter(static_cast<double>(warp_instr), benchmark::Counter::kIsRate);
+  // The suite is clean: a finding here means the benchmark measures a
+  // different path than a clean `smemlab check`.
+  state.counters["findings"] = static_cast<double>(findings);
+}
+
+void BM_transposeCoalesced(benchmark::State& s) { run(s, "transpose.cu", "transposeCoalesced"); }
+void BM_reduce_shuffle(benchmark::State& s) { run(s, "reduction.cu", "reduce_shuffle"); }
+void BM_matmul_tiled16(benchmark::State& s) { run(s, "matmul.cu", "matmul_tiled16"); }
+void BM_setRowReadCol(benchmark::State& s) { run(s, "tiles.cu", "setRowReadCol"); }
+
+void modes(benchmark::internal::Benchmark* b) {
+  b->ArgName("mode")->Arg(kNone)->Arg(kBankAccess)->Arg(kDefects)->Arg(kAll);
+  b->Unit(benchmark::kMicrosecond)->UseRealTime();
+}
+
+BENCHMARK(BM_transposeCoalesced)->Apply(modes);
+BENCHMARK(BM_reduce_shuffle)->Apply(modes);
+BENCHMARK(BM_matmul_tiled16)->Apply(modes);
+BENCHMARK(BM_setRowReadCol)->Apply(modes);
+
+}  // namespace
+}  // namespace smemlab::check
+
+BENCHMARK_MAIN();
