@@ -3,7 +3,8 @@
 // build up: per kernel, shared requests and wavefronts per request on sm_90
 // beside Fermi and Kepler (4- and 8-byte modes), global sectors per request,
 // divergence and the checkers' findings; with the GPU's measured time and
-// bandwidth when `smemlab bench --json` results are given.
+// bandwidth when `smemlab bench --json` results are given (per topic: bench
+// names start with the kernel file's stem).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -36,7 +37,6 @@ struct Row {
   uint64_t divergent = 0, branches = 0;
   size_t findings = 0;
   std::string error;
-  const nlohmann::json* gpu = nullptr;
 };
 
 Row analyze_recipe(const std::string& file, const Recipe& recipe) {
@@ -80,6 +80,25 @@ Row analyze_recipe(const std::string& file, const Recipe& recipe) {
   return row;
 }
 
+// The GPU measurements of a topic (`smemlab bench --json`: benchmark names
+// start with the kernel file's stem), printed under its emulated rows.
+void print_gpu_rows(const nlohmann::json& bench, const std::string& file) {
+  if (!bench.is_array()) return;
+  std::string topic = fs::path(file).stem().string() + "/";
+  for (const auto& b : bench) {
+    std::string name = b.value("name", "");
+    if (name.rfind(topic, 0) != 0) continue;
+    double gbs = b["gb_per_s"].is_number() ? b["gb_per_s"].get<double>() : 0.0;
+    double gfl = b["gflop_per_s"].is_number() ? b["gflop_per_s"].get<double>() : 0.0;
+    double pct = b["percent_of_anchor"].is_number() ? b["percent_of_anchor"].get<double>() : 0.0;
+    std::string rate =
+        gfl > 0 ? fmt::format("{:.0f} GFLOP/s", gfl) : fmt::format("{:.0f} GB/s", gbs);
+    fmt::print("    GPU {:<40} {:>9.4f} ms {:>15} {:>7}{}\n", name, b.value("ms", 0.0), rate,
+               pct > 0 ? fmt::format("{:.1f}%", pct) : "",
+               b.value("verified", false) ? "" : "  NOT VERIFIED");
+  }
+}
+
 void report(ReportOptions& o) {
   if (!fs::is_directory(o.kernels))
     throw UsageError(fmt::format("{}: no such directory", o.kernels));
@@ -106,9 +125,6 @@ void report(ReportOptions& o) {
       if (rows.size() > 1 && rows[rows.size() - 2].kernel == r.kernel &&
           rows[rows.size() - 2].file == f)
         rows.back().variant = rows[rows.size() - 2].variant + 1;
-      if (bench.is_object() && bench.contains("results"))
-        for (const auto& b : bench["results"])
-          if (b.value("kernel", "") == r.kernel) rows.back().gpu = &b;
     }
 
   auto models = parse_models(kArchs);
@@ -128,36 +144,38 @@ void report(ReportOptions& o) {
         j["wavefronts_per_request"][models[m]->name()] =
             r.per_request.size() > m ? r.per_request[m] : 0.0;
       if (!r.error.empty()) j["error"] = r.error;
-      if (r.gpu) j["gpu"] = *r.gpu;
       arr.push_back(j);
     }
     fmt::print("{}\n", nlohmann::json{{"kernels", arr}}.dump(1));
   } else {
-    fmt::print("{:<34} {:>8} | {:^31} | {:>13} | {:>9} | {:>4}{}\n", "kernel (emulated recipe)",
-               "shared", "wavefronts / shared request", "global sect.", "divergent", "find",
-               o.bench.empty() ? "" : " | GPU");
+    if (bench.is_array() && !bench.empty())
+      fmt::print(
+          "GPU rows: {} from `smemlab bench` on {}, {} (time, rate, % of the anchor measured in "
+          "that "
+          "run)\n\n",
+          o.bench, bench[0].value("device", "?"), bench[0].value("date", "?"));
+    fmt::print("{:<34} {:>8} | {:^31} | {:>13} | {:>9} | {:>4}\n", "kernel (emulated recipe)",
+               "shared", "wavefronts / shared request", "global sect.", "divergent", "find");
     fmt::print("{:<34} {:>8} | {:>7}{:>8}{:>8}{:>8} | {:>13} | {:>9} | {:>4}\n", "", "requests",
                "sm_90", "sm_20", "sm_35:4", "sm_35:8", "per req (ideal)", "branches", "ings");
     std::string last_file;
-    for (const Row& r : rows) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
       if (r.file != last_file) fmt::print("{}\n", r.file);
       last_file = r.file;
       if (!r.error.empty() && r.per_request.empty()) {
         fmt::print("  {:<32} error: {}\n", r.kernel.substr(0, 32), r.error);
         continue;
       }
-      std::string gpu;
-      if (r.gpu)
-        gpu = fmt::format(" | {:.3f} ms {}", r.gpu->value("ms", 0.0),
-                          r.gpu->value("rate", std::string()));
       std::string label = r.variant > 1 ? fmt::format("{} #{}", r.kernel, r.variant) : r.kernel;
       fmt::print(
           "  {:<32} {:>8} | {:>7.2f}{:>8.2f}{:>8.2f}{:>8.2f} | {:>6.2f} ({:>4.2f}) | {:>9} | "
-          "{:>4}{}{}\n",
+          "{:>4}{}\n",
           label.substr(0, 32), r.requests, r.per_request[0], r.per_request[1], r.per_request[2],
           r.per_request[3], r.sectors, r.ideal_sectors,
-          fmt::format("{}/{}", r.divergent, r.branches), r.findings, gpu,
+          fmt::format("{}/{}", r.divergent, r.branches), r.findings,
           r.error.empty() ? "" : "  (stopped: " + r.error + ")");
+      if (i + 1 == rows.size() || rows[i + 1].file != r.file) print_gpu_rows(bench, r.file);
     }
     fmt::print(
         "\nwavefronts per request: 1 = conflict-free for 4-byte accesses (2 and 4 are the floors "
