@@ -92,10 +92,13 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
 void exec_cpasync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
 // A warp collective; `exec` lanes execute it together. Returns false if it
 // must wait for more lanes of its member mask (nothing done then).
-bool collective_ready(const Warp& w, const Op* ops, const Op& op, uint32_t pc, uint32_t group);
+bool collective_ready(const Warp& w, const Op* ops, const Op& op, uint32_t group);
 // Lanes waiting in coll_wait that execute together with `op` at `pc`.
-uint32_t collective_partners(const Warp& w, const Op* ops, const Op& op, uint32_t pc);
-void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+uint32_t collective_partners(const Warp& w, const Op* ops, const Op& op);
+// `group`: the lanes at `op` now; `partners`: lanes waiting at instructions
+// that take part with it (see collective_partners).
+void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t group,
+                     uint32_t partners);
 // Barrier arrival of `exec` lanes; returns after marking them waiting.
 void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
 void barrier_check(BlockCtx& b);

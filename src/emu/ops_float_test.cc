@@ -138,7 +138,7 @@ TEST(OpsFloat, HalfPrecision) {
   EXPECT_EQ(r.f32(0), 14.0625f);                                // (1.5 + 2.25)^2
   EXPECT_EQ(r.f32(1), std::numeric_limits<float>::infinity());  // 65520 rounds to inf in f16
   EXPECT_EQ(r.f32(2), 4.5f);
-  EXPECT_EQ(r.f32(3), 1.0f);  // 1 + 2^-8 is a tie in bf16: to even
+  EXPECT_EQ(r.f32(3), 1.0f);         // 1 + 2^-8 is a tie in bf16: to even
   EXPECT_EQ(r.u32(4), 0x40003C00u);  // {2.0 (upper), 1.0 (lower)} as f16
 }
 

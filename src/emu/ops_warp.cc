@@ -2,8 +2,12 @@
 // bar.warp.sync and activemask. A collective runs once every live lane of
 // its member mask has reached it (lanes arriving earlier wait in coll_wait);
 // exited lanes and lanes that are not threads of the block count as arrived.
-// bar.warp.sync also matches waiting lanes at other bar.warp.sync instructions.
+// Lanes of one member mask may reach it at different instructions of the same
+// kind (a shuffle in both branches of an if/else): they execute together, each
+// lane with its own instruction's operands (bar.warp.sync: any bar.warp.sync).
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "emu/exec.h"
 #include "emu/ops_alu.h"
@@ -36,115 +40,181 @@ uint32_t member_mask(const Warp& w, const Op& op, uint32_t lane) {
   return static_cast<uint32_t>(reg(w, r)[lane]);
 }
 
+// shfl.sync with all lanes at one instruction.
+void shfl_one(Warp& w, const Op& op, uint32_t exec) {
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t *A = reg(w, op.r[2]), *B = reg(w, op.r[3]), *C = reg(w, op.r[4]);
+  uint64_t vals[32];
+  std::memcpy(vals, A, sizeof(vals));
+  uint32_t p = 0;
+  SMEMLAB_FOR_LANES(exec, {
+    uint32_t bb = static_cast<uint32_t>(B[l]) & 31, c = static_cast<uint32_t>(C[l]);
+    uint32_t segmask = (c >> 8) & 31, clamp = c & 31;
+    uint32_t maxl = (l & segmask) | (clamp & ~segmask), minl = l & segmask;
+    uint32_t j;
+    bool ok;
+    switch (op.aux) {
+      case 0:
+        j = l - bb;
+        ok = l >= bb && j >= maxl;
+        break;  // up
+      case 1:
+        j = l + bb;
+        ok = j <= maxl;
+        break;  // down
+      case 2:
+        j = l ^ bb;
+        ok = j <= maxl;
+        break;  // bfly
+      default:
+        j = minl | (bb & ~segmask);
+        ok = j <= maxl;
+        break;  // idx
+    }
+    if (!ok) j = l;
+    D[l] = static_cast<uint32_t>(vals[j & 31]);
+    p |= static_cast<uint32_t>(ok) << l;
+  });
+  w.P[op.r[1]] = (w.P[op.r[1]] & ~exec) | p;
+}
+
 }  // namespace
 
-uint32_t collective_partners(const Warp& w, const Op* ops, const Op& op, uint32_t pc) {
+uint32_t collective_partners(const Warp& w, const Op* ops, const Op& op) {
   uint32_t waiting = 0;
   if (op.code == code(WARPSYNC, U32)) {
     // Different __syncwarp() calls may satisfy each other (CUDA guide).
     SMEMLAB_FOR_LANES(w.coll_wait, waiting |= (ops[w.pc[l]].code == op.code ? 1u : 0u) << l);
   } else {
-    SMEMLAB_FOR_LANES(w.coll_wait, waiting |= (w.pc[l] == pc ? 1u : 0u) << l);
+    // The same collective (opcode, type and mode) at any instruction.
+    SMEMLAB_FOR_LANES(w.coll_wait, {
+      const Op& o = ops[w.pc[l]];
+      waiting |= (o.code == op.code && o.aux == op.aux ? 1u : 0u) << l;
+    });
   }
   return waiting;
 }
 
-bool collective_ready(const Warp& w, const Op* ops, const Op& op, uint32_t pc, uint32_t group) {
+bool collective_ready(const Warp& w, const Op* ops, const Op& op, uint32_t group) {
   uint32_t lane = static_cast<uint32_t>(__builtin_ctz(group));
   uint32_t need = member_mask(w, op, lane) & w.live & w.exists;
-  uint32_t arrived = group | collective_partners(w, ops, op, pc);
+  uint32_t arrived = group | collective_partners(w, ops, op);
   return (need & ~arrived) == 0;
 }
 
-void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t group,
+                     uint32_t partners) {
+  // Lanes may come from different instructions of the same kind (partners
+  // waiting elsewhere): each lane uses its own instruction's operands.
   Base base = static_cast<Base>(op.code / 16);
-  uint32_t mm = member_mask(w, op, static_cast<uint32_t>(__builtin_ctz(exec)));
-  if (b.obs && base != ACTIVEMASK)
-    b.obs->on_warp_sync(WarpSync{base == VOTE && op.r[2] == UINT32_MAX ? exec : mm, exec,
-                                 &b.prog->info[op.info], b.id, w.index});
+  if (base == SHFL && partners == 0 && !b.obs) {  // the common case, operands hoisted
+    shfl_one(w, op, group);
+    return;
+  }
+  const Op* lop[32];
+  const Op* ops = b.prog->ops.data();
+  uint32_t all = group | partners;
+  SMEMLAB_FOR_LANES(all, lop[l] = ((group >> l) & 1u) ? &op : &ops[w.pc[l]]);
+  auto R = [&](uint32_t l, int k) { return reg(w, lop[l]->r[k])[l]; };
+  auto W = [&](uint32_t l, int k, uint64_t v) { regw(w, lop[l]->r[k])[l] = v; };
+  auto P = [&](uint32_t l, int k, bool v) {
+    uint32_t& m = w.P[lop[l]->r[k]];
+    m = (m & ~(1u << l)) | (static_cast<uint32_t>(v) << l);
+  };
+  uint32_t mm = member_mask(w, op, static_cast<uint32_t>(__builtin_ctz(group)));
+  if (b.obs && base != ACTIVEMASK) {
+    // One event per instruction taking part.
+    uint32_t left = all;
+    while (left) {
+      const Op* o = lop[__builtin_ctz(left)];
+      uint32_t lanes = 0;
+      SMEMLAB_FOR_LANES(left, lanes |= (lop[l] == o ? 1u : 0u) << l);
+      left &= ~lanes;
+      b.obs->on_warp_sync(WarpSync{base == VOTE && o->r[2] == UINT32_MAX ? all : mm, lanes,
+                                   &b.prog->info[o->info], b.id, w.index});
+    }
+  }
   switch (base) {
     case WARPSYNC:
       break;
-    case ACTIVEMASK: {
-      uint64_t* D = regw(w, op.r[0]);
-      SMEMLAB_FOR_LANES(exec, D[l] = exec);
+    case ACTIVEMASK:
+      SMEMLAB_FOR_LANES(all, W(l, 0, all));
       break;
-    }
     case SHFL: {
-      uint64_t* D = regw(w, op.r[0]);
-      const uint64_t *A = reg(w, op.r[2]), *B = reg(w, op.r[3]), *C = reg(w, op.r[4]);
+      if (partners == 0) {  // the common case: one instruction, operands hoisted
+        shfl_one(w, op, group);
+        break;
+      }
       uint64_t vals[32];
-      for (int l = 0; l < 32; ++l) vals[l] = A[l];
-      uint32_t p = 0;
-      SMEMLAB_FOR_LANES(exec, {
-        uint32_t bb = static_cast<uint32_t>(B[l]) & 31, c = static_cast<uint32_t>(C[l]);
+      for (uint32_t l = 0; l < 32; ++l) vals[l] = reg(w, op.r[2])[l];  // inactive lanes: stale
+      SMEMLAB_FOR_LANES(all, vals[l] = R(l, 2));
+      SMEMLAB_FOR_LANES(all, {
+        uint32_t bb = static_cast<uint32_t>(R(l, 3)) & 31, c = static_cast<uint32_t>(R(l, 4));
         uint32_t segmask = (c >> 8) & 31, clamp = c & 31;
         uint32_t maxl = (l & segmask) | (clamp & ~segmask), minl = l & segmask;
         uint32_t j;
         bool ok;
-        switch (op.aux) {
-          case 0:
+        switch (lop[l]->aux) {
+          case 0:  // up
             j = l - bb;
-            ok = static_cast<int32_t>(j) >= static_cast<int32_t>(maxl);
-            break;  // up
-          case 1:
+            ok = l >= bb && j >= maxl;
+            break;
+          case 1:  // down
             j = l + bb;
             ok = j <= maxl;
-            break;  // down
-          case 2:
+            break;
+          case 2:  // bfly
             j = l ^ bb;
             ok = j <= maxl;
-            break;  // bfly
-          default:
+            break;
+          default:  // idx
             j = minl | (bb & ~segmask);
             ok = j <= maxl;
-            break;  // idx
+            break;
         }
-        if (op.aux == 0) ok = l >= bb && j >= maxl;
         if (!ok) j = l;
-        D[l] = static_cast<uint32_t>(vals[j & 31]);
-        p |= static_cast<uint32_t>(ok) << l;
+        W(l, 0, static_cast<uint32_t>(vals[j & 31]));
+        P(l, 1, ok);
       });
-      w.P[op.r[1]] = (w.P[op.r[1]] & ~exec) | p;
       break;
     }
     case VOTE: {
-      uint32_t src = w.P[op.r[1]] ^ ((op.aux2 & 1) ? ~0u : 0u);
-      uint32_t members = op.r[2] == UINT32_MAX ? exec : (mm & exec);
+      uint32_t src = 0;
+      SMEMLAB_FOR_LANES(all, src |= (((w.P[lop[l]->r[1]] >> l) & 1u) ^ (lop[l]->aux2 & 1u)) << l);
+      uint32_t members = op.r[2] == UINT32_MAX ? all : (mm & all);
       uint32_t ballot = src & members;
-      if (op.aux == 3) {
-        uint64_t* D = regw(w, op.r[0]);
-        SMEMLAB_FOR_LANES(exec, D[l] = ballot);
-      } else {
-        bool r = op.aux == 0   ? ballot == members
-                 : op.aux == 1 ? ballot != 0
-                               : (ballot == 0 || ballot == members);
-        w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | (r ? exec : 0u);
-      }
+      SMEMLAB_FOR_LANES(all, {
+        uint8_t mode = lop[l]->aux;
+        if (mode == 3) {
+          W(l, 0, ballot);
+        } else {
+          P(l, 0,
+            mode == 0   ? ballot == members
+            : mode == 1 ? ballot != 0
+                        : (ballot == 0 || ballot == members));
+        }
+      });
       break;
     }
     case REDUX: {
-      uint32_t members = mm & exec;
-      const uint64_t* A = reg(w, op.r[1]);
+      uint32_t members = mm & all;
       bool sgn = op.t == S32;
-      uint32_t acc = op.aux == 3 ? ~0u
-                                 : (op.aux == 1 ? (sgn ? 0x7fffffffu : ~0u)
-                                                : (op.aux == 2 ? (sgn ? 0x80000000u : 0u) : 0u));
+      uint32_t acc = op.aux == 3   ? ~0u
+                     : op.aux == 1 ? (sgn ? 0x7fffffffu : ~0u)
+                     : op.aux == 2 ? (sgn ? 0x80000000u : 0u)
+                                   : 0u;
       SMEMLAB_FOR_LANES(members, {
-        uint32_t v = static_cast<uint32_t>(A[l]);
+        uint32_t v = static_cast<uint32_t>(R(l, 1));
+        int32_t sa = static_cast<int32_t>(acc), sv = static_cast<int32_t>(v);
         switch (op.aux) {
           case 0:
             acc += v;
             break;
           case 1:
-            acc = sgn ? static_cast<uint32_t>(
-                            std::min<int32_t>(static_cast<int32_t>(acc), static_cast<int32_t>(v)))
-                      : std::min(acc, v);
+            acc = sgn ? static_cast<uint32_t>(std::min(sa, sv)) : std::min(acc, v);
             break;
           case 2:
-            acc = sgn ? static_cast<uint32_t>(
-                            std::max<int32_t>(static_cast<int32_t>(acc), static_cast<int32_t>(v)))
-                      : std::max(acc, v);
+            acc = sgn ? static_cast<uint32_t>(std::max(sa, sv)) : std::max(acc, v);
             break;
           case 3:
             acc &= v;
@@ -157,33 +227,28 @@ void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t e
             break;
         }
       });
-      uint64_t* D = regw(w, op.r[0]);
       uint64_t out = sgn ? put(static_cast<int32_t>(acc)) : acc;
-      SMEMLAB_FOR_LANES(exec, D[l] = out);
+      SMEMLAB_FOR_LANES(all, W(l, 0, out));
       break;
     }
     case MATCH: {
-      uint32_t members = mm & exec;
-      const uint64_t* A = reg(w, op.r[2]);
-      uint64_t* D = regw(w, op.r[0]);
+      uint32_t members = mm & all;
       bool wide = op.t == U64 || op.t == S64;
-      auto val = [&](uint32_t l) { return wide ? A[l] : (A[l] & 0xffffffffu); };
-      uint32_t p = 0;
+      auto val = [&](uint32_t l) { return wide ? R(l, 2) : (R(l, 2) & 0xffffffffu); };
       uint32_t all_equal = members;
-      SMEMLAB_FOR_LANES(
-          members, if (val(l) != val(static_cast<uint32_t>(__builtin_ctz(members)))) all_equal = 0);
-      SMEMLAB_FOR_LANES(exec, {
-        if (op.aux == 1) {
-          D[l] = all_equal;
-          p |= (all_equal ? 1u : 0u) << l;
+      uint64_t first = members ? val(static_cast<uint32_t>(__builtin_ctz(members))) : 0;
+      SMEMLAB_FOR_LANES(members, if (val(l) != first) all_equal = 0);
+      SMEMLAB_FOR_LANES(all, {
+        if (lop[l]->aux == 1) {
+          W(l, 0, all_equal);
+          P(l, 1, all_equal != 0);
         } else {
           uint32_t same = 0;
           for (uint32_t k = 0; k < 32; ++k)
             if (((members >> k) & 1u) && val(k) == val(l)) same |= 1u << k;
-          D[l] = same;
+          W(l, 0, same);
         }
       });
-      if (op.aux == 1) w.P[op.r[1]] = (w.P[op.r[1]] & ~exec) | p;
       break;
     }
     default:

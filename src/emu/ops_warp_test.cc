@@ -89,9 +89,35 @@ $L_done:
   }
 }
 
-TEST(OpsWarp, CollectivesAtDifferentInstructionsAreADeadlock) {
-  // Documented limitation: lanes of one member mask must meet at the same
-  // instruction; two shuffles in the branches of an if/else never match.
+TEST(OpsWarp, ShufflesInBothBranchesExchange) {
+  // A full-mask shuffle in each branch of an if/else: the two instructions
+  // execute together, each lane with its own operands.
+  auto r = run_snippet(R"(
+  and.b32 %r1, %r15, 1;
+  setp.eq.u32 %p1, %r1, 1;
+  @%p1 bra $L_odd;
+  add.u32 %r2, %r15, 100;
+  shfl.sync.bfly.b32 %r3, %r2, 1, 31, -1;
+  vote.sync.ballot.b32 %r4, %p1, -1;
+  bra.uni $L_done;
+$L_odd:
+  add.u32 %r5, %r15, 200;
+  shfl.sync.bfly.b32 %r3, %r5, 1, 31, -1;
+  vote.sync.ballot.b32 %r4, %p1, -1;
+$L_done:
+  st.global.u32 [%rd14], %r3;
+  st.global.u32 [%rd14+8], %r4;)",
+                       32);
+  SNIPPET_OK(r);
+  for (uint32_t l = 0; l < 32; ++l) {
+    uint32_t partner = l ^ 1;
+    EXPECT_EQ(r.u32(0, l), partner + ((partner & 1) ? 200u : 100u)) << l;
+    EXPECT_EQ(r.u32(1, l), 0xAAAAAAAAu) << l;
+  }
+}
+
+TEST(OpsWarp, DifferentCollectivesDeadlock) {
+  // A shuffle in one branch and a vote in the other never meet.
   auto r = run_snippet(R"(
   and.b32 %r1, %r15, 1;
   setp.eq.u32 %p1, %r1, 1;
@@ -99,7 +125,7 @@ TEST(OpsWarp, CollectivesAtDifferentInstructionsAreADeadlock) {
   shfl.sync.bfly.b32 %r3, %r15, 1, 31, -1;
   bra.uni $L_done;
 $L_odd:
-  shfl.sync.bfly.b32 %r3, %r15, 1, 31, -1;
+  vote.sync.ballot.b32 %r3, %p1, -1;
 $L_done:)",
                        32);
   ASSERT_FALSE(r.ok);

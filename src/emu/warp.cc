@@ -225,7 +225,9 @@ uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
     switch (op.code) {
       case code(NOP, U32):
         break;
-        TYPED_CASES(MOV, mov)
+        // clang-format off
+      TYPED_CASES(MOV, mov)
+      // clang-format on
       case code(MOV, F32):
         mov<U32>(w, op, exec);
         break;
@@ -240,44 +242,39 @@ uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
       case code(MOV, BF16X2):
         mov<U32>(w, op, exec);
         break;
-        INT_CASES(ADD, int_bin)
-        INT_CASES(SUB, int_bin)
-        INT_CASES(MUL_LO, int_bin)
-        INT_CASES(MUL_HI, int_bin)
-        INT_CASES(MIN, int_bin) INT_CASES(MAX, int_bin) INT_CASES(AND, int_bin)
-            INT_CASES(OR, int_bin) INT_CASES(XOR, int_bin) INT_CASES(SHL, int_bin)
-                INT_CASES(SHR, int_bin) INT_CASES(DIV, int_bin) INT_CASES(REM, int_bin)
-                    INT_CASES(MAD_LO, int_mad) INT_CASES(MAD_HI, int_mad) case code(MUL_WIDE, U16)
-            : int_mad<MUL_WIDE, U16>(w, op, exec);
-        break;
-      case code(MUL_WIDE, S16):
-        int_mad<MUL_WIDE, S16>(w, op, exec);
-        break;
-      case code(MUL_WIDE, U32):
-        int_mad<MUL_WIDE, U32>(w, op, exec);
-        break;
-      case code(MUL_WIDE, S32):
-        int_mad<MUL_WIDE, S32>(w, op, exec);
-        break;
-      case code(MAD_WIDE, U16):
-        int_mad<MAD_WIDE, U16>(w, op, exec);
-        break;
-      case code(MAD_WIDE, S16):
-        int_mad<MAD_WIDE, S16>(w, op, exec);
-        break;
-      case code(MAD_WIDE, U32):
-        int_mad<MAD_WIDE, U32>(w, op, exec);
-        break;
-      case code(MAD_WIDE, S32):
-        int_mad<MAD_WIDE, S32>(w, op, exec);
-        break;
-        INT_CASES(ABS, int_un)
-        INT_CASES(NEG, int_un)
-        INT_CASES(NOT, int_un)
-        INT_CASES(CNOT, int_un)
-        INT_CASES(POPC, int_un) INT_CASES(CLZ, int_un) INT_CASES(BREV, int_un) case code(BFE, U32)
-            : bfe<U32>(w, op, exec);
-        break;
+        // clang-format off
+      INT_CASES(ADD, int_bin)
+      INT_CASES(SUB, int_bin)
+      INT_CASES(MUL_LO, int_bin)
+      INT_CASES(MUL_HI, int_bin)
+      INT_CASES(MIN, int_bin)
+      INT_CASES(MAX, int_bin)
+      INT_CASES(AND, int_bin)
+      INT_CASES(OR, int_bin)
+      INT_CASES(XOR, int_bin)
+      INT_CASES(SHL, int_bin)
+      INT_CASES(SHR, int_bin)
+      INT_CASES(DIV, int_bin)
+      INT_CASES(REM, int_bin)
+      INT_CASES(MAD_LO, int_mad)
+      INT_CASES(MAD_HI, int_mad)
+      INT_CASES(ABS, int_un)
+      INT_CASES(NEG, int_un)
+      INT_CASES(NOT, int_un)
+      INT_CASES(CNOT, int_un)
+      INT_CASES(POPC, int_un)
+      INT_CASES(CLZ, int_un)
+      INT_CASES(BREV, int_un)
+      case code(MUL_WIDE, U16): int_mad<MUL_WIDE, U16>(w, op, exec); break;
+      case code(MUL_WIDE, S16): int_mad<MUL_WIDE, S16>(w, op, exec); break;
+      case code(MUL_WIDE, U32): int_mad<MUL_WIDE, U32>(w, op, exec); break;
+      case code(MUL_WIDE, S32): int_mad<MUL_WIDE, S32>(w, op, exec); break;
+      case code(MAD_WIDE, U16): int_mad<MAD_WIDE, U16>(w, op, exec); break;
+      case code(MAD_WIDE, S16): int_mad<MAD_WIDE, S16>(w, op, exec); break;
+      case code(MAD_WIDE, U32): int_mad<MAD_WIDE, U32>(w, op, exec); break;
+      case code(MAD_WIDE, S32): int_mad<MAD_WIDE, S32>(w, op, exec); break;
+      case code(BFE, U32): bfe<U32>(w, op, exec); break;
+      // clang-format on
       case code(BFE, S32):
         bfe<S32>(w, op, exec);
         break;
@@ -299,11 +296,14 @@ uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
       case code(SHF, U32):
         shf(w, op, exec);
         break;
-        FLOAT_CASES(FADD)
-        FLOAT_CASES(FSUB)
-        FLOAT_CASES(FMUL)
-        FLOAT_CASES(FFMA) TYPED_CASES(SETP, setp) case code(SETP, F32) : setp<F32>(w, op, exec);
-        break;
+        // clang-format off
+      FLOAT_CASES(FADD)
+      FLOAT_CASES(FSUB)
+      FLOAT_CASES(FMUL)
+      FLOAT_CASES(FFMA)
+      TYPED_CASES(SETP, setp)
+      case code(SETP, F32): setp<F32>(w, op, exec); break;
+      // clang-format on
       case code(SETP, F64):
         setp<F64>(w, op, exec);
         break;
@@ -485,15 +485,15 @@ uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
       case code(MATCH, U64):
       case code(ACTIVEMASK, U32): {
         if (exec == 0) break;
-        if (!collective_ready(w, ops, op, pc, exec)) {
+        if (!collective_ready(w, ops, op, exec)) {
           materialize(w);
           set_pc(w, group & ~exec, pc + 1);
           w.coll_wait |= exec;  // their pc[] stays at this op
           w.runnable &= ~exec;
           continue;
         }
-        uint32_t waiting = collective_partners(w, ops, op, pc);
-        exec_collective(b, w, op, pc, exec | waiting);
+        uint32_t waiting = collective_partners(w, ops, op);
+        exec_collective(b, w, op, pc, exec, waiting);
         if (waiting) {
           materialize(w);
           w.coll_wait &= ~waiting;
