@@ -109,8 +109,19 @@ class BlockAccess final : public emu::BlockObserver {
     else
       ++s.counts.uniform;
   }
+  bool wants_instruction_counts() const override { return true; }
+  void on_instruction_counts(const std::vector<emu::InstrCount>& counts,
+                             const std::vector<const emu::InstrInfo*>& info) override {
+    for (size_t pc = 0; pc < counts.size(); ++pc)
+      if (counts[pc].steps) {
+        auto& e = executed[static_cast<uint32_t>(pc)];
+        e.first = info[pc];
+        e.second.add({counts[pc].steps, counts[pc].lanes});
+      }
+  }
   std::map<uint32_t, AccessInstr> accesses;
   std::map<uint32_t, BranchInstr> branches;
+  std::map<uint32_t, std::pair<const emu::InstrInfo*, ExecCounts>> executed;
 };
 
 }  // namespace
@@ -134,6 +145,10 @@ void AccessAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver>
   for (auto& [pc, s] : b->branches) {
     auto [it, fresh] = branches_.try_emplace(pc, s);
     if (!fresh) it->second.counts.add(s.counts);
+  }
+  for (auto& [pc, e] : b->executed) {
+    auto [it, fresh] = executed_.try_emplace(pc, e);
+    if (!fresh) it->second.second.add(e.second);
   }
 }
 

@@ -71,6 +71,17 @@ struct BranchInstr {
   BranchCounts counts;
 };
 
+// Warp-instructions executed and lanes active at them, for SIMT efficiency
+// (average active lanes per executed warp-instruction / 32).
+struct ExecCounts {
+  uint64_t steps = 0, lanes = 0;
+  void add(const ExecCounts& o) {
+    steps += o.steps;
+    lanes += o.lanes;
+  }
+  double efficiency() const { return steps ? double(lanes) / (32.0 * double(steps)) : 1.0; }
+};
+
 // Sectors of one request: distinct 32-byte sectors and the ideal count.
 struct SectorCost {
   uint64_t sectors = 0, ideal = 0, bytes = 0;
@@ -85,16 +96,25 @@ class AccessAnalysis final : public emu::KernelObserver {
 
   const std::map<uint32_t, AccessInstr>& accesses() const { return accesses_; }
   const std::map<uint32_t, BranchInstr>& branches() const { return branches_; }
+  // Per instruction that ran: how often, with how many lanes.
+  const std::map<uint32_t, std::pair<const emu::InstrInfo*, ExecCounts>>& executed() const {
+    return executed_;
+  }
   const emu::KernelInfo& kernel() const { return kernel_; }
   // Multiplies every count by f (rounded): sampled blocks -> whole grid.
   void scale(double f) {
     for (auto& [pc, s] : accesses_) s.counts.scale(f);
     for (auto& [pc, b] : branches_) b.counts.scale(f);
+    for (auto& [pc, e] : executed_) {
+      e.second.steps = static_cast<uint64_t>(static_cast<double>(e.second.steps) * f + 0.5);
+      e.second.lanes = static_cast<uint64_t>(static_cast<double>(e.second.lanes) * f + 0.5);
+    }
   }
 
  private:
   std::map<uint32_t, AccessInstr> accesses_;
   std::map<uint32_t, BranchInstr> branches_;
+  std::map<uint32_t, std::pair<const emu::InstrInfo*, ExecCounts>> executed_;
   emu::KernelInfo kernel_;
 };
 

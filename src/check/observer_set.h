@@ -34,6 +34,16 @@ class ObserverSet final : public emu::KernelObserver {
  private:
   struct BlockSet final : emu::BlockObserver {
     std::vector<std::unique_ptr<emu::BlockObserver>> parts;
+    bool wants_instruction_counts() const override {
+      for (auto& p : parts)
+        if (p && p->wants_instruction_counts()) return true;
+      return false;
+    }
+    void on_instruction_counts(const std::vector<emu::InstrCount>& c,
+                               const std::vector<const emu::InstrInfo*>& info) override {
+      for (auto& p : parts)
+        if (p && p->wants_instruction_counts()) p->on_instruction_counts(c, info);
+    }
     void on_block_begin(emu::Dim3 b, emu::Dim3 d, uint32_t s) override {
       for (auto& p : parts)
         if (p) p->on_block_begin(b, d, s);

@@ -224,6 +224,10 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     for (const auto& [r, kind] : p.specials)
       fill_special(w.R + size_t{r} * 32, kind, env, id, wi, nwarps);
   }
+  if (obs && obs->wants_instruction_counts())
+    b.counts.assign(p.ops.size(), InstrCount{});
+  else
+    b.counts.clear();
   if (obs) obs->on_block_begin(id, env.block, b.shared_bytes);
   for (;;) {
     bool progress = false, alive = false;
@@ -244,6 +248,11 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     }
     if (!alive) break;
     if (!progress) deadlock();
+  }
+  if (!b.counts.empty()) {
+    std::vector<const InstrInfo*> info(p.ops.size());
+    for (size_t pc = 0; pc < p.ops.size(); ++pc) info[pc] = &p.info[p.ops[pc].info];
+    obs->on_instruction_counts(b.counts, info);
   }
   if (obs) obs->on_block_end(id);
 }

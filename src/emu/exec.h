@@ -77,6 +77,9 @@ struct BlockCtx {
   uint64_t steps = 0;
   uint64_t lane_steps = 0;
   uint64_t clock_base = 0;
+  // Per-pc counts, only when the observer asks (else empty: no cost but a
+  // test per warp-instruction).
+  std::vector<InstrCount> counts;
 };
 
 [[noreturn]] void fault(const Warp& w, uint32_t pc, int lane, const char* kind, std::string msg);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace smemlab::ptx {
 class LineTable;
@@ -97,9 +98,22 @@ struct Exit {
   uint32_t warp;
 };
 
+// How often each instruction ran in one block: warp-instructions and the
+// lanes at the instruction's PC summed over them (SIMT efficiency per line).
+struct InstrCount {
+  uint64_t steps = 0;
+  uint64_t lanes = 0;
+};
+
 class BlockObserver {
  public:
   virtual ~BlockObserver() = default;
+  // Observers that return true get on_instruction_counts at the block's end;
+  // the interpreter counts per instruction only for them.
+  virtual bool wants_instruction_counts() const { return false; }
+  // Indexed by pc (Program::ops); info[pc] is the instruction.
+  virtual void on_instruction_counts(const std::vector<InstrCount>& /*by_pc*/,
+                                     const std::vector<const InstrInfo*>& /*info*/) {}
   virtual void on_block_begin(Dim3 /*block*/, Dim3 /*block_dim*/, uint32_t /*shared_bytes*/) {}
   virtual void on_memory(const MemAccess&) {}
   virtual void on_barrier(const BarrierArrive&) {}

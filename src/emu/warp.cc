@@ -218,7 +218,12 @@ uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
       }
     }
     const Op& op = ops[pc];
-    lanes += group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
+    uint32_t at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
+    lanes += at_pc;
+    if (!b.counts.empty()) {
+      ++b.counts[pc].steps;
+      b.counts[pc].lanes += at_pc;
+    }
     uint32_t exec = group;
     if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
     ++n;

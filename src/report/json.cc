@@ -61,6 +61,7 @@ json model_json(const check::ModelCounts& m) {
 struct AccessLine {
   check::SectorCounts cls[check::kAccessClasses];
   check::BranchCounts branches;
+  check::ExecCounts exec;
   bool any = false;
 };
 
@@ -76,6 +77,11 @@ std::map<check::SourceLine, AccessLine> access_lines(const check::AccessAnalysis
       out[where].branches.add(b.counts);
       out[where].any = true;
     }
+  for (const auto& [pc, e] : a.executed())
+    for (const auto& where : check::lines_of(a.kernel().lines, e.first->loc)) {
+      out[where].exec.add(e.second);
+      out[where].any = true;
+    }
   return out;
 }
 
@@ -85,6 +91,10 @@ void add_access(json& j, const AccessLine& l) {
       j[check::access_class_name(static_cast<check::AccessClass>(c))] = sectors_json(l.cls[c]);
   if (l.branches.uniform + l.branches.divergent)
     j["branches"] = {{"uniform", l.branches.uniform}, {"divergent", l.branches.divergent}};
+  if (l.exec.steps) {
+    j["warp_instructions"] = l.exec.steps;
+    j["simt_efficiency"] = l.exec.efficiency();
+  }
 }
 
 }  // namespace
@@ -138,6 +148,7 @@ json analyze_json(const Analysis& a) {
     AccessLine all;
     for (const auto& [pc, s] : a.access->accesses()) all.cls[static_cast<int>(s.cls)].add(s.counts);
     for (const auto& [pc, b] : a.access->branches()) all.branches.add(b.counts);
+    for (const auto& [pc, e] : a.access->executed()) all.exec.add(e.second);
     add_access(j["totals"], all);
     if (!j["totals"].contains("branches"))
       j["totals"]["branches"] = {{"uniform", 0}, {"divergent", 0}};

@@ -40,6 +40,7 @@ std::string bank_note(const check::LineStats& l,
 struct AccessNote {
   check::SectorCounts cls[check::kAccessClasses];
   check::BranchCounts branches;
+  check::ExecCounts exec;
 };
 
 std::string access_note(const AccessNote& n) {
@@ -54,6 +55,11 @@ std::string access_note(const AccessNote& n) {
         double(s.sectors) / double(s.requests), double(s.ideal_sectors) / double(s.requests),
         s.sectors ? 100.0 * double(s.bytes) / (32.0 * double(s.sectors)) : 100.0);
   }
+  if (n.exec.steps && n.exec.lanes < 32 * n.exec.steps)
+    out += fmt::format(
+        "        SIMT efficiency {:.0f}% ({:.1f} of 32 lanes on average over {} "
+        "warp-instructions)\n",
+        100.0 * n.exec.efficiency(), double(n.exec.lanes) / double(n.exec.steps), n.exec.steps);
   if (n.branches.divergent)
     out += fmt::format("        branch: {} divergent, {} uniform warp executions\n",
                        n.branches.divergent, n.branches.uniform);
@@ -159,6 +165,9 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
     for (const auto& [pc, b] : a.access->branches())
       for (const auto& w : check::lines_of(a.access->kernel().lines, b.instr->loc))
         notes[w].branches.add(b.counts);
+    for (const auto& [pc, e] : a.access->executed())
+      for (const auto& w : check::lines_of(a.access->kernel().lines, e.first->loc))
+        notes[w].exec.add(e.second);
   }
   // The user's file is the one most lines belong to... the source given.
   std::map<int, std::string> annotations;
@@ -208,6 +217,13 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
   if (a.banks->cp_async_requests())
     out += fmt::format("  {} cp.async shared requests are not modelled\n",
                        a.banks->cp_async_requests());
+  if (a.access) {
+    check::ExecCounts all;
+    for (const auto& [pc, e] : a.access->executed()) all.add(e.second);
+    if (all.steps)
+      out += fmt::format("  SIMT efficiency {:.1f}% ({} warp-instructions)\n",
+                         100.0 * all.efficiency(), all.steps);
+  }
   if (a.run.blocks_observed != a.run.blocks_total)
     out += fmt::format("  counts scaled from {} emulated blocks to the grid's {} (x{:.2f})\n",
                        a.run.blocks_observed, a.run.blocks_total, scale(a.run));
