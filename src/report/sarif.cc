@@ -33,7 +33,9 @@ json analyze_sarif(const Analysis& a) {
         {"shortDescription", {{"text", "Shared-memory bank conflicts: wavefronts above ideal"}}}},
        {{"id", "uncoalesced"},
         {"shortDescription",
-         {{"text", "Global or local accesses move more 32-byte sectors than needed"}}}}});
+         {{"text", "Global or local accesses move more 32-byte sectors than needed"}}}},
+       {{"id", "divergent-branch"},
+        {"shortDescription", {{"text", "A branch splits warps: each side runs in turn"}}}}});
   json results = json::array();
   const std::string arch = a.banks->models().front()->name();
   for (const auto& l : a.banks->lines()) {
@@ -75,6 +77,22 @@ json analyze_sarif(const Analysis& a) {
            {"locations", location(where)},
            {"properties", {{"excess_sectors", c.sectors - c.ideal_sectors}}}});
     }
+  }
+  if (a.access) {
+    std::map<check::SourceLine, check::BranchCounts> by_line;
+    for (const auto& [pc, b] : a.access->branches())
+      if (b.counts.divergent)
+        for (const auto& where : check::lines_of(a.access->kernel().lines, b.instr->loc))
+          by_line[where].add(b.counts);
+    for (const auto& [where, c] : by_line)
+      results.push_back(
+          {{"ruleId", "divergent-branch"},
+           {"level", "note"},
+           {"message",
+            {{"text", fmt::format("{} of {} warp executions of this line's branches split the warp",
+                                  c.divergent, c.divergent + c.uniform)}}},
+           {"locations", location(where)},
+           {"properties", {{"divergent", c.divergent}, {"uniform", c.uniform}}}});
   }
   return sarif_log(std::move(rules), std::move(results));
 }
