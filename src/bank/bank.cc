@@ -91,6 +91,29 @@ unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
   return cost;
 }
 
+Result serve_in_groups(const Request& r, unsigned group_size, unsigned banks, bool lane_keys,
+                       unsigned extra_pass) {
+  Result res;
+  unsigned groups = 0;
+  for (unsigned first = 0; first < 32; first += group_size) {
+    uint32_t lanes = lanes_in(r.mask, first, group_size);
+    if (!lanes) continue;
+    std::vector<Touch> touches;
+    add_touches(r, lanes, 4, banks, touches);
+    if (lane_keys)
+      for (Touch& t : touches) t.key = t.lane;
+    unsigned cost = serve_group(touches, groups, res.passes);
+    for (unsigned e = 0; e < extra_pass; ++e, ++cost) res.passes.push_back({groups, {}});
+    res.wavefronts += cost;
+    res.ways = std::max(res.ways, cost);
+    ++groups;
+  }
+  res.ideal = groups;
+  res.bank_conflicts = res.wavefronts - res.ideal;
+  res.worst_wavefronts = res.wavefronts;
+  return res;
+}
+
 }  // namespace detail
 
 namespace {

@@ -30,29 +30,10 @@ class FermiModel final : public Model {
       throw Error(name() +
                   ": shared-memory atomics are not modelled before sm_70 "
                   "(Fermi emulates them with lock/update/unlock sequences)");
-    Result res;
-    if (r.mask == 0) return res;
-    unsigned group_size = r.width <= 4 ? 32 : 128 / r.width;
-    unsigned groups = 0;
-    for (unsigned first = 0; first < 32; first += group_size) {
-      uint32_t lanes = lanes_in(r.mask, first, group_size);
-      if (!lanes) continue;
-      std::vector<Touch> touches;
-      add_touches(r, lanes, 4, kBanks, touches);
-      unsigned cost = serve_group(touches, groups, res.passes);
-      if (r.width == 16) {
-        // The guide's extra 128-bit pass; it carries no further words.
-        res.passes.push_back({groups, {}});
-        ++cost;
-      }
-      res.wavefronts += cost;
-      res.ways = std::max(res.ways, cost);
-      ++groups;
-    }
-    res.ideal = groups;
-    res.bank_conflicts = res.wavefronts - res.ideal;
-    res.worst_wavefronts = res.wavefronts;
-    return res;
+    if (r.mask == 0) return Result{};
+    // 128-bit: the guide's extra pass per quarter-warp; it carries no words.
+    return serve_in_groups(r, r.width <= 4 ? 32 : 128 / r.width, kBanks, false,
+                           r.width == 16 ? 1 : 0);
   }
 
  private:

@@ -34,6 +34,14 @@ void add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned
 unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
                      std::vector<Wavefront>& passes);
 
+// Serves the active lanes in groups of `group_size` consecutive lanes (32:
+// the whole warp), each group costing serve_group over 4-byte words, plus
+// `extra_pass` empty passes per group (Fermi's 128-bit rule). Fills
+// wavefronts, ideal (one per non-empty group), bank_conflicts, ways and
+// worst_wavefronts. `lane_keys`: every lane is its own key (atomics).
+Result serve_in_groups(const Request& r, unsigned group_size, unsigned banks, bool lane_keys,
+                       unsigned extra_pass = 0);
+
 // Lanes of `mask` inside [first, first+count).
 inline uint32_t lanes_in(uint32_t mask, unsigned first, unsigned count) {
   uint32_t range = count >= 32 ? 0xffffffffu : ((1u << count) - 1u) << first;

@@ -44,33 +44,15 @@ class VoltaModel final : public Model {
 
   Result evaluate(const Request& r) const override {
     validate(r);
-    Result res;
-    if (r.mask == 0) return res;
-
-    // Lane groups served separately: [first, first+size).
+    if (r.mask == 0) return Result{};
+    // Lane groups served separately; atomics serialize every lane on a bank,
+    // even lanes on the same word.
     unsigned group_size = 32;
     if (r.op != Op::Atomic && r.width > 4) {
       group_size = 128 / r.width;
       if (r.op == Op::Load && loads_merge(r)) group_size *= 2;
     }
-    unsigned groups = 0;
-    for (unsigned first = 0; first < 32; first += group_size) {
-      uint32_t lanes = lanes_in(r.mask, first, group_size);
-      if (!lanes) continue;
-      std::vector<Touch> touches;
-      add_touches(r, lanes, 4, kBanks, touches);
-      // Atomics serialize every lane on a bank, even lanes on the same word.
-      if (r.op == Op::Atomic)
-        for (Touch& t : touches) t.key = t.lane;
-      unsigned cost = serve_group(touches, groups, res.passes);
-      res.wavefronts += cost;
-      res.ways = std::max(res.ways, cost);
-      ++groups;
-    }
-    res.ideal = groups;
-    res.bank_conflicts = res.wavefronts - res.ideal;
-    res.worst_wavefronts = res.wavefronts;
-    return res;
+    return serve_in_groups(r, group_size, kBanks, r.op == Op::Atomic);
   }
 
  private:
