@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bank/bank.h"
 #include "check/access_stats.h"
@@ -39,12 +40,22 @@ MemoryLayout layout_of(const emu::Program& prog) {
   return l;
 }
 
-void run(benchmark::State& state, const char* file, const char* kernel) {
+// `launch` empty: the file's recipe for the kernel; else grid, block and args
+// of a larger launch, to separate per-launch set-up from per-access cost.
+struct Launch {
+  std::string grid, block;
+  std::vector<std::string> args;
+};
+
+void run(benchmark::State& state, const char* file, const char* kernel, const Launch& launch = {}) {
   auto mode = static_cast<Mode>(state.range(0));
   cli::LaunchOptions o;
   o.file = kernel_file(file);
   o.kernel = kernel;
   o.threads = 1;
+  o.grid = launch.grid;
+  o.block = launch.block;
+  o.args = launch.args;
   cli::Prepared p;
   try {
     cli::prepare_launch(o, &p);
@@ -90,6 +101,26 @@ void BM_reduce_shuffle(benchmark::State& s) { run(s, "reduction.cu", "reduce_shu
 void BM_matmul_tiled16(benchmark::State& s) { run(s, "matmul.cu", "matmul_tiled16"); }
 void BM_setRowReadCol(benchmark::State& s) { run(s, "tiles.cu", "setRowReadCol"); }
 
+// Larger launches (16x-64x the recipes' blocks).
+void BM_transposeCoalesced_512(benchmark::State& s) {
+  run(s, "transpose.cu", "transposeCoalesced",
+      {"16,16", "32,8", {"float[262144]=random(1)", "float[262144]=zeros", "int=512", "int=512"}});
+}
+void BM_reduce_shuffle_256k(benchmark::State& s) {
+  run(s, "reduction.cu", "reduce_shuffle",
+      {"512", "256", {"float[262144]=random(1)", "float[512]=zeros", "int=262144"}});
+}
+void BM_matmul_tiled16_256(benchmark::State& s) {
+  run(s, "matmul.cu", "matmul_tiled16",
+      {"16,16",
+       "16,16",
+       {"float[65536]=random(1)", "float[65536]=random(2)", "float[65536]=zeros", "int=256",
+        "int=256", "int=256"}});
+}
+void BM_setRowReadCol_64(benchmark::State& s) {
+  run(s, "tiles.cu", "setRowReadCol", {"64", "32,32", {"int[65536]=zeros"}});
+}
+
 void modes(benchmark::internal::Benchmark* b) {
   b->ArgName("mode")->Arg(kNone)->Arg(kBankAccess)->Arg(kDefects)->Arg(kAll);
   b->Unit(benchmark::kMicrosecond)->UseRealTime();
@@ -99,6 +130,10 @@ BENCHMARK(BM_transposeCoalesced)->Apply(modes);
 BENCHMARK(BM_reduce_shuffle)->Apply(modes);
 BENCHMARK(BM_matmul_tiled16)->Apply(modes);
 BENCHMARK(BM_setRowReadCol)->Apply(modes);
+BENCHMARK(BM_transposeCoalesced_512)->Apply(modes);
+BENCHMARK(BM_reduce_shuffle_256k)->Apply(modes);
+BENCHMARK(BM_matmul_tiled16_256)->Apply(modes);
+BENCHMARK(BM_setRowReadCol_64)->Apply(modes);
 
 }  // namespace
 }  // namespace smemlab::check

@@ -93,14 +93,17 @@ class BlockDefects final : public emu::BlockObserver {
                          b.barrier, b.expected, exited_, threads_),
              b.instr, b.warp * 32, nullptr, 0, "barrier");
     }
-    auto& pcs = waiting_[b.barrier];
-    if (std::find(pcs.begin(), pcs.end(), b.instr) == pcs.end()) pcs.push_back(b.instr);
-    if (b.aligned && pcs.size() > 1 && pcs.front() != b.instr)
+    // Different warps at different barrier instructions (within one warp the
+    // partial-warp finding above already says it).
+    auto& waiting = waiting_[b.barrier];
+    if (waiting.empty()) waiting.push_back({b.instr, b.warp});
+    const auto& [first, first_warp] = waiting.front();
+    if (b.aligned && first != b.instr && first_warp != b.warp)
       report("divergent-barrier", Severity::Error,
-             fmt::format("warps wait at barrier {} from different barrier instructions "
+             fmt::format("warps {} and {} wait at barrier {} from different barrier instructions "
                          "(PTX lines {} and {})",
-                         b.barrier, pcs.front()->ptx_line, b.instr->ptx_line),
-             b.instr, b.warp * 32, pcs.front(), 0, "barrier", "other barrier");
+                         first_warp, b.warp, b.barrier, first->ptx_line, b.instr->ptx_line),
+             b.instr, b.warp * 32, first, first_warp * 32, "barrier", "other barrier");
   }
 
   void on_barrier_release(const emu::BarrierRelease& r) override {
@@ -319,7 +322,8 @@ class BlockDefects final : public emu::BlockObserver {
   uint64_t event_ = 0;
   std::vector<Shadow> shadow_;
   std::vector<uint32_t> wepoch_;
-  std::map<uint32_t, std::vector<const emu::InstrInfo*>> waiting_;
+  // Per barrier id: the first waiter of the current epoch (instruction, warp).
+  std::map<uint32_t, std::vector<std::pair<const emu::InstrInfo*, uint32_t>>> waiting_;
   std::map<uint64_t, PendingRead> pending_uninit_;  // byte -> first read of it, unwritten
 };
 

@@ -21,7 +21,8 @@ struct AnalyzeOptions {
 
 uint64_t excess_wavefronts(const check::BankAnalysis& b) {
   uint64_t e = 0;
-  for (const auto& c : b.totals().front().op) e += c.wavefronts - c.ideal;
+  auto totals = b.totals();  // kept alive: the loop reads into it
+  for (const auto& c : totals.front().op) e += c.wavefronts - c.ideal;
   return e;
 }
 
@@ -69,7 +70,14 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_flag("--sarif", o->sarif,
                 "SARIF 2.1.0 output (one result per line with excess wavefronts)");
   cmd->add_option("--fail-on-excess", o->fail_on_excess,
-                  "exit 1 when the kernel's excess wavefronts on the first model exceed N");
+                  "exit 1 when the kernel's excess wavefronts on the first model exceed N")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos
+                       ? std::string()
+                       : "expected a non-negative integer, got '" + v + "'";
+          },
+          "N"));
   cmd->callback([o] {
     if (o->json && o->sarif) throw UsageError("--json and --sarif exclude each other");
     analyze(*o);

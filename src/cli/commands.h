@@ -10,7 +10,7 @@ namespace smemlab::cli {
 // Exit codes shared by all subcommands.
 enum Exit : int {
   kOk = 0,
-  kFindings = 1,     // check/analyze found defects, or a --fail-on threshold was passed
+  kFindings = 1,     // check found defects, analyze --fail-on-excess was passed, run --compare differed
   kUsage = 2,        // bad command line or bad input (message on stderr)
   kNoDevice = 3,     // `bench` without a CUDA device
   kRuntime = 4,      // the kernel under emulation failed (trap, deadlock, budget)

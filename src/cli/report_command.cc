@@ -31,8 +31,9 @@ constexpr const char* kArchs = "sm_90,sm_20,sm_35:4,sm_35:8";
 struct Row {
   std::string file, kernel;
   int variant = 1;  // n-th recipe of the same kernel (other sizes)
-  uint64_t requests = 0;
-  std::vector<double> per_request;        // wavefronts per shared request, per model
+  uint64_t ld_requests = 0, st_requests = 0, atom_requests = 0;
+  // Wavefronts per shared load / store request, per model; -1 for none.
+  std::vector<double> ld_per, st_per;
   double sectors = 0, ideal_sectors = 0;  // per global request
   uint64_t divergent = 0, branches = 0;
   size_t findings = 0;
@@ -58,11 +59,17 @@ Row analyze_recipe(const std::string& file, const Recipe& recipe) {
   }
   if (run.status.error) row.error = run.status.error->kind + ": " + run.status.error->message;
   auto totals = run.banks->totals();
-  for (const auto& c : totals[0].op) row.requests += c.requests;
+  const int ld = static_cast<int>(check::SharedOp::Load),
+            st = static_cast<int>(check::SharedOp::Store);
+  row.ld_requests = totals[0].op[ld].requests;
+  row.st_requests = totals[0].op[st].requests;
+  row.atom_requests = totals[0].op[static_cast<int>(check::SharedOp::Atomic)].requests;
+  auto per = [](const check::BankCounts& c) {
+    return c.requests ? double(c.wavefronts) / double(c.requests) : -1.0;
+  };
   for (const auto& m : totals) {
-    uint64_t wf = 0;
-    for (const auto& c : m.op) wf += c.wavefronts;
-    row.per_request.push_back(row.requests ? double(wf) / double(row.requests) : 0.0);
+    row.ld_per.push_back(per(m.op[ld]));
+    row.st_per.push_back(per(m.op[st]));
   }
   check::SectorCounts g;
   for (const auto& [pc, s] : run.access.accesses())
@@ -127,22 +134,29 @@ void report(ReportOptions& o) {
         rows.back().variant = rows[rows.size() - 2].variant + 1;
     }
 
+  if (rows.empty())
+    throw UsageError(o.filter.empty() ? fmt::format("{}: no `// smemlab:` recipes found", o.kernels)
+                                      : fmt::format("--filter '{}': no kernel matches", o.filter));
   auto models = parse_models(kArchs);
   if (o.json) {
     nlohmann::json arr = nlohmann::json::array();
     for (const Row& r : rows) {
-      nlohmann::json j = {{"file", r.file},
-                          {"kernel", r.kernel},
-                          {"recipe", r.variant},
-                          {"shared_requests", r.requests},
-                          {"global_sectors_per_request", r.sectors},
-                          {"global_ideal_sectors_per_request", r.ideal_sectors},
-                          {"divergent_branches", r.divergent},
-                          {"branches", r.branches},
-                          {"findings", r.findings}};
-      for (size_t m = 0; m < models.size(); ++m)
-        j["wavefronts_per_request"][models[m]->name()] =
-            r.per_request.size() > m ? r.per_request[m] : 0.0;
+      nlohmann::json j = {
+          {"file", r.file},
+          {"kernel", r.kernel},
+          {"recipe", r.variant},
+          {"shared_requests",
+           {{"load", r.ld_requests}, {"store", r.st_requests}, {"atomic", r.atom_requests}}},
+          {"global_sectors_per_request", r.sectors},
+          {"global_ideal_sectors_per_request", r.ideal_sectors},
+          {"divergent_branches", r.divergent},
+          {"branches", r.branches},
+          {"findings", r.findings}};
+      for (size_t m = 0; m < models.size() && m < r.ld_per.size(); ++m) {
+        auto value = [](double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
+        j["wavefronts_per_request"]["load"][models[m]->name()] = value(r.ld_per[m]);
+        j["wavefronts_per_request"]["store"][models[m]->name()] = value(r.st_per[m]);
+      }
       if (!r.error.empty()) j["error"] = r.error;
       arr.push_back(j);
     }
@@ -154,27 +168,31 @@ void report(ReportOptions& o) {
           "that "
           "run)\n\n",
           o.bench, bench[0].value("device", "?"), bench[0].value("date", "?"));
-    fmt::print("{:<34} {:>8} | {:^31} | {:>13} | {:>9} | {:>4}\n", "kernel (emulated recipe)",
-               "shared", "wavefronts / shared request", "global sect.", "divergent", "find");
-    fmt::print("{:<34} {:>8} | {:>7}{:>8}{:>8}{:>8} | {:>13} | {:>9} | {:>4}\n", "", "requests",
-               "sm_90", "sm_20", "sm_35:4", "sm_35:8", "per req (ideal)", "branches", "ings");
+    fmt::print("{:<30} {:>11} | {:^31} | {:^15} | {:>13} | {:>9} | {:>4}\n",
+               "kernel (emulated recipe)", "shared", "load wavefronts / request", "store wf / req",
+               "global sect.", "divergent", "find");
+    fmt::print("{:<30} {:>11} | {:>7}{:>8}{:>8}{:>8} | {:>7}{:>8} | {:>13} | {:>9} | {:>4}\n", "",
+               "ld/st req", "sm_90", "sm_20", "sm_35:4", "sm_35:8", "sm_90", "sm_35:4",
+               "per req (ideal)", "branches", "ings");
+    auto cell = [](double v) { return v < 0 ? std::string("-") : fmt::format("{:.2f}", v); };
     std::string last_file;
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       if (r.file != last_file) fmt::print("{}\n", r.file);
       last_file = r.file;
-      if (!r.error.empty() && r.per_request.empty()) {
-        fmt::print("  {:<32} error: {}\n", r.kernel.substr(0, 32), r.error);
+      if (!r.error.empty() && r.ld_per.empty()) {
+        fmt::print("  {:<28} error: {}\n", r.kernel.substr(0, 28), r.error);
         continue;
       }
       std::string label = r.variant > 1 ? fmt::format("{} #{}", r.kernel, r.variant) : r.kernel;
-      fmt::print(
-          "  {:<32} {:>8} | {:>7.2f}{:>8.2f}{:>8.2f}{:>8.2f} | {:>6.2f} ({:>4.2f}) | {:>9} | "
-          "{:>4}{}\n",
-          label.substr(0, 32), r.requests, r.per_request[0], r.per_request[1], r.per_request[2],
-          r.per_request[3], r.sectors, r.ideal_sectors,
-          fmt::format("{}/{}", r.divergent, r.branches), r.findings,
-          r.error.empty() ? "" : "  (stopped: " + r.error + ")");
+      std::string sectors =
+          r.sectors > 0 ? fmt::format("{:.2f} ({:.2f})", r.sectors, r.ideal_sectors) : "-";
+      fmt::print("  {:<28} {:>11} | {:>7}{:>8}{:>8}{:>8} | {:>7}{:>8} | {:>13} | {:>9} | {:>4}{}\n",
+                 label.substr(0, 28), fmt::format("{}/{}", r.ld_requests, r.st_requests),
+                 cell(r.ld_per[0]), cell(r.ld_per[1]), cell(r.ld_per[2]), cell(r.ld_per[3]),
+                 cell(r.st_per[0]), cell(r.st_per[2]), sectors,
+                 fmt::format("{}/{}", r.divergent, r.branches), r.findings,
+                 r.error.empty() ? "" : "  (stopped: " + r.error + ")");
       if (i + 1 == rows.size() || rows[i + 1].file != r.file) print_gpu_rows(bench, r.file);
     }
     fmt::print(

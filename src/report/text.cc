@@ -149,9 +149,9 @@ std::string access_findings(const check::AccessAnalysis& a) {
 std::string analyze_text(const Analysis& a, const std::vector<std::string>& source_lines) {
   const auto& models = a.banks->models();
   std::string out = fmt::format("kernel {}\n", a.run.kernel);
-  out += fmt::format("launch grid {} block {}, dynamic shared {} B; {} of {} blocks emulated{}\n",
+  out += fmt::format("launch grid {} block {}, dynamic shared {} B; {} of {} block{} emulated{}\n",
                      dim_text(a.run.grid), dim_text(a.run.block), a.run.dynamic_shared,
-                     a.run.blocks_observed, a.run.blocks_total,
+                     a.run.blocks_observed, a.run.blocks_total, a.run.blocks_total == 1 ? "" : "s",
                      a.run.sampling.empty() ? "" : " (" + a.run.sampling + ")");
   for (const auto& m : models) out += fmt::format("model {}\n", m->description());
   out += "\n";
@@ -238,6 +238,22 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
   };
   std::stable_sort(ranked.begin(), ranked.end(),
                    [&](auto x, auto y) { return excess(x) > excess(y); });
+  // Inlined code counts at its own line and at the call site: a line whose
+  // instructions contain or are contained in a listed line's, with the same
+  // excess, is the same cost and is not listed again.
+  {
+    std::vector<const check::LineStats*> unique;
+    for (const auto* l : ranked) {
+      bool seen = false;
+      for (const auto* u : unique)  // pcs are in increasing order
+        seen =
+            seen || (excess(u) == excess(l) &&
+                     (std::includes(u->pcs.begin(), u->pcs.end(), l->pcs.begin(), l->pcs.end()) ||
+                      std::includes(l->pcs.begin(), l->pcs.end(), u->pcs.begin(), u->pcs.end())));
+      if (!seen) unique.push_back(l);
+    }
+    ranked = std::move(unique);
+  }
   if (!ranked.empty() && excess(ranked.front()) > 0) {
     out += fmt::format("\nworst lines on {} (excess wavefronts)\n", models[0]->name());
     for (size_t i = 0; i < ranked.size() && i < 5 && excess(ranked[i]) > 0; ++i)

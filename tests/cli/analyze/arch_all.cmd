@@ -1,0 +1,1 @@
+analyze ../../../kernels/tiles.cu --kernel setRowReadCol --arch all

@@ -1,0 +1,1 @@
+analyze data/no_such_file.cu

@@ -1,0 +1,1 @@
+analyze ../../../kernels/transpose.cu --kernel transposeCoalesced --json

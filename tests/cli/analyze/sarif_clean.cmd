@@ -1,0 +1,2 @@
+# SARIF of a kernel without excess wavefronts: no results.
+analyze ../../defects/clean_reverse.cu --sarif

@@ -1,0 +1,2 @@
+# Suite kernels give no finding.
+check ../../../kernels/transpose.cu --kernel transposeCoalesced

@@ -1,0 +1,1 @@
+check ../../defects/clean_reverse.cu

@@ -1,0 +1,1 @@
+check ../../defects/divergent_barrier_ifelse.cu --json

@@ -1,0 +1,1 @@
+check ../../defects/oob_shared_static.cu

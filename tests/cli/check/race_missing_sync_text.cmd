@@ -1,0 +1,1 @@
+check ../../defects/race_missing_sync.cu

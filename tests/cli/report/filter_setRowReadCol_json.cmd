@@ -1,0 +1,1 @@
+report --kernels ../../../kernels --filter setRowReadColRect --json
