@@ -29,10 +29,10 @@ FIELDS = {  # (analyze totals group, field) -> ncu metric
 INFO = {("branches", "uniform"): "sm__sass_branch_targets_threads_uniform.sum",
         ("branches", "divergent"): "sm__sass_branch_targets_threads_divergent.sum"}
 
-# Differences explained in docs/validation.md: ptxas merges neighbouring
-# PTX shared loads into one wider SASS load (seen in the SASS), which the
-# PTX-level emulator cannot see; and one hardware-counter value not yet
-# understood.
+# Differences explained in docs/validation.md: ptxas rewrites PTX shared
+# loads into different SASS loads (merged into LDS.64/LDS.128, or narrowed),
+# seen in the SASS and in ncu's per-instruction source counters; the
+# PTX-level emulator cannot see that.
 PTXAS_MERGE = "ptxas vectorizes neighbouring ld.shared.f32 into LDS.64/LDS.128 (docs/validation.md)"
 KNOWN = {
     ("matmul_tiled16", "load.requests"): PTXAS_MERGE,
@@ -42,8 +42,8 @@ KNOWN = {
     ("reduce_interleaved_strided", "load.requests"): PTXAS_MERGE,
     ("reduce_interleaved_strided", "load.wavefronts"): PTXAS_MERGE,
     ("reduce_interleaved_strided", "load.bank_conflicts"): PTXAS_MERGE,
-    ("fir_best", "load.bank_conflicts"): "hardware counter only; requests and wavefronts equal; "
-                                         "not yet explained (docs/validation.md)",
+    ("fir_best", "load.bank_conflicts"): "ptxas narrows two ld.shared.v4.f32 with unused upper "
+                                         "halves into LDS.64: same wavefronts, 2-way (docs/validation.md)",
 }
 
 
