@@ -132,10 +132,12 @@ class BlockDefects final : public emu::BlockObserver {
     exited_ += static_cast<uint32_t>(__builtin_popcount(e.mask));
   }
 
+  // Global memory this block touched, per 4-byte word with byte masks (one
+  // hash lookup per word, not per byte).
   struct GlobalTouch {
-    bool written = false;
-    bool after_atomic = false;  // the block had used a global atomic before
-    const emu::InstrInfo* instr = nullptr;
+    uint8_t touched = 0, written = 0;       // bytes of the word
+    bool after_atomic = false;              // the block had used a global atomic before
+    const emu::InstrInfo* instr = nullptr;  // first write, else first access
     uint32_t thread = 0;
   };
   std::unordered_map<uint64_t, GlobalTouch> global_touch;
@@ -304,10 +306,18 @@ class BlockDefects final : public emu::BlockObserver {
       return;
     }
     bool write = a.op == emu::MemOp::Store;
-    for (uint64_t byte = addr; byte < addr + a.width; ++byte) {
-      GlobalTouch t{write, atomic_seen_, a.instr, thread};
-      auto [it, fresh] = global_touch.try_emplace(byte, t);
-      if (!fresh && write && !it->second.written) it->second = t;
+    for (uint64_t word = addr / 4; word <= (addr + a.width - 1) / 4; ++word) {
+      uint64_t lo = std::max(addr, word * 4), hi = std::min(addr + a.width, word * 4 + 4);
+      uint8_t bytes = static_cast<uint8_t>(((1u << (hi - lo)) - 1u) << (lo - word * 4));
+      auto [it, fresh] = global_touch.try_emplace(word, GlobalTouch{});
+      GlobalTouch& t = it->second;
+      if (fresh || (write && !t.written)) {
+        t.after_atomic = atomic_seen_;
+        t.instr = a.instr;
+        t.thread = thread;
+      }
+      t.touched |= bytes;
+      if (write) t.written |= bytes;
     }
   }
 
@@ -349,33 +359,42 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
   for (Finding& f : b->findings) add(std::move(f));
   uint64_t linear =
       block.x + uint64_t{kernel_.grid.x} * (block.y + uint64_t{kernel_.grid.y} * block.z);
-  // Visit bytes in address order so the merged findings are deterministic.
+  // Visit words in address order so the merged findings are deterministic.
   std::vector<std::pair<uint64_t, BlockDefects::GlobalTouch>> touches(b->global_touch.begin(),
                                                                       b->global_touch.end());
   std::sort(touches.begin(), touches.end(),
             [](const auto& x, const auto& y) { return x.first < y.first; });
-  for (const auto& [byte, t] : touches) {
+  for (const auto& [word, t] : touches) {
     auto [it, fresh] = global_.try_emplace(
-        byte, GlobalOwner{linear, block, t.written, t.after_atomic, t.instr, t.thread});
+        word, GlobalOwner{linear, block, t.touched, t.written, t.after_atomic, t.instr, t.thread});
     GlobalOwner& o = it->second;
     if (fresh || o.block_linear == linear) continue;
-    if ((o.written || t.written) && !o.after_atomic && !t.after_atomic) {
+    uint8_t racing = static_cast<uint8_t>((o.written & t.touched) | (o.touched & t.written));
+    if (racing && !o.after_atomic && !t.after_atomic) {
+      bool o_wrote = o.written & racing, t_wrote = t.written & racing;
       Finding f;
       f.kind = "global-race";
       f.severity = Severity::Warning;
       f.message = fmt::format(
           "global byte {:#x}: {} by block {} and {} by block {} with no ordering between blocks",
-          byte, o.written ? "written" : "read", dim_text(o.block), t.written ? "written" : "read",
-          dim_text(block));
+          word * 4 + static_cast<unsigned>(__builtin_ctz(racing)), o_wrote ? "written" : "read",
+          dim_text(o.block), t_wrote ? "written" : "read", dim_text(block));
       f.involved.push_back(
-          involved(o.written ? "write" : "read", kernel_, o.instr, o.block, o.thread));
-      f.involved.push_back(
-          involved(t.written ? "write" : "read", kernel_, t.instr, block, t.thread));
+          involved(o_wrote ? "write" : "read", kernel_, o.instr, o.block, o.thread));
+      f.involved.push_back(involved(t_wrote ? "write" : "read", kernel_, t.instr, block, t.thread));
       f.where = f.involved.back().where;
+      f.count = static_cast<uint64_t>(__builtin_popcount(racing));  // racing bytes
       add(std::move(f));
     }
-    if (t.written && !o.written)
-      o = GlobalOwner{linear, block, true, t.after_atomic, t.instr, t.thread};
+    o.touched |= t.touched;
+    if (t.written & ~o.written) {  // the later writer owns the word from now on
+      o.block_linear = linear;
+      o.block = block;
+      o.after_atomic = t.after_atomic;
+      o.instr = t.instr;
+      o.thread = t.thread;
+    }
+    o.written |= t.written;
   }
 }
 

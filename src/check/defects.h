@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "check/finding.h"
@@ -54,11 +55,12 @@ class DefectCheck final : public emu::KernelObserver {
 
  private:
   friend class BlockDefects;
-  // Who touched a global byte first (non-atomic accesses only).
+  // Who touched a global 4-byte word first, and which of its bytes were
+  // touched and written so far (non-atomic accesses only).
   struct GlobalOwner {
     uint64_t block_linear = 0;
     emu::Dim3 block;
-    bool written = false;
+    uint8_t touched = 0, written = 0;
     bool after_atomic = false;
     const emu::InstrInfo* instr = nullptr;
     uint32_t thread = 0;
@@ -66,8 +68,8 @@ class DefectCheck final : public emu::KernelObserver {
   MemoryLayout layout_;
   emu::KernelInfo kernel_;
   std::vector<Finding> findings_;
-  std::map<std::string, size_t> index_;  // merge key -> findings_ index
-  std::map<uint64_t, GlobalOwner> global_;
+  std::map<std::string, size_t> index_;               // merge key -> findings_ index
+  std::unordered_map<uint64_t, GlobalOwner> global_;  // by word address / 4
 };
 
 }  // namespace smemlab::check
