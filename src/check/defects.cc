@@ -49,6 +49,7 @@ class BlockDefects final : public emu::BlockObserver {
   void on_block_begin(emu::Dim3, emu::Dim3 dim, uint32_t shared_bytes) override {
     threads_ = static_cast<uint32_t>(dim.count());
     shadow_.assign(shared_bytes, Shadow{});
+    uniform_.assign(shared_bytes / 4 + 1, true);
     wepoch_.assign((threads_ + 31) / 32, 0);
   }
 
@@ -140,7 +141,8 @@ class BlockDefects final : public emu::BlockObserver {
     const emu::InstrInfo* instr = nullptr;  // first write, else first access
     uint32_t thread = 0;
   };
-  std::unordered_map<uint64_t, GlobalTouch> global_touch;
+  // In access order; finish_block sorts by word (stably) and merges.
+  std::vector<std::pair<uint64_t, GlobalTouch>> global_touch;
 
  private:
   struct PendingRead {
@@ -211,7 +213,7 @@ class BlockDefects final : public emu::BlockObserver {
                          same_warp ? "__syncwarp()" : "barrier"),
              a.instr, thread, other_instr, other, role(a.op), earlier);
     };
-    for (uint64_t byte = addr; byte < addr + a.width; ++byte) {
+    auto visit = [&](uint64_t byte) {
       Shadow& s = shadow_[byte];
       // A lane that wrote the byte itself in the writing instruction (all
       // lanes storing one value) reads its own write, whichever lane won.
@@ -265,6 +267,23 @@ class BlockDefects final : public emu::BlockObserver {
           s.r2_instr = a.instr;
         }
       }
+    };
+    // A word whose four bytes have always been accessed together keeps one
+    // shadow record (its first byte's) for all four: one visit per word for
+    // whole-word accesses. A sub-word access first gives each byte its copy.
+    for (uint64_t byte = addr; byte < addr + a.width;) {
+      uint64_t word = byte / 4;
+      if (uniform_[word] && byte % 4 == 0 && byte + 4 <= addr + a.width) {
+        visit(byte);
+        byte += 4;
+        continue;
+      }
+      if (uniform_[word]) {
+        for (uint64_t k = 1; k < 4 && word * 4 + k < shadow_.size(); ++k)
+          shadow_[word * 4 + k] = shadow_[word * 4];
+        uniform_[word] = false;
+      }
+      visit(byte++);
     }
   }
 
@@ -309,15 +328,13 @@ class BlockDefects final : public emu::BlockObserver {
     for (uint64_t word = addr / 4; word <= (addr + a.width - 1) / 4; ++word) {
       uint64_t lo = std::max(addr, word * 4), hi = std::min(addr + a.width, word * 4 + 4);
       uint8_t bytes = static_cast<uint8_t>(((1u << (hi - lo)) - 1u) << (lo - word * 4));
-      auto [it, fresh] = global_touch.try_emplace(word, GlobalTouch{});
-      GlobalTouch& t = it->second;
-      if (fresh || (write && !t.written)) {
-        t.after_atomic = atomic_seen_;
-        t.instr = a.instr;
-        t.thread = thread;
-      }
-      t.touched |= bytes;
-      if (write) t.written |= bytes;
+      GlobalTouch t;
+      t.touched = bytes;
+      t.written = write ? bytes : 0;
+      t.after_atomic = atomic_seen_;
+      t.instr = a.instr;
+      t.thread = thread;
+      global_touch.emplace_back(word, t);
     }
   }
 
@@ -331,6 +348,7 @@ class BlockDefects final : public emu::BlockObserver {
   bool atomic_seen_ = false;
   uint64_t event_ = 0;
   std::vector<Shadow> shadow_;
+  std::vector<bool> uniform_;  // per 4-byte word: shadow_[4w] stands for all its bytes
   std::vector<uint32_t> wepoch_;
   // Per barrier id: the first waiter of the current epoch (instruction, warp).
   std::map<uint32_t, std::vector<std::pair<const emu::InstrInfo*, uint32_t>>> waiting_;
@@ -359,11 +377,27 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
   for (Finding& f : b->findings) add(std::move(f));
   uint64_t linear =
       block.x + uint64_t{kernel_.grid.x} * (block.y + uint64_t{kernel_.grid.y} * block.z);
-  // Visit words in address order so the merged findings are deterministic.
-  std::vector<std::pair<uint64_t, BlockDefects::GlobalTouch>> touches(b->global_touch.begin(),
-                                                                      b->global_touch.end());
-  std::sort(touches.begin(), touches.end(),
-            [](const auto& x, const auto& y) { return x.first < y.first; });
+  // Words in address order (deterministic findings); a word's accesses in
+  // program order merge into one record: bytes touched and written, and the
+  // first write (else the first access) as the instruction to show.
+  auto& all = b->global_touch;
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::pair<uint64_t, BlockDefects::GlobalTouch>> touches;
+  for (const auto& [word, t] : all) {
+    if (touches.empty() || touches.back().first != word) {
+      touches.emplace_back(word, t);
+      continue;
+    }
+    auto& m = touches.back().second;
+    if (t.written && !m.written) {
+      m.after_atomic = t.after_atomic;
+      m.instr = t.instr;
+      m.thread = t.thread;
+    }
+    m.touched |= t.touched;
+    m.written |= t.written;
+  }
   for (const auto& [word, t] : touches) {
     auto [it, fresh] = global_.try_emplace(
         word, GlobalOwner{linear, block, t.touched, t.written, t.after_atomic, t.instr, t.thread});
