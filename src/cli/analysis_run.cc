@@ -60,7 +60,7 @@ check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 dim) {
            : e.kind == "barrier" ? "divergent-barrier"
                                  : e.kind;
   f.severity = check::Severity::Error;
-  f.message = check::shown_paths_in(e.what());
+  f.message = check::shown_paths_in(e.message);  // where it happened is in `involved`
   f.where = parse_source(check::shown_paths_in(e.source));
   check::Involved v;
   v.role = "stopped";
