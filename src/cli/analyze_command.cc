@@ -54,7 +54,7 @@ void add_analyze_command(CLI::App& app) {
   auto o = std::make_shared<AnalyzeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "analyze",
-      "per-line shared-memory bank conflicts, sectors and divergence of one emulated launch");
+      "Per-line shared-memory bank conflicts, sectors and divergence of one emulated launch");
   add_launch_options(cmd, o->launch);
   cmd->add_option(
          "--arch", o->archs,

@@ -37,7 +37,7 @@ void check_kernel(CheckOptions& o) {
 void add_check_command(CLI::App& app) {
   auto o = std::make_shared<CheckOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "check", "find races, barrier misuse, out-of-bounds, misaligned and uninitialized accesses");
+      "check", "Find races, barrier misuse, out-of-bounds, misaligned and uninitialized accesses");
   add_launch_options(cmd, o->launch);
   cmd->add_flag("--json", o->json, "JSON output: {\"findings\": [...]}");
   cmd->add_flag("--sarif", o->sarif, "SARIF 2.1.0 output");

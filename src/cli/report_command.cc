@@ -209,7 +209,7 @@ void report(ReportOptions& o) {
 void add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* cmd =
-      app.add_subcommand("report", "analyze every kernel of the bundled suite (the main job)");
+      app.add_subcommand("report", "Analyze every kernel of the bundled suite (the main job)");
   cmd->add_option("--kernels", o->kernels, "folder of .cu files with `// smemlab:` recipes")
       ->capture_default_str();
   cmd->add_option("--bench", o->bench,
