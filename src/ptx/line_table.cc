@@ -24,6 +24,12 @@ int LineTable::add(int file, int line, int col, const std::string& function, boo
       }
     }
   }
+  if (!has_site) {
+    // A later unrolled copy of inlined code: nvcc repeats the position
+    // without its inlined_at.
+    auto it = last_inlined_.find({file, line, col});
+    if (it != last_inlined_.end()) return it->second;
+  }
   auto key = std::make_tuple(file, line, col, parent);
   if (function.empty() || !has_site) {
     auto d = dedup_.find(key);

@@ -25,6 +25,9 @@ class LineTable {
   int add(int file, int line, int col, const std::string& function, bool has_site, int sf, int sl,
           int sc);
   void add_file(int index, std::string path) { files_[index] = std::move(path); }
+  // Called at the start of each function body: inlined locations are only
+  // looked up within one function.
+  void begin_function() { last_inlined_.clear(); }
   const SourceLoc& at(int i) const { return locs_[static_cast<size_t>(i)]; }
   size_t size() const { return locs_.size(); }
   const std::string& file(int index) const;

@@ -344,6 +344,7 @@ class Parser {
     }
     f.has_body = true;
     cur_loc_ = -1;
+    m_.lines.begin_function();
     scopes_.clear();
     expect("{");
     scopes_.emplace_back();
