@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "bank/bank_map.h"
+
 namespace smemlab::check {
 namespace {
 
@@ -21,22 +23,6 @@ struct Shadow {
   bool r2 = false;
   const emu::InstrInfo *r_instr = nullptr, *r2_instr = nullptr;
 };
-
-std::string lanes_text(uint32_t mask) {
-  std::string s;
-  for (unsigned i = 0; i < 32;) {
-    if (!(mask >> i & 1u)) {
-      ++i;
-      continue;
-    }
-    unsigned j = i;
-    while (j + 1 < 32 && (mask >> (j + 1) & 1u)) ++j;
-    if (!s.empty()) s += ",";
-    s += i == j ? fmt::format("{}", i) : fmt::format("{}-{}", i, j);
-    i = j + 1;
-  }
-  return s.empty() ? "none" : s;
-}
 
 std::string dim_text(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
 
@@ -82,7 +68,7 @@ class BlockDefects final : public emu::BlockObserver {
       report("divergent-barrier", Severity::Error,
              fmt::format("barrier {} reached by lanes {} of warp {} but not by lanes {} "
                          "(bar.sync must be reached by all non-exited lanes of a warp)",
-                         b.barrier, lanes_text(b.mask), b.warp, lanes_text(missing)),
+                         b.barrier, bank::lane_list(b.mask), b.warp, bank::lane_list(missing)),
              b.instr, b.warp * 32 + static_cast<uint32_t>(__builtin_ctz(b.mask | 1u << 31)),
              nullptr, 0, "barrier");
     }
@@ -120,7 +106,8 @@ class BlockDefects final : public emu::BlockObserver {
       report("divergent-barrier", Severity::Error,
              fmt::format("warp collective '{}' names lanes {} in its member mask, but only lanes "
                          "{} of warp {} execute it",
-                         w.instr->text, lanes_text(w.member_mask), lanes_text(w.mask), w.warp),
+                         w.instr->text, bank::lane_list(w.member_mask), bank::lane_list(w.mask),
+                         w.warp),
              w.instr, w.warp * 32 + static_cast<uint32_t>(__builtin_ctz(w.mask | 1u << 31)),
              nullptr, 0, "collective");
     // __syncwarp orders memory between its lanes; other collectives do not.
