@@ -5,6 +5,7 @@
 #pragma once
 
 #include <bit>
+#include <cfenv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -382,22 +383,10 @@ inline bool compare(Cmp c, V a, V b) {
   }
 }
 
-template <T TY>
-inline void setp(Warp& w, const Op& op, uint32_t exec) {
-  using V = typename Tr<TY>::V;
-  const uint64_t *A = reg(w, op.r[2]), *Bv = reg(w, op.r[3]);
-  uint32_t res = 0;
-  Cmp c = static_cast<Cmp>(op.aux);
-  SMEMLAB_FOR_LANES(exec, {
-    V a = get<V>(A[l]), b = get<V>(Bv[l]);
-    if constexpr (std::is_same_v<V, float>) {
-      if (op.aux2 & kFtz) {
-        if (std::fpclassify(a) == FP_SUBNORMAL) a = std::copysign(0.0f, a);
-        if (std::fpclassify(b) == FP_SUBNORMAL) b = std::copysign(0.0f, b);
-      }
-    }
-    res |= static_cast<uint32_t>(compare(c, a, b)) << l;
-  });
+// The end of every setp: the optional .and/.or/.xor with a predicate
+// (t2 = 1, 2, 3; aux2 bit 0 negates it), then p = result and, for `p|q`,
+// q = its complement, in the executing lanes.
+inline void setp_write(Warp& w, const Op& op, uint32_t exec, uint32_t res) {
   uint32_t q = ~res & exec;
   if (op.t2) {
     uint32_t cm = w.P[op.r[4]] ^ ((op.aux2 & 1) ? ~0u : 0u);
@@ -414,6 +403,43 @@ inline void setp(Warp& w, const Op& op, uint32_t exec) {
   }
   w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | (res & exec);
   if (op.r[1] != UINT32_MAX) w.P[op.r[1]] = (w.P[op.r[1]] & ~exec) | (q & exec);
+}
+
+// fesetround mode of a PTX rounding modifier (.rz/.rzi, .rm/.rmi, .rp/.rpi;
+// anything else rounds to nearest).
+inline int fe_mode(uint8_t r) {
+  switch (r & 0x0f) {
+    case R_RZ:
+    case R_RZI:
+      return FE_TOWARDZERO;
+    case R_RM:
+    case R_RMI:
+      return FE_DOWNWARD;
+    case R_RP:
+    case R_RPI:
+      return FE_UPWARD;
+    default:
+      return FE_TONEAREST;
+  }
+}
+
+template <T TY>
+inline void setp(Warp& w, const Op& op, uint32_t exec) {
+  using V = typename Tr<TY>::V;
+  const uint64_t *A = reg(w, op.r[2]), *Bv = reg(w, op.r[3]);
+  uint32_t res = 0;
+  Cmp c = static_cast<Cmp>(op.aux);
+  SMEMLAB_FOR_LANES(exec, {
+    V a = get<V>(A[l]), b = get<V>(Bv[l]);
+    if constexpr (std::is_same_v<V, float>) {
+      if (op.aux2 & kFtz) {
+        if (std::fpclassify(a) == FP_SUBNORMAL) a = std::copysign(0.0f, a);
+        if (std::fpclassify(b) == FP_SUBNORMAL) b = std::copysign(0.0f, b);
+      }
+    }
+    res |= static_cast<uint32_t>(compare(c, a, b)) << l;
+  });
+  setp_write(w, op, exec, res);
 }
 
 }  // namespace smemlab::emu

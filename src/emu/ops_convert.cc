@@ -17,22 +17,6 @@ bool is_int(T t) { return t <= S64; }
 bool is_signed(T t) { return t == S8 || t == S16 || t == S32 || t == S64; }
 int bits_of(T t) { return type_bytes(t) * 8; }
 
-int fe_mode(uint8_t r) {
-  switch (r & 0x0f) {
-    case R_RZ:
-    case R_RZI:
-      return FE_TOWARDZERO;
-    case R_RM:
-    case R_RMI:
-      return FE_DOWNWARD;
-    case R_RP:
-    case R_RPI:
-      return FE_UPWARD;
-    default:
-      return FE_TONEAREST;
-  }
-}
-
 struct RoundGuard {
   int old;
   explicit RoundGuard(int mode) : old(std::fegetround()) {

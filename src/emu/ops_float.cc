@@ -14,22 +14,6 @@
 namespace smemlab::emu {
 namespace {
 
-int fe_mode(uint8_t r) {
-  switch (r & 0x0f) {
-    case R_RZ:
-    case R_RZI:
-      return FE_TOWARDZERO;
-    case R_RM:
-    case R_RMI:
-      return FE_DOWNWARD;
-    case R_RP:
-    case R_RPI:
-      return FE_UPWARD;
-    default:
-      return FE_TONEAREST;
-  }
-}
-
 template <typename V>
 V flush(V v) {
   return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(V(0), v) : v;

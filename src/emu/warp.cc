@@ -85,22 +85,7 @@ void setp_half(Warp& w, const Op& op, uint32_t exec) {
   uint32_t res = 0;
   SMEMLAB_FOR_LANES(
       exec, res |= static_cast<uint32_t>(compare(static_cast<Cmp>(op.aux), f(A[l]), f(B[l]))) << l);
-  uint32_t q = ~res & exec;
-  if (op.t2) {
-    uint32_t cm = w.P[op.r[4]] ^ ((op.aux2 & 1) ? ~0u : 0u);
-    if (op.t2 == 1) {
-      res &= cm;
-      q &= cm;
-    } else if (op.t2 == 2) {
-      res |= cm;
-      q |= cm;
-    } else {
-      res ^= cm;
-      q ^= cm;
-    }
-  }
-  w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | (res & exec);
-  if (op.r[1] != UINT32_MAX) w.P[op.r[1]] = (w.P[op.r[1]] & ~exec) | (q & exec);
+  setp_write(w, op, exec, res);
 }
 
 void plogic(Warp& w, const Op& op, uint32_t exec) {
