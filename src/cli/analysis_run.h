@@ -35,6 +35,7 @@ std::vector<std::unique_ptr<bank::Model>> parse_models(const std::string& archs)
 // blocks spread evenly over the grid, first and last included), or "" for
 // the default: all blocks up to kDefaultSample, else that many.
 inline constexpr uint64_t kDefaultSample = 64;
+std::vector<emu::Dim3> sample_blocks(emu::Dim3 grid, const std::string& spec);
 
 // Runs the launch described by `o` with all analyses; a kernel that fails
 // (out-of-bounds, deadlock, ...) leaves its error in status and in findings.

@@ -25,6 +25,7 @@ void add_run_command(CLI::App& app);      // defined in run_command.cc (emulator
 void add_analyze_command(CLI::App& app);  // the analyses over the emulator
 void add_check_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_fix_command(CLI::App& app);      // defined in fix_command.cc (needs libclang)
 void add_bench_command(CLI::App& app);    // defined in bench_command.cc (CUDA builds only)
 
 }  // namespace smemlab::cli

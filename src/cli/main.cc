@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
   add_check_command(app);
   add_report_command(app);
 #endif
+#ifdef SMEMLAB_HAVE_FIX
+  add_fix_command(app);
+#endif
 #ifdef SMEMLAB_HAVE_BENCH
   add_bench_command(app);
 #endif

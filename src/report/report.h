@@ -39,6 +39,8 @@ double scale(const RunInfo& run);
 nlohmann::json analyze_json(const Analysis& a);
 nlohmann::json findings_json(const std::vector<check::Finding>& findings);
 nlohmann::json analyze_sarif(const Analysis& a);
+// The SARIF 2.1.0 envelope around one run of smemlab's rules and results.
+nlohmann::json sarif_log(nlohmann::json rules, nlohmann::json results);
 nlohmann::json check_sarif(const RunInfo& run, const std::vector<check::Finding>& findings);
 // Annotated source: every line of the user's file with its costs beside it,
 // then the kernel summary and the worst lines ranked. `source_lines` is the

@@ -14,6 +14,8 @@ json location(const check::SourceLine& where) {
                          {"region", {{"startLine", std::max(where.line, 1)}}}}}}});
 }
 
+}  // namespace
+
 json sarif_log(json rules, json results) {
   return {
       {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
@@ -24,8 +26,6 @@ json sarif_log(json rules, json results) {
                         {{"name", "smemlab"}, {"version", "0.1.0"}, {"rules", std::move(rules)}}}}},
                      {"results", std::move(results)}}})}};
 }
-
-}  // namespace
 
 json analyze_sarif(const Analysis& a) {
   json rules = json::array(

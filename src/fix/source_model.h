@@ -1,0 +1,69 @@
+// What `smemlab fix` needs to know about a .cu file's shared arrays, read
+// with a real C++/CUDA front end (libclang): each `__shared__` array's
+// declaration (name, enclosing function, the extent expressions and their
+// values where they are constant, the element size where the type is not
+// dependent) and every subscript through it or through a pointer initialised
+// from it, with byte ranges in the file for rewriting. The PTX only has byte
+// sizes; the shape comes from here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace smemlab::fix {
+
+// Bad input (unreadable file, libclang unable to parse at all).
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Byte range [begin, end) in the main file.
+struct Range {
+  unsigned begin = 0, end = 0;
+  bool operator==(const Range&) const = default;
+};
+
+struct Subscript {
+  Range whole;                // tile[r][c]
+  std::vector<Range> index;   // r, c: outermost first
+  int line = 0;
+  bool via_alias = false;     // through a pointer initialised from the array
+  bool side_effects = false;  // an index modifies state or calls a function
+  bool rewritable = true;     // spelled in the file itself (not in a macro)
+};
+
+struct SourceArray {
+  std::string name;
+  std::string function;  // enclosing function, unqualified, without template arguments
+  bool is_extern = false;
+  int line = 0, column = 0;  // of the declaration's name
+  std::vector<Range> extents;                      // size expressions in source order
+  std::vector<std::optional<int64_t>> extent_values;  // constant values where known
+  std::optional<unsigned> elem_bytes;  // element size (of the alias's pointee for extern arrays)
+  std::vector<Subscript> subscripts;
+  // Uses that are neither subscripts nor alias initialisers (`tile + 4`,
+  // passing `tile` on): a layout change cannot follow them; the proof decides.
+  int other_uses = 0;
+};
+
+struct SourceModel {
+  std::string path;
+  std::string text;  // the file's bytes, as parsed
+  std::vector<SourceArray> arrays;
+  std::vector<std::string> diagnostics;  // front-end errors, "file:line:col: message"
+};
+
+// Parses `path` as CUDA (host side, with smemlab's prelude of CUDA keywords
+// and built-ins instead of CUDA's headers). Throws Error when the file cannot
+// be read or parsed at all; front-end errors that still leave an AST are kept
+// in diagnostics.
+SourceModel parse_source(const std::string& path, const std::vector<std::string>& include_dirs);
+
+// 1-based line of a byte offset in text.
+int line_of(const std::string& text, unsigned offset);
+
+}  // namespace smemlab::fix

@@ -1,0 +1,75 @@
+#include "fix/source_model.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace smemlab::fix {
+namespace {
+
+std::string write_temp(const std::string& text) {
+  std::string path = ::testing::TempDir() + "/source_model_test.cu";
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string spelled(const SourceModel& m, Range r) { return m.text.substr(r.begin, r.end - r.begin); }
+
+TEST(SourceModel, FindsStaticAndDynamicArraysAndEverySubscript) {
+  const std::string path = write_temp(R"(constexpr int kN = 32;
+template <class T, int PAD>
+__device__ void tile_copy(T* out) {
+  __shared__ T tile[kN][kN + PAD];
+  tile[threadIdx.y][threadIdx.x] = out[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.y] = tile[threadIdx.x][threadIdx.y];
+}
+extern "C" __global__ void dyn(float* out) {
+  extern __shared__ __align__(16) unsigned char raw[];
+  float* buf = reinterpret_cast<float*>(raw);
+  buf[threadIdx.x * 33] = 1.f;
+  __syncthreads();
+  out[threadIdx.x] = buf[threadIdx.x];
+  __shared__ float s[2 * kN];
+  int i = threadIdx.x;
+  s[i++] = 0.f;
+}
+)");
+  SourceModel m = parse_source(path, {});
+  EXPECT_TRUE(m.diagnostics.empty()) << m.diagnostics.front();
+  ASSERT_EQ(m.arrays.size(), 3u);
+
+  const SourceArray& tile = m.arrays[0];
+  EXPECT_EQ(tile.name, "tile");
+  EXPECT_EQ(tile.function, "tile_copy");
+  EXPECT_FALSE(tile.is_extern);
+  EXPECT_EQ(tile.line, 4);
+  ASSERT_EQ(tile.extents.size(), 2u);
+  EXPECT_EQ(spelled(m, tile.extents[1]), "kN + PAD");
+  EXPECT_EQ(tile.extent_values[0], 32);
+  EXPECT_FALSE(tile.extent_values[1]);  // depends on PAD
+  EXPECT_FALSE(tile.elem_bytes);        // depends on T
+  ASSERT_EQ(tile.subscripts.size(), 2u);
+  EXPECT_EQ(spelled(m, tile.subscripts[1].whole), "tile[threadIdx.x][threadIdx.y]");
+  EXPECT_EQ(spelled(m, tile.subscripts[1].index[0]), "threadIdx.x");
+
+  const SourceArray& raw = m.arrays[1];
+  EXPECT_TRUE(raw.is_extern);
+  EXPECT_EQ(raw.elem_bytes, 1u);  // the array's own type is the narrower one
+  ASSERT_EQ(raw.subscripts.size(), 2u);
+  EXPECT_TRUE(raw.subscripts[0].via_alias);
+  EXPECT_EQ(spelled(m, raw.subscripts[0].index[0]), "threadIdx.x * 33");
+
+  const SourceArray& s = m.arrays[2];
+  EXPECT_EQ(s.extent_values[0], 64);
+  EXPECT_EQ(s.elem_bytes, 4u);
+  ASSERT_EQ(s.subscripts.size(), 1u);
+  EXPECT_TRUE(s.subscripts[0].side_effects);
+}
+
+TEST(SourceModel, UnreadableFileIsAnError) {
+  EXPECT_THROW(parse_source("/nonexistent/x.cu", {}), Error);
+}
+
+}  // namespace
+}  // namespace smemlab::fix

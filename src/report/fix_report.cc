@@ -1,0 +1,223 @@
+#include "report/fix_report.h"
+
+#include <fmt/format.h>
+
+namespace smemlab::report {
+
+using nlohmann::json;
+
+namespace {
+
+const char* verdict_name(const fix::Candidate& c) {
+  switch (c.verdict) {
+    case fix::Candidate::Verdict::Verified:
+      return "yes";
+    case fix::Candidate::Verdict::Rejected:
+      return "no";
+    case fix::Candidate::Verdict::NotTried:
+      break;
+  }
+  return c.edits ? "not tried" : "cannot write";
+}
+
+std::string shape(const fix::ArrayInfo& a) {
+  std::string s;
+  for (uint64_t e : a.extents) s += fmt::format("[{}]", e);
+  return fmt::format("{} x {} B{}", s.empty() ? "?" : s, a.elem, a.dynamic ? " (implied rows)" : "");
+}
+
+std::string where(const FixReport& r, const fix::ArrayInfo& a) {
+  if (a.source_index < 0) return r.path;
+  return fmt::format("{}:{}", r.path, r.source->arrays[a.source_index].line);
+}
+
+std::string cost(const fix::Cost& c) { return fmt::format("{:.2f}", c.per_request()); }
+
+json cost_json(const fix::Cost& c) {
+  return {{"requests", c.requests},
+          {"wavefronts", c.wavefronts},
+          {"ideal", c.ideal},
+          {"per_request", c.per_request()},
+          {"ideal_per_request", c.ideal_per_request()}};
+}
+
+std::vector<const fix::Candidate*> of_array(const fix::Result& res, size_t a) {
+  std::vector<const fix::Candidate*> out;
+  for (const auto& c : res.candidates)
+    if (c.array == a) out.push_back(&c);
+  return out;
+}
+
+std::string header(const FixReport& r) {
+  const RunInfo& run = r.run;
+  return fmt::format(
+      "kernel {} ({})\nlaunch grid ({},{},{}) block ({},{},{}), dynamic shared {} B; "
+      "{} B of shared memory per block: {} blocks/SM on sm_90\n",
+      run.kernel, r.path, run.grid.x, run.grid.y, run.grid.z, run.block.x, run.block.y,
+      run.block.z, run.dynamic_shared, r.result->shared_bytes, r.result->blocks_per_sm);
+}
+
+}  // namespace
+
+std::string fix_text(const FixReport& r) {
+  const fix::Result& res = *r.result;
+  std::string out = header(r);
+  if (!res.anything_to_fix()) {
+    out += fmt::format("nothing to fix: no shared array costs excess wavefronts on {}\n",
+                       fmt::join(res.models, ", "));
+    for (const auto& a : res.arrays)
+      out += fmt::format("  {} ({}): {} wavefronts/request on {}\n", a.name, where(r, a),
+                         cost(a.before[0]), res.models[0]);
+    return out;
+  }
+  for (size_t ai = 0; ai < res.arrays.size(); ++ai) {
+    const fix::ArrayInfo& a = res.arrays[ai];
+    std::vector<std::string> costs;
+    for (size_t m = 0; m < res.models.size(); ++m)
+      costs.push_back(fmt::format("{} {} (ideal {:.2f})", res.models[m], cost(a.before[m]),
+                                  a.before[m].ideal_per_request()));
+    out += fmt::format("\nshared array {} ({}, {}, {} B): wavefronts/request {}\n", a.name,
+                       where(r, a), shape(a), a.span.bytes, fmt::join(costs, ", "));
+    if (!a.skipped.empty()) {
+      out += fmt::format("  not searched: {}\n", a.skipped);
+      continue;
+    }
+    auto cands = of_array(res, ai);
+    if (cands.empty()) {
+      out += "  no padding or swizzle lowers its cost\n";
+      continue;
+    }
+    std::string cols;
+    for (const auto& m : res.models) cols += fmt::format("  {:<14}", m + " wf/req");
+    out += fmt::format("  {:>4}  {:<46}{}  {:>8}  {:>9}  {}\n", "rank", "change", cols, "shared",
+                       "blocks/SM", "verified");
+    size_t shown = 0;
+    for (size_t i = 0; i < cands.size(); ++i) {
+      const fix::Candidate& c = *cands[i];
+      bool interesting = c.verdict != fix::Candidate::Verdict::NotTried;
+      if (shown >= r.shown && !interesting) continue;
+      ++shown;
+      std::string per;
+      for (size_t m = 0; m < res.models.size(); ++m)
+        per += fmt::format("  {:<14}", cost(a.before[m]) + " -> " + cost(c.after[m]));
+      std::string change = c.layout.describe();
+      if (a.dynamic && c.dynamic_shared != res.dynamic_shared)
+        change += fmt::format(", --shared {}", c.dynamic_shared);
+      out += fmt::format("  {:>4}  {:<46}{}  {:>6} B  {:>9}  {}\n", i + 1, change, per,
+                         c.shared_bytes, c.blocks_per_sm, verdict_name(c));
+      if (!c.why_not.empty() && c.verdict != fix::Candidate::Verdict::Verified)
+        out += fmt::format("        {}: {}\n",
+                           c.verdict == fix::Candidate::Verdict::Rejected ? "rejected" : "why",
+                           c.why_not);
+    }
+    if (cands.size() > shown)
+      out += fmt::format("  ... {} more candidates (--json lists all)\n", cands.size() - shown);
+    if (const fix::Candidate* best = res.best_verified(ai)) {
+      out += fmt::format("  best verified: {} (outputs bit-identical, check clean; --patch prints it)\n",
+                         best->layout.describe());
+      if (a.dynamic && best->dynamic_shared != res.dynamic_shared)
+        out += fmt::format("  launch it with {} B of dynamic shared memory (was {} B)\n",
+                           best->dynamic_shared, res.dynamic_shared);
+    } else {
+      out += "  no verified fix: every candidate proven was rejected or could not be written\n";
+    }
+  }
+  if (!res.patch_note.empty()) out += "\nnote: " + res.patch_note + "\n";
+  return out;
+}
+
+json fix_json(const FixReport& r) {
+  const fix::Result& res = *r.result;
+  json arrays = json::array();
+  for (size_t ai = 0; ai < res.arrays.size(); ++ai) {
+    const fix::ArrayInfo& a = res.arrays[ai];
+    json before = json::object(), cands = json::array();
+    for (size_t m = 0; m < res.models.size(); ++m) before[res.models[m]] = cost_json(a.before[m]);
+    for (const fix::Candidate* c : of_array(res, ai)) {
+      json after = json::object();
+      for (size_t m = 0; m < res.models.size(); ++m) after[res.models[m]] = cost_json(c->after[m]);
+      cands.push_back({{"change", c->layout.describe()},
+                       {"kind", c->layout.change == fix::Change::Pad ? "pad" : "swizzle"},
+                       {"row_elements", c->layout.width},
+                       {"pad_elements", c->layout.pad},
+                       {"swizzle_unit", c->layout.unit},
+                       {"after", after},
+                       {"shared_bytes", c->shared_bytes},
+                       {"dynamic_shared", c->dynamic_shared},
+                       {"blocks_per_sm", c->blocks_per_sm},
+                       {"verified", verdict_name(*c)},
+                       {"reason", c->why_not}});
+    }
+    arrays.push_back({{"name", a.name},
+                      {"ptx_name", a.ptx_name},
+                      {"dynamic", a.dynamic},
+                      {"declared_at", where(r, a)},
+                      {"extents", a.extents},
+                      {"element_bytes", a.elem},
+                      {"bytes", a.span.bytes},
+                      {"before", before},
+                      {"skipped", a.skipped},
+                      {"candidates", cands}});
+  }
+  return {{"kernel", r.run.kernel},
+          {"source", r.path},
+          {"models", res.models},
+          {"shared_bytes", res.shared_bytes},
+          {"blocks_per_sm", res.blocks_per_sm},
+          {"nothing_to_fix", !res.anything_to_fix()},
+          {"arrays", arrays},
+          {"patch_note", res.patch_note}};
+}
+
+json fix_sarif(const FixReport& r) {
+  const fix::Result& res = *r.result;
+  const std::string& text = r.source->text;
+  auto position = [&](unsigned off) {
+    int line = 1, col = 1;
+    for (unsigned i = 0; i < off && i < text.size(); ++i) {
+      if (text[i] == '\n') ++line, col = 1;
+      else ++col;
+    }
+    return std::pair(line, col);
+  };
+  json rules = json::array({{{"id", "bank-conflict-fix"},
+                             {"shortDescription",
+                              {{"text", "A shared array's layout costs excess wavefronts; a "
+                                        "verified padding or swizzle removes them"}}}}});
+  json results = json::array();
+  for (size_t ai = 0; ai < res.arrays.size(); ++ai) {
+    const fix::ArrayInfo& a = res.arrays[ai];
+    const fix::Candidate* best = res.best_verified(ai);
+    if (!a.skipped.empty() || !best) continue;
+    json replacements = json::array();
+    for (const fix::Edit& e : *best->edits) {
+      auto [l1, c1] = position(e.range.begin);
+      auto [l2, c2] = position(e.range.end);
+      replacements.push_back(
+          {{"deletedRegion",
+            {{"startLine", l1}, {"startColumn", c1}, {"endLine", l2}, {"endColumn", c2}}},
+           {"insertedContent", {{"text", e.text}}}});
+    }
+    const int line = a.source_index >= 0 ? r.source->arrays[a.source_index].line : 1;
+    results.push_back(
+        {{"ruleId", "bank-conflict-fix"},
+         {"level", "warning"},
+         {"message",
+          {{"text", fmt::format("shared array {}: {:.2f} wavefronts/request on {}; {} gives {:.2f} "
+                                "(outputs bit-identical in the emulator, check clean)",
+                                a.name, a.before[0].per_request(), res.models[0],
+                                best->layout.describe(), best->after[0].per_request())}}},
+         {"locations",
+          json::array({{{"physicalLocation",
+                         {{"artifactLocation", {{"uri", r.path}}},
+                          {"region", {{"startLine", line}}}}}}})},
+         {"fixes",
+          json::array({{{"description", {{"text", best->layout.describe()}}},
+                        {"artifactChanges",
+                         json::array({{{"artifactLocation", {{"uri", r.path}}},
+                                       {"replacements", replacements}}})}}})}});
+  }
+  return sarif_log(std::move(rules), std::move(results));
+}
+
+}  // namespace smemlab::report

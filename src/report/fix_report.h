@@ -1,0 +1,27 @@
+// Output formats of `smemlab fix`: the ranked table of candidate layouts per
+// shared array as text, JSON, and SARIF results whose `fixes` carry the
+// verified source change (code-scanning UIs offer it). The search and proof
+// are src/fix's; this only shapes them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "fix/fix.h"
+#include "report/report.h"
+
+namespace smemlab::report {
+
+struct FixReport {
+  RunInfo run;
+  std::string path;  // the source as shown (and in the patch/SARIF)
+  const fix::SourceModel* source = nullptr;
+  const fix::Result* result = nullptr;
+  unsigned shown = 8;  // candidates listed per array
+};
+
+std::string fix_text(const FixReport& r);
+nlohmann::json fix_json(const FixReport& r);
+nlohmann::json fix_sarif(const FixReport& r);
+
+}  // namespace smemlab::report

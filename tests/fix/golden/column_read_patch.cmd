@@ -1,0 +1,2 @@
+# The verified change as a unified diff for patch -p1.
+fix column_read.cu --kernel columnRead --patch

@@ -1,0 +1,2 @@
+# PTX cannot be fixed: the source is needed (exit 2).
+fix missing.ptx --kernel k

@@ -1,0 +1,2 @@
+# A conflict-free kernel: nothing to fix.
+fix column_read.cu --kernel rowRead
