@@ -228,7 +228,13 @@ Result find_fixes(const SourceModel& source, const emu::Program& program,
     if (a.widest == 0) continue;  // declared but not used by this launch
     for (const auto& m : models) a.before.push_back(cost_of(accesses, a.span, nullptr, *m));
     const SourceArray* s = a.source_index >= 0 ? &source.arrays[a.source_index] : nullptr;
-    a.elem = s && s->elem_bytes ? *s->elem_bytes : narrowest_access(accesses, a.span);
+    // Elements as the subscripts count them: through an alias, its pointee
+    // (the narrowest access when that type is a template parameter).
+    bool aliased = s && std::any_of(s->subscripts.begin(), s->subscripts.end(),
+                                    [](const Subscript& x) { return x.via_alias; });
+    std::optional<unsigned> declared = s ? (aliased ? s->alias_elem_bytes : s->elem_bytes)
+                                         : std::nullopt;
+    a.elem = declared ? *declared : narrowest_access(accesses, a.span);
     // Shape: the declared extents, the one unknown (template-dependent)
     // extent solved from the PTX size.
     uint64_t elems = a.span.bytes / std::max<uint32_t>(1, a.elem);

@@ -212,8 +212,8 @@ class Walker {
     if (!off) return false;
     aliases_[*off] = *target;
     SourceArray& a = m_.arrays[*target];
-    if (auto pointee = size_of(clang_getPointeeType(t)); a.is_extern && pointee)
-      a.elem_bytes = std::min(a.elem_bytes.value_or(*pointee), *pointee);
+    if (auto pointee = size_of(clang_getPointeeType(t)))
+      a.alias_elem_bytes = std::min(a.alias_elem_bytes.value_or(*pointee), *pointee);
     return true;
   }
 

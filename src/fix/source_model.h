@@ -43,7 +43,11 @@ struct SourceArray {
   int line = 0, column = 0;  // of the declaration's name
   std::vector<Range> extents;                      // size expressions in source order
   std::vector<std::optional<int64_t>> extent_values;  // constant values where known
-  std::optional<unsigned> elem_bytes;  // element size (of the alias's pointee for extern arrays)
+  std::optional<unsigned> elem_bytes;  // element size, where the type is not dependent
+  // Element size of the pointers initialised from the array (`T* p =
+  // reinterpret_cast<T*>(raw)`): their subscripts count in those elements.
+  // nullopt when there is no alias or its pointee type is dependent.
+  std::optional<unsigned> alias_elem_bytes;
   std::vector<Subscript> subscripts;
   // Uses that are neither subscripts nor alias initialisers (`tile + 4`,
   // passing `tile` on): a layout change cannot follow them; the proof decides.

@@ -55,7 +55,8 @@ extern "C" __global__ void dyn(float* out) {
 
   const SourceArray& raw = m.arrays[1];
   EXPECT_TRUE(raw.is_extern);
-  EXPECT_EQ(raw.elem_bytes, 1u);  // the array's own type is the narrower one
+  EXPECT_EQ(raw.elem_bytes, 1u);
+  EXPECT_EQ(raw.alias_elem_bytes, 4u);  // subscripts through `buf` count floats
   ASSERT_EQ(raw.subscripts.size(), 2u);
   EXPECT_TRUE(raw.subscripts[0].via_alias);
   EXPECT_EQ(spelled(m, raw.subscripts[0].index[0]), "threadIdx.x * 33");

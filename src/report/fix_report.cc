@@ -31,6 +31,20 @@ std::string where(const FixReport& r, const fix::ArrayInfo& a) {
   return fmt::format("{}:{}", r.path, r.source->arrays[a.source_index].line);
 }
 
+// "void k<int>(int*)" -> "k"; "transposeCoalesced" stays.
+std::string bare_name(std::string d) {
+  if (d.rfind("void ", 0) == 0) d = d.substr(5);
+  std::string out;
+  int depth = 0;
+  for (char c : d) {
+    if (c == '(' || c == '<') ++depth;
+    if (depth == 0) out += c;
+    if (c == ')' || c == '>') --depth;
+  }
+  auto colon = out.rfind("::");
+  return colon == std::string::npos ? out : out.substr(colon + 2);
+}
+
 std::string cost(const fix::Cost& c) { return fmt::format("{:.2f}", c.per_request()); }
 
 json cost_json(const fix::Cost& c) {
@@ -82,6 +96,14 @@ std::string fix_text(const FixReport& r) {
       out += fmt::format("  not searched: {}\n", a.skipped);
       continue;
     }
+    if (a.source_index >= 0) {
+      const std::string& fn = r.source->arrays[a.source_index].function;
+      if (fn != bare_name(r.run.kernel))
+        out += fmt::format(
+            "  note: declared in {}, which other kernels may share: a change applies to them "
+            "too, and the proof ran {} only\n",
+            fn, bare_name(r.run.kernel));
+    }
     auto cands = of_array(res, ai);
     if (cands.empty()) {
       out += "  no padding or swizzle lowers its cost\n";
@@ -89,7 +111,7 @@ std::string fix_text(const FixReport& r) {
     }
     std::string cols;
     for (const auto& m : res.models) cols += fmt::format("  {:<14}", m + " wf/req");
-    out += fmt::format("  {:>4}  {:<46}{}  {:>8}  {:>9}  {}\n", "rank", "change", cols, "shared",
+    out += fmt::format("  {:>4}  {:<58}{}  {:>8}  {:>9}  {}\n", "rank", "change", cols, "shared",
                        "blocks/SM", "verified");
     size_t shown = 0;
     for (size_t i = 0; i < cands.size(); ++i) {
@@ -103,7 +125,7 @@ std::string fix_text(const FixReport& r) {
       std::string change = c.layout.describe();
       if (a.dynamic && c.dynamic_shared != res.dynamic_shared)
         change += fmt::format(", --shared {}", c.dynamic_shared);
-      out += fmt::format("  {:>4}  {:<46}{}  {:>6} B  {:>9}  {}\n", i + 1, change, per,
+      out += fmt::format("  {:>4}  {:<58}{}  {:>6} B  {:>9}  {}\n", i + 1, change, per,
                          c.shared_bytes, c.blocks_per_sm, verdict_name(c));
       if (!c.why_not.empty() && c.verdict != fix::Candidate::Verdict::Verified)
         out += fmt::format("        {}: {}\n",
