@@ -112,7 +112,7 @@ std::vector<emu::Dim3> sample_blocks(emu::Dim3 grid, const std::string& spec) {
 }
 
 void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun* out,
-                  const std::string& blocks) {
+                  const std::string& blocks, emu::KernelObserver* extra) {
   auto models = parse_models(archs);
   prepare_launch(o, &out->prepared);
   Prepared& p = out->prepared;
@@ -123,6 +123,7 @@ void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun*
   set.add(out->banks.get());
   set.add(&out->access);
   set.add(out->defects.get());
+  if (extra) set.add(extra);
   p.config.observer = &set;
   out->status = emu::launch_raw(*p.module, p.kernel, p.config, p.args.bytes);
   p.config.observer = nullptr;

@@ -35,13 +35,13 @@ std::vector<std::unique_ptr<bank::Model>> parse_models(const std::string& archs)
 // blocks spread evenly over the grid, first and last included), or "" for
 // the default: all blocks up to kDefaultSample, else that many.
 inline constexpr uint64_t kDefaultSample = 64;
-std::vector<emu::Dim3> sample_blocks(emu::Dim3 grid, const std::string& spec);
 
 // Runs the launch described by `o` with all analyses; a kernel that fails
 // (out-of-bounds, deadlock, ...) leaves its error in status and in findings.
 // Sampled counts are scaled to the whole grid (RunInfo says by how much).
+// `extra` (optional) observes the same launch (`fix` records accesses).
 void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun* out,
-                  const std::string& blocks = "");
+                  const std::string& blocks = "", emu::KernelObserver* extra = nullptr);
 
 // A file's `// smemlab:` recipe lines (without the prefix), in order, with
 // the kernel each names (for `report`).

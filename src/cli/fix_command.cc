@@ -31,13 +31,14 @@ std::string shown_path(const std::string& file) {
 }
 
 // One launch of `path` with the original launch's arguments; what the proof compares.
-fix::RunResult run_for_proof(LaunchOptions o, const std::string& path, uint32_t dynamic_shared) {
+// `extra` observes the launch too (the original's run records its accesses).
+fix::RunResult run_for_proof(LaunchOptions o, const std::string& path, uint32_t dynamic_shared,
+                             AnalysisRun& run, emu::KernelObserver* extra = nullptr) {
   fix::RunResult r;
   o.file = path;
   o.shared = dynamic_shared;
-  AnalysisRun run;
   try {
-    run_analyses(o, "sm_90", &run, "all");
+    run_analyses(o, "sm_90", &run, "all", extra);
   } catch (const UsageError& e) {
     r.error = e.what();
     return r;
@@ -50,6 +51,12 @@ fix::RunResult run_for_proof(LaunchOptions o, const std::string& path, uint32_t 
     r.buffers.push_back(std::move(bytes));
   }
   r.findings = run.findings;
+  const auto totals = run.banks->totals();
+  for (const auto& c : totals.front().op) {
+    r.measured.requests += c.requests - c.unmodelled;
+    r.measured.wavefronts += c.wavefronts;
+    r.measured.ideal += c.ideal;
+  }
   if (run.status.error) r.error = "the kernel failed: " + run.status.error->what();
   return r;
 }
@@ -77,17 +84,20 @@ void fix_kernel(FixOptions& o) {
                "arrays in code it could not parse are not found\n",
                source.diagnostics.size(), o.launch.file, source.diagnostics.front());
 
-  // The what-if data: every shared access of the original launch.
-  Prepared p;
-  prepare_launch(o.launch, &p);
-  p.config.only_blocks = sample_blocks(p.config.grid, "");
+  // One launch of the original, all blocks: the what-if data (every shared
+  // access) and the proof's reference (outputs, check's findings).
   fix::AccessRecorder recorder;
-  p.config.observer = &recorder;
-  emu::LaunchStatus status = emu::launch_raw(*p.module, p.kernel, p.config, p.args.bytes);
-  if (status.error) {
-    fmt::print(stderr, "smemlab: the kernel failed: {}\n", status.error->what());
+  AnalysisRun original_run;
+  fix::RunResult original =
+      run_for_proof(o.launch, o.launch.file, o.launch.shared, original_run, &recorder);
+  // An error without a failed launch: the input could not be prepared.
+  if (!original.error.empty() && !original_run.status.error) throw UsageError(original.error);
+  if (original_run.status.error) {
+    if (original_run.status.error->kind == "decode") throw UsageError(original.error);
+    fmt::print(stderr, "smemlab: {}\n", original.error);
     throw ExitCode{kRuntime};
   }
+  const Prepared& p = original_run.prepared;
 
   fix::Options fo;
   fo.max_pad = o.max_pad;
@@ -95,11 +105,12 @@ void fix_kernel(FixOptions& o) {
   fo.threads_per_block = static_cast<unsigned>(p.config.block.count());
   const LaunchOptions launch = o.launch;
   fix::Runner runner = [&launch](const std::string& path, uint32_t dynamic_shared) {
-    return run_for_proof(launch, path, dynamic_shared);
+    AnalysisRun run;
+    return run_for_proof(launch, path, dynamic_shared, run);
   };
   fix::Result result =
       fix::find_fixes(source, p.module->kernel(p.kernel), p.config.dynamic_shared,
-                      recorder.accesses(), models, runner, fo, recorder.kernel().lines);
+                      recorder.accesses(), original, models, runner, fo, recorder.kernel().lines);
 
   report::FixReport rep;
   rep.run.source = o.launch.file;

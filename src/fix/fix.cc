@@ -188,6 +188,7 @@ unsigned blocks_per_sm(uint64_t shared_bytes, unsigned threads) {
 
 Result find_fixes(const SourceModel& source, const emu::Program& program,
                   uint32_t dynamic_shared, const std::vector<SharedAccess>& accesses,
+                  const RunResult& original,
                   const std::vector<std::unique_ptr<bank::Model>>& models, const Runner& run,
                   const Options& options, const ptx::LineTable* lines) {
   Result res;
@@ -309,10 +310,11 @@ Result find_fixes(const SourceModel& source, const emu::Program& program,
 
   // The proof: the original's outputs are the reference.
   if (!res.anything_to_fix() || res.candidates.empty()) return res;
-  res.original = run(source.path, dynamic_shared);
+  res.original = original;
   std::map<size_t, unsigned> tried;
+  std::set<size_t> verified;
   for (Candidate& c : res.candidates) {
-    if (!c.edits || tried[c.array] >= options.prove) continue;
+    if (!c.edits || tried[c.array] >= options.prove || verified.count(c.array)) continue;
     ++tried[c.array];
     if (!res.original.error.empty()) {
       c.why_not = "the original kernel did not run: " + res.original.error;
@@ -320,8 +322,10 @@ Result find_fixes(const SourceModel& source, const emu::Program& program,
     }
     RunResult got = run_rewritten(source, *c.edits, c.dynamic_shared, run);
     std::string diff = compare(res.original, got);
+    c.measured = got.measured;
     c.verdict = diff.empty() ? Candidate::Verdict::Verified : Candidate::Verdict::Rejected;
     c.why_not = diff;
+    if (diff.empty()) verified.insert(c.array);
   }
 
   // The patch: every array's best verified change; a combination is proven too.

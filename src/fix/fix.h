@@ -49,6 +49,7 @@ struct Candidate {
   std::optional<Edits> edits;  // the source change; nullopt = cannot be written (see why)
   std::string why_not;         // why no edits, or why the proof rejected it
   enum class Verdict { NotTried, Verified, Rejected } verdict = Verdict::NotTried;
+  Cost measured;  // the rebuilt kernel's sm_90 cost, all shared arrays (proven ones only)
 };
 
 // What a run of the (possibly rewritten) kernel produced.
@@ -56,6 +57,7 @@ struct RunResult {
   std::string error;  // could not compile or launch ("" = ran)
   std::vector<std::vector<uint8_t>> buffers;  // every buffer argument after the launch
   std::vector<check::Finding> findings;       // check's findings (the kernel's error included)
+  Cost measured;  // the whole kernel's shared accesses on sm_90, as the rebuilt kernel ran
 };
 // Builds and runs the kernel from `cu_path` with the original launch, except
 // `dynamic_shared` bytes of dynamic shared memory.
@@ -63,7 +65,7 @@ using Runner = std::function<RunResult(const std::string& cu_path, uint32_t dyna
 
 struct Options {
   unsigned max_pad = 8;   // padding tried: 1..max_pad elements (multiples of vector units)
-  unsigned prove = 3;     // candidates proven per array, best first
+  unsigned prove = 3;     // candidates proven per array, best first, until one is verified
   unsigned threads_per_block = 0;
 };
 
@@ -91,11 +93,13 @@ struct Result {
 unsigned blocks_per_sm(uint64_t shared_bytes, unsigned threads);
 
 // The search and the proof. `program` is the launched kernel (its shared
-// variables), `accesses` its recorded shared accesses, `models` the bank
+// variables), `accesses` its recorded shared accesses and `original` its
+// outputs (the same launch, all blocks: the proof's reference), `models` the bank
 // models (target first), `lines` the module's line table (to find the
 // extern array behind dynamic-window accesses).
 Result find_fixes(const SourceModel& source, const emu::Program& program,
                   uint32_t dynamic_shared, const std::vector<SharedAccess>& accesses,
+                  const RunResult& original,
                   const std::vector<std::unique_ptr<bank::Model>>& models, const Runner& run,
                   const Options& options, const ptx::LineTable* lines);
 

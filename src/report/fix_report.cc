@@ -125,8 +125,12 @@ std::string fix_text(const FixReport& r) {
       std::string change = c.layout.describe();
       if (a.dynamic && c.dynamic_shared != res.dynamic_shared)
         change += fmt::format(", --shared {}", c.dynamic_shared);
+      std::string verdict = verdict_name(c);
+      if (c.verdict != fix::Candidate::Verdict::NotTried && c.measured.requests)
+        verdict += fmt::format(" (rebuilt: kernel {} -> {} wf/req)", cost(res.original.measured),
+                               cost(c.measured));
       out += fmt::format("  {:>4}  {:<58}{}  {:>6} B  {:>9}  {}\n", i + 1, change, per,
-                         c.shared_bytes, c.blocks_per_sm, verdict_name(c));
+                         c.shared_bytes, c.blocks_per_sm, verdict);
       if (!c.why_not.empty() && c.verdict != fix::Candidate::Verdict::Verified)
         out += fmt::format("        {}: {}\n",
                            c.verdict == fix::Candidate::Verdict::Rejected ? "rejected" : "why",
@@ -168,6 +172,7 @@ json fix_json(const FixReport& r) {
                        {"dynamic_shared", c->dynamic_shared},
                        {"blocks_per_sm", c->blocks_per_sm},
                        {"verified", verdict_name(*c)},
+                       {"measured_sm_90", cost_json(c->measured)},
                        {"reason", c->why_not}});
     }
     arrays.push_back({{"name", a.name},
@@ -187,6 +192,7 @@ json fix_json(const FixReport& r) {
           {"shared_bytes", res.shared_bytes},
           {"blocks_per_sm", res.blocks_per_sm},
           {"nothing_to_fix", !res.anything_to_fix()},
+          {"measured_sm_90", cost_json(res.original.measured)},
           {"arrays", arrays},
           {"patch_note", res.patch_note}};
 }
