@@ -124,7 +124,8 @@ void fix_kernel(FixOptions& o) {
   rep.result = &result;
   rep.shown = o.shown;
   if (o.patch)
-    fmt::print("{}", result.patch.empty() ? "" : fix::unified_diff(rep.path, source.text, result.patch));
+    fmt::print("{}",
+               result.patch.empty() ? "" : fix::unified_diff(rep.path, source.text, result.patch));
   else if (o.json)
     fmt::print("{}\n", report::fix_json(rep).dump(1));
   else if (o.sarif)

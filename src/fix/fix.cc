@@ -62,7 +62,8 @@ int dynamic_source(const SourceModel& src, const std::vector<SharedAccess>& acce
   std::set<int> access_lines;
   for (const auto& a : accesses) {
     bool in = false;
-    for (unsigned l = 0; l < 32; ++l) in |= (a.request.mask >> l & 1) && span.contains(a.request.addr[l]);
+    for (unsigned l = 0; l < 32; ++l)
+      in |= (a.request.mask >> l & 1) && span.contains(a.request.addr[l]);
     if (!in || !a.instr) continue;
     for (const auto& sl : check::lines_of(lines, a.instr->loc))
       if (basename(sl.file) == basename(src.path)) access_lines.insert(sl.line);
@@ -131,15 +132,15 @@ std::string compare(const RunResult& want, const RunResult& got) {
   std::map<std::string, int> before;
   for (const auto& f : want.findings) ++before[f.kind];
   for (const auto& f : got.findings)
-    if (--before[f.kind] < 0)
-      return fmt::format("check finds a new {}: {}", f.kind, f.message);
+    if (--before[f.kind] < 0) return fmt::format("check finds a new {}: {}", f.kind, f.message);
   return "";
 }
 
 RunResult run_rewritten(const SourceModel& src, const Edits& edits, uint32_t dynamic_shared,
                         const Runner& run) {
   // Beside the original, so that its #include "..." lines still resolve.
-  std::string dir = src.path.find('/') == std::string::npos ? "." : src.path.substr(0, src.path.rfind('/'));
+  std::string dir =
+      src.path.find('/') == std::string::npos ? "." : src.path.substr(0, src.path.rfind('/'));
   std::string tmpl = dir + "/.smemlab-fix-XXXXXX.cu";
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
@@ -169,7 +170,8 @@ RunResult run_rewritten(const SourceModel& src, const Edits& edits, uint32_t dyn
 }  // namespace
 
 bool Result::anything_to_fix() const {
-  return std::any_of(arrays.begin(), arrays.end(), [](const ArrayInfo& a) { return a.skipped.empty(); });
+  return std::any_of(arrays.begin(), arrays.end(),
+                     [](const ArrayInfo& a) { return a.skipped.empty(); });
 }
 
 const Candidate* Result::best_verified(size_t array) const {
@@ -186,9 +188,8 @@ unsigned blocks_per_sm(uint64_t shared_bytes, unsigned threads) {
   return static_cast<unsigned>(std::min<uint64_t>({by_smem, by_threads, 32}));
 }
 
-Result find_fixes(const SourceModel& source, const emu::Program& program,
-                  uint32_t dynamic_shared, const std::vector<SharedAccess>& accesses,
-                  const RunResult& original,
+Result find_fixes(const SourceModel& source, const emu::Program& program, uint32_t dynamic_shared,
+                  const std::vector<SharedAccess>& accesses, const RunResult& original,
                   const std::vector<std::unique_ptr<bank::Model>>& models, const Runner& run,
                   const Options& options, const ptx::LineTable* lines) {
   Result res;
@@ -233,8 +234,8 @@ Result find_fixes(const SourceModel& source, const emu::Program& program,
     // (the narrowest access when that type is a template parameter).
     bool aliased = s && std::any_of(s->subscripts.begin(), s->subscripts.end(),
                                     [](const Subscript& x) { return x.via_alias; });
-    std::optional<unsigned> declared = s ? (aliased ? s->alias_elem_bytes : s->elem_bytes)
-                                         : std::nullopt;
+    std::optional<unsigned> declared =
+        s ? (aliased ? s->alias_elem_bytes : s->elem_bytes) : std::nullopt;
     a.elem = declared ? *declared : narrowest_access(accesses, a.span);
     // Shape: the declared extents, the one unknown (template-dependent)
     // extent solved from the PTX size.
@@ -298,7 +299,8 @@ Result find_fixes(const SourceModel& source, const emu::Program& program,
     }
     std::stable_sort(found.begin(), found.end(), [](const Candidate& x, const Candidate& y) {
       uint64_t xs = 0, ys = 0;
-      for (size_t m = 1; m < x.after.size(); ++m) xs += x.after[m].wavefronts, ys += y.after[m].wavefronts;
+      for (size_t m = 1; m < x.after.size(); ++m)
+        xs += x.after[m].wavefronts, ys += y.after[m].wavefronts;
       auto key = [](const Candidate& c, uint64_t others) {
         return std::tuple(c.after[0].wavefronts, others, !c.edits.has_value(), c.shared_bytes,
                           c.layout.change == Change::Swizzle, c.layout.pad);
@@ -335,7 +337,8 @@ Result find_fixes(const SourceModel& source, const emu::Program& program,
       bool overlaps = false;
       for (const Edits* p : parts)
         for (const Edit& e : *c->edits)
-          for (const Edit& f : *p) overlaps |= e.range.begin < f.range.end && f.range.begin < e.range.end;
+          for (const Edit& f : *p)
+            overlaps |= e.range.begin < f.range.end && f.range.begin < e.range.end;
       if (!overlaps) parts.push_back(&*c->edits);
     }
   for (const Edits* p : parts) res.patch.insert(res.patch.end(), p->begin(), p->end());
@@ -344,7 +347,8 @@ Result find_fixes(const SourceModel& source, const emu::Program& program,
   if (parts.size() > 1) {
     uint32_t dyn = dynamic_shared;
     for (size_t a = 0; a < res.arrays.size(); ++a)
-      if (const Candidate* c = res.best_verified(a); c && res.arrays[a].dynamic) dyn = c->dynamic_shared;
+      if (const Candidate* c = res.best_verified(a); c && res.arrays[a].dynamic)
+        dyn = c->dynamic_shared;
     std::string diff = compare(res.original, run_rewritten(source, res.patch, dyn, run));
     if (!diff.empty()) {
       res.patch = *parts.front();

@@ -31,30 +31,30 @@ struct ArrayInfo {
   std::string ptx_name;  // "" for the dynamic window
   bool dynamic = false;
   Span span;
-  int source_index = -1;            // into SourceModel::arrays; -1 = not found
-  std::vector<uint64_t> extents;    // elements per dimension (dynamic: the one implied)
-  uint32_t elem = 0;                // element bytes
-  unsigned widest = 0;              // widest access in bytes per lane
-  std::vector<Cost> before;         // per model
-  std::string skipped;              // why no candidates were searched ("" = searched)
+  int source_index = -1;          // into SourceModel::arrays; -1 = not found
+  std::vector<uint64_t> extents;  // elements per dimension (dynamic: the one implied)
+  uint32_t elem = 0;              // element bytes
+  unsigned widest = 0;            // widest access in bytes per lane
+  std::vector<Cost> before;       // per model
+  std::string skipped;            // why no candidates were searched ("" = searched)
 };
 
 struct Candidate {
   size_t array = 0;  // into Result::arrays
   Layout layout;
-  std::vector<Cost> after;     // per model
-  uint64_t shared_bytes = 0;   // the kernel's shared memory (static + dynamic) with this layout
-  uint32_t dynamic_shared = 0; // the launch's dynamic shared bytes with this layout
-  unsigned blocks_per_sm = 0;  // on the target, as far as shared memory and threads allow
-  std::optional<Edits> edits;  // the source change; nullopt = cannot be written (see why)
-  std::string why_not;         // why no edits, or why the proof rejected it
+  std::vector<Cost> after;      // per model
+  uint64_t shared_bytes = 0;    // the kernel's shared memory (static + dynamic) with this layout
+  uint32_t dynamic_shared = 0;  // the launch's dynamic shared bytes with this layout
+  unsigned blocks_per_sm = 0;   // on the target, as far as shared memory and threads allow
+  std::optional<Edits> edits;   // the source change; nullopt = cannot be written (see why)
+  std::string why_not;          // why no edits, or why the proof rejected it
   enum class Verdict { NotTried, Verified, Rejected } verdict = Verdict::NotTried;
   Cost measured;  // the rebuilt kernel's sm_90 cost, all shared arrays (proven ones only)
 };
 
 // What a run of the (possibly rewritten) kernel produced.
 struct RunResult {
-  std::string error;  // could not compile or launch ("" = ran)
+  std::string error;                          // could not compile or launch ("" = ran)
   std::vector<std::vector<uint8_t>> buffers;  // every buffer argument after the launch
   std::vector<check::Finding> findings;       // check's findings (the kernel's error included)
   Cost measured;  // the whole kernel's shared accesses on sm_90, as the rebuilt kernel ran
@@ -64,14 +64,14 @@ struct RunResult {
 using Runner = std::function<RunResult(const std::string& cu_path, uint32_t dynamic_shared)>;
 
 struct Options {
-  unsigned max_pad = 8;   // padding tried: 1..max_pad elements (multiples of vector units)
-  unsigned prove = 3;     // candidates proven per array, best first, until one is verified
+  unsigned max_pad = 8;  // padding tried: 1..max_pad elements (multiples of vector units)
+  unsigned prove = 3;    // candidates proven per array, best first, until one is verified
   unsigned threads_per_block = 0;
 };
 
 struct Result {
-  std::vector<std::string> models;  // names, target first
-  std::vector<ArrayInfo> arrays;    // every shared array the kernel touches
+  std::vector<std::string> models;    // names, target first
+  std::vector<ArrayInfo> arrays;      // every shared array the kernel touches
   std::vector<Candidate> candidates;  // improving ones, ranked per array, arrays in order
   uint64_t shared_bytes = 0;          // as launched
   uint32_t dynamic_shared = 0;
@@ -97,9 +97,8 @@ unsigned blocks_per_sm(uint64_t shared_bytes, unsigned threads);
 // outputs (the same launch, all blocks: the proof's reference), `models` the bank
 // models (target first), `lines` the module's line table (to find the
 // extern array behind dynamic-window accesses).
-Result find_fixes(const SourceModel& source, const emu::Program& program,
-                  uint32_t dynamic_shared, const std::vector<SharedAccess>& accesses,
-                  const RunResult& original,
+Result find_fixes(const SourceModel& source, const emu::Program& program, uint32_t dynamic_shared,
+                  const std::vector<SharedAccess>& accesses, const RunResult& original,
                   const std::vector<std::unique_ptr<bank::Model>>& models, const Runner& run,
                   const Options& options, const ptx::LineTable* lines);
 

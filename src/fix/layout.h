@@ -20,7 +20,8 @@ struct Layout {
   uint32_t width = 0;  // W: elements per row (the last dimension, or the implied one)
   uint32_t pad = 0;    // P: elements added per row (Pad)
   uint32_t unit = 1;   // G: elements moved together (Swizzle)
-  uint32_t rows = 0;   // rows the row index wraps at (Swizzle of an N-D array's last two dims; 0: none)
+  uint32_t rows =
+      0;  // rows the row index wraps at (Swizzle of an N-D array's last two dims; 0: none)
 
   // Byte offset within the array -> byte offset under this layout.
   uint64_t remap(uint64_t offset) const;

@@ -32,16 +32,16 @@ Layout swizzle(uint32_t width, uint32_t unit = 1, uint32_t rows = 0, uint32_t el
 TEST(Layout, PadMovesEachRowByThePadding) {
   Layout l = pad(32, 1);
   EXPECT_EQ(l.remap(0), 0u);
-  EXPECT_EQ(l.remap(124), 124u);          // last element of row 0
-  EXPECT_EQ(l.remap(128), 132u);          // row 1 starts one element later
+  EXPECT_EQ(l.remap(124), 124u);  // last element of row 0
+  EXPECT_EQ(l.remap(128), 132u);  // row 1 starts one element later
   EXPECT_EQ(l.remap(31 * 128 + 4), 31u * 132 + 4);
-  EXPECT_EQ(l.bytes(4096), 4224u);        // float[32][33]
+  EXPECT_EQ(l.bytes(4096), 4224u);          // float[32][33]
   EXPECT_EQ(l.bytes(4096 + 8), 4224u + 8);  // a partial last row keeps its length
 }
 
 TEST(Layout, SwizzleXorsTheColumnByTheRowAndStaysABijection) {
   Layout l = swizzle(32, 1, 32);
-  EXPECT_EQ(l.remap(128), 128u + 4);       // (1,0) -> (1,1)
+  EXPECT_EQ(l.remap(128), 128u + 4);              // (1,0) -> (1,1)
   EXPECT_EQ(l.remap(3 * 128 + 8), 3u * 128 + 4);  // (3,2) -> (3,1)
   std::set<uint64_t> seen;
   for (uint64_t o = 0; o < 4096; o += 4) seen.insert(l.remap(o));

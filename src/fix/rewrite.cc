@@ -66,7 +66,8 @@ std::optional<Edits> edits_for(const SourceModel& source, const SourceArray& arr
       if (dims == 1 && layout.change == Change::Pad)
         repl = fmt::format("({0}) + ({0}) / {1} * {2}", c, layout.width, layout.pad);
       else if (dims == 1)
-        repl = fmt::format("({}) ^ {}", c, xor_term(fmt::format("({}) / {}", c, layout.width), layout));
+        repl = fmt::format("({}) ^ {}", c,
+                           xor_term(fmt::format("({}) / {}", c, layout.width), layout));
       else
         repl = fmt::format("({}) ^ {}", c, xor_term(text_of(source, s.index[dims - 2]), layout));
       edits.push_back({col, repl});
@@ -132,7 +133,8 @@ void emit_line(std::string& out, char tag, const std::string& line) {
 std::string unified_diff(const std::string& path, const std::string& text, const Edits& edits) {
   const std::vector<std::string> old_lines = split_lines(text);
   std::vector<size_t> starts;  // byte offset of each old line
-  for (size_t i = 0, at = 0; i < old_lines.size(); at += old_lines[i++].size()) starts.push_back(at);
+  for (size_t i = 0, at = 0; i < old_lines.size(); at += old_lines[i++].size())
+    starts.push_back(at);
   auto line_at = [&](size_t off) {
     return static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), off) -
                                starts.begin() - 1);
@@ -176,7 +178,8 @@ std::string unified_diff(const std::string& path, const std::string& text, const
     std::string body;
     size_t old_count = 0, new_count = 0, at = from;
     for (size_t k = r; k < end_r; ++k) {
-      for (; at < regions[k].first; ++at, ++old_count, ++new_count) emit_line(body, ' ', old_lines[at]);
+      for (; at < regions[k].first; ++at, ++old_count, ++new_count)
+        emit_line(body, ' ', old_lines[at]);
       for (size_t i = regions[k].first; i <= regions[k].last; ++i, ++old_count)
         emit_line(body, '-', old_lines[i]);
       for (const auto& l : regions[k].lines) {

@@ -69,9 +69,8 @@ Range range_of(CXCursor c) {
 CXCursor strip(CXCursor c) {
   for (;;) {
     CXCursorKind k = clang_getCursorKind(c);
-    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr &&
-        k != CXCursor_CStyleCastExpr && k != CXCursor_CXXReinterpretCastExpr &&
-        k != CXCursor_CXXStaticCastExpr)
+    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_CStyleCastExpr &&
+        k != CXCursor_CXXReinterpretCastExpr && k != CXCursor_CXXStaticCastExpr)
       return c;
     auto kids = children(c);
     // Casts have their type as a child too; the expression is the last one.
@@ -88,8 +87,8 @@ bool has_side_effect_tokens(CXTranslationUnit tu, CXCursor c) {
   unsigned n = 0;
   clang_tokenize(tu, clang_getCursorExtent(c), &tokens, &n);
   bool found = false;
-  static const char* kModifying[] = {"++", "--", "=",  "+=",  "-=",  "*=", "/=",
-                                     "%=", "&=", "|=", "^=", "<<=", ">>="};
+  static const char* kModifying[] = {
+      "++", "--", "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
   for (unsigned i = 0; i < n && !found; ++i) {
     if (clang_getTokenKind(tokens[i]) != CXToken_Punctuation) continue;
     std::string t = str(clang_getTokenSpelling(tu, tokens[i]));
@@ -151,7 +150,8 @@ class Walker {
 
   void maybe_shared(CXCursor c) {
     bool shared = false;
-    for (const CXCursor& k : children(c)) shared |= clang_getCursorKind(k) == CXCursor_CUDASharedAttr;
+    for (const CXCursor& k : children(c))
+      shared |= clang_getCursorKind(k) == CXCursor_CUDASharedAttr;
     if (!shared) return;
     auto off = offset_of(clang_getCursorLocation(c));
     if (!off) return;
@@ -264,7 +264,8 @@ struct TuDeleter {
 }  // namespace
 
 int line_of(const std::string& text, unsigned offset) {
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + std::min<size_t>(offset, text.size()), '\n'));
+  return 1 + static_cast<int>(std::count(
+                 text.begin(), text.begin() + std::min<size_t>(offset, text.size()), '\n'));
 }
 
 SourceModel parse_source(const std::string& path, const std::vector<std::string>& include_dirs) {
@@ -278,9 +279,10 @@ SourceModel parse_source(const std::string& path, const std::vector<std::string>
     m.text = ss.str();
   }
   std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-  std::vector<std::string> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
-                                   "--cuda-gpu-arch=sm_80", "-std=c++17", "-include",
-                                   kPreludePath, "-I" + dir, "-w"};
+  std::vector<std::string> args = {"-x",         "cuda",       "--cuda-host-only",
+                                   "-nocudainc", "-nocudalib", "--cuda-gpu-arch=sm_80",
+                                   "-std=c++17", "-include",   kPreludePath,
+                                   "-I" + dir,   "-w"};
   for (const auto& d : include_dirs) args.push_back("-I" + d);
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -288,9 +290,9 @@ SourceModel parse_source(const std::string& path, const std::vector<std::string>
 
   std::unique_ptr<void, IndexDeleter> index(clang_createIndex(0, 0));
   CXTranslationUnit raw = nullptr;
-  CXErrorCode err = clang_parseTranslationUnit2(
-      index.get(), path.c_str(), argv.data(), static_cast<int>(argv.size()), &prelude, 1,
-      CXTranslationUnit_KeepGoing, &raw);
+  CXErrorCode err = clang_parseTranslationUnit2(index.get(), path.c_str(), argv.data(),
+                                                static_cast<int>(argv.size()), &prelude, 1,
+                                                CXTranslationUnit_KeepGoing, &raw);
   if (err != CXError_Success || !raw)
     throw Error(fmt::format("{}: libclang could not parse the file (error {})", path,
                             static_cast<int>(err)));
@@ -298,9 +300,8 @@ SourceModel parse_source(const std::string& path, const std::vector<std::string>
   for (unsigned i = 0, n = clang_getNumDiagnostics(raw); i < n; ++i) {
     CXDiagnostic d = clang_getDiagnostic(raw, i);
     if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error)
-      m.diagnostics.push_back(
-          str(clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
-                                            CXDiagnostic_DisplayColumn)));
+      m.diagnostics.push_back(str(clang_formatDiagnostic(
+          d, CXDiagnostic_DisplaySourceLocation | CXDiagnostic_DisplayColumn)));
     clang_disposeDiagnostic(d);
   }
   Walker w(raw, m);

@@ -28,8 +28,8 @@ struct Range {
 };
 
 struct Subscript {
-  Range whole;                // tile[r][c]
-  std::vector<Range> index;   // r, c: outermost first
+  Range whole;               // tile[r][c]
+  std::vector<Range> index;  // r, c: outermost first
   int line = 0;
   bool via_alias = false;     // through a pointer initialised from the array
   bool side_effects = false;  // an index modifies state or calls a function
@@ -40,8 +40,8 @@ struct SourceArray {
   std::string name;
   std::string function;  // enclosing function, unqualified, without template arguments
   bool is_extern = false;
-  int line = 0, column = 0;  // of the declaration's name
-  std::vector<Range> extents;                      // size expressions in source order
+  int line = 0, column = 0;                           // of the declaration's name
+  std::vector<Range> extents;                         // size expressions in source order
   std::vector<std::optional<int64_t>> extent_values;  // constant values where known
   std::optional<unsigned> elem_bytes;  // element size, where the type is not dependent
   // Element size of the pointers initialised from the array (`T* p =

@@ -13,7 +13,9 @@ std::string write_temp(const std::string& text) {
   return path;
 }
 
-std::string spelled(const SourceModel& m, Range r) { return m.text.substr(r.begin, r.end - r.begin); }
+std::string spelled(const SourceModel& m, Range r) {
+  return m.text.substr(r.begin, r.end - r.begin);
+}
 
 TEST(SourceModel, FindsStaticAndDynamicArraysAndEverySubscript) {
   const std::string path = write_temp(R"(constexpr int kN = 32;

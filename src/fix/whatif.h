@@ -50,8 +50,8 @@ struct Span {
 
 struct Cost {
   uint64_t requests = 0, wavefronts = 0, ideal = 0;
-  bool valid = true;   // false: the layout misaligns an access (the model refused it)
-  std::string error;   // why not valid
+  bool valid = true;  // false: the layout misaligns an access (the model refused it)
+  std::string error;  // why not valid
   double per_request() const { return requests ? double(wavefronts) / double(requests) : 0; }
   double ideal_per_request() const { return requests ? double(ideal) / double(requests) : 0; }
 };

@@ -23,7 +23,8 @@ const char* verdict_name(const fix::Candidate& c) {
 std::string shape(const fix::ArrayInfo& a) {
   std::string s;
   for (uint64_t e : a.extents) s += fmt::format("[{}]", e);
-  return fmt::format("{} x {} B{}", s.empty() ? "?" : s, a.elem, a.dynamic ? " (implied rows)" : "");
+  return fmt::format("{} x {} B{}", s.empty() ? "?" : s, a.elem,
+                     a.dynamic ? " (implied rows)" : "");
 }
 
 std::string where(const FixReport& r, const fix::ArrayInfo& a) {
@@ -67,8 +68,8 @@ std::string header(const FixReport& r) {
   return fmt::format(
       "kernel {} ({})\nlaunch grid ({},{},{}) block ({},{},{}), dynamic shared {} B; "
       "{} B of shared memory per block: {} blocks/SM on sm_90\n",
-      run.kernel, r.path, run.grid.x, run.grid.y, run.grid.z, run.block.x, run.block.y,
-      run.block.z, run.dynamic_shared, r.result->shared_bytes, r.result->blocks_per_sm);
+      run.kernel, r.path, run.grid.x, run.grid.y, run.grid.z, run.block.x, run.block.y, run.block.z,
+      run.dynamic_shared, r.result->shared_bytes, r.result->blocks_per_sm);
 }
 
 }  // namespace
@@ -139,8 +140,9 @@ std::string fix_text(const FixReport& r) {
     if (cands.size() > shown)
       out += fmt::format("  ... {} more candidates (--json lists all)\n", cands.size() - shown);
     if (const fix::Candidate* best = res.best_verified(ai)) {
-      out += fmt::format("  best verified: {} (outputs bit-identical, check clean; --patch prints it)\n",
-                         best->layout.describe());
+      out += fmt::format(
+          "  best verified: {} (outputs bit-identical, check clean; --patch prints it)\n",
+          best->layout.describe());
       if (a.dynamic && best->dynamic_shared != res.dynamic_shared)
         out += fmt::format("  launch it with {} B of dynamic shared memory (was {} B)\n",
                            best->dynamic_shared, res.dynamic_shared);
@@ -203,15 +205,18 @@ json fix_sarif(const FixReport& r) {
   auto position = [&](unsigned off) {
     int line = 1, col = 1;
     for (unsigned i = 0; i < off && i < text.size(); ++i) {
-      if (text[i] == '\n') ++line, col = 1;
-      else ++col;
+      if (text[i] == '\n')
+        ++line, col = 1;
+      else
+        ++col;
     }
     return std::pair(line, col);
   };
   json rules = json::array({{{"id", "bank-conflict-fix"},
                              {"shortDescription",
-                              {{"text", "A shared array's layout costs excess wavefronts; a "
-                                        "verified padding or swizzle removes them"}}}}});
+                              {{"text",
+                                "A shared array's layout costs excess wavefronts; a "
+                                "verified padding or swizzle removes them"}}}}});
   json results = json::array();
   for (size_t ai = 0; ai < res.arrays.size(); ++ai) {
     const fix::ArrayInfo& a = res.arrays[ai];
@@ -235,15 +240,13 @@ json fix_sarif(const FixReport& r) {
                                 "(outputs bit-identical in the emulator, check clean)",
                                 a.name, a.before[0].per_request(), res.models[0],
                                 best->layout.describe(), best->after[0].per_request())}}},
-         {"locations",
-          json::array({{{"physicalLocation",
-                         {{"artifactLocation", {{"uri", r.path}}},
-                          {"region", {{"startLine", line}}}}}}})},
+         {"locations", json::array({{{"physicalLocation",
+                                      {{"artifactLocation", {{"uri", r.path}}},
+                                       {"region", {{"startLine", line}}}}}}})},
          {"fixes",
           json::array({{{"description", {{"text", best->layout.describe()}}},
-                        {"artifactChanges",
-                         json::array({{{"artifactLocation", {{"uri", r.path}}},
-                                       {"replacements", replacements}}})}}})}});
+                        {"artifactChanges", json::array({{{"artifactLocation", {{"uri", r.path}}},
+                                                          {"replacements", replacements}}})}}})}});
   }
   return sarif_log(std::move(rules), std::move(results));
 }
