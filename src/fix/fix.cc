@@ -311,8 +311,8 @@ Result find_fixes(const SourceModel& source, const emu::Program& program, uint32
   }
 
   // The proof: the original's outputs are the reference.
-  if (!res.anything_to_fix() || res.candidates.empty()) return res;
   res.original = original;
+  if (!res.anything_to_fix() || res.candidates.empty()) return res;
   std::map<size_t, unsigned> tried;
   std::set<size_t> verified;
   for (Candidate& c : res.candidates) {
