@@ -147,11 +147,9 @@ Result run_matmul(Context& ctx, const Variant& v, int M, int N, int K, bool time
   dC.poison();
   const dim3 grid = grid_for(l, M, N);
   if (l.smem > 48 * 1024)  // above the default limit: opt in
-    SMEMLAB_CUDA_CHECK(cudaFuncSetAttribute(
-        reinterpret_cast<const void*>(l.kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, l.smem));
-  auto launch = [&] {
-    l.kernel<<<grid, l.block, l.smem>>>(dA.get(), dB.get(), dC.get(), M, N, K);
-  };
+    SMEMLAB_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(l.kernel),
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, l.smem));
+  auto launch = [&] { l.kernel<<<grid, l.block, l.smem>>>(dA.get(), dB.get(), dC.get(), M, N, K); };
   launch();
   SMEMLAB_CUDA_LAUNCH_CHECK();
   const std::vector<float> hC = dC.download();

@@ -333,8 +333,8 @@ constexpr int sgemm_async_smem(int BM, int BN, int BK, int stages) {
 // sgemm_async_smem(...) bytes.
 template <int BM, int BN, int BK, int WM, int WN, int kStages, bool kVec>
 __device__ __forceinline__ void sgemm_async_body(const float* __restrict__ A,
-                                                 const float* __restrict__ B,
-                                                 float* __restrict__ C, int M, int N, int K) {
+                                                 const float* __restrict__ B, float* __restrict__ C,
+                                                 int M, int N, int K) {
   constexpr int kWarpsN = BN / WN;
   constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
   constexpr int kLaneRows = WM / 8;
@@ -352,8 +352,8 @@ __device__ __forceinline__ void sgemm_async_body(const float* __restrict__ A,
   constexpr int kStageA = BK * kLda, kStageB = BK * BN;
 
   extern __shared__ __align__(16) float smem[];
-  float* const As = smem;                        // [kStages][BK][kLda]
-  float* const Bs = smem + kStages * kStageA;    // [kStages][BK][BN]
+  float* const As = smem;                      // [kStages][BK][kLda]
+  float* const Bs = smem + kStages * kStageA;  // [kStages][BK][BN]
 
   const int tid = threadIdx.x;
   const int warp = tid / 32, lane = tid % 32;

@@ -33,16 +33,16 @@ static std::vector<TuneEntry>& reg() {
   return r;
 }
 
-#define TUNE(NAME, BM, BN, BK, WM, WN, S, MINB)                                                   \
-  __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)                            \
+#define TUNE(NAME, BM, BN, BK, WM, WN, S, MINB)                                                    \
+  __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)                              \
       NAME(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, \
-           int N, int K) {                                                                        \
-    sgemm_async_body<BM, BN, BK, WM, WN, S, true>(A, B, C, M, N, K);                             \
-  }                                                                                               \
-  static const bool NAME##_reg = [] {                                                             \
-    reg().push_back({#NAME, NAME, BM, BN, (BM / WM) * (BN / WN) * 32,                             \
-                     sgemm_async_smem(BM, BN, BK, S), false});                                    \
-    return true;                                                                                  \
+           int N, int K) {                                                                         \
+    sgemm_async_body<BM, BN, BK, WM, WN, S, true>(A, B, C, M, N, K);                               \
+  }                                                                                                \
+  static const bool NAME##_reg = [] {                                                              \
+    reg().push_back({#NAME, NAME, BM, BN, (BM / WM) * (BN / WN) * 32,                              \
+                     sgemm_async_smem(BM, BN, BK, S), false});                                     \
+    return true;                                                                                   \
   }();
 
 TUNE(a128x128x8s3, 128, 128, 8, 32, 64, 3, 2)
@@ -75,14 +75,13 @@ static const bool old_reg = [] {
   return true;
 }();
 
-#define CK(x)                                                                       \
-  do {                                                                              \
-    cudaError_t e_ = (x);                                                           \
-    if (e_ != cudaSuccess) {                                                        \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,                \
-                   cudaGetErrorString(e_));                                         \
-      std::exit(1);                                                                 \
-    }                                                                               \
+#define CK(x)                                                                                 \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
   } while (0)
 
 // sum (c - r)^2, sum r^2, count of non-finite c.
@@ -190,9 +189,11 @@ static void problem(int M, int N, int K, bool timed, const std::vector<std::stri
       continue;
     }
     const double ms = time_med(run);
-    std::printf("%-22s %5dx%5dx%5d %9.4f ms %8.1f GFLOP/s %6.1f%% %s relL2 %.1e regs %d lmem %zu smem %d blk/SM %d\n",
-                e.name.c_str(), M, N, K, ms, flop / ms / 1e6, 100.0 * cub_ms / ms,
-                ok ? "ok" : "FAILED", err, fa.numRegs, fa.localSizeBytes, e.smem, bps);
+    std::printf(
+        "%-22s %5dx%5dx%5d %9.4f ms %8.1f GFLOP/s %6.1f%% %s relL2 %.1e regs %d lmem %zu smem %d "
+        "blk/SM %d\n",
+        e.name.c_str(), M, N, K, ms, flop / ms / 1e6, 100.0 * cub_ms / ms, ok ? "ok" : "FAILED",
+        err, fa.numRegs, fa.localSizeBytes, e.smem, bps);
     std::fflush(stdout);
   }
   cublasDestroy(h);
