@@ -182,7 +182,9 @@ class BlockDefects final : public emu::BlockObserver {
              a.instr, thread, nullptr, 0, role(a.op));
       return;
     }
-    bool reads = a.op != emu::MemOp::Store, writes = a.op != emu::MemOp::Load;
+    // A cp.async's shared side only writes (its read is of global memory).
+    bool reads = a.op != emu::MemOp::Store && a.op != emu::MemOp::CpAsyncStore,
+         writes = a.op != emu::MemOp::Load;
     bool atomic = reads && writes;
     uint32_t warp = thread / 32;
     // At most one finding per lane access: the first hazard over its bytes.

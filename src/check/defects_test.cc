@@ -140,6 +140,23 @@ TEST(Defects, AReadRunningAheadOfAnotherThreadsWriteIsARaceNotUninitialized) {
   EXPECT_NE(f[0].message.find("WAR"), std::string::npos);
 }
 
+// s[t] = (cp.async) ...; [barrier]; ... = s[63 - t]: the copy's shared side is
+// a write, not a read of uninitialized memory, and a later read is ordered by
+// the barrier.
+TEST(Defects, CpAsyncIntoSharedIsAWrite) {
+  Harness h;
+  emu::InstrInfo cp = instr(1, 10, "cp.async.ca.shared.global"), bar = instr(2, 11, "bar.sync 0"),
+                 ld = instr(3, 12, "ld.shared.u32");
+  for (uint32_t w = 0; w < 2; ++w)
+    h.block->on_memory(access(
+        emu::Space::Shared, emu::MemOp::CpAsyncStore, 4, &cp, w,
+        [&](unsigned l) { return 4 * (32 * w + l); }, kAll));
+  h.barrier(bar, 1);
+  for (uint32_t w = 0; w < 2; ++w)
+    h.load(ld, w, [&](unsigned l) { return 4 * (63 - (32 * w + l)); });
+  EXPECT_TRUE(h.finish().empty());
+}
+
 TEST(Defects, MisalignedAccess) {
   Harness h;
   emu::InstrInfo ld = instr(1, 10, "ld.shared.v2.f32");
