@@ -290,7 +290,9 @@ __device__ __forceinline__ void sgemm_body(const float* __restrict__ A, const fl
 
 // cp.async (sm_80+): a copy from global to shared memory that bypasses
 // registers and completes asynchronously; src_bytes < size zero-fills the
-// rest (0 reads nothing), which is how the tile edges are handled.
+// rest (0 reads nothing), which is how the tile edges are handled. No
+// "memory" clobbers: every read of a slice is separated from the copies into
+// it by wait_group + __syncthreads(), and the barrier also orders the compiler.
 __device__ __forceinline__ void cp_async4(float* smem, const float* gmem, bool ok) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem),
