@@ -7,6 +7,7 @@
 
 #include "cli/analysis_run.h"
 #include "cli/commands.h"
+#include "cli/html_output.h"
 
 namespace smemlab::cli {
 namespace {
@@ -16,6 +17,7 @@ struct AnalyzeOptions {
   std::string archs = "sm_90";
   std::string blocks;
   bool json = false, sarif = false;
+  std::string html;  // also write the HTML source view here
   uint64_t fail_on_excess = std::numeric_limits<uint64_t>::max();
 };
 
@@ -40,6 +42,10 @@ void analyze(AnalyzeOptions& o) {
     fmt::print("{}", report::analyze_text(a, run.source_lines));
     if (!run.findings.empty()) fmt::print("\nfindings\n{}", report::findings_text(run.findings));
   }
+  if (!o.html.empty())
+    write_html(o.html,
+               report::analyze_html({{report::launch_heading(run.info), a, run.source_lines}},
+                                    "smemlab analyze: " + run.info.kernel));
   if (run.status.error) {
     fmt::print(stderr, "smemlab: the kernel stopped early, counts are partial: {}\n",
                run.status.error->what());
@@ -69,6 +75,8 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->add_flag("--sarif", o->sarif,
                 "SARIF 2.1.0 output (one result per line with excess wavefronts)");
+  cmd->add_option("--html", o->html,
+                  "also write the HTML source view (one self-contained file) to FILE");
   cmd->add_option("--fail-on-excess", o->fail_on_excess,
                   "exit 1 when the kernel's excess wavefronts on the first model exceed N")
       ->check(CLI::Validator(

@@ -1,7 +1,7 @@
-// Output formats of `smemlab analyze` and `smemlab check`: per source line
+// Output formats of `smemlab analyze`, `check` and `report`: per source line
 // and per kernel, as annotated text, JSON, SARIF 2.1.0 (for code-scanning
-// UIs). The analyses (src/check) gather the
-// numbers; this module only shapes them.
+// UIs) and a self-contained HTML source view. The analyses (src/check)
+// gather the numbers; this module only shapes them.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -45,5 +45,37 @@ nlohmann::json check_sarif(const RunInfo& run, const std::vector<check::Finding>
 // user's file split into lines (empty: numbers only).
 std::string analyze_text(const Analysis& a, const std::vector<std::string>& source_lines);
 std::string findings_text(const std::vector<check::Finding>& findings);
+
+// One analyzed launch in an HTML page (a page holds one or more: program
+// mode shows one section per launch).
+struct HtmlSection {
+  std::string heading;  // e.g. "transposeCoalesced<<<(32,32,1), (32,8,1)>>>"
+  Analysis analysis;    // analysis.banks may be null (check: findings only)
+  std::vector<std::string> source_lines;
+};
+// A self-contained page (inline CSS/JS/SVG, no network): the source shaded
+// by cost with the numbers in a gutter, the worst request's bank map and
+// lane-to-sector map per line, generations switchable, findings inline at
+// every line they involve, linked to each other.
+std::string analyze_html(const std::vector<HtmlSection>& sections, const std::string& title);
+// "kernel<<<(gx,gy,gz), (bx,by,bz), shared>>>", a section's heading.
+std::string launch_heading(const RunInfo& run);
+
+// One row of `smemlab report`: a kernel launch of the suite.
+struct SuiteRow {
+  std::string file, kernel;
+  int variant = 1;  // n-th recipe of the same kernel (other sizes)
+  uint64_t ld_requests = 0, st_requests = 0, atom_requests = 0;
+  // Wavefronts per shared load / store request, per model; -1 for none.
+  std::vector<double> ld_per, st_per;
+  double sectors = 0, ideal_sectors = 0;  // per global request
+  uint64_t divergent = 0, branches = 0;
+  size_t findings = 0;
+  std::string error;
+};
+// `report --html`: the table as a chart (wavefronts per request by kernel and
+// generation) with the GPU's measurements (`bench --json`) when given.
+std::string suite_html(const std::vector<SuiteRow>& rows, const std::vector<std::string>& archs,
+                       const nlohmann::json& bench);
 
 }  // namespace smemlab::report
