@@ -38,7 +38,7 @@ KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::M
     k.reason = tools.missing;
     return k;
   }
-  Disassembled d = disassemble(tools, ptx_text, target);
+  Disassembled d = disassemble(tools, ptx_text, target, kernel);
   if (!d.error.empty()) {
     k.reason = d.error;
     return k;

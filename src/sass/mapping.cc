@@ -268,7 +268,27 @@ KernelMap map_kernel(const ptx::Module& module, const std::string& kernel,
   }
   std::map<Key, std::vector<const MemInstr*>> by_key;
   for (const MemInstr& s : sass) by_key[{s.file, s.line, s.space, s.store}].push_back(&s);
-  for (auto& [k, accesses] : ptx) m.map_key(k, accesses, by_key[k]);
+  // ptxas sometimes gives an access another line than the PTX's .loc (line
+  // 0, a neighbouring statement). A PTX access without SASS of its kind on
+  // its line is one-to-one when, kernel-wide for its space and direction,
+  // the SASS has no other widths than the PTX and at least as many accesses
+  // of each width; otherwise it is named in a note.
+  using Kind = std::pair<Space, bool>;
+  std::map<Kind, std::map<unsigned, size_t>> ptx_widths, sass_widths;
+  for (const auto& [k, accesses] : ptx)
+    for (const auto& p : accesses) ++ptx_widths[{std::get<2>(k), std::get<3>(k)}][p.width];
+  for (const MemInstr& s : sass) ++sass_widths[{s.space, s.store}][s.width];
+  auto one_to_one = [&](const Kind& kind) {
+    auto& pw = ptx_widths[kind];
+    auto& sw = sass_widths[kind];
+    bool same = !sw.empty();
+    for (auto [w, n] : sw) same &= pw.count(w) > 0;
+    for (auto [w, n] : pw) same &= sw[w] >= n;
+    return same;
+  };
+  for (auto& [k, accesses] : ptx)
+    if (!by_key[k].empty() || !one_to_one({std::get<2>(k), std::get<3>(k)}))
+      m.map_key(k, accesses, by_key[k]);
   return m.out;
 }
 

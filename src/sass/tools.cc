@@ -72,6 +72,14 @@ std::string cache_dir() {
   return dir;
 }
 
+// A tool's identity for the cache key: path, size and modification time
+// (a new toolkit in the same place gives a new key).
+std::string version_of(const std::string& path) {
+  struct stat st {};
+  stat(path.c_str(), &st);
+  return fmt::format("{} {} {}", path, st.st_size, st.st_mtim.tv_sec);
+}
+
 std::string first_line(const std::string& s) {
   std::string l = s.substr(0, s.find('\n'));
   return l.size() > 300 ? l.substr(0, 300) : l;
@@ -98,10 +106,11 @@ Tools find_tools() {
 }
 
 Disassembled disassemble(const Tools& tools, const std::string& ptx_text,
-                         const std::string& arch) {
+                         const std::string& arch, const std::string& entry) {
   Disassembled d;
   std::string dir = cache_dir();
-  uint64_t key = fnv1a(arch + "\n" + tools.ptxas + "\n" + tools.nvdisasm + "\n" + ptx_text);
+  uint64_t key = fnv1a(arch + "\n" + entry + "\n" + version_of(tools.ptxas) + "\n" +
+                       version_of(tools.nvdisasm) + "\n" + ptx_text);
   std::string base = fmt::format("{}/{:016x}", dir, key);
   std::string cached = base + ".sass";
   if (access(cached.c_str(), R_OK) == 0) {
@@ -114,8 +123,10 @@ Disassembled disassemble(const Tools& tools, const std::string& ptx_text,
     std::ofstream ptx(tmp + ".ptx", std::ios::binary);
     ptx << ptx_text;
   }
-  int rc = run({tools.ptxas, "-arch=" + arch, "-lineinfo", "-o", tmp + ".cubin", tmp + ".ptx"},
-               "/dev/null", tmp + ".err");
+  std::vector<std::string> ptxas = {tools.ptxas, "-arch=" + arch, "-lineinfo", "-o", tmp + ".cubin"};
+  if (!entry.empty()) ptxas.insert(ptxas.end(), {"--entry", entry});
+  ptxas.push_back(tmp + ".ptx");
+  int rc = run(ptxas, "/dev/null", tmp + ".err");
   if (rc != 0) {
     d.error = fmt::format("ptxas -arch={} failed: {}", arch, first_line(read_file(tmp + ".err")));
   } else {

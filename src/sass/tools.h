@@ -24,7 +24,10 @@ struct Disassembled {
   std::string error;  // why it failed (the tool's own message)
 };
 
-// Compiles `ptx_text` for `arch` ("sm_90") and disassembles it.
-Disassembled disassemble(const Tools& tools, const std::string& ptx_text, const std::string& arch);
+// Compiles `ptx_text` for `arch` ("sm_90") and disassembles it; only
+// `entry`'s code when given (ptxas --entry: a module's other kernels are
+// not compiled, which matters for large modules).
+Disassembled disassemble(const Tools& tools, const std::string& ptx_text, const std::string& arch,
+                         const std::string& entry = "");
 
 }  // namespace smemlab::sass
