@@ -120,9 +120,10 @@ std::string level_text(const RunInfo& run) {
     out += fmt::format("  counted at PTX level: {} {} (PTX line {}): {}\n", n.where, n.instr,
                        n.ptx_line, n.reason);
   if (run.regroup_fallbacks)
-    out += fmt::format("  {} warp executions of merged SASS instructions did not match the map and "
-                       "were counted at PTX level\n",
-                       run.regroup_fallbacks);
+    out += fmt::format(
+        "  {} warp executions of merged SASS instructions did not match the map and "
+        "were counted at PTX level\n",
+        run.regroup_fallbacks);
   return out;
 }
 

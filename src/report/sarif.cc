@@ -15,9 +15,10 @@ json location(const check::SourceLine& where) {
 }
 
 json sarif_log(json rules, json results, json properties = nullptr) {
-  json run = {{"tool",
-               {{"driver", {{"name", "smemlab"}, {"version", "0.1.0"}, {"rules", std::move(rules)}}}}},
-              {"results", std::move(results)}};
+  json run = {
+      {"tool",
+       {{"driver", {{"name", "smemlab"}, {"version", "0.1.0"}, {"rules", std::move(rules)}}}}},
+      {"results", std::move(results)}};
   if (!properties.is_null()) run["properties"] = std::move(properties);
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},

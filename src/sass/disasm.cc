@@ -29,9 +29,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-bool is_immediate(const std::string& t) {
-  return t.rfind("0x", 0) == 0 || t.rfind("-0x", 0) == 0;
-}
+bool is_immediate(const std::string& t) { return t.rfind("0x", 0) == 0 || t.rfind("-0x", 0) == 0; }
 
 using Versions = std::map<std::string, int>;
 
@@ -51,7 +49,8 @@ void parse_address(const std::string& inside, const Versions& versions, MemInstr
     if (term.empty()) continue;
     if (is_immediate(term)) {
       bool neg = term[0] == '-';
-      m->offset += (neg ? -1 : 1) * static_cast<int64_t>(std::stoull(term.substr(neg ? 3 : 2), nullptr, 16));
+      m->offset +=
+          (neg ? -1 : 1) * static_cast<int64_t>(std::stoull(term.substr(neg ? 3 : 2), nullptr, 16));
     } else {
       auto v = versions.find(reg_of(term));
       m->base += (m->base.empty() ? "" : "+") + term + "#" +

@@ -29,8 +29,9 @@ KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::M
   }
   std::string target = module.target.substr(0, module.target.find(','));
   if (!compilable(target)) {
-    k.reason = fmt::format("PTX target '{}' is not one ptxas/nvdisasm can give SASS for (sm_75 or newer)",
-                           module.target);
+    k.reason =
+        fmt::format("PTX target '{}' is not one ptxas/nvdisasm can give SASS for (sm_75 or newer)",
+                    module.target);
     return k;
   }
   Tools tools = find_tools();
@@ -51,9 +52,10 @@ KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::M
   }
   k.level = Level::Sass;
   k.target = target;
-  k.reason = fmt::format("SASS of ptxas -arch={} (the GPU's JIT options), disassembled by nvdisasm; "
-                         "every --arch model counts these requests",
-                         target);
+  k.reason = fmt::format(
+      "SASS of ptxas -arch={} (the GPU's JIT options), disassembled by nvdisasm; "
+      "every --arch model counts these requests",
+      target);
   k.map = map_kernel(module, kernel, program, it->second);
   return k;
 }

@@ -27,7 +27,8 @@ struct Loaded {
 
 TEST(Level, PtxWhenAsked) {
   Loaded l("fir_best");
-  KernelLevel k = choose_level(Level::Ptx, l.text, l.module->ptx(), "fir_best", l.module->kernel("fir_best"));
+  KernelLevel k =
+      choose_level(Level::Ptx, l.text, l.module->ptx(), "fir_best", l.module->kernel("fir_best"));
   EXPECT_EQ(k.level, Level::Ptx);
   EXPECT_EQ(k.reason, "--level ptx");
   EXPECT_FALSE(k.map.regroups());
@@ -39,7 +40,8 @@ TEST(Level, MissingNvdisasmFallsBackSayingWhy) {
   const char* old = std::getenv("SMEMLAB_NVDISASM");
   std::string saved = old ? old : "";
   setenv("SMEMLAB_NVDISASM", "/nonexistent/nvdisasm", 1);
-  KernelLevel k = choose_level(Level::Sass, l.text, l.module->ptx(), "fir_best", l.module->kernel("fir_best"));
+  KernelLevel k =
+      choose_level(Level::Sass, l.text, l.module->ptx(), "fir_best", l.module->kernel("fir_best"));
   if (old)
     setenv("SMEMLAB_NVDISASM", saved.c_str(), 1);
   else
@@ -50,7 +52,8 @@ TEST(Level, MissingNvdisasmFallsBackSayingWhy) {
 
 TEST(Level, OldTargetFallsBackSayingWhy) {
   Loaded l("fir_best", "sm_35");
-  KernelLevel k = choose_level(Level::Sass, l.text, l.module->ptx(), "fir_best", l.module->kernel("fir_best"));
+  KernelLevel k =
+      choose_level(Level::Sass, l.text, l.module->ptx(), "fir_best", l.module->kernel("fir_best"));
   EXPECT_EQ(k.level, Level::Ptx);
   EXPECT_NE(k.reason.find("'sm_35'"), std::string::npos) << k.reason;
 }

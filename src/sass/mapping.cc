@@ -23,7 +23,9 @@ struct PtxMem {
 
 struct Interval {
   int64_t begin, end;
-  bool operator<(const Interval& o) const { return std::tie(begin, end) < std::tie(o.begin, o.end); }
+  bool operator<(const Interval& o) const {
+    return std::tie(begin, end) < std::tie(o.begin, o.end);
+  }
   bool operator==(const Interval& o) const = default;
   bool contains(const Interval& o) const { return begin <= o.begin && o.end <= end; }
 };
@@ -62,18 +64,22 @@ struct Mapper {
   const emu::Program& program;
   KernelMap out;
 
-  std::string where(const Key& k) const { return fmt::format("{}:{}", std::get<0>(k), std::get<1>(k)); }
+  std::string where(const Key& k) const {
+    return fmt::format("{}:{}", std::get<0>(k), std::get<1>(k));
+  }
 
   void note(const Key& k, const PtxMem& p, std::string reason) {
     out.notes.push_back({where(k), p.instr->pos.line, p.instr->text(), std::move(reason)});
   }
 
-  uint32_t new_group(const PtxMem& first, unsigned width, unsigned members, const std::string& sass_op) {
+  uint32_t new_group(const PtxMem& first, unsigned width, unsigned members,
+                     const std::string& sass_op) {
     Group g;
     g.info = program.info[first.pcs.front()];
     g.info.pc = static_cast<uint32_t>(program.ops.size() + out.groups.size());
-    g.info.text = members > 1 ? fmt::format("{} x{} (SASS {})", first.instr->text(), members, sass_op)
-                              : fmt::format("{} (SASS {})", first.instr->text(), sass_op);
+    g.info.text = members > 1
+                      ? fmt::format("{} x{} (SASS {})", first.instr->text(), members, sass_op)
+                      : fmt::format("{} (SASS {})", first.instr->text(), sass_op);
     g.width = static_cast<uint8_t>(width);
     g.members = static_cast<uint8_t>(members);
     out.groups.push_back(std::move(g));
@@ -86,8 +92,8 @@ struct Mapper {
 
   // A PTX access shifted by d, explained by the SASS intervals of one base.
   struct Explained {
-    const MemInstr* outer = nullptr;          // SASS access containing it (merged or identical)
-    std::vector<const MemInstr*> inner;       // SASS accesses inside it (narrowed or split)
+    const MemInstr* outer = nullptr;     // SASS access containing it (merged or identical)
+    std::vector<const MemInstr*> inner;  // SASS accesses inside it (narrowed or split)
   };
 
   static bool explain(const PtxMem& p, int64_t d, const std::vector<const MemInstr*>& sass,
@@ -123,16 +129,18 @@ struct Mapper {
     for (auto [w, n] : pw) fewer |= sw[w] < n;
     if (sass.empty()) {
       for (const auto& p : ptx)
-        note(k, p, fmt::format("no {} {} SASS instruction on this line", space_name(std::get<2>(k)),
-                               std::get<3>(k) ? "store" : "load"));
+        note(k, p,
+             fmt::format("no {} {} SASS instruction on this line", space_name(std::get<2>(k)),
+                         std::get<3>(k) ? "store" : "load"));
       return;
     }
     if (same_widths && !fewer) return;  // one SASS instruction per PTX one (or copies of it)
     if (same_widths) {
       for (const auto& p : ptx)
-        note(k, p, fmt::format("ptxas emitted fewer accesses of this width than the PTX has "
-                               "({} PTX, {} SASS): which ones it removed is not known",
-                               pw[p.width], sw[p.width]));
+        note(k, p,
+             fmt::format("ptxas emitted fewer accesses of this width than the PTX has "
+                         "({} PTX, {} SASS): which ones it removed is not known",
+                         pw[p.width], sw[p.width]));
       return;
     }
     if (std::any_of(ptx.begin(), ptx.end(), [](const PtxMem& p) { return p.pcs.size() != 1; })) {
@@ -218,15 +226,17 @@ struct Mapper {
       exact &= at == s->offset + s->width && members.size() > 1 && members.size() <= 32;
       if (!exact) {
         for (const PtxMem* p : members)
-          note(k, *p, fmt::format("lies inside SASS {} at 0x{:04x}, whose bytes the PTX accesses "
-                                  "of this line do not load exactly once",
-                                  s->text, s->address));
+          note(k, *p,
+               fmt::format("lies inside SASS {} at 0x{:04x}, whose bytes the PTX accesses "
+                           "of this line do not load exactly once",
+                           s->text, s->address));
         continue;
       }
       std::sort(members.begin(), members.end(), [](const PtxMem* a, const PtxMem* b) {
         return a->instr->pos.line < b->instr->pos.line;
       });
-      uint32_t g = new_group(*members.front(), s->width, static_cast<unsigned>(members.size()), s->opcode);
+      uint32_t g =
+          new_group(*members.front(), s->width, static_cast<unsigned>(members.size()), s->opcode);
       for (size_t i = 0; i < members.size(); ++i)
         add_part(*members[i], {g, static_cast<int32_t>(s->offset - d - members[i]->offset),
                                static_cast<uint8_t>(s->width), static_cast<uint8_t>(i)});

@@ -26,7 +26,7 @@ namespace smemlab::sass {
 struct Part {
   uint32_t group = 0;
   int32_t rel = 0;
-  uint8_t width = 0;   // bytes per lane of the SASS instruction
+  uint8_t width = 0;  // bytes per lane of the SASS instruction
   uint8_t member = 0;
 };
 

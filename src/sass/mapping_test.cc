@@ -83,7 +83,8 @@ TEST(Mapping, FirBestNarrowsTwoVectorLoads) {
 TEST(Mapping, UnmatchedLineIsNamed) {
   std::string sass = read(data("reduce_interleaved_strided.sass"));
   // Move line 57's SASS to a line the PTX does not have.
-  for (size_t at = 0; (at = sass.find("line 57", at)) != std::string::npos;) sass.replace(at, 7, "line 99");
+  for (size_t at = 0; (at = sass.find("line 57", at)) != std::string::npos;)
+    sass.replace(at, 7, "line 99");
   Mapped m("reduce_interleaved_strided", sass);
   EXPECT_TRUE(m.map.groups.empty());
   EXPECT_NE(m.notes().find("reduction.cu:57 ld.shared.f32: no shared load SASS instruction"),

@@ -39,7 +39,8 @@ class Block final : public emu::BlockObserver {
   }
 
   void on_memory(const emu::MemAccess& a) override {
-    const std::vector<Part>* parts = a.instr->pc < map_.parts.size() ? &map_.parts[a.instr->pc] : nullptr;
+    const std::vector<Part>* parts =
+        a.instr->pc < map_.parts.size() ? &map_.parts[a.instr->pc] : nullptr;
     if (!parts || parts->empty() || a.mask == 0 ||
         (a.op != emu::MemOp::Load && a.op != emu::MemOp::Store)) {
       inner_->on_memory(a);

@@ -1,6 +1,7 @@
 #include "sass/tools.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,8 +11,6 @@
 #include <fstream>
 #include <sstream>
 #include <vector>
-
-#include <fmt/format.h>
 
 extern char** environ;
 
@@ -105,8 +104,8 @@ Tools find_tools() {
   return t;
 }
 
-Disassembled disassemble(const Tools& tools, const std::string& ptx_text,
-                         const std::string& arch, const std::string& entry) {
+Disassembled disassemble(const Tools& tools, const std::string& ptx_text, const std::string& arch,
+                         const std::string& entry) {
   Disassembled d;
   std::string dir = cache_dir();
   uint64_t key = fnv1a(arch + "\n" + entry + "\n" + version_of(tools.ptxas) + "\n" +
@@ -123,7 +122,8 @@ Disassembled disassemble(const Tools& tools, const std::string& ptx_text,
     std::ofstream ptx(tmp + ".ptx", std::ios::binary);
     ptx << ptx_text;
   }
-  std::vector<std::string> ptxas = {tools.ptxas, "-arch=" + arch, "-lineinfo", "-o", tmp + ".cubin"};
+  std::vector<std::string> ptxas = {tools.ptxas, "-arch=" + arch, "-lineinfo", "-o",
+                                    tmp + ".cubin"};
   if (!entry.empty()) ptxas.insert(ptxas.end(), {"--entry", entry});
   ptxas.push_back(tmp + ".ptx");
   int rc = run(ptxas, "/dev/null", tmp + ".err");
