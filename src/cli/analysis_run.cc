@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "check/observer_set.h"
+#include "sass/regroup.h"
 
 namespace smemlab::cli {
 namespace {
@@ -24,6 +25,13 @@ std::vector<std::string> read_lines(const std::string& path) {
   std::ifstream in(path);
   for (std::string l; std::getline(in, l);) lines.push_back(l);
   return lines;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 check::MemoryLayout layout_of(const emu::Program& prog) {
@@ -112,16 +120,24 @@ std::vector<emu::Dim3> sample_blocks(emu::Dim3 grid, const std::string& spec) {
 }
 
 void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun* out,
-                  const std::string& blocks) {
+                  const std::string& blocks, sass::Level level) {
   auto models = parse_models(archs);
   prepare_launch(o, &out->prepared);
   Prepared& p = out->prepared;
   p.config.only_blocks = sample_blocks(p.config.grid, blocks);
   out->banks = std::make_unique<check::BankAnalysis>(std::move(models));
   out->defects = std::make_unique<check::DefectCheck>(layout_of(p.module->kernel(p.kernel)));
+  out->level = sass::choose_level(level, read_text(p.input.ptx_path), p.module->ptx(), p.kernel,
+                                  p.module->kernel(p.kernel));
+  check::ObserverSet counted;
+  counted.add(out->banks.get());
+  counted.add(&out->access);
+  sass::Regroup regroup(&counted, &out->level.map);
   check::ObserverSet set;
-  set.add(out->banks.get());
-  set.add(&out->access);
+  if (out->level.map.regroups())
+    set.add(&regroup);
+  else
+    set.add(&counted);
   set.add(out->defects.get());
   p.config.observer = &set;
   out->status = emu::launch_raw(*p.module, p.kernel, p.config, p.args.bytes);
@@ -139,6 +155,10 @@ void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun*
   r.dynamic_shared = p.config.dynamic_shared;
   r.blocks_total = p.config.grid.count();
   r.blocks_observed = out->banks->blocks_observed();
+  r.level = out->level.level;
+  r.level_reason = out->level.reason;
+  r.unmapped = out->level.map.notes;
+  r.regroup_fallbacks = regroup.fallbacks();
   if (!p.config.only_blocks.empty()) {
     r.sampling = fmt::format("{} blocks spread evenly over the grid; counts scaled by {:.3f}",
                              p.config.only_blocks.size(), report::scale(r));

@@ -13,6 +13,7 @@
 #include "check/defects.h"
 #include "cli/launch_options.h"
 #include "report/report.h"
+#include "sass/level.h"
 
 namespace smemlab::cli {
 
@@ -20,6 +21,7 @@ struct AnalysisRun {
   Prepared prepared;
   std::unique_ptr<check::BankAnalysis> banks;
   check::AccessAnalysis access;
+  sass::KernelLevel level;  // the PTX -> SASS map the counts went through
   std::unique_ptr<check::DefectCheck> defects;
   emu::LaunchStatus status;
   report::RunInfo info;
@@ -39,8 +41,11 @@ inline constexpr uint64_t kDefaultSample = 64;
 // Runs the launch described by `o` with all analyses; a kernel that fails
 // (out-of-bounds, deadlock, ...) leaves its error in status and in findings.
 // Sampled counts are scaled to the whole grid (RunInfo says by how much).
+// At the SASS level (where the tools exist, else PTX with the reason in
+// RunInfo) the bank and access analyses count SASS requests; the defect
+// checkers always see the PTX accesses.
 void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun* out,
-                  const std::string& blocks = "");
+                  const std::string& blocks = "", sass::Level level = sass::Level::Sass);
 
 // A file's `// smemlab:` recipe lines (without the prefix), in order, with
 // the kernel each names (for `report`).

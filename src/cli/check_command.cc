@@ -18,7 +18,7 @@ struct CheckOptions {
 
 void check_kernel(CheckOptions& o) {
   AnalysisRun run;
-  run_analyses(o.launch, "sm_90", &run);
+  run_analyses(o.launch, "sm_90", &run, "", sass::Level::Ptx);  // findings only: PTX level
   if (run.status.error && run.status.error->kind == "decode")
     throw UsageError(run.status.error->what());
   if (o.json) {

@@ -11,6 +11,7 @@
 #include "check/access_stats.h"
 #include "check/bank_stats.h"
 #include "check/finding.h"
+#include "sass/level.h"
 
 namespace smemlab::report {
 
@@ -24,7 +25,17 @@ struct RunInfo {
   uint64_t blocks_total = 0;     // blocks in the grid
   uint64_t blocks_observed = 0;  // blocks emulated with observers (== total unless sampled)
   std::string sampling;          // how blocks were chosen, "" when all were run
+  // Counting level (docs/sass.md): SASS requests or PTX ones, and why.
+  sass::Level level = sass::Level::Ptx;
+  std::string level_reason;
+  std::vector<sass::Note> unmapped;  // PTX accesses kept at PTX level at the SASS level
+  uint64_t regroup_fallbacks = 0;    // merged-group executions counted at PTX level
 };
+
+// The counting level as JSON ({"name", "reason", "unmapped": [...]}) and as
+// text lines (for the text report's header).
+nlohmann::json level_json(const RunInfo& run);
+std::string level_text(const RunInfo& run);
 
 struct Analysis {
   RunInfo run;

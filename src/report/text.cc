@@ -154,6 +154,7 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
                      a.run.blocks_observed, a.run.blocks_total, a.run.blocks_total == 1 ? "" : "s",
                      a.run.sampling.empty() ? "" : " (" + a.run.sampling + ")");
   for (const auto& m : models) out += fmt::format("model {}\n", m->description());
+  out += level_text(a.run);
   out += "\n";
 
   auto lines = a.banks->lines();
