@@ -37,10 +37,7 @@ class ShadowWords {
     words_.assign(words, Word{});
     bytes_.clear();
   }
-  uint32_t add() {
-    words_.emplace_back();
-    return static_cast<uint32_t>(words_.size() - 1);
-  }
+  void add(size_t words) { words_.resize(words_.size() + words); }
   bool whole(uint32_t slot) const { return words_[slot].bytes == kWhole; }
   Shadow& word(uint32_t slot) { return words_[slot].shadow; }
   Shadow& byte(uint32_t slot, unsigned k) {
@@ -79,11 +76,39 @@ class BlockDefects final : public emu::BlockObserver {
   void on_memory(const emu::MemAccess& a) override {
     ++event_;
     if (a.mask == 0) return;
-    for (unsigned lane = 0; lane < 32; ++lane) {
-      if (!(a.mask >> lane & 1u)) continue;
+    // Warp-wide tests first, so that the per-lane loop below only checks
+    // alignment and shared bounds lane by lane when some lane fails them.
+    uint64_t bits = 0, lo = UINT64_MAX, hi = 0;
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      uint64_t addr = a.addr[__builtin_ctz(m)];
+      bits |= addr;
+      lo = std::min(lo, addr);
+      hi = std::max(hi, addr);
+    }
+    bool pow2 = (a.width & (a.width - 1)) == 0;
+    bool aligned = pow2 && (bits & (a.width - 1)) == 0;
+    bool in_bounds = a.space == emu::Space::Shared && in_shared_bounds(lo, hi - lo + a.width);
+    if (a.space == emu::Space::Shared && a.op == emu::MemOp::Load && aligned && in_bounds &&
+        a.width % 4 == 0) {
+      // Most shared loads read whole words that need no update (see
+      // quiet_read): tested here per lane without the general path's setup.
+      for (uint32_t m = a.mask; m; m &= m - 1) {
+        unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
+        uint32_t thread = a.warp * 32 + lane;
+        uint64_t addr = a.addr[lane];
+        bool quiet = true;
+        for (uint64_t w = addr / 4; quiet && w < (addr + a.width) / 4; ++w)
+          quiet = shared_.whole(static_cast<uint32_t>(w)) &&
+                  quiet_read(shared_.word(static_cast<uint32_t>(w)), thread);
+        if (!quiet) shared(a, thread, addr, true);
+      }
+      return;
+    }
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
       uint32_t thread = a.warp * 32 + lane;
       uint64_t addr = a.addr[lane];
-      if (addr % a.width != 0) {
+      if (!aligned && addr % a.width != 0) {
         report("misaligned", Severity::Error,
                fmt::format("{} {} of {} bytes at address {:#x} is not {}-byte aligned",
                            emu::space_name(a.space), role(a.op), a.width, addr, a.width),
@@ -91,7 +116,7 @@ class BlockDefects final : public emu::BlockObserver {
         continue;
       }
       if (a.space == emu::Space::Shared)
-        shared(a, thread, addr);
+        shared(a, thread, addr, in_bounds);
       else if (a.space == emu::Space::Local)
         local(a, thread, addr);
       else if (a.space == emu::Space::Global)
@@ -158,16 +183,19 @@ class BlockDefects final : public emu::BlockObserver {
   }
 
   // Global memory this block touched, per 4-byte word with byte masks:
-  // one record per word (slot of global_words), so this grows with the
-  // memory touched, not with the accesses made.
+  // one record per word, so this grows with the memory touched, not with
+  // the accesses made. Records come 32 words (a 128-byte line) at a time:
+  // global_lines numbers the lines, and word w of line slot L has record
+  // L * 32 + w % 32, so a warp's coalesced access looks up a line once.
   struct GlobalTouch {
     uint8_t touched = 0, written = 0;       // bytes of the word
     bool after_atomic = false;              // the block had used a global atomic before
     const emu::InstrInfo* instr = nullptr;  // first write, else first access
     uint32_t thread = 0;
   };
-  WordMap global_words;
-  std::vector<GlobalTouch> global_touch;  // by slot
+  static constexpr uint32_t kLineWords = 32;
+  WordMap global_lines;                   // 128-byte line -> line slot
+  std::vector<GlobalTouch> global_touch;  // by record (see above)
 
  private:
   struct PendingRead {
@@ -225,8 +253,21 @@ class BlockDefects final : public emu::BlockObserver {
     findings.push_back(std::move(f));
   }
 
-  void shared(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
-    if (!in_shared_bounds(addr, a.width)) {
+  // A plain read of `s` by `thread` that needs nothing done: the byte was
+  // written (so not uninitialized), not in this barrier epoch (so no RAW),
+  // and this epoch's readers are recorded already (this thread, or two
+  // others). The general path in hazards() would report and record nothing.
+  bool quiet_global_read(const Shadow& s, uint32_t thread) const {
+    return s.read && s.r_epoch == epoch_ && (s.r2 || s.r_thread == thread) &&
+           !(s.written && s.w_epoch == epoch_);
+  }
+  bool quiet_read(const Shadow& s, uint32_t thread) const {
+    return s.ever_written && quiet_global_read(s, thread);
+  }
+
+  // `in_bounds`: the whole warp's access is known to be inside one variable.
+  void shared(const emu::MemAccess& a, uint32_t thread, uint64_t addr, bool in_bounds) {
+    if (!in_bounds && !in_shared_bounds(addr, a.width)) {
       report("out-of-bounds", Severity::Error,
              fmt::format("shared {} of {} bytes at offset {} is outside every shared variable{}",
                          role(a.op), a.width, addr, nearest(addr)),
@@ -267,6 +308,7 @@ class BlockDefects final : public emu::BlockObserver {
              a.instr, thread, other_instr, other, role(a.op), earlier);
     };
     auto visit = [&](Shadow& s, uint64_t byte) {
+      if (!writes && (is_shared ? quiet_read(s, thread) : quiet_global_read(s, thread))) return;
       // A lane that wrote the byte itself in the writing instruction (all
       // lanes storing one value) reads its own write, whichever lane won.
       bool self_wrote = s.w_thread / 32 == warp && (s.w_lanes >> (thread % 32) & 1u);
@@ -332,7 +374,7 @@ class BlockDefects final : public emu::BlockObserver {
     }
   }
 
-  bool in_shared_bounds(uint64_t addr, unsigned width) const {
+  bool in_shared_bounds(uint64_t addr, uint64_t width) const {
     const MemoryLayout& L = owner_.layout_;
     for (const SharedVar& v : L.shared)
       if (addr >= v.offset && addr + width <= uint64_t{v.offset} + v.size) return true;
@@ -370,11 +412,18 @@ class BlockDefects final : public emu::BlockObserver {
     // protocol (last-block-done, tickets) and are not reported.
     if (!plain) atomic_seen_ = true;
     hazards(a, thread, addr, reads, writes, global_shadow_, [&](uint64_t word) {
-      uint32_t slot = global_words.slot(word);
-      if (slot == global_touch.size()) {
-        global_touch.emplace_back();
-        global_shadow_.add();
+      uint64_t line = word / kLineWords;
+      if (line != last_line_ || !has_line_) {
+        uint32_t l = global_lines.slot(line);
+        if (size_t{l} * kLineWords == global_touch.size()) {
+          global_touch.resize(global_touch.size() + kLineWords);
+          global_shadow_.add(kLineWords);
+        }
+        last_line_ = line;
+        last_base_ = l * kLineWords;
+        has_line_ = true;
       }
+      uint32_t slot = last_base_ + static_cast<uint32_t>(word % kLineWords);
       if (plain) {
         uint64_t lo = std::max(addr, word * 4), hi = std::min(addr + a.width, word * 4 + 4);
         auto bytes = static_cast<uint8_t>(((1u << (hi - lo)) - 1u) << (lo - word * 4));
@@ -402,7 +451,11 @@ class BlockDefects final : public emu::BlockObserver {
   bool atomic_seen_ = false;
   uint64_t event_ = 0;
   ShadowWords shared_;         // slot = shared word (offset / 4)
-  ShadowWords global_shadow_;  // slot = global_words' slot
+  ShadowWords global_shadow_;  // by record, as global_touch
+  // The line of the last global lookup and its first record.
+  uint64_t last_line_ = 0;
+  uint32_t last_base_ = 0;
+  bool has_line_ = false;
   std::vector<uint32_t> wepoch_;
   // Per barrier id: the first waiter of the current epoch (instruction, warp).
   std::map<uint32_t, std::vector<std::pair<const emu::InstrInfo*, uint32_t>>> waiting_;
@@ -437,14 +490,17 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
   uint64_t linear =
       block.x + uint64_t{kernel_.grid.x} * (block.y + uint64_t{kernel_.grid.y} * block.z);
   // Words in address order (deterministic findings).
-  const std::vector<uint64_t>& words = b->global_words.keys();
-  std::vector<uint32_t> order(words.size());
+  const std::vector<uint64_t>& lines = b->global_lines.keys();
+  std::vector<uint32_t> order(lines.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return words[x] < words[y]; });
-  for (uint32_t slot : order) {
-    uint64_t word = words[slot];
-    const BlockDefects::GlobalTouch& t = b->global_touch[slot];
-    if (!t.touched) continue;  // atomics only
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return lines[x] < lines[y]; });
+  constexpr uint32_t kLineWords = BlockDefects::kLineWords;
+  for (uint32_t record = 0, n = static_cast<uint32_t>(order.size() * kLineWords); record < n;
+       ++record) {
+    uint32_t line = order[record / kLineWords];
+    uint64_t word = lines[line] * kLineWords + record % kLineWords;
+    const BlockDefects::GlobalTouch& t = b->global_touch[line * kLineWords + record % kLineWords];
+    if (!t.touched) continue;  // not accessed, or by atomics only
     auto [it, fresh] = global_.try_emplace(
         word, GlobalOwner{linear, block, t.touched, t.written, t.after_atomic, t.instr, t.thread});
     GlobalOwner& o = it->second;
