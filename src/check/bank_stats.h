@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bank/bank.h"
+#include "check/bank_cost_cache.h"
 #include "check/source_lines.h"
 #include "emu/observer.h"
 
@@ -94,6 +95,7 @@ class BankAnalysis : public emu::KernelObserver {
   emu::KernelInfo kernel_;
   uint64_t blocks_ = 0;
   uint64_t cp_async_ = 0;
+  BankCostCachePool caches_;
 };
 
 void merge(ModelCounts& into, const ModelCounts& from);

@@ -20,7 +20,7 @@ struct RunOptions {
   LaunchOptions launch;
   std::vector<std::string> dumps;
   std::vector<size_t> prints;
-  bool gpu = false, compare = false;
+  bool gpu = false, compare = false, stats = false;
 };
 
 // The same launch on the real GPU (before the emulator touches the buffers).
@@ -149,6 +149,12 @@ void run(RunOptions& o) {
         "s\n",
         demangle(p.kernel), c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
         p.module->kernel(p.kernel).static_shared, c.dynamic_shared, st.warp_instructions, secs);
+  if (o.stats && !o.gpu)
+    fmt::print(stderr,
+               "smemlab run: stats: {} warp-instructions in {:.3f} s ({:.1f} M warp-instructions/s) "
+               "on {} host thread{}\n",
+               st.warp_instructions, secs, secs > 0 ? st.warp_instructions / secs / 1e6 : 0.0,
+               st.threads, st.threads == 1 ? "" : "s");
   for (const auto& [i, path] : dumps) {
     auto data = buffer(i);
     std::ofstream out(path, std::ios::binary);
@@ -180,6 +186,8 @@ void add_run_command(CLI::App& app) {
       "--gpu", opts->gpu,
       "run the same launch (same PTX, same argument bytes) on the real GPU instead (exit 3 "
       "without a CUDA device)");
+  cmd->add_flag("--stats", opts->stats,
+                "print warp-instructions executed, wall time, rate and host threads on stderr");
   cmd->add_flag(
       "--compare", opts->compare,
       "run on the GPU and in the emulator and compare every buffer (exit 1 if any differs)");

@@ -323,6 +323,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   st.warp_instructions = steps.load();
   st.lane_instructions = lane_steps.load();
   st.blocks_run = ran.load();
+  st.threads = nthreads;
   if (ko) ko->on_kernel_end(st.ok());
   return st;
 }

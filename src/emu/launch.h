@@ -104,6 +104,7 @@ struct LaunchStatus {
   uint64_t warp_instructions = 0;
   uint64_t lane_instructions = 0;  // sum of lanes at each warp-instruction's PC
   uint64_t blocks_run = 0;
+  unsigned threads = 0;  // host threads that ran blocks
   bool ok() const { return !error; }
 };
 
