@@ -88,11 +88,29 @@ struct BlockCtx {
 // Returns the number of warp-instructions executed.
 uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice);
 
-// Families called from run_warp's switch (cold or heavy ops).
-void exec_fslow(Warp& w, const Op& op, uint32_t exec);
-void exec_cvt(Warp& w, const Op& op, uint32_t exec);
-void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
-void exec_cpasync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+// What a Flow executor sees of one warp-instruction (see instructions.def).
+struct Step {
+  BlockCtx& b;
+  Warp& w;
+  const Op& op;
+  uint32_t pc;     // the op's index
+  uint32_t group;  // lanes at pc
+  uint32_t exec;   // lanes that execute it: group and the guard predicate
+  uint64_t n;      // warp-instructions of this run_warp call so far, this one included
+};
+
+// Out-of-line executors (Call and CallFlow rows of instructions.def).
+#define SMEMLAB_DECLARE_Call(executor) \
+  void executor(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+#define SMEMLAB_DECLARE_CallFlow(executor) bool executor(Step& s);
+#define SMEMLAB_DECLARE_Inline(executor)
+#define SMEMLAB_DECLARE_InlineFlow(executor)
+#define SMEMLAB_OP(base, types, executor, kind) SMEMLAB_DECLARE_##kind(executor)
+#include "emu/instructions.def"
+#undef SMEMLAB_DECLARE_Call
+#undef SMEMLAB_DECLARE_CallFlow
+#undef SMEMLAB_DECLARE_Inline
+#undef SMEMLAB_DECLARE_InlineFlow
 // A warp collective; `exec` lanes execute it together. Returns false if it
 // must wait for more lanes of its member mask (nothing done then).
 bool collective_ready(const Warp& w, const Op* ops, const Op& op, uint32_t group);
