@@ -85,6 +85,13 @@ struct Insn {
   Op& push() { return c.push(op); }
 };
 
+// A call of a body-less function: emits its BUILTIN op and returns true
+// for vprintf/__assertfail/malloc/free, fails for the device runtime's
+// launch API (dynamic parallelism), returns false otherwise. params and
+// retvals are the frame offsets of the call's .param slots.
+bool decode_builtin(DecodeContext& c, const ptx::Instruction& in, const ptx::Function& callee,
+                    const std::vector<uint32_t>& params, const std::vector<uint32_t>& retvals);
+
 // Modifier lookups shared by decoders.
 inline bool is_float(T t) { return t == F32 || t == F64 || t == F16 || t == BF16; }
 MSpace space_of(const ptx::Instruction& in);  // Generic when no space modifier

@@ -29,11 +29,9 @@ Op DecodeContext::make(const ptx::Instruction& in) {
 
 // Every op gets its own InstrInfo so that InstrInfo::pc is exact.
 Op& DecodeContext::push(const Op& op) {
-  if (!implemented(op.code)) {
-    throw DecodeError(
-        fmt::format("{}:{}:{}: unsupported instruction '{}' (this type is not implemented)",
-                    module.path, cur_info.ptx_line, cur_info.ptx_col, cur_info.text));
-  }
+  if (!implemented(op.code))
+    fail({cur_info.ptx_line, cur_info.ptx_col},
+         fmt::format("unsupported instruction '{}' (this type is not implemented)", cur_info.text));
   prog->ops.push_back(op);
   Op& o = prog->ops.back();
   o.info = static_cast<uint32_t>(prog->info.size());
@@ -115,6 +113,18 @@ void DecodeContext::emit_call(const ptx::Instruction& in, const Op& base) {
   };
   bind(callee->params, args, "arguments");
   bind(callee->retvals, rets, "return values");
+  if (!callee->has_body) {
+    auto offsets = [&](const std::vector<ptx::VarDecl>& decls) {
+      std::vector<uint32_t> v;
+      for (const auto& d : decls) v.push_back(static_cast<uint32_t>(map.at(d.name).address));
+      return v;
+    };
+    if (decode_builtin(*this, in, *callee, offsets(callee->params), offsets(callee->retvals)))
+      return;
+    fail(in.pos, fmt::format("call of external function '{}' (only vprintf, __assertfail, malloc "
+                             "and free are built in; other functions need a body in the PTX)",
+                             callee->name));
+  }
   emit_function(*callee, &map, 0);
 }
 

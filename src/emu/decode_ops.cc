@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -44,6 +45,18 @@ bool cmp_of(const std::string& s, Cmp* c) {
     }
   }
   return false;
+}
+
+// Registers that count time: Special, or -1.
+int clock_kind(const std::string& n) {
+  static const std::pair<const char*, Special> table[] = {{"%clock", SP_CLOCK},
+                                                          {"%clock64", SP_CLOCK64},
+                                                          {"%globaltimer", SP_GLOBALTIMER},
+                                                          {"%globaltimer_lo", SP_GLOBALTIMER_LO},
+                                                          {"%globaltimer_hi", SP_GLOBALTIMER_HI}};
+  for (const auto& [name, k] : table)
+    if (n == name) return k;
+  return -1;
 }
 
 using Decoder = void (*)(Insn&);
@@ -154,6 +167,14 @@ void DecodeContext::emit_instruction(const ptx::Instruction& in) {
   }
   auto it = decoders().find(in.opcode);
   if (it == decoders().end()) d.unsupported();
+  // [a, b, {c}] addresses belong to textures and surfaces (their decoders
+  // read the extra parts); anywhere else they would be silently cut to [a].
+  static const std::set<std::string, std::less<>> texture_ops = {"tex",  "tld4",  "txq", "suld",
+                                                                 "sust", "sured", "suq"};
+  if (!texture_ops.count(in.opcode))
+    for (const auto& o : in.operands)
+      if (o.kind == K::Addr && !o.elems.empty())
+        fail(o.pos, fmt::format("'{}' takes no '[a, b]' address", in.text()));
   it->second(d);
 }
 
@@ -183,12 +204,9 @@ void decode_mov(Insn& d) {
     for (size_t i = 0; i < ops[0].elems.size() && i < 4; ++i) op.r[i] = c.dst(ops[0].elems[i]);
     op.r[4] = c.src(ops[1], d.t);
     d.push();
-  } else if (ops[1].kind == K::Reg && (ops[1].name == "%clock" || ops[1].name == "%clock64" ||
-                                       ops[1].name == "%globaltimer")) {
+  } else if (ops[1].kind == K::Reg && clock_kind(ops[1].name) >= 0) {
     op.code = code(SPECIAL, d.t);
-    op.aux = ops[1].name == "%clock"     ? SP_CLOCK
-             : ops[1].name == "%clock64" ? SP_CLOCK64
-                                         : SP_GLOBALTIMER;
+    op.aux = static_cast<uint8_t>(clock_kind(ops[1].name));
     op.r[0] = c.dst(ops[0]);
     d.push();
   } else {

@@ -58,7 +58,8 @@ struct LaunchEnv {
   uint32_t const_bytes = 0;
   Dim3 grid, block;
   uint32_t dynamic_shared = 0;
-  uint64_t budget = 0;  // warp-instructions per block
+  uint64_t budget = 0;         // warp-instructions per block
+  DeviceHeap* heap = nullptr;  // malloc/free in kernels
 };
 
 struct BlockCtx {
@@ -80,9 +81,15 @@ struct BlockCtx {
   // Per-pc counts, only when the observer asks (else empty: no cost but a
   // test per warp-instruction).
   std::vector<InstrCount> counts;
+  std::string printf_out;  // this block's printf output, in execution order
 };
 
 [[noreturn]] void fault(const Warp& w, uint32_t pc, int lane, const char* kind, std::string msg);
+
+// Host pointer for `size` bytes at generic address `addr` as lane `lane`
+// reads them (faults like a load); for built-in functions' strings and buffers.
+uint8_t* read_generic(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, uint64_t addr,
+                      uint32_t size);
 
 // Runs warp `w` until it blocks, exits or `slice` warp-instructions pass.
 // Returns the number of warp-instructions executed.

@@ -4,6 +4,7 @@
 // shared memory belongs to one block and so to one host thread.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <type_traits>
@@ -16,12 +17,26 @@ namespace smemlab::emu {
 namespace {
 
 const char* verb(const Op& op) {
-  if (op.code / 16 == LD) return "load";
+  if (op.code / 16 == LD || op.code / 16 == BUILTIN) return "load";
   if (op.code / 16 == ST) return "store";
   return op.t2 ? "reduction" : "atomic";
 }
 
 std::string describe_global(const GlobalMemory& g, uint64_t addr, uint32_t size) {
+  if (addr >= kHeapBase) {
+    bool freed = false;
+    const DeviceAllocation* a = g.heap().below(addr, &freed);
+    if (a && freed && addr - a->base < std::max<uint64_t>(a->size, 1))
+      return fmt::format(" (inside '{}' at 0x{:x}, which was freed)", a->name, a->base);
+    if (a && addr >= a->base + a->size)
+      return fmt::format(" ({} bytes past the end of {}-byte allocation '{}' at 0x{:x}{})",
+                         addr + size - (a->base + a->size), a->size, a->name, a->base,
+                         freed ? ", freed" : "");
+    if (a)
+      return fmt::format(" (straddles the end of {}-byte allocation '{}' at 0x{:x})", a->size,
+                         a->name, a->base);
+    return " (in the device heap, before its first allocation)";
+  }
   const GlobalMemory::Allocation* best = nullptr;
   for (const auto& a : g.allocations())
     if (a->base <= addr && (!best || a->base > best->base)) best = a.get();
@@ -187,6 +202,13 @@ void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_
 }
 
 }  // namespace
+
+uint8_t* read_generic(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, uint64_t addr,
+                      uint32_t size) {
+  Space sp;
+  uint64_t shown;
+  return translate(b, w, op, pc, lane, MSpace::Generic, addr, size, &sp, &shown);
+}
 
 // The data movement of a checked access: element size EW, op.vec elements.
 template <bool kLoad, uint32_t EW>

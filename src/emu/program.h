@@ -92,7 +92,15 @@ enum Cmp : uint8_t {
   C_NAN
 };
 enum AtomOp : uint8_t { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_CAS, A_EXCH, A_AND, A_OR, A_XOR };
-enum Special : uint8_t { SP_CLOCK, SP_CLOCK64, SP_GLOBALTIMER };
+// External functions built in (BUILTIN's aux), see ops_builtin.cc.
+enum Builtin : uint8_t { B_VPRINTF, B_ASSERTFAIL, B_MALLOC, B_FREE };
+enum Special : uint8_t {
+  SP_CLOCK,
+  SP_CLOCK64,
+  SP_GLOBALTIMER,
+  SP_GLOBALTIMER_LO,
+  SP_GLOBALTIMER_HI
+};
 
 // Operand fields per base op (r[] are register indices, or predicate indices
 // where noted; every source is a register, immediates included):
@@ -106,6 +114,8 @@ enum Special : uint8_t { SP_CLOCK, SP_CLOCK64, SP_GLOBALTIMER };
 //   SHFL: r0 = d, r1 = p, r2 = a, r3 = b, r4 = c, r5 = membermask
 //   VOTE: r0 = d, r1 = pred, r2 = membermask (~0: non-.sync);  REDUX: r0, r1, r2 = mask
 //   MATCH: r0 = d, r1 = p, r2 = a, r3 = mask;  WARPSYNC: r0 = mask;  ACTIVEMASK: r0 = d
+//   BUILTIN: aux = Builtin; r0..r4 = frame offsets of the call's .param
+//            arguments, r5 = of its return value (~0: none) - offsets, not registers
 struct Op {
   uint16_t code = 0;
   uint8_t t = 0;       // type

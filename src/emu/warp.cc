@@ -204,10 +204,12 @@ inline void isspacep(Warp& w, const Op& op, uint32_t exec) {
   w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | r;
 }
 
-// Deterministic clocks: the block's warp-instruction count so far.
+// Deterministic clocks: the block's warp-instruction count so far (for
+// %globaltimer too: a monotonic count, not nanoseconds).
 template <Base, T TY>
 inline bool read_clock(Step& s) {
   uint64_t v = s.b.clock_base + s.b.steps + s.n;
+  if (s.op.aux == SP_GLOBALTIMER_HI) v >>= 32;
   uint64_t* D = regw(s.w, s.op.r[0]);
   SMEMLAB_FOR_LANES(s.exec, D[l] = TY == U32 || TY == S32 ? static_cast<uint32_t>(v) : v);
   return true;
