@@ -27,7 +27,12 @@ struct ArgSpec {
   bool is_float = false, is_signed = true;
   bool buffer = false;
   uint64_t count = 0;  // buffer elements
-  enum class Init { Zeros, Iota, Random, File } init = Init::Zeros;
+  enum class Init { Zeros, Iota, Random, File, List } init = Init::Zeros;
+  bool half = false;  // float of 2 bytes: f16, or bf16 when bf16 is set
+  bool bf16 = false;
+  bool pointer = false;           // ptr: an 8-byte device address, may be "@I[+OFFSET]"
+  bool raw = false;               // bytes=HEX: the parameter's bytes as given (structs)
+  std::vector<std::string> list;  // TYPE[N]={v0,v1,...}
   uint64_t seed = 0;
   std::string path;   // file:PATH
   std::string value;  // scalar value text
@@ -42,6 +47,8 @@ struct LaunchOptions {
   std::string arch = "sm_90";
   unsigned threads = 0;
   uint64_t budget = 500'000'000;
+  std::vector<std::string> nvcc_args;  // passed to nvcc for .cu input (-I, -D, --Xnvcc, ...)
+  std::string keep_ptx;                // directory to keep the generated PTX in
   bool launch_flags_given() const {
     return !grid.empty() || !block.empty() || !args.empty() || shared != 0;
   }

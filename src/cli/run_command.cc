@@ -10,6 +10,7 @@
 #include "cli/launch_options.h"
 #ifdef SMEMLAB_HAVE_GPU
 #include "cli/gpu_run.h"
+#include "emu/half.h"
 #include "gpu/device_launch.h"
 #endif
 
@@ -94,6 +95,16 @@ std::vector<uint8_t> read_buffer(const Prepared& p, size_t i) {
 }
 
 std::string format_value(const ArgSpec& a, const uint8_t* p) {
+  if (a.half) {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return fmt::format("{}", a.bf16 ? emu::bf16_to_float(h) : emu::half_to_float(h));
+  }
+  if (a.pointer) {
+    uint64_t u;
+    std::memcpy(&u, p, 8);
+    return fmt::format("0x{:x}", u);
+  }
   if (a.is_float) {
     if (a.elem_size == 4) {
       float f;

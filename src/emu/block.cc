@@ -190,6 +190,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   b.obs = obs;
   b.steps = 0;
   b.lane_steps = 0;
+  b.printf_out.clear();
   for (auto& bar : b.bars) bar = Barrier{};
   uint32_t nthreads = static_cast<uint32_t>(env.block.count());
   uint32_t nwarps = (nthreads + 31) / 32;

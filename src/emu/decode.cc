@@ -52,7 +52,14 @@ int type_bytes(T t) {
   return 0;
 }
 
+// An error in the current instruction names the user's source line (its
+// .loc) first and the PTX position second; the PTX may be a temporary file.
 [[noreturn]] void DecodeContext::fail(const ptx::TextPos& p, const std::string& msg) const {
+  std::string src = cur_info.loc >= 0 && p.line == cur_info.ptx_line
+                        ? module.lines.describe(cur_info.loc)
+                        : std::string();
+  if (!src.empty())
+    throw DecodeError(fmt::format("{}: {} (PTX {}:{}:{})", src, msg, module.path, p.line, p.col));
   throw DecodeError(fmt::format("{}:{}:{}: {}", module.path, p.line, p.col, msg));
 }
 
@@ -113,6 +120,16 @@ static bool special_kind(const std::string& n, Program::SpecialKind* k) {
   return false;
 }
 
+// %envreg0..%envreg31: read-only registers the driver may set per launch;
+// CUDA's runtime leaves them zero.
+static bool envreg(const std::string& n) {
+  if (n.rfind("%envreg", 0) != 0 || n.size() < 8 || n.size() > 9) return false;
+  for (size_t i = 7; i < n.size(); ++i)
+    if (n[i] < '0' || n[i] > '9') return false;
+  if (n.size() == 9 && n[7] == '0') return false;
+  return std::stoi(n.substr(7)) < 32;
+}
+
 const SymbolInfo* DecodeContext::symbol(const std::string& name) const {
   for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
     auto s = it->syms.find(name);
@@ -160,6 +177,8 @@ uint32_t DecodeContext::src(const ptx::Operand& o, T t) {
       }
       if (const SymbolInfo* s = symbol(o.name))
         return constant(s->address + static_cast<uint64_t>(o.offset));
+      if (o.name == "WARP_SZ") return constant(32);  // warpSize
+      if (envreg(o.name)) return constant(0);
       if (fr.preds.count(o.name))
         fail(o.pos, fmt::format("predicate '{}' used as a value", o.name));
       fail(o.pos, fmt::format("undeclared register or symbol '{}'", o.name));

@@ -58,7 +58,8 @@ struct LaunchEnv {
   uint32_t const_bytes = 0;
   Dim3 grid, block;
   uint32_t dynamic_shared = 0;
-  uint64_t budget = 0;  // warp-instructions per block
+  uint64_t budget = 0;         // warp-instructions per block
+  DeviceHeap* heap = nullptr;  // malloc/free in kernels
 };
 
 struct BlockCtx {
@@ -80,19 +81,43 @@ struct BlockCtx {
   // Per-pc counts, only when the observer asks (else empty: no cost but a
   // test per warp-instruction).
   std::vector<InstrCount> counts;
+  std::string printf_out;  // this block's printf output, in execution order
 };
 
 [[noreturn]] void fault(const Warp& w, uint32_t pc, int lane, const char* kind, std::string msg);
+
+// Host pointer for `size` bytes at generic address `addr` as lane `lane`
+// reads them (faults like a load); for built-in functions' strings and buffers.
+uint8_t* read_generic(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, uint64_t addr,
+                      uint32_t size);
 
 // Runs warp `w` until it blocks, exits or `slice` warp-instructions pass.
 // Returns the number of warp-instructions executed.
 uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice);
 
-// Families called from run_warp's switch (cold or heavy ops).
-void exec_fslow(Warp& w, const Op& op, uint32_t exec);
-void exec_cvt(Warp& w, const Op& op, uint32_t exec);
-void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
-void exec_cpasync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+// What a Flow executor sees of one warp-instruction (see instructions.def).
+struct Step {
+  BlockCtx& b;
+  Warp& w;
+  const Op& op;
+  uint32_t pc;     // the op's index
+  uint32_t group;  // lanes at pc
+  uint32_t exec;   // lanes that execute it: group and the guard predicate
+  uint64_t n;      // warp-instructions of this run_warp call so far, this one included
+};
+
+// Out-of-line executors (Call and CallFlow rows of instructions.def).
+#define SMEMLAB_DECLARE_Call(executor) \
+  void executor(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+#define SMEMLAB_DECLARE_CallFlow(executor) bool executor(Step& s);
+#define SMEMLAB_DECLARE_Inline(executor)
+#define SMEMLAB_DECLARE_InlineFlow(executor)
+#define SMEMLAB_OP(base, types, executor, kind) SMEMLAB_DECLARE_##kind(executor)
+#include "emu/instructions.def"
+#undef SMEMLAB_DECLARE_Call
+#undef SMEMLAB_DECLARE_CallFlow
+#undef SMEMLAB_DECLARE_Inline
+#undef SMEMLAB_DECLARE_InlineFlow
 // A warp collective; `exec` lanes execute it together. Returns false if it
 // must wait for more lanes of its member mask (nothing done then).
 bool collective_ready(const Warp& w, const Op* ops, const Op& op, uint32_t group);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <stdexcept>
 #include <thread>
 
@@ -235,6 +236,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   env.block = cfg.block;
   env.dynamic_shared = cfg.dynamic_shared;
   env.budget = cfg.budget;
+  env.heap = &m.device().memory().heap();
 
   KernelObserver* ko = cfg.observer;
   if (ko)
@@ -253,15 +255,41 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   std::optional<LaunchError> first_error;
   uint64_t first_error_block = UINT64_MAX;
   // Finished blocks wait here until all lower-numbered ones are done.
-  std::map<uint64_t, std::pair<Dim3, std::unique_ptr<BlockObserver>>> pending;
+  struct Finished {
+    Dim3 id;
+    std::unique_ptr<BlockObserver> obs;
+    std::string printf_out;
+  };
+  std::map<uint64_t, Finished> pending;
   uint64_t next_finish = 0;
+  // printf output is capped per launch like cudaLimitPrintfFifoSize (1 MiB).
+  constexpr size_t kPrintfLimit = 1 << 20;
+  size_t printed = 0;
+  bool truncated = false;
+  auto print = [&](const std::string& s) {
+    if (s.empty() || truncated) return;
+    std::string part = s;
+    if (printed + part.size() > kPrintfLimit) {
+      part.resize(kPrintfLimit - printed);
+      part += "\n[smemlab: printf output truncated at 1 MiB, like cudaLimitPrintfFifoSize]\n";
+      truncated = true;
+    }
+    printed += part.size();
+    if (cfg.printf_sink) {
+      cfg.printf_sink(part);
+    } else {
+      std::fwrite(part.data(), 1, part.size(), stdout);
+      std::fflush(stdout);
+    }
+  };
 
-  auto finish = [&](uint64_t idx, Dim3 id, std::unique_ptr<BlockObserver> obs) {
+  auto finish = [&](uint64_t idx, Dim3 id, std::unique_ptr<BlockObserver> obs, std::string out) {
     std::lock_guard<std::mutex> lock(mu);
-    pending[idx] = {id, std::move(obs)};
+    pending[idx] = {id, std::move(obs), std::move(out)};
     while (!pending.empty() && pending.begin()->first == next_finish) {
       auto node = pending.extract(pending.begin());
-      if (ko) ko->finish_block(node.mapped().first, std::move(node.mapped().second));
+      print(node.mapped().printf_out);
+      if (ko) ko->finish_block(node.mapped().id, std::move(node.mapped().obs));
       ++next_finish;
     }
   };
@@ -288,7 +316,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
                            static_cast<uint32_t>((idx / cfg.grid.x) % cfg.grid.y),
                            static_cast<uint32_t>(idx / (uint64_t{cfg.grid.x} * cfg.grid.y))};
       if (idx > fault_at.load()) {
-        finish(idx, id, nullptr);
+        finish(idx, id, nullptr, {});
         continue;
       }
       std::unique_ptr<BlockObserver> obs = ko ? ko->make_block_observer(id) : nullptr;
@@ -308,7 +336,8 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       }
       steps.fetch_add(runner.context().steps);
       lane_steps.fetch_add(runner.context().lane_steps);
-      finish(idx, id, std::move(obs));
+      // (A failing block's output up to its fault is printed, as on a GPU.)
+      finish(idx, id, std::move(obs), std::move(runner.context_mut().printf_out));
     }
   };
   if (nthreads <= 1) {
@@ -318,6 +347,8 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     for (unsigned i = 0; i < nthreads; ++i) pool.emplace_back(worker);
     for (auto& t : pool) t.join();
   }
+  // Nothing runs now: storage of allocations kernels freed can go.
+  m.device().memory().heap().release_freed();
   LaunchStatus st;
   st.error = first_error;
   st.warp_instructions = steps.load();

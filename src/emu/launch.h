@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -86,10 +87,15 @@ struct LaunchConfig {
   // the whole grid. For sampling large grids; %nctaid stays the full grid.
   // Block indices are 0-based: spell out z ({x, y, 0}); Dim3 defaults to 1.
   std::vector<Dim3> only_blocks = {};
+  // Where the kernel's printf output goes, block by block in increasing
+  // block order (within a block in execution order); unset = stdout.
+  std::function<void(const std::string&)> printf_sink = {};
 };
 
 struct LaunchError {
-  std::string kind;  // out-of-bounds, misaligned, deadlock, budget, trap, barrier, launch, decode
+  // out-of-bounds, misaligned, deadlock, budget, trap, assert, invalid-free, printf, barrier,
+  // launch, decode
+  std::string kind;
   std::string message;
   Dim3 block, thread;
   bool has_thread = false;

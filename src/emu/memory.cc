@@ -1,7 +1,10 @@
 #include "emu/memory.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace smemlab::emu {
 
@@ -19,6 +22,7 @@ uint64_t GlobalMemory::allocate(uint64_t bytes, std::string name) {
 }
 
 const GlobalMemory::Allocation* GlobalMemory::find(uint64_t addr) const {
+  if (addr >= kHeapBase) return heap_.find(addr);
   auto it = std::upper_bound(
       allocs_.begin(), allocs_.end(), addr,
       [](uint64_t x, const std::unique_ptr<Allocation>& a) { return x < a->base; });
@@ -41,6 +45,66 @@ bool GlobalMemory::free(uint64_t addr) {
     }
   }
   return false;
+}
+
+uint64_t DeviceHeap::allocate(uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t rounded = (std::max<uint64_t>(bytes, 1) + 15) & ~uint64_t{15};
+  if (bytes > limit_ || used_ + rounded > limit_) return 0;
+  auto a = std::make_unique<DeviceAllocation>();
+  a->base = next_;
+  a->size = bytes;
+  a->name = fmt::format("malloc({})", bytes);
+  a->data = std::make_unique<uint8_t[]>(rounded);
+  std::memset(a->data.get(), 0, rounded);
+  next_ += rounded + 4096;
+  used_ += rounded;
+  uint64_t base = a->base;
+  live_[base] = std::move(a);
+  return base;
+}
+
+bool DeviceHeap::free(uint64_t addr) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = live_.find(addr);
+  if (it == live_.end()) return false;
+  used_ -= (std::max<uint64_t>(it->second->size, 1) + 15) & ~uint64_t{15};
+  freed_.push_back(std::move(it->second));
+  live_.erase(it);
+  return true;
+}
+
+const DeviceAllocation* DeviceHeap::find(uint64_t addr) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = live_.upper_bound(addr);
+  if (it == live_.begin()) return nullptr;
+  const DeviceAllocation* a = (--it)->second.get();
+  return addr - a->base < a->size ? a : nullptr;
+}
+
+const DeviceAllocation* DeviceHeap::below(uint64_t addr, bool* freed) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const DeviceAllocation* best = nullptr;
+  auto it = live_.upper_bound(addr);
+  if (it != live_.begin()) best = std::prev(it)->second.get();
+  *freed = false;
+  for (const auto& a : freed_) {
+    if (a->base <= addr && (!best || a->base > best->base)) {
+      best = a.get();
+      *freed = true;
+    }
+  }
+  return best;
+}
+
+void DeviceHeap::release_freed() {
+  std::lock_guard<std::mutex> lock(mu_);
+  freed_.clear();
+}
+
+uint64_t DeviceHeap::live_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return used_;
 }
 
 }  // namespace smemlab::emu

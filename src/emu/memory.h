@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -18,15 +20,46 @@ constexpr uint64_t kLocalWindow = 2ull << 44;
 constexpr uint64_t kConstWindow = 3ull << 44;
 constexpr uint64_t kParamWindow = 4ull << 44;
 constexpr uint64_t kGlobalBase = 1ull << 47;  // first global allocation
+constexpr uint64_t kHeapBase = 1ull << 48;    // first device-heap allocation
+
+struct DeviceAllocation {
+  uint64_t base = 0;
+  uint64_t size = 0;
+  std::string name;
+  std::unique_ptr<uint8_t[]> data;
+};
+
+// The device heap behind malloc/free/new/delete in kernels, sized like
+// cudaLimitMallocHeapSize (8 MiB by default): malloc returns 0 when the live
+// bytes would exceed it. Every allocation has exact bounds at a 16-byte
+// aligned address with an unmapped gap after it, so an overrun is an
+// out-of-bounds error naming "malloc(N)". Blocks call it from several host
+// threads, hence the lock. A freed allocation is unmapped at once but its
+// storage lives until release_freed() (called when a launch ends), so an
+// access racing with free never touches released host memory.
+class DeviceHeap {
+ public:
+  uint64_t allocate(uint64_t bytes);  // 0 when the heap is exhausted
+  bool free(uint64_t addr);           // false: not a live heap allocation
+  const DeviceAllocation* find(uint64_t addr) const;
+  // For error messages: the allocation (live or freed this launch) with the
+  // highest base <= addr, or nullptr; *freed says which.
+  const DeviceAllocation* below(uint64_t addr, bool* freed) const;
+  void set_limit(uint64_t bytes) { limit_ = bytes; }
+  uint64_t limit() const { return limit_; }
+  void release_freed();
+  uint64_t live_bytes() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<uint64_t, std::unique_ptr<DeviceAllocation>> live_;
+  std::vector<std::unique_ptr<DeviceAllocation>> freed_;
+  uint64_t next_ = kHeapBase, used_ = 0, limit_ = 8u << 20;
+};
 
 class GlobalMemory {
  public:
-  struct Allocation {
-    uint64_t base = 0;
-    uint64_t size = 0;
-    std::string name;
-    std::unique_ptr<uint8_t[]> data;
-  };
+  using Allocation = DeviceAllocation;
 
   // Zero-filled, 256-byte aligned, with an unmapped gap after each allocation.
   uint64_t allocate(uint64_t bytes, std::string name = "");
@@ -35,8 +68,11 @@ class GlobalMemory {
   const Allocation* find(uint64_t addr) const;
   bool free(uint64_t addr);
   const std::vector<std::unique_ptr<Allocation>>& allocations() const { return allocs_; }
+  DeviceHeap& heap() { return heap_; }
+  const DeviceHeap& heap() const { return heap_; }
 
  private:
+  DeviceHeap heap_;
   std::vector<std::unique_ptr<Allocation>> allocs_;  // sorted by base
   uint64_t next_ = kGlobalBase;
 };

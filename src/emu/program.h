@@ -35,21 +35,11 @@ enum T : uint8_t {
   B128
 };
 
-// clang-format off
-#define SMEMLAB_EMU_BASE_OPS(X)                                                              \
-  X(NOP) X(MOV) X(ADD) X(SUB) X(MUL_LO) X(MUL_HI) X(MUL_WIDE) X(MAD_LO) X(MAD_HI)            \
-  X(MAD_WIDE) X(DIV) X(REM) X(ABS) X(NEG) X(MIN) X(MAX) X(AND) X(OR) X(XOR) X(NOT) X(CNOT)   \
-  X(SHL) X(SHR) X(POPC) X(CLZ) X(BREV) X(BFE) X(BFI) X(PRMT) X(SHF) X(FADD) X(FSUB) X(FMUL)  \
-  X(FFMA) X(FSLOW) X(SETP) X(SELP) X(PLOGIC) X(CVT) X(SPECIAL) X(PACK) X(UNPACK) X(LD) X(ST) \
-  X(ATOM) X(CPASYNC) X(CVTA) X(BRA) X(EXIT) X(TRAP) X(BAR) X(WARPSYNC) X(SHFL) X(VOTE)       \
-  X(REDUX) X(MATCH) X(ACTIVEMASK) X(SAD) X(ISSPACEP) X(CARRY)
-// clang-format on
-
+// Executed ops, one per SMEMLAB_OP row of instructions.def.
 enum Base : uint16_t {
-#define SMEMLAB_X(name) name,
-  SMEMLAB_EMU_BASE_OPS(SMEMLAB_X)
-#undef SMEMLAB_X
-      kNumBase
+#define SMEMLAB_OP(base, types, executor, kind) base,
+#include "emu/instructions.def"
+  kNumBase
 };
 constexpr uint16_t code(Base b, T t) { return static_cast<uint16_t>(b * 16 + t); }
 
@@ -102,7 +92,15 @@ enum Cmp : uint8_t {
   C_NAN
 };
 enum AtomOp : uint8_t { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_CAS, A_EXCH, A_AND, A_OR, A_XOR };
-enum Special : uint8_t { SP_CLOCK, SP_CLOCK64, SP_GLOBALTIMER };
+// External functions built in (BUILTIN's aux), see ops_builtin.cc.
+enum Builtin : uint8_t { B_VPRINTF, B_ASSERTFAIL, B_MALLOC, B_FREE };
+enum Special : uint8_t {
+  SP_CLOCK,
+  SP_CLOCK64,
+  SP_GLOBALTIMER,
+  SP_GLOBALTIMER_LO,
+  SP_GLOBALTIMER_HI
+};
 
 // Operand fields per base op (r[] are register indices, or predicate indices
 // where noted; every source is a register, immediates included):
@@ -116,6 +114,8 @@ enum Special : uint8_t { SP_CLOCK, SP_CLOCK64, SP_GLOBALTIMER };
 //   SHFL: r0 = d, r1 = p, r2 = a, r3 = b, r4 = c, r5 = membermask
 //   VOTE: r0 = d, r1 = pred, r2 = membermask (~0: non-.sync);  REDUX: r0, r1, r2 = mask
 //   MATCH: r0 = d, r1 = p, r2 = a, r3 = mask;  WARPSYNC: r0 = mask;  ACTIVEMASK: r0 = d
+//   BUILTIN: aux = Builtin; r0..r4 = frame offsets of the call's .param
+//            arguments, r5 = of its return value (~0: none) - offsets, not registers
 struct Op {
   uint16_t code = 0;
   uint8_t t = 0;       // type

@@ -523,6 +523,8 @@ class Parser {
           o.offset += minus ? -v : v;
         }
       }
+      // Texture and surface operands: [tex, {x, y}], [tex, sampler, {x, y}].
+      while (accept(",")) o.elems.push_back(operand());
       expect("]");
       return o;
     }
