@@ -101,6 +101,11 @@ bank::Request make_request(bank::Op op, std::string_view width, std::optional<ui
     if (!a)
       throw InputError("addresses",
                        fmt::format("lane {}: '{}' is not a byte address", i, trim(parts[i])));
+    // Shared memory is a 32-bit window (as for the expression path).
+    if (*a > 0xffffffffu)
+      throw InputError("addresses",
+                       fmt::format("lane {}: address {} is beyond the 32-bit shared memory window",
+                                   i, *a));
     if (*a % r.width != 0)
       throw InputError("addresses", fmt::format("lane {}: address {} is not aligned to the access "
                                                 "width of {} bytes",

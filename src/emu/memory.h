@@ -19,6 +19,12 @@ constexpr uint64_t kConstWindow = 3ull << 44;
 constexpr uint64_t kParamWindow = 4ull << 44;
 constexpr uint64_t kGlobalBase = 1ull << 47;  // first global allocation
 
+// Emulated global memory is host memory: one allocation (a buffer, a
+// .global variable) holds at most kMaxAllocationBytes, all together at most
+// kMaxGlobalBytes. allocate() throws std::length_error past either.
+constexpr uint64_t kMaxAllocationBytes = 1ull << 30;
+constexpr uint64_t kMaxGlobalBytes = 4ull << 30;
+
 class GlobalMemory {
  public:
   struct Allocation {
@@ -39,6 +45,7 @@ class GlobalMemory {
  private:
   std::vector<std::unique_ptr<Allocation>> allocs_;  // sorted by base
   uint64_t next_ = kGlobalBase;
+  uint64_t total_ = 0;  // bytes allocated and not freed
 };
 
 }  // namespace smemlab::emu
