@@ -192,7 +192,8 @@ void run_batch(const std::string& path, const bank::Model& model) {
     j["bank_conflicts"] = res.bank_conflicts;
     j["ways"] = res.ways;
     j["worst_wavefronts"] = res.worst_wavefronts;
-    rows += j.dump() + '\n';
+    // A name that is not UTF-8 is shown with U+FFFD, not a JSON exception.
+    rows += j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
   }
   if (header.empty())
     fail(line_no ? line_no : 1, "no header line (expected op, width, mask, addresses)");
