@@ -291,8 +291,8 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   std::map<uint64_t, std::pair<Dim3, std::unique_ptr<BlockObserver>>> pending;
   uint64_t next_finish = 0;
 
-  // Blocks skipped after a fault (or that got no observer) have none to
-  // finish: observers only ever see the ones they made.
+  // Blocks that got no observer have none to finish: observers only ever
+  // see the ones they made.
   auto finish = [&](uint64_t idx, Dim3 id, std::unique_ptr<BlockObserver> obs) {
     std::lock_guard<std::mutex> lock(mu);
     pending[idx] = {id, std::move(obs)};
@@ -326,17 +326,18 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
                     : Dim3{static_cast<uint32_t>(idx % cfg.grid.x),
                            static_cast<uint32_t>((idx / cfg.grid.x) % cfg.grid.y),
                            static_cast<uint32_t>(idx / (uint64_t{cfg.grid.x} * cfg.grid.y))};
+      // After a fault in a lower block, or a stop request, no further block
+      // runs: this worker is done (the blocks below still finish in order;
+      // the indices skipped here are all above the first error).
       if (cfg.stop && cfg.stop->load(std::memory_order_relaxed)) {
         LaunchError err;
         err.kind = "interrupted";
         err.message = "stopped by a signal";
         err.block = id;
         record(idx, std::move(err));
+        return;
       }
-      if (idx > fault_at.load() || (cfg.stop && cfg.stop->load(std::memory_order_relaxed))) {
-        finish(idx, id, nullptr);
-        continue;
-      }
+      if (idx > fault_at.load()) return;
       std::unique_ptr<BlockObserver> obs = ko ? ko->make_block_observer(id) : nullptr;
       try {
         runner.run(env, id, obs.get());

@@ -50,6 +50,34 @@ for sig in INT TERM; do
   done
 done
 
+# The progress line: on a terminal (script(1) gives one) after a second, not
+# with --quiet, never when stderr is not a terminal (all the cases above).
+cat >"$tmp/empty.ptx" <<'PTX'
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry empty()
+{
+	ret;
+}
+PTX
+grep -q "blocks/s" "$tmp/err" && fail "progress line written to a stderr that is not a terminal"
+if command -v script >/dev/null; then
+  for quiet in "" --quiet; do
+    script -qec "timeout -s INT 4 '$smemlab' run '$tmp/empty.ptx' --grid 2147483647 --block 32 $quiet" \
+      "$tmp/typescript" >/dev/null 2>&1
+    if [ -z "$quiet" ]; then
+      grep -q "empty: [0-9]*/2147483647 blocks, [0-9]* blocks/s" "$tmp/typescript" ||
+        fail "no progress line on a terminal: $(tr '\r' '\n' <"$tmp/typescript" | tail -3)"
+    else
+      grep -q "blocks/s" "$tmp/typescript" && fail "progress line despite --quiet"
+    fi
+    grep -q "smemlab: interrupted" "$tmp/typescript" || fail "progress run$quiet not interrupted"
+  done
+else
+  echo "no script(1): the progress-line cases are skipped"
+fi
+
 nvcc=$(command -v nvcc || true)
 [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
 if [ -n "$nvcc" ]; then
