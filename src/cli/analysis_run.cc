@@ -142,6 +142,7 @@ void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun*
   p.config.observer = &set;
   out->status = emu::launch_raw(*p.module, p.kernel, p.config, p.args.bytes);
   p.config.observer = nullptr;
+  stop_if_interrupted();
 
   out->findings = out->defects->findings();
   if (out->status.error) out->findings.push_back(finding_from(*out->status.error, p.config.block));

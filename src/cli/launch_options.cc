@@ -2,16 +2,24 @@
 
 #include <cxxabi.h>
 #include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cfloat>
+#include <chrono>
+#include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "cli/commands.h"
 #include "emu/half.h"
 #include "ptx/lexer.h"
 
@@ -35,45 +43,115 @@ std::string find_nvcc() {
   return "";
 }
 
-std::vector<std::string> read_recipes(const std::string& path) {
+// --- Ctrl-C -------------------------------------------------------------
+// The handler only does async-signal-safe things: set the flag, forward the
+// signal to nvcc, and on a second signal unlink the temporary files and _exit.
+std::atomic<bool> g_interrupted{false};
+volatile sig_atomic_t g_nvcc_pid = 0;
+char g_temp_dir[256] = "";
+char g_temp_ptx[300] = "";
+
+extern "C" void on_signal(int sig) {
+  if (g_interrupted.exchange(true)) {
+    if (g_temp_ptx[0]) unlink(g_temp_ptx);
+    if (g_temp_dir[0]) rmdir(g_temp_dir);  // nvcc's scratch files are gone with nvcc
+    _exit(kInterrupted);
+  }
+  if (g_nvcc_pid > 0) kill(static_cast<pid_t>(g_nvcc_pid), sig);
+}
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+void copy_path(char* dst, size_t cap, const std::string& s) {
+  dst[0] = '\0';
+  if (s.size() < cap) std::memcpy(dst, s.c_str(), s.size() + 1);
+}
+
+// --- Progress --------------------------------------------------------------
+// "kernel: 1234/65536 blocks, 812 blocks/s" on a terminal's stderr, once the
+// launch has run a second, at most 5 times a second; erased at the end.
+std::function<void(uint64_t, uint64_t, bool)> progress_line(const std::string& name) {
+  if (!isatty(STDERR_FILENO)) return {};
+  auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  bool shown = false;
+  return [=](uint64_t done, uint64_t total, bool end) mutable {
+    if (end) {
+      if (shown) fmt::print(stderr, "\r\033[K");
+      return;
+    }
+    auto now = std::chrono::steady_clock::now();
+    double secs = std::chrono::duration<double>(now - start).count();
+    if (secs < 1.0 || now - last < std::chrono::milliseconds(200)) return;
+    last = now;
+    shown = true;
+    fmt::print(stderr, "\r\033[K{}: {}/{} blocks, {:.0f} blocks/s", name, done, total,
+               static_cast<double>(done) / secs);
+    std::fflush(stderr);
+  };
+}
+
+// --- Input files -----------------------------------------------------------
+struct RecipeLine {
+  std::string text;
+  int line = 0, column = 0;
+};
+
+std::vector<RecipeLine> read_recipes(const std::string& path) {
   std::ifstream in(path);
-  std::vector<std::string> out;
+  std::vector<RecipeLine> out;
   std::string line;
-  while (std::getline(in, line)) {
+  for (int n = 1; std::getline(in, line); ++n) {
     size_t p = line.find("// smemlab:");
     if (p == std::string::npos) continue;
     bool only_space = line.find_first_not_of(" \t") == p;
-    if (only_space) out.push_back(line.substr(p + 11));
+    if (only_space) out.push_back({line.substr(p + 11), n, static_cast<int>(p) + 12});
   }
   return out;
 }
 
+struct Word {
+  std::string text;
+  size_t at = 0;  // offset in the recipe text
+};
+
 // Words of a recipe line; "..." or '...' quote a word with spaces
 // (--kernel "scale<float, 4>").
-std::vector<std::string> split_words(const std::string& s) {
-  std::vector<std::string> out;
+std::vector<Word> split_words(const std::string& s) {
+  std::vector<Word> out;
   std::string w;
   bool in_word = false;
+  size_t at = 0;
   char quote = 0;
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
     if (quote) {
       if (c == quote)
         quote = 0;
       else
         w += c;
     } else if (c == '"' || c == '\'') {
+      if (!in_word) at = i;
       quote = c;
       in_word = true;
     } else if (c == ' ' || c == '\t') {
-      if (in_word) out.push_back(w);
+      if (in_word) out.push_back({w, at});
       w.clear();
       in_word = false;
     } else {
+      if (!in_word) at = i;
       w += c;
       in_word = true;
     }
   }
-  if (in_word) out.push_back(w);
+  if (in_word) out.push_back({w, at});
   return out;
 }
 
@@ -88,27 +166,33 @@ std::string dir_of(const std::string& path) {
   return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
 }
 
+// Digits only (decimal, or hex with 0x): stoull alone would accept "-1"
+// (as 2^64-1), leading spaces and a '+'.
 uint64_t parse_u64(const std::string& s, const char* what) {
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])))
+    throw UsageError(fmt::format("bad {} '{}': expected a non-negative integer", what, s));
   try {
     size_t pos = 0;
     uint64_t v = std::stoull(s, &pos, 0);
     if (pos != s.size()) throw std::invalid_argument(s);
     return v;
+  } catch (const std::out_of_range&) {
+    throw UsageError(fmt::format("bad {} '{}': out of range (at most {})", what, s, UINT64_MAX));
   } catch (const std::exception&) {
     throw UsageError(fmt::format("bad {} '{}'", what, s));
   }
 }
 
-// The recipe naming o.kernel, else (no --kernel) the first; nullptr if none.
-const std::string* choose_recipe(const LaunchOptions& o, const std::vector<std::string>& recipes) {
-  for (const auto& r : recipes) {
-    auto w = split_words(r);
+// The recipe naming o.kernel, else (no --kernel) the first; SIZE_MAX if none.
+size_t choose_recipe(const LaunchOptions& o, const std::vector<std::string>& recipes) {
+  for (size_t r = 0; r < recipes.size(); ++r) {
+    auto w = split_words(recipes[r]);
     for (size_t i = 0; i + 1 < w.size(); ++i)
-      if (w[i] == "--kernel" &&
-          (o.kernel.empty() || without_spaces(w[i + 1]) == without_spaces(o.kernel)))
-        return &r;
+      if (w[i].text == "--kernel" &&
+          (o.kernel.empty() || without_spaces(w[i + 1].text) == without_spaces(o.kernel)))
+        return r;
   }
-  return o.kernel.empty() && !recipes.empty() ? &recipes.front() : nullptr;
+  return o.kernel.empty() && !recipes.empty() ? 0 : SIZE_MAX;
 }
 
 // nvcc options of a recipe line (-I, -D, --std, --use_fast_math, --rdc, --Xnvcc).
@@ -117,24 +201,34 @@ std::vector<std::string> recipe_nvcc_args(const std::string& recipe) {
   auto w = split_words(recipe);
   for (size_t i = 0; i < w.size(); ++i) {
     bool has_next = i + 1 < w.size();
-    if ((w[i] == "-I" || w[i] == "-D") && has_next) {
-      out.push_back(w[i] + w[i + 1]);
+    const std::string& t = w[i].text;
+    if ((t == "-I" || t == "-D") && has_next) {
+      out.push_back(t + w[i + 1].text);
       ++i;
-    } else if (w[i].rfind("-I", 0) == 0 || w[i].rfind("-D", 0) == 0)
-      out.push_back(w[i]);
-    else if (w[i] == "--std" && has_next)
-      out.push_back("-std=" + w[++i]);
-    else if (w[i] == "--use_fast_math")
+    } else if (t.rfind("-I", 0) == 0 || t.rfind("-D", 0) == 0)
+      out.push_back(t);
+    else if (t == "--std" && has_next)
+      out.push_back("-std=" + w[++i].text);
+    else if (t == "--use_fast_math")
       out.push_back("--use_fast_math");
-    else if (w[i] == "--rdc")
+    else if (t == "--rdc")
       out.push_back("-rdc=true");
-    else if (w[i] == "--Xnvcc" && has_next)
-      out.push_back(w[++i]);
+    else if (t == "--Xnvcc" && has_next)
+      out.push_back(w[++i].text);
   }
   return out;
 }
 
 }  // namespace
+
+// CLI11 reads "-1" into an unsigned option as 2^64-1; digits only.
+const CLI::Validator kUnsigned(
+    [](std::string& s) {
+      return !s.empty() && std::isdigit(static_cast<unsigned char>(s[0]))
+                 ? std::string()
+                 : "expected a non-negative integer, got '" + s + "'";
+    },
+    "UINT");
 
 void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   cmd->add_option("file", o.file,
@@ -145,7 +239,9 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
       "kernel: mangled, demangled, or demangled without parameters (optional with one kernel)");
   cmd->add_option("--grid", o.grid, "grid size X[,Y[,Z]]");
   cmd->add_option("--block", o.block, "block size X[,Y[,Z]]");
-  cmd->add_option("--shared", o.shared, "dynamic shared memory in bytes");
+  cmd->add_option("--shared", o.shared, "dynamic shared memory in bytes")
+      ->check(kUnsigned)
+      ->check(CLI::Range(uint32_t{0}, uint32_t{227 * 1024}));
   cmd->add_option(
       "--arg", o.args,
       "kernel argument in parameter order: int=64 unsigned=7 float=1.5 double=.. long=.. or a "
@@ -153,8 +249,14 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
       "TYPE[N]=zeros|iota|random(SEED)|file:PATH (random: floats in [0,1), integers in [0,1000))");
   // Not --arch: analyze's --arch names bank models.
   cmd->add_option("--nvcc-arch", o.arch, "nvcc -arch for .cu input")->capture_default_str();
-  cmd->add_option("--threads", o.threads, "host threads running blocks (0 = all cores)");
+  cmd->add_option("--threads", o.threads,
+                  fmt::format("host threads running blocks (0 = all cores, at most {})",
+                              emu::kMaxHostThreads))
+      ->check(kUnsigned)
+      ->check(CLI::Range(0u, emu::kMaxHostThreads));
   cmd->add_option("--budget", o.budget, "warp-instructions allowed per block")
+      ->check(kUnsigned)
+      ->check(CLI::Range(uint64_t{1}, UINT64_MAX))
       ->capture_default_str();
   // nvcc pass-through for .cu input (also accepted in recipes).
   cmd->add_option_function<std::vector<std::string>>(
@@ -185,22 +287,40 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
       "nvcc: any argument, passed as is (repeatable)");
   cmd->add_option("--keep-ptx", o.keep_ptx,
                   "keep the PTX compiled from a .cu in this directory (errors then name it)");
+  cmd->add_flag("--quiet,-q", o.quiet,
+                "no progress line (shown on a terminal's stderr when a launch takes over 1 s)");
 }
 
 PreparedInput::~PreparedInput() {
   if (temporary && !ptx_path.empty()) std::remove(ptx_path.c_str());
+  if (!temp_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(temp_dir, ec);
+    g_temp_ptx[0] = g_temp_dir[0] = '\0';
+  }
 }
 
 void prepare_input(const LaunchOptions& o, PreparedInput* out) {
-  if (access(o.file.c_str(), R_OK) != 0)
+  // The name and the kind of file first: never read a device or a huge file.
+  bool is_ptx = ends_with(o.file, ".ptx");
+  if (!is_ptx && !ends_with(o.file, ".cu"))
+    throw UsageError(fmt::format("{}: expected a .cu or .ptx file", o.file));
+  struct stat st {};
+  if (stat(o.file.c_str(), &st) != 0 || access(o.file.c_str(), R_OK) != 0)
     throw UsageError(fmt::format("{}: cannot read file", o.file));
-  out->recipes = read_recipes(o.file);
-  if (ends_with(o.file, ".ptx")) {
+  if (!S_ISREG(st.st_mode)) throw UsageError(fmt::format("{}: not a regular file", o.file));
+  if (static_cast<uint64_t>(st.st_size) > kMaxInputBytes)
+    throw UsageError(fmt::format("{}: {} bytes; input files are limited to {} bytes", o.file,
+                                 st.st_size, kMaxInputBytes));
+  for (auto& r : read_recipes(o.file)) {
+    out->recipes.push_back(std::move(r.text));
+    out->recipe_lines.push_back(r.line);
+    out->recipe_columns.push_back(r.column);
+  }
+  if (is_ptx) {
     out->ptx_path = o.file;
     return;
   }
-  if (!ends_with(o.file, ".cu"))
-    throw UsageError(fmt::format("{}: expected a .cu or .ptx file", o.file));
   std::string nvcc = find_nvcc();
   if (nvcc.empty())
     throw UsageError(
@@ -211,65 +331,106 @@ void prepare_input(const LaunchOptions& o, PreparedInput* out) {
     std::string base = o.file.substr(o.file.rfind('/') + 1);
     out->ptx_path = o.keep_ptx + "/" + base.substr(0, base.size() - 3) + ".ptx";
   } else {
-    char tmpl[] = "/tmp/smemlab-XXXXXX.ptx";
-    int fd = mkstemps(tmpl, 4);
-    if (fd < 0) throw UsageError("cannot create a temporary file");
-    close(fd);
-    out->ptx_path = tmpl;
+    // One private directory for the PTX and nvcc's own scratch files
+    // (TMPDIR), removed with `out` (also on Ctrl-C).
+    std::string base = std::filesystem::temp_directory_path().string();
+    std::string tmpl = base + "/smemlab-XXXXXX";
+    if (!mkdtemp(tmpl.data()))
+      throw UsageError(fmt::format("cannot create a temporary directory in {}", base));
+    out->temp_dir = tmpl;
+    out->ptx_path = tmpl + "/kernel.ptx";
     out->temporary = true;
+    copy_path(g_temp_dir, sizeof g_temp_dir, out->temp_dir);
+    copy_path(g_temp_ptx, sizeof g_temp_ptx, out->ptx_path);
   }
   std::string arch = "-arch=" + o.arch;
   std::vector<const char*> argv = {nvcc.c_str(), "-ptx", "-lineinfo", arch.c_str()};
   // The command line's nvcc options, else the chosen recipe's.
   std::vector<std::string> extra = o.nvcc_args;
   if (extra.empty())
-    if (const std::string* r = choose_recipe(o, out->recipes)) extra = recipe_nvcc_args(*r);
+    if (size_t r = choose_recipe(o, out->recipes); r != SIZE_MAX)
+      extra = recipe_nvcc_args(out->recipes[r]);
   for (const auto& a : extra) argv.push_back(a.c_str());
   for (const char* a : {"-o", out->ptx_path.c_str(), o.file.c_str()}) argv.push_back(a);
   argv.push_back(nullptr);
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "TMPDIR=", 7) != 0) env_text.push_back(*e);
+  if (!out->temp_dir.empty()) env_text.push_back("TMPDIR=" + out->temp_dir);
+  std::vector<const char*> envp;
+  for (const auto& e : env_text) envp.push_back(e.c_str());
+  envp.push_back(nullptr);
   pid_t pid = fork();
   if (pid == 0) {
-    execv(nvcc.c_str(), const_cast<char* const*>(argv.data()));
+    execve(nvcc.c_str(), const_cast<char* const*>(argv.data()),
+           const_cast<char* const*>(envp.data()));
     _exit(127);
   }
+  g_nvcc_pid = pid;
   int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw UsageError(fmt::format("{}: nvcc -ptx failed (see its messages above)", o.file));
+  bool ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+            WEXITSTATUS(status) == 0;
+  g_nvcc_pid = 0;
+  stop_if_interrupted();
+  if (!ok) throw UsageError(fmt::format("{}: nvcc -ptx failed (see its messages above)", o.file));
 }
 
 void apply_recipe(LaunchOptions& o, const PreparedInput& in) {
   if (o.launch_flags_given() || in.recipes.empty()) return;
-  const std::string* chosen = choose_recipe(o, in.recipes);
-  if (!chosen) return;
-  auto w = split_words(*chosen);
+  size_t chosen = choose_recipe(o, in.recipes);
+  if (chosen == SIZE_MAX) return;
+  auto w = split_words(in.recipes[chosen]);
+  // FILE:LINE:COL of word k (lines and columns are 0 for PreparedInputs
+  // built by hand without them).
+  auto where = [&](size_t k) {
+    int line = chosen < in.recipe_lines.size() ? in.recipe_lines[chosen] : 0;
+    int col = chosen < in.recipe_columns.size() ? in.recipe_columns[chosen] : 0;
+    return fmt::format("{}:{}:{}", o.file, line, col + static_cast<int>(w[k].at));
+  };
   for (size_t i = 0; i < w.size(); ++i) {
-    auto value = [&]() -> std::string {
-      if (i + 1 >= w.size())
-        throw UsageError(fmt::format("{}: recipe: {} needs a value", o.file, w[i]));
-      return w[++i];
-    };
-    if (w[i] == "--kernel")
-      o.kernel = value();
-    else if (w[i] == "-I" || w[i] == "-D" || w[i] == "--std" || w[i] == "--Xnvcc")
-      value();  // nvcc options: used by prepare_input (recipe_nvcc_args)
-    else if (w[i].rfind("-I", 0) == 0 || w[i].rfind("-D", 0) == 0 || w[i] == "--use_fast_math" ||
-             w[i] == "--rdc")
+    size_t opt = i;
+    const std::string& name = w[i].text;
+    // nvcc options: used by prepare_input (recipe_nvcc_args).
+    if (name.rfind("-I", 0) == 0 || name.rfind("-D", 0) == 0 || name == "--use_fast_math" ||
+        name == "--rdc" || name == "--std" || name == "--Xnvcc") {
+      if ((name == "-I" || name == "-D" || name == "--std" || name == "--Xnvcc") && ++i >= w.size())
+        throw UsageError(fmt::format("{}: recipe: {} needs a value", where(opt), name));
       continue;
-    else if (w[i] == "--grid")
-      o.grid = value();
-    else if (w[i] == "--block")
-      o.block = value();
-    else if (w[i] == "--shared")
-      o.shared = static_cast<uint32_t>(parse_u64(value(), "--shared"));
-    else if (w[i] == "--arg") {
-      // file:PATH in a recipe is relative to the recipe's file.
-      std::string a = value();
-      size_t f = a.find("=file:");
-      if (f != std::string::npos && f + 6 < a.size() && a[f + 6] != '/')
-        a = a.substr(0, f + 6) + dir_of(o.file) + a.substr(f + 6);
-      o.args.push_back(a);
-    } else
-      throw UsageError(fmt::format("{}: recipe: unknown option '{}'", o.file, w[i]));
+    }
+    if (name != "--kernel" && name != "--grid" && name != "--block" && name != "--shared" &&
+        name != "--arg")
+      throw UsageError(fmt::format("{}: recipe: unknown option '{}'", where(opt), name));
+    if (i + 1 >= w.size())
+      throw UsageError(fmt::format("{}: recipe: {} needs a value", where(opt), name));
+    const std::string& value = w[++i].text;
+    // Values are checked here so that an error names the recipe's place.
+    try {
+      if (name == "--kernel") {
+        o.kernel = value;
+      } else if (name == "--grid") {
+        parse_dim(value, "--grid");
+        o.grid = value;
+      } else if (name == "--block") {
+        parse_dim(value, "--block");
+        o.block = value;
+      } else if (name == "--shared") {
+        uint64_t shared = parse_u64(value, "--shared");
+        if (shared > 227 * 1024)
+          throw UsageError(fmt::format("--shared {}: more than CUDA's {} bytes per block", shared,
+                                       227 * 1024));
+        o.shared = static_cast<uint32_t>(shared);
+      } else {
+        // file:PATH in a recipe is relative to the recipe's file.
+        std::string a = value;
+        size_t f = a.find("=file:");
+        if (f != std::string::npos && f + 6 < a.size() && a[f + 6] != '/')
+          a = a.substr(0, f + 6) + dir_of(o.file) + a.substr(f + 6);
+        parse_arg(a);
+        o.args.push_back(a);
+      }
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("{}: recipe: {}", where(opt), e.what()));
+    }
   }
 }
 
@@ -329,10 +490,12 @@ emu::Dim3 parse_dim(const std::string& s, const char* what) {
   std::string part;
   while (std::getline(ss, part, ',')) {
     uint64_t x = parse_u64(part, what);
-    if (x == 0 || x > 0x7fffffffu) throw UsageError(fmt::format("bad {} '{}'", what, s));
+    if (x == 0 || x > emu::kMaxGridDimX)
+      throw UsageError(
+          fmt::format("bad {} '{}': each dimension is 1 to {}", what, s, emu::kMaxGridDimX));
     v.push_back(static_cast<uint32_t>(x));
   }
-  if (v.empty() || v.size() > 3)
+  if (v.empty() || v.size() > 3 || s.back() == ',')
     throw UsageError(fmt::format("bad {} '{}': expected X[,Y[,Z]]", what, s));
   v.resize(3, 1);
   return {v[0], v[1], v[2]};
@@ -394,8 +557,14 @@ ArgSpec parse_arg(const std::string& s) {
   }
   if (!a.buffer) {
     a.value = rhs;
+    scalar_bytes(a);  // the value must fit its type
     return a;
   }
+  // count * size must not wrap, and the emulator allocates it all.
+  if (a.count > emu::kMaxAllocationBytes / a.elem_size)
+    throw UsageError(fmt::format(
+        "bad --arg '{}': {} elements of {} bytes exceed the {}-byte limit for one buffer", s,
+        a.count, a.elem_size, emu::kMaxAllocationBytes));
   if (rhs.size() >= 2 && rhs.front() == '{' && rhs.back() == '}') {
     a.init = ArgSpec::Init::List;
     std::string body = rhs.substr(1, rhs.size() - 2);
@@ -458,7 +627,61 @@ void store(std::vector<uint8_t>& out, size_t i, const ArgSpec& a, double fv, int
 
 }  // namespace
 
-namespace {
+// One scalar value `v` of `a`'s type into element i of `b`, range-checked.
+void store_checked(std::vector<uint8_t>& b, size_t i, const ArgSpec& a, const std::string& v) {
+  auto bad = [&](const std::string& why) {
+    return UsageError(fmt::format("bad --arg '{}': {}", a.text, why));
+  };
+  size_t pos = 0;
+  if (a.is_float) {
+    double d = 0;
+    try {
+      d = std::stod(v, &pos);
+    } catch (const std::out_of_range&) {
+      throw bad(fmt::format("'{}' is out of range for {}", v, a.type));
+    } catch (const std::exception&) {
+      throw bad(fmt::format("'{}' is not a {}", v, a.type));
+    }
+    if (pos != v.size() || v.empty() || std::isspace(static_cast<unsigned char>(v[0])))
+      throw bad(fmt::format("'{}' is not a {}", v, a.type));
+    if (a.elem_size == 4 && std::isfinite(d) && std::fabs(d) > FLT_MAX)
+      throw bad(fmt::format("'{}' is out of range for float", v));
+    store(b, i, a, d, 0, true);
+    return;
+  }
+  // Integers: decimal, 0x hex or 0 octal, in the range of the type.
+  bool neg = !v.empty() && v[0] == '-';
+  std::string digits = neg ? v.substr(1) : v;
+  if (digits.empty() || !std::isdigit(static_cast<unsigned char>(digits[0])))
+    throw bad(fmt::format("'{}' is not a {}", v, a.type));
+  uint64_t mag = 0;
+  try {
+    mag = std::stoull(digits, &pos, 0);
+  } catch (const std::out_of_range&) {
+    mag = UINT64_MAX;  // more than 64 bits: out of range for every type, reported below
+    pos = digits.size();
+  } catch (const std::exception&) {
+    throw bad(fmt::format("'{}' is not a {}", v, a.type));
+  }
+  if (pos != digits.size()) throw bad(fmt::format("'{}' is not a {}", v, a.type));
+  unsigned bits = a.elem_size * 8;
+  uint64_t max = a.is_signed ? (uint64_t{1} << (bits - 1)) - 1
+                             : (bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1);
+  uint64_t min_mag = a.is_signed ? uint64_t{1} << (bits - 1) : 0;  // |most negative|
+  bool fits = neg ? mag <= min_mag : mag <= max;
+  if (!fits) {
+    std::string lo = a.is_signed ? fmt::format("-{}", min_mag) : "0";
+    throw bad(fmt::format("{} is out of range for {} ({} to {})", v, a.type, lo, max));
+  }
+  int64_t iv = neg ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag);
+  store(b, i, a, 0, iv, false);
+}
+
+emu::ArgBytes scalar_bytes(const ArgSpec& a) {
+  std::vector<uint8_t> b(a.elem_size);
+  store_checked(b, 0, a, a.value);
+  return b;
+}
 
 // One value of `a` into element i of out. "@I" / "@I+OFFSET" (ptr only) is
 // the device address of buffer argument I plus OFFSET bytes; floats take
@@ -483,14 +706,7 @@ void store_value(std::vector<uint8_t>& out, size_t i, const ArgSpec& a, const st
       store(out, i, a, 0, static_cast<int64_t>(buffers[idx] + static_cast<uint64_t>(off)), false);
       return;
     }
-    if (a.is_float) {
-      store(out, i, a, std::stod(text, &pos), 0, true);
-    } else {
-      int64_t v = a.is_signed ? std::stoll(text, &pos, 0)
-                              : static_cast<int64_t>(std::stoull(text, &pos, 0));
-      store(out, i, a, 0, v, false);
-    }
-    if (pos != text.size()) throw std::invalid_argument(text);
+    store_checked(out, i, a, text);
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception&) {
@@ -498,15 +714,16 @@ void store_value(std::vector<uint8_t>& out, size_t i, const ArgSpec& a, const st
   }
 }
 
-}  // namespace
-
 PreparedArgs prepare_args(emu::Device& dev, const std::vector<ArgSpec>& specs) {
   PreparedArgs out;
   // Buffers first, so that pointer values (@I) can name any buffer argument.
   std::vector<uint64_t> addr_of(specs.size(), 0);
   for (size_t k = 0; k < specs.size(); ++k)
-    if (specs[k].buffer)
-      addr_of[k] = dev.malloc(specs[k].count * specs[k].elem_size, specs[k].text);
+    if (specs[k].buffer) try {
+        addr_of[k] = dev.malloc(specs[k].count * specs[k].elem_size, specs[k].text);
+      } catch (const std::length_error& e) {
+        throw UsageError(fmt::format("--arg {}", e.what()));
+      }
   for (size_t k = 0; k < specs.size(); ++k) {
     const ArgSpec& a = specs[k];
     if (a.raw) {
@@ -558,7 +775,16 @@ PreparedArgs prepare_args(emu::Device& dev, const std::vector<ArgSpec>& specs) {
   return out;
 }
 
+const std::atomic<bool>& interrupted() { return g_interrupted; }
+
+void stop_if_interrupted() {
+  if (!g_interrupted) return;
+  fmt::print(stderr, "smemlab: interrupted\n");
+  throw ExitCode{kInterrupted};  // unwinding removes the temporary files
+}
+
 void prepare_launch(LaunchOptions o, Prepared* p) {
+  install_signal_handlers();
   prepare_input(o, &p->input);
   apply_recipe(o, p->input);
   try {
@@ -576,9 +802,13 @@ void prepare_launch(LaunchOptions o, Prepared* p) {
     throw UsageError("--grid and --block are required (or a `// smemlab:` recipe in the file)");
   p->config.grid = parse_dim(o.grid, "--grid");
   p->config.block = parse_dim(o.block, "--block");
+  if (std::string e = emu::launch_limits_error(p->config.grid, p->config.block); !e.empty())
+    throw UsageError(fmt::format("--grid {} --block {}: {}", o.grid, o.block, e));
   p->config.dynamic_shared = o.shared;
   p->config.threads = o.threads;
   p->config.budget = o.budget;
+  p->config.stop = &g_interrupted;
+  if (!o.quiet) p->config.progress = progress_line(demangle(p->kernel));
   for (const auto& s : o.args) p->specs.push_back(parse_arg(s));
   const auto& params = p->module->kernel(p->kernel).params;
   if (p->specs.size() != params.size())

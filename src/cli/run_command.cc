@@ -131,8 +131,13 @@ void run(RunOptions& o) {
     if (eq == std::string::npos)
       throw UsageError(fmt::format("bad --dump '{}': expected I=PATH", d));
     size_t i;
+    std::string index = d.substr(0, eq);
     try {
-      i = std::stoul(d.substr(0, eq));
+      size_t pos = 0;
+      if (index.empty() || !std::isdigit(static_cast<unsigned char>(index[0])))
+        throw std::invalid_argument(index);
+      i = std::stoul(index, &pos);
+      if (pos != index.size()) throw std::invalid_argument(index);
     } catch (const std::exception&) {
       throw UsageError(fmt::format("bad --dump '{}': expected I=PATH", d));
     }
@@ -148,6 +153,7 @@ void run(RunOptions& o) {
   auto t0 = std::chrono::steady_clock::now();
   emu::LaunchStatus st;
   if (!o.gpu) st = emu::launch_raw(*p.module, p.kernel, p.config, p.args.bytes);
+  stop_if_interrupted();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto& c = p.config;
   if (!st.ok()) {

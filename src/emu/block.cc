@@ -217,7 +217,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     w.R = b.regs.data() + per_warp * wi;
     w.P = b.preds.data() + size_t{p.num_preds} * wi;
     w.local = b.local.data() + size_t{p.frame_bytes} * 32 * wi;
-    std::memcpy(w.R, reg_template_.data(), per_warp * sizeof(uint64_t));
+    if (per_warp) std::memcpy(w.R, reg_template_.data(), per_warp * sizeof(uint64_t));
     uint32_t lanes = std::min(32u, nthreads - wi * 32);
     w.exists = lanes == 32 ? ~0u : ((1u << lanes) - 1);
     w.live = w.runnable = w.exists;
@@ -249,6 +249,8 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     }
     if (!alive) break;
     if (!progress) deadlock();
+    if (env.stop && env.stop->load(std::memory_order_relaxed))
+      throw Fault{"interrupted", "stopped by a signal", 0, -1, 0};
   }
   if (!b.counts.empty()) {
     std::vector<const InstrInfo*> info(p.ops.size());

@@ -257,6 +257,10 @@ void DecodeContext::place_local(const ptx::VarDecl& v, Frame& fr) {
         fr.syms[v.name] = {MSpace::Shared, 0};  // set once the static size is known
       } else {
         prog->static_shared = align_up(prog->static_shared, align);
+        // CUDA's 227 KiB per block; also keeps the uint32 sum from wrapping.
+        if (uint64_t{prog->static_shared} + size > 227 * 1024)
+          fail(v.pos, fmt::format("static shared memory exceeds CUDA's limit of {} bytes with '{}'",
+                                  227 * 1024, v.name));
         fr.syms[v.name] = {MSpace::Shared, prog->static_shared};
         prog->shared_vars.push_back({v.name, prog->static_shared, size});
         prog->static_shared += size;
@@ -265,6 +269,11 @@ void DecodeContext::place_local(const ptx::VarDecl& v, Frame& fr) {
     case ptx::StateSpace::Local:
     case ptx::StateSpace::Param:
       prog->frame_bytes = align_up(prog->frame_bytes, std::max<uint32_t>(align, 1));
+      // CUDA's 512 KiB of local memory per thread; the emulator allocates
+      // the frame for every thread of a block.
+      if (uint64_t{prog->frame_bytes} + size > 512 * 1024)
+        fail(v.pos, fmt::format("local memory per thread exceeds CUDA's limit of {} bytes with '{}'",
+                                512 * 1024, v.name));
       fr.syms[v.name] = {MSpace::Local, prog->frame_bytes};
       prog->frame_bytes += std::max<uint32_t>(size, 1);
       break;

@@ -2,6 +2,7 @@
 // runs, and the per-family op implementations the warp loop dispatches to.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -60,6 +61,7 @@ struct LaunchEnv {
   uint32_t dynamic_shared = 0;
   uint64_t budget = 0;         // warp-instructions per block
   DeviceHeap* heap = nullptr;  // malloc/free in kernels
+  const std::atomic<bool>* stop = nullptr;  // set: end the block ("interrupted")
 };
 
 struct BlockCtx {

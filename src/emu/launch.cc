@@ -81,15 +81,25 @@ Module::Module(Device& dev, ptx::Module m) : dev_(dev), ptx_(std::move(m)) {
   for (const auto& g : ptx_.globals) {
     if (g.space == ptx::StateSpace::Global) {
       uint64_t size = static_cast<uint64_t>(std::max<int64_t>(g.size_bytes(), 1));
-      uint64_t addr = dev_.malloc(size, g.name);
+      uint64_t addr = 0;
+      try {
+        addr = dev_.malloc(size, g.name);
+      } catch (const std::length_error& e) {
+        throw ptx::ParseError(ptx_.path, g.pos.line, g.pos.col, e.what());
+      }
       if (!g.init.empty())
         dev_.copy_to(addr, g.init.data(), std::min<uint64_t>(g.init.size(), size));
       layout_.symbols[g.name] = {MSpace::Global, addr};
     } else if (g.space == ptx::StateSpace::Const) {
       uint32_t al = g.align ? static_cast<uint32_t>(g.align) : 8;
       uint32_t off = align_up(static_cast<uint32_t>(const_bank_.size()), al);
-      const_bank_.resize(off + static_cast<uint32_t>(std::max<int64_t>(g.size_bytes(), 1)), 0);
-      std::copy(g.init.begin(), g.init.end(), const_bank_.begin() + off);
+      // CUDA's constant bank is 64 KiB.
+      if (uint64_t{off} + static_cast<uint64_t>(g.size_bytes()) > 64 * 1024)
+        throw ptx::ParseError(ptx_.path, g.pos.line, g.pos.col,
+                              fmt::format("'{}' does not fit in the 65536-byte constant bank", g.name));
+      size_t size = static_cast<size_t>(std::max<int64_t>(g.size_bytes(), 1));
+      const_bank_.resize(off + size, 0);
+      std::copy_n(g.init.begin(), std::min(g.init.size(), size), const_bank_.begin() + off);
       layout_.symbols[g.name] = {MSpace::Const, off};
     }
   }
@@ -204,6 +214,21 @@ LaunchStatus launch_error(std::string msg) {
 
 }  // namespace
 
+std::string launch_limits_error(Dim3 grid, Dim3 block) {
+  if (block.count() == 0 || block.count() > kMaxBlockThreads)
+    return fmt::format("block ({},{},{}) has {} threads; CUDA allows 1 to {}", block.x, block.y,
+                       block.z, block.count(), kMaxBlockThreads);
+  if (block.x > kMaxBlockDimXY || block.y > kMaxBlockDimXY || block.z > kMaxBlockDimZ)
+    return fmt::format("block ({},{},{}): CUDA allows at most {} in x and y, {} in z", block.x,
+                       block.y, block.z, kMaxBlockDimXY, kMaxBlockDimZ);
+  if (grid.count() == 0)
+    return fmt::format("grid ({},{},{}) has no blocks", grid.x, grid.y, grid.z);
+  if (grid.x > kMaxGridDimX || grid.y > kMaxGridDimYZ || grid.z > kMaxGridDimYZ)
+    return fmt::format("grid ({},{},{}): CUDA allows at most {} in x, {} in y and z", grid.x,
+                       grid.y, grid.z, kMaxGridDimX, kMaxGridDimYZ);
+  return "";
+}
+
 LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig& cfg,
                         const std::vector<ArgBytes>& args) {
   const Program& p = m.kernel(kernel);
@@ -218,10 +243,11 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
                                       p.params[i].size));
     std::memcpy(params.data() + p.params[i].offset, args[i].data(), args[i].size());
   }
-  if (cfg.block.count() == 0 || cfg.block.count() > 1024 || cfg.block.z > 64)
-    return launch_error(fmt::format("invalid block size ({},{},{}): 1 to 1024 threads", cfg.block.x,
-                                    cfg.block.y, cfg.block.z));
-  if (cfg.grid.count() == 0) return launch_error("invalid grid size: zero blocks");
+  if (std::string e = launch_limits_error(cfg.grid, cfg.block); !e.empty())
+    return launch_error(e);
+  if (cfg.threads > kMaxHostThreads)
+    return launch_error(
+        fmt::format("{} host threads requested; the limit is {}", cfg.threads, kMaxHostThreads));
   if (uint64_t{p.static_shared} + cfg.dynamic_shared > 227 * 1024)
     return launch_error(fmt::format("{} bytes of shared memory requested; the limit is 232448",
                                     p.static_shared + cfg.dynamic_shared));
@@ -237,6 +263,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   env.dynamic_shared = cfg.dynamic_shared;
   env.budget = cfg.budget;
   env.heap = &m.device().memory().heap();
+  env.stop = cfg.stop;
 
   KernelObserver* ko = cfg.observer;
   if (ko)
@@ -248,7 +275,15 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       return launch_error(fmt::format("block ({},{},{}) is outside the grid", b.x, b.y, b.z));
   uint64_t nblocks = cfg.only_blocks.empty() ? cfg.grid.count() : cfg.only_blocks.size();
   unsigned nthreads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
+  nthreads = std::min(nthreads, kMaxHostThreads);
   nthreads = static_cast<unsigned>(std::min<uint64_t>(nthreads, nblocks));
+  // Each block in flight holds its registers, predicates, local frames and
+  // shared memory; bound their sum rather than the number of cores.
+  uint64_t nwarps = (cfg.block.count() + 31) / 32;
+  uint64_t block_bytes = nwarps * 32 * (uint64_t{p.num_regs} * 8 + p.frame_bytes) +
+                         nwarps * p.num_preds * 4 + p.static_shared + cfg.dynamic_shared + 1;
+  nthreads = static_cast<unsigned>(
+      std::clamp<uint64_t>(kMaxBlockStateBytes / block_bytes, 1, nthreads));
   std::atomic<uint64_t> next{0}, steps{0}, lane_steps{0}, ran{0};
   std::atomic<uint64_t> fault_at{UINT64_MAX};
   std::mutex mu;
@@ -283,15 +318,18 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     }
   };
 
+  // Blocks that got no observer have none to finish: observers only ever
+  // see the ones they made.
   auto finish = [&](uint64_t idx, Dim3 id, std::unique_ptr<BlockObserver> obs, std::string out) {
     std::lock_guard<std::mutex> lock(mu);
     pending[idx] = {id, std::move(obs), std::move(out)};
     while (!pending.empty() && pending.begin()->first == next_finish) {
       auto node = pending.extract(pending.begin());
       print(node.mapped().printf_out);
-      if (ko) ko->finish_block(node.mapped().id, std::move(node.mapped().obs));
+      if (ko && node.mapped().obs) ko->finish_block(node.mapped().id, std::move(node.mapped().obs));
       ++next_finish;
     }
+    if (cfg.progress) cfg.progress(next_finish, nblocks, false);
   };
 
   auto record = [&](uint64_t idx, LaunchError err) {
@@ -315,10 +353,18 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
                     : Dim3{static_cast<uint32_t>(idx % cfg.grid.x),
                            static_cast<uint32_t>((idx / cfg.grid.x) % cfg.grid.y),
                            static_cast<uint32_t>(idx / (uint64_t{cfg.grid.x} * cfg.grid.y))};
-      if (idx > fault_at.load()) {
-        finish(idx, id, nullptr, {});
-        continue;
+      // After a fault in a lower block, or a stop request, no further block
+      // runs: this worker is done (the blocks below still finish in order;
+      // the indices skipped here are all above the first error).
+      if (cfg.stop && cfg.stop->load(std::memory_order_relaxed)) {
+        LaunchError err;
+        err.kind = "interrupted";
+        err.message = "stopped by a signal";
+        err.block = id;
+        record(idx, std::move(err));
+        return;
       }
+      if (idx > fault_at.load()) return;
       std::unique_ptr<BlockObserver> obs = ko ? ko->make_block_observer(id) : nullptr;
       try {
         runner.run(env, id, obs.get());
@@ -355,6 +401,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   st.lane_instructions = lane_steps.load();
   st.blocks_run = ran.load();
   st.threads = nthreads;
+  if (cfg.progress) cfg.progress(next_finish, nblocks, true);
   if (ko) ko->on_kernel_end(st.ok());
   return st;
 }

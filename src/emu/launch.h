@@ -13,6 +13,7 @@
 // is the whole launch unless blocks race on global memory.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -77,6 +78,21 @@ class Module {
   std::mutex mu_;
 };
 
+// CUDA's launch limits (compute capability 9.0), checked by launch_raw.
+constexpr uint32_t kMaxBlockThreads = 1024;
+constexpr uint32_t kMaxBlockDimXY = 1024, kMaxBlockDimZ = 64;
+constexpr uint32_t kMaxGridDimX = 0x7fffffff, kMaxGridDimYZ = 65535;
+// Host threads running blocks (each holds one block's registers, local and
+// shared memory); more than this is an error, not 100,000 OS threads.
+constexpr unsigned kMaxHostThreads = 256;
+// All blocks in flight together hold at most this much emulator state:
+// launch_raw runs fewer blocks in parallel rather than exceed it.
+constexpr uint64_t kMaxBlockStateBytes = 4ull << 30;
+
+// "" when grid and block are within CUDA's limits, else which limit is
+// exceeded, e.g. "block (2048,1,1) has 2048 threads; the limit is 1024".
+std::string launch_limits_error(Dim3 grid, Dim3 block);
+
 struct LaunchConfig {
   Dim3 grid, block;
   uint32_t dynamic_shared = 0;
@@ -90,11 +106,17 @@ struct LaunchConfig {
   // Where the kernel's printf output goes, block by block in increasing
   // block order (within a block in execution order); unset = stdout.
   std::function<void(const std::string&)> printf_sink = {};
+  // When it becomes true (a signal handler sets it), running blocks stop
+  // and the launch ends with kind "interrupted".
+  const std::atomic<bool>* stop = nullptr;
+  // Called after each block, serialized, with blocks done and in all; once
+  // more with end = true when the launch is over (to clear a progress line).
+  std::function<void(uint64_t done, uint64_t total, bool end)> progress = {};
 };
 
 struct LaunchError {
   // out-of-bounds, misaligned, deadlock, budget, trap, assert, invalid-free, printf, barrier,
-  // launch, decode
+  // launch, decode, interrupted
   std::string kind;
   std::string message;
   Dim3 block, thread;

@@ -5,10 +5,20 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <stdexcept>
 
 namespace smemlab::emu {
 
 uint64_t GlobalMemory::allocate(uint64_t bytes, std::string name) {
+  if (bytes > kMaxAllocationBytes)
+    throw std::length_error(
+        fmt::format("{}{}{} bytes: more than the emulator's {}-byte limit for one allocation", name,
+                    name.empty() ? "" : ": ", bytes, kMaxAllocationBytes));
+  if (total_ + bytes > kMaxGlobalBytes)
+    throw std::length_error(
+        fmt::format("{}{}{} bytes: global memory would exceed the emulator's {}-byte limit", name,
+                    name.empty() ? "" : ": ", bytes, kMaxGlobalBytes));
+  total_ += bytes;
   auto a = std::make_unique<Allocation>();
   a->base = next_;
   a->size = bytes;
@@ -33,13 +43,14 @@ const GlobalMemory::Allocation* GlobalMemory::find(uint64_t addr) const {
 
 uint8_t* GlobalMemory::translate(uint64_t addr, uint64_t size) const {
   const Allocation* a = find(addr);
-  if (!a || addr - a->base + size > a->size) return nullptr;
+  if (!a || size > a->size - (addr - a->base)) return nullptr;
   return a->data.get() + (addr - a->base);
 }
 
 bool GlobalMemory::free(uint64_t addr) {
   for (auto it = allocs_.begin(); it != allocs_.end(); ++it) {
     if ((*it)->base == addr) {
+      total_ -= (*it)->size;
       allocs_.erase(it);
       return true;
     }

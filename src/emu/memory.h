@@ -57,6 +57,12 @@ class DeviceHeap {
   uint64_t next_ = kHeapBase, used_ = 0, limit_ = 8u << 20;
 };
 
+// Emulated global memory is host memory: one allocation (a buffer, a
+// .global variable) holds at most kMaxAllocationBytes, all together at most
+// kMaxGlobalBytes. allocate() throws std::length_error past either.
+constexpr uint64_t kMaxAllocationBytes = 1ull << 30;
+constexpr uint64_t kMaxGlobalBytes = 4ull << 30;
+
 class GlobalMemory {
  public:
   using Allocation = DeviceAllocation;
@@ -75,6 +81,7 @@ class GlobalMemory {
   DeviceHeap heap_;
   std::vector<std::unique_ptr<Allocation>> allocs_;  // sorted by base
   uint64_t next_ = kGlobalBase;
+  uint64_t total_ = 0;  // bytes allocated and not freed
 };
 
 }  // namespace smemlab::emu

@@ -137,8 +137,10 @@ class KernelObserver {
   virtual void on_kernel_begin(const KernelInfo&) {}
   // Called on the worker thread that runs `block`; may return nullptr to skip it.
   virtual std::unique_ptr<BlockObserver> make_block_observer(Dim3 block) = 0;
-  // Called once per block with the observer made for it, serialized and in
-  // increasing linear block order (deterministic merging).
+  // Called once per block with the non-null observer made for it,
+  // serialized and in increasing linear block order (deterministic merging).
+  // Blocks given no observer are not finished, nor, after a fault or a
+  // stop, the blocks above the first error (skipped or cut off by a skip).
   virtual void finish_block(Dim3 /*block*/, std::unique_ptr<BlockObserver>) {}
   virtual void on_kernel_end(bool /*ok*/) {}
 };

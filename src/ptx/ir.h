@@ -55,6 +55,10 @@ struct Instruction {
   bool has_mod(const char* m) const;
 };
 
+// The largest variable (.global, .const, .shared, .local) the emulator
+// accepts: it allocates every variable in full.
+constexpr int64_t kMaxVariableBytes = 1ll << 30;
+
 // One scalar PTX type; `.b`, `.u`, `.s`, `.f` plus size.
 struct VarDecl {
   StateSpace space = StateSpace::Global;
