@@ -68,6 +68,15 @@ class BlockBank final : public emu::BlockObserver {
     r.width = a.width;
     r.mask = a.mask;
     std::copy(std::begin(a.addr), std::end(a.addr), r.addr.begin());
+    if (a.matrices) {
+      bank::MatrixRequest m;
+      m.store = s.op == SharedOp::Store;
+      m.matrices = a.matrices;
+      m.mask = a.mask;
+      m.addr = r.addr;
+      BankAnalysis::record(models_, s, bank::as_request(m), a.block, a.warp, &m);
+      return;
+    }
     BankAnalysis::record(models_, s, r, a.block, a.warp);
   }
 
@@ -88,16 +97,17 @@ BankAnalysis::BankAnalysis(std::vector<std::unique_ptr<bank::Model>> models)
 
 void BankAnalysis::record(const std::vector<std::unique_ptr<bank::Model>>& models,
                           InstrStats& stats, const bank::Request& request, emu::Dim3 block,
-                          uint32_t warp) {
+                          uint32_t warp, const bank::MatrixRequest* matrix) {
   for (size_t m = 0; m < models.size(); ++m) {
     BankCounts& c = stats.models[m].op[static_cast<int>(stats.op)];
     ++c.requests;
     bank::Result res;
     try {
-      res = models[m]->evaluate(request);
+      res = matrix ? models[m]->evaluate_matrix(*matrix) : models[m]->evaluate(request);
     } catch (const bank::Error&) {
       // Misalignment is reported by `check`; unmodelled operations (atomics
-      // before sm_70) are counted as such instead of guessed.
+      // before sm_70, ldmatrix before sm_75) are counted as such instead of
+      // guessed.
       ++c.unmodelled;
       continue;
     }

@@ -182,7 +182,10 @@ class BlockDefects final : public emu::BlockObserver {
              a.instr, thread, nullptr, 0, role(a.op));
       return;
     }
-    bool reads = a.op != emu::MemOp::Store, writes = a.op != emu::MemOp::Load;
+    // cp.async's shared half only writes (its global half only reads): it is
+    // neither a read of the bytes it fills nor an atomic.
+    bool reads = a.op != emu::MemOp::Store && a.op != emu::MemOp::CpAsyncStore;
+    bool writes = a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad;
     bool atomic = reads && writes;
     uint32_t warp = thread / 32;
     // At most one finding per lane access: the first hazard over its bytes.
@@ -304,14 +307,15 @@ class BlockDefects final : public emu::BlockObserver {
   }
 
   void global(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
-    if (a.op != emu::MemOp::Load && a.op != emu::MemOp::Store) {
+    if (a.op != emu::MemOp::Load && a.op != emu::MemOp::Store &&
+        a.op != emu::MemOp::CpAsyncLoad) {
       // Atomics don't race; once a block has used one, its later accesses
       // are taken to follow the kernel's own inter-block protocol
       // (last-block-done, tickets) and are not reported.
       atomic_seen_ = true;
       return;
     }
-    bool write = a.op == emu::MemOp::Store;
+    bool write = a.op == emu::MemOp::Store;  // cp.async reads global, writes shared
     for (uint64_t word = addr / 4; word <= (addr + a.width - 1) / 4; ++word) {
       uint64_t lo = std::max(addr, word * 4), hi = std::min(addr + a.width, word * 4 + 4);
       uint8_t bytes = static_cast<uint8_t>(((1u << (hi - lo)) - 1u) << (lo - word * 4));

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "emu/decode_context.h"
+#include "emu/decode_tensor.h"
 
 namespace smemlab::emu {
 namespace {
@@ -68,6 +69,7 @@ void DecodeContext::emit_instruction(const ptx::Instruction& in) {
   const std::string& o = in.opcode;
   const auto& ops = in.operands;
   Op op = make(in);
+  if (is_tensor_or_async(in)) return decode_tensor_or_async(*this, in, op);
   std::vector<T> tys = types_of(in);
   T t = tys.empty() ? U32 : tys.back();
   op.t = t;
@@ -422,7 +424,15 @@ void DecodeContext::emit_instruction(const ptx::Instruction& in) {
   } else if (o == "cp" && !in.mods.empty() && in.mods[0] == "async") {
     if (in.mods.size() >= 2 &&
         (in.mods[1] == "commit_group" || in.mods[1] == "wait_group" || in.mods[1] == "wait_all")) {
-      op.code = code(NOP, U32);  // copies complete at issue (see docs/emulator.md)
+      op.code = code(CPASYNC, U8);
+      op.aux = in.mods[1] == "commit_group" ? CPA_COMMIT
+               : in.mods[1] == "wait_all"   ? CPA_WAIT_ALL
+                                            : CPA_WAIT_GROUP;
+      if (op.aux == CPA_WAIT_GROUP) {
+        need(1);
+        if (ops[0].kind != K::Imm) fail(ops[0].pos, "cp.async.wait_group needs an immediate N");
+        op.imm = static_cast<int64_t>(ops[0].bits);
+      }
       push(op);
       return;
     }
@@ -430,7 +440,11 @@ void DecodeContext::emit_instruction(const ptx::Instruction& in) {
         ops[2].kind != K::Imm)
       unsupported();
     op.code = code(CPASYNC, U8);
+    op.aux = CPA_COPY;
     op.width = static_cast<uint8_t>(ops[2].bits);
+    if (op.width != 4 && op.width != 8 && op.width != 16)
+      fail(ops[2].pos, "cp.async copies 4, 8 or 16 bytes");
+    if (in.has_mod("cg") && op.width != 16) fail(ops[2].pos, "cp.async.cg copies 16 bytes");
     auto base = [&](const ptx::Operand& a, uint64_t* off) -> uint32_t {
       auto& fr = frames.back();
       auto r = fr.regs.find(a.name);

@@ -428,6 +428,24 @@ uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
       case code(CPASYNC, U8):
         exec_cpasync(b, w, op, pc, exec);
         break;
+      case code(LDMATRIX, U32):
+        exec_ldmatrix(b, w, op, pc, exec);
+        break;
+      case code(MOVMATRIX, U32):
+        exec_movmatrix(b, w, op, pc, exec);
+        break;
+      case code(MMA, U32):
+        exec_mma(b, w, op, pc, exec);
+        break;
+      case code(MBAR, U64):
+        exec_mbarrier(b, w, op, pc, exec);
+        break;
+      case code(BULK, U32):
+        exec_bulk(b, w, op, pc, exec);
+        break;
+      case code(CVT_TF32, U32):
+        exec_cvt_tf32(b, w, op, pc, exec);
+        break;
       case code(BRA, U32): {
         uint32_t target = static_cast<uint32_t>(op.imm);
         uint32_t nt = group & ~exec;
