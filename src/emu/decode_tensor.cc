@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "emu/decode.h"
+
 namespace smemlab::emu {
 namespace {
 
@@ -339,10 +341,67 @@ void decode_cvt_tf32(DecodeContext& c, const ptx::Instruction& in, Op op) {
   c.push(op);
 }
 
+// tex.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32} d, [handle, {coords}]
+void decode_tex(DecodeContext& c, const ptx::Instruction& in, Op op) {
+  TexOp t;
+  static const struct {
+    const char* name;
+    uint8_t dims;
+    bool layered;
+    uint8_t ncoord;
+  } geoms[] = {{"1d", 1, false, 1}, {"2d", 2, false, 2}, {"3d", 3, false, 4},
+               {"a1d", 1, true, 2}, {"a2d", 2, true, 4}};
+  bool found = false;
+  for (const auto& g : geoms)
+    if (in.has_mod(g.name)) {
+      t.dims = g.dims, t.layered = g.layered, t.ncoord = g.ncoord;
+      found = true;
+    }
+  for (const auto& m : in.mods)
+    if (m == "level" || m == "grad" || m == "cube" || m == "acube" || m == "2dms" ||
+        m == "a2dms" || m == "base")
+      unsupported(c, in, "mipmaps, cube maps and multisample textures are not supported");
+  std::vector<T> tys;
+  for (const auto& m : in.mods) {
+    T ty;
+    if (parse_type(m, &ty)) tys.push_back(ty);
+  }
+  if (!found || !in.has_mod("v4") || tys.size() != 2) unsupported(c, in);
+  t.dtype = tys[0];
+  if (t.dtype != F32 && t.dtype != S32 && t.dtype != U32) unsupported(c, in, "results .f32, .s32 or .u32");
+  if (tys[1] != F32 && tys[1] != S32) unsupported(c, in, "coordinates .f32 or .s32");
+  t.int_coords = tys[1] == S32;
+  need(c, in, 2);
+  const auto& d = in.operands[0];
+  const auto& a = in.operands[1];
+  if (!d.pair.empty()) unsupported(c, in, "the residency predicate");
+  if (a.kind != K::Addr || a.elems.size() != 1 || a.elems[0].kind != K::Vector)
+    c.fail(a.pos, "expected [texture, {coordinates}] (separate samplers are not supported)");
+  const auto& coords = a.elems[0].elems;
+  if (coords.size() != t.ncoord)
+    c.fail(a.pos, fmt::format("'{}' expects {} coordinates, found {}", in.text(), t.ncoord,
+                              coords.size()));
+  for (size_t i = 0; i < coords.size(); ++i)
+    t.coord[i] = c.src(coords[i], t.layered && i == 0 ? S32 : (t.int_coords ? S32 : F32));
+  auto regs = fragment(c, in, d, 4, true, U32);
+  auto& fr = c.frames.back();
+  auto r = fr.regs.find(a.name);
+  if (r == fr.regs.end())
+    c.fail(a.pos, "a texture object handle register is needed (texture references are not "
+                  "supported)");
+  op.code = code(TEX, U32);
+  for (int i = 0; i < 4; ++i) op.r[i] = regs[static_cast<size_t>(i)];
+  op.r[4] = r->second;
+  op.imm = static_cast<int64_t>(c.prog->tex_ops.size());
+  c.prog->tex_ops.push_back(t);
+  c.push(op);
+}
+
 }  // namespace
 
 bool is_tensor_or_async(const ptx::Instruction& in) {
   const std::string& o = in.opcode;
+  if (o == "tex") return true;
   if (o == "cvt" && in.has_mod("tf32")) return true;
   if (o == "ldmatrix" || o == "stmatrix" || o == "movmatrix" || o == "mma" || o == "wmma" ||
       o == "mbarrier")
@@ -354,6 +413,7 @@ bool is_tensor_or_async(const ptx::Instruction& in) {
 void decode_tensor_or_async(DecodeContext& c, const ptx::Instruction& in, const Op& op) {
   const std::string& o = in.opcode;
   if (o == "cvt") return decode_cvt_tf32(c, in, op);
+  if (o == "tex") return decode_tex(c, in, op);
   if (o == "ldmatrix" || o == "stmatrix") return decode_ldmatrix(c, in, op);
   if (o == "movmatrix") return decode_movmatrix(c, in, op);
   if (o == "mma") return decode_mma(c, in, op);

@@ -70,8 +70,11 @@ struct AsyncState {
   uint32_t committed[32] = {};    // per lane: cp.async.commit_group count
 };
 
+class Device;
+
 struct LaunchEnv {
   const Program* prog = nullptr;
+  const Device* device = nullptr;  // texture objects
   const GlobalMemory* global = nullptr;
   const uint8_t* params = nullptr;
   const uint8_t* const_bank = nullptr;
@@ -124,6 +127,7 @@ void exec_cvt_tf32(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
 void exec_mma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
 void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
 void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+void exec_tex(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
 // The checked address translation and the observer events of ops_memory.cc,
 // for the other memory families: host pointer for `size` bytes at `addr` in
 // space `s` (a fault names the lane and instruction otherwise).

@@ -44,7 +44,7 @@ enum T : uint8_t {
   X(FFMA) X(FSLOW) X(SETP) X(SELP) X(PLOGIC) X(CVT) X(SPECIAL) X(PACK) X(UNPACK) X(LD) X(ST) \
   X(ATOM) X(CPASYNC) X(CVTA) X(BRA) X(EXIT) X(TRAP) X(BAR) X(WARPSYNC) X(SHFL) X(VOTE)       \
   X(REDUX) X(MATCH) X(ACTIVEMASK) X(SAD) X(ISSPACEP) X(CARRY) X(LDMATRIX) X(MOVMATRIX) X(MMA)   \
-  X(MBAR) X(BULK) X(CVT_TF32)
+  X(MBAR) X(BULK) X(CVT_TF32) X(TEX)
 // clang-format on
 
 enum Base : uint16_t {
@@ -135,6 +135,7 @@ enum Special : uint8_t { SP_CLOCK, SP_CLOCK64, SP_GLOBALTIMER };
 //             aux2 = .trans, t2 = 1 for stmatrix;  MOVMATRIX: r0 = d, r1 = a
 //   MMA: imm = index into Program::tensor_ops (mma.sync and wmma.*)
 //   CVT_TF32: r0 = d, r1 = a (f32), aux = tensor::Tf32Round
+//   TEX: r0..r3 = d (v4), r4 = texture handle, imm = index into Program::tex_ops
 //   MBAR: r4 + imm = mbarrier address, aux = MSpace, t2 = MbarKind (other fields there)
 //   BULK: r4 + imm = shared dst, r5 + value(r0) = global src, r1 = bytes,
 //         r2 + value(r3) = mbarrier
@@ -167,6 +168,16 @@ struct TensorOp {
   uint32_t addr = 0, stride = UINT32_MAX;            // registers (stride in elements)
   int64_t offset = 0;
   std::vector<uint32_t> d, a, b, c;  // registers; WmmaLoad: d, WmmaStore: c
+};
+
+// tex.{1d,2d,3d,a1d,a2d}.v4.dtype.ctype: the coordinate registers.
+struct TexOp {
+  uint8_t dims = 1;         // 1, 2, 3
+  bool layered = false;     // a1d/a2d: coord[0] is the layer
+  bool int_coords = false;  // .s32 coordinates (texel fetch)
+  T dtype = F32;            // F32, S32 or U32 results
+  uint8_t ncoord = 0;
+  uint32_t coord[4] = {0, 0, 0, 0};
 };
 
 struct Program {
@@ -224,6 +235,7 @@ struct Program {
   std::vector<Param> params;
   const ptx::LineTable* lines = nullptr;
   std::vector<TensorOp> tensor_ops;  // operands of MMA ops
+  std::vector<TexOp> tex_ops;        // operands of TEX ops
 };
 
 // Register value of type t, extended to 64 bits (signed types sign-extend).

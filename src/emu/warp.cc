@@ -446,6 +446,9 @@ uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
       case code(CVT_TF32, U32):
         exec_cvt_tf32(b, w, op, pc, exec);
         break;
+      case code(TEX, U32):
+        exec_tex(b, w, op, pc, exec);
+        break;
       case code(BRA, U32): {
         uint32_t target = static_cast<uint32_t>(op.imm);
         uint32_t nt = group & ~exec;

@@ -39,7 +39,7 @@ struct Operand {
   uint64_t bits = 0;           // Imm value, FImm bits
   bool is_f64 = false;         // FImm is 0d
   int64_t offset = 0;          // Addr offset
-  std::vector<Operand> elems;  // Vector / List
+  std::vector<Operand> elems;  // Vector / List; Addr: operands after the base ([tex, {x, y}])
   TextPos pos;
 };
 

@@ -523,6 +523,8 @@ class Parser {
           o.offset += minus ? -v : v;
         }
       }
+      // tex/tld4/suld/sust: [handle, {coordinates}] (and [tex, sampler, {..}]).
+      while (accept(",")) o.elems.push_back(operand());
       expect("]");
       return o;
     }
