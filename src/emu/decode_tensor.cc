@@ -410,6 +410,8 @@ bool is_tensor_or_async(const ptx::Instruction& in) {
          (in.mods[1] == "mbarrier" || in.mods[1] == "bulk");
 }
 
+void decode_tensor(Insn& d) { decode_tensor_or_async(d.c, d.in, d.op); }
+
 void decode_tensor_or_async(DecodeContext& c, const ptx::Instruction& in, const Op& op) {
   const std::string& o = in.opcode;
   if (o == "cvt") return decode_cvt_tf32(c, in, op);

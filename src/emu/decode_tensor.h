@@ -7,6 +7,8 @@
 
 namespace smemlab::emu {
 
+// Whether this decoder family takes `in` (it checks its own modifiers,
+// .satfinite included).
 bool is_tensor_or_async(const ptx::Instruction& in);
 // `op` carries the guard and the instruction's InstrInfo (DecodeContext::make).
 void decode_tensor_or_async(DecodeContext& c, const ptx::Instruction& in, const Op& op);

@@ -112,22 +112,31 @@ struct BlockCtx {
 // Returns the number of warp-instructions executed.
 uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice);
 
-// Families called from run_warp's switch (cold or heavy ops).
-void exec_fslow(Warp& w, const Op& op, uint32_t exec);
-void exec_cvt(Warp& w, const Op& op, uint32_t exec);
-void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
-// cp.async (op.aux: CpAsyncKind in program.h).
-void exec_cpasync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+// What a Flow executor sees of one warp-instruction (see instructions.def).
+struct Step {
+  BlockCtx& b;
+  Warp& w;
+  const Op& op;
+  uint32_t pc;     // the op's index
+  uint32_t group;  // lanes at pc
+  uint32_t exec;   // lanes that execute it: group and the guard predicate
+  uint64_t n;      // warp-instructions of this run_warp call so far, this one included
+};
+
+// Out-of-line executors (Call and CallFlow rows of instructions.def).
+#define SMEMLAB_DECLARE_Call(executor) \
+  void executor(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+#define SMEMLAB_DECLARE_CallFlow(executor) bool executor(Step& s);
+#define SMEMLAB_DECLARE_Inline(executor)
+#define SMEMLAB_DECLARE_InlineFlow(executor)
+#define SMEMLAB_OP(base, types, executor, kind) SMEMLAB_DECLARE_##kind(executor)
+#include "emu/instructions.def"
+#undef SMEMLAB_DECLARE_Call
+#undef SMEMLAB_DECLARE_CallFlow
+#undef SMEMLAB_DECLARE_Inline
+#undef SMEMLAB_DECLARE_InlineFlow
 // Completes every pending cp.async of `lanes` (their exit, an mbarrier arrive).
 void cpasync_complete_all(BlockCtx& b, Warp& w, uint32_t lanes);
-// Tensor-core and mbarrier families (ops_tensor_exec.cc, ops_async_exec.cc).
-void exec_ldmatrix(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
-void exec_movmatrix(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
-void exec_cvt_tf32(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
-void exec_mma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
-void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
-void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
-void exec_tex(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
 // The checked address translation and the observer events of ops_memory.cc,
 // for the other memory families: host pointer for `size` bytes at `addr` in
 // space `s` (a fault names the lane and instruction otherwise).

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "emu/decode_context.h"
+#include "emu/decode_tensor.h"
 #include "emu/exec.h"
 #include "emu/ops_alu.h"
 
@@ -463,6 +465,177 @@ void exec_cpasync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec
       cpasync_complete(b, w, exec, limit);
     }
   }
+}
+
+}  // namespace smemlab::emu
+
+// ---- Decoders -----------------------------------------------------------------
+
+namespace smemlab::emu {
+
+using K = ptx::Operand::Kind;
+
+void decode_ld_st(Insn& d) {
+  DecodeContext& c = d.c;
+  const ptx::Instruction& in = d.in;
+  const auto& ops = d.operands();
+  Op& op = d.op;
+  T t = d.t;
+  d.need(2);
+  bool store = d.opcode() == "st";
+  const ptx::Operand& data = store ? ops[1] : ops[0];
+  const ptx::Operand& addr = store ? ops[0] : ops[1];
+  if (addr.kind != K::Addr) c.fail(addr.pos, "expected an address operand [..]");
+  if (t == B128 || t == PRED) d.unsupported();
+  op.code = code(store ? ST : LD, t);
+  op.aux = static_cast<uint8_t>(space_of(in));
+  op.width = static_cast<uint8_t>(type_bytes(t));
+  std::vector<const ptx::Operand*> elems;
+  if (data.kind == K::Vector) {
+    for (const auto& e : data.elems) elems.push_back(&e);
+  } else {
+    elems.push_back(&data);
+  }
+  if (elems.size() > 4) d.unsupported();
+  op.vec = static_cast<uint8_t>(elems.size());
+  for (size_t i = 0; i < elems.size(); ++i)
+    op.r[i] = store ? c.src(*elems[i], t) : c.dst(*elems[i]);
+  // Address: a register base, a symbol, or an absolute value.
+  uint64_t sym_base = 0;
+  bool have_reg = false;
+  if (!addr.name.empty()) {
+    auto& fr = c.frames.back();
+    auto r = fr.regs.find(addr.name);
+    if (r != fr.regs.end()) {
+      op.r[4] = r->second;
+      have_reg = true;
+    } else if (const SymbolInfo* s = c.symbol(addr.name)) {
+      sym_base = s->address;
+      MSpace ms = static_cast<MSpace>(op.aux);
+      if (s->space == MSpace::Local && ms == MSpace::Param) {
+        op.aux = static_cast<uint8_t>(MSpace::Local);
+        op.aux2 = 1;  // a call parameter: report it as .param
+      } else if (ms == MSpace::Generic) {
+        op.aux = static_cast<uint8_t>(s->space);
+      } else if (s->space != ms && !(ms == MSpace::Global && s->space == MSpace::Global)) {
+        c.fail(addr.pos,
+               fmt::format("symbol '{}' is not in the instruction's state space", addr.name));
+      }
+    } else {
+      c.fail(addr.pos, fmt::format("undeclared register or symbol '{}'", addr.name));
+    }
+  }
+  if (!have_reg) op.r[4] = c.constant(0);
+  op.imm = static_cast<int64_t>(sym_base) + addr.offset;
+  if (static_cast<MSpace>(op.aux) == MSpace::Param && store)
+    c.fail(in.pos, "st.param to a kernel parameter is not supported");
+  d.push();
+}
+
+void decode_atom(Insn& d) {
+  DecodeContext& c = d.c;
+  const ptx::Instruction& in = d.in;
+  const auto& ops = d.operands();
+  Op& op = d.op;
+  T t = d.t;
+  static const char* names[] = {"add", "min",  "max", "inc", "dec",
+                                "cas", "exch", "and", "or",  "xor"};
+  int a = mod_index(names, 10, in);
+  if (a < 0 || t == F16 || t == BF16 || t == F16X2 || t == BF16X2 || t == B128) d.unsupported();
+  bool red = d.opcode() == "red";
+  d.need(red ? 2 : (a == A_CAS ? 4 : 3));
+  const ptx::Operand& addr = red ? ops[0] : ops[1];
+  if (addr.kind != K::Addr) c.fail(addr.pos, "expected an address operand [..]");
+  op.code = code(ATOM, t);
+  op.aux = static_cast<uint8_t>(space_of(in));
+  op.aux2 = static_cast<uint8_t>(a);
+  op.t2 = red ? 1 : 0;
+  op.width = static_cast<uint8_t>(type_bytes(t));
+  op.r[0] = red ? c.scratch() : c.dst(ops[0]);
+  op.r[1] = c.src(ops[red ? 1 : 2], t);
+  if (a == A_CAS) op.r[2] = c.src(ops[3], t);
+  auto& fr = c.frames.back();
+  auto r = fr.regs.find(addr.name);
+  if (r != fr.regs.end()) {
+    op.r[4] = r->second;
+    op.imm = addr.offset;
+  } else if (const SymbolInfo* s = c.symbol(addr.name)) {
+    op.r[4] = c.constant(0);
+    op.imm = static_cast<int64_t>(s->address) + addr.offset;
+    if (static_cast<MSpace>(op.aux) == MSpace::Generic) op.aux = static_cast<uint8_t>(s->space);
+  } else {
+    c.fail(addr.pos, fmt::format("undeclared register or symbol '{}'", addr.name));
+  }
+  d.push();
+}
+
+// cp.async (the copy, commit_group, wait_group N, wait_all: CpAsyncKind);
+// cp.async.mbarrier.arrive and cp.async.bulk belong to decode_tensor.cc.
+void decode_cp(Insn& d) {
+  DecodeContext& c = d.c;
+  const ptx::Instruction& in = d.in;
+  const auto& ops = d.operands();
+  Op& op = d.op;
+  if (in.mods.empty() || in.mods[0] != "async") d.unsupported();
+  if (is_tensor_or_async(in)) return decode_tensor(d);
+  if (in.mods.size() >= 2 &&
+      (in.mods[1] == "commit_group" || in.mods[1] == "wait_group" || in.mods[1] == "wait_all")) {
+    op.code = code(CPASYNC, U8);
+    op.aux = in.mods[1] == "commit_group" ? CPA_COMMIT
+             : in.mods[1] == "wait_all"   ? CPA_WAIT_ALL
+                                          : CPA_WAIT_GROUP;
+    if (op.aux == CPA_WAIT_GROUP) {
+      d.need(1);
+      if (ops[0].kind != K::Imm) c.fail(ops[0].pos, "cp.async.wait_group needs an immediate N");
+      op.imm = static_cast<int64_t>(ops[0].bits);
+    }
+    d.push();
+    return;
+  }
+  if (ops.size() < 3 || ops[0].kind != K::Addr || ops[1].kind != K::Addr ||
+      ops[2].kind != K::Imm)
+    d.unsupported();
+  op.code = code(CPASYNC, U8);
+  op.aux = CPA_COPY;
+  op.width = static_cast<uint8_t>(ops[2].bits);
+  if (op.width != 4 && op.width != 8 && op.width != 16)
+    c.fail(ops[2].pos, "cp.async copies 4, 8 or 16 bytes");
+  if (in.has_mod("cg") && op.width != 16) c.fail(ops[2].pos, "cp.async.cg copies 16 bytes");
+  auto base = [&](const ptx::Operand& a, uint64_t* off) -> uint32_t {
+    auto& fr = c.frames.back();
+    auto r = fr.regs.find(a.name);
+    *off = static_cast<uint64_t>(a.offset);
+    if (r != fr.regs.end()) return r->second;
+    const SymbolInfo* s = c.symbol(a.name);
+    if (!s) c.fail(a.pos, fmt::format("undeclared register or symbol '{}'", a.name));
+    *off += s->address;
+    return c.constant(0);
+  };
+  uint64_t doff, soff;
+  op.r[4] = base(ops[0], &doff);
+  op.imm = static_cast<int64_t>(doff);
+  op.r[5] = base(ops[1], &soff);
+  op.r[1] = c.constant(soff);
+  op.r[2] = ops.size() > 3 && ops[3].kind != K::Vector ? c.src(ops[3], U32) : UINT32_MAX;
+  d.push();
+}
+
+void decode_cvta(Insn& d) {
+  d.need(2);
+  MSpace s = space_of(d.in);
+  if (s == MSpace::Generic) d.unsupported();
+  Op& op = d.op;
+  op.aux = static_cast<uint8_t>(s);
+  if (d.opcode() == "isspacep") {
+    op.code = code(ISSPACEP, U64);
+    op.r[0] = d.c.pred(d.operands()[0]);
+  } else {
+    op.code = code(CVTA, d.t);
+    op.aux2 = d.in.has_mod("to") ? 1 : 0;
+    op.r[0] = d.c.dst(d.operands()[0]);
+  }
+  op.r[1] = d.c.src(d.operands()[1], d.t);
+  d.push();
 }
 
 }  // namespace smemlab::emu

@@ -36,22 +36,11 @@ enum T : uint8_t {
   B128
 };
 
-// clang-format off
-#define SMEMLAB_EMU_BASE_OPS(X)                                                              \
-  X(NOP) X(MOV) X(ADD) X(SUB) X(MUL_LO) X(MUL_HI) X(MUL_WIDE) X(MAD_LO) X(MAD_HI)            \
-  X(MAD_WIDE) X(DIV) X(REM) X(ABS) X(NEG) X(MIN) X(MAX) X(AND) X(OR) X(XOR) X(NOT) X(CNOT)   \
-  X(SHL) X(SHR) X(POPC) X(CLZ) X(BREV) X(BFE) X(BFI) X(PRMT) X(SHF) X(FADD) X(FSUB) X(FMUL)  \
-  X(FFMA) X(FSLOW) X(SETP) X(SELP) X(PLOGIC) X(CVT) X(SPECIAL) X(PACK) X(UNPACK) X(LD) X(ST) \
-  X(ATOM) X(CPASYNC) X(CVTA) X(BRA) X(EXIT) X(TRAP) X(BAR) X(WARPSYNC) X(SHFL) X(VOTE)       \
-  X(REDUX) X(MATCH) X(ACTIVEMASK) X(SAD) X(ISSPACEP) X(CARRY) X(LDMATRIX) X(MOVMATRIX) X(MMA)   \
-  X(MBAR) X(BULK) X(CVT_TF32) X(TEX)
-// clang-format on
-
+// Executed ops, one per SMEMLAB_OP row of instructions.def.
 enum Base : uint16_t {
-#define SMEMLAB_X(name) name,
-  SMEMLAB_EMU_BASE_OPS(SMEMLAB_X)
-#undef SMEMLAB_X
-      kNumBase
+#define SMEMLAB_OP(base, types, executor, kind) base,
+#include "emu/instructions.def"
+  kNumBase
 };
 constexpr uint16_t code(Base b, T t) { return static_cast<uint16_t>(b * 16 + t); }
 
