@@ -103,6 +103,7 @@ void exec_wmma_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, const Ten
 }  // namespace
 
 void exec_mma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  if (exec == 0) return;  // predicated off in every lane
   require_warp(w, op, b, pc, exec);
   const TensorOp& t = b.prog->tensor_ops[static_cast<size_t>(op.imm)];
   if (t.kind == TensorOp::WmmaLoad || t.kind == TensorOp::WmmaStore)
@@ -141,6 +142,7 @@ void exec_mma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
 }
 
 void exec_ldmatrix(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  if (exec == 0) return;  // predicated off in every lane
   require_warp(w, op, b, pc, exec);
   const unsigned x = op.vec;
   const bool store = op.t2 != 0, trans = op.aux2 != 0;
@@ -187,6 +189,7 @@ void exec_cvt_tf32(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
 }
 
 void exec_movmatrix(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  if (exec == 0) return;  // predicated off in every lane
   require_warp(w, op, b, pc, exec);
   const uint64_t* S = reg(w, op.r[1]);
   uint64_t out[32];
