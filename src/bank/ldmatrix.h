@@ -12,10 +12,10 @@
 namespace smemlab::bank {
 
 struct MatrixRequest {
-  bool store = false;         // stmatrix (sm_90+) rather than ldmatrix (sm_75+)
-  unsigned matrices = 1;      // .x1, .x2 or .x4
-  bool trans = false;         // .trans: same cost, kept for display
-  uint32_t mask = 0xffffffffu;  // lanes taking part (the instruction is .sync.aligned)
+  bool store = false;               // stmatrix (sm_90+) rather than ldmatrix (sm_75+)
+  unsigned matrices = 1;            // .x1, .x2 or .x4
+  bool trans = false;               // .trans: same cost, kept for display
+  uint32_t mask = 0xffffffffu;      // lanes taking part (the instruction is .sync.aligned)
   std::array<uint64_t, 32> addr{};  // lane i: row address (bytes); lanes >= 8*matrices unused
 };
 

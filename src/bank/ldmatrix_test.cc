@@ -52,8 +52,8 @@ TEST(Ldmatrix, EveryH100RowMatches) {
     EXPECT_NE(it, header.end()) << name;
     return static_cast<size_t>(it - header.begin());
   };
-  size_t c_name = col("name"), c_op = col("op"), c_shape = col("shape"),
-         c_wf = col("wavefronts"), c_addr = col("addresses");
+  size_t c_name = col("name"), c_op = col("op"), c_shape = col("shape"), c_wf = col("wavefronts"),
+         c_addr = col("addresses");
   auto sm90 = make_model("sm_90");
   int rows = 0, stores = 0, trans = 0;
   while (std::getline(in, line)) {

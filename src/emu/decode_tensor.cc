@@ -349,8 +349,11 @@ void decode_tex(DecodeContext& c, const ptx::Instruction& in, Op op) {
     uint8_t dims;
     bool layered;
     uint8_t ncoord;
-  } geoms[] = {{"1d", 1, false, 1}, {"2d", 2, false, 2}, {"3d", 3, false, 4},
-               {"a1d", 1, true, 2}, {"a2d", 2, true, 4}};
+  } geoms[] = {{"1d", 1, false, 1},
+               {"2d", 2, false, 2},
+               {"3d", 3, false, 4},
+               {"a1d", 1, true, 2},
+               {"a2d", 2, true, 4}};
   bool found = false;
   for (const auto& g : geoms)
     if (in.has_mod(g.name)) {
@@ -358,8 +361,8 @@ void decode_tex(DecodeContext& c, const ptx::Instruction& in, Op op) {
       found = true;
     }
   for (const auto& m : in.mods)
-    if (m == "level" || m == "grad" || m == "cube" || m == "acube" || m == "2dms" ||
-        m == "a2dms" || m == "base")
+    if (m == "level" || m == "grad" || m == "cube" || m == "acube" || m == "2dms" || m == "a2dms" ||
+        m == "base")
       unsupported(c, in, "mipmaps, cube maps and multisample textures are not supported");
   std::vector<T> tys;
   for (const auto& m : in.mods) {
@@ -368,7 +371,8 @@ void decode_tex(DecodeContext& c, const ptx::Instruction& in, Op op) {
   }
   if (!found || !in.has_mod("v4") || tys.size() != 2) unsupported(c, in);
   t.dtype = tys[0];
-  if (t.dtype != F32 && t.dtype != S32 && t.dtype != U32) unsupported(c, in, "results .f32, .s32 or .u32");
+  if (t.dtype != F32 && t.dtype != S32 && t.dtype != U32)
+    unsupported(c, in, "results .f32, .s32 or .u32");
   if (tys[1] != F32 && tys[1] != S32) unsupported(c, in, "coordinates .f32 or .s32");
   t.int_coords = tys[1] == S32;
   need(c, in, 2);
@@ -387,8 +391,9 @@ void decode_tex(DecodeContext& c, const ptx::Instruction& in, Op op) {
   auto& fr = c.frames.back();
   auto r = fr.regs.find(a.name);
   if (r == fr.regs.end())
-    c.fail(a.pos, "a texture object handle register is needed (texture references are not "
-                  "supported)");
+    c.fail(a.pos,
+           "a texture object handle register is needed (texture references are not "
+           "supported)");
   op.code = code(TEX, U32);
   for (int i = 0; i < 4; ++i) op.r[i] = regs[static_cast<size_t>(i)];
   op.r[4] = r->second;
@@ -443,8 +448,8 @@ void decode_tensor_or_async(DecodeContext& c, const ptx::Instruction& in, const 
       in.has_mod("multicast::cluster"))
     unsupported(c, in, "only the 1-D global -> shared copy with mbarrier completion");
   if (in.operands.size() != 4)
-    c.fail(in.pos, fmt::format("'{}' expects 4 operands (cache hints are not supported)",
-                               in.text()));
+    c.fail(in.pos,
+           fmt::format("'{}' expects 4 operands (cache hints are not supported)", in.text()));
   Op b = op;
   b.code = code(BULK, U32);
   MSpace sd = MSpace::Shared, ss = MSpace::Global, sm = MSpace::Shared;

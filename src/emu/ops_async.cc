@@ -40,9 +40,7 @@ uint64_t init(uint32_t count) {
   return make(count, count, 0, 0);
 }
 
-void expect_tx(uint64_t& obj, uint32_t bytes) {
-  set_tx(obj, int64_t{tx_count(obj)} + bytes);
-}
+void expect_tx(uint64_t& obj, uint32_t bytes) { set_tx(obj, int64_t{tx_count(obj)} + bytes); }
 
 void complete_tx(uint64_t& obj, uint32_t bytes) {
   set_tx(obj, int64_t{tx_count(obj)} - bytes);

@@ -46,9 +46,9 @@ void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
           obj = 0;
           break;
         case MB_ARRIVE: {
-          uint64_t token = mbar::arrive(obj, static_cast<uint32_t>(value_or(w, op.r[1], l, 1)),
-                                        static_cast<uint32_t>(value_or(w, op.r[2], l, 0)),
-                                        (op.aux2 & 1) != 0);
+          uint64_t token =
+              mbar::arrive(obj, static_cast<uint32_t>(value_or(w, op.r[1], l, 1)),
+                           static_cast<uint32_t>(value_or(w, op.r[2], l, 0)), (op.aux2 & 1) != 0);
           if (op.r[0] != UINT32_MAX) regw(w, op.r[0])[l] = token;
           break;
         }

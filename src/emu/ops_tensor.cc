@@ -142,8 +142,7 @@ Pos wmma_position(Shape s, Elem e, Operand op, unsigned lane, unsigned i) {
   return p;
 }
 
-void mma(const MmaSpec& sp, const uint64_t* A, const uint64_t* B, const uint64_t* C,
-         uint64_t* D) {
+void mma(const MmaSpec& sp, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint64_t* D) {
   const unsigned M = sp.shape.m, N = sp.shape.n, K = sp.shape.k;
   const bool ints = is_8(sp.a) || is_8(sp.b);
   if (ints != (is_8(sp.a) && is_8(sp.b)) || (ints && (sp.c != Elem::S32 || sp.d != Elem::S32)))
@@ -158,8 +157,7 @@ void mma(const MmaSpec& sp, const uint64_t* A, const uint64_t* B, const uint64_t
         for (unsigned k = 0; k < K; ++k)
           acc += static_cast<int64_t>(value(sp.a, A[r * K + k])) *
                  static_cast<int64_t>(value(sp.b, B[k * N + c]));
-        if (sp.satfinite)
-          acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
+        if (sp.satfinite) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
         d = static_cast<uint32_t>(static_cast<int32_t>(static_cast<uint32_t>(acc)));
         continue;
       }

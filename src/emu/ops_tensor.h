@@ -74,8 +74,7 @@ struct MmaSpec {
 // D = A*B + C. Matrices are row-major arrays of element bit patterns (in the
 // low bits): A m*k, B k*n, C and D m*n. Throws Unsupported for a type
 // combination this does not compute.
-void mma(const MmaSpec& spec, const uint64_t* A, const uint64_t* B, const uint64_t* C,
-         uint64_t* D);
+void mma(const MmaSpec& spec, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint64_t* D);
 
 // ldmatrix/stmatrix m8n8 .b16: destination register j of every lane holds
 // two elements of matrix j, whose row r was addressed by lane 8j + r. The

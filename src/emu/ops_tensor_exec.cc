@@ -79,8 +79,8 @@ void exec_wmma_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, const Ten
       uint64_t ld = S ? S[lane] : (t.row_major ? cols : rows);
       uint64_t index = t.row_major ? p.row * ld + p.col : p.col * ld + p.row;
       uint64_t addr = A[lane] + static_cast<uint64_t>(t.offset) + index * bytes;
-      uint8_t* host = mem_translate(b, w, op, pc, lane, t.space, addr, bytes, &spaces[lane],
-                                    &shown[lane]);
+      uint8_t* host =
+          mem_translate(b, w, op, pc, lane, t.space, addr, bytes, &spaces[lane], &shown[lane]);
       if (load) {
         uint64_t v = 0;
         std::memcpy(&v, host, bytes);
@@ -152,8 +152,8 @@ void exec_ldmatrix(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
   Space spaces[32];
   uint64_t shown[32];
   SMEMLAB_FOR_LANES(rows_mask, row[l] = mem_translate(b, w, op, pc, l, static_cast<MSpace>(op.aux),
-                                                       A[l] + static_cast<uint64_t>(op.imm), 16,
-                                                       &spaces[l], &shown[l]));
+                                                      A[l] + static_cast<uint64_t>(op.imm), 16,
+                                                      &spaces[l], &shown[l]));
   // Element (r, c) of matrix j is the c-th 16-bit value of the row lane 8j + r addressed.
   auto at = [&](unsigned j, tensor::Pos p) { return row[8 * j + p.row] + 2 * p.col; };
   if (store) {

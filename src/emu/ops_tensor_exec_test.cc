@@ -29,14 +29,15 @@ $Lrow:
   setp.lt.u32 %p1, %r6, 8;
   @%p1 bra $Lrow;
   bar.sync 0;
-  )" + form + R"(
+  )" + form +
+         R"(
   st.global.v4.u32 [%rd14], {%r9, %r10, %r11, %r12};)";
 }
 
 TEST(TensorExec, LdmatrixX4AndTrans) {
-  auto r = run_snippet(ldmatrix_program(
-                           "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r9, %r10, %r11, %r12}, [%r5];"),
-                       32);
+  auto r = run_snippet(
+      ldmatrix_program("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r9, %r10, %r11, %r12}, [%r5];"),
+      32);
   SNIPPET_OK(r);
   for (int lane = 0; lane < 32; ++lane)
     for (int j = 0; j < 4; ++j) {
@@ -174,8 +175,9 @@ TEST(TensorExec, UnsupportedFormsNameTheInstruction) {
   ASSERT_FALSE(r.ok);
   EXPECT_NE(r.error.find("unsupported instruction 'mma.sync.aligned.m8n8k4"), std::string::npos)
       << r.error;
-  auto w = run_snippet("  wmma.load.a.sync.aligned.row.m32n8k16.f16 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,"
-                       "%r8}, [%rd14], 16;");
+  auto w = run_snippet(
+      "  wmma.load.a.sync.aligned.row.m32n8k16.f16 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,"
+      "%r8}, [%rd14], 16;");
   ASSERT_FALSE(w.ok);
   EXPECT_NE(w.error.find("unsupported instruction 'wmma.load.a"), std::string::npos) << w.error;
 }

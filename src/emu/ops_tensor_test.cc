@@ -40,12 +40,12 @@ void expect_bijection(Shape s, Elem e, Operand op, bool wmma) {
 }
 
 TEST(TensorLayout, MmaFragmentsCoverTheirMatrices) {
-  for (Case c : {Case{{16, 8, 8}, Elem::F16}, Case{{16, 8, 16}, Elem::BF16},
-                 Case{{16, 8, 8}, Elem::TF32}, Case{{16, 8, 16}, Elem::S8},
-                 Case{{16, 8, 32}, Elem::U8}, Case{{8, 8, 4}, Elem::F64}})
+  for (Case c :
+       {Case{{16, 8, 8}, Elem::F16}, Case{{16, 8, 16}, Elem::BF16}, Case{{16, 8, 8}, Elem::TF32},
+        Case{{16, 8, 16}, Elem::S8}, Case{{16, 8, 32}, Elem::U8}, Case{{8, 8, 4}, Elem::F64}})
     for (Operand op : {Operand::A, Operand::B, Operand::C}) {
-      SCOPED_TRACE(::testing::Message() << c.s.m << "x" << c.s.n << "x" << c.s.k << " op "
-                                        << static_cast<int>(op));
+      SCOPED_TRACE(::testing::Message()
+                   << c.s.m << "x" << c.s.n << "x" << c.s.k << " op " << static_cast<int>(op));
       expect_bijection(c.s, c.e, op, false);
     }
 }
@@ -73,12 +73,12 @@ TEST(TensorLayout, MmaFormulasOfTheIsa) {
 }
 
 TEST(TensorLayout, WmmaFragmentsCoverTheirMatrices) {
-  for (Case c : {Case{{16, 16, 16}, Elem::F16}, Case{{16, 16, 16}, Elem::BF16},
-                 Case{{16, 16, 8}, Elem::TF32}, Case{{16, 16, 16}, Elem::S8},
-                 Case{{8, 8, 4}, Elem::F64}})
+  for (Case c :
+       {Case{{16, 16, 16}, Elem::F16}, Case{{16, 16, 16}, Elem::BF16},
+        Case{{16, 16, 8}, Elem::TF32}, Case{{16, 16, 16}, Elem::S8}, Case{{8, 8, 4}, Elem::F64}})
     for (Operand op : {Operand::A, Operand::B, Operand::C}) {
-      SCOPED_TRACE(::testing::Message() << c.s.m << "x" << c.s.n << "x" << c.s.k << " op "
-                                        << static_cast<int>(op));
+      SCOPED_TRACE(::testing::Message()
+                   << c.s.m << "x" << c.s.n << "x" << c.s.k << " op " << static_cast<int>(op));
       expect_bijection(c.s, c.e, op, true);
     }
   EXPECT_EQ(wmma_elements({16, 16, 16}, Elem::F16, Operand::A), 16u);

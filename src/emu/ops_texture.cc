@@ -153,9 +153,10 @@ Texel fetch_texel(const Descriptor& d, const Fetch& fetch, int32_t x, int32_t y,
 }
 
 Texel sample(const Descriptor& d, const Fetch& fetch, float x, float y, float z, int layer) {
-  if (d.layered) layer = layer < 0 ? 0 : layer >= static_cast<int>(d.layers)
-                                             ? static_cast<int>(d.layers) - 1
-                                             : layer;
+  if (d.layered)
+    layer = layer < 0                             ? 0
+            : layer >= static_cast<int>(d.layers) ? static_cast<int>(d.layers) - 1
+                                                  : layer;
   float c[3] = {x, y, z};
   const uint32_t n[3] = {d.width, d.height, d.depth};
   if (d.normalized_coords)
@@ -188,7 +189,8 @@ Texel sample(const Descriptor& d, const Fetch& fetch, float x, float y, float z,
       wk *= hi ? w[a] : 1.0f - w[a];
     }
     Texel t = at(d, fetch, idx[0], idx[1], idx[2], layer);
-    for (int ch = 0; ch < 4; ++ch) out.f[static_cast<size_t>(ch)] += wk * t.f[static_cast<size_t>(ch)];
+    for (int ch = 0; ch < 4; ++ch)
+      out.f[static_cast<size_t>(ch)] += wk * t.f[static_cast<size_t>(ch)];
   }
   return out;
 }

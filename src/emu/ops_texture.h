@@ -20,13 +20,13 @@ enum class Read : uint8_t { Element, NormalizedFloat };
 unsigned format_bytes(Format f);
 
 struct Descriptor {
-  uint64_t base = 0;                // device address of texel (0, 0, 0) of layer 0
+  uint64_t base = 0;  // device address of texel (0, 0, 0) of layer 0
   Format format = Format::F32;
-  unsigned channels = 1;            // 1, 2 or 4
-  unsigned dims = 1;                // 1, 2 or 3
-  bool layered = false;             // a1d / a2d
+  unsigned channels = 1;  // 1, 2 or 4
+  unsigned dims = 1;      // 1, 2 or 3
+  bool layered = false;   // a1d / a2d
   uint32_t width = 1, height = 1, depth = 1, layers = 1;
-  uint64_t pitch = 0;               // bytes per row (0: width * texel bytes)
+  uint64_t pitch = 0;  // bytes per row (0: width * texel bytes)
   std::array<Address, 3> address{Address::Clamp, Address::Clamp, Address::Clamp};
   Filter filter = Filter::Point;
   Read read = Read::Element;

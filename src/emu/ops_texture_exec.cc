@@ -22,10 +22,10 @@ void exec_tex(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
       fault(w, pc, static_cast<int>(l), "texture",
             fmt::format("0x{:x} is not a texture object of this device", handle));
     if (d->dims != t.dims || d->layered != t.layered)
-      fault(w, pc, static_cast<int>(l), "texture",
-            fmt::format("texture object 0x{:x} is {}{}D, the instruction reads it as {}{}D",
-                        handle, d->layered ? "layered " : "", d->dims, t.layered ? "layered " : "",
-                        t.dims));
+      fault(
+          w, pc, static_cast<int>(l), "texture",
+          fmt::format("texture object 0x{:x} is {}{}D, the instruction reads it as {}{}D", handle,
+                      d->layered ? "layered " : "", d->dims, t.layered ? "layered " : "", t.dims));
     texture::Fetch fetch = [&](uint64_t addr, void* dst, unsigned bytes) {
       Space sp;
       uint64_t shown;
@@ -37,7 +37,8 @@ void exec_tex(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     texture::Texel x;
     if (t.int_coords) {
       int32_t c[3] = {0, 0, 0};
-      for (unsigned a = 0; a < t.dims; ++a) c[a] = static_cast<int32_t>(reg(w, t.coord[first + a])[l]);
+      for (unsigned a = 0; a < t.dims; ++a)
+        c[a] = static_cast<int32_t>(reg(w, t.coord[first + a])[l]);
       x = texture::fetch_texel(*d, fetch, c[0], c[1], c[2], layer);
     } else {
       float c[3] = {0, 0, 0};

@@ -124,7 +124,7 @@ TEST(Texture, LayersPitchAnd3D) {
   t.d.pitch = 16;
   EXPECT_EQ(sample(t.d, t.fetch(), 2.5f, 1.5f, 0, 1).f[0], 112.0f);
   EXPECT_EQ(fetch_texel(t.d, t.fetch(), 7, 1, 0, 0).f[0], 12.0f);  // clamped x
-  Tex<float> v;  // 3D 2x2x2
+  Tex<float> v;                                                    // 3D 2x2x2
   v.data = {0, 1, 2, 3, 4, 5, 6, 7};
   v.d.base = 0x1000;
   v.d.dims = 3;

@@ -106,7 +106,8 @@ TEST_P(TensorKernels, WmmaTf32GemmStoresColumnMajor) {
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       int tile = (i / 16) * 16 * N + (j / 16) * 16;
-      ASSERT_EQ(c[tile + (j % 16) * N + i % 16], static_cast<float>(ref[i * N + j])) << i << "," << j;
+      ASSERT_EQ(c[tile + (j % 16) * N + i % 16], static_cast<float>(ref[i * N + j]))
+          << i << "," << j;
     }
 }
 

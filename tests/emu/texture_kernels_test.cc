@@ -65,8 +65,8 @@ TEST_P(TextureKernels, Tex1DfetchGather) {
   d.width = 100;
   uint64_t tex = dev.create_texture(d);
   uint64_t pi = upload(dev, idx), po = dev.malloc(idx.size() * 4);
-  auto st = launch(*m, find_kernel(*m, "gather"), {{1}, {32}}, tex, pi, po,
-                   static_cast<int>(idx.size()));
+  auto st =
+      launch(*m, find_kernel(*m, "gather"), {{1}, {32}}, tex, pi, po, static_cast<int>(idx.size()));
   ASSERT_TRUE(st.ok()) << st.error->what();
   auto out = download<int>(dev, po, idx.size());
   for (size_t i = 0; i < idx.size(); ++i)
