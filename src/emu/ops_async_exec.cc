@@ -4,6 +4,13 @@
 // mbarrier operation as an 8-byte shared atomic (init as a store), so `check`
 // treats arrivals and waits like the atomics they are (never racing with each
 // other) and an init not separated from other threads' use as a race.
+// When a phase completes, observers get a BarrierRelease with barrier id
+// kMbarrierRelease (16, beyond bar.sync's 0..15; epoch 0): `check` orders
+// every access before the completion before every access after it, as for
+// __syncthreads(). That is exact for a barrier every thread of the block
+// arrives at (cuda::barrier over the block); for one with fewer arrivals it
+// can hide a race between threads that do not take part (never report a
+// false one).
 #include <fmt/format.h>
 
 #include <cstring>
@@ -13,6 +20,12 @@
 
 namespace smemlab::emu {
 namespace {
+
+constexpr uint32_t kMbarrierRelease = 16;
+
+void phase_completed(BlockCtx& b) {
+  if (b.obs) b.obs->on_barrier_release(BarrierRelease{kMbarrierRelease, 0});
+}
 
 uint64_t value_or(const Warp& w, uint32_t r, uint32_t lane, uint64_t dflt) {
   return r == UINT32_MAX ? dflt : reg(w, r)[lane];
@@ -32,11 +45,13 @@ void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
   Space spaces[32];
   uint64_t shown[32];
   uint32_t done = 0;
+  unsigned completed = 0;  // phases completed by this instruction
   SMEMLAB_FOR_LANES(exec, {
     uint8_t* p = mem_translate(b, w, op, pc, l, static_cast<MSpace>(op.aux),
                                A[l] + static_cast<uint64_t>(op.imm), 8, &spaces[l], &shown[l]);
     uint64_t obj;
     std::memcpy(&obj, p, 8);
+    const unsigned parity_before = mbar::parity(obj);
     try {
       switch (kind) {
         case MB_INIT:
@@ -76,11 +91,13 @@ void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
     } catch (const mbar::Error& e) {
       fault(w, pc, static_cast<int>(l), "mbarrier", e.what());
     }
+    if (kind != MB_INIT && kind != MB_INVAL && mbar::parity(obj) != parity_before) ++completed;
     std::memcpy(p, &obj, 8);
     done |= 1u << l;
   });
   if (b.obs)
     mem_emit(b, w, op, kind == MB_INIT ? MemOp::Store : MemOp::Atomic, 8, done, spaces, shown);
+  for (unsigned i = 0; i < completed; ++i) phase_completed(b);
 }
 
 void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
@@ -115,12 +132,14 @@ void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     uint8_t* m = mem_translate(b, w, op, pc, l, MSpace::Shared, bar, 8, &bs, &bshown);
     uint64_t obj;
     std::memcpy(&obj, m, 8);
+    const unsigned parity_before = mbar::parity(obj);
     try {
       mbar::complete_tx(obj, static_cast<uint32_t>(size));
     } catch (const mbar::Error& e) {
       fault(w, pc, static_cast<int>(l), "mbarrier", e.what());
     }
     std::memcpy(m, &obj, 8);
+    if (mbar::parity(obj) != parity_before) phase_completed(b);
   });
 }
 
