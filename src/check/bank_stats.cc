@@ -99,6 +99,15 @@ class BlockBank final : public emu::BlockObserver {
     r.width = a.width;
     r.mask = a.mask;
     std::copy(std::begin(a.addr), std::end(a.addr), r.addr.begin());
+    if (a.matrices) {
+      bank::MatrixRequest m;
+      m.store = s.op == SharedOp::Store;
+      m.matrices = a.matrices;
+      m.mask = a.mask;
+      m.addr = r.addr;
+      BankAnalysis::record(models_, s, bank::as_request(m), a.block, a.warp, &m);
+      return;
+    }
     add_request(models_, s, r, cache_ ? cache_->costs(models_, r) : nullptr, a.block, a.warp);
   }
 
@@ -133,8 +142,33 @@ BankAnalysis::BankAnalysis(std::vector<std::unique_ptr<bank::Model>> models)
 
 void BankAnalysis::record(const std::vector<std::unique_ptr<bank::Model>>& models,
                           InstrStats& stats, const bank::Request& request, emu::Dim3 block,
-                          uint32_t warp) {
-  add_request(models, stats, request, nullptr, block, warp);
+                          uint32_t warp, const bank::MatrixRequest* matrix) {
+  if (!matrix) {
+    add_request(models, stats, request, nullptr, block, warp);
+    return;
+  }
+  for (size_t m = 0; m < models.size(); ++m) {
+    BankCounts& c = stats.models[m].op[static_cast<int>(stats.op)];
+    ++c.requests;
+    bank::Result res;
+    try {
+      res = matrix ? models[m]->evaluate_matrix(*matrix) : models[m]->evaluate(request);
+    } catch (const bank::Error&) {
+      // Misalignment is reported by `check`; unmodelled operations (atomics
+      // before sm_70, ldmatrix before sm_75) are counted as such instead of
+      // guessed.
+      ++c.unmodelled;
+      continue;
+    }
+    c.wavefronts += res.wavefronts;
+    c.ideal += res.ideal;
+    c.bank_conflicts += res.bank_conflicts;
+    c.worst_wavefronts += res.worst_wavefronts;
+    c.max_ways = std::max(c.max_ways, res.ways);
+    auto& worst = stats.models[m].worst;
+    if (!worst || excess(res) > excess(worst->result))
+      worst = WorstRequest{request, std::move(res), block, warp};
+  }
 }
 
 std::unique_ptr<emu::BlockObserver> BankAnalysis::make_block_observer(emu::Dim3) {

@@ -275,8 +275,10 @@ class BlockDefects final : public emu::BlockObserver {
       return;
     }
     // A cp.async's shared side only writes (its read is of global memory).
-    bool reads = a.op != emu::MemOp::Store && a.op != emu::MemOp::CpAsyncStore,
-         writes = a.op != emu::MemOp::Load;
+    // cp.async's shared half only writes (its global half only reads): it is
+    // neither a read of the bytes it fills nor an atomic.
+    bool reads = a.op != emu::MemOp::Store && a.op != emu::MemOp::CpAsyncStore;
+    bool writes = a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad;
     hazards(a, thread, addr, reads, writes, shared_, [](uint64_t word) {
       return static_cast<uint32_t>(word);
     });
@@ -408,7 +410,9 @@ class BlockDefects final : public emu::BlockObserver {
   void global(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
     bool reads = a.op != emu::MemOp::Store, writes = a.op != emu::MemOp::Load &&
                                                     a.op != emu::MemOp::CpAsyncLoad;
-    bool plain = a.op == emu::MemOp::Load || a.op == emu::MemOp::Store;
+    // cp.async reads global memory like a load (its shared half is the write).
+    bool plain = a.op == emu::MemOp::Load || a.op == emu::MemOp::Store ||
+                 a.op == emu::MemOp::CpAsyncLoad;
     // Atomics don't race between blocks; once a block has used one, its
     // later accesses are taken to follow the kernel's own inter-block
     // protocol (last-block-done, tickets) and are not reported.

@@ -176,6 +176,8 @@ void barrier_check(BlockCtx& b) {
 }
 
 void on_exit_lanes(BlockCtx& b, Warp& w, uint32_t pc, uint32_t mask) {
+  // Copies a thread never waited for still complete (the latest point).
+  if (!b.async[w.index].copies.empty()) cpasync_complete_all(b, w, mask);
   b.live_threads -= static_cast<uint32_t>(__builtin_popcount(mask));
   if (b.obs) b.obs->on_exit(Exit{mask, &b.prog->info[b.prog->ops[pc].info], b.id, w.index});
   barrier_check(b);
@@ -211,6 +213,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   b.shared_bytes = p.static_shared + env.dynamic_shared;
   b.shared.assign(b.shared_bytes + 1, 0);
   b.warps.assign(nwarps, Warp{});
+  b.async.assign(nwarps, AsyncState{});
   for (uint32_t wi = 0; wi < nwarps; ++wi) {
     Warp& w = b.warps[wi];
     w.index = wi;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "emu/decode_context.h"
+#include "emu/decode_tensor.h"
 
 namespace smemlab::emu {
 namespace {
@@ -161,8 +162,9 @@ void DecodeContext::emit_instruction(const ptx::Instruction& in) {
     T dummy;
     bool typeish = m.size() >= 2 && std::string("usbfe").find(m[0]) != std::string::npos &&
                    std::isdigit(static_cast<unsigned char>(m[1]));
-    if ((typeish && !parse_type(m, &dummy)) || m == "relu" || m == "NaN" || m == "xorsign" ||
-        m == "satfinite" || m == "abs")
+    if (((typeish && !parse_type(m, &dummy)) || m == "relu" || m == "NaN" || m == "xorsign" ||
+         m == "satfinite" || m == "abs") &&
+        !is_tensor_or_async(in))
       d.unsupported();
   }
   auto it = decoders().find(in.opcode);

@@ -51,6 +51,46 @@ uint64_t Device::malloc(uint64_t bytes, std::string name) {
   return mem_.allocate(bytes, std::move(name));
 }
 
+namespace {
+// Handles are tagged so that an integer that is not one is recognized.
+constexpr uint64_t kTextureTag = 0x7e78000000000000ull;
+}  // namespace
+
+uint64_t Device::create_texture(const texture::Descriptor& d) {
+  if (d.channels != 1 && d.channels != 2 && d.channels != 4)
+    throw std::invalid_argument("texture: 1, 2 or 4 channels");
+  if (d.dims < 1 || d.dims > 3 || (d.layered && d.dims == 3))
+    throw std::invalid_argument("texture: 1D, 2D or 3D, layered only 1D or 2D");
+  if (!d.width || !d.height || !d.depth || !d.layers)
+    throw std::invalid_argument("texture: zero extent");
+  if (d.pitch && d.pitch < d.width * d.texel_bytes())
+    throw std::invalid_argument("texture: pitch smaller than a row");
+  if (d.filter == texture::Filter::Linear && d.read == texture::Read::Element &&
+      d.format != texture::Format::F16 && d.format != texture::Format::F32)
+    throw std::invalid_argument("texture: linear filtering of integer texels needs a normalized-float read");
+  uint64_t rows = uint64_t{d.height} * d.depth * d.layers;
+  uint64_t bytes = (rows - 1) * d.row_bytes() + d.width * d.texel_bytes();
+  if (!mem_.translate(d.base, bytes))
+    throw std::invalid_argument(fmt::format(
+        "texture: {} bytes at 0x{:x} are not inside one device allocation", bytes, d.base));
+  textures_.push_back(d);
+  return kTextureTag | textures_.size();
+}
+
+bool Device::destroy_texture(uint64_t handle) {
+  if (!texture(handle)) return false;
+  textures_[(handle & ~kTextureTag) - 1].reset();
+  return true;
+}
+
+const texture::Descriptor* Device::texture(uint64_t handle) const {
+  uint64_t i = handle & ~kTextureTag;
+  if ((handle & kTextureTag) != kTextureTag || i == 0 || i > textures_.size() ||
+      !textures_[i - 1])
+    return nullptr;
+  return &*textures_[i - 1];
+}
+
 void Device::copy_to(uint64_t dst, const void* src, uint64_t bytes) {
   if (bytes == 0) return;
   uint8_t* p = mem_.translate(dst, bytes);
@@ -255,6 +295,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   LaunchEnv env;
   env.prog = &p;
   env.global = &m.device().memory();
+  env.device = &m.device();
   env.params = params.data();
   env.const_bank = m.const_bank().data();
   env.const_bytes = static_cast<uint32_t>(m.const_bank().size());

@@ -27,6 +27,7 @@
 #include "emu/decode.h"
 #include "emu/memory.h"
 #include "emu/observer.h"
+#include "emu/ops_texture.h"
 #include "emu/program.h"
 #include "ptx/ir.h"
 
@@ -43,8 +44,23 @@ class Device {
   GlobalMemory& memory() { return mem_; }
   const GlobalMemory& memory() const { return mem_; }
 
+  // Texture objects (cudaCreateTextureObject / cuTexObjectCreate): a view of
+  // device memory described by `desc` (emu/ops_texture.h: base address,
+  // format and channels, 1D/2D/3D or layered extent, row pitch, address
+  // mode per axis, point/linear filter, element/normalized-float read,
+  // normalized coordinates, border colour). The whole extent must lie inside
+  // one allocation. Returns the 64-bit handle a kernel receives as its
+  // cudaTextureObject_t parameter (pass it with launch() like any u64).
+  // Throws std::invalid_argument for a bad descriptor.
+  uint64_t create_texture(const texture::Descriptor& desc);
+  // cudaDestroyTextureObject; false for an unknown handle.
+  bool destroy_texture(uint64_t handle);
+  // nullptr for a handle that names no live texture object.
+  const texture::Descriptor* texture(uint64_t handle) const;
+
  private:
   GlobalMemory mem_;
+  std::vector<std::optional<texture::Descriptor>> textures_;
 };
 
 class Module {

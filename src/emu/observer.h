@@ -47,6 +47,10 @@ struct MemAccess {
   Space space;
   MemOp op;
   uint8_t width;  // bytes per lane (16 for ld.v4.f32)
+  // ldmatrix/stmatrix .x1/.x2/.x4: 1, 2 or 4 (each lane reads or writes one
+  // 16-byte matrix row, width 16; lanes 8m..8m+7 give matrix m's rows and
+  // the bank cost follows bank/ldmatrix.h). 0 for every other instruction.
+  uint8_t matrices = 0;
   uint32_t mask;  // lanes that access memory
   uint64_t addr[32];
   const InstrInfo* instr;

@@ -167,6 +167,7 @@ void exec_cvt(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
 namespace smemlab::emu {
 
 void decode_cvt(Insn& d) {
+  if (d.in.has_mod("tf32")) return decode_tensor(d);  // cvt.rna.tf32.f32: decode_tensor.cc
   if (d.tys.size() != 2) d.unsupported();
   T to = d.tys[0], from = d.tys[1];
   auto scalar = [](T t) { return t != PRED && t != B128 && t != F16X2 && t != BF16X2; };

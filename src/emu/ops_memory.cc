@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "emu/decode_context.h"
+#include "emu/decode_tensor.h"
 #include "emu/exec.h"
 #include "emu/ops_alu.h"
 
@@ -19,6 +20,10 @@ namespace {
 const char* verb(const Op& op) {
   if (op.code / 16 == LD || op.code / 16 == BUILTIN) return "load";
   if (op.code / 16 == ST) return "store";
+  if (op.code / 16 == LDMATRIX) return op.t2 ? "stmatrix" : "ldmatrix";
+  if (op.code / 16 == MMA) return "wmma";
+  if (op.code / 16 == MBAR) return "mbarrier";
+  if (op.code / 16 == BULK) return "cp.async.bulk";
   return op.t2 ? "reduction" : "atomic";
 }
 
@@ -177,7 +182,7 @@ uint64_t atom_apply(const Op& op, uint8_t* p, uint64_t bv, uint64_t cv, bool glo
 }
 
 void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
-          const Space* spaces, const uint64_t* addrs) {
+          const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0) {
   uint32_t done = 0;
   while (done != exec) {
     uint32_t first = static_cast<uint32_t>(__builtin_ctz(exec & ~done));
@@ -185,6 +190,7 @@ void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_
     a.space = spaces[first];
     a.op = mop;
     a.width = static_cast<uint8_t>(width);
+    a.matrices = matrices;
     a.mask = 0;
     std::memset(a.addr, 0, sizeof(a.addr));
     SMEMLAB_FOR_LANES(exec & ~done, {
@@ -384,31 +390,102 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
   }
 }
 
-void exec_cpasync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
-  if (exec == 0) return;
+namespace {
+
+// Performs the pending copies of `lanes` whose group is below limit[lane]
+// (all of them when limit is null), in issue order, and reports each
+// completed batch to observers as the cp.async's read and write.
+void cpasync_complete(BlockCtx& b, Warp& w, uint32_t lanes, const uint32_t* limit) {
+  auto& copies = b.async[w.index].copies;
+  for (AsyncCopy& c : copies) {
+    uint32_t done = 0;
+    SMEMLAB_FOR_LANES(c.lanes & lanes, {
+      if (!limit || c.group[l] < limit[l]) done |= 1u << l;
+    });
+    if (!done) continue;
+    SMEMLAB_FOR_LANES(done, {
+      uint8_t tmp[16] = {};
+      std::memcpy(tmp, c.src_host[l], c.src_size[l]);  // the rest is zero fill
+      std::memcpy(c.dst_host[l], tmp, c.bytes);
+    });
+    c.lanes &= ~done;
+    if (b.obs) {
+      Space ss[32], ds[32];
+      SMEMLAB_FOR_LANES(done, ss[l] = Space::Global; ds[l] = Space::Shared);
+      const Op& op = b.prog->ops[c.pc];
+      emit(b, w, op, MemOp::CpAsyncLoad, c.bytes, done, ss, c.src);
+      emit(b, w, op, MemOp::CpAsyncStore, c.bytes, done, ds, c.dst);
+    }
+  }
+  std::erase_if(copies, [](const AsyncCopy& c) { return c.lanes == 0; });
+}
+
+void cpasync_issue(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   const uint64_t *D = reg(w, op.r[4]), *S = reg(w, op.r[5]), *SO = reg(w, op.r[1]);
-  Space ds[32], ss[32];
-  uint64_t da[32], sa[32];
+  AsyncState& st = b.async[w.index];
+  AsyncCopy c;
+  c.pc = pc;
+  c.lanes = exec;
+  c.bytes = op.width;
   uint32_t n = op.width;
   SMEMLAB_FOR_LANES(exec, {
     uint32_t src_size = op.r[2] == UINT32_MAX ? n : static_cast<uint32_t>(reg(w, op.r[2])[l]);
     if (src_size > n) src_size = n;
-    uint8_t* dst = translate(b, w, op, pc, l, MSpace::Shared, D[l] + static_cast<uint64_t>(op.imm),
-                             n, &ds[l], &da[l]);
-    uint8_t tmp[16] = {};
-    if (src_size) {
-      uint8_t* src =
-          translate(b, w, op, pc, l, MSpace::Global, S[l] + SO[l], src_size, &ss[l], &sa[l]);
-      std::memcpy(tmp, src, src_size);
-    } else {
-      ss[l] = Space::Global;
-      sa[l] = S[l] + SO[l];
-    }
-    std::memcpy(dst, tmp, n);
+    Space sp;
+    c.dst_host[l] = translate(b, w, op, pc, l, MSpace::Shared,
+                              D[l] + static_cast<uint64_t>(op.imm), n, &sp, &c.dst[l]);
+    c.src[l] = S[l] + SO[l];
+    c.src_host[l] = src_size ? translate(b, w, op, pc, l, MSpace::Global, c.src[l], src_size,
+                                         &sp, &c.src[l])
+                             : nullptr;
+    c.src_size[l] = src_size;
+    c.group[l] = st.committed[l];
   });
-  if (b.obs) {
-    emit(b, w, op, MemOp::CpAsyncLoad, n, exec, ss, sa);
-    emit(b, w, op, MemOp::CpAsyncStore, n, exec, ds, da);
+  st.copies.push_back(c);
+}
+
+}  // namespace
+
+uint8_t* mem_translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, MSpace s,
+                       uint64_t addr, uint32_t size, Space* space, uint64_t* shown) {
+  return translate(b, w, op, pc, lane, s, addr, size, space, shown);
+}
+
+void mem_emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
+              const Space* spaces, const uint64_t* addrs, uint8_t matrices) {
+  emit(b, w, op, mop, width, exec, spaces, addrs, matrices);
+}
+
+void cpasync_complete_all(BlockCtx& b, Warp& w, uint32_t lanes) {
+  cpasync_complete(b, w, lanes, nullptr);
+}
+
+void exec_cpasync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  if (exec == 0) return;
+  AsyncState& st = b.async[w.index];
+  switch (op.aux) {
+    case CPA_COPY:
+      cpasync_issue(b, w, op, pc, exec);
+      return;
+    case CPA_COMMIT:
+      SMEMLAB_FOR_LANES(exec, ++st.committed[l]);
+      return;
+    case CPA_WAIT_ALL:
+      // = commit_group + wait_group 0: uncommitted copies complete too.
+      SMEMLAB_FOR_LANES(exec, ++st.committed[l]);
+      cpasync_complete(b, w, exec, nullptr);
+      return;
+    default: {
+      // wait_group N: all but the most recent N committed groups complete;
+      // copies not yet committed to a group are not waited for.
+      if (st.copies.empty()) return;
+      uint32_t limit[32] = {};
+      uint64_t keep = static_cast<uint64_t>(op.imm);
+      SMEMLAB_FOR_LANES(exec, limit[l] = st.committed[l] > keep
+                                             ? st.committed[l] - static_cast<uint32_t>(keep)
+                                             : 0u);
+      cpasync_complete(b, w, exec, limit);
+    }
   }
 }
 
@@ -514,25 +591,38 @@ void decode_atom(Insn& d) {
   d.push();
 }
 
-// cp.async (copies complete at issue; commit/wait are no-ops: see
-// docs/emulator.md).
+// cp.async (the copy, commit_group, wait_group N, wait_all: CpAsyncKind);
+// cp.async.mbarrier.arrive and cp.async.bulk belong to decode_tensor.cc.
 void decode_cp(Insn& d) {
   DecodeContext& c = d.c;
   const ptx::Instruction& in = d.in;
   const auto& ops = d.operands();
   Op& op = d.op;
   if (in.mods.empty() || in.mods[0] != "async") d.unsupported();
+  if (is_tensor_or_async(in)) return decode_tensor(d);
   if (in.mods.size() >= 2 &&
       (in.mods[1] == "commit_group" || in.mods[1] == "wait_group" || in.mods[1] == "wait_all")) {
-    op.code = code(NOP, U32);
+    op.code = code(CPASYNC, U8);
+    op.aux = in.mods[1] == "commit_group" ? CPA_COMMIT
+             : in.mods[1] == "wait_all"   ? CPA_WAIT_ALL
+                                          : CPA_WAIT_GROUP;
+    if (op.aux == CPA_WAIT_GROUP) {
+      d.need(1);
+      if (ops[0].kind != K::Imm) c.fail(ops[0].pos, "cp.async.wait_group needs an immediate N");
+      op.imm = static_cast<int64_t>(ops[0].bits);
+    }
     d.push();
     return;
   }
-  if (in.has_mod("bulk") || ops.size() < 3 || ops[0].kind != K::Addr || ops[1].kind != K::Addr ||
+  if (ops.size() < 3 || ops[0].kind != K::Addr || ops[1].kind != K::Addr ||
       ops[2].kind != K::Imm)
     d.unsupported();
   op.code = code(CPASYNC, U8);
+  op.aux = CPA_COPY;
   op.width = static_cast<uint8_t>(ops[2].bits);
+  if (op.width != 4 && op.width != 8 && op.width != 16)
+    c.fail(ops[2].pos, "cp.async copies 4, 8 or 16 bytes");
+  if (in.has_mod("cg") && op.width != 16) c.fail(ops[2].pos, "cp.async.cg copies 16 bytes");
   auto base = [&](const ptx::Operand& a, uint64_t* off) -> uint32_t {
     auto& fr = c.frames.back();
     auto r = fr.regs.find(a.name);
