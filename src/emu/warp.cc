@@ -371,7 +371,7 @@ uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
         uint32_t r = 0;
         SMEMLAB_FOR_LANES(exec, {
           bool in =
-              s == MSpace::Global ? A[l] >= kGlobalBase : (A[l] >= win && A[l] - win < kWindowSize);
+              s == MSpace::Global ? is_global_address(A[l]) : (A[l] >= win && A[l] - win < kWindowSize);
           r |= static_cast<uint32_t>(in) << l;
         });
         w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | r;

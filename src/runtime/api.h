@@ -1,0 +1,17 @@
+// The driver entry points libcuda.so.1 hands out through cuGetProcAddress:
+// name, the CUDA version that introduced that signature, and the function.
+#pragma once
+
+namespace smemlab::runtime {
+
+struct EntryPoint {
+  const char* name;
+  int version;
+  void* fn;
+};
+
+// The newest signature of `name` at or below `version` (as cudart asks:
+// "cuMemAlloc", 3020), or null when smemlab does not implement it.
+const EntryPoint* find_entry(const char* name, int version);
+
+}  // namespace smemlab::runtime
