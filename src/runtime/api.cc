@@ -117,13 +117,21 @@ CUresult device_tex1d_max_width(size_t* w, CUarray_format, unsigned, CUdevice) {
 
 // ---- contexts: one device, one primary context -----------------------------
 
+int g_primary_refs = 0;
 CUresult primary_retain(CUcontext* c, CUdevice dev) {
   if (!c) return CUDA_ERROR_INVALID_VALUE;
   if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
   *c = the_context();
+  ++g_primary_refs;
   return CUDA_SUCCESS;
 }
-CUresult primary_release(CUdevice dev) { return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
+// The last release destroys the context's state, as the driver does; the
+// memory stays (the emulated device is never reset).
+CUresult primary_release(CUdevice dev) {
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (g_primary_refs > 0 && --g_primary_refs == 0) destroy_context_storage(the_context());
+  return CUDA_SUCCESS;
+}
 CUresult primary_set_flags(CUdevice dev, unsigned) { return primary_release(dev); }
 CUresult primary_state(CUdevice dev, unsigned* flags, int* active) {
   if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
@@ -216,7 +224,7 @@ CUresult ctx_reset_persisting_l2() { return CUDA_SUCCESS; }
 
 CUresult module_loading_mode(CUmoduleLoadingMode* m) {
   if (!m) return CUDA_ERROR_INVALID_VALUE;
-  *m = CU_MODULE_EAGER_LOADING;
+  *m = CU_MODULE_LAZY_LOADING;
   return CUDA_SUCCESS;
 }
 CUresult module_load_data(CUmodule* m, const void* image) {

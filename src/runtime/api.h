@@ -14,4 +14,8 @@ struct EntryPoint {
 // "cuMemAlloc", 3020), or null when smemlab does not implement it.
 const EntryPoint* find_entry(const char* name, int version);
 
+// The primary context's last release destroys it: the context-local storage
+// cudart keeps in it is destructed then (exports.cc).
+void destroy_context_storage(void* context);
+
 }  // namespace smemlab::runtime

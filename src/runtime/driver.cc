@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -56,6 +57,16 @@ void Driver::note(const std::string& text) {
 void Driver::api_error(const std::string& kind, const std::string& message) {
   ++api_errors;
   note(fmt::format("ERROR {}: {}", kind, message));
+  if (!finished_) write_summary(false);
+}
+
+// Leaks are what the program has not freed when it calls exit (or returns
+// from main): checked in an exit handler registered after cudart's, so it
+// runs before cudart tears down its own state.
+void Driver::watch_exit() {
+  if (exit_watched_) return;
+  exit_watched_ = true;
+  std::atexit([] { Driver::get().finish(); });
 }
 
 void Driver::not_supported(const char* entry, const char* code) {
@@ -76,6 +87,8 @@ void Driver::write_summary(bool finished) {
 
 void Driver::finish() {
   std::lock_guard<std::recursive_mutex> lock(mu);
+  if (finished_) return;
+  finished_ = true;
   if (options.mode == Mode::Check) {
     uint64_t n = 0, bytes = 0;
     for (const auto& [base, a] : allocs) {
@@ -146,6 +159,7 @@ CUresult Driver::load_fatbin(const void* image, Module** out) {
 // ---- memory ----------------------------------------------------------------
 
 CUresult Driver::allocate(uint64_t bytes, MemKind kind, uint64_t* out) {
+  watch_exit();
   uint64_t len = std::max<uint64_t>((bytes + 4095) & ~uint64_t{4095}, 4096);
   void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -258,6 +272,7 @@ CUresult error_code(const emu::LaunchError& e) {
 CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared,
                         void** params, void** extra) {
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
+  watch_exit();
   if (sticky != CUDA_SUCCESS) return sticky;
   Module& m = *f->module;
   uint64_t index = launches++;

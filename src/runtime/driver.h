@@ -115,7 +115,9 @@ class Driver {
 
  private:
   Driver();
+  void watch_exit();
   std::set<std::string> reported_;
+  bool finished_ = false, exit_watched_ = false;
   uint64_t selected_seen_ = 0;
   int out_fd_ = 2;
 };

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -63,6 +65,11 @@ void* stub_for(const std::string& name) {
 
 // ---- cudart's private tables -----------------------------------------------
 
+bool debug() {
+  static bool on = std::getenv("SMEMLAB_DEBUG_TABLES") != nullptr;
+  return on;
+}
+
 CUresult load_wrapped_fatbin(CUmodule* m, const void* image) {
   Driver& d = Driver::get();
   std::lock_guard<std::recursive_mutex> lock(d.mu);
@@ -78,7 +85,9 @@ CUresult get_module_from_cubin(CUmodule* m, const void* wrapper) {
 CUresult get_module_from_cubin_ext1(CUmodule* m, const void* wrapper, void*, void*, unsigned) {
   return load_wrapped_fatbin(m, wrapper);
 }
-void cudart_fn7(size_t) {}
+void cudart_fn7(size_t x) {
+  if (debug()) std::fprintf(stderr, "fn7 %zu\n", x);
+}
 CUresult get_module_from_cubin_ext2(const void* fatbin, CUmodule* m, void*, void*, unsigned) {
   return load_wrapped_fatbin(m, fatbin);
 }
@@ -105,17 +114,20 @@ std::map<void*, Stored>& storage() {
   return *m;
 }
 CUresult storage_put(CUcontext, void* key, void* value, void (*dtor)(CUcontext, void*, void*)) {
+  if (debug()) std::fprintf(stderr, "put %p %p %p\n", key, value, reinterpret_cast<void*>(dtor));
   Driver& d = Driver::get();
   std::lock_guard<std::recursive_mutex> lock(d.mu);
   storage()[key] = {value, dtor};
   return CUDA_SUCCESS;
 }
 CUresult storage_delete(CUcontext, void* key) {
+  if (debug()) std::fprintf(stderr, "delete %p\n", key);
   Driver& d = Driver::get();
   std::lock_guard<std::recursive_mutex> lock(d.mu);
   return storage().erase(key) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 CUresult storage_get(void** value, CUcontext, void* key) {
+  if (debug()) std::fprintf(stderr, "get %p\n", key);
   Driver& d = Driver::get();
   std::lock_guard<std::recursive_mutex> lock(d.mu);
   auto it = storage().find(key);
@@ -135,6 +147,21 @@ CUresult device_flag(unsigned char* result, CUdevice) {
   if (result) *result = 0;
   return CUDA_SUCCESS;
 }
+
+}  // namespace
+
+void destroy_context_storage(void* context) {
+  std::map<void*, Stored> entries;
+  {
+    Driver& d = Driver::get();
+    std::lock_guard<std::recursive_mutex> lock(d.mu);
+    entries.swap(storage());
+  }
+  for (auto& [key, e] : entries)
+    if (e.dtor) e.dtor(static_cast<CUcontext>(context), key, e.value);
+}
+
+namespace {
 
 std::vector<void*>& integrity_slots();
 std::vector<void*>& cudart_slots();
