@@ -31,7 +31,7 @@ std::string describe_global(const GlobalMemory& g, uint64_t addr, uint32_t size)
   if (best && addr + size > best->base + best->size)
     return fmt::format(" (straddles the end of {}-byte allocation at 0x{:x})", best->size,
                        best->base);
-  return is_global_address(addr) ? "" : " (not a global address)";
+  return best && is_global_address(addr) ? "" : " (not a global address)";
 }
 
 // Host pointer for `size` bytes at `addr` in space `s`, or a fault.
