@@ -239,7 +239,12 @@ LaunchError to_error(const Program& p, const LaunchConfig& cfg, Dim3 block, cons
     const InstrInfo& i = p.info[p.ops[f.pc].info];
     e.ptx_line = i.ptx_line;
     e.instruction = i.text;
-    if (i.loc >= 0 && p.lines) e.source = p.lines->describe(i.loc);
+    if (i.loc >= 0 && p.lines) {
+      e.source = p.lines->describe(i.loc);
+      const ptx::SourceLoc* outer = p.lines->chain(i.loc).back();
+      e.source_file = p.lines->file(outer->file);
+      e.source_line = outer->line;
+    }
   }
   return e;
 }

@@ -140,6 +140,8 @@ struct LaunchError {
   int ptx_line = 0;
   std::string instruction;  // "st.global.f32"
   std::string source;       // "file.cu:12" (with inlining), "" if unknown
+  std::string source_file;  // the outermost line of `source`, typed: file.cu
+  int source_line = 0;      // 12; 0 if unknown
   std::string what() const;
 };
 

@@ -63,12 +63,34 @@ class DeviceHeap {
 constexpr uint64_t kMaxAllocationBytes = 1ull << 30;
 constexpr uint64_t kMaxGlobalBytes = 4ull << 30;
 
+// Whether a generic address is in no other space's window: global (the
+// emulator's own allocations sit above kGlobalBase; adopted host memory
+// anywhere outside the windows).
+constexpr bool is_global_address(uint64_t addr) {
+  for (uint64_t w : {kSharedWindow, kLocalWindow, kConstWindow, kParamWindow})
+    if (addr - w < kWindowSize) return false;
+  return true;
+}
+
 class GlobalMemory {
  public:
   using Allocation = DeviceAllocation;
 
+  struct Allocation {
+    uint64_t base = 0;
+    uint64_t size = 0;
+    std::string name;
+    uint8_t* data = nullptr;  // the bytes: `owned`, or the caller's (adopt)
+    std::unique_ptr<uint8_t[]> owned;
+  };
+
   // Zero-filled, 256-byte aligned, with an unmapped gap after each allocation.
   uint64_t allocate(uint64_t bytes, std::string name = "");
+  // Registers `bytes` of host memory the caller owns and keeps alive until
+  // free(): the device address is the host pointer (the CUDA runtime's
+  // cudaMalloc, so that managed and pinned memory the host touches directly
+  // is the memory kernels see). Returns 0 if it overlaps a known allocation.
+  uint64_t adopt(void* host, uint64_t bytes, std::string name = "");
   // Host pointer for [addr, addr+size) inside one allocation, or nullptr.
   uint8_t* translate(uint64_t addr, uint64_t size) const;
   const Allocation* find(uint64_t addr) const;

@@ -52,14 +52,14 @@ std::string describe_global(const GlobalMemory& g, uint64_t addr, uint32_t size)
   if (best && addr + size > best->base + best->size)
     return fmt::format(" (straddles the end of {}-byte allocation at 0x{:x})", best->size,
                        best->base);
-  return addr < kGlobalBase ? " (not a global address)" : "";
+  return best && is_global_address(addr) ? "" : " (not a global address)";
 }
 
 // Host pointer for `size` bytes at `addr` in space `s`, or a fault.
 uint8_t* translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, MSpace s,
                    uint64_t addr, uint32_t size, Space* space, uint64_t* shown) {
   if (s == MSpace::Generic) {
-    if (addr >= kGlobalBase || addr < kSharedWindow)
+    if (is_global_address(addr))
       s = MSpace::Global;
     else if (addr - kSharedWindow < kWindowSize)
       s = MSpace::Shared, addr -= kSharedWindow;
@@ -340,7 +340,7 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
     } else if (ms == MSpace::Global) {
       const uint64_t first = A[__builtin_ctz(exec)] + static_cast<uint64_t>(op.imm);
       if (const GlobalMemory::Allocation* a = b.env->global->find(first)) {
-        uint8_t* host = a->data.get();
+        uint8_t* host = a->data;
         done = base == LD
                    ? fast_access<true>(w, op, exec, host, a->base, a->base + a->size, total)
                    : fast_access<false>(w, op, exec, host, a->base, a->base + a->size, total);

@@ -198,7 +198,7 @@ inline void isspacep(Warp& w, const Op& op, uint32_t exec) {
   uint32_t r = 0;
   SMEMLAB_FOR_LANES(exec, {
     bool in =
-        sp == MSpace::Global ? A[l] >= kGlobalBase : (A[l] >= win && A[l] - win < kWindowSize);
+        sp == MSpace::Global ? is_global_address(A[l]) : (A[l] >= win && A[l] - win < kWindowSize);
     r |= static_cast<uint32_t>(in) << l;
   });
   w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | r;

@@ -268,7 +268,14 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
       out += bank::render_bank_map(w->result, models[0]->banks());
     }
   } else {
-    out += "\nno bank conflicts on " + models[0]->name() + "\n";
+    uint64_t total_excess = 0;
+    for (const auto& c : totals[0].op) total_excess += c.wavefronts - c.ideal;
+    // A program built without -lineinfo has costs but no lines to put them on.
+    out += total_excess
+               ? fmt::format("\n{} excess wavefronts on {}, not attributed to lines: the PTX has "
+                             "no line information (build with nvcc -lineinfo)\n",
+                             total_excess, models[0]->name())
+               : "\nno bank conflicts on " + models[0]->name() + "\n";
   }
   if (a.access) out += access_findings(*a.access);
   return out;
