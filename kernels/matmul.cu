@@ -1,11 +1,13 @@
 // Matrix multiply C = A * B in FP32 (row-major: A is MxK, B is KxN, C is MxN).
 //
 // From the naive kernel through the classic shared-memory tiled kernel to a
-// register-blocked SGEMM: each step shows what shared memory buys. Device code
-// only; the host side lives in bench/matmul_bench.cu. Every kernel handles any
-// M, N, K (zero-filled tile edges, guarded stores). The sgemm_* kernels take a
-// float4 path when K % 4 == 0 and N % 4 == 0 (rows then start 16-byte aligned)
-// and a scalar path otherwise; the host picks the instance.
+// register-blocked SGEMM and its cp.async-pipelined form (sgemm_async_*, the
+// suite's best, ~94 % of cuBLAS FP32 on the H100): each step shows what shared
+// memory buys. Device code only; the host side lives in bench/matmul_bench.cu.
+// Every kernel handles any M, N, K (zero-filled tile edges, guarded stores).
+// The sgemm_* kernels take a float4 path when K % 4 == 0 and N % 4 == 0 (rows
+// then start 16-byte aligned; sgemm_async_* need only N % 4 == 0) and a scalar
+// path otherwise; the host picks the instance.
 //
 // Emulator launch recipes (small sizes; parameters are A, B, C, M, N, K):
 // clang-format off
@@ -31,6 +33,10 @@
 // smemlab: --kernel sgemm_128x64x8_scalar --grid 2,1 --block 128 --arg float[3843]=random(1) --arg float[4221]=random(2) --arg float[4087]=zeros --arg int=61 --arg int=67 --arg int=63
 // smemlab: --kernel sgemm_64x64x8_vec --grid 2,2 --block 64 --arg float[4352]=random(1) --arg float[4352]=random(2) --arg float[4624]=zeros --arg int=68 --arg int=68 --arg int=64
 // smemlab: --kernel sgemm_64x64x8_scalar --grid 2,2 --block 64 --arg float[4221]=random(1) --arg float[4221]=random(2) --arg float[4489]=zeros --arg int=67 --arg int=67 --arg int=63
+// smemlab: --kernel sgemm_async_128x128x16s3_vec --grid 2,2 --block 256 --shared 49920 --arg float[9100]=random(1) --arg float[9240]=random(2) --arg float[17160]=zeros --arg int=130 --arg int=132 --arg int=70
+// smemlab: --kernel sgemm_async_128x128x16s3_scalar --grid 1,1 --block 256 --shared 49920 --arg float[4087]=random(1) --arg float[4221]=random(2) --arg float[3843]=zeros --arg int=61 --arg int=63 --arg int=67
+// smemlab: --kernel sgemm_async_64x128x16s3_vec --grid 2,3 --block 128 --shared 37632 --arg float[9100]=random(1) --arg float[9240]=random(2) --arg float[17160]=zeros --arg int=130 --arg int=132 --arg int=70
+// smemlab: --kernel sgemm_async_64x128x16s3_scalar --grid 1,1 --block 128 --shared 37632 --arg float[4087]=random(1) --arg float[4221]=random(2) --arg float[3843]=zeros --arg int=61 --arg int=63 --arg int=67
 // clang-format on
 #include <cstdint>
 
@@ -282,6 +288,239 @@ __device__ __forceinline__ void sgemm_body(const float* __restrict__ A, const fl
   }
 }
 
+// cp.async (sm_80+): a copy from global to shared memory that bypasses
+// registers and completes asynchronously; src_bytes < size zero-fills the
+// rest (0 reads nothing), which is how the tile edges are handled. No
+// "memory" clobbers: every read of a slice is separated from the copies into
+// it by wait_group + __syncthreads(), and the barrier also orders the compiler.
+__device__ __forceinline__ void cp_async4(float* smem, const float* gmem, bool ok) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem),
+               "r"(ok ? 4 : 0));
+}
+__device__ __forceinline__ void cp_async16(float* smem, const float* gmem, bool ok) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem),
+               "r"(ok ? 16 : 0));
+}
+// The same without the zero-fill operand, to a shared address (interior tiles).
+__device__ __forceinline__ void cp_async4_at(unsigned smem, const float* gmem) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async16_at(unsigned smem, const float* gmem) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+// Shared memory (bytes) of an sgemm_async instance: kStages slices of the
+// transposed, padded A tile and of the B tile.
+constexpr int sgemm_async_smem(int BM, int BN, int BK, int stages) {
+  return stages * BK * (BM + 4 + BN) * 4;
+}
+
+// Pipelined SGEMM: the register-blocked kernel above (same warp tiles, lane
+// mapping and 8 x kTN outputs per lane) with the global -> shared copies done
+// by cp.async into a ring of kStages shared slices, so kStages - 1 slices are
+// in flight while one is consumed and no registers hold staged tiles. A goes
+// in transposed by 4-byte copies (lanes take 8 consecutive k of 4 rows: 32-byte
+// global runs, and the 4-float row pad spreads the 32 shared words over 32
+// banks); B by 16-byte copies (kVec, N % 4 == 0) or 4-byte ones. Fragments are
+// double-buffered in registers and each slice's wait + barrier sits before its
+// last k-step, so the next slice's first fragments load under that step's
+// FFMAs; the same barrier frees the slice just read for the copy issued right
+// after it. One barrier per slice. Any M, N, K (copies of elements outside A
+// or B read nothing and zero-fill; stores guarded). Dynamic shared memory of
+// sgemm_async_smem(...) bytes.
+template <int BM, int BN, int BK, int WM, int WN, int kStages, bool kVec>
+__device__ __forceinline__ void sgemm_async_body(const float* __restrict__ A,
+                                                 const float* __restrict__ B, float* __restrict__ C,
+                                                 int M, int N, int K) {
+  constexpr int kWarpsN = BN / WN;
+  constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
+  constexpr int kLaneRows = WM / 8;
+  constexpr int kLaneCols = 32 / kLaneRows;
+  constexpr int kQN = WN / (4 * kLaneCols);
+  constexpr int kTN = 4 * kQN;
+  static_assert(
+      (kLaneRows == 4 || kLaneRows == 8) && kQN * 4 * kLaneCols == WN && (kQN == 2 || kQN == 4),
+      "a warp tile must hold 32 lanes of 8x8 or 8x16 outputs");
+  static_assert(kStages >= 2 && BK % 8 == 0 && BM % 4 == 0, "shape");
+  constexpr int kLda = BM + 4;
+  constexpr int kAElems = BM * BK;  // 4-byte copies per A slice
+  constexpr int kBCopies = kVec ? BK * BN / 4 : BK * BN;
+  static_assert(kAElems % kThreads == 0 && kBCopies % 32 == 0, "whole warps copy each slice");
+  constexpr int kStageA = BK * kLda, kStageB = BK * BN;
+
+  extern __shared__ __align__(16) float smem[];
+  float* const As = smem;                      // [kStages][BK][kLda]
+  float* const Bs = smem + kStages * kStageA;  // [kStages][BK][BN]
+
+  const int tid = threadIdx.x;
+  const int warp = tid / 32, lane = tid % 32;
+  constexpr int kRowHiBits = kLaneRows == 4 ? 1 : 2;
+  const int lane_row = (lane & 1) | (((lane >> 2) & ((1 << kRowHiBits) - 1)) << 1);
+  const int lane_col = ((lane >> 1) & 1) | ((lane >> (2 + kRowHiBits)) << 1);
+  const int a_row = (warp / kWarpsN) * WM + lane_row * 4;
+  const int b_col = (warp % kWarpsN) * WN + lane_col * 4;
+  const int block_row = blockIdx.y * BM;
+  const int block_col = blockIdx.x * BN;
+
+  // This thread's copies: A element e = tid + i * kThreads sits at k = 8 *
+  // (e / (8 BM)) + e % 8, row (e / 8) % BM; with kThreads % 8 == 0 and
+  // BM % (kThreads / 8) == 0 that is row a_r0 + (i * kT8) % BM, k a_k0 + 8 *
+  // (i * kT8 / BM): one base pointer and per-copy offsets known at compile
+  // time up to a multiple of K. B likewise, when kThreads covers whole rows.
+  constexpr int kT8 = kThreads / 8;
+  static_assert(kThreads % 8 == 0 && BM % kT8 == 0, "A copies: whole rows per pass");
+  constexpr int kBRow = kVec ? BN / 4 : BN;  // copies per B row
+  static_assert(kThreads % kBRow == 0, "B copies: whole rows per pass");
+  const int a_r0 = tid / 8, a_k0 = tid % 8;
+  const int b_k0 = tid / kBRow, b_c0 = (tid % kBRow) * (kVec ? 4 : 1);
+  const float* const a_src = A + (size_t)(block_row + a_r0) * K + a_k0;
+  const float* const b_src = B + (size_t)b_k0 * N + block_col + b_c0;
+  const bool b_col_ok = block_col + b_c0 < N;
+  // Interior blocks (the whole tile inside C) copy full slices without
+  // bounds checks: a global pointer per operand advanced by one slice, the
+  // per-copy offsets a multiple of K or N plus a constant, shared addresses
+  // a base plus constants. Only edge blocks and the last partial slice take
+  // the checked copies.
+  const bool interior = block_row + BM <= M && block_col + BN <= N;
+  const unsigned a_dst0 = static_cast<unsigned>(__cvta_generic_to_shared(&As[a_k0 * kLda + a_r0]));
+  const unsigned b_dst0 = static_cast<unsigned>(__cvta_generic_to_shared(&Bs[b_k0 * BN + b_c0]));
+  const int a_step = kT8 * K, b_step = (kThreads / kBRow) * N;  // offsets of one pass
+  // Issues the copies of slice s into stage st (nothing when s is past K).
+  auto issue = [&](int s, int st) {
+    const int k0 = s * BK;
+    if (interior && k0 + BK <= K) {
+      const float* a = a_src + k0;
+      const float* b = b_src + (size_t)k0 * N;
+      const unsigned ad = a_dst0 + st * (kStageA * 4), bd = b_dst0 + st * (kStageB * 4);
+#pragma unroll
+      for (int i = 0; i < kAElems / kThreads; ++i) {
+        const int pr = (i * kT8) % BM / kT8, dk = 8 * (i * kT8 / BM);
+        cp_async4_at(ad + (dk * kLda + pr * kT8) * 4, a + pr * a_step + dk);
+      }
+#pragma unroll
+      for (int i = 0; i < (kBCopies + kThreads - 1) / kThreads; ++i) {
+        if (kBCopies % kThreads != 0 && tid + i * kThreads >= kBCopies) break;
+        const unsigned d = bd + i * (kThreads / kBRow) * BN * 4;
+        if constexpr (kVec)
+          cp_async16_at(d, b + i * b_step);
+        else
+          cp_async4_at(d, b + i * b_step);
+      }
+      return;
+    }
+#pragma unroll
+    for (int i = 0; i < kAElems / kThreads; ++i) {
+      const int dr = (i * kT8) % BM, dk = 8 * (i * kT8 / BM);
+      const bool ok = block_row + a_r0 + dr < M && k0 + a_k0 + dk < K;
+      cp_async4(&As[st * kStageA + (a_k0 + dk) * kLda + a_r0 + dr],
+                ok ? a_src + (size_t)dr * K + k0 + dk : A, ok);
+    }
+#pragma unroll
+    for (int i = 0; i < (kBCopies + kThreads - 1) / kThreads; ++i) {
+      if (kBCopies % kThreads != 0 && tid + i * kThreads >= kBCopies) break;
+      const int dk = i * (kThreads / kBRow);
+      const bool ok = b_col_ok && k0 + b_k0 + dk < K;
+      float* dst = &Bs[st * kStageB + (b_k0 + dk) * BN + b_c0];
+      const float* src = ok ? b_src + (size_t)(k0 + dk) * N : B;
+      if constexpr (kVec)
+        cp_async16(dst, src, ok);
+      else
+        cp_async4(dst, src, ok);
+    }
+  };
+  auto load_frag = [&](int st, int k, float(&fa)[8], float(&fb)[kTN]) {
+    const float* a = &As[st * kStageA + k * kLda + a_row];
+    const float4 a0 = *reinterpret_cast<const float4*>(a);
+    const float4 a1 = *reinterpret_cast<const float4*>(a + WM / 2);
+    fa[0] = a0.x, fa[1] = a0.y, fa[2] = a0.z, fa[3] = a0.w;
+    fa[4] = a1.x, fa[5] = a1.y, fa[6] = a1.z, fa[7] = a1.w;
+#pragma unroll
+    for (int q = 0; q < kQN; ++q) {
+      const float4 bq =
+          *reinterpret_cast<const float4*>(&Bs[st * kStageB + k * BN + b_col + q * (WN / kQN)]);
+      fb[4 * q] = bq.x, fb[4 * q + 1] = bq.y, fb[4 * q + 2] = bq.z, fb[4 * q + 3] = bq.w;
+    }
+  };
+
+  float acc[8][kTN];
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int j = 0; j < kTN; ++j) acc[i][j] = 0.f;
+
+  const int slices = (K + BK - 1) / BK;
+  // Every stage gets a slice (or an empty group), so the group count per
+  // slice is uniform and wait_group's constant is always kStages - 2.
+#pragma unroll
+  for (int s = 0; s < kStages; ++s) {
+    if (s < slices) issue(s, s);
+    cp_async_commit();
+  }
+  cp_async_wait<kStages - 1>();
+  __syncthreads();
+  float fa[2][8], fb[2][kTN];
+  if (slices > 0) load_frag(0, 0, fa[0], fb[0]);
+  int st = 0;  // stage of slice s
+  for (int s = 0; s < slices; ++s) {
+    const int next_st = st + 1 == kStages ? 0 : st + 1;
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      if (k + 1 < BK) {
+        load_frag(st, k + 1, fa[(k + 1) % 2], fb[(k + 1) % 2]);
+      } else {
+        // Slice s + 1 has landed (this thread's copies: wait; everyone's:
+        // the barrier), and every thread is done reading stage st, which
+        // the copy of slice s + kStages may now overwrite.
+        cp_async_wait<kStages - 2>();
+        __syncthreads();
+        if (s + kStages < slices) issue(s + kStages, st);
+        cp_async_commit();
+        if (s + 1 < slices) load_frag(next_st, 0, fa[(k + 1) % 2], fb[(k + 1) % 2]);
+      }
+      // Rows in serpentine order: each FFMA shares an operand with the one
+      // before it, also across row turns (the B element), so ptxas can take
+      // it from the operand reuse cache. Measured on the H100: +2 % over
+      // the plain row order (91.5 -> 93.5 % of cuBLAS at 4096), while a
+      // column-major order loses 7 %: the order sets the dispatch stalls.
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int jj = 0; jj < kTN; ++jj) {
+          const int j = i % 2 ? kTN - 1 - jj : jj;
+          acc[i][j] = fmaf(fa[k % 2][i], fb[k % 2][j], acc[i][j]);
+        }
+    }
+    st = next_st;
+  }
+
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int r = block_row + a_row + (i / 4) * (WM / 2) + i % 4;
+    if (r >= M) continue;
+#pragma unroll
+    for (int q = 0; q < kQN; ++q) {
+      const int c = block_col + b_col + q * (WN / kQN);
+      float* p = C + (size_t)r * N + c;
+      if constexpr (kVec) {
+        if (c < N)
+          *reinterpret_cast<float4*>(p) =
+              make_float4(acc[i][q * 4], acc[i][q * 4 + 1], acc[i][q * 4 + 2], acc[i][q * 4 + 3]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (c + j < N) p[j] = acc[i][q * 4 + j];
+      }
+    }
+  }
+}
+
 #define SMEMLAB_SGEMM_KERNEL(NAME, BM, BN, BK, WM, WN, VEC, MINB, PF)                              \
   extern "C" __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)                   \
       NAME(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, \
@@ -324,3 +563,21 @@ SMEMLAB_SGEMM_KERNEL(sgemm_64x64x8_vec, 64, 64, 8, 32, 64, true, 6, false)
 SMEMLAB_SGEMM_KERNEL(sgemm_64x64x8_scalar, 64, 64, 8, 32, 64, false, 6, false)
 
 #undef SMEMLAB_SGEMM_KERNEL
+
+#define SMEMLAB_SGEMM_ASYNC_KERNEL(NAME, BM, BN, BK, WM, WN, STAGES, VEC, MINB)                    \
+  extern "C" __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)                   \
+      NAME(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, \
+           int N, int K) {                                                                         \
+    sgemm_async_body<BM, BN, BK, WM, WN, STAGES, VEC>(A, B, C, M, N, K);                           \
+  }
+// Pipelined SGEMM, 128x128x16 tile, 3 cp.async stages (49,920 B dynamic shared), 256 threads
+// of 8x8, 2 blocks per SM: the fastest from 2048 up (docs/kernels-compute.md).
+SMEMLAB_SGEMM_ASYNC_KERNEL(sgemm_async_128x128x16s3_vec, 128, 128, 16, 32, 64, 3, true, 2)
+// The same for N not a multiple of 4 (4-byte copies of B, scalar stores).
+SMEMLAB_SGEMM_ASYNC_KERNEL(sgemm_async_128x128x16s3_scalar, 128, 128, 16, 32, 64, 3, false, 2)
+// Pipelined SGEMM, 64x128x16 tile, 3 stages (37,632 B), 128 threads, 4 blocks per SM: twice the
+// blocks of 128x128, for sizes where that tile leaves SMs idle (1024).
+SMEMLAB_SGEMM_ASYNC_KERNEL(sgemm_async_64x128x16s3_vec, 64, 128, 16, 32, 64, 3, true, 4)
+// The same for N not a multiple of 4.
+SMEMLAB_SGEMM_ASYNC_KERNEL(sgemm_async_64x128x16s3_scalar, 64, 128, 16, 32, 64, 3, false, 4)
+#undef SMEMLAB_SGEMM_ASYNC_KERNEL

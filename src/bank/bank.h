@@ -65,6 +65,8 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+struct MatrixRequest;  // ldmatrix/stmatrix: bank/ldmatrix.h
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -76,6 +78,9 @@ class Model {
   virtual unsigned bank_bytes() const = 0;
   // Throws Error for an invalid request.
   virtual Result evaluate(const Request& request) const = 0;
+  // ldmatrix/stmatrix (bank/ldmatrix.h). Generations without the
+  // instruction, or whose rule was not measured, throw Error.
+  virtual Result evaluate_matrix(const MatrixRequest& request) const;
 };
 
 // Architecture names: sm_70 ... sm_90 (and sm_100, sm_120: same rules,

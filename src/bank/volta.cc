@@ -5,6 +5,7 @@
 // the same address.
 #include <algorithm>
 
+#include "bank/ldmatrix.h"
 #include "bank/models.h"
 
 namespace smemlab::bank::detail {
@@ -53,6 +54,14 @@ class VoltaModel final : public Model {
       if (r.op == Op::Load && loads_merge(r)) group_size *= 2;
     }
     return serve_in_groups(r, group_size, kBanks, r.op == Op::Atomic);
+  }
+
+  Result evaluate_matrix(const MatrixRequest& r) const override {
+    unsigned since = r.store ? 90 : 75;
+    if (sm_ < since)
+      throw Error(std::string(r.store ? "stmatrix" : "ldmatrix") + " needs sm_" +
+                  std::to_string(since) + " or later (model " + name() + ")");
+    return bank::evaluate_matrix(r);
   }
 
  private:

@@ -1,7 +1,6 @@
 #include "check/access_stats.h"
 
 #include <algorithm>
-#include <set>
 
 namespace smemlab::check {
 
@@ -24,20 +23,28 @@ const char* access_class_name(AccessClass c) {
 }
 
 SectorCost sector_cost(uint32_t mask, const uint64_t* addr, unsigned width) {
-  std::set<uint64_t> sectors;
-  std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [begin, end) bytes
-  SectorCost c;
+  // The active lanes' byte ranges, sorted by start (most requests already
+  // are: lanes ascend), then one pass counts the union's bytes and sectors.
+  std::pair<uint64_t, uint64_t> ranges[32];  // [begin, end) bytes
+  unsigned n = 0;
+  bool sorted = true;
   for (unsigned lane = 0; lane < 32; ++lane) {
     if (!(mask >> lane & 1u)) continue;
-    c.bytes += width;
-    for (uint64_t s = addr[lane] / 32; s <= (addr[lane] + width - 1) / 32; ++s) sectors.insert(s);
-    ranges.push_back({addr[lane], addr[lane] + width});
+    ranges[n] = {addr[lane], addr[lane] + width};
+    if (n > 0 && ranges[n].first < ranges[n - 1].first) sorted = false;
+    ++n;
   }
-  c.sectors = sectors.size();
-  // Distinct bytes: union of the lanes' ranges.
-  std::sort(ranges.begin(), ranges.end());
-  uint64_t distinct = 0, end = 0;
-  for (auto [b, e] : ranges) {
+  if (!sorted) std::sort(ranges, ranges + n);
+  SectorCost c;
+  c.bytes = uint64_t{n} * width;
+  uint64_t distinct = 0, end = 0, next_sector = 0;  // sectors below next_sector are counted
+  for (unsigned i = 0; i < n; ++i) {
+    auto [b, e] = ranges[i];
+    uint64_t first = std::max(b / 32, next_sector), last = (e - 1) / 32;
+    if (last >= first) {
+      c.sectors += last - first + 1;
+      next_sector = last + 1;
+    }
     if (b < end) b = end;
     if (e > b) distinct += e - b;
     end = std::max(end, e);
@@ -83,7 +90,7 @@ class BlockAccess final : public emu::BlockObserver {
     } else {
       return;
     }
-    AccessInstr& s = accesses[a.instr->pc];
+    AccessInstr& s = access_of(a.instr->pc);
     s.instr = a.instr;
     s.cls = cls;
     s.width = a.width;
@@ -121,6 +128,17 @@ class BlockAccess final : public emu::BlockObserver {
   }
   std::map<uint32_t, AccessInstr> accesses;
   std::map<uint32_t, BranchInstr> branches;
+
+ private:
+  // accesses' entry, through a pc-indexed table (std::map nodes do not move).
+  AccessInstr& access_of(uint32_t pc) {
+    if (pc >= index_.size()) index_.resize(pc + 1, nullptr);
+    if (!index_[pc]) index_[pc] = &accesses[pc];
+    return *index_[pc];
+  }
+  std::vector<AccessInstr*> index_;
+
+ public:
   std::map<uint32_t, std::pair<const emu::InstrInfo*, ExecCounts>> executed;
 };
 

@@ -42,9 +42,40 @@ void keep_worst(std::optional<WorstRequest>& into, const std::optional<WorstRequ
   if (!into || excess(from->result) > excess(into->result)) into = from;
 }
 
+// Adds one request to `stats`, given each model's cost of it (nullptr:
+// evaluate here). The full result is computed only for a new worst request.
+void add_request(const std::vector<std::unique_ptr<bank::Model>>& models, InstrStats& stats,
+                 const bank::Request& request, const BankCost* costs, emu::Dim3 block,
+                 uint32_t warp) {
+  for (size_t m = 0; m < models.size(); ++m) {
+    BankCounts& c = stats.models[m].op[static_cast<int>(stats.op)];
+    ++c.requests;
+    // Misalignment is reported by `check`; unmodelled operations (atomics
+    // before sm_70) are counted as such instead of guessed.
+    BankCost k = costs ? costs[m] : BankCostCache::evaluate(*models[m], request, nullptr);
+    if (k.unmodelled) {
+      ++c.unmodelled;
+      continue;
+    }
+    c.wavefronts += k.wavefronts;
+    c.ideal += k.ideal;
+    c.bank_conflicts += k.bank_conflicts;
+    c.worst_wavefronts += k.worst_wavefronts;
+    c.max_ways = std::max(c.max_ways, k.ways);
+    auto& worst = stats.models[m].worst;
+    if (!worst || k.wavefronts - k.ideal > excess(worst->result)) {
+      bank::Result res;
+      BankCostCache::evaluate(*models[m], request, &res);
+      worst = WorstRequest{request, std::move(res), block, warp};
+    }
+  }
+}
+
 class BlockBank final : public emu::BlockObserver {
  public:
-  explicit BlockBank(const std::vector<std::unique_ptr<bank::Model>>& models) : models_(models) {}
+  BlockBank(const std::vector<std::unique_ptr<bank::Model>>& models, BankCostCachePool& pool)
+      : models_(models), pool_(pool), cache_(pool.take(models.size())) {}
+  ~BlockBank() override { pool_.give(std::move(cache_)); }
 
   void on_memory(const emu::MemAccess& a) override {
     if (a.space != emu::Space::Shared || a.mask == 0) return;
@@ -52,7 +83,7 @@ class BlockBank final : public emu::BlockObserver {
       ++cp_async;  // LDGSTS follows other rules: not modelled (docs/bank-model.md)
       return;
     }
-    InstrStats& s = by_pc[a.instr->pc];
+    InstrStats& s = stats_of(a.instr->pc);
     if (!s.instr) {
       s.instr = a.instr;
       s.op = a.op == emu::MemOp::Load    ? SharedOp::Load
@@ -68,12 +99,35 @@ class BlockBank final : public emu::BlockObserver {
     r.width = a.width;
     r.mask = a.mask;
     std::copy(std::begin(a.addr), std::end(a.addr), r.addr.begin());
-    BankAnalysis::record(models_, s, r, a.block, a.warp);
+    if (a.matrices) {
+      bank::MatrixRequest m;
+      m.store = s.op == SharedOp::Store;
+      m.matrices = a.matrices;
+      m.mask = a.mask;
+      m.addr = r.addr;
+      BankAnalysis::record(models_, s, bank::as_request(m), a.block, a.warp, &m);
+      return;
+    }
+    add_request(models_, s, r, cache_ ? cache_->costs(models_, r) : nullptr, a.block, a.warp);
   }
+
+  // The block is done: its cache goes back for the next block on this worker.
+  void on_block_end(emu::Dim3) override { pool_.give(std::move(cache_)); }
 
   const std::vector<std::unique_ptr<bank::Model>>& models_;
   std::map<uint32_t, InstrStats> by_pc;
   uint64_t cp_async = 0;
+
+ private:
+  // by_pc's entry, through a pc-indexed table (std::map nodes do not move).
+  InstrStats& stats_of(uint32_t pc) {
+    if (pc >= index_.size()) index_.resize(pc + 1, nullptr);
+    if (!index_[pc]) index_[pc] = &by_pc[pc];
+    return *index_[pc];
+  }
+  BankCostCachePool& pool_;
+  std::unique_ptr<BankCostCache> cache_;
+  std::vector<InstrStats*> index_;
 };
 
 }  // namespace
@@ -88,16 +142,21 @@ BankAnalysis::BankAnalysis(std::vector<std::unique_ptr<bank::Model>> models)
 
 void BankAnalysis::record(const std::vector<std::unique_ptr<bank::Model>>& models,
                           InstrStats& stats, const bank::Request& request, emu::Dim3 block,
-                          uint32_t warp) {
+                          uint32_t warp, const bank::MatrixRequest* matrix) {
+  if (!matrix) {
+    add_request(models, stats, request, nullptr, block, warp);
+    return;
+  }
   for (size_t m = 0; m < models.size(); ++m) {
     BankCounts& c = stats.models[m].op[static_cast<int>(stats.op)];
     ++c.requests;
     bank::Result res;
     try {
-      res = models[m]->evaluate(request);
+      res = matrix ? models[m]->evaluate_matrix(*matrix) : models[m]->evaluate(request);
     } catch (const bank::Error&) {
       // Misalignment is reported by `check`; unmodelled operations (atomics
-      // before sm_70) are counted as such instead of guessed.
+      // before sm_70, ldmatrix before sm_75) are counted as such instead of
+      // guessed.
       ++c.unmodelled;
       continue;
     }
@@ -113,7 +172,7 @@ void BankAnalysis::record(const std::vector<std::unique_ptr<bank::Model>>& model
 }
 
 std::unique_ptr<emu::BlockObserver> BankAnalysis::make_block_observer(emu::Dim3) {
-  return std::make_unique<BlockBank>(models_);
+  return std::make_unique<BlockBank>(models_, caches_);
 }
 
 void BankAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "bank/bank.h"
+#include "check/bank_cost_cache.h"
+#include "bank/ldmatrix.h"
 #include "check/source_lines.h"
 #include "emu/observer.h"
 
@@ -85,8 +87,11 @@ class BankAnalysis : public emu::KernelObserver {
   void scale(double f);
 
   // Adds one request to `stats` (exposed for tests and for the block observer).
+  // `matrix`: the request is an ldmatrix/stmatrix (costed by
+  // Model::evaluate_matrix; `request` is its plain form for display).
   static void record(const std::vector<std::unique_ptr<bank::Model>>& models, InstrStats& stats,
-                     const bank::Request& request, emu::Dim3 block, uint32_t warp);
+                     const bank::Request& request, emu::Dim3 block, uint32_t warp,
+                     const bank::MatrixRequest* matrix = nullptr);
 
  private:
   std::vector<std::unique_ptr<bank::Model>> models_;
@@ -94,6 +99,7 @@ class BankAnalysis : public emu::KernelObserver {
   emu::KernelInfo kernel_;
   uint64_t blocks_ = 0;
   uint64_t cp_async_ = 0;
+  BankCostCachePool caches_;
 };
 
 void merge(ModelCounts& into, const ModelCounts& from);

@@ -103,5 +103,38 @@ TEST(BankAnalysis, UnmodelledAndNonSharedAccesses) {
   EXPECT_EQ(t[0].op[int(SharedOp::Load)].requests, 0u);
 }
 
+
+TEST(BankAnalysis, LdmatrixAndStmatrixByTheMatrixRule) {
+  // ldmatrix.x4 with 128-byte rows: as a plain 16-byte load (quarter-warp
+  // groups, loads merging) it would cost differently; the matrix rule says
+  // 8 per matrix. stmatrix.x2 with 16-byte rows: 1 per matrix.
+  emu::InstrInfo ld = instr(5, 60, "ldmatrix.sync.aligned.m8n8.x4.shared.b16");
+  emu::InstrInfo st = instr(6, 61, "stmatrix.sync.aligned.m8n8.x2.shared.b16");
+  BankAnalysis a(models({"sm_90", "sm_80", "sm_70"}));
+  a.on_kernel_begin({});
+  auto obs = a.make_block_observer({0, 0, 0});
+  auto l = access(emu::Space::Shared, emu::MemOp::Load, 16, &ld, 0,
+                  [](unsigned i) { return 128 * (i % 8); });
+  l.matrices = 4;
+  obs->on_memory(l);
+  auto s = access(emu::Space::Shared, emu::MemOp::Store, 16, &st, 0,
+                  [](unsigned i) { return 16 * i; }, 0xffffu);
+  s.matrices = 2;
+  obs->on_memory(s);
+  a.finish_block({0, 0, 0}, std::move(obs));
+  auto t = a.totals();
+  const BankCounts& ld90 = t[0].op[int(SharedOp::Load)];
+  EXPECT_EQ(ld90.requests, 1u);
+  EXPECT_EQ(ld90.wavefronts, 32u);
+  EXPECT_EQ(ld90.ideal, 4u);
+  EXPECT_EQ(ld90.bank_conflicts, 28u);
+  EXPECT_EQ(t[0].op[int(SharedOp::Store)].wavefronts, 2u);
+  EXPECT_EQ(t[1].op[int(SharedOp::Load)].wavefronts, 32u);   // sm_80 has ldmatrix
+  EXPECT_EQ(t[1].op[int(SharedOp::Store)].unmodelled, 1u);  // but no stmatrix
+  EXPECT_EQ(t[2].op[int(SharedOp::Load)].unmodelled, 1u);   // sm_70: neither
+  ASSERT_TRUE(t[0].worst);
+  EXPECT_EQ(t[0].worst->request.width, 16u);
+}
+
 }  // namespace
 }  // namespace smemlab::check

@@ -1,14 +1,19 @@
-// Cost of checking (issue: `smemlab check`, target: at most 3x emulation
-// time): the same launch of a suite kernel emulated with no observer, with the
-// bank + memory-access analyses, with the DefectCheck observer, and with all
-// three as `smemlab analyze` runs them. Launches are the kernels' own
-// `// smemlab:` recipes in kernels/*.cu (nvcc compiles them once, outside the
-// timed loop). One host thread, so the numbers are per-core cost and do not
-// depend on what else the machine runs on its other cores. Results are
-// recorded in docs/check-cost.md.
+// Cost of checking and analyzing over plain emulation (issue 10: `check` at
+// most 3x `run`; issue 14: `analyze --blocks all` at most 2x): the same
+// launch of a suite kernel emulated with no observer (what `run` does), with
+// the bank + memory-access analyses, with the DefectCheck observer, and with
+// all three (what `analyze --blocks all` and `check` run). Launches are the
+// kernels' own `// smemlab:` recipes in kernels/*.cu (nvcc compiles them
+// once, outside the timed loop), larger launches of the same kernels, and
+// looping kernels (many iterations per thread). One host thread, so the
+// numbers are per-core cost. After the runs, a table gives each mode's time
+// as a ratio to plain emulation of the same launch, in the same run.
+// Results are recorded in docs/check-cost.md.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -121,6 +126,23 @@ void BM_setRowReadCol_64(benchmark::State& s) {
   run(s, "tiles.cu", "setRowReadCol", {"64", "32,32", {"int[65536]=zeros"}});
 }
 
+// Looping kernels: a grid-stride reduction over 1 M floats with 2 blocks
+// (about 64 iterations per thread), and the tiled matmul over a long K.
+void BM_reduce_grid_stride_u8_1m(benchmark::State& s) {
+  run(s, "reduction.cu", "reduce_grid_stride_u8",
+      {"2",
+       "256",
+       {"float[1048576]=random(1)", "float[2]=zeros", "int[1]=zeros", "float[1]=zeros",
+        "int=1048576"}});
+}
+void BM_matmul_tiled16_k2048(benchmark::State& s) {
+  run(s, "matmul.cu", "matmul_tiled16",
+      {"2,2",
+       "16,16",
+       {"float[65536]=random(1)", "float[65536]=random(2)", "float[1024]=zeros", "int=32",
+        "int=32", "int=2048"}});
+}
+
 void modes(benchmark::internal::Benchmark* b) {
   b->ArgName("mode")->Arg(kNone)->Arg(kBankAccess)->Arg(kDefects)->Arg(kAll);
   b->Unit(benchmark::kMicrosecond)->UseRealTime();
@@ -134,8 +156,61 @@ BENCHMARK(BM_transposeCoalesced_512)->Apply(modes);
 BENCHMARK(BM_reduce_shuffle_256k)->Apply(modes);
 BENCHMARK(BM_matmul_tiled16_256)->Apply(modes);
 BENCHMARK(BM_setRowReadCol_64)->Apply(modes);
+BENCHMARK(BM_reduce_grid_stride_u8_1m)->Apply(modes);
+BENCHMARK(BM_matmul_tiled16_k2048)->Apply(modes);
+
+// The console output, then one line per launch: each mode's time over plain
+// emulation's (median when --benchmark_repetitions is given). CPU time of
+// the benchmark thread, which runs the whole launch (threads = 1): on a
+// shared machine it does not count the time other processes hold the core.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) {
+      if (r.error_occurred) continue;
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name != "median") continue;
+      // "BM_x/mode:3/real_time[_median]" -> launch "BM_x", mode 3.
+      std::string name = r.benchmark_name();
+      auto at = name.find("/mode:");
+      if (at == std::string::npos) continue;
+      int mode = std::atoi(name.c_str() + at + 6);
+      auto& slot = times_[name.substr(0, at)];
+      if (r.run_type == Run::RT_Aggregate || !slot.count(mode))
+        slot[mode] = r.GetAdjustedCPUTime();
+    }
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    std::printf("\nCPU time per launch over plain emulation (run = mode 0):\n");
+    std::printf("%-32s %12s %16s %16s %16s\n", "launch", "run (us)", "bank+access",
+                "DefectCheck", "all (analyze)");
+    for (const auto& [launch, t] : times_) {
+      if (!t.count(kNone)) continue;
+      double base = t.at(kNone);
+      std::printf("%-32s %12.1f", launch.c_str(), base);
+      for (int m : {kBankAccess, kDefects, kAll}) {
+        if (t.count(m))
+          std::printf(" %9.1f (%4.1fx)", t.at(m), t.at(m) / base);
+        else
+          std::printf(" %16s", "-");
+      }
+      std::printf("\n");
+    }
+  }
+
+ private:
+  std::map<std::string, std::map<int, double>> times_;
+};
 
 }  // namespace
 }  // namespace smemlab::check
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  smemlab::check::RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <unordered_map>
+#include <array>
+#include <map>
+#include <tuple>
 
 #include "bank/bank_map.h"
+#include "check/word_map.h"
 
 namespace smemlab::check {
 namespace {
@@ -24,6 +27,38 @@ struct Shadow {
   const emu::InstrInfo *r_instr = nullptr, *r2_instr = nullptr;
 };
 
+// Shadow records of one memory space, one per 4-byte word while the word is
+// only ever accessed whole (most code): then one visit serves all four
+// bytes. The first sub-word access splits the word into four byte records,
+// copies of the word's. Words are numbered by the caller (slots).
+class ShadowWords {
+ public:
+  void reset(size_t words) {
+    words_.assign(words, Word{});
+    bytes_.clear();
+  }
+  void add(size_t words) { words_.resize(words_.size() + words); }
+  bool whole(uint32_t slot) const { return words_[slot].bytes == kWhole; }
+  Shadow& word(uint32_t slot) { return words_[slot].shadow; }
+  Shadow& byte(uint32_t slot, unsigned k) {
+    Word& w = words_[slot];
+    if (w.bytes == kWhole) {
+      bytes_.push_back({w.shadow, w.shadow, w.shadow, w.shadow});
+      w.bytes = static_cast<uint32_t>(bytes_.size() - 1);
+    }
+    return bytes_[w.bytes][k];
+  }
+
+ private:
+  static constexpr uint32_t kWhole = UINT32_MAX;
+  struct Word {
+    Shadow shadow;
+    uint32_t bytes = kWhole;  // index into bytes_ once split
+  };
+  std::vector<Word> words_;
+  std::vector<std::array<Shadow, 4>> bytes_;
+};
+
 std::string dim_text(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
 
 }  // namespace
@@ -34,19 +69,46 @@ class BlockDefects final : public emu::BlockObserver {
 
   void on_block_begin(emu::Dim3, emu::Dim3 dim, uint32_t shared_bytes) override {
     threads_ = static_cast<uint32_t>(dim.count());
-    shadow_.assign(shared_bytes, Shadow{});
-    uniform_.assign(shared_bytes / 4 + 1, true);
+    shared_.reset(shared_bytes / 4 + 1);
     wepoch_.assign((threads_ + 31) / 32, 0);
   }
 
   void on_memory(const emu::MemAccess& a) override {
     ++event_;
     if (a.mask == 0) return;
-    for (unsigned lane = 0; lane < 32; ++lane) {
-      if (!(a.mask >> lane & 1u)) continue;
+    // Warp-wide tests first, so that the per-lane loop below only checks
+    // alignment and shared bounds lane by lane when some lane fails them.
+    uint64_t bits = 0, lo = UINT64_MAX, hi = 0;
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      uint64_t addr = a.addr[__builtin_ctz(m)];
+      bits |= addr;
+      lo = std::min(lo, addr);
+      hi = std::max(hi, addr);
+    }
+    bool pow2 = (a.width & (a.width - 1)) == 0;
+    bool aligned = pow2 && (bits & (a.width - 1)) == 0;
+    bool in_bounds = a.space == emu::Space::Shared && in_shared_bounds(lo, hi - lo + a.width);
+    if (a.space == emu::Space::Shared && a.op == emu::MemOp::Load && aligned && in_bounds &&
+        a.width % 4 == 0) {
+      // Most shared loads read whole words that need no update (see
+      // quiet_read): tested here per lane without the general path's setup.
+      for (uint32_t m = a.mask; m; m &= m - 1) {
+        unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
+        uint32_t thread = a.warp * 32 + lane;
+        uint64_t addr = a.addr[lane];
+        bool quiet = true;
+        for (uint64_t w = addr / 4; quiet && w < (addr + a.width) / 4; ++w)
+          quiet = shared_.whole(static_cast<uint32_t>(w)) &&
+                  quiet_read(shared_.word(static_cast<uint32_t>(w)), thread);
+        if (!quiet) shared(a, thread, addr, true);
+      }
+      return;
+    }
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
       uint32_t thread = a.warp * 32 + lane;
       uint64_t addr = a.addr[lane];
-      if (addr % a.width != 0) {
+      if (!aligned && addr % a.width != 0) {
         report("misaligned", Severity::Error,
                fmt::format("{} {} of {} bytes at address {:#x} is not {}-byte aligned",
                            emu::space_name(a.space), role(a.op), a.width, addr, a.width),
@@ -54,7 +116,7 @@ class BlockDefects final : public emu::BlockObserver {
         continue;
       }
       if (a.space == emu::Space::Shared)
-        shared(a, thread, addr);
+        shared(a, thread, addr, in_bounds);
       else if (a.space == emu::Space::Local)
         local(a, thread, addr);
       else if (a.space == emu::Space::Global)
@@ -120,16 +182,20 @@ class BlockDefects final : public emu::BlockObserver {
     exited_ += static_cast<uint32_t>(__builtin_popcount(e.mask));
   }
 
-  // Global memory this block touched, per 4-byte word with byte masks (one
-  // hash lookup per word, not per byte).
+  // Global memory this block touched, per 4-byte word with byte masks:
+  // one record per word, so this grows with the memory touched, not with
+  // the accesses made. Records come 32 words (a 128-byte line) at a time:
+  // global_lines numbers the lines, and word w of line slot L has record
+  // L * 32 + w % 32, so a warp's coalesced access looks up a line once.
   struct GlobalTouch {
     uint8_t touched = 0, written = 0;       // bytes of the word
     bool after_atomic = false;              // the block had used a global atomic before
     const emu::InstrInfo* instr = nullptr;  // first write, else first access
     uint32_t thread = 0;
   };
-  // In access order; finish_block sorts by word (stably) and merges.
-  std::vector<std::pair<uint64_t, GlobalTouch>> global_touch;
+  static constexpr uint32_t kLineWords = 32;
+  WordMap global_lines;                   // 128-byte line -> line slot
+  std::vector<GlobalTouch> global_touch;  // by record (see above)
 
  private:
   struct PendingRead {
@@ -160,10 +226,23 @@ class BlockDefects final : public emu::BlockObserver {
     }
   }
 
+  // Findings repeat (every lane, every loop iteration): the block keeps
+  // one per (kind, instructions, roles) with a count, so memory stays
+  // bounded however long the kernel runs. DefectCheck::add merges the same
+  // way across blocks, so the result is the same as keeping every one.
   void report(const std::string& kind, Severity sev, const std::string& msg,
               const emu::InstrInfo* instr, uint32_t thread, const emu::InstrInfo* other = nullptr,
               uint32_t other_thread = 0, const char* role_a = "at",
               const char* role_b = "earlier") {
+    auto key = std::make_tuple(kind, instr, other, std::string(role_a),
+                               other ? std::string(role_b) : std::string());
+    if (instr) {  // without an instruction the message tells findings apart
+      auto [it, fresh] = seen_.try_emplace(std::move(key), findings.size());
+      if (!fresh) {
+        ++findings[it->second].count;
+        return;
+      }
+    }
     Finding f;
     f.kind = kind;
     f.severity = sev;
@@ -174,16 +253,45 @@ class BlockDefects final : public emu::BlockObserver {
     findings.push_back(std::move(f));
   }
 
-  void shared(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
-    if (!in_shared_bounds(addr, a.width)) {
+  // A plain read of `s` by `thread` that needs nothing done: the byte was
+  // written (so not uninitialized), not in this barrier epoch (so no RAW),
+  // and this epoch's readers are recorded already (this thread, or two
+  // others). The general path in hazards() would report and record nothing.
+  bool quiet_global_read(const Shadow& s, uint32_t thread) const {
+    return s.read && s.r_epoch == epoch_ && (s.r2 || s.r_thread == thread) &&
+           !(s.written && s.w_epoch == epoch_);
+  }
+  bool quiet_read(const Shadow& s, uint32_t thread) const {
+    return s.ever_written && quiet_global_read(s, thread);
+  }
+
+  // `in_bounds`: the whole warp's access is known to be inside one variable.
+  void shared(const emu::MemAccess& a, uint32_t thread, uint64_t addr, bool in_bounds) {
+    if (!in_bounds && !in_shared_bounds(addr, a.width)) {
       report("out-of-bounds", Severity::Error,
              fmt::format("shared {} of {} bytes at offset {} is outside every shared variable{}",
                          role(a.op), a.width, addr, nearest(addr)),
              a.instr, thread, nullptr, 0, role(a.op));
       return;
     }
-    bool reads = a.op != emu::MemOp::Store, writes = a.op != emu::MemOp::Load;
+    // A cp.async's shared side only writes (its read is of global memory).
+    // cp.async's shared half only writes (its global half only reads): it is
+    // neither a read of the bytes it fills nor an atomic.
+    bool reads = a.op != emu::MemOp::Store && a.op != emu::MemOp::CpAsyncStore;
+    bool writes = a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad;
+    hazards(a, thread, addr, reads, writes, shared_, [](uint64_t word) {
+      return static_cast<uint32_t>(word);
+    });
+  }
+
+  // RAW/WAR/WAW hazards between threads of the block over the bytes of one
+  // lane's access, on shared memory (and its `uninitialized` reads) or on
+  // global memory; `slot_of` numbers the access's words in `mem`.
+  template <class SlotOf>
+  void hazards(const emu::MemAccess& a, uint32_t thread, uint64_t addr, bool reads, bool writes,
+               ShadowWords& mem, SlotOf slot_of) {
     bool atomic = reads && writes;
+    bool is_shared = a.space == emu::Space::Shared;
     uint32_t warp = thread / 32;
     // At most one finding per lane access: the first hazard over its bytes.
     bool reported = false;
@@ -194,20 +302,23 @@ class BlockDefects final : public emu::BlockObserver {
       if (same_warp && other_wepoch != wepoch_[warp]) return;  // a __syncwarp() between
       reported = true;
       report(same_warp ? "warp-race" : "race", same_warp ? Severity::Warning : Severity::Error,
-             fmt::format("{} hazard on shared byte {} between thread {} and thread {} of block {}: "
-                         "no {} between the two accesses",
-                         what, byte, other, thread, dim_text(block_),
+             fmt::format("{} hazard on {} between thread {} and thread {} of block {}: no {} "
+                         "between the two accesses",
+                         what,
+                         is_shared ? fmt::format("shared byte {}", byte)
+                                   : fmt::format("global byte {:#x}", byte),
+                         other, thread, dim_text(block_),
                          same_warp ? "__syncwarp()" : "barrier"),
              a.instr, thread, other_instr, other, role(a.op), earlier);
     };
-    auto visit = [&](uint64_t byte) {
-      Shadow& s = shadow_[byte];
+    auto visit = [&](Shadow& s, uint64_t byte) {
+      if (!writes && (is_shared ? quiet_read(s, thread) : quiet_global_read(s, thread))) return;
       // A lane that wrote the byte itself in the writing instruction (all
       // lanes storing one value) reads its own write, whichever lane won.
       bool self_wrote = s.w_thread / 32 == warp && (s.w_lanes >> (thread % 32) & 1u);
       bool other_wrote = s.written && s.w_epoch == epoch_ && s.w_thread != thread &&
                          s.w_event != event_ && !self_wrote && !(atomic && s.w_atomic);
-      if (reads && !s.ever_written && !reported && !pending_uninit_.count(byte)) {
+      if (is_shared && reads && !s.ever_written && !reported && !pending_uninit_.count(byte)) {
         // Held until the barrier epoch ends: if another thread writes the
         // byte in this epoch, the read merely ran ahead of it (a race,
         // reported as such) rather than reading memory nobody writes.
@@ -224,9 +335,10 @@ class BlockDefects final : public emu::BlockObserver {
           conflict("WAR", "read", s.r2_thread, s.r2_wepoch, s.r2_instr, byte);
       }
       if (writes) {
-        if (auto p = pending_uninit_.find(byte);
-            p != pending_uninit_.end() && p->second.thread != thread)
-          pending_uninit_.erase(p);
+        if (is_shared)
+          if (auto p = pending_uninit_.find(byte);
+              p != pending_uninit_.end() && p->second.thread != thread)
+            pending_uninit_.erase(p);
         s.w_lanes = s.w_event == event_ && s.w_thread / 32 == warp ? s.w_lanes : 0;
         s.w_lanes |= 1u << (thread % 32);
         s.written = s.ever_written = true;
@@ -255,26 +367,18 @@ class BlockDefects final : public emu::BlockObserver {
         }
       }
     };
-    // A word whose four bytes have always been accessed together keeps one
-    // shadow record (its first byte's) for all four: one visit per word for
-    // whole-word accesses. A sub-word access first gives each byte its copy.
-    for (uint64_t byte = addr; byte < addr + a.width;) {
-      uint64_t word = byte / 4;
-      if (uniform_[word] && byte % 4 == 0 && byte + 4 <= addr + a.width) {
-        visit(byte);
-        byte += 4;
+    for (uint64_t word = addr / 4; word <= (addr + a.width - 1) / 4; ++word) {
+      uint32_t slot = slot_of(word);
+      uint64_t lo = std::max(addr, word * 4), hi = std::min(addr + a.width, word * 4 + 4);
+      if (mem.whole(slot) && hi - lo == 4) {
+        visit(mem.word(slot), lo);
         continue;
       }
-      if (uniform_[word]) {
-        for (uint64_t k = 1; k < 4 && word * 4 + k < shadow_.size(); ++k)
-          shadow_[word * 4 + k] = shadow_[word * 4];
-        uniform_[word] = false;
-      }
-      visit(byte++);
+      for (uint64_t byte = lo; byte < hi; ++byte) visit(mem.byte(slot, byte % 4), byte);
     }
   }
 
-  bool in_shared_bounds(uint64_t addr, unsigned width) const {
+  bool in_shared_bounds(uint64_t addr, uint64_t width) const {
     const MemoryLayout& L = owner_.layout_;
     for (const SharedVar& v : L.shared)
       if (addr >= v.offset && addr + width <= uint64_t{v.offset} + v.size) return true;
@@ -304,25 +408,43 @@ class BlockDefects final : public emu::BlockObserver {
   }
 
   void global(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
-    if (a.op != emu::MemOp::Load && a.op != emu::MemOp::Store) {
-      // Atomics don't race; once a block has used one, its later accesses
-      // are taken to follow the kernel's own inter-block protocol
-      // (last-block-done, tickets) and are not reported.
-      atomic_seen_ = true;
-      return;
-    }
-    bool write = a.op == emu::MemOp::Store;
-    for (uint64_t word = addr / 4; word <= (addr + a.width - 1) / 4; ++word) {
-      uint64_t lo = std::max(addr, word * 4), hi = std::min(addr + a.width, word * 4 + 4);
-      uint8_t bytes = static_cast<uint8_t>(((1u << (hi - lo)) - 1u) << (lo - word * 4));
-      GlobalTouch t;
-      t.touched = bytes;
-      t.written = write ? bytes : 0;
-      t.after_atomic = atomic_seen_;
-      t.instr = a.instr;
-      t.thread = thread;
-      global_touch.emplace_back(word, t);
-    }
+    bool reads = a.op != emu::MemOp::Store, writes = a.op != emu::MemOp::Load &&
+                                                    a.op != emu::MemOp::CpAsyncLoad;
+    // cp.async reads global memory like a load (its shared half is the write).
+    bool plain = a.op == emu::MemOp::Load || a.op == emu::MemOp::Store ||
+                 a.op == emu::MemOp::CpAsyncLoad;
+    // Atomics don't race between blocks; once a block has used one, its
+    // later accesses are taken to follow the kernel's own inter-block
+    // protocol (last-block-done, tickets) and are not reported.
+    if (!plain) atomic_seen_ = true;
+    hazards(a, thread, addr, reads, writes, global_shadow_, [&](uint64_t word) {
+      uint64_t line = word / kLineWords;
+      if (line != last_line_ || !has_line_) {
+        uint32_t l = global_lines.slot(line);
+        if (size_t{l} * kLineWords == global_touch.size()) {
+          global_touch.resize(global_touch.size() + kLineWords);
+          global_shadow_.add(kLineWords);
+        }
+        last_line_ = line;
+        last_base_ = l * kLineWords;
+        has_line_ = true;
+      }
+      uint32_t slot = last_base_ + static_cast<uint32_t>(word % kLineWords);
+      if (plain) {
+        uint64_t lo = std::max(addr, word * 4), hi = std::min(addr + a.width, word * 4 + 4);
+        auto bytes = static_cast<uint8_t>(((1u << (hi - lo)) - 1u) << (lo - word * 4));
+        GlobalTouch& t = global_touch[slot];
+        bool write = a.op == emu::MemOp::Store;
+        if (!t.touched || (write && !t.written)) {  // first access, then first write
+          t.after_atomic = atomic_seen_;
+          t.instr = a.instr;
+          t.thread = thread;
+        }
+        t.touched |= bytes;
+        if (write) t.written |= bytes;
+      }
+      return slot;
+    });
   }
 
  public:
@@ -334,12 +456,21 @@ class BlockDefects final : public emu::BlockObserver {
   uint32_t threads_ = 0, exited_ = 0, epoch_ = 0;
   bool atomic_seen_ = false;
   uint64_t event_ = 0;
-  std::vector<Shadow> shadow_;
-  std::vector<bool> uniform_;  // per 4-byte word: shadow_[4w] stands for all its bytes
+  ShadowWords shared_;         // slot = shared word (offset / 4)
+  ShadowWords global_shadow_;  // by record, as global_touch
+  // The line of the last global lookup and its first record.
+  uint64_t last_line_ = 0;
+  uint32_t last_base_ = 0;
+  bool has_line_ = false;
   std::vector<uint32_t> wepoch_;
   // Per barrier id: the first waiter of the current epoch (instruction, warp).
   std::map<uint32_t, std::vector<std::pair<const emu::InstrInfo*, uint32_t>>> waiting_;
   std::map<uint64_t, PendingRead> pending_uninit_;  // byte -> first read of it, unwritten
+  // report()'s merge key -> index in findings.
+  std::map<std::tuple<std::string, const emu::InstrInfo*, const emu::InstrInfo*, std::string,
+                      std::string>,
+           size_t>
+      seen_;
 };
 
 std::unique_ptr<emu::BlockObserver> DefectCheck::make_block_observer(emu::Dim3 block) {
@@ -364,28 +495,18 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
   for (Finding& f : b->findings) add(std::move(f));
   uint64_t linear =
       block.x + uint64_t{kernel_.grid.x} * (block.y + uint64_t{kernel_.grid.y} * block.z);
-  // Words in address order (deterministic findings); a word's accesses in
-  // program order merge into one record: bytes touched and written, and the
-  // first write (else the first access) as the instruction to show.
-  auto& all = b->global_touch;
-  std::stable_sort(all.begin(), all.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::vector<std::pair<uint64_t, BlockDefects::GlobalTouch>> touches;
-  for (const auto& [word, t] : all) {
-    if (touches.empty() || touches.back().first != word) {
-      touches.emplace_back(word, t);
-      continue;
-    }
-    auto& m = touches.back().second;
-    if (t.written && !m.written) {
-      m.after_atomic = t.after_atomic;
-      m.instr = t.instr;
-      m.thread = t.thread;
-    }
-    m.touched |= t.touched;
-    m.written |= t.written;
-  }
-  for (const auto& [word, t] : touches) {
+  // Words in address order (deterministic findings).
+  const std::vector<uint64_t>& lines = b->global_lines.keys();
+  std::vector<uint32_t> order(lines.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return lines[x] < lines[y]; });
+  constexpr uint32_t kLineWords = BlockDefects::kLineWords;
+  for (uint32_t record = 0, n = static_cast<uint32_t>(order.size() * kLineWords); record < n;
+       ++record) {
+    uint32_t line = order[record / kLineWords];
+    uint64_t word = lines[line] * kLineWords + record % kLineWords;
+    const BlockDefects::GlobalTouch& t = b->global_touch[line * kLineWords + record % kLineWords];
+    if (!t.touched) continue;  // not accessed, or by atomics only
     auto [it, fresh] = global_.try_emplace(
         word, GlobalOwner{linear, block, t.touched, t.written, t.after_atomic, t.instr, t.thread});
     GlobalOwner& o = it->second;

@@ -1,9 +1,10 @@
 // The defect checkers of `smemlab check`, as one emulator observer:
-//  - hazards: RAW/WAR/WAW between threads on shared memory with no barrier
-//    between them (per-byte shadow: last writer, readers, barrier epoch,
-//    warp-sync epoch, instruction); `warp-race` when both threads are lanes
-//    of one warp with no __syncwarp() between; `uninitialized` for reads of
-//    bytes no thread of the block wrote;
+//  - hazards: RAW/WAR/WAW between threads of a block on shared or global
+//    memory with no barrier between them (per-byte shadow: last writer,
+//    readers, barrier epoch, warp-sync epoch, instruction); `warp-race` when
+//    both threads are lanes of one warp with no __syncwarp() between (the
+//    `volatile` last-warp unroll, on shared or global data); `uninitialized`
+//    for shared reads of bytes no thread of the block wrote;
 //  - barriers: bar.sync reached by part of a warp, at different barrier
 //    instructions, or after part of the block exited; warp collectives whose
 //    member mask names lanes that are not there;

@@ -140,6 +140,23 @@ TEST(Defects, AReadRunningAheadOfAnotherThreadsWriteIsARaceNotUninitialized) {
   EXPECT_NE(f[0].message.find("WAR"), std::string::npos);
 }
 
+// s[t] = (cp.async) ...; [barrier]; ... = s[63 - t]: the copy's shared side is
+// a write, not a read of uninitialized memory, and a later read is ordered by
+// the barrier.
+TEST(Defects, CpAsyncIntoSharedIsAWrite) {
+  Harness h;
+  emu::InstrInfo cp = instr(1, 10, "cp.async.ca.shared.global"), bar = instr(2, 11, "bar.sync 0"),
+                 ld = instr(3, 12, "ld.shared.u32");
+  for (uint32_t w = 0; w < 2; ++w)
+    h.block->on_memory(access(
+        emu::Space::Shared, emu::MemOp::CpAsyncStore, 4, &cp, w,
+        [&](unsigned l) { return 4 * (32 * w + l); }, kAll));
+  h.barrier(bar, 1);
+  for (uint32_t w = 0; w < 2; ++w)
+    h.load(ld, w, [&](unsigned l) { return 4 * (63 - (32 * w + l)); });
+  EXPECT_TRUE(h.finish().empty());
+}
+
 TEST(Defects, MisalignedAccess) {
   Harness h;
   emu::InstrInfo ld = instr(1, 10, "ld.shared.v2.f32");
@@ -205,6 +222,41 @@ TEST(Defects, GlobalRaceBetweenBlocks) {
   EXPECT_EQ(f[0].kind, "global-race");
   EXPECT_EQ(f[0].severity, Severity::Warning);
   EXPECT_EQ(f[0].count, 8u);  // 4 bytes x blocks 1 and 2
+}
+
+
+// cp.async fills s (its shared half writes, its global half reads), the
+// block waits and synchronizes, every thread reads a neighbour's element:
+// no uninitialized read, no race, no global-race from the global reads.
+TEST(Defects, CpAsyncFilledSharedIsInitialized) {
+  Harness h;
+  emu::InstrInfo cp = instr(1, 10, "cp.async.ca.shared.global"), bar = instr(2, 11, "bar.sync 0"),
+                 ld = instr(3, 12, "ld.shared.u32");
+  for (uint32_t w = 0; w < 2; ++w) {
+    h.block->on_memory(access(emu::Space::Global, emu::MemOp::CpAsyncLoad, 4, &cp, w,
+                              [&](unsigned l) { return 0x1000 + 4 * (32 * w + l); }));
+    h.block->on_memory(access(emu::Space::Shared, emu::MemOp::CpAsyncStore, 4, &cp, w,
+                              [&](unsigned l) { return 4 * (32 * w + l); }));
+  }
+  h.barrier(bar, 1);
+  for (uint32_t w = 0; w < 2; ++w)
+    h.load(ld, w, [&](unsigned l) { return 4 * (63 - (32 * w + l)); });
+  EXPECT_TRUE(h.finish().empty()) << h.check.findings()[0].message;
+}
+
+// The same without the barrier: the reads race with the other warp's copies.
+TEST(Defects, CpAsyncWithoutBarrierRaces) {
+  Harness h;
+  emu::InstrInfo cp = instr(1, 10, "cp.async.ca.shared.global"),
+                 ld = instr(3, 12, "ld.shared.u32");
+  for (uint32_t w = 0; w < 2; ++w)
+    h.block->on_memory(access(emu::Space::Shared, emu::MemOp::CpAsyncStore, 4, &cp, w,
+                              [&](unsigned l) { return 4 * (32 * w + l); }));
+  for (uint32_t w = 0; w < 2; ++w)
+    h.load(ld, w, [&](unsigned l) { return 4 * (63 - (32 * w + l)); });
+  const auto& f = h.finish();
+  ASSERT_FALSE(f.empty());
+  EXPECT_EQ(f[0].kind, "race");
 }
 
 }  // namespace

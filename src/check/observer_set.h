@@ -24,8 +24,10 @@ class ObserverSet final : public emu::KernelObserver {
   }
   void finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserver> o) override {
     auto* set = static_cast<BlockSet*>(o.get());
+    if (!set) return;
+    // A child that made no observer for this block gets no finish_block.
     for (size_t i = 0; i < children_.size(); ++i)
-      children_[i]->finish_block(block, std::move(set->parts[i]));
+      if (set->parts[i]) children_[i]->finish_block(block, std::move(set->parts[i]));
   }
   void on_kernel_end(bool ok) override {
     for (auto* c : children_) c->on_kernel_end(ok);

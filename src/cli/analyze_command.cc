@@ -7,6 +7,7 @@
 
 #include "cli/analysis_run.h"
 #include "cli/commands.h"
+#include "cli/html_output.h"
 
 namespace smemlab::cli {
 namespace {
@@ -15,7 +16,9 @@ struct AnalyzeOptions {
   LaunchOptions launch;
   std::string archs = "sm_90";
   std::string blocks;
+  std::string level = "sass";
   bool json = false, sarif = false;
+  std::string html;  // also write the HTML source view here
   uint64_t fail_on_excess = std::numeric_limits<uint64_t>::max();
 };
 
@@ -28,7 +31,8 @@ uint64_t excess_wavefronts(const check::BankAnalysis& b) {
 
 void analyze(AnalyzeOptions& o) {
   AnalysisRun run;
-  run_analyses(o.launch, o.archs, &run, o.blocks);
+  run_analyses(o.launch, o.archs, &run, o.blocks,
+               o.level == "ptx" ? sass::Level::Ptx : sass::Level::Sass);
   if (run.status.error && run.status.error->kind == "decode")
     throw UsageError(run.status.error->what());
   report::Analysis a{run.info, run.banks.get(), &run.access, &run.findings};
@@ -40,6 +44,10 @@ void analyze(AnalyzeOptions& o) {
     fmt::print("{}", report::analyze_text(a, run.source_lines));
     if (!run.findings.empty()) fmt::print("\nfindings\n{}", report::findings_text(run.findings));
   }
+  if (!o.html.empty())
+    write_html(o.html,
+               report::analyze_html({{report::launch_heading(run.info), a, run.source_lines}},
+                                    "smemlab analyze: " + run.info.kernel));
   if (run.status.error) {
     fmt::print(stderr, "smemlab: the kernel stopped early, counts are partial: {}\n",
                run.status.error->what());
@@ -66,9 +74,16 @@ void add_analyze_command(CLI::App& app) {
       "blocks to emulate: 'all', or N spread evenly over the grid (counts scaled to the "
       "grid; exact when the access pattern does not depend on blockIdx); default: all up "
       "to 64 blocks, else a sample of 64");
+  cmd->add_option("--level", o->level,
+                  "count the requests of the SASS the GPU runs (ptxas + nvdisasm; falls back to "
+                  "ptx, saying why, where they are missing) or of the PTX as written")
+      ->check(CLI::IsMember({"sass", "ptx"}))
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->add_flag("--sarif", o->sarif,
                 "SARIF 2.1.0 output (one result per line with excess wavefronts)");
+  cmd->add_option("--html", o->html,
+                  "also write the HTML source view (one self-contained file) to FILE");
   cmd->add_option("--fail-on-excess", o->fail_on_excess,
                   "exit 1 when the kernel's excess wavefronts on the first model exceed N")
       ->check(CLI::Validator(

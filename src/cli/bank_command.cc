@@ -6,11 +6,13 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bank/bank.h"
+#include "bank/bank_svg.h"
 #include "cli/bank_input.h"
 #include "cli/bank_report.h"
 #include "cli/commands.h"
@@ -32,6 +34,7 @@ struct Options {
   unsigned bank_mode = 4;
   std::string batch;
   bool json = false;
+  std::string svg;  // write the costliest warp's bank map here
 };
 
 // "expression:1:12: expected ']'" with the text and a caret under the column.
@@ -126,6 +129,34 @@ std::vector<Warp> warps_from_expression(const Options& o, bank::Op op,
   return warps;
 }
 
+// The costliest warp's request on each model, as one SVG file.
+void write_svg(const std::string& path, const std::vector<std::unique_ptr<bank::Model>>& models,
+               const std::vector<Warp>& warps, const Source& src) {
+  std::vector<bank::Figure> figures;
+  for (const auto& m : models) {
+    std::optional<bank::Figure> best;
+    for (const Warp& w : warps) {
+      bank::Result r;
+      try {
+        r = m->evaluate(w.request);
+      } catch (const bank::Error&) {
+        continue;  // the text/JSON report already names the refusal
+      }
+      if (best && r.wavefronts <= best->result.wavefronts) continue;
+      std::string what = src.mode == "expression" ? src.expression : "--addresses";
+      best =
+          bank::Figure{r, m->banks(),
+                       warps.size() > 1 ? fmt::format("{} on {}, warp {}", what, m->name(), w.index)
+                                        : fmt::format("{} on {}", what, m->name())};
+    }
+    if (best) figures.push_back(*best);
+  }
+  if (figures.empty()) usage_error("--svg: no model could evaluate the request");
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out << bank::bank_svg_document(figures);
+  if (!out || !out.flush()) usage_error(fmt::format("--svg {}: cannot write", path));
+}
+
 void run(const Options& o) {
   int modes = !o.expression.empty() + !o.addresses.empty() + !o.batch.empty();
   if (modes == 0)
@@ -181,6 +212,7 @@ void run(const Options& o) {
   if (models.size() == 1 && !results.front().error.empty()) usage_error(results.front().error);
 
   print_report(src, warps, results, o.json);
+  if (!o.svg.empty()) write_svg(o.svg, models, warps, src);
 }
 
 }  // namespace
@@ -228,7 +260,9 @@ void add_bank_command(CLI::App& app) {
                                 "TSV file whose header names columns op, width, mask, addresses "
                                 "(others ignored); prints one JSON object per row");
   cmd->add_flag("--json", o->json, "Print one JSON document instead of text");
-  for (CLI::Option* opt : {expr_opt, decl, block, let, addresses, width, mask, op})
+  auto* svg = cmd->add_option("--svg", o->svg,
+                              "also draw the costliest warp's bank map per model to FILE (SVG)");
+  for (CLI::Option* opt : {expr_opt, decl, block, let, addresses, width, mask, op, svg})
     batch->excludes(opt);
   for (CLI::Option* opt : {decl, block, let}) addresses->excludes(opt);
   cmd->callback([o, mode] {

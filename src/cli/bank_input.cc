@@ -101,6 +101,11 @@ bank::Request make_request(bank::Op op, std::string_view width, std::optional<ui
     if (!a)
       throw InputError("addresses",
                        fmt::format("lane {}: '{}' is not a byte address", i, trim(parts[i])));
+    // Shared memory is a 32-bit window (as for the expression path).
+    if (*a > 0xffffffffu)
+      throw InputError("addresses",
+                       fmt::format("lane {}: address {} is beyond the 32-bit shared memory window",
+                                   i, *a));
     if (*a % r.width != 0)
       throw InputError("addresses", fmt::format("lane {}: address {} is not aligned to the access "
                                                 "width of {} bytes",
@@ -187,7 +192,8 @@ void run_batch(const std::string& path, const bank::Model& model) {
     j["bank_conflicts"] = res.bank_conflicts;
     j["ways"] = res.ways;
     j["worst_wavefronts"] = res.worst_wavefronts;
-    rows += j.dump() + '\n';
+    // A name that is not UTF-8 is shown with U+FFFD, not a JSON exception.
+    rows += j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
   }
   if (header.empty())
     fail(line_no ? line_no : 1, "no header line (expected op, width, mask, addresses)");

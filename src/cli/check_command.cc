@@ -5,6 +5,7 @@
 
 #include "cli/analysis_run.h"
 #include "cli/commands.h"
+#include "cli/html_output.h"
 
 namespace smemlab::cli {
 namespace {
@@ -12,11 +13,12 @@ namespace {
 struct CheckOptions {
   LaunchOptions launch;
   bool json = false, sarif = false;
+  std::string html;  // also write the HTML source view here
 };
 
 void check_kernel(CheckOptions& o) {
   AnalysisRun run;
-  run_analyses(o.launch, "sm_90", &run);
+  run_analyses(o.launch, "sm_90", &run, "", sass::Level::Ptx);  // findings only: PTX level
   if (run.status.error && run.status.error->kind == "decode")
     throw UsageError(run.status.error->what());
   if (o.json) {
@@ -28,6 +30,13 @@ void check_kernel(CheckOptions& o) {
     fmt::print("{}\n", report::check_sarif(run.info, run.findings).dump(1));
   } else {
     fmt::print("{}", report::findings_text(run.findings));
+  }
+  if (!o.html.empty()) {
+    // Findings only: the page shows them at every line they involve.
+    report::Analysis a{run.info, nullptr, nullptr, &run.findings};
+    write_html(o.html,
+               report::analyze_html({{report::launch_heading(run.info), a, run.source_lines}},
+                                    "smemlab check: " + run.info.kernel));
   }
   if (!run.findings.empty()) throw ExitCode{kFindings};
 }
@@ -41,6 +50,7 @@ void add_check_command(CLI::App& app) {
   add_launch_options(cmd, o->launch);
   cmd->add_flag("--json", o->json, "JSON output: {\"findings\": [...]}");
   cmd->add_flag("--sarif", o->sarif, "SARIF 2.1.0 output");
+  cmd->add_option("--html", o->html, "also write the HTML source view with the findings to FILE");
   cmd->callback([o] {
     if (o->json && o->sarif) throw UsageError("--json and --sarif exclude each other");
     check_kernel(*o);

@@ -14,6 +14,7 @@ enum Exit : int {
   kUsage = 2,        // bad command line or bad input (message on stderr)
   kNoDevice = 3,     // `bench` without a CUDA device
   kRuntime = 4,      // the kernel under emulation failed (trap, deadlock, budget)
+  kInterrupted = 130,  // stopped by Ctrl-C (SIGINT) or SIGTERM; temporary files removed
 };
 
 struct ExitCode {

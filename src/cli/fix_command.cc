@@ -38,7 +38,8 @@ fix::RunResult run_for_proof(LaunchOptions o, const std::string& path, uint32_t 
   o.file = path;
   o.shared = dynamic_shared;
   try {
-    run_analyses(o, "sm_90", &run, "all", extra);
+    // PTX level: the rebuilt kernel is measured the way the candidates were costed.
+    run_analyses(o, "sm_90", &run, "all", sass::Level::Ptx, extra);
   } catch (const UsageError& e) {
     r.error = e.what();
     return r;

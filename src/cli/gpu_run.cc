@@ -1,5 +1,7 @@
 #include "cli/gpu_run.h"
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -18,6 +20,12 @@ std::vector<std::vector<uint8_t>> run_on_gpu(const Prepared& p) {
   l.block = {p.config.block.x, p.config.block.y, p.config.block.z};
   l.dynamic_shared = p.config.dynamic_shared;
   for (size_t i = 0; i < p.specs.size(); ++i) {
+    // Emulator addresses mean nothing on the GPU.
+    if (p.specs[i].pointer)
+      throw UsageError(
+          fmt::format("--arg '{}': ptr arguments work in the emulator only, not with "
+                      "--gpu or --compare",
+                      p.specs[i].text));
     gpu::Arg a;
     a.is_buffer = p.specs[i].buffer;
     if (a.is_buffer) {

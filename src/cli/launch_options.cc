@@ -2,14 +2,25 @@
 
 #include <cxxabi.h>
 #include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cfloat>
+#include <chrono>
+#include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "cli/commands.h"
+#include "emu/half.h"
 #include "ptx/lexer.h"
 
 namespace smemlab::cli {
@@ -32,39 +43,192 @@ std::string find_nvcc() {
   return "";
 }
 
-std::vector<std::string> read_recipes(const std::string& path) {
+// --- Ctrl-C -------------------------------------------------------------
+// The handler only does async-signal-safe things: set the flag, forward the
+// signal to nvcc, and on a second signal unlink the temporary files and _exit.
+std::atomic<bool> g_interrupted{false};
+volatile sig_atomic_t g_nvcc_pid = 0;
+char g_temp_dir[256] = "";
+char g_temp_ptx[300] = "";
+
+extern "C" void on_signal(int sig) {
+  if (g_interrupted.exchange(true)) {
+    if (g_temp_ptx[0]) unlink(g_temp_ptx);
+    if (g_temp_dir[0]) rmdir(g_temp_dir);  // nvcc's scratch files are gone with nvcc
+    _exit(kInterrupted);
+  }
+  if (g_nvcc_pid > 0) kill(static_cast<pid_t>(g_nvcc_pid), sig);
+}
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+void copy_path(char* dst, size_t cap, const std::string& s) {
+  dst[0] = '\0';
+  if (s.size() < cap) std::memcpy(dst, s.c_str(), s.size() + 1);
+}
+
+// --- Progress --------------------------------------------------------------
+// "kernel: 1234/65536 blocks, 812 blocks/s" on a terminal's stderr, once the
+// launch has run a second, at most 5 times a second; erased at the end.
+std::function<void(uint64_t, uint64_t, bool)> progress_line(const std::string& name) {
+  if (!isatty(STDERR_FILENO)) return {};
+  auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  bool shown = false;
+  return [=](uint64_t done, uint64_t total, bool end) mutable {
+    if (end) {
+      if (shown) fmt::print(stderr, "\r\033[K");
+      return;
+    }
+    auto now = std::chrono::steady_clock::now();
+    double secs = std::chrono::duration<double>(now - start).count();
+    if (secs < 1.0 || now - last < std::chrono::milliseconds(200)) return;
+    last = now;
+    shown = true;
+    fmt::print(stderr, "\r\033[K{}: {}/{} blocks, {:.0f} blocks/s", name, done, total,
+               static_cast<double>(done) / secs);
+    std::fflush(stderr);
+  };
+}
+
+// --- Input files -----------------------------------------------------------
+struct RecipeLine {
+  std::string text;
+  int line = 0, column = 0;
+};
+
+std::vector<RecipeLine> read_recipes(const std::string& path) {
   std::ifstream in(path);
-  std::vector<std::string> out;
+  std::vector<RecipeLine> out;
   std::string line;
-  while (std::getline(in, line)) {
+  for (int n = 1; std::getline(in, line); ++n) {
     size_t p = line.find("// smemlab:");
     if (p == std::string::npos) continue;
     bool only_space = line.find_first_not_of(" \t") == p;
-    if (only_space) out.push_back(line.substr(p + 11));
+    if (only_space) out.push_back({line.substr(p + 11), n, static_cast<int>(p) + 12});
   }
   return out;
 }
 
-std::vector<std::string> split_words(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
+struct Word {
+  std::string text;
+  size_t at = 0;  // offset in the recipe text
+};
+
+// Words of a recipe line; "..." or '...' quote a word with spaces
+// (--kernel "scale<float, 4>").
+std::vector<Word> split_words(const std::string& s) {
+  std::vector<Word> out;
   std::string w;
-  while (ss >> w) out.push_back(w);
+  bool in_word = false;
+  size_t at = 0;
+  char quote = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+      else
+        w += c;
+    } else if (c == '"' || c == '\'') {
+      if (!in_word) at = i;
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t') {
+      if (in_word) out.push_back({w, at});
+      w.clear();
+      in_word = false;
+    } else {
+      if (!in_word) at = i;
+      w += c;
+      in_word = true;
+    }
+  }
+  if (in_word) out.push_back({w, at});
   return out;
 }
 
+std::string without_spaces(std::string s) {
+  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); }),
+          s.end());
+  return s;
+}
+
+std::string dir_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+// Digits only (decimal, or hex with 0x): stoull alone would accept "-1"
+// (as 2^64-1), leading spaces and a '+'.
 uint64_t parse_u64(const std::string& s, const char* what) {
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])))
+    throw UsageError(fmt::format("bad {} '{}': expected a non-negative integer", what, s));
   try {
     size_t pos = 0;
     uint64_t v = std::stoull(s, &pos, 0);
     if (pos != s.size()) throw std::invalid_argument(s);
     return v;
+  } catch (const std::out_of_range&) {
+    throw UsageError(fmt::format("bad {} '{}': out of range (at most {})", what, s, UINT64_MAX));
   } catch (const std::exception&) {
     throw UsageError(fmt::format("bad {} '{}'", what, s));
   }
 }
 
+// The recipe naming o.kernel, else (no --kernel) the first; SIZE_MAX if none.
+size_t choose_recipe(const LaunchOptions& o, const std::vector<std::string>& recipes) {
+  for (size_t r = 0; r < recipes.size(); ++r) {
+    auto w = split_words(recipes[r]);
+    for (size_t i = 0; i + 1 < w.size(); ++i)
+      if (w[i].text == "--kernel" &&
+          (o.kernel.empty() || without_spaces(w[i + 1].text) == without_spaces(o.kernel)))
+        return r;
+  }
+  return o.kernel.empty() && !recipes.empty() ? 0 : SIZE_MAX;
+}
+
+// nvcc options of a recipe line (-I, -D, --std, --use_fast_math, --rdc, --Xnvcc).
+std::vector<std::string> recipe_nvcc_args(const std::string& recipe) {
+  std::vector<std::string> out;
+  auto w = split_words(recipe);
+  for (size_t i = 0; i < w.size(); ++i) {
+    bool has_next = i + 1 < w.size();
+    const std::string& t = w[i].text;
+    if ((t == "-I" || t == "-D") && has_next) {
+      out.push_back(t + w[i + 1].text);
+      ++i;
+    } else if (t.rfind("-I", 0) == 0 || t.rfind("-D", 0) == 0)
+      out.push_back(t);
+    else if (t == "--std" && has_next)
+      out.push_back("-std=" + w[++i].text);
+    else if (t == "--use_fast_math")
+      out.push_back("--use_fast_math");
+    else if (t == "--rdc")
+      out.push_back("-rdc=true");
+    else if (t == "--Xnvcc" && has_next)
+      out.push_back(w[++i].text);
+  }
+  return out;
+}
+
 }  // namespace
+
+// CLI11 reads "-1" into an unsigned option as 2^64-1; digits only.
+const CLI::Validator kUnsigned(
+    [](std::string& s) {
+      return !s.empty() && std::isdigit(static_cast<unsigned char>(s[0]))
+                 ? std::string()
+                 : "expected a non-negative integer, got '" + s + "'";
+    },
+    "UINT");
 
 void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   cmd->add_option("file", o.file,
@@ -75,7 +239,9 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
       "kernel: mangled, demangled, or demangled without parameters (optional with one kernel)");
   cmd->add_option("--grid", o.grid, "grid size X[,Y[,Z]]");
   cmd->add_option("--block", o.block, "block size X[,Y[,Z]]");
-  cmd->add_option("--shared", o.shared, "dynamic shared memory in bytes");
+  cmd->add_option("--shared", o.shared, "dynamic shared memory in bytes")
+      ->check(kUnsigned)
+      ->check(CLI::Range(uint32_t{0}, uint32_t{227 * 1024}));
   cmd->add_option(
       "--arg", o.args,
       "kernel argument in parameter order: int=64 unsigned=7 float=1.5 double=.. long=.. or a "
@@ -83,84 +249,188 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
       "TYPE[N]=zeros|iota|random(SEED)|file:PATH (random: floats in [0,1), integers in [0,1000))");
   // Not --arch: analyze's --arch names bank models.
   cmd->add_option("--nvcc-arch", o.arch, "nvcc -arch for .cu input")->capture_default_str();
-  cmd->add_option("--threads", o.threads, "host threads running blocks (0 = all cores)");
+  cmd->add_option("--threads", o.threads,
+                  fmt::format("host threads running blocks (0 = all cores, at most {})",
+                              emu::kMaxHostThreads))
+      ->check(kUnsigned)
+      ->check(CLI::Range(0u, emu::kMaxHostThreads));
   cmd->add_option("--budget", o.budget, "warp-instructions allowed per block")
+      ->check(kUnsigned)
+      ->check(CLI::Range(uint64_t{1}, UINT64_MAX))
       ->capture_default_str();
+  // nvcc pass-through for .cu input (also accepted in recipes).
+  cmd->add_option_function<std::vector<std::string>>(
+      "-I",
+      [&o](const std::vector<std::string>& v) {
+        for (const auto& d : v) o.nvcc_args.push_back("-I" + d);
+      },
+      "nvcc: include directory");
+  cmd->add_option_function<std::vector<std::string>>(
+      "-D",
+      [&o](const std::vector<std::string>& v) {
+        for (const auto& d : v) o.nvcc_args.push_back("-D" + d);
+      },
+      "nvcc: macro NAME[=VALUE]");
+  cmd->add_option_function<std::string>(
+      "--std", [&o](const std::string& v) { o.nvcc_args.push_back("-std=" + v); },
+      "nvcc: C++ standard (c++17, c++20)");
+  cmd->add_flag_callback(
+      "--use_fast_math", [&o]() { o.nvcc_args.push_back("--use_fast_math"); },
+      "nvcc: --use_fast_math");
+  cmd->add_flag_callback(
+      "--rdc", [&o]() { o.nvcc_args.push_back("-rdc=true"); }, "nvcc: -rdc=true");
+  cmd->add_option_function<std::vector<std::string>>(
+      "--Xnvcc",
+      [&o](const std::vector<std::string>& v) {
+        for (const auto& a : v) o.nvcc_args.push_back(a);
+      },
+      "nvcc: any argument, passed as is (repeatable)");
+  cmd->add_option("--keep-ptx", o.keep_ptx,
+                  "keep the PTX compiled from a .cu in this directory (errors then name it)");
+  cmd->add_flag("--quiet,-q", o.quiet,
+                "no progress line (shown on a terminal's stderr when a launch takes over 1 s)");
 }
 
 PreparedInput::~PreparedInput() {
   if (temporary && !ptx_path.empty()) std::remove(ptx_path.c_str());
+  if (!temp_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(temp_dir, ec);
+    g_temp_ptx[0] = g_temp_dir[0] = '\0';
+  }
 }
 
 void prepare_input(const LaunchOptions& o, PreparedInput* out) {
-  if (access(o.file.c_str(), R_OK) != 0)
+  // The name and the kind of file first: never read a device or a huge file.
+  bool is_ptx = ends_with(o.file, ".ptx");
+  if (!is_ptx && !ends_with(o.file, ".cu"))
+    throw UsageError(fmt::format("{}: expected a .cu or .ptx file", o.file));
+  struct stat st {};
+  if (stat(o.file.c_str(), &st) != 0 || access(o.file.c_str(), R_OK) != 0)
     throw UsageError(fmt::format("{}: cannot read file", o.file));
-  out->recipes = read_recipes(o.file);
-  if (ends_with(o.file, ".ptx")) {
+  if (!S_ISREG(st.st_mode)) throw UsageError(fmt::format("{}: not a regular file", o.file));
+  if (static_cast<uint64_t>(st.st_size) > kMaxInputBytes)
+    throw UsageError(fmt::format("{}: {} bytes; input files are limited to {} bytes", o.file,
+                                 st.st_size, kMaxInputBytes));
+  for (auto& r : read_recipes(o.file)) {
+    out->recipes.push_back(std::move(r.text));
+    out->recipe_lines.push_back(r.line);
+    out->recipe_columns.push_back(r.column);
+  }
+  if (is_ptx) {
     out->ptx_path = o.file;
     return;
   }
-  if (!ends_with(o.file, ".cu"))
-    throw UsageError(fmt::format("{}: expected a .cu or .ptx file", o.file));
   std::string nvcc = find_nvcc();
   if (nvcc.empty())
     throw UsageError(
         fmt::format("{}: nvcc not found (looked in PATH and /usr/local/cuda/bin); "
                     "compile to PTX elsewhere and pass the .ptx",
                     o.file));
-  char tmpl[] = "/tmp/smemlab-XXXXXX.ptx";
-  int fd = mkstemps(tmpl, 4);
-  if (fd < 0) throw UsageError("cannot create a temporary file");
-  close(fd);
-  out->ptx_path = tmpl;
-  out->temporary = true;
+  if (!o.keep_ptx.empty()) {
+    std::string base = o.file.substr(o.file.rfind('/') + 1);
+    out->ptx_path = o.keep_ptx + "/" + base.substr(0, base.size() - 3) + ".ptx";
+  } else {
+    // One private directory for the PTX and nvcc's own scratch files
+    // (TMPDIR), removed with `out` (also on Ctrl-C).
+    std::string base = std::filesystem::temp_directory_path().string();
+    std::string tmpl = base + "/smemlab-XXXXXX";
+    if (!mkdtemp(tmpl.data()))
+      throw UsageError(fmt::format("cannot create a temporary directory in {}", base));
+    out->temp_dir = tmpl;
+    out->ptx_path = tmpl + "/kernel.ptx";
+    out->temporary = true;
+    copy_path(g_temp_dir, sizeof g_temp_dir, out->temp_dir);
+    copy_path(g_temp_ptx, sizeof g_temp_ptx, out->ptx_path);
+  }
   std::string arch = "-arch=" + o.arch;
-  std::vector<const char*> argv = {nvcc.c_str(), "-ptx", "-lineinfo",    arch.c_str(),
-                                   "-o",         tmpl,   o.file.c_str(), nullptr};
+  std::vector<const char*> argv = {nvcc.c_str(), "-ptx", "-lineinfo", arch.c_str()};
+  // The command line's nvcc options, else the chosen recipe's.
+  std::vector<std::string> extra = o.nvcc_args;
+  if (extra.empty())
+    if (size_t r = choose_recipe(o, out->recipes); r != SIZE_MAX)
+      extra = recipe_nvcc_args(out->recipes[r]);
+  for (const auto& a : extra) argv.push_back(a.c_str());
+  for (const char* a : {"-o", out->ptx_path.c_str(), o.file.c_str()}) argv.push_back(a);
+  argv.push_back(nullptr);
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "TMPDIR=", 7) != 0) env_text.push_back(*e);
+  if (!out->temp_dir.empty()) env_text.push_back("TMPDIR=" + out->temp_dir);
+  std::vector<const char*> envp;
+  for (const auto& e : env_text) envp.push_back(e.c_str());
+  envp.push_back(nullptr);
   pid_t pid = fork();
   if (pid == 0) {
-    execv(nvcc.c_str(), const_cast<char* const*>(argv.data()));
+    execve(nvcc.c_str(), const_cast<char* const*>(argv.data()),
+           const_cast<char* const*>(envp.data()));
     _exit(127);
   }
+  g_nvcc_pid = pid;
   int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw UsageError(fmt::format("{}: nvcc -ptx failed (see its messages above)", o.file));
+  bool ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+            WEXITSTATUS(status) == 0;
+  g_nvcc_pid = 0;
+  stop_if_interrupted();
+  if (!ok) throw UsageError(fmt::format("{}: nvcc -ptx failed (see its messages above)", o.file));
 }
 
 void apply_recipe(LaunchOptions& o, const PreparedInput& in) {
   if (o.launch_flags_given() || in.recipes.empty()) return;
-  const std::string* chosen = nullptr;
-  for (const auto& r : in.recipes) {
-    auto w = split_words(r);
-    for (size_t i = 0; i + 1 < w.size(); ++i) {
-      if (w[i] == "--kernel" && (o.kernel.empty() || w[i + 1] == o.kernel)) {
-        chosen = &r;
-        break;
-      }
-    }
-    if (chosen) break;
-  }
-  if (!chosen && o.kernel.empty()) chosen = &in.recipes.front();
-  if (!chosen) return;
-  auto w = split_words(*chosen);
+  size_t chosen = choose_recipe(o, in.recipes);
+  if (chosen == SIZE_MAX) return;
+  auto w = split_words(in.recipes[chosen]);
+  // FILE:LINE:COL of word k (lines and columns are 0 for PreparedInputs
+  // built by hand without them).
+  auto where = [&](size_t k) {
+    int line = chosen < in.recipe_lines.size() ? in.recipe_lines[chosen] : 0;
+    int col = chosen < in.recipe_columns.size() ? in.recipe_columns[chosen] : 0;
+    return fmt::format("{}:{}:{}", o.file, line, col + static_cast<int>(w[k].at));
+  };
   for (size_t i = 0; i < w.size(); ++i) {
-    auto value = [&]() -> std::string {
-      if (i + 1 >= w.size())
-        throw UsageError(fmt::format("{}: recipe: {} needs a value", o.file, w[i]));
-      return w[++i];
-    };
-    if (w[i] == "--kernel")
-      o.kernel = value();
-    else if (w[i] == "--grid")
-      o.grid = value();
-    else if (w[i] == "--block")
-      o.block = value();
-    else if (w[i] == "--shared")
-      o.shared = static_cast<uint32_t>(parse_u64(value(), "--shared"));
-    else if (w[i] == "--arg")
-      o.args.push_back(value());
-    else
-      throw UsageError(fmt::format("{}: recipe: unknown option '{}'", o.file, w[i]));
+    size_t opt = i;
+    const std::string& name = w[i].text;
+    // nvcc options: used by prepare_input (recipe_nvcc_args).
+    if (name.rfind("-I", 0) == 0 || name.rfind("-D", 0) == 0 || name == "--use_fast_math" ||
+        name == "--rdc" || name == "--std" || name == "--Xnvcc") {
+      if ((name == "-I" || name == "-D" || name == "--std" || name == "--Xnvcc") && ++i >= w.size())
+        throw UsageError(fmt::format("{}: recipe: {} needs a value", where(opt), name));
+      continue;
+    }
+    if (name != "--kernel" && name != "--grid" && name != "--block" && name != "--shared" &&
+        name != "--arg")
+      throw UsageError(fmt::format("{}: recipe: unknown option '{}'", where(opt), name));
+    if (i + 1 >= w.size())
+      throw UsageError(fmt::format("{}: recipe: {} needs a value", where(opt), name));
+    const std::string& value = w[++i].text;
+    // Values are checked here so that an error names the recipe's place.
+    try {
+      if (name == "--kernel") {
+        o.kernel = value;
+      } else if (name == "--grid") {
+        parse_dim(value, "--grid");
+        o.grid = value;
+      } else if (name == "--block") {
+        parse_dim(value, "--block");
+        o.block = value;
+      } else if (name == "--shared") {
+        uint64_t shared = parse_u64(value, "--shared");
+        if (shared > 227 * 1024)
+          throw UsageError(fmt::format("--shared {}: more than CUDA's {} bytes per block", shared,
+                                       227 * 1024));
+        o.shared = static_cast<uint32_t>(shared);
+      } else {
+        // file:PATH in a recipe is relative to the recipe's file.
+        std::string a = value;
+        size_t f = a.find("=file:");
+        if (f != std::string::npos && f + 6 < a.size() && a[f + 6] != '/')
+          a = a.substr(0, f + 6) + dir_of(o.file) + a.substr(f + 6);
+        parse_arg(a);
+        o.args.push_back(a);
+      }
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("{}: recipe: {}", where(opt), e.what()));
+    }
   }
 }
 
@@ -197,11 +467,15 @@ std::string resolve_kernel(const std::vector<std::string>& mangled, const std::s
     for (const auto& m : mangled) list += "\n  " + strip_params(demangle(m));
     throw UsageError("several kernels; choose one with --kernel:" + list);
   }
+  // Spaces do not count ("scale<float, 4>" = "scale<float,4>").
+  std::string w = without_spaces(want);
   std::vector<std::string> hits;
   for (const auto& m : mangled) {
     std::string d = demangle(m);
     std::string dv = d.rfind("void ", 0) == 0 ? d.substr(5) : d;
-    if (m == want || d == want || dv == want || strip_params(d) == want) hits.push_back(m);
+    if (m == want || without_spaces(d) == w || without_spaces(dv) == w ||
+        without_spaces(strip_params(d)) == w)
+      hits.push_back(m);
   }
   if (hits.size() == 1) return hits[0];
   std::string list;
@@ -216,10 +490,12 @@ emu::Dim3 parse_dim(const std::string& s, const char* what) {
   std::string part;
   while (std::getline(ss, part, ',')) {
     uint64_t x = parse_u64(part, what);
-    if (x == 0 || x > 0x7fffffffu) throw UsageError(fmt::format("bad {} '{}'", what, s));
+    if (x == 0 || x > emu::kMaxGridDimX)
+      throw UsageError(
+          fmt::format("bad {} '{}': each dimension is 1 to {}", what, s, emu::kMaxGridDimX));
     v.push_back(static_cast<uint32_t>(x));
   }
-  if (v.empty() || v.size() > 3)
+  if (v.empty() || v.size() > 3 || s.back() == ',')
     throw UsageError(fmt::format("bad {} '{}': expected X[,Y[,Z]]", what, s));
   v.resize(3, 1);
   return {v[0], v[1], v[2]};
@@ -245,26 +521,70 @@ ArgSpec parse_arg(const std::string& s) {
     bool is_float, is_signed;
   };
   static const TypeInfo types[] = {
-      {"char", 1, false, true},    {"uchar", 1, false, false}, {"short", 2, false, true},
-      {"ushort", 2, false, false}, {"int", 4, false, true},    {"unsigned", 4, false, false},
-      {"uint", 4, false, false},   {"long", 8, false, true},   {"ulong", 8, false, false},
-      {"float", 4, true, true},    {"double", 8, true, true}};
+      {"char", 1, false, true},    {"uchar", 1, false, false},  {"short", 2, false, true},
+      {"ushort", 2, false, false}, {"int", 4, false, true},     {"unsigned", 4, false, false},
+      {"uint", 4, false, false},   {"long", 8, false, true},    {"ulong", 8, false, false},
+      {"float", 4, true, true},    {"double", 8, true, true},   {"int8", 1, false, true},
+      {"uint8", 1, false, false},  {"int16", 2, false, true},   {"uint16", 2, false, false},
+      {"int32", 4, false, true},   {"uint32", 4, false, false}, {"int64", 8, false, true},
+      {"uint64", 8, false, false}, {"half", 2, true, true},     {"bf16", 2, true, true},
+      {"ptr", 8, false, false},    {"bytes", 0, false, false}};
   const TypeInfo* t = nullptr;
   for (const auto& ti : types)
     if (lhs == ti.name) t = &ti;
   if (!t)
     throw UsageError(
         fmt::format("bad --arg '{}': unknown type '{}' (char uchar short ushort int unsigned long "
-                    "ulong float double)",
+                    "ulong int8 uint8 int16 uint16 int32 uint32 int64 uint64 half bf16 float "
+                    "double ptr bytes)",
                     s, lhs));
   a.type = t->name;
   a.elem_size = t->size;
   a.is_float = t->is_float;
   a.is_signed = t->is_signed;
-  if (!a.buffer) {
+  a.half = t->size == 2 && t->is_float;
+  a.bf16 = a.type == "bf16";
+  a.pointer = a.type == "ptr";
+  a.raw = a.type == "bytes";
+  if (a.raw) {  // bytes=HEX: raw parameter bytes, e.g. a struct passed by value
+    if (a.buffer || rhs.empty() || rhs.size() % 2 ||
+        rhs.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+      throw UsageError(
+          fmt::format("bad --arg '{}': bytes=HEX takes an even number of hex digits (no [N])", s));
+    a.elem_size = static_cast<uint32_t>(rhs.size() / 2);
     a.value = rhs;
     return a;
   }
+  if (!a.buffer) {
+    a.value = rhs;
+    scalar_bytes(a);  // the value must fit its type
+    return a;
+  }
+  // count * size must not wrap, and the emulator allocates it all.
+  if (a.count > emu::kMaxAllocationBytes / a.elem_size)
+    throw UsageError(fmt::format(
+        "bad --arg '{}': {} elements of {} bytes exceed the {}-byte limit for one buffer", s,
+        a.count, a.elem_size, emu::kMaxAllocationBytes));
+  if (rhs.size() >= 2 && rhs.front() == '{' && rhs.back() == '}') {
+    a.init = ArgSpec::Init::List;
+    std::string body = rhs.substr(1, rhs.size() - 2);
+    size_t start = 0;
+    while (start <= body.size() && !body.empty()) {
+      size_t comma = body.find(',', start);
+      std::string v = body.substr(start, comma == std::string::npos ? comma : comma - start);
+      v.erase(0, v.find_first_not_of(' '));
+      v.erase(v.find_last_not_of(' ') + 1);
+      a.list.push_back(v);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (a.list.size() != a.count)
+      throw UsageError(
+          fmt::format("bad --arg '{}': {} values for {} elements", s, a.list.size(), a.count));
+    return a;
+  }
+  if (a.pointer)
+    throw UsageError(fmt::format("bad --arg '{}': a ptr buffer takes a list {{@0,@1+8,0,...}}", s));
   if (rhs == "zeros") {
     a.init = ArgSpec::Init::Zeros;
   } else if (rhs == "iota") {
@@ -289,7 +609,11 @@ void store(std::vector<uint8_t>& out, size_t i, const ArgSpec& a, double fv, int
   uint8_t* p = out.data() + i * a.elem_size;
   if (a.is_float) {
     double d = use_float ? fv : static_cast<double>(iv);
-    if (a.elem_size == 4) {
+    if (a.half) {  // rounded to nearest even from float, as __float2half_rn
+      uint16_t h = a.bf16 ? emu::float_to_bf16(static_cast<float>(d))
+                          : emu::float_to_half(static_cast<float>(d));
+      std::memcpy(p, &h, 2);
+    } else if (a.elem_size == 4) {
       float f = static_cast<float>(d);
       std::memcpy(p, &f, 4);
     } else {
@@ -303,31 +627,124 @@ void store(std::vector<uint8_t>& out, size_t i, const ArgSpec& a, double fv, int
 
 }  // namespace
 
+// One scalar value `v` of `a`'s type into element i of `b`, range-checked.
+void store_checked(std::vector<uint8_t>& b, size_t i, const ArgSpec& a, const std::string& v) {
+  auto bad = [&](const std::string& why) {
+    return UsageError(fmt::format("bad --arg '{}': {}", a.text, why));
+  };
+  size_t pos = 0;
+  if (a.is_float) {
+    double d = 0;
+    try {
+      d = std::stod(v, &pos);
+    } catch (const std::out_of_range&) {
+      throw bad(fmt::format("'{}' is out of range for {}", v, a.type));
+    } catch (const std::exception&) {
+      throw bad(fmt::format("'{}' is not a {}", v, a.type));
+    }
+    if (pos != v.size() || v.empty() || std::isspace(static_cast<unsigned char>(v[0])))
+      throw bad(fmt::format("'{}' is not a {}", v, a.type));
+    if (a.elem_size == 4 && std::isfinite(d) && std::fabs(d) > FLT_MAX)
+      throw bad(fmt::format("'{}' is out of range for float", v));
+    store(b, i, a, d, 0, true);
+    return;
+  }
+  // Integers: decimal, 0x hex or 0 octal, in the range of the type.
+  bool neg = !v.empty() && v[0] == '-';
+  std::string digits = neg ? v.substr(1) : v;
+  if (digits.empty() || !std::isdigit(static_cast<unsigned char>(digits[0])))
+    throw bad(fmt::format("'{}' is not a {}", v, a.type));
+  uint64_t mag = 0;
+  try {
+    mag = std::stoull(digits, &pos, 0);
+  } catch (const std::out_of_range&) {
+    mag = UINT64_MAX;  // more than 64 bits: out of range for every type, reported below
+    pos = digits.size();
+  } catch (const std::exception&) {
+    throw bad(fmt::format("'{}' is not a {}", v, a.type));
+  }
+  if (pos != digits.size()) throw bad(fmt::format("'{}' is not a {}", v, a.type));
+  unsigned bits = a.elem_size * 8;
+  uint64_t max = a.is_signed ? (uint64_t{1} << (bits - 1)) - 1
+                             : (bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1);
+  uint64_t min_mag = a.is_signed ? uint64_t{1} << (bits - 1) : 0;  // |most negative|
+  bool fits = neg ? mag <= min_mag : mag <= max;
+  if (!fits) {
+    std::string lo = a.is_signed ? fmt::format("-{}", min_mag) : "0";
+    throw bad(fmt::format("{} is out of range for {} ({} to {})", v, a.type, lo, max));
+  }
+  int64_t iv = neg ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag);
+  store(b, i, a, 0, iv, false);
+}
+
+emu::ArgBytes scalar_bytes(const ArgSpec& a) {
+  std::vector<uint8_t> b(a.elem_size);
+  store_checked(b, 0, a, a.value);
+  return b;
+}
+
+// One value of `a` into element i of out. "@I" / "@I+OFFSET" (ptr only) is
+// the device address of buffer argument I plus OFFSET bytes; floats take
+// inf, -inf and nan.
+void store_value(std::vector<uint8_t>& out, size_t i, const ArgSpec& a, const std::string& text,
+                 const std::vector<uint64_t>& buffers) {
+  try {
+    size_t pos = 0;
+    if (a.pointer && !text.empty() && text[0] == '@') {
+      size_t plus = text.find_first_of("+-", 1);
+      size_t idx = std::stoul(text.substr(1, plus == std::string::npos ? plus : plus - 1), &pos);
+      if (pos != (plus == std::string::npos ? text.size() - 1 : plus - 1))
+        throw std::invalid_argument(text);
+      int64_t off = 0;
+      if (plus != std::string::npos) {
+        off = std::stoll(text.substr(plus), &pos, 0);
+        if (plus + pos != text.size()) throw std::invalid_argument(text);
+      }
+      if (idx >= buffers.size() || buffers[idx] == 0)
+        throw UsageError(
+            fmt::format("bad --arg '{}': '{}' does not name a buffer argument", a.text, text));
+      store(out, i, a, 0, static_cast<int64_t>(buffers[idx] + static_cast<uint64_t>(off)), false);
+      return;
+    }
+    store_checked(out, i, a, text);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("bad --arg '{}': '{}' is not a {}", a.text, text, a.type));
+  }
+}
+
 PreparedArgs prepare_args(emu::Device& dev, const std::vector<ArgSpec>& specs) {
   PreparedArgs out;
-  for (const auto& a : specs) {
+  // Buffers first, so that pointer values (@I) can name any buffer argument.
+  std::vector<uint64_t> addr_of(specs.size(), 0);
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (specs[k].buffer) try {
+        addr_of[k] = dev.malloc(specs[k].count * specs[k].elem_size, specs[k].text);
+      } catch (const std::length_error& e) {
+        throw UsageError(fmt::format("--arg {}", e.what()));
+      }
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const ArgSpec& a = specs[k];
+    if (a.raw) {
+      std::vector<uint8_t> b(a.elem_size);
+      for (size_t j = 0; j < b.size(); ++j)
+        b[j] = static_cast<uint8_t>(std::stoul(a.value.substr(2 * j, 2), nullptr, 16));
+      out.bytes.push_back(b);
+      out.buffer.push_back(0);
+      continue;
+    }
     if (!a.buffer) {
       std::vector<uint8_t> b(a.elem_size);
-      try {
-        size_t pos = 0;
-        if (a.is_float) {
-          double d = std::stod(a.value, &pos);
-          store(b, 0, a, d, 0, true);
-        } else {
-          int64_t v = a.is_signed ? std::stoll(a.value, &pos, 0)
-                                  : static_cast<int64_t>(std::stoull(a.value, &pos, 0));
-          store(b, 0, a, 0, v, false);
-        }
-        if (pos != a.value.size()) throw std::invalid_argument(a.value);
-      } catch (const std::exception&) {
-        throw UsageError(fmt::format("bad --arg '{}': '{}' is not a {}", a.text, a.value, a.type));
-      }
+      store_value(b, 0, a, a.value, addr_of);
       out.bytes.push_back(b);
       out.buffer.push_back(0);
       continue;
     }
     std::vector<uint8_t> data(a.count * a.elem_size, 0);
-    if (a.init == ArgSpec::Init::Iota) {
+    if (a.init == ArgSpec::Init::List) {
+      for (uint64_t i = 0; i < a.count; ++i) store_value(data, i, a, a.list[i], addr_of);
+    } else if (a.init == ArgSpec::Init::Iota) {
       for (uint64_t i = 0; i < a.count; ++i) store(data, i, a, 0, static_cast<int64_t>(i), false);
     } else if (a.init == ArgSpec::Init::Random) {
       uint64_t x = a.seed * 0x9E3779B97F4A7C15ull + 1;
@@ -350,7 +767,7 @@ PreparedArgs prepare_args(emu::Device& dev, const std::vector<ArgSpec>& specs) {
         throw UsageError(
             fmt::format("--arg '{}': {} has fewer than {} bytes", a.text, a.path, data.size()));
     }
-    uint64_t addr = dev.malloc(data.size(), a.text);
+    uint64_t addr = addr_of[k];
     dev.copy_to(addr, data.data(), data.size());
     out.bytes.push_back(emu::arg(addr));
     out.buffer.push_back(addr);
@@ -358,7 +775,16 @@ PreparedArgs prepare_args(emu::Device& dev, const std::vector<ArgSpec>& specs) {
   return out;
 }
 
+const std::atomic<bool>& interrupted() { return g_interrupted; }
+
+void stop_if_interrupted() {
+  if (!g_interrupted) return;
+  fmt::print(stderr, "smemlab: interrupted\n");
+  throw ExitCode{kInterrupted};  // unwinding removes the temporary files
+}
+
 void prepare_launch(LaunchOptions o, Prepared* p) {
+  install_signal_handlers();
   prepare_input(o, &p->input);
   apply_recipe(o, p->input);
   try {
@@ -376,9 +802,13 @@ void prepare_launch(LaunchOptions o, Prepared* p) {
     throw UsageError("--grid and --block are required (or a `// smemlab:` recipe in the file)");
   p->config.grid = parse_dim(o.grid, "--grid");
   p->config.block = parse_dim(o.block, "--block");
+  if (std::string e = emu::launch_limits_error(p->config.grid, p->config.block); !e.empty())
+    throw UsageError(fmt::format("--grid {} --block {}: {}", o.grid, o.block, e));
   p->config.dynamic_shared = o.shared;
   p->config.threads = o.threads;
   p->config.budget = o.budget;
+  p->config.stop = &g_interrupted;
+  if (!o.quiet) p->config.progress = progress_line(demangle(p->kernel));
   for (const auto& s : o.args) p->specs.push_back(parse_arg(s));
   const auto& params = p->module->kernel(p->kernel).params;
   if (p->specs.size() != params.size())

@@ -3,6 +3,8 @@
 // --arg, the in-file recipe `// smemlab: ...`, kernel-name resolution
 // (mangled, demangled, or demangled without its parameter list), and turning
 // --arg SPECs into emulator buffers. Errors throw UsageError (exit code 2).
+// Also the long-run conveniences of those commands: a progress line on a
+// terminal and Ctrl-C (SIGINT/SIGTERM) stopping cleanly (exit code 130).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -27,7 +29,12 @@ struct ArgSpec {
   bool is_float = false, is_signed = true;
   bool buffer = false;
   uint64_t count = 0;  // buffer elements
-  enum class Init { Zeros, Iota, Random, File } init = Init::Zeros;
+  enum class Init { Zeros, Iota, Random, File, List } init = Init::Zeros;
+  bool half = false;  // float of 2 bytes: f16, or bf16 when bf16 is set
+  bool bf16 = false;
+  bool pointer = false;           // ptr: an 8-byte device address, may be "@I[+OFFSET]"
+  bool raw = false;               // bytes=HEX: the parameter's bytes as given (structs)
+  std::vector<std::string> list;  // TYPE[N]={v0,v1,...}
   uint64_t seed = 0;
   std::string path;   // file:PATH
   std::string value;  // scalar value text
@@ -42,6 +49,9 @@ struct LaunchOptions {
   std::string arch = "sm_90";
   unsigned threads = 0;
   uint64_t budget = 500'000'000;
+  std::vector<std::string> nvcc_args;  // passed to nvcc for .cu input (-I, -D, --Xnvcc, ...)
+  std::string keep_ptx;                // directory to keep the generated PTX in
+  bool quiet = false;  // no progress line
   bool launch_flags_given() const {
     return !grid.empty() || !block.empty() || !args.empty() || shared != 0;
   }
@@ -50,10 +60,19 @@ struct LaunchOptions {
 // Registers FILE and the launch flags on `cmd`.
 void add_launch_options(CLI::App* cmd, LaunchOptions& o);
 
+// Input files (.cu, .ptx) larger than this are rejected before reading.
+constexpr uint64_t kMaxInputBytes = 64ull << 20;
+
 struct PreparedInput {
   std::string ptx_path;              // the PTX to load (a temporary file for .cu input)
   std::vector<std::string> recipes;  // `// smemlab:` lines of the .cu/.ptx, without the prefix
+  std::vector<int> recipe_lines;     // the line (1-based) of each recipe
+  std::vector<int> recipe_columns;   // the column where each recipe's text starts
   bool temporary = false;
+  std::string temp_dir;  // nvcc's output and scratch files (removed with it)
+  PreparedInput() = default;
+  PreparedInput(const PreparedInput&) = delete;
+  PreparedInput& operator=(const PreparedInput&) = delete;
   ~PreparedInput();
 };
 
@@ -70,7 +89,11 @@ std::string resolve_kernel(const std::vector<std::string>& mangled, const std::s
 std::string demangle(const std::string& mangled);
 
 emu::Dim3 parse_dim(const std::string& s, const char* what);
+// Checks everything about the spec that does not need the kernel: type,
+// scalar value in the type's range, buffer size within kMaxAllocationBytes.
 ArgSpec parse_arg(const std::string& s);
+// A scalar --arg's bytes (little-endian, elem_size of them).
+emu::ArgBytes scalar_bytes(const ArgSpec& a);
 
 // Allocates and fills buffers; returns the kernel argument bytes.
 struct PreparedArgs {
@@ -90,5 +113,12 @@ struct Prepared {
   PreparedArgs args;
 };
 void prepare_launch(LaunchOptions o, Prepared* p);
+
+// Ctrl-C: prepare_launch installs SIGINT/SIGTERM handlers that set this flag
+// (p->config.stop points at it); a second signal exits at once, removing
+// the temporary files. After a launch, stop_if_interrupted prints a line
+// and throws ExitCode{kInterrupted} when the flag is set.
+const std::atomic<bool>& interrupted();
+void stop_if_interrupted();
 
 }  // namespace smemlab::cli

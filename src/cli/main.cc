@@ -1,14 +1,26 @@
 #include <fmt/core.h>
 
 #include <exception>
+#include <string>
 
 #include "cli/commands.h"
+#ifdef SMEMLAB_HAVE_PROGRAMS
+#include "cli/program_command.h"
+#endif
 
 int main(int argc, char** argv) {
   CLI::App app{"smemlab: GPU shared-memory bank conflicts, kernels and checks, with or without a GPU"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "smemlab 0.1.0");
   using namespace smemlab::cli;
+#ifdef SMEMLAB_HAVE_PROGRAMS
+  // `smemlab run|analyze|check [options] -- APP [ARGS...]`: program mode.
+  for (int i = 2; i < argc && argc > 1; ++i) {
+    std::string cmd = argv[1];
+    if (std::string(argv[i]) == "--" && (cmd == "run" || cmd == "analyze" || cmd == "check"))
+      return program_main(argc, argv, i);
+  }
+#endif
   add_bank_command(app);
 #ifdef SMEMLAB_HAVE_RUN
   add_run_command(app);

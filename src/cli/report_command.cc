@@ -13,6 +13,7 @@
 
 #include "cli/analysis_run.h"
 #include "cli/commands.h"
+#include "cli/html_output.h"
 
 namespace smemlab::cli {
 namespace {
@@ -24,21 +25,12 @@ struct ReportOptions {
   std::string bench;  // JSON written by `smemlab bench --json`
   std::string filter;
   bool json = false;
+  std::string html;  // also write the chart page here
 };
 
 constexpr const char* kArchs = "sm_90,sm_20,sm_35:4,sm_35:8";
 
-struct Row {
-  std::string file, kernel;
-  int variant = 1;  // n-th recipe of the same kernel (other sizes)
-  uint64_t ld_requests = 0, st_requests = 0, atom_requests = 0;
-  // Wavefronts per shared load / store request, per model; -1 for none.
-  std::vector<double> ld_per, st_per;
-  double sectors = 0, ideal_sectors = 0;  // per global request
-  uint64_t divergent = 0, branches = 0;
-  size_t findings = 0;
-  std::string error;
-};
+using Row = report::SuiteRow;
 
 Row analyze_recipe(const std::string& file, const Recipe& recipe) {
   Row row;
@@ -138,6 +130,11 @@ void report(ReportOptions& o) {
     throw UsageError(o.filter.empty() ? fmt::format("{}: no `// smemlab:` recipes found", o.kernels)
                                       : fmt::format("--filter '{}': no kernel matches", o.filter));
   auto models = parse_models(kArchs);
+  if (!o.html.empty()) {
+    std::vector<std::string> archs;
+    for (const auto& m : models) archs.push_back(m->name());
+    write_html(o.html, report::suite_html(rows, archs, bench));
+  }
   if (o.json) {
     nlohmann::json arr = nlohmann::json::array();
     for (const Row& r : rows) {
@@ -216,6 +213,8 @@ void add_report_command(CLI::App& app) {
                   "results of `smemlab bench --json` to show beside the analysis");
   cmd->add_option("--filter", o->filter, "only kernels whose name contains this");
   cmd->add_flag("--json", o->json, "JSON output");
+  cmd->add_option("--html", o->html,
+                  "also write the table as a chart page (one self-contained file) to FILE");
   cmd->callback([o] { report(*o); });
 }
 

@@ -10,6 +10,7 @@
 #include "cli/launch_options.h"
 #ifdef SMEMLAB_HAVE_GPU
 #include "cli/gpu_run.h"
+#include "emu/half.h"
 #include "gpu/device_launch.h"
 #endif
 
@@ -20,7 +21,7 @@ struct RunOptions {
   LaunchOptions launch;
   std::vector<std::string> dumps;
   std::vector<size_t> prints;
-  bool gpu = false, compare = false;
+  bool gpu = false, compare = false, stats = false;
 };
 
 // The same launch on the real GPU (before the emulator touches the buffers).
@@ -94,6 +95,16 @@ std::vector<uint8_t> read_buffer(const Prepared& p, size_t i) {
 }
 
 std::string format_value(const ArgSpec& a, const uint8_t* p) {
+  if (a.half) {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return fmt::format("{}", a.bf16 ? emu::bf16_to_float(h) : emu::half_to_float(h));
+  }
+  if (a.pointer) {
+    uint64_t u;
+    std::memcpy(&u, p, 8);
+    return fmt::format("0x{:x}", u);
+  }
   if (a.is_float) {
     if (a.elem_size == 4) {
       float f;
@@ -120,8 +131,13 @@ void run(RunOptions& o) {
     if (eq == std::string::npos)
       throw UsageError(fmt::format("bad --dump '{}': expected I=PATH", d));
     size_t i;
+    std::string index = d.substr(0, eq);
     try {
-      i = std::stoul(d.substr(0, eq));
+      size_t pos = 0;
+      if (index.empty() || !std::isdigit(static_cast<unsigned char>(index[0])))
+        throw std::invalid_argument(index);
+      i = std::stoul(index, &pos);
+      if (pos != index.size()) throw std::invalid_argument(index);
     } catch (const std::exception&) {
       throw UsageError(fmt::format("bad --dump '{}': expected I=PATH", d));
     }
@@ -137,6 +153,7 @@ void run(RunOptions& o) {
   auto t0 = std::chrono::steady_clock::now();
   emu::LaunchStatus st;
   if (!o.gpu) st = emu::launch_raw(*p.module, p.kernel, p.config, p.args.bytes);
+  stop_if_interrupted();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto& c = p.config;
   if (!st.ok()) {
@@ -149,6 +166,12 @@ void run(RunOptions& o) {
         "s\n",
         demangle(p.kernel), c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
         p.module->kernel(p.kernel).static_shared, c.dynamic_shared, st.warp_instructions, secs);
+  if (o.stats && !o.gpu)
+    fmt::print(stderr,
+               "smemlab run: stats: {} warp-instructions in {:.3f} s ({:.1f} M warp-instructions/s) "
+               "on {} host thread{}\n",
+               st.warp_instructions, secs, secs > 0 ? st.warp_instructions / secs / 1e6 : 0.0,
+               st.threads, st.threads == 1 ? "" : "s");
   for (const auto& [i, path] : dumps) {
     auto data = buffer(i);
     std::ofstream out(path, std::ios::binary);
@@ -180,6 +203,8 @@ void add_run_command(CLI::App& app) {
       "--gpu", opts->gpu,
       "run the same launch (same PTX, same argument bytes) on the real GPU instead (exit 3 "
       "without a CUDA device)");
+  cmd->add_flag("--stats", opts->stats,
+                "print warp-instructions executed, wall time, rate and host threads on stderr");
   cmd->add_flag(
       "--compare", opts->compare,
       "run on the GPU and in the emulator and compare every buffer (exit 1 if any differs)");

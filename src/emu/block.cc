@@ -176,6 +176,8 @@ void barrier_check(BlockCtx& b) {
 }
 
 void on_exit_lanes(BlockCtx& b, Warp& w, uint32_t pc, uint32_t mask) {
+  // Copies a thread never waited for still complete (the latest point).
+  if (!b.async[w.index].copies.empty()) cpasync_complete_all(b, w, mask);
   b.live_threads -= static_cast<uint32_t>(__builtin_popcount(mask));
   if (b.obs) b.obs->on_exit(Exit{mask, &b.prog->info[b.prog->ops[pc].info], b.id, w.index});
   barrier_check(b);
@@ -190,6 +192,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   b.obs = obs;
   b.steps = 0;
   b.lane_steps = 0;
+  b.printf_out.clear();
   for (auto& bar : b.bars) bar = Barrier{};
   uint32_t nthreads = static_cast<uint32_t>(env.block.count());
   uint32_t nwarps = (nthreads + 31) / 32;
@@ -210,13 +213,14 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   b.shared_bytes = p.static_shared + env.dynamic_shared;
   b.shared.assign(b.shared_bytes + 1, 0);
   b.warps.assign(nwarps, Warp{});
+  b.async.assign(nwarps, AsyncState{});
   for (uint32_t wi = 0; wi < nwarps; ++wi) {
     Warp& w = b.warps[wi];
     w.index = wi;
     w.R = b.regs.data() + per_warp * wi;
     w.P = b.preds.data() + size_t{p.num_preds} * wi;
     w.local = b.local.data() + size_t{p.frame_bytes} * 32 * wi;
-    std::memcpy(w.R, reg_template_.data(), per_warp * sizeof(uint64_t));
+    if (per_warp) std::memcpy(w.R, reg_template_.data(), per_warp * sizeof(uint64_t));
     uint32_t lanes = std::min(32u, nthreads - wi * 32);
     w.exists = lanes == 32 ? ~0u : ((1u << lanes) - 1);
     w.live = w.runnable = w.exists;
@@ -248,6 +252,8 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     }
     if (!alive) break;
     if (!progress) deadlock();
+    if (env.stop && env.stop->load(std::memory_order_relaxed))
+      throw Fault{"interrupted", "stopped by a signal", 0, -1, 0};
   }
   if (!b.counts.empty()) {
     std::vector<const InstrInfo*> info(p.ops.size());

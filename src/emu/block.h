@@ -11,6 +11,7 @@ class BlockRunner {
   // Throws Fault when the kernel fails in this block.
   void run(const LaunchEnv& env, Dim3 block, BlockObserver* obs);
   const BlockCtx& context() const { return ctx_; }
+  BlockCtx& context_mut() { return ctx_; }
 
  private:
   [[noreturn]] void deadlock();

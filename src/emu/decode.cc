@@ -52,7 +52,14 @@ int type_bytes(T t) {
   return 0;
 }
 
+// An error in the current instruction names the user's source line (its
+// .loc) first and the PTX position second; the PTX may be a temporary file.
 [[noreturn]] void DecodeContext::fail(const ptx::TextPos& p, const std::string& msg) const {
+  std::string src = cur_info.loc >= 0 && p.line == cur_info.ptx_line
+                        ? module.lines.describe(cur_info.loc)
+                        : std::string();
+  if (!src.empty())
+    throw DecodeError(fmt::format("{}: {} (PTX {}:{}:{})", src, msg, module.path, p.line, p.col));
   throw DecodeError(fmt::format("{}:{}:{}: {}", module.path, p.line, p.col, msg));
 }
 
@@ -113,6 +120,16 @@ static bool special_kind(const std::string& n, Program::SpecialKind* k) {
   return false;
 }
 
+// %envreg0..%envreg31: read-only registers the driver may set per launch;
+// CUDA's runtime leaves them zero.
+static bool envreg(const std::string& n) {
+  if (n.rfind("%envreg", 0) != 0 || n.size() < 8 || n.size() > 9) return false;
+  for (size_t i = 7; i < n.size(); ++i)
+    if (n[i] < '0' || n[i] > '9') return false;
+  if (n.size() == 9 && n[7] == '0') return false;
+  return std::stoi(n.substr(7)) < 32;
+}
+
 const SymbolInfo* DecodeContext::symbol(const std::string& name) const {
   for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
     auto s = it->syms.find(name);
@@ -160,6 +177,8 @@ uint32_t DecodeContext::src(const ptx::Operand& o, T t) {
       }
       if (const SymbolInfo* s = symbol(o.name))
         return constant(s->address + static_cast<uint64_t>(o.offset));
+      if (o.name == "WARP_SZ") return constant(32);  // warpSize
+      if (envreg(o.name)) return constant(0);
       if (fr.preds.count(o.name))
         fail(o.pos, fmt::format("predicate '{}' used as a value", o.name));
       fail(o.pos, fmt::format("undeclared register or symbol '{}'", o.name));
@@ -238,6 +257,10 @@ void DecodeContext::place_local(const ptx::VarDecl& v, Frame& fr) {
         fr.syms[v.name] = {MSpace::Shared, 0};  // set once the static size is known
       } else {
         prog->static_shared = align_up(prog->static_shared, align);
+        // CUDA's 227 KiB per block; also keeps the uint32 sum from wrapping.
+        if (uint64_t{prog->static_shared} + size > 227 * 1024)
+          fail(v.pos, fmt::format("static shared memory exceeds CUDA's limit of {} bytes with '{}'",
+                                  227 * 1024, v.name));
         fr.syms[v.name] = {MSpace::Shared, prog->static_shared};
         prog->shared_vars.push_back({v.name, prog->static_shared, size});
         prog->static_shared += size;
@@ -246,6 +269,11 @@ void DecodeContext::place_local(const ptx::VarDecl& v, Frame& fr) {
     case ptx::StateSpace::Local:
     case ptx::StateSpace::Param:
       prog->frame_bytes = align_up(prog->frame_bytes, std::max<uint32_t>(align, 1));
+      // CUDA's 512 KiB of local memory per thread; the emulator allocates
+      // the frame for every thread of a block.
+      if (uint64_t{prog->frame_bytes} + size > 512 * 1024)
+        fail(v.pos, fmt::format("local memory per thread exceeds CUDA's limit of {} bytes with '{}'",
+                                512 * 1024, v.name));
       fr.syms[v.name] = {MSpace::Local, prog->frame_bytes};
       prog->frame_bytes += std::max<uint32_t>(size, 1);
       break;

@@ -57,8 +57,50 @@ struct DecodeContext {
                      uint32_t ret_to);
   void emit_instruction(const ptx::Instruction& in);
   void emit_call(const ptx::Instruction& in, const Op& base);
+
   Op& push(const Op& op);
   Op make(const ptx::Instruction& in);
 };
+
+// The instruction being decoded, what its modifiers say, and the helpers
+// decoders share.
+struct Insn {
+  Insn(DecodeContext& ctx, const ptx::Instruction& i, const Op& o) : c(ctx), in(i), op(o) {}
+  DecodeContext& c;
+  const ptx::Instruction& in;
+  Op op;               // guard filled in; op.t starts as t
+  std::vector<T> tys;  // the type modifiers, in order
+  T t = U32;           // the last of them (U32 if none)
+  bool ftz = false, sat = false;
+  Round rnd = R_NONE;
+
+  const std::string& opcode() const { return in.opcode; }
+  const std::vector<ptx::Operand>& operands() const { return in.operands; }
+  [[noreturn]] void unsupported() const;
+  void need(size_t n) const;  // exactly n operands
+  // d = op(a, b, ...) with nsrc sources of the instruction's type.
+  void simple(Base b, size_t nsrc);
+  // A float op with a rounding mode, .ftz, .sat or a transcendental.
+  void fslow(FOp f, size_t nsrc);
+  Op& push() { return c.push(op); }
+};
+
+// A call of a body-less function: emits its BUILTIN op and returns true
+// for vprintf/__assertfail/malloc/free, fails for the device runtime's
+// launch API (dynamic parallelism), returns false otherwise. params and
+// retvals are the frame offsets of the call's .param slots.
+bool decode_builtin(DecodeContext& c, const ptx::Instruction& in, const ptx::Function& callee,
+                    const std::vector<uint32_t>& params, const std::vector<uint32_t>& retvals);
+
+// Modifier lookups shared by decoders.
+inline bool is_float(T t) { return t == F32 || t == F64 || t == F16 || t == BF16; }
+MSpace space_of(const ptx::Instruction& in);  // Generic when no space modifier
+// Index in names[0..n) of the first modifier found there, or -1.
+int mod_index(const char* const* names, int n, const ptx::Instruction& in);
+
+// Decoders named by the SMEMLAB_PTX rows of instructions.def (each in the
+// file of its family; see docs/emulator.md).
+#define SMEMLAB_PTX(mnemonic, decoder) void decoder(Insn& d);
+#include "emu/instructions.def"
 
 }  // namespace smemlab::emu

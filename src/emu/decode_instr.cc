@@ -1,9 +1,10 @@
-// Opcode-by-opcode decoding of PTX instructions into ops.
+// Function bodies, inlined calls and the op buffer of the decoder.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "emu/decode_context.h"
+#include "emu/instructions.h"
 
 namespace smemlab::emu {
 namespace {
@@ -26,96 +27,11 @@ Op DecodeContext::make(const ptx::Instruction& in) {
   return op;
 }
 
-// The (base, type) pairs run_warp's switch implements; anything else is
-// rejected here so that no instruction fails only at run time.
-static bool implemented(const Op& op) {
-  T t = static_cast<T>(op.t);
-  bool i16_64 = t == U16 || t == S16 || t == U32 || t == S32 || t == U64 || t == S64;
-  bool ints = i16_64 || t == U8 || t == S8;
-  bool fl = t == F32 || t == F64;
-  bool fany = fl || t == F16 || t == BF16 || t == F16X2 || t == BF16X2;
-  switch (static_cast<Base>(op.code / 16)) {
-    case MOV:
-      return ints || fany;
-    case ADD:
-    case SUB:
-    case MUL_LO:
-    case MUL_HI:
-    case MIN:
-    case MAX:
-    case AND:
-    case OR:
-    case XOR:
-    case SHL:
-    case SHR:
-    case DIV:
-    case REM:
-    case MAD_LO:
-    case MAD_HI:
-    case ABS:
-    case NEG:
-    case NOT:
-    case CNOT:
-    case POPC:
-    case CLZ:
-    case BREV:
-      return i16_64;
-    case MUL_WIDE:
-    case MAD_WIDE:
-      return t == U16 || t == S16 || t == U32 || t == S32;
-    case BFE:
-      return t == U32 || t == S32 || t == U64 || t == S64;
-    case BFI:
-      return t == U32 || t == U64;
-    case PRMT:
-    case SHF:
-      return t == U32;
-    case FADD:
-    case FSUB:
-    case FMUL:
-    case FFMA:
-      return fl;
-    case FSLOW:
-      return fany;
-    case SETP:
-      return ints || fl || t == F16 || t == BF16;
-    case SELP:
-      return ints || fl || t == F16 || t == BF16;
-    case PACK:
-    case UNPACK:
-      return t == U16 || t == U32 || t == U64 || t == F32 || t == F64 || t == F16X2 ||
-             t == BF16X2 || t == S32 || t == S64;
-    case LD:
-    case ST:
-      return ints || fany;
-    case ATOM:
-      return i16_64 || fl;
-    case CVTA:
-      return t == U32 || t == U64;
-    case SPECIAL:
-      return t == U32 || t == U64 || t == S32 || t == S64;
-    case REDUX:
-      return t == U32 || t == S32;
-    case CARRY:
-      return t == U32 || t == U64;
-    case MATCH:
-      return t == U32 || t == U64;
-    case CVT:
-      if ((t == F16X2 || t == BF16X2) && op.t2 == F32) return true;  // pack two floats
-      return t != PRED && t != B128 && t != F16X2 && t != BF16X2 && op.t2 != PRED &&
-             op.t2 != B128 && op.t2 != F16X2 && op.t2 != BF16X2;
-    default:
-      return true;  // untyped ops (NOP, BRA, BAR, ...) are decoded with fixed codes
-  }
-}
-
 // Every op gets its own InstrInfo so that InstrInfo::pc is exact.
 Op& DecodeContext::push(const Op& op) {
-  if (!implemented(op)) {
-    throw DecodeError(
-        fmt::format("{}:{}:{}: unsupported instruction '{}' (this type is not implemented)",
-                    module.path, cur_info.ptx_line, cur_info.ptx_col, cur_info.text));
-  }
+  if (!implemented(op.code))
+    fail({cur_info.ptx_line, cur_info.ptx_col},
+         fmt::format("unsupported instruction '{}' (this type is not implemented)", cur_info.text));
   prog->ops.push_back(op);
   Op& o = prog->ops.back();
   o.info = static_cast<uint32_t>(prog->info.size());
@@ -197,6 +113,18 @@ void DecodeContext::emit_call(const ptx::Instruction& in, const Op& base) {
   };
   bind(callee->params, args, "arguments");
   bind(callee->retvals, rets, "return values");
+  if (!callee->has_body) {
+    auto offsets = [&](const std::vector<ptx::VarDecl>& decls) {
+      std::vector<uint32_t> v;
+      for (const auto& d : decls) v.push_back(static_cast<uint32_t>(map.at(d.name).address));
+      return v;
+    };
+    if (decode_builtin(*this, in, *callee, offsets(callee->params), offsets(callee->retvals)))
+      return;
+    fail(in.pos, fmt::format("call of external function '{}' (only vprintf, __assertfail, malloc "
+                             "and free are built in; other functions need a body in the PTX)",
+                             callee->name));
+  }
   emit_function(*callee, &map, 0);
 }
 

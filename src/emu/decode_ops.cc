@@ -1,17 +1,21 @@
-// emit_instruction: one PTX instruction -> ops. Field conventions per base op
-// are listed in program.h; unknown forms fail here with the PTX position.
+// emit_instruction: looks the PTX mnemonic up in instructions.def and runs
+// its decoder. Here: the helpers decoders share and the decoders of the
+// integer, bit, predicate and control-flow families. Field conventions per
+// base op are listed in program.h; unknown forms fail with the PTX position.
 #include <fmt/format.h>
 
 #include <cctype>
+#include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "emu/decode_context.h"
+#include "emu/decode_tensor.h"
 
 namespace smemlab::emu {
 namespace {
 
 using K = ptx::Operand::Kind;
-
-bool is_float(T t) { return t == F32 || t == F64 || t == F16 || t == BF16; }
 
 std::vector<T> types_of(const ptx::Instruction& in) {
   std::vector<T> out;
@@ -44,6 +48,57 @@ bool cmp_of(const std::string& s, Cmp* c) {
   return false;
 }
 
+// Registers that count time: Special, or -1.
+int clock_kind(const std::string& n) {
+  static const std::pair<const char*, Special> table[] = {{"%clock", SP_CLOCK},
+                                                          {"%clock64", SP_CLOCK64},
+                                                          {"%globaltimer", SP_GLOBALTIMER},
+                                                          {"%globaltimer_lo", SP_GLOBALTIMER_LO},
+                                                          {"%globaltimer_hi", SP_GLOBALTIMER_HI}};
+  for (const auto& [name, k] : table)
+    if (n == name) return k;
+  return -1;
+}
+
+using Decoder = void (*)(Insn&);
+const std::unordered_map<std::string_view, Decoder>& decoders() {
+  static const std::unordered_map<std::string_view, Decoder> table = {
+#define SMEMLAB_PTX(mnemonic, decoder) {#mnemonic, &decoder},
+#include "emu/instructions.def"
+  };
+  return table;
+}
+
+// Extended-precision integer arithmetic through the carry flag CC.CF:
+// kind 0 add, 1 sub (borrow), 2 mad.lo, 3 mad.hi; aux2 bit 0 = carry in,
+// bit 1 = carry out.
+void carry_op(Insn& d, int kind, bool cin, bool cout) {
+  T t = d.t;
+  if (d.sat || !(t == U32 || t == S32 || t == U64 || t == S64)) d.unsupported();
+  d.need(kind >= 2 ? 4 : 3);
+  const auto& ops = d.operands();
+  d.op.code = code(CARRY, t == S32 ? U32 : t == S64 ? U64 : t);
+  d.op.aux = static_cast<uint8_t>(kind);
+  d.op.aux2 = static_cast<uint8_t>((cin ? 1 : 0) | (cout ? 2 : 0));
+  d.op.r[0] = d.c.dst(ops[0]);
+  for (size_t i = 1; i < ops.size(); ++i) d.op.r[i] = d.c.src(ops[i], t);
+  d.push();
+}
+
+// Float arithmetic with a fast path for the common round-to-nearest forms.
+void farith(Insn& d, Base fast, FOp f, size_t nsrc) {
+  T t = d.t;
+  if ((t == F32 || t == F64) && !d.ftz && !d.sat && (d.rnd == R_NONE || d.rnd == R_RN)) {
+    d.simple(fast, nsrc);
+  } else if (t == F32 || t == F64 || t == F16 || t == BF16 || t == F16X2 || t == BF16X2) {
+    d.fslow(f, nsrc);
+  } else {
+    d.unsupported();
+  }
+}
+
+}  // namespace
+
 MSpace space_of(const ptx::Instruction& in) {
   for (const auto& m : in.mods) {
     if (m.rfind("global", 0) == 0) return MSpace::Global;
@@ -55,511 +110,352 @@ MSpace space_of(const ptx::Instruction& in) {
   return MSpace::Generic;
 }
 
-int index_of(const char* const* names, int n, const ptx::Instruction& in) {
+int mod_index(const char* const* names, int n, const ptx::Instruction& in) {
   for (const auto& m : in.mods)
     for (int i = 0; i < n; ++i)
       if (m == names[i]) return i;
   return -1;
 }
 
-}  // namespace
+void Insn::unsupported() const {
+  c.fail(in.pos, fmt::format("unsupported instruction '{}'", in.text()));
+}
+
+void Insn::need(size_t n) const {
+  if (in.operands.size() != n)
+    c.fail(in.pos,
+           fmt::format("'{}' expects {} operands, found {}", in.text(), n, in.operands.size()));
+}
+
+void Insn::simple(Base b, size_t nsrc) {
+  need(nsrc + 1);
+  const auto& ops = in.operands;
+  op.code = code(b, t);
+  op.r[0] = c.dst(ops[0]);
+  for (size_t i = 0; i < nsrc; ++i)
+    op.r[i + 1] = c.src(ops[i + 1], (b == SHL || b == SHR || b == BFE) && i > 0 ? U32 : t);
+  push();
+}
+
+void Insn::fslow(FOp f, size_t nsrc) {
+  need(nsrc + 1);
+  const auto& ops = in.operands;
+  op.code = code(FSLOW, t);
+  op.aux = f;
+  op.aux2 = static_cast<uint8_t>(rnd | (ftz ? kFtz : 0) | (sat ? kSat : 0));
+  op.r[0] = c.dst(ops[0]);
+  for (size_t i = 0; i < nsrc; ++i) op.r[i + 1] = c.src(ops[i + 1], t);
+  push();
+}
 
 void DecodeContext::emit_instruction(const ptx::Instruction& in) {
-  const std::string& o = in.opcode;
-  const auto& ops = in.operands;
-  Op op = make(in);
-  std::vector<T> tys = types_of(in);
-  T t = tys.empty() ? U32 : tys.back();
-  op.t = t;
-  auto unsupported = [&]() -> void {
-    fail(in.pos, fmt::format("unsupported instruction '{}'", in.text()));
-  };
+  Insn d(*this, in, make(in));
+  d.tys = types_of(in);
+  d.t = d.tys.empty() ? U32 : d.tys.back();
+  d.op.t = d.t;
+  d.ftz = in.has_mod("ftz");
+  d.sat = in.has_mod("sat");
+  d.rnd = round_of(in);
   // Modifiers that change results and are not implemented must not be
   // ignored: packed SIMD types (.s16x2, ...), .relu, .NaN, .xorsign, .satfinite.
   for (const auto& m : in.mods) {
     T dummy;
     bool typeish = m.size() >= 2 && std::string("usbfe").find(m[0]) != std::string::npos &&
                    std::isdigit(static_cast<unsigned char>(m[1]));
-    if ((typeish && !parse_type(m, &dummy)) || m == "relu" || m == "NaN" || m == "xorsign" ||
-        m == "satfinite" || m == "abs")
-      unsupported();
+    if (((typeish && !parse_type(m, &dummy)) || m == "relu" || m == "NaN" || m == "xorsign" ||
+         m == "satfinite" || m == "abs") &&
+        !is_tensor_or_async(in))
+      d.unsupported();
   }
-  auto need = [&](size_t n) {
-    if (ops.size() != n)
-      fail(in.pos, fmt::format("'{}' expects {} operands, found {}", in.text(), n, ops.size()));
-  };
-  auto simple = [&](Base b, size_t nsrc) {
-    need(nsrc + 1);
-    op.code = code(b, t);
-    op.r[0] = dst(ops[0]);
-    for (size_t i = 0; i < nsrc; ++i)
-      op.r[i + 1] = src(ops[i + 1], (b == SHL || b == SHR || b == BFE) && i > 0 ? U32 : t);
-    push(op);
-  };
-  bool ftz = in.has_mod("ftz"), sat = in.has_mod("sat");
-  Round rnd = round_of(in);
-  auto fslow = [&](FOp f, size_t nsrc) {
-    need(nsrc + 1);
-    op.code = code(FSLOW, t);
-    op.aux = f;
-    op.aux2 = static_cast<uint8_t>(rnd | (ftz ? kFtz : 0) | (sat ? kSat : 0));
-    op.r[0] = dst(ops[0]);
-    for (size_t i = 0; i < nsrc; ++i) op.r[i + 1] = src(ops[i + 1], t);
-    push(op);
-  };
-  // Extended-precision integer arithmetic through the carry flag CC.CF:
-  // kind 0 add, 1 sub (borrow), 2 mad.lo, 3 mad.hi; aux2 bit 0 = carry in,
-  // bit 1 = carry out.
-  auto carry_op = [&](int kind, bool cin, bool cout) {
-    if (sat || !(t == U32 || t == S32 || t == U64 || t == S64)) unsupported();
-    need(kind >= 2 ? 4 : 3);
-    op.code = code(CARRY, t == S32 ? U32 : t == S64 ? U64 : t);
-    op.aux = static_cast<uint8_t>(kind);
-    op.aux2 = static_cast<uint8_t>((cin ? 1 : 0) | (cout ? 2 : 0));
-    op.r[0] = dst(ops[0]);
-    for (size_t i = 1; i < ops.size(); ++i) op.r[i] = src(ops[i], t);
-    push(op);
-  };
-  // Float arithmetic with a fast path for the common round-to-nearest forms.
-  auto farith = [&](Base fast, FOp f, size_t nsrc) {
-    if ((t == F32 || t == F64) && !ftz && !sat && (rnd == R_NONE || rnd == R_RN)) {
-      simple(fast, nsrc);
-    } else if (t == F32 || t == F64 || t == F16 || t == BF16 || t == F16X2 || t == BF16X2) {
-      fslow(f, nsrc);
-    } else {
-      unsupported();
-    }
-  };
+  auto it = decoders().find(in.opcode);
+  if (it == decoders().end()) d.unsupported();
+  // [a, b, {c}] addresses belong to textures and surfaces (their decoders
+  // read the extra parts); anywhere else they would be silently cut to [a].
+  static const std::set<std::string, std::less<>> texture_ops = {"tex",  "tld4",  "txq", "suld",
+                                                                 "sust", "sured", "suq"};
+  if (!texture_ops.count(in.opcode))
+    for (const auto& o : in.operands)
+      if (o.kind == K::Addr && !o.elems.empty())
+        fail(o.pos, fmt::format("'{}' takes no '[a, b]' address", in.text()));
+  it->second(d);
+}
 
-  if (o == "mov") {
-    need(2);
-    if (is_pred(ops[0])) {
-      op.code = code(PLOGIC, PRED);
-      op.aux = 4;
-      op.r[0] = pred(ops[0]);
-      op.r[1] = pred(ops[1]);
-      push(op);
-    } else if (ops[1].kind == K::Vector) {
-      op.code = code(PACK, t);
-      op.vec = static_cast<uint8_t>(ops[1].elems.size());
-      op.r[0] = dst(ops[0]);
-      for (size_t i = 0; i < ops[1].elems.size() && i < 4; ++i)
-        op.r[i + 1] = src(ops[1].elems[i], U64);
-      push(op);
-    } else if (ops[0].kind == K::Vector) {
-      op.code = code(UNPACK, t);
-      op.vec = static_cast<uint8_t>(ops[0].elems.size());
-      for (size_t i = 0; i < ops[0].elems.size() && i < 4; ++i) op.r[i] = dst(ops[0].elems[i]);
-      op.r[4] = src(ops[1], t);
-      push(op);
-    } else if (ops[1].kind == K::Reg && (ops[1].name == "%clock" || ops[1].name == "%clock64" ||
-                                         ops[1].name == "%globaltimer")) {
-      op.code = code(SPECIAL, t);
-      op.aux = ops[1].name == "%clock"     ? SP_CLOCK
-               : ops[1].name == "%clock64" ? SP_CLOCK64
-                                           : SP_GLOBALTIMER;
-      op.r[0] = dst(ops[0]);
-      push(op);
-    } else {
-      simple(MOV, 1);
-    }
-  } else if (o == "add" || o == "sub" || o == "mul" || o == "mad" || o == "fma" || o == "div") {
-    if (is_float(t) || t == F16X2 || t == BF16X2) {
-      if (o == "add")
-        farith(FADD, F_ADD, 2);
-      else if (o == "sub")
-        farith(FSUB, F_SUB, 2);
-      else if (o == "mul")
-        farith(FMUL, F_MUL, 2);
-      else if (o == "div")
-        fslow(F_DIV, 2);
-      else
-        farith(FFMA, F_FMA, 3);
-      return;
-    }
-    if (in.has_mod("cc") && (o == "add" || o == "sub" || o == "mad")) {
-      carry_op(o == "add" ? 0 : o == "sub" ? 1 : (in.has_mod("hi") ? 3 : 2), false, true);
-      return;
-    }
-    if (sat || o == "fma") unsupported();
-    if (o == "add")
-      simple(ADD, 2);
-    else if (o == "sub")
-      simple(SUB, 2);
-    else if (o == "div")
-      simple(DIV, 2);
-    else if (o == "mul")
-      simple(in.has_mod("hi") ? MUL_HI : in.has_mod("wide") ? MUL_WIDE : MUL_LO, 2);
-    else
-      simple(in.has_mod("hi") ? MAD_HI : in.has_mod("wide") ? MAD_WIDE : MAD_LO, 3);
-  } else if (o == "addc" || o == "subc" || o == "madc") {
-    carry_op(o == "addc"   ? 0
-             : o == "subc" ? 1
-                           : (in.has_mod("hi") ? 3 : 2),
-             true, in.has_mod("cc"));
-  } else if (o == "mul24" || o == "mad24" || o == "dp4a" || o == "dp2a") {
-    unsupported();
-  } else if (o == "rem") {
-    simple(REM, 2);
-  } else if (o == "abs" || o == "neg") {
-    if (is_float(t))
-      fslow(o == "abs" ? F_ABS : F_NEG, 1);
-    else
-      simple(o == "abs" ? ABS : NEG, 1);
-  } else if (o == "min" || o == "max") {
-    if (is_float(t))
-      fslow(o == "min" ? F_MIN : F_MAX, 2);
-    else
-      simple(o == "min" ? MIN : MAX, 2);
-  } else if (o == "and" || o == "or" || o == "xor" || o == "not") {
-    if (t == PRED) {
-      need(o == "not" ? 2 : 3);
-      op.code = code(PLOGIC, PRED);
-      op.aux = o == "and" ? 0 : o == "or" ? 1 : o == "xor" ? 2 : 3;
-      op.r[0] = pred(ops[0]);
-      op.r[1] = pred(ops[1]);
-      op.aux2 = ops[1].negate ? 1 : 0;
-      if (o != "not") {
-        op.r[2] = pred(ops[2]);
-        op.aux2 |= ops[2].negate ? 2 : 0;
-      }
-      push(op);
-    } else {
-      simple(o == "and" ? AND : o == "or" ? OR : o == "xor" ? XOR : NOT, o == "not" ? 1 : 2);
-    }
-  } else if (o == "cnot") {
-    simple(CNOT, 1);
-  } else if (o == "shl" || o == "shr") {
-    simple(o == "shl" ? SHL : SHR, 2);
-  } else if (o == "popc" || o == "clz" || o == "brev") {
-    // Destination is .u32 for popc/clz; the type names the source.
-    need(2);
-    op.code = code(o == "popc" ? POPC : o == "clz" ? CLZ : BREV, t);
-    op.r[0] = dst(ops[0]);
-    op.r[1] = src(ops[1], t);
-    push(op);
-  } else if (o == "bfe") {
-    need(4);
-    op.code = code(BFE, t);
-    op.r[0] = dst(ops[0]);
-    op.r[1] = src(ops[1], t);
-    op.r[2] = src(ops[2], U32);
-    op.r[3] = src(ops[3], U32);
-    push(op);
-  } else if (o == "bfi") {
-    need(5);
-    op.code = code(BFI, t);
-    op.r[0] = dst(ops[0]);
-    op.r[1] = src(ops[1], t);
-    op.r[2] = src(ops[2], t);
-    op.r[3] = src(ops[3], U32);
-    op.r[4] = src(ops[4], U32);
-    push(op);
-  } else if (o == "prmt") {
-    if (in.mods.size() != 1) unsupported();  // only the default (generic) mode
-    simple(PRMT, 3);
-  } else if (o == "shf") {
-    op.aux = in.has_mod("r") ? 1 : 0;
-    op.aux2 = in.has_mod("wrap") ? 1 : 0;
-    simple(SHF, 3);
-  } else if (o == "fma" || o == "rcp" || o == "sqrt" || o == "rsqrt" || o == "ex2" || o == "lg2" ||
-             o == "sin" || o == "cos" || o == "tanh" || o == "copysign") {
-    FOp f = o == "rcp"     ? F_RCP
-            : o == "sqrt"  ? F_SQRT
-            : o == "rsqrt" ? F_RSQRT
-            : o == "ex2"   ? F_EX2
-            : o == "lg2"   ? F_LG2
-            : o == "sin"   ? F_SIN
-            : o == "cos"   ? F_COS
-            : o == "tanh"  ? F_TANH
-                           : F_COPYSIGN;
-    fslow(f, f == F_COPYSIGN ? 2 : 1);
-  } else if (o == "testp") {
-    static const char* kinds[] = {"finite",     "infinite", "number",
-                                  "notanumber", "normal",   "subnormal"};
-    int k = index_of(kinds, 6, in);
-    if (k < 0) unsupported();
-    need(2);
-    op.code = code(FSLOW, t);
-    op.aux = F_TESTP;
-    op.t2 = static_cast<uint8_t>(k);
-    op.r[0] = pred(ops[0]);
-    op.r[1] = src(ops[1], t);
-    push(op);
-  } else if (o == "setp") {
-    Cmp c;
-    if (in.mods.empty() || !cmp_of(in.mods[0], &c)) unsupported();
-    static const char* bools[] = {"and", "or", "xor"};
-    int b = index_of(bools, 3, in);
-    need(b >= 0 ? 4 : 3);
-    op.code = code(SETP, t);
-    op.aux = c;
-    op.t2 = static_cast<uint8_t>(b + 1);
-    op.aux2 = ftz ? kFtz : 0;
-    op.r[0] = pred(ops[0]);
-    op.r[1] = ops[0].pair.empty() ? UINT32_MAX : pred_name(ops[0].pair, ops[0].pos, K::Reg);
-    op.r[2] = src(ops[1], t);
-    op.r[3] = src(ops[2], t);
-    if (b >= 0) {
-      op.r[4] = pred(ops[3]);
-      op.aux2 |= ops[3].negate ? 1 : 0;
-    }
-    push(op);
-  } else if (o == "selp") {
-    need(4);
-    op.code = code(SELP, t);
-    op.r[0] = dst(ops[0]);
-    op.r[1] = src(ops[1], t);
-    op.r[2] = src(ops[2], t);
-    op.r[3] = pred(ops[3]);
-    push(op);
-  } else if (o == "cvt") {
-    if (tys.size() != 2) unsupported();
-    bool pair = (tys[0] == F16X2 || tys[0] == BF16X2) && tys[1] == F32;
-    need(pair ? 3 : 2);
-    if (pair) op.r[2] = src(ops[2], F32);  // cvt.rn.f16x2.f32 d, a, b: a -> upper, b -> lower
-    op.code = code(CVT, tys[0]);
-    op.t = tys[0];
-    op.t2 = tys[1];
-    op.aux2 = static_cast<uint8_t>(rnd | (ftz ? kFtz : 0) | (sat ? kSat : 0));
-    op.r[0] = dst(ops[0]);
-    op.r[1] = src(ops[1], tys[1]);
-    push(op);
-  } else if (o == "cvta" || o == "isspacep") {
-    need(2);
-    MSpace s = space_of(in);
-    if (s == MSpace::Generic) unsupported();
-    op.aux = static_cast<uint8_t>(s);
-    if (o == "isspacep") {
-      op.code = code(ISSPACEP, U64);
-      op.r[0] = pred(ops[0]);
-    } else {
-      op.code = code(CVTA, t);
-      op.aux2 = in.has_mod("to") ? 1 : 0;
-      op.r[0] = dst(ops[0]);
-    }
-    op.r[1] = src(ops[1], t);
-    push(op);
-  } else if (o == "ld" || o == "ldu" || o == "st") {
-    need(2);
-    bool store = o == "st";
-    const ptx::Operand& data = store ? ops[1] : ops[0];
-    const ptx::Operand& addr = store ? ops[0] : ops[1];
-    if (addr.kind != K::Addr) fail(addr.pos, "expected an address operand [..]");
-    if (t == B128 || t == PRED) unsupported();
-    op.code = code(store ? ST : LD, t);
-    op.aux = static_cast<uint8_t>(space_of(in));
-    op.width = static_cast<uint8_t>(type_bytes(t));
-    std::vector<const ptx::Operand*> elems;
-    if (data.kind == K::Vector) {
-      for (const auto& e : data.elems) elems.push_back(&e);
-    } else {
-      elems.push_back(&data);
-    }
-    if (elems.size() > 4) unsupported();
-    op.vec = static_cast<uint8_t>(elems.size());
-    for (size_t i = 0; i < elems.size(); ++i) op.r[i] = store ? src(*elems[i], t) : dst(*elems[i]);
-    // Address: a register base, a symbol, or an absolute value.
-    uint64_t sym_base = 0;
-    bool have_reg = false;
-    if (!addr.name.empty()) {
-      auto& fr = frames.back();
-      auto r = fr.regs.find(addr.name);
-      if (r != fr.regs.end()) {
-        op.r[4] = r->second;
-        have_reg = true;
-      } else if (const SymbolInfo* s = symbol(addr.name)) {
-        sym_base = s->address;
-        MSpace ms = static_cast<MSpace>(op.aux);
-        if (s->space == MSpace::Local && ms == MSpace::Param) {
-          op.aux = static_cast<uint8_t>(MSpace::Local);
-          op.aux2 = 1;  // a call parameter: report it as .param
-        } else if (ms == MSpace::Generic) {
-          op.aux = static_cast<uint8_t>(s->space);
-        } else if (s->space != ms && !(ms == MSpace::Global && s->space == MSpace::Global)) {
-          fail(addr.pos,
-               fmt::format("symbol '{}' is not in the instruction's state space", addr.name));
-        }
-      } else {
-        fail(addr.pos, fmt::format("undeclared register or symbol '{}'", addr.name));
-      }
-    }
-    if (!have_reg) op.r[4] = constant(0);
-    op.imm = static_cast<int64_t>(sym_base) + addr.offset;
-    if (static_cast<MSpace>(op.aux) == MSpace::Param && store)
-      fail(in.pos, "st.param to a kernel parameter is not supported");
-    push(op);
-  } else if (o == "atom" || o == "red") {
-    static const char* names[] = {"add", "min",  "max", "inc", "dec",
-                                  "cas", "exch", "and", "or",  "xor"};
-    int a = index_of(names, 10, in);
-    if (a < 0 || t == F16 || t == BF16 || t == F16X2 || t == BF16X2 || t == B128) unsupported();
-    bool red = o == "red";
-    need(red ? 2 : (a == A_CAS ? 4 : 3));
-    const ptx::Operand& addr = red ? ops[0] : ops[1];
-    if (addr.kind != K::Addr) fail(addr.pos, "expected an address operand [..]");
-    op.code = code(ATOM, t);
-    op.aux = static_cast<uint8_t>(space_of(in));
-    op.aux2 = static_cast<uint8_t>(a);
-    op.t2 = red ? 1 : 0;
-    op.width = static_cast<uint8_t>(type_bytes(t));
-    op.r[0] = red ? scratch() : dst(ops[0]);
-    op.r[1] = src(ops[red ? 1 : 2], t);
-    if (a == A_CAS) op.r[2] = src(ops[3], t);
-    auto& fr = frames.back();
-    auto r = fr.regs.find(addr.name);
-    if (r != fr.regs.end()) {
-      op.r[4] = r->second;
-      op.imm = addr.offset;
-    } else if (const SymbolInfo* s = symbol(addr.name)) {
-      op.r[4] = constant(0);
-      op.imm = static_cast<int64_t>(s->address) + addr.offset;
-      if (static_cast<MSpace>(op.aux) == MSpace::Generic) op.aux = static_cast<uint8_t>(s->space);
-    } else {
-      fail(addr.pos, fmt::format("undeclared register or symbol '{}'", addr.name));
-    }
-    push(op);
-  } else if (o == "cp" && !in.mods.empty() && in.mods[0] == "async") {
-    if (in.mods.size() >= 2 &&
-        (in.mods[1] == "commit_group" || in.mods[1] == "wait_group" || in.mods[1] == "wait_all")) {
-      op.code = code(NOP, U32);  // copies complete at issue (see docs/emulator.md)
-      push(op);
-      return;
-    }
-    if (in.has_mod("bulk") || ops.size() < 3 || ops[0].kind != K::Addr || ops[1].kind != K::Addr ||
-        ops[2].kind != K::Imm)
-      unsupported();
-    op.code = code(CPASYNC, U8);
-    op.width = static_cast<uint8_t>(ops[2].bits);
-    auto base = [&](const ptx::Operand& a, uint64_t* off) -> uint32_t {
-      auto& fr = frames.back();
-      auto r = fr.regs.find(a.name);
-      *off = static_cast<uint64_t>(a.offset);
-      if (r != fr.regs.end()) return r->second;
-      const SymbolInfo* s = symbol(a.name);
-      if (!s) fail(a.pos, fmt::format("undeclared register or symbol '{}'", a.name));
-      *off += s->address;
-      return constant(0);
-    };
-    uint64_t doff, soff;
-    op.r[4] = base(ops[0], &doff);
-    op.imm = static_cast<int64_t>(doff);
-    op.r[5] = base(ops[1], &soff);
-    op.r[1] = constant(soff);
-    op.r[2] = ops.size() > 3 && ops[3].kind != K::Vector ? src(ops[3], U32) : UINT32_MAX;
-    push(op);
-  } else if (o == "bra" || o == "brx") {
-    if (o == "brx" || ops.size() != 1 || ops[0].kind != K::Reg) unsupported();
-    op.code = code(BRA, U32);
-    Op& b = push(op);
-    (void)b;
-    frames.back().label_fixups.push_back(
-        {static_cast<uint32_t>(prog->ops.size() - 1), ops[0].name});
-  } else if (o == "ret" || o == "exit") {
-    if (o == "ret" && frames.size() > 1 && call_stack.size() > 1) {
-      op.code = code(BRA, U32);
-      push(op);
-      frames.back().ret_fixups.push_back(static_cast<uint32_t>(prog->ops.size() - 1));
-    } else {
-      op.code = code(EXIT, U32);
-      push(op);
-    }
-  } else if (o == "trap" || o == "brkpt") {
-    op.code = code(TRAP, U32);
-    push(op);
-  } else if (o == "call") {
-    emit_call(in, op);
-  } else if ((o == "bar" || o == "barrier") && in.has_mod("warp")) {
-    need(1);
-    op.code = code(WARPSYNC, U32);
-    op.r[0] = src(ops[0], U32);
-    push(op);
-  } else if (o == "bar" || o == "barrier") {
-    bool red = in.has_mod("red"), arrive = in.has_mod("arrive");
-    op.code = code(BAR, U32);
-    op.aux = red ? 2 : arrive ? 1 : 0;
-    op.aux2 = (o == "bar" || in.has_mod("aligned")) ? 1 : 0;
-    op.r[1] = UINT32_MAX;
-    size_t i = 0;
-    if (red) {
-      static const char* rops[] = {"popc", "and", "or"};
-      int k = index_of(rops, 3, in);
-      if (k < 0 || ops.size() < 3) unsupported();
-      op.t2 = static_cast<uint8_t>(k);
-      op.r[2] = k == 0 ? dst(ops[0]) : pred(ops[0]);
-      i = 1;
-      op.r[0] = src(ops[i++], U32);
-      if (ops.size() == 4) op.r[1] = src(ops[i++], U32);
-      op.r[3] = pred(ops[i]);
-      op.vec = ops[i].negate ? 1 : 0;
-    } else {
-      if (ops.empty() || ops.size() > 2) unsupported();
-      op.r[0] = src(ops[0], U32);
-      if (ops.size() == 2) op.r[1] = src(ops[1], U32);
-      if (arrive && ops.size() != 2) fail(in.pos, "bar.arrive needs a thread count");
-    }
-    push(op);
-  } else if (o == "membar" || o == "fence" || o == "prefetch" || o == "prefetchu" ||
-             o == "nanosleep" || o == "pmevent" || o == "discard") {
-    op.code = code(NOP, U32);
-    push(op);
-  } else if (o == "shfl") {
-    static const char* modes[] = {"up", "down", "bfly", "idx"};
-    int m = index_of(modes, 4, in);
-    if (m < 0 || !in.has_mod("sync")) unsupported();
-    need(5);
-    op.code = code(SHFL, U32);
-    op.aux = static_cast<uint8_t>(m);
-    op.r[0] = dst(ops[0]);
-    op.r[1] = ops[0].pair.empty() ? scratch_pred() : pred_name(ops[0].pair, ops[0].pos, K::Reg);
-    op.r[2] = src(ops[1], U32);
-    op.r[3] = src(ops[2], U32);
-    op.r[4] = src(ops[3], U32);
-    op.r[5] = src(ops[4], U32);
-    push(op);
-  } else if (o == "vote") {
-    static const char* modes[] = {"all", "any", "uni", "ballot"};
-    int m = index_of(modes, 4, in);
-    if (m < 0) unsupported();
-    bool sync = in.has_mod("sync");
-    need(sync ? 3 : 2);
-    op.code = code(VOTE, U32);
-    op.aux = static_cast<uint8_t>(m);
-    op.r[0] = m == 3 ? dst(ops[0]) : pred(ops[0]);
-    op.r[1] = pred(ops[1]);
-    op.aux2 = ops[1].negate ? 1 : 0;
-    op.r[2] = sync ? src(ops[2], U32) : UINT32_MAX;
-    push(op);
-  } else if (o == "redux") {
-    static const char* rops[] = {"add", "min", "max", "and", "or", "xor"};
-    int m = index_of(rops, 6, in);
-    if (m < 0 || is_float(t)) unsupported();
-    need(3);
-    op.code = code(REDUX, t);
-    op.aux = static_cast<uint8_t>(m);
-    op.r[0] = dst(ops[0]);
-    op.r[1] = src(ops[1], t);
-    op.r[2] = src(ops[2], U32);
-    push(op);
-  } else if (o == "match") {
-    bool all = in.has_mod("all");
-    if (!all && !in.has_mod("any")) unsupported();
-    need(3);
-    op.code = code(MATCH, t);
-    op.aux = all ? 1 : 0;
-    op.r[0] = dst(ops[0]);
-    op.r[1] = ops[0].pair.empty() ? scratch_pred() : pred_name(ops[0].pair, ops[0].pos, K::Reg);
-    op.r[2] = src(ops[1], t);
-    op.r[3] = src(ops[2], U32);
-    push(op);
-  } else if (o == "activemask") {
-    need(1);
-    op.code = code(ACTIVEMASK, U32);
-    op.r[0] = dst(ops[0]);
-    push(op);
+// ---- Integer, bit and predicate ops ----------------------------------------
+
+void decode_mov(Insn& d) {
+  const auto& ops = d.operands();
+  DecodeContext& c = d.c;
+  Op& op = d.op;
+  d.need(2);
+  if (c.is_pred(ops[0])) {
+    op.code = code(PLOGIC, PRED);
+    op.aux = 4;
+    op.r[0] = c.pred(ops[0]);
+    op.r[1] = c.pred(ops[1]);
+    d.push();
+  } else if (ops[1].kind == K::Vector) {
+    op.code = code(PACK, d.t);
+    op.vec = static_cast<uint8_t>(ops[1].elems.size());
+    op.r[0] = c.dst(ops[0]);
+    for (size_t i = 0; i < ops[1].elems.size() && i < 4; ++i)
+      op.r[i + 1] = c.src(ops[1].elems[i], U64);
+    d.push();
+  } else if (ops[0].kind == K::Vector) {
+    op.code = code(UNPACK, d.t);
+    op.vec = static_cast<uint8_t>(ops[0].elems.size());
+    for (size_t i = 0; i < ops[0].elems.size() && i < 4; ++i) op.r[i] = c.dst(ops[0].elems[i]);
+    op.r[4] = c.src(ops[1], d.t);
+    d.push();
+  } else if (ops[1].kind == K::Reg && clock_kind(ops[1].name) >= 0) {
+    op.code = code(SPECIAL, d.t);
+    op.aux = static_cast<uint8_t>(clock_kind(ops[1].name));
+    op.r[0] = c.dst(ops[0]);
+    d.push();
   } else {
-    unsupported();
+    d.simple(MOV, 1);
   }
+}
+
+void decode_arith(Insn& d) {
+  const std::string& o = d.opcode();
+  const ptx::Instruction& in = d.in;
+  if (is_float(d.t) || d.t == F16X2 || d.t == BF16X2) {
+    if (o == "add")
+      farith(d, FADD, F_ADD, 2);
+    else if (o == "sub")
+      farith(d, FSUB, F_SUB, 2);
+    else if (o == "mul")
+      farith(d, FMUL, F_MUL, 2);
+    else if (o == "div")
+      d.fslow(F_DIV, 2);
+    else
+      farith(d, FFMA, F_FMA, 3);
+    return;
+  }
+  if (in.has_mod("cc") && (o == "add" || o == "sub" || o == "mad")) {
+    carry_op(d, o == "add" ? 0 : o == "sub" ? 1 : (in.has_mod("hi") ? 3 : 2), false, true);
+    return;
+  }
+  if (d.sat || o == "fma") d.unsupported();
+  if (o == "add")
+    d.simple(ADD, 2);
+  else if (o == "sub")
+    d.simple(SUB, 2);
+  else if (o == "div")
+    d.simple(DIV, 2);
+  else if (o == "mul")
+    d.simple(in.has_mod("hi") ? MUL_HI : in.has_mod("wide") ? MUL_WIDE : MUL_LO, 2);
+  else
+    d.simple(in.has_mod("hi") ? MAD_HI : in.has_mod("wide") ? MAD_WIDE : MAD_LO, 3);
+}
+
+void decode_carry(Insn& d) {
+  const std::string& o = d.opcode();
+  carry_op(d,
+           o == "addc"   ? 0
+           : o == "subc" ? 1
+                         : (d.in.has_mod("hi") ? 3 : 2),
+           true, d.in.has_mod("cc"));
+}
+
+void decode_int_simple(Insn& d) {
+  const std::string& o = d.opcode();
+  if (o == "cnot")
+    d.simple(CNOT, 1);
+  else
+    d.simple(o == "rem" ? REM : o == "shl" ? SHL : SHR, 2);
+}
+
+void decode_abs_neg(Insn& d) {
+  bool abs = d.opcode() == "abs";
+  if (is_float(d.t))
+    d.fslow(abs ? F_ABS : F_NEG, 1);
+  else
+    d.simple(abs ? ABS : NEG, 1);
+}
+
+void decode_min_max(Insn& d) {
+  bool min = d.opcode() == "min";
+  if (is_float(d.t))
+    d.fslow(min ? F_MIN : F_MAX, 2);
+  else
+    d.simple(min ? MIN : MAX, 2);
+}
+
+void decode_logic(Insn& d) {
+  const std::string& o = d.opcode();
+  const auto& ops = d.operands();
+  if (d.t != PRED) {
+    d.simple(o == "and" ? AND : o == "or" ? OR : o == "xor" ? XOR : NOT, o == "not" ? 1 : 2);
+    return;
+  }
+  Op& op = d.op;
+  d.need(o == "not" ? 2 : 3);
+  op.code = code(PLOGIC, PRED);
+  op.aux = o == "and" ? 0 : o == "or" ? 1 : o == "xor" ? 2 : 3;
+  op.r[0] = d.c.pred(ops[0]);
+  op.r[1] = d.c.pred(ops[1]);
+  op.aux2 = ops[1].negate ? 1 : 0;
+  if (o != "not") {
+    op.r[2] = d.c.pred(ops[2]);
+    op.aux2 |= ops[2].negate ? 2 : 0;
+  }
+  d.push();
+}
+
+void decode_bitcount(Insn& d) {
+  // Destination is .u32 for popc/clz; the type names the source.
+  const std::string& o = d.opcode();
+  d.need(2);
+  d.op.code = code(o == "popc" ? POPC : o == "clz" ? CLZ : BREV, d.t);
+  d.op.r[0] = d.c.dst(d.operands()[0]);
+  d.op.r[1] = d.c.src(d.operands()[1], d.t);
+  d.push();
+}
+
+void decode_bfe(Insn& d) {
+  const auto& ops = d.operands();
+  d.need(4);
+  d.op.code = code(BFE, d.t);
+  d.op.r[0] = d.c.dst(ops[0]);
+  d.op.r[1] = d.c.src(ops[1], d.t);
+  d.op.r[2] = d.c.src(ops[2], U32);
+  d.op.r[3] = d.c.src(ops[3], U32);
+  d.push();
+}
+
+void decode_bfi(Insn& d) {
+  const auto& ops = d.operands();
+  d.need(5);
+  d.op.code = code(BFI, d.t);
+  d.op.r[0] = d.c.dst(ops[0]);
+  d.op.r[1] = d.c.src(ops[1], d.t);
+  d.op.r[2] = d.c.src(ops[2], d.t);
+  d.op.r[3] = d.c.src(ops[3], U32);
+  d.op.r[4] = d.c.src(ops[4], U32);
+  d.push();
+}
+
+void decode_prmt(Insn& d) {
+  if (d.in.mods.size() != 1) d.unsupported();  // only the default (generic) mode
+  d.simple(PRMT, 3);
+}
+
+void decode_shf(Insn& d) {
+  d.op.aux = d.in.has_mod("r") ? 1 : 0;
+  d.op.aux2 = d.in.has_mod("wrap") ? 1 : 0;
+  d.simple(SHF, 3);
+}
+
+void decode_setp(Insn& d) {
+  const ptx::Instruction& in = d.in;
+  const auto& ops = d.operands();
+  DecodeContext& c = d.c;
+  Op& op = d.op;
+  Cmp cmp;
+  if (in.mods.empty() || !cmp_of(in.mods[0], &cmp)) d.unsupported();
+  static const char* bools[] = {"and", "or", "xor"};
+  int b = mod_index(bools, 3, in);
+  d.need(b >= 0 ? 4 : 3);
+  op.code = code(SETP, d.t);
+  op.aux = cmp;
+  op.t2 = static_cast<uint8_t>(b + 1);
+  op.aux2 = d.ftz ? kFtz : 0;
+  op.r[0] = c.pred(ops[0]);
+  op.r[1] = ops[0].pair.empty() ? UINT32_MAX : c.pred_name(ops[0].pair, ops[0].pos, K::Reg);
+  op.r[2] = c.src(ops[1], d.t);
+  op.r[3] = c.src(ops[2], d.t);
+  if (b >= 0) {
+    op.r[4] = c.pred(ops[3]);
+    op.aux2 |= ops[3].negate ? 1 : 0;
+  }
+  d.push();
+}
+
+void decode_selp(Insn& d) {
+  const auto& ops = d.operands();
+  d.need(4);
+  d.op.code = code(SELP, d.t);
+  d.op.r[0] = d.c.dst(ops[0]);
+  d.op.r[1] = d.c.src(ops[1], d.t);
+  d.op.r[2] = d.c.src(ops[2], d.t);
+  d.op.r[3] = d.c.pred(ops[3]);
+  d.push();
+}
+
+// ---- Control flow, barriers, no-ops -----------------------------------------
+
+void decode_bra(Insn& d) {
+  const auto& ops = d.operands();
+  if (ops.size() != 1 || ops[0].kind != K::Reg) d.unsupported();
+  d.op.code = code(BRA, U32);
+  d.push();
+  d.c.frames.back().label_fixups.push_back(
+      {static_cast<uint32_t>(d.c.prog->ops.size() - 1), ops[0].name});
+}
+
+void decode_ret(Insn& d) {
+  DecodeContext& c = d.c;
+  if (d.opcode() == "ret" && c.frames.size() > 1 && c.call_stack.size() > 1) {
+    d.op.code = code(BRA, U32);
+    d.push();
+    c.frames.back().ret_fixups.push_back(static_cast<uint32_t>(c.prog->ops.size() - 1));
+  } else {
+    d.op.code = code(EXIT, U32);
+    d.push();
+  }
+}
+
+void decode_trap(Insn& d) {
+  d.op.code = code(TRAP, U32);
+  d.push();
+}
+
+void decode_call(Insn& d) { d.c.emit_call(d.in, d.op); }
+
+void decode_bar(Insn& d) {
+  const ptx::Instruction& in = d.in;
+  const auto& ops = d.operands();
+  DecodeContext& c = d.c;
+  Op& op = d.op;
+  if (in.has_mod("warp")) {  // bar.warp.sync = __syncwarp
+    d.need(1);
+    op.code = code(WARPSYNC, U32);
+    op.r[0] = c.src(ops[0], U32);
+    d.push();
+    return;
+  }
+  bool red = in.has_mod("red"), arrive = in.has_mod("arrive");
+  op.code = code(BAR, U32);
+  op.aux = red ? 2 : arrive ? 1 : 0;
+  op.aux2 = (d.opcode() == "bar" || in.has_mod("aligned")) ? 1 : 0;
+  op.r[1] = UINT32_MAX;
+  size_t i = 0;
+  if (red) {
+    static const char* rops[] = {"popc", "and", "or"};
+    int k = mod_index(rops, 3, in);
+    if (k < 0 || ops.size() < 3) d.unsupported();
+    op.t2 = static_cast<uint8_t>(k);
+    op.r[2] = k == 0 ? c.dst(ops[0]) : c.pred(ops[0]);
+    i = 1;
+    op.r[0] = c.src(ops[i++], U32);
+    if (ops.size() == 4) op.r[1] = c.src(ops[i++], U32);
+    op.r[3] = c.pred(ops[i]);
+    op.vec = ops[i].negate ? 1 : 0;
+  } else {
+    if (ops.empty() || ops.size() > 2) d.unsupported();
+    op.r[0] = c.src(ops[0], U32);
+    if (ops.size() == 2) op.r[1] = c.src(ops[1], U32);
+    if (arrive && ops.size() != 2) c.fail(in.pos, "bar.arrive needs a thread count");
+  }
+  d.push();
+}
+
+// membar/fence (memory is sequentially consistent within a block),
+// prefetch, nanosleep, pmevent, discard.
+void decode_nop(Insn& d) {
+  d.op.code = code(NOP, U32);
+  d.push();
 }
 
 }  // namespace smemlab::emu

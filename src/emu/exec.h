@@ -2,6 +2,7 @@
 // runs, and the per-family op implementations the warp loop dispatches to.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,15 +51,40 @@ struct Barrier {
   uint32_t last_pc = 0;
 };
 
+// cp.async copies issued by one warp and not yet complete. A copy is
+// checked (bounds, alignment) at issue and performed at its completion
+// point: the cp.async.wait_group/wait_all that covers its group, a
+// cp.async.mbarrier.arrive, or the thread's exit. So observers see the
+// shared write where the PTX memory model first guarantees it.
+struct AsyncCopy {
+  uint32_t pc = 0;     // the cp.async op
+  uint32_t lanes = 0;  // lanes whose copy is still pending
+  uint8_t bytes = 0;   // cp-size: 4, 8 or 16
+  uint32_t group[32];  // per lane: the cp.async-group (lane's commit count at issue)
+  uint32_t src_size[32];
+  uint64_t dst[32], src[32];  // shared offset and global address, as observers see them
+  uint8_t* dst_host[32];
+  const uint8_t* src_host[32];
+};
+struct AsyncState {
+  std::vector<AsyncCopy> copies;  // issue order
+  uint32_t committed[32] = {};    // per lane: cp.async.commit_group count
+};
+
+class Device;
+
 struct LaunchEnv {
   const Program* prog = nullptr;
+  const Device* device = nullptr;  // texture objects
   const GlobalMemory* global = nullptr;
   const uint8_t* params = nullptr;
   const uint8_t* const_bank = nullptr;
   uint32_t const_bytes = 0;
   Dim3 grid, block;
   uint32_t dynamic_shared = 0;
-  uint64_t budget = 0;  // warp-instructions per block
+  uint64_t budget = 0;         // warp-instructions per block
+  DeviceHeap* heap = nullptr;  // malloc/free in kernels
+  const std::atomic<bool>* stop = nullptr;  // set: end the block ("interrupted")
 };
 
 struct BlockCtx {
@@ -71,6 +97,7 @@ struct BlockCtx {
   std::vector<uint8_t> local;
   std::vector<uint8_t> shared;
   uint32_t shared_bytes = 0;
+  std::vector<AsyncState> async;  // per warp
   Barrier bars[16];
   uint32_t live_threads = 0;
   BlockObserver* obs = nullptr;
@@ -80,19 +107,52 @@ struct BlockCtx {
   // Per-pc counts, only when the observer asks (else empty: no cost but a
   // test per warp-instruction).
   std::vector<InstrCount> counts;
+  std::string printf_out;  // this block's printf output, in execution order
 };
 
 [[noreturn]] void fault(const Warp& w, uint32_t pc, int lane, const char* kind, std::string msg);
+
+// Host pointer for `size` bytes at generic address `addr` as lane `lane`
+// reads them (faults like a load); for built-in functions' strings and buffers.
+uint8_t* read_generic(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, uint64_t addr,
+                      uint32_t size);
 
 // Runs warp `w` until it blocks, exits or `slice` warp-instructions pass.
 // Returns the number of warp-instructions executed.
 uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice);
 
-// Families called from run_warp's switch (cold or heavy ops).
-void exec_fslow(Warp& w, const Op& op, uint32_t exec);
-void exec_cvt(Warp& w, const Op& op, uint32_t exec);
-void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
-void exec_cpasync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+// What a Flow executor sees of one warp-instruction (see instructions.def).
+struct Step {
+  BlockCtx& b;
+  Warp& w;
+  const Op& op;
+  uint32_t pc;     // the op's index
+  uint32_t group;  // lanes at pc
+  uint32_t exec;   // lanes that execute it: group and the guard predicate
+  uint64_t n;      // warp-instructions of this run_warp call so far, this one included
+};
+
+// Out-of-line executors (Call and CallFlow rows of instructions.def).
+#define SMEMLAB_DECLARE_Call(executor) \
+  void executor(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+#define SMEMLAB_DECLARE_CallFlow(executor) bool executor(Step& s);
+#define SMEMLAB_DECLARE_Inline(executor)
+#define SMEMLAB_DECLARE_InlineFlow(executor)
+#define SMEMLAB_OP(base, types, executor, kind) SMEMLAB_DECLARE_##kind(executor)
+#include "emu/instructions.def"
+#undef SMEMLAB_DECLARE_Call
+#undef SMEMLAB_DECLARE_CallFlow
+#undef SMEMLAB_DECLARE_Inline
+#undef SMEMLAB_DECLARE_InlineFlow
+// Completes every pending cp.async of `lanes` (their exit, an mbarrier arrive).
+void cpasync_complete_all(BlockCtx& b, Warp& w, uint32_t lanes);
+// The checked address translation and the observer events of ops_memory.cc,
+// for the other memory families: host pointer for `size` bytes at `addr` in
+// space `s` (a fault names the lane and instruction otherwise).
+uint8_t* mem_translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, MSpace s,
+                       uint64_t addr, uint32_t size, Space* space, uint64_t* shown);
+void mem_emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
+              const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0);
 // A warp collective; `exec` lanes execute it together. Returns false if it
 // must wait for more lanes of its member mask (nothing done then).
 bool collective_ready(const Warp& w, const Op* ops, const Op& op, uint32_t group);

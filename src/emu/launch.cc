@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <stdexcept>
 #include <thread>
 
@@ -50,6 +51,46 @@ uint64_t Device::malloc(uint64_t bytes, std::string name) {
   return mem_.allocate(bytes, std::move(name));
 }
 
+namespace {
+// Handles are tagged so that an integer that is not one is recognized.
+constexpr uint64_t kTextureTag = 0x7e78000000000000ull;
+}  // namespace
+
+uint64_t Device::create_texture(const texture::Descriptor& d) {
+  if (d.channels != 1 && d.channels != 2 && d.channels != 4)
+    throw std::invalid_argument("texture: 1, 2 or 4 channels");
+  if (d.dims < 1 || d.dims > 3 || (d.layered && d.dims == 3))
+    throw std::invalid_argument("texture: 1D, 2D or 3D, layered only 1D or 2D");
+  if (!d.width || !d.height || !d.depth || !d.layers)
+    throw std::invalid_argument("texture: zero extent");
+  if (d.pitch && d.pitch < d.width * d.texel_bytes())
+    throw std::invalid_argument("texture: pitch smaller than a row");
+  if (d.filter == texture::Filter::Linear && d.read == texture::Read::Element &&
+      d.format != texture::Format::F16 && d.format != texture::Format::F32)
+    throw std::invalid_argument("texture: linear filtering of integer texels needs a normalized-float read");
+  uint64_t rows = uint64_t{d.height} * d.depth * d.layers;
+  uint64_t bytes = (rows - 1) * d.row_bytes() + d.width * d.texel_bytes();
+  if (!mem_.translate(d.base, bytes))
+    throw std::invalid_argument(fmt::format(
+        "texture: {} bytes at 0x{:x} are not inside one device allocation", bytes, d.base));
+  textures_.push_back(d);
+  return kTextureTag | textures_.size();
+}
+
+bool Device::destroy_texture(uint64_t handle) {
+  if (!texture(handle)) return false;
+  textures_[(handle & ~kTextureTag) - 1].reset();
+  return true;
+}
+
+const texture::Descriptor* Device::texture(uint64_t handle) const {
+  uint64_t i = handle & ~kTextureTag;
+  if ((handle & kTextureTag) != kTextureTag || i == 0 || i > textures_.size() ||
+      !textures_[i - 1])
+    return nullptr;
+  return &*textures_[i - 1];
+}
+
 void Device::copy_to(uint64_t dst, const void* src, uint64_t bytes) {
   if (bytes == 0) return;
   uint8_t* p = mem_.translate(dst, bytes);
@@ -80,15 +121,25 @@ Module::Module(Device& dev, ptx::Module m) : dev_(dev), ptx_(std::move(m)) {
   for (const auto& g : ptx_.globals) {
     if (g.space == ptx::StateSpace::Global) {
       uint64_t size = static_cast<uint64_t>(std::max<int64_t>(g.size_bytes(), 1));
-      uint64_t addr = dev_.malloc(size, g.name);
+      uint64_t addr = 0;
+      try {
+        addr = dev_.malloc(size, g.name);
+      } catch (const std::length_error& e) {
+        throw ptx::ParseError(ptx_.path, g.pos.line, g.pos.col, e.what());
+      }
       if (!g.init.empty())
         dev_.copy_to(addr, g.init.data(), std::min<uint64_t>(g.init.size(), size));
       layout_.symbols[g.name] = {MSpace::Global, addr};
     } else if (g.space == ptx::StateSpace::Const) {
       uint32_t al = g.align ? static_cast<uint32_t>(g.align) : 8;
       uint32_t off = align_up(static_cast<uint32_t>(const_bank_.size()), al);
-      const_bank_.resize(off + static_cast<uint32_t>(std::max<int64_t>(g.size_bytes(), 1)), 0);
-      std::copy(g.init.begin(), g.init.end(), const_bank_.begin() + off);
+      // CUDA's constant bank is 64 KiB.
+      if (uint64_t{off} + static_cast<uint64_t>(g.size_bytes()) > 64 * 1024)
+        throw ptx::ParseError(ptx_.path, g.pos.line, g.pos.col,
+                              fmt::format("'{}' does not fit in the 65536-byte constant bank", g.name));
+      size_t size = static_cast<size_t>(std::max<int64_t>(g.size_bytes(), 1));
+      const_bank_.resize(off + size, 0);
+      std::copy_n(g.init.begin(), std::min(g.init.size(), size), const_bank_.begin() + off);
       layout_.symbols[g.name] = {MSpace::Const, off};
     }
   }
@@ -188,7 +239,12 @@ LaunchError to_error(const Program& p, const LaunchConfig& cfg, Dim3 block, cons
     const InstrInfo& i = p.info[p.ops[f.pc].info];
     e.ptx_line = i.ptx_line;
     e.instruction = i.text;
-    if (i.loc >= 0 && p.lines) e.source = p.lines->describe(i.loc);
+    if (i.loc >= 0 && p.lines) {
+      e.source = p.lines->describe(i.loc);
+      const ptx::SourceLoc* outer = p.lines->chain(i.loc).back();
+      e.source_file = p.lines->file(outer->file);
+      e.source_line = outer->line;
+    }
   }
   return e;
 }
@@ -202,6 +258,21 @@ LaunchStatus launch_error(std::string msg) {
 }
 
 }  // namespace
+
+std::string launch_limits_error(Dim3 grid, Dim3 block) {
+  if (block.count() == 0 || block.count() > kMaxBlockThreads)
+    return fmt::format("block ({},{},{}) has {} threads; CUDA allows 1 to {}", block.x, block.y,
+                       block.z, block.count(), kMaxBlockThreads);
+  if (block.x > kMaxBlockDimXY || block.y > kMaxBlockDimXY || block.z > kMaxBlockDimZ)
+    return fmt::format("block ({},{},{}): CUDA allows at most {} in x and y, {} in z", block.x,
+                       block.y, block.z, kMaxBlockDimXY, kMaxBlockDimZ);
+  if (grid.count() == 0)
+    return fmt::format("grid ({},{},{}) has no blocks", grid.x, grid.y, grid.z);
+  if (grid.x > kMaxGridDimX || grid.y > kMaxGridDimYZ || grid.z > kMaxGridDimYZ)
+    return fmt::format("grid ({},{},{}): CUDA allows at most {} in x, {} in y and z", grid.x,
+                       grid.y, grid.z, kMaxGridDimX, kMaxGridDimYZ);
+  return "";
+}
 
 LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig& cfg,
                         const std::vector<ArgBytes>& args) {
@@ -217,10 +288,11 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
                                       p.params[i].size));
     std::memcpy(params.data() + p.params[i].offset, args[i].data(), args[i].size());
   }
-  if (cfg.block.count() == 0 || cfg.block.count() > 1024 || cfg.block.z > 64)
-    return launch_error(fmt::format("invalid block size ({},{},{}): 1 to 1024 threads", cfg.block.x,
-                                    cfg.block.y, cfg.block.z));
-  if (cfg.grid.count() == 0) return launch_error("invalid grid size: zero blocks");
+  if (std::string e = launch_limits_error(cfg.grid, cfg.block); !e.empty())
+    return launch_error(e);
+  if (cfg.threads > kMaxHostThreads)
+    return launch_error(
+        fmt::format("{} host threads requested; the limit is {}", cfg.threads, kMaxHostThreads));
   if (uint64_t{p.static_shared} + cfg.dynamic_shared > 227 * 1024)
     return launch_error(fmt::format("{} bytes of shared memory requested; the limit is 232448",
                                     p.static_shared + cfg.dynamic_shared));
@@ -228,6 +300,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   LaunchEnv env;
   env.prog = &p;
   env.global = &m.device().memory();
+  env.device = &m.device();
   env.params = params.data();
   env.const_bank = m.const_bank().data();
   env.const_bytes = static_cast<uint32_t>(m.const_bank().size());
@@ -235,6 +308,8 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   env.block = cfg.block;
   env.dynamic_shared = cfg.dynamic_shared;
   env.budget = cfg.budget;
+  env.heap = &m.device().memory().heap();
+  env.stop = cfg.stop;
 
   KernelObserver* ko = cfg.observer;
   if (ko)
@@ -246,24 +321,61 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       return launch_error(fmt::format("block ({},{},{}) is outside the grid", b.x, b.y, b.z));
   uint64_t nblocks = cfg.only_blocks.empty() ? cfg.grid.count() : cfg.only_blocks.size();
   unsigned nthreads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
+  nthreads = std::min(nthreads, kMaxHostThreads);
   nthreads = static_cast<unsigned>(std::min<uint64_t>(nthreads, nblocks));
+  // Each block in flight holds its registers, predicates, local frames and
+  // shared memory; bound their sum rather than the number of cores.
+  uint64_t nwarps = (cfg.block.count() + 31) / 32;
+  uint64_t block_bytes = nwarps * 32 * (uint64_t{p.num_regs} * 8 + p.frame_bytes) +
+                         nwarps * p.num_preds * 4 + p.static_shared + cfg.dynamic_shared + 1;
+  nthreads = static_cast<unsigned>(
+      std::clamp<uint64_t>(kMaxBlockStateBytes / block_bytes, 1, nthreads));
   std::atomic<uint64_t> next{0}, steps{0}, lane_steps{0}, ran{0};
   std::atomic<uint64_t> fault_at{UINT64_MAX};
   std::mutex mu;
   std::optional<LaunchError> first_error;
   uint64_t first_error_block = UINT64_MAX;
   // Finished blocks wait here until all lower-numbered ones are done.
-  std::map<uint64_t, std::pair<Dim3, std::unique_ptr<BlockObserver>>> pending;
+  struct Finished {
+    Dim3 id;
+    std::unique_ptr<BlockObserver> obs;
+    std::string printf_out;
+  };
+  std::map<uint64_t, Finished> pending;
   uint64_t next_finish = 0;
+  // printf output is capped per launch like cudaLimitPrintfFifoSize (1 MiB).
+  constexpr size_t kPrintfLimit = 1 << 20;
+  size_t printed = 0;
+  bool truncated = false;
+  auto print = [&](const std::string& s) {
+    if (s.empty() || truncated) return;
+    std::string part = s;
+    if (printed + part.size() > kPrintfLimit) {
+      part.resize(kPrintfLimit - printed);
+      part += "\n[smemlab: printf output truncated at 1 MiB, like cudaLimitPrintfFifoSize]\n";
+      truncated = true;
+    }
+    printed += part.size();
+    if (cfg.printf_sink) {
+      cfg.printf_sink(part);
+    } else {
+      std::fwrite(part.data(), 1, part.size(), stdout);
+      std::fflush(stdout);
+    }
+  };
 
-  auto finish = [&](uint64_t idx, Dim3 id, std::unique_ptr<BlockObserver> obs) {
+  // Blocks that got no observer have none to finish: observers only ever
+  // see the ones they made.
+  auto finish = [&](uint64_t idx, Dim3 id, std::unique_ptr<BlockObserver> obs, std::string out) {
     std::lock_guard<std::mutex> lock(mu);
-    pending[idx] = {id, std::move(obs)};
+    pending[idx] = {id, std::move(obs), std::move(out)};
     while (!pending.empty() && pending.begin()->first == next_finish) {
       auto node = pending.extract(pending.begin());
-      if (ko) ko->finish_block(node.mapped().first, std::move(node.mapped().second));
+      print(node.mapped().printf_out);
+      if (ko && node.mapped().obs) ko->finish_block(node.mapped().id, std::move(node.mapped().obs));
       ++next_finish;
     }
+    if (cfg.progress) cfg.progress(next_finish, nblocks, false);
   };
 
   auto record = [&](uint64_t idx, LaunchError err) {
@@ -287,10 +399,18 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
                     : Dim3{static_cast<uint32_t>(idx % cfg.grid.x),
                            static_cast<uint32_t>((idx / cfg.grid.x) % cfg.grid.y),
                            static_cast<uint32_t>(idx / (uint64_t{cfg.grid.x} * cfg.grid.y))};
-      if (idx > fault_at.load()) {
-        finish(idx, id, nullptr);
-        continue;
+      // After a fault in a lower block, or a stop request, no further block
+      // runs: this worker is done (the blocks below still finish in order;
+      // the indices skipped here are all above the first error).
+      if (cfg.stop && cfg.stop->load(std::memory_order_relaxed)) {
+        LaunchError err;
+        err.kind = "interrupted";
+        err.message = "stopped by a signal";
+        err.block = id;
+        record(idx, std::move(err));
+        return;
       }
+      if (idx > fault_at.load()) return;
       std::unique_ptr<BlockObserver> obs = ko ? ko->make_block_observer(id) : nullptr;
       try {
         runner.run(env, id, obs.get());
@@ -308,7 +428,8 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       }
       steps.fetch_add(runner.context().steps);
       lane_steps.fetch_add(runner.context().lane_steps);
-      finish(idx, id, std::move(obs));
+      // (A failing block's output up to its fault is printed, as on a GPU.)
+      finish(idx, id, std::move(obs), std::move(runner.context_mut().printf_out));
     }
   };
   if (nthreads <= 1) {
@@ -318,11 +439,15 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     for (unsigned i = 0; i < nthreads; ++i) pool.emplace_back(worker);
     for (auto& t : pool) t.join();
   }
+  // Nothing runs now: storage of allocations kernels freed can go.
+  m.device().memory().heap().release_freed();
   LaunchStatus st;
   st.error = first_error;
   st.warp_instructions = steps.load();
   st.lane_instructions = lane_steps.load();
   st.blocks_run = ran.load();
+  st.threads = nthreads;
+  if (cfg.progress) cfg.progress(next_finish, nblocks, true);
   if (ko) ko->on_kernel_end(st.ok());
   return st;
 }

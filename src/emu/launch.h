@@ -13,8 +13,10 @@
 // is the whole launch unless blocks race on global memory.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +27,7 @@
 #include "emu/decode.h"
 #include "emu/memory.h"
 #include "emu/observer.h"
+#include "emu/ops_texture.h"
 #include "emu/program.h"
 #include "ptx/ir.h"
 
@@ -41,8 +44,23 @@ class Device {
   GlobalMemory& memory() { return mem_; }
   const GlobalMemory& memory() const { return mem_; }
 
+  // Texture objects (cudaCreateTextureObject / cuTexObjectCreate): a view of
+  // device memory described by `desc` (emu/ops_texture.h: base address,
+  // format and channels, 1D/2D/3D or layered extent, row pitch, address
+  // mode per axis, point/linear filter, element/normalized-float read,
+  // normalized coordinates, border colour). The whole extent must lie inside
+  // one allocation. Returns the 64-bit handle a kernel receives as its
+  // cudaTextureObject_t parameter (pass it with launch() like any u64).
+  // Throws std::invalid_argument for a bad descriptor.
+  uint64_t create_texture(const texture::Descriptor& desc);
+  // cudaDestroyTextureObject; false for an unknown handle.
+  bool destroy_texture(uint64_t handle);
+  // nullptr for a handle that names no live texture object.
+  const texture::Descriptor* texture(uint64_t handle) const;
+
  private:
   GlobalMemory mem_;
+  std::vector<std::optional<texture::Descriptor>> textures_;
 };
 
 class Module {
@@ -76,6 +94,21 @@ class Module {
   std::mutex mu_;
 };
 
+// CUDA's launch limits (compute capability 9.0), checked by launch_raw.
+constexpr uint32_t kMaxBlockThreads = 1024;
+constexpr uint32_t kMaxBlockDimXY = 1024, kMaxBlockDimZ = 64;
+constexpr uint32_t kMaxGridDimX = 0x7fffffff, kMaxGridDimYZ = 65535;
+// Host threads running blocks (each holds one block's registers, local and
+// shared memory); more than this is an error, not 100,000 OS threads.
+constexpr unsigned kMaxHostThreads = 256;
+// All blocks in flight together hold at most this much emulator state:
+// launch_raw runs fewer blocks in parallel rather than exceed it.
+constexpr uint64_t kMaxBlockStateBytes = 4ull << 30;
+
+// "" when grid and block are within CUDA's limits, else which limit is
+// exceeded, e.g. "block (2048,1,1) has 2048 threads; the limit is 1024".
+std::string launch_limits_error(Dim3 grid, Dim3 block);
+
 struct LaunchConfig {
   Dim3 grid, block;
   uint32_t dynamic_shared = 0;
@@ -86,16 +119,29 @@ struct LaunchConfig {
   // the whole grid. For sampling large grids; %nctaid stays the full grid.
   // Block indices are 0-based: spell out z ({x, y, 0}); Dim3 defaults to 1.
   std::vector<Dim3> only_blocks = {};
+  // Where the kernel's printf output goes, block by block in increasing
+  // block order (within a block in execution order); unset = stdout.
+  std::function<void(const std::string&)> printf_sink = {};
+  // When it becomes true (a signal handler sets it), running blocks stop
+  // and the launch ends with kind "interrupted".
+  const std::atomic<bool>* stop = nullptr;
+  // Called after each block, serialized, with blocks done and in all; once
+  // more with end = true when the launch is over (to clear a progress line).
+  std::function<void(uint64_t done, uint64_t total, bool end)> progress = {};
 };
 
 struct LaunchError {
-  std::string kind;  // out-of-bounds, misaligned, deadlock, budget, trap, barrier, launch, decode
+  // out-of-bounds, misaligned, deadlock, budget, trap, assert, invalid-free, printf, barrier,
+  // launch, decode, interrupted
+  std::string kind;
   std::string message;
   Dim3 block, thread;
   bool has_thread = false;
   int ptx_line = 0;
   std::string instruction;  // "st.global.f32"
   std::string source;       // "file.cu:12" (with inlining), "" if unknown
+  std::string source_file;  // the outermost line of `source`, typed: file.cu
+  int source_line = 0;      // 12; 0 if unknown
   std::string what() const;
 };
 
@@ -104,6 +150,7 @@ struct LaunchStatus {
   uint64_t warp_instructions = 0;
   uint64_t lane_instructions = 0;  // sum of lanes at each warp-instruction's PC
   uint64_t blocks_run = 0;
+  unsigned threads = 0;  // host threads that ran blocks
   bool ok() const { return !error; }
 };
 

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -18,27 +20,90 @@ constexpr uint64_t kLocalWindow = 2ull << 44;
 constexpr uint64_t kConstWindow = 3ull << 44;
 constexpr uint64_t kParamWindow = 4ull << 44;
 constexpr uint64_t kGlobalBase = 1ull << 47;  // first global allocation
+constexpr uint64_t kHeapBase = 1ull << 48;    // first device-heap allocation
+
+struct DeviceAllocation {
+  uint64_t base = 0;
+  uint64_t size = 0;
+  std::string name;
+  std::unique_ptr<uint8_t[]> data;
+};
+
+// The device heap behind malloc/free/new/delete in kernels, sized like
+// cudaLimitMallocHeapSize (8 MiB by default): malloc returns 0 when the live
+// bytes would exceed it. Every allocation has exact bounds at a 16-byte
+// aligned address with an unmapped gap after it, so an overrun is an
+// out-of-bounds error naming "malloc(N)". Blocks call it from several host
+// threads, hence the lock. A freed allocation is unmapped at once but its
+// storage lives until release_freed() (called when a launch ends), so an
+// access racing with free never touches released host memory.
+class DeviceHeap {
+ public:
+  uint64_t allocate(uint64_t bytes);  // 0 when the heap is exhausted
+  bool free(uint64_t addr);           // false: not a live heap allocation
+  const DeviceAllocation* find(uint64_t addr) const;
+  // For error messages: the allocation (live or freed this launch) with the
+  // highest base <= addr, or nullptr; *freed says which.
+  const DeviceAllocation* below(uint64_t addr, bool* freed) const;
+  void set_limit(uint64_t bytes) { limit_ = bytes; }
+  uint64_t limit() const { return limit_; }
+  void release_freed();
+  uint64_t live_bytes() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<uint64_t, std::unique_ptr<DeviceAllocation>> live_;
+  std::vector<std::unique_ptr<DeviceAllocation>> freed_;
+  uint64_t next_ = kHeapBase, used_ = 0, limit_ = 8u << 20;
+};
+
+// Emulated global memory is host memory: one allocation (a buffer, a
+// .global variable) holds at most kMaxAllocationBytes, all together at most
+// kMaxGlobalBytes. allocate() throws std::length_error past either.
+constexpr uint64_t kMaxAllocationBytes = 1ull << 30;
+constexpr uint64_t kMaxGlobalBytes = 4ull << 30;
+
+// Whether a generic address is in no other space's window: global (the
+// emulator's own allocations sit above kGlobalBase; adopted host memory
+// anywhere outside the windows).
+constexpr bool is_global_address(uint64_t addr) {
+  for (uint64_t w : {kSharedWindow, kLocalWindow, kConstWindow, kParamWindow})
+    if (addr - w < kWindowSize) return false;
+  return true;
+}
 
 class GlobalMemory {
  public:
+  using Allocation = DeviceAllocation;
+
   struct Allocation {
     uint64_t base = 0;
     uint64_t size = 0;
     std::string name;
-    std::unique_ptr<uint8_t[]> data;
+    uint8_t* data = nullptr;  // the bytes: `owned`, or the caller's (adopt)
+    std::unique_ptr<uint8_t[]> owned;
   };
 
   // Zero-filled, 256-byte aligned, with an unmapped gap after each allocation.
   uint64_t allocate(uint64_t bytes, std::string name = "");
+  // Registers `bytes` of host memory the caller owns and keeps alive until
+  // free(): the device address is the host pointer (the CUDA runtime's
+  // cudaMalloc, so that managed and pinned memory the host touches directly
+  // is the memory kernels see). Returns 0 if it overlaps a known allocation.
+  uint64_t adopt(void* host, uint64_t bytes, std::string name = "");
   // Host pointer for [addr, addr+size) inside one allocation, or nullptr.
   uint8_t* translate(uint64_t addr, uint64_t size) const;
   const Allocation* find(uint64_t addr) const;
   bool free(uint64_t addr);
   const std::vector<std::unique_ptr<Allocation>>& allocations() const { return allocs_; }
+  DeviceHeap& heap() { return heap_; }
+  const DeviceHeap& heap() const { return heap_; }
 
  private:
+  DeviceHeap heap_;
   std::vector<std::unique_ptr<Allocation>> allocs_;  // sorted by base
   uint64_t next_ = kGlobalBase;
+  uint64_t total_ = 0;  // bytes allocated and not freed
 };
 
 }  // namespace smemlab::emu

@@ -47,6 +47,10 @@ struct MemAccess {
   Space space;
   MemOp op;
   uint8_t width;  // bytes per lane (16 for ld.v4.f32)
+  // ldmatrix/stmatrix .x1/.x2/.x4: 1, 2 or 4 (each lane reads or writes one
+  // 16-byte matrix row, width 16; lanes 8m..8m+7 give matrix m's rows and
+  // the bank cost follows bank/ldmatrix.h). 0 for every other instruction.
+  uint8_t matrices = 0;
   uint32_t mask;  // lanes that access memory
   uint64_t addr[32];
   const InstrInfo* instr;
@@ -137,8 +141,10 @@ class KernelObserver {
   virtual void on_kernel_begin(const KernelInfo&) {}
   // Called on the worker thread that runs `block`; may return nullptr to skip it.
   virtual std::unique_ptr<BlockObserver> make_block_observer(Dim3 block) = 0;
-  // Called once per block with the observer made for it, serialized and in
-  // increasing linear block order (deterministic merging).
+  // Called once per block with the non-null observer made for it,
+  // serialized and in increasing linear block order (deterministic merging).
+  // Blocks given no observer are not finished, nor, after a fault or a
+  // stop, the blocks above the first error (skipped or cut off by a skip).
   virtual void finish_block(Dim3 /*block*/, std::unique_ptr<BlockObserver>) {}
   virtual void on_kernel_end(bool /*ok*/) {}
 };

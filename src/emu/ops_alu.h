@@ -129,14 +129,14 @@ inline void int_bin(Warp& w, const Op& op, uint32_t exec) {
     else if constexpr (B == XOR)
       r = a ^ b;
     else if constexpr (B == SHL) {
-      uint32_t s = static_cast<uint32_t>(Bv[l]);
-      r = s >= bits ? V(0) : static_cast<V>(static_cast<U>(a) << s);
+      uint32_t sh = static_cast<uint32_t>(Bv[l]);
+      r = sh >= bits ? V(0) : static_cast<V>(static_cast<U>(a) << sh);
     } else if constexpr (B == SHR) {
-      uint32_t s = static_cast<uint32_t>(Bv[l]);
+      uint32_t sh = static_cast<uint32_t>(Bv[l]);
       if constexpr (std::is_signed_v<V>)
-        r = s >= bits ? (a < 0 ? V(-1) : V(0)) : static_cast<V>(a >> s);
+        r = sh >= bits ? (a < 0 ? V(-1) : V(0)) : static_cast<V>(a >> sh);
       else
-        r = s >= bits ? V(0) : static_cast<V>(a >> s);
+        r = sh >= bits ? V(0) : static_cast<V>(a >> sh);
     } else if constexpr (B == DIV) {
       // Division by zero: all ones (what the hardware returns); INT_MIN / -1 wraps.
       if (b == 0)
@@ -214,7 +214,7 @@ inline void int_un(Warp& w, const Op& op, uint32_t exec) {
   });
 }
 
-template <T TY>
+template <Base, T TY>
 inline void bfe(Warp& w, const Op& op, uint32_t exec) {
   using V = typename Tr<TY>::V;
   using U = typename Tr<TY>::U;
@@ -238,7 +238,7 @@ inline void bfe(Warp& w, const Op& op, uint32_t exec) {
   });
 }
 
-template <T TY>
+template <Base, T TY>
 inline void bfi(Warp& w, const Op& op, uint32_t exec) {
   using U = typename Tr<TY>::U;
   constexpr uint32_t bits = sizeof(U) * 8;
@@ -256,6 +256,7 @@ inline void bfi(Warp& w, const Op& op, uint32_t exec) {
   });
 }
 
+template <Base, T>
 inline void prmt(Warp& w, const Op& op, uint32_t exec) {
   uint64_t* D = regw(w, op.r[0]);
   const uint64_t *A = reg(w, op.r[1]), *Bv = reg(w, op.r[2]), *C = reg(w, op.r[3]);
@@ -273,6 +274,7 @@ inline void prmt(Warp& w, const Op& op, uint32_t exec) {
   });
 }
 
+template <Base, T>
 inline void shf(Warp& w, const Op& op, uint32_t exec) {
   uint64_t* D = regw(w, op.r[0]);
   const uint64_t *A = reg(w, op.r[1]), *Bv = reg(w, op.r[2]), *C = reg(w, op.r[3]);
@@ -424,7 +426,7 @@ inline int fe_mode(uint8_t r) {
 }
 
 template <T TY>
-inline void setp(Warp& w, const Op& op, uint32_t exec) {
+inline void setp_typed(Warp& w, const Op& op, uint32_t exec) {
   using V = typename Tr<TY>::V;
   const uint64_t *A = reg(w, op.r[2]), *Bv = reg(w, op.r[3]);
   uint32_t res = 0;

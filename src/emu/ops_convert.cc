@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "emu/decode_context.h"
 #include "emu/exec.h"
 #include "emu/half.h"
 #include "emu/ops_alu.h"
@@ -146,7 +147,7 @@ uint64_t convert(const Op& op, uint64_t v) {
 
 }  // namespace
 
-void exec_cvt(Warp& w, const Op& op, uint32_t exec) {
+void exec_cvt(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
   uint64_t* D = regw(w, op.r[0]);
   const uint64_t* A = reg(w, op.r[1]);
   if (op.t == F16X2 || op.t == BF16X2) {  // two f32 -> packed pair, a in the upper half
@@ -157,6 +158,32 @@ void exec_cvt(Warp& w, const Op& op, uint32_t exec) {
     return;
   }
   SMEMLAB_FOR_LANES(exec, D[l] = convert(op, A[l]));
+}
+
+}  // namespace smemlab::emu
+
+// ---- Decoder ------------------------------------------------------------------
+
+namespace smemlab::emu {
+
+void decode_cvt(Insn& d) {
+  if (d.in.has_mod("tf32")) return decode_tensor(d);  // cvt.rna.tf32.f32: decode_tensor.cc
+  if (d.tys.size() != 2) d.unsupported();
+  T to = d.tys[0], from = d.tys[1];
+  auto scalar = [](T t) { return t != PRED && t != B128 && t != F16X2 && t != BF16X2; };
+  // cvt.rn.f16x2.f32 d, a, b packs two floats: a -> upper, b -> lower.
+  bool pair = (to == F16X2 || to == BF16X2) && from == F32;
+  if (!pair && !(scalar(to) && scalar(from))) d.unsupported();
+  d.need(pair ? 3 : 2);
+  const auto& ops = d.operands();
+  if (pair) d.op.r[2] = d.c.src(ops[2], F32);
+  d.op.code = code(CVT, to);
+  d.op.t = to;
+  d.op.t2 = from;
+  d.op.aux2 = static_cast<uint8_t>(d.rnd | (d.ftz ? kFtz : 0) | (d.sat ? kSat : 0));
+  d.op.r[0] = d.c.dst(ops[0]);
+  d.op.r[1] = d.c.src(ops[1], from);
+  d.push();
 }
 
 }  // namespace smemlab::emu

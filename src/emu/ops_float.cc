@@ -7,6 +7,7 @@
 #include <cfenv>
 #include <cmath>
 
+#include "emu/decode_context.h"
 #include "emu/exec.h"
 #include "emu/half.h"
 #include "emu/ops_alu.h"
@@ -111,7 +112,7 @@ uint16_t to16(float x, bool bf) { return bf ? float_to_bf16(x) : float_to_half(x
 
 }  // namespace
 
-void exec_fslow(Warp& w, const Op& op, uint32_t exec) {
+void exec_fslow(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
   uint64_t* D = regw(w, op.r[0]);
   const uint64_t* A = reg(w, op.r[1]);
   bool has_b = op.aux == F_ADD || op.aux == F_SUB || op.aux == F_MUL || op.aux == F_FMA ||
@@ -158,6 +159,40 @@ void exec_fslow(Warp& w, const Op& op, uint32_t exec) {
     preds |= static_cast<uint32_t>(p) << l;
   });
   if (op.aux == F_TESTP) w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | preds;
+}
+
+}  // namespace smemlab::emu
+
+// ---- Decoders -----------------------------------------------------------------
+
+namespace smemlab::emu {
+
+void decode_float_fn(Insn& d) {
+  const std::string& o = d.opcode();
+  FOp f = o == "rcp"     ? F_RCP
+          : o == "sqrt"  ? F_SQRT
+          : o == "rsqrt" ? F_RSQRT
+          : o == "ex2"   ? F_EX2
+          : o == "lg2"   ? F_LG2
+          : o == "sin"   ? F_SIN
+          : o == "cos"   ? F_COS
+          : o == "tanh"  ? F_TANH
+                         : F_COPYSIGN;
+  d.fslow(f, f == F_COPYSIGN ? 2 : 1);
+}
+
+void decode_testp(Insn& d) {
+  static const char* kinds[] = {"finite",     "infinite", "number",
+                                "notanumber", "normal",   "subnormal"};
+  int k = mod_index(kinds, 6, d.in);
+  if (k < 0) d.unsupported();
+  d.need(2);
+  d.op.code = code(FSLOW, d.t);
+  d.op.aux = F_TESTP;
+  d.op.t2 = static_cast<uint8_t>(k);
+  d.op.r[0] = d.c.pred(d.operands()[0]);
+  d.op.r[1] = d.c.src(d.operands()[1], d.t);
+  d.push();
 }
 
 }  // namespace smemlab::emu

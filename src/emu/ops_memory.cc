@@ -4,10 +4,13 @@
 // shared memory belongs to one block and so to one host thread.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <type_traits>
 
+#include "emu/decode_context.h"
+#include "emu/decode_tensor.h"
 #include "emu/exec.h"
 #include "emu/ops_alu.h"
 
@@ -15,12 +18,30 @@ namespace smemlab::emu {
 namespace {
 
 const char* verb(const Op& op) {
-  if (op.code / 16 == LD) return "load";
+  if (op.code / 16 == LD || op.code / 16 == BUILTIN) return "load";
   if (op.code / 16 == ST) return "store";
+  if (op.code / 16 == LDMATRIX) return op.t2 ? "stmatrix" : "ldmatrix";
+  if (op.code / 16 == MMA) return "wmma";
+  if (op.code / 16 == MBAR) return "mbarrier";
+  if (op.code / 16 == BULK) return "cp.async.bulk";
   return op.t2 ? "reduction" : "atomic";
 }
 
 std::string describe_global(const GlobalMemory& g, uint64_t addr, uint32_t size) {
+  if (addr >= kHeapBase) {
+    bool freed = false;
+    const DeviceAllocation* a = g.heap().below(addr, &freed);
+    if (a && freed && addr - a->base < std::max<uint64_t>(a->size, 1))
+      return fmt::format(" (inside '{}' at 0x{:x}, which was freed)", a->name, a->base);
+    if (a && addr >= a->base + a->size)
+      return fmt::format(" ({} bytes past the end of {}-byte allocation '{}' at 0x{:x}{})",
+                         addr + size - (a->base + a->size), a->size, a->name, a->base,
+                         freed ? ", freed" : "");
+    if (a)
+      return fmt::format(" (straddles the end of {}-byte allocation '{}' at 0x{:x})", a->size,
+                         a->name, a->base);
+    return " (in the device heap, before its first allocation)";
+  }
   const GlobalMemory::Allocation* best = nullptr;
   for (const auto& a : g.allocations())
     if (a->base <= addr && (!best || a->base > best->base)) best = a.get();
@@ -31,14 +52,14 @@ std::string describe_global(const GlobalMemory& g, uint64_t addr, uint32_t size)
   if (best && addr + size > best->base + best->size)
     return fmt::format(" (straddles the end of {}-byte allocation at 0x{:x})", best->size,
                        best->base);
-  return addr < kGlobalBase ? " (not a global address)" : "";
+  return best && is_global_address(addr) ? "" : " (not a global address)";
 }
 
 // Host pointer for `size` bytes at `addr` in space `s`, or a fault.
 uint8_t* translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, MSpace s,
                    uint64_t addr, uint32_t size, Space* space, uint64_t* shown) {
   if (s == MSpace::Generic) {
-    if (addr >= kGlobalBase || addr < kSharedWindow)
+    if (is_global_address(addr))
       s = MSpace::Global;
     else if (addr - kSharedWindow < kWindowSize)
       s = MSpace::Shared, addr -= kSharedWindow;
@@ -161,7 +182,7 @@ uint64_t atom_apply(const Op& op, uint8_t* p, uint64_t bv, uint64_t cv, bool glo
 }
 
 void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
-          const Space* spaces, const uint64_t* addrs) {
+          const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0) {
   uint32_t done = 0;
   while (done != exec) {
     uint32_t first = static_cast<uint32_t>(__builtin_ctz(exec & ~done));
@@ -169,6 +190,7 @@ void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_
     a.space = spaces[first];
     a.op = mop;
     a.width = static_cast<uint8_t>(width);
+    a.matrices = matrices;
     a.mask = 0;
     std::memset(a.addr, 0, sizeof(a.addr));
     SMEMLAB_FOR_LANES(exec & ~done, {
@@ -186,6 +208,13 @@ void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_
 }
 
 }  // namespace
+
+uint8_t* read_generic(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, uint64_t addr,
+                      uint32_t size) {
+  Space sp;
+  uint64_t shown;
+  return translate(b, w, op, pc, lane, MSpace::Generic, addr, size, &sp, &shown);
+}
 
 // The data movement of a checked access: element size EW, op.vec elements.
 template <bool kLoad, uint32_t EW>
@@ -311,7 +340,7 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
     } else if (ms == MSpace::Global) {
       const uint64_t first = A[__builtin_ctz(exec)] + static_cast<uint64_t>(op.imm);
       if (const GlobalMemory::Allocation* a = b.env->global->find(first)) {
-        uint8_t* host = a->data.get();
+        uint8_t* host = a->data;
         done = base == LD
                    ? fast_access<true>(w, op, exec, host, a->base, a->base + a->size, total)
                    : fast_access<false>(w, op, exec, host, a->base, a->base + a->size, total);
@@ -361,32 +390,274 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
   }
 }
 
-void exec_cpasync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
-  if (exec == 0) return;
+namespace {
+
+// Performs the pending copies of `lanes` whose group is below limit[lane]
+// (all of them when limit is null), in issue order, and reports each
+// completed batch to observers as the cp.async's read and write.
+void cpasync_complete(BlockCtx& b, Warp& w, uint32_t lanes, const uint32_t* limit) {
+  auto& copies = b.async[w.index].copies;
+  for (AsyncCopy& c : copies) {
+    uint32_t done = 0;
+    SMEMLAB_FOR_LANES(c.lanes & lanes, {
+      if (!limit || c.group[l] < limit[l]) done |= 1u << l;
+    });
+    if (!done) continue;
+    SMEMLAB_FOR_LANES(done, {
+      uint8_t tmp[16] = {};
+      std::memcpy(tmp, c.src_host[l], c.src_size[l]);  // the rest is zero fill
+      std::memcpy(c.dst_host[l], tmp, c.bytes);
+    });
+    c.lanes &= ~done;
+    if (b.obs) {
+      Space ss[32], ds[32];
+      SMEMLAB_FOR_LANES(done, ss[l] = Space::Global; ds[l] = Space::Shared);
+      const Op& op = b.prog->ops[c.pc];
+      emit(b, w, op, MemOp::CpAsyncLoad, c.bytes, done, ss, c.src);
+      emit(b, w, op, MemOp::CpAsyncStore, c.bytes, done, ds, c.dst);
+    }
+  }
+  std::erase_if(copies, [](const AsyncCopy& c) { return c.lanes == 0; });
+}
+
+void cpasync_issue(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   const uint64_t *D = reg(w, op.r[4]), *S = reg(w, op.r[5]), *SO = reg(w, op.r[1]);
-  Space ds[32], ss[32];
-  uint64_t da[32], sa[32];
+  AsyncState& st = b.async[w.index];
+  AsyncCopy c;
+  c.pc = pc;
+  c.lanes = exec;
+  c.bytes = op.width;
   uint32_t n = op.width;
   SMEMLAB_FOR_LANES(exec, {
     uint32_t src_size = op.r[2] == UINT32_MAX ? n : static_cast<uint32_t>(reg(w, op.r[2])[l]);
     if (src_size > n) src_size = n;
-    uint8_t* dst = translate(b, w, op, pc, l, MSpace::Shared, D[l] + static_cast<uint64_t>(op.imm),
-                             n, &ds[l], &da[l]);
-    uint8_t tmp[16] = {};
-    if (src_size) {
-      uint8_t* src =
-          translate(b, w, op, pc, l, MSpace::Global, S[l] + SO[l], src_size, &ss[l], &sa[l]);
-      std::memcpy(tmp, src, src_size);
-    } else {
-      ss[l] = Space::Global;
-      sa[l] = S[l] + SO[l];
-    }
-    std::memcpy(dst, tmp, n);
+    Space sp;
+    c.dst_host[l] = translate(b, w, op, pc, l, MSpace::Shared,
+                              D[l] + static_cast<uint64_t>(op.imm), n, &sp, &c.dst[l]);
+    c.src[l] = S[l] + SO[l];
+    c.src_host[l] = src_size ? translate(b, w, op, pc, l, MSpace::Global, c.src[l], src_size,
+                                         &sp, &c.src[l])
+                             : nullptr;
+    c.src_size[l] = src_size;
+    c.group[l] = st.committed[l];
   });
-  if (b.obs) {
-    emit(b, w, op, MemOp::CpAsyncLoad, n, exec, ss, sa);
-    emit(b, w, op, MemOp::CpAsyncStore, n, exec, ds, da);
+  st.copies.push_back(c);
+}
+
+}  // namespace
+
+uint8_t* mem_translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, MSpace s,
+                       uint64_t addr, uint32_t size, Space* space, uint64_t* shown) {
+  return translate(b, w, op, pc, lane, s, addr, size, space, shown);
+}
+
+void mem_emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
+              const Space* spaces, const uint64_t* addrs, uint8_t matrices) {
+  emit(b, w, op, mop, width, exec, spaces, addrs, matrices);
+}
+
+void cpasync_complete_all(BlockCtx& b, Warp& w, uint32_t lanes) {
+  cpasync_complete(b, w, lanes, nullptr);
+}
+
+void exec_cpasync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  if (exec == 0) return;
+  AsyncState& st = b.async[w.index];
+  switch (op.aux) {
+    case CPA_COPY:
+      cpasync_issue(b, w, op, pc, exec);
+      return;
+    case CPA_COMMIT:
+      SMEMLAB_FOR_LANES(exec, ++st.committed[l]);
+      return;
+    case CPA_WAIT_ALL:
+      // = commit_group + wait_group 0: uncommitted copies complete too.
+      SMEMLAB_FOR_LANES(exec, ++st.committed[l]);
+      cpasync_complete(b, w, exec, nullptr);
+      return;
+    default: {
+      // wait_group N: all but the most recent N committed groups complete;
+      // copies not yet committed to a group are not waited for.
+      if (st.copies.empty()) return;
+      uint32_t limit[32] = {};
+      uint64_t keep = static_cast<uint64_t>(op.imm);
+      SMEMLAB_FOR_LANES(exec, limit[l] = st.committed[l] > keep
+                                             ? st.committed[l] - static_cast<uint32_t>(keep)
+                                             : 0u);
+      cpasync_complete(b, w, exec, limit);
+    }
   }
+}
+
+}  // namespace smemlab::emu
+
+// ---- Decoders -----------------------------------------------------------------
+
+namespace smemlab::emu {
+
+using K = ptx::Operand::Kind;
+
+void decode_ld_st(Insn& d) {
+  DecodeContext& c = d.c;
+  const ptx::Instruction& in = d.in;
+  const auto& ops = d.operands();
+  Op& op = d.op;
+  T t = d.t;
+  d.need(2);
+  bool store = d.opcode() == "st";
+  const ptx::Operand& data = store ? ops[1] : ops[0];
+  const ptx::Operand& addr = store ? ops[0] : ops[1];
+  if (addr.kind != K::Addr) c.fail(addr.pos, "expected an address operand [..]");
+  if (t == B128 || t == PRED) d.unsupported();
+  op.code = code(store ? ST : LD, t);
+  op.aux = static_cast<uint8_t>(space_of(in));
+  op.width = static_cast<uint8_t>(type_bytes(t));
+  std::vector<const ptx::Operand*> elems;
+  if (data.kind == K::Vector) {
+    for (const auto& e : data.elems) elems.push_back(&e);
+  } else {
+    elems.push_back(&data);
+  }
+  if (elems.size() > 4) d.unsupported();
+  op.vec = static_cast<uint8_t>(elems.size());
+  for (size_t i = 0; i < elems.size(); ++i)
+    op.r[i] = store ? c.src(*elems[i], t) : c.dst(*elems[i]);
+  // Address: a register base, a symbol, or an absolute value.
+  uint64_t sym_base = 0;
+  bool have_reg = false;
+  if (!addr.name.empty()) {
+    auto& fr = c.frames.back();
+    auto r = fr.regs.find(addr.name);
+    if (r != fr.regs.end()) {
+      op.r[4] = r->second;
+      have_reg = true;
+    } else if (const SymbolInfo* s = c.symbol(addr.name)) {
+      sym_base = s->address;
+      MSpace ms = static_cast<MSpace>(op.aux);
+      if (s->space == MSpace::Local && ms == MSpace::Param) {
+        op.aux = static_cast<uint8_t>(MSpace::Local);
+        op.aux2 = 1;  // a call parameter: report it as .param
+      } else if (ms == MSpace::Generic) {
+        op.aux = static_cast<uint8_t>(s->space);
+      } else if (s->space != ms && !(ms == MSpace::Global && s->space == MSpace::Global)) {
+        c.fail(addr.pos,
+               fmt::format("symbol '{}' is not in the instruction's state space", addr.name));
+      }
+    } else {
+      c.fail(addr.pos, fmt::format("undeclared register or symbol '{}'", addr.name));
+    }
+  }
+  if (!have_reg) op.r[4] = c.constant(0);
+  op.imm = static_cast<int64_t>(sym_base) + addr.offset;
+  if (static_cast<MSpace>(op.aux) == MSpace::Param && store)
+    c.fail(in.pos, "st.param to a kernel parameter is not supported");
+  d.push();
+}
+
+void decode_atom(Insn& d) {
+  DecodeContext& c = d.c;
+  const ptx::Instruction& in = d.in;
+  const auto& ops = d.operands();
+  Op& op = d.op;
+  T t = d.t;
+  static const char* names[] = {"add", "min",  "max", "inc", "dec",
+                                "cas", "exch", "and", "or",  "xor"};
+  int a = mod_index(names, 10, in);
+  if (a < 0 || t == F16 || t == BF16 || t == F16X2 || t == BF16X2 || t == B128) d.unsupported();
+  bool red = d.opcode() == "red";
+  d.need(red ? 2 : (a == A_CAS ? 4 : 3));
+  const ptx::Operand& addr = red ? ops[0] : ops[1];
+  if (addr.kind != K::Addr) c.fail(addr.pos, "expected an address operand [..]");
+  op.code = code(ATOM, t);
+  op.aux = static_cast<uint8_t>(space_of(in));
+  op.aux2 = static_cast<uint8_t>(a);
+  op.t2 = red ? 1 : 0;
+  op.width = static_cast<uint8_t>(type_bytes(t));
+  op.r[0] = red ? c.scratch() : c.dst(ops[0]);
+  op.r[1] = c.src(ops[red ? 1 : 2], t);
+  if (a == A_CAS) op.r[2] = c.src(ops[3], t);
+  auto& fr = c.frames.back();
+  auto r = fr.regs.find(addr.name);
+  if (r != fr.regs.end()) {
+    op.r[4] = r->second;
+    op.imm = addr.offset;
+  } else if (const SymbolInfo* s = c.symbol(addr.name)) {
+    op.r[4] = c.constant(0);
+    op.imm = static_cast<int64_t>(s->address) + addr.offset;
+    if (static_cast<MSpace>(op.aux) == MSpace::Generic) op.aux = static_cast<uint8_t>(s->space);
+  } else {
+    c.fail(addr.pos, fmt::format("undeclared register or symbol '{}'", addr.name));
+  }
+  d.push();
+}
+
+// cp.async (the copy, commit_group, wait_group N, wait_all: CpAsyncKind);
+// cp.async.mbarrier.arrive and cp.async.bulk belong to decode_tensor.cc.
+void decode_cp(Insn& d) {
+  DecodeContext& c = d.c;
+  const ptx::Instruction& in = d.in;
+  const auto& ops = d.operands();
+  Op& op = d.op;
+  if (in.mods.empty() || in.mods[0] != "async") d.unsupported();
+  if (is_tensor_or_async(in)) return decode_tensor(d);
+  if (in.mods.size() >= 2 &&
+      (in.mods[1] == "commit_group" || in.mods[1] == "wait_group" || in.mods[1] == "wait_all")) {
+    op.code = code(CPASYNC, U8);
+    op.aux = in.mods[1] == "commit_group" ? CPA_COMMIT
+             : in.mods[1] == "wait_all"   ? CPA_WAIT_ALL
+                                          : CPA_WAIT_GROUP;
+    if (op.aux == CPA_WAIT_GROUP) {
+      d.need(1);
+      if (ops[0].kind != K::Imm) c.fail(ops[0].pos, "cp.async.wait_group needs an immediate N");
+      op.imm = static_cast<int64_t>(ops[0].bits);
+    }
+    d.push();
+    return;
+  }
+  if (ops.size() < 3 || ops[0].kind != K::Addr || ops[1].kind != K::Addr ||
+      ops[2].kind != K::Imm)
+    d.unsupported();
+  op.code = code(CPASYNC, U8);
+  op.aux = CPA_COPY;
+  op.width = static_cast<uint8_t>(ops[2].bits);
+  if (op.width != 4 && op.width != 8 && op.width != 16)
+    c.fail(ops[2].pos, "cp.async copies 4, 8 or 16 bytes");
+  if (in.has_mod("cg") && op.width != 16) c.fail(ops[2].pos, "cp.async.cg copies 16 bytes");
+  auto base = [&](const ptx::Operand& a, uint64_t* off) -> uint32_t {
+    auto& fr = c.frames.back();
+    auto r = fr.regs.find(a.name);
+    *off = static_cast<uint64_t>(a.offset);
+    if (r != fr.regs.end()) return r->second;
+    const SymbolInfo* s = c.symbol(a.name);
+    if (!s) c.fail(a.pos, fmt::format("undeclared register or symbol '{}'", a.name));
+    *off += s->address;
+    return c.constant(0);
+  };
+  uint64_t doff, soff;
+  op.r[4] = base(ops[0], &doff);
+  op.imm = static_cast<int64_t>(doff);
+  op.r[5] = base(ops[1], &soff);
+  op.r[1] = c.constant(soff);
+  op.r[2] = ops.size() > 3 && ops[3].kind != K::Vector ? c.src(ops[3], U32) : UINT32_MAX;
+  d.push();
+}
+
+void decode_cvta(Insn& d) {
+  d.need(2);
+  MSpace s = space_of(d.in);
+  if (s == MSpace::Generic) d.unsupported();
+  Op& op = d.op;
+  op.aux = static_cast<uint8_t>(s);
+  if (d.opcode() == "isspacep") {
+    op.code = code(ISSPACEP, U64);
+    op.r[0] = d.c.pred(d.operands()[0]);
+  } else {
+    op.code = code(CVTA, d.t);
+    op.aux2 = d.in.has_mod("to") ? 1 : 0;
+    op.r[0] = d.c.dst(d.operands()[0]);
+  }
+  op.r[1] = d.c.src(d.operands()[1], d.t);
+  d.push();
 }
 
 }  // namespace smemlab::emu

@@ -110,5 +110,57 @@ TEST(OpsMemory, MisalignedAndNullAccessesAreReported) {
   EXPECT_NE(l.error.find("outside the thread's 8-byte frame"), std::string::npos) << l.error;
 }
 
+
+// Copies complete at the wait that covers their group, not at issue: what a
+// thread reads before the wait is the old shared value (the zero-filled
+// start), which is one legal outcome and the one that exposes missing waits.
+TEST(OpsMemory, CpAsyncCompletesAtItsWait) {
+  auto r = run_snippet(R"(
+  .shared .align 16 .b8 buf[32];
+  mov.u32 %r1, buf;
+  st.global.u32 [%rd14+32], 7;
+  st.global.u32 [%rd14+36], 9;
+  st.global.u32 [%rd14+40], 11;
+  cp.async.ca.shared.global [%r1], [%rd14+32], 4;
+  cp.async.commit_group;
+  cp.async.ca.shared.global [%r1+4], [%rd14+36], 4;
+  cp.async.commit_group;
+  cp.async.ca.shared.global [%r1+8], [%rd14+40], 4;
+  cp.async.wait_group 1;
+  ld.shared.u32 %r2, [%r1];
+  ld.shared.u32 %r3, [%r1+4];
+  cp.async.wait_group 0;
+  ld.shared.u32 %r4, [%r1+4];
+  ld.shared.u32 %r5, [%r1+8];
+  cp.async.wait_all;
+  ld.shared.u32 %r6, [%r1+8];
+  st.global.u32 [%rd14], %r2;
+  st.global.u32 [%rd14+8], %r3;
+  st.global.u32 [%rd14+16], %r4;
+  st.global.u32 [%rd14+24], %r5;
+  st.global.u32 [%rd14+32], %r6;)");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.u32(0), 7u);   // group 0 done by wait_group 1
+  EXPECT_EQ(r.u32(1), 0u);   // group 1 still in flight
+  EXPECT_EQ(r.u32(2), 9u);   // wait_group 0
+  EXPECT_EQ(r.u32(3), 0u);   // never committed: wait_group does not wait for it
+  EXPECT_EQ(r.u32(4), 11u);  // wait_all commits and waits
+}
+
+TEST(OpsMemory, CpAsyncBadSizeAndBoundsAreErrorsAtIssue) {
+  auto size = run_snippet(R"(
+  .shared .align 16 .b8 buf[32];
+  mov.u32 %r1, buf;
+  cp.async.cg.shared.global [%r1], [%rd14], 8;)");
+  ASSERT_FALSE(size.ok);
+  EXPECT_NE(size.error.find("cp.async.cg copies 16 bytes"), std::string::npos) << size.error;
+  auto oob = run_snippet(R"(
+  .shared .align 16 .b8 buf[32];
+  mov.u32 %r1, buf;
+  cp.async.cg.shared.global [%r1+32], [%rd14], 16;)");
+  ASSERT_FALSE(oob.ok);
+  EXPECT_NE(oob.error.find("outside the block's 32 bytes"), std::string::npos) << oob.error;
+}
+
 }  // namespace
 }  // namespace smemlab::emu::test

@@ -9,6 +9,7 @@
 
 #include <cstring>
 
+#include "emu/decode_context.h"
 #include "emu/exec.h"
 #include "emu/ops_alu.h"
 
@@ -254,6 +255,88 @@ void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t g
     default:
       fault(w, pc, -1, "unsupported", "unknown collective");
   }
+}
+
+}  // namespace smemlab::emu
+
+// ---- Decoders -----------------------------------------------------------------
+
+namespace smemlab::emu {
+
+using K = ptx::Operand::Kind;
+
+void decode_shfl(Insn& d) {
+  static const char* modes[] = {"up", "down", "bfly", "idx"};
+  int m = mod_index(modes, 4, d.in);
+  if (m < 0 || !d.in.has_mod("sync")) d.unsupported();
+  d.need(5);
+  const auto& ops = d.operands();
+  DecodeContext& c = d.c;
+  Op& op = d.op;
+  op.code = code(SHFL, U32);
+  op.aux = static_cast<uint8_t>(m);
+  op.r[0] = c.dst(ops[0]);
+  op.r[1] = ops[0].pair.empty() ? c.scratch_pred() : c.pred_name(ops[0].pair, ops[0].pos, K::Reg);
+  op.r[2] = c.src(ops[1], U32);
+  op.r[3] = c.src(ops[2], U32);
+  op.r[4] = c.src(ops[3], U32);
+  op.r[5] = c.src(ops[4], U32);
+  d.push();
+}
+
+void decode_vote(Insn& d) {
+  static const char* modes[] = {"all", "any", "uni", "ballot"};
+  int m = mod_index(modes, 4, d.in);
+  if (m < 0) d.unsupported();
+  bool sync = d.in.has_mod("sync");
+  d.need(sync ? 3 : 2);
+  const auto& ops = d.operands();
+  DecodeContext& c = d.c;
+  Op& op = d.op;
+  op.code = code(VOTE, U32);
+  op.aux = static_cast<uint8_t>(m);
+  op.r[0] = m == 3 ? c.dst(ops[0]) : c.pred(ops[0]);
+  op.r[1] = c.pred(ops[1]);
+  op.aux2 = ops[1].negate ? 1 : 0;
+  op.r[2] = sync ? c.src(ops[2], U32) : UINT32_MAX;
+  d.push();
+}
+
+void decode_redux(Insn& d) {
+  static const char* rops[] = {"add", "min", "max", "and", "or", "xor"};
+  int m = mod_index(rops, 6, d.in);
+  if (m < 0 || is_float(d.t)) d.unsupported();
+  d.need(3);
+  const auto& ops = d.operands();
+  d.op.code = code(REDUX, d.t);
+  d.op.aux = static_cast<uint8_t>(m);
+  d.op.r[0] = d.c.dst(ops[0]);
+  d.op.r[1] = d.c.src(ops[1], d.t);
+  d.op.r[2] = d.c.src(ops[2], U32);
+  d.push();
+}
+
+void decode_match(Insn& d) {
+  bool all = d.in.has_mod("all");
+  if (!all && !d.in.has_mod("any")) d.unsupported();
+  d.need(3);
+  const auto& ops = d.operands();
+  DecodeContext& c = d.c;
+  Op& op = d.op;
+  op.code = code(MATCH, d.t);
+  op.aux = all ? 1 : 0;
+  op.r[0] = c.dst(ops[0]);
+  op.r[1] = ops[0].pair.empty() ? c.scratch_pred() : c.pred_name(ops[0].pair, ops[0].pos, K::Reg);
+  op.r[2] = c.src(ops[1], d.t);
+  op.r[3] = c.src(ops[2], U32);
+  d.push();
+}
+
+void decode_activemask(Insn& d) {
+  d.need(1);
+  d.op.code = code(ACTIVEMASK, U32);
+  d.op.r[0] = d.c.dst(d.operands()[0]);
+  d.push();
 }
 
 }  // namespace smemlab::emu

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "emu/observer.h"
+#include "emu/ops_tensor.h"
 #include "ptx/ir.h"
 
 namespace smemlab::emu {
@@ -35,21 +36,11 @@ enum T : uint8_t {
   B128
 };
 
-// clang-format off
-#define SMEMLAB_EMU_BASE_OPS(X)                                                              \
-  X(NOP) X(MOV) X(ADD) X(SUB) X(MUL_LO) X(MUL_HI) X(MUL_WIDE) X(MAD_LO) X(MAD_HI)            \
-  X(MAD_WIDE) X(DIV) X(REM) X(ABS) X(NEG) X(MIN) X(MAX) X(AND) X(OR) X(XOR) X(NOT) X(CNOT)   \
-  X(SHL) X(SHR) X(POPC) X(CLZ) X(BREV) X(BFE) X(BFI) X(PRMT) X(SHF) X(FADD) X(FSUB) X(FMUL)  \
-  X(FFMA) X(FSLOW) X(SETP) X(SELP) X(PLOGIC) X(CVT) X(SPECIAL) X(PACK) X(UNPACK) X(LD) X(ST) \
-  X(ATOM) X(CPASYNC) X(CVTA) X(BRA) X(EXIT) X(TRAP) X(BAR) X(WARPSYNC) X(SHFL) X(VOTE)       \
-  X(REDUX) X(MATCH) X(ACTIVEMASK) X(SAD) X(ISSPACEP) X(CARRY)
-// clang-format on
-
+// Executed ops, one per SMEMLAB_OP row of instructions.def.
 enum Base : uint16_t {
-#define SMEMLAB_X(name) name,
-  SMEMLAB_EMU_BASE_OPS(SMEMLAB_X)
-#undef SMEMLAB_X
-      kNumBase
+#define SMEMLAB_OP(base, types, executor, kind) base,
+#include "emu/instructions.def"
+  kNumBase
 };
 constexpr uint16_t code(Base b, T t) { return static_cast<uint16_t>(b * 16 + t); }
 
@@ -102,7 +93,28 @@ enum Cmp : uint8_t {
   C_NAN
 };
 enum AtomOp : uint8_t { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_CAS, A_EXCH, A_AND, A_OR, A_XOR };
-enum Special : uint8_t { SP_CLOCK, SP_CLOCK64, SP_GLOBALTIMER };
+// External functions built in (BUILTIN's aux), see ops_builtin.cc.
+enum Builtin : uint8_t { B_VPRINTF, B_ASSERTFAIL, B_MALLOC, B_FREE };
+// MBAR's t2: the mbarrier operation (ops_async.cc).
+enum MbarKind : uint8_t {
+  MB_INIT,
+  MB_INVAL,
+  MB_ARRIVE,       // r0 = state (or ~0), r1 = count (or ~0), r2 = tx (or ~0); aux2 & 1: drop
+  MB_EXPECT_TX,    // r1 = bytes
+  MB_COMPLETE_TX,  // r1 = bytes
+  MB_TEST_WAIT,    // r0 = predicate, r1 = token or parity; aux2 & 2: .parity
+  MB_PENDING,      // mbarrier.pending_count: r0 = d, r1 = state
+  MB_CPASYNC_ARRIVE  // cp.async.mbarrier.arrive; aux2 & 4: .noinc
+};
+// CPASYNC's aux: the copy, commit_group, wait_group N (imm = N), wait_all.
+enum CpAsyncKind : uint8_t { CPA_COPY, CPA_COMMIT, CPA_WAIT_GROUP, CPA_WAIT_ALL };
+enum Special : uint8_t {
+  SP_CLOCK,
+  SP_CLOCK64,
+  SP_GLOBALTIMER,
+  SP_GLOBALTIMER_LO,
+  SP_GLOBALTIMER_HI
+};
 
 // Operand fields per base op (r[] are register indices, or predicate indices
 // where noted; every source is a register, immediates included):
@@ -116,6 +128,16 @@ enum Special : uint8_t { SP_CLOCK, SP_CLOCK64, SP_GLOBALTIMER };
 //   SHFL: r0 = d, r1 = p, r2 = a, r3 = b, r4 = c, r5 = membermask
 //   VOTE: r0 = d, r1 = pred, r2 = membermask (~0: non-.sync);  REDUX: r0, r1, r2 = mask
 //   MATCH: r0 = d, r1 = p, r2 = a, r3 = mask;  WARPSYNC: r0 = mask;  ACTIVEMASK: r0 = d
+//   BUILTIN: aux = Builtin; r0..r4 = frame offsets of the call's .param
+//            arguments, r5 = of its return value (~0: none) - offsets, not registers
+//   LDMATRIX: r0..r3 = data (vec = matrices), r4 + imm = row address, aux = MSpace,
+//             aux2 = .trans, t2 = 1 for stmatrix;  MOVMATRIX: r0 = d, r1 = a
+//   MMA: imm = index into Program::tensor_ops (mma.sync and wmma.*)
+//   CVT_TF32: r0 = d, r1 = a (f32), aux = tensor::Tf32Round
+//   TEX: r0..r3 = d (v4), r4 = texture handle, imm = index into Program::tex_ops
+//   MBAR: r4 + imm = mbarrier address, aux = MSpace, t2 = MbarKind (other fields there)
+//   BULK: r4 + imm = shared dst, r5 + value(r0) = global src, r1 = bytes,
+//         r2 + value(r3) = mbarrier
 struct Op {
   uint16_t code = 0;
   uint8_t t = 0;       // type
@@ -133,6 +155,29 @@ struct Op {
 
 // Op flags in aux2 for FSLOW/CVT.
 constexpr uint8_t kFtz = 0x10, kSat = 0x20;
+
+// mma.sync and wmma.* operands (more registers than Op::r holds).
+struct TensorOp {
+  enum Kind : uint8_t { Mma, WmmaLoad, WmmaStore, WmmaMma } kind = Mma;
+  tensor::MmaSpec spec;                              // shape and types
+  tensor::Operand which = tensor::Operand::A;        // WmmaLoad/Store: the fragment
+  tensor::Elem elem = tensor::Elem::F16;             // WmmaLoad/Store: element type
+  bool row_major = true;                             // WmmaLoad/Store: memory layout
+  MSpace space = MSpace::Generic;                    // WmmaLoad/Store
+  uint32_t addr = 0, stride = UINT32_MAX;            // registers (stride in elements)
+  int64_t offset = 0;
+  std::vector<uint32_t> d, a, b, c;  // registers; WmmaLoad: d, WmmaStore: c
+};
+
+// tex.{1d,2d,3d,a1d,a2d}.v4.dtype.ctype: the coordinate registers.
+struct TexOp {
+  uint8_t dims = 1;         // 1, 2, 3
+  bool layered = false;     // a1d/a2d: coord[0] is the layer
+  bool int_coords = false;  // .s32 coordinates (texel fetch)
+  T dtype = F32;            // F32, S32 or U32 results
+  uint8_t ncoord = 0;
+  uint32_t coord[4] = {0, 0, 0, 0};
+};
 
 struct Program {
   std::string kernel;  // mangled name
@@ -188,6 +233,8 @@ struct Program {
   };
   std::vector<Param> params;
   const ptx::LineTable* lines = nullptr;
+  std::vector<TensorOp> tensor_ops;  // operands of MMA ops
+  std::vector<TexOp> tex_ops;        // operands of TEX ops
 };
 
 // Register value of type t, extended to 64 bits (signed types sign-extend).

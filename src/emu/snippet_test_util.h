@@ -26,8 +26,10 @@ struct SnippetResult {
   double f64(int slot, int thread = 0) const { return std::bit_cast<double>(at(thread, slot)); }
 };
 
+// printf output goes to *printed when given (else stdout).
 inline SnippetResult run_snippet(const std::string& body, int threads = 1,
-                                 const std::string& globals = "", uint32_t dynamic_shared = 0) {
+                                 const std::string& globals = "", uint32_t dynamic_shared = 0,
+                                 std::string* printed = nullptr) {
   std::string text = std::string(".version 9.0\n.target sm_90\n.address_size 64\n") + globals +
                      ".visible .entry t(.param .u64 out, .param .u32 x)\n{\n"
                      "  .reg .pred %p<16>;\n  .reg .b16 %h<16>;\n  .reg .b32 %r<16>;\n"
@@ -48,6 +50,7 @@ inline SnippetResult run_snippet(const std::string& body, int threads = 1,
   uint64_t out = dev.malloc(static_cast<uint64_t>(threads) * 64);
   LaunchConfig cfg{{1}, {static_cast<uint32_t>(threads)}, dynamic_shared};
   cfg.budget = 100000;
+  if (printed) cfg.printf_sink = [printed](const std::string& s) { *printed += s; };
   auto st = launch(*m, "t", cfg, out, 7u);
   if (!st.ok()) {
     r.error = st.error->what();

@@ -7,6 +7,7 @@
 #include "emu/decode_context.h"
 #include "emu/exec.h"
 #include "emu/half.h"
+#include "emu/instructions.h"
 #include "emu/ops_alu.h"
 
 namespace smemlab::emu {
@@ -36,16 +37,8 @@ inline void materialize(Warp& w) {
 
 inline void set_pc(Warp& w, uint32_t lanes, uint32_t pc) { SMEMLAB_FOR_LANES(lanes, w.pc[l] = pc); }
 
-template <T TY>
-inline void mov(Warp& w, const Op& op, uint32_t exec) {
-  using V = typename Tr<TY>::V;
-  uint64_t* D = regw(w, op.r[0]);
-  const uint64_t* A = reg(w, op.r[1]);
-  SMEMLAB_FOR_LANES(exec, D[l] = put(get<V>(A[l])));
-}
-
 template <typename U>
-void carry(Warp& w, const Op& op, uint32_t exec) {
+void carry_impl(Warp& w, const Op& op, uint32_t exec) {
   using Wd = std::conditional_t<sizeof(U) == 4, uint64_t, unsigned __int128>;
   constexpr int bits = sizeof(U) * 8;
   uint64_t* D = regw(w, op.r[0]);
@@ -88,7 +81,7 @@ void setp_half(Warp& w, const Op& op, uint32_t exec) {
   setp_write(w, op, exec, res);
 }
 
-void plogic(Warp& w, const Op& op, uint32_t exec) {
+void plogic_impl(Warp& w, const Op& op, uint32_t exec) {
   uint32_t a = w.P[op.r[1]] ^ ((op.aux2 & 1) ? ~0u : 0u);
   uint32_t b = op.aux < 3 ? (w.P[op.r[2]] ^ ((op.aux2 & 2) ? ~0u : 0u)) : 0;
   uint32_t r = op.aux == 0   ? (a & b)
@@ -99,7 +92,7 @@ void plogic(Warp& w, const Op& op, uint32_t exec) {
   w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | (r & exec);
 }
 
-void pack(Warp& w, const Op& op, uint32_t exec, bool unpack) {
+void pack_impl(Warp& w, const Op& op, uint32_t exec, bool unpack) {
   uint32_t total = static_cast<uint32_t>(type_bytes(static_cast<T>(op.t))) * 8;
   uint32_t part = total / op.vec;
   uint64_t pm = part >= 64 ? ~0ull : ((1ull << part) - 1);
@@ -130,59 +123,171 @@ uint64_t window(MSpace s) {
   }
 }
 
-}  // namespace
+// ---- Executors of the Inline/InlineFlow rows of instructions.def ---------
+// (Flow executors return false when they set the lanes' PCs themselves.)
 
-#define INT_CASES(BASE, FN)     \
-  case code(BASE, U16):         \
-    FN<BASE, U16>(w, op, exec); \
-    break;                      \
-  case code(BASE, S16):         \
-    FN<BASE, S16>(w, op, exec); \
-    break;                      \
-  case code(BASE, U32):         \
-    FN<BASE, U32>(w, op, exec); \
-    break;                      \
-  case code(BASE, S32):         \
-    FN<BASE, S32>(w, op, exec); \
-    break;                      \
-  case code(BASE, U64):         \
-    FN<BASE, U64>(w, op, exec); \
-    break;                      \
-  case code(BASE, S64):         \
-    FN<BASE, S64>(w, op, exec); \
-    break;
-#define FLOAT_CASES(BASE)               \
-  case code(BASE, F32):                 \
-    fast_float<BASE, F32>(w, op, exec); \
-    break;                              \
-  case code(BASE, F64):                 \
-    fast_float<BASE, F64>(w, op, exec); \
-    break;
-#define TYPED_CASES(BASE, FN) \
-  case code(BASE, U8):        \
-    FN<U8>(w, op, exec);      \
-    break;                    \
-  case code(BASE, S8):        \
-    FN<S8>(w, op, exec);      \
-    break;                    \
-  case code(BASE, U16):       \
-    FN<U16>(w, op, exec);     \
-    break;                    \
-  case code(BASE, S16):       \
-    FN<S16>(w, op, exec);     \
-    break;                    \
-  case code(BASE, U32):       \
-    FN<U32>(w, op, exec);     \
-    break;                    \
-  case code(BASE, S32):       \
-    FN<S32>(w, op, exec);     \
-    break;                    \
-  case code(BASE, U64):       \
-    FN<U64>(w, op, exec);     \
-    break;                    \
-  case code(BASE, S64):       \
-    FN<S64>(w, op, exec);     \
-    break;
+template <Base, T>
+inline void nop(Warp&, const Op&, uint32_t) {}
+
+template <Base, T TY>
+inline void mov(Warp& w, const Op& op, uint32_t exec) {
+  // Floats move as bits of their width.
+  constexpr T as = TY == F32 || TY == F16X2 || TY == BF16X2 ? U32
+                   : TY == F64                              ? U64
+                   : TY == F16 || TY == BF16                ? U16
+                                                            : TY;
+  using V = typename Tr<as>::V;
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t* A = reg(w, op.r[1]);
+  SMEMLAB_FOR_LANES(exec, D[l] = put(get<V>(A[l])));
+}
+
+template <Base, T TY>
+inline void carry(Warp& w, const Op& op, uint32_t exec) {
+  if constexpr (TY == U32)
+    carry_impl<uint32_t>(w, op, exec);
+  else
+    carry_impl<uint64_t>(w, op, exec);
+}
+
+template <Base, T TY>
+inline void setp(Warp& w, const Op& op, uint32_t exec) {
+  if constexpr (TY == F16 || TY == BF16)
+    setp_half(w, op, exec);
+  else
+    setp_typed<TY>(w, op, exec);
+}
+
+template <Base, T>
+inline void selp(Warp& w, const Op& op, uint32_t exec) {
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t *A = reg(w, op.r[1]), *B = reg(w, op.r[2]);
+  uint32_t p = w.P[op.r[3]];
+  SMEMLAB_FOR_LANES(exec, D[l] = ((p >> l) & 1u) ? A[l] : B[l]);
+}
+
+template <Base, T>
+inline void plogic(Warp& w, const Op& op, uint32_t exec) {
+  plogic_impl(w, op, exec);
+}
+
+template <Base B, T>
+inline void pack(Warp& w, const Op& op, uint32_t exec) {
+  pack_impl(w, op, exec, B == UNPACK);
+}
+
+template <Base, T>
+inline void cvta(Warp& w, const Op& op, uint32_t exec) {
+  uint64_t win = window(static_cast<MSpace>(op.aux));
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t* A = reg(w, op.r[1]);
+  bool to = op.aux2 == 1, narrow = op.t == U32;
+  SMEMLAB_FOR_LANES(exec, {
+    uint64_t v = win == 0 ? A[l]
+                 : to     ? A[l] - win
+                          : (narrow ? static_cast<uint32_t>(A[l]) : A[l]) + win;
+    D[l] = narrow ? static_cast<uint32_t>(v) : v;
+  });
+}
+
+template <Base, T>
+inline void isspacep(Warp& w, const Op& op, uint32_t exec) {
+  MSpace sp = static_cast<MSpace>(op.aux);
+  uint64_t win = window(sp);
+  const uint64_t* A = reg(w, op.r[1]);
+  uint32_t r = 0;
+  SMEMLAB_FOR_LANES(exec, {
+    bool in =
+        sp == MSpace::Global ? is_global_address(A[l]) : (A[l] >= win && A[l] - win < kWindowSize);
+    r |= static_cast<uint32_t>(in) << l;
+  });
+  w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | r;
+}
+
+// Deterministic clocks: the block's warp-instruction count so far (for
+// %globaltimer too: a monotonic count, not nanoseconds).
+template <Base, T TY>
+inline bool read_clock(Step& s) {
+  uint64_t v = s.b.clock_base + s.b.steps + s.n;
+  if (s.op.aux == SP_GLOBALTIMER_HI) v >>= 32;
+  uint64_t* D = regw(s.w, s.op.r[0]);
+  SMEMLAB_FOR_LANES(s.exec, D[l] = TY == U32 || TY == S32 ? static_cast<uint32_t>(v) : v);
+  return true;
+}
+
+template <Base, T>
+inline bool trap(Step& s) {
+  if (s.exec) fault(s.w, s.pc, __builtin_ctz(s.exec), "trap", "the kernel executed trap");
+  return true;
+}
+
+template <Base, T>
+inline bool bra(Step& s) {
+  Warp& w = s.w;
+  uint32_t target = static_cast<uint32_t>(s.op.imm);
+  uint32_t nt = s.group & ~s.exec;
+  if (s.b.obs) s.b.obs->on_branch(Branch{s.exec, nt, &s.b.prog->info[s.op.info], s.b.id, w.index});
+  if (w.uniform && nt == 0) {
+    w.cpc = target;
+  } else if (w.uniform && s.exec == 0) {
+    w.cpc = s.pc + 1;
+  } else {
+    materialize(w);
+    set_pc(w, s.exec, target);
+    set_pc(w, nt, s.pc + 1);
+  }
+  return false;
+}
+
+template <Base, T>
+inline bool exit_lanes(Step& s) {
+  Warp& w = s.w;
+  if (s.exec == 0) return true;
+  materialize(w);
+  set_pc(w, s.group & ~s.exec, s.pc + 1);
+  w.live &= ~s.exec;
+  w.runnable &= ~s.exec;
+  on_exit_lanes(s.b, w, s.pc, s.exec);
+  // Lanes waiting at a collective for the lanes that just exited: let
+  // them re-check (exited lanes count as arrived).
+  w.runnable |= w.coll_wait;
+  w.coll_wait = 0;
+  return false;
+}
+
+template <Base, T>
+inline bool bar(Step& s) {
+  if (s.exec == 0) return true;
+  materialize(s.w);
+  set_pc(s.w, s.group, s.pc + 1);
+  barrier_arrive(s.b, s.w, s.op, s.pc, s.exec);
+  return false;
+}
+
+template <Base, T>
+inline bool collective(Step& s) {
+  Warp& w = s.w;
+  const Op* ops = s.b.prog->ops.data();
+  if (s.exec == 0) return true;
+  if (!collective_ready(w, ops, s.op, s.exec)) {
+    materialize(w);
+    set_pc(w, s.group & ~s.exec, s.pc + 1);
+    w.coll_wait |= s.exec;  // their pc[] stays at this op
+    w.runnable &= ~s.exec;
+    return false;
+  }
+  uint32_t waiting = collective_partners(w, ops, s.op);
+  exec_collective(s.b, w, s.op, s.pc, s.exec, waiting);
+  if (!waiting) return true;
+  materialize(w);
+  w.coll_wait &= ~waiting;
+  w.runnable |= waiting;
+  SMEMLAB_FOR_LANES(waiting, w.pc[l] += 1);  // each after its own instruction
+  set_pc(w, s.group, s.pc + 1);
+  return false;
+}
+
+}  // namespace
 
 uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
   const Op* ops = b.prog->ops.data();
@@ -212,304 +317,41 @@ uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
     uint32_t exec = group;
     if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
     ++n;
+    // One case per (op, type) of instructions.def.
+#define SMEMLAB_CASE_Inline(ty, base, executor) \
+  case code(base, ty):                          \
+    executor<base, ty>(w, op, exec);            \
+    break;
+#define SMEMLAB_CASE_Call(ty, base, executor) \
+  case code(base, ty):                        \
+    executor(b, w, op, pc, exec);             \
+    break;
+#define SMEMLAB_CASE_InlineFlow(ty, base, executor) \
+  case code(base, ty): {                            \
+    Step s{b, w, op, pc, group, exec, n};           \
+    if (executor<base, ty>(s)) break;               \
+    continue;                                       \
+  }
+#define SMEMLAB_CASE_CallFlow(ty, base, executor) \
+  case code(base, ty): {                          \
+    Step s{b, w, op, pc, group, exec, n};         \
+    if (executor(s)) break;                       \
+    continue;                                     \
+  }
+#define SMEMLAB_OP(base, types, executor, kind) \
+  SMEMLAB_TYPES_##types(SMEMLAB_CASE_##kind, base, executor)
     switch (op.code) {
-      case code(NOP, U32):
-        break;
-        // clang-format off
-      TYPED_CASES(MOV, mov)
-      // clang-format on
-      case code(MOV, F32):
-        mov<U32>(w, op, exec);
-        break;
-      case code(MOV, F64):
-        mov<U64>(w, op, exec);
-        break;
-      case code(MOV, F16):
-      case code(MOV, BF16):
-        mov<U16>(w, op, exec);
-        break;
-      case code(MOV, F16X2):
-      case code(MOV, BF16X2):
-        mov<U32>(w, op, exec);
-        break;
-        // clang-format off
-      INT_CASES(ADD, int_bin)
-      INT_CASES(SUB, int_bin)
-      INT_CASES(MUL_LO, int_bin)
-      INT_CASES(MUL_HI, int_bin)
-      INT_CASES(MIN, int_bin)
-      INT_CASES(MAX, int_bin)
-      INT_CASES(AND, int_bin)
-      INT_CASES(OR, int_bin)
-      INT_CASES(XOR, int_bin)
-      INT_CASES(SHL, int_bin)
-      INT_CASES(SHR, int_bin)
-      INT_CASES(DIV, int_bin)
-      INT_CASES(REM, int_bin)
-      INT_CASES(MAD_LO, int_mad)
-      INT_CASES(MAD_HI, int_mad)
-      INT_CASES(ABS, int_un)
-      INT_CASES(NEG, int_un)
-      INT_CASES(NOT, int_un)
-      INT_CASES(CNOT, int_un)
-      INT_CASES(POPC, int_un)
-      INT_CASES(CLZ, int_un)
-      INT_CASES(BREV, int_un)
-      case code(MUL_WIDE, U16): int_mad<MUL_WIDE, U16>(w, op, exec); break;
-      case code(MUL_WIDE, S16): int_mad<MUL_WIDE, S16>(w, op, exec); break;
-      case code(MUL_WIDE, U32): int_mad<MUL_WIDE, U32>(w, op, exec); break;
-      case code(MUL_WIDE, S32): int_mad<MUL_WIDE, S32>(w, op, exec); break;
-      case code(MAD_WIDE, U16): int_mad<MAD_WIDE, U16>(w, op, exec); break;
-      case code(MAD_WIDE, S16): int_mad<MAD_WIDE, S16>(w, op, exec); break;
-      case code(MAD_WIDE, U32): int_mad<MAD_WIDE, U32>(w, op, exec); break;
-      case code(MAD_WIDE, S32): int_mad<MAD_WIDE, S32>(w, op, exec); break;
-      case code(BFE, U32): bfe<U32>(w, op, exec); break;
-      // clang-format on
-      case code(BFE, S32):
-        bfe<S32>(w, op, exec);
-        break;
-      case code(BFE, U64):
-        bfe<U64>(w, op, exec);
-        break;
-      case code(BFE, S64):
-        bfe<S64>(w, op, exec);
-        break;
-      case code(BFI, U32):
-        bfi<U32>(w, op, exec);
-        break;
-      case code(BFI, U64):
-        bfi<U64>(w, op, exec);
-        break;
-      case code(PRMT, U32):
-        prmt(w, op, exec);
-        break;
-      case code(SHF, U32):
-        shf(w, op, exec);
-        break;
-        // clang-format off
-      FLOAT_CASES(FADD)
-      FLOAT_CASES(FSUB)
-      FLOAT_CASES(FMUL)
-      FLOAT_CASES(FFMA)
-      TYPED_CASES(SETP, setp)
-      case code(SETP, F32): setp<F32>(w, op, exec); break;
-      // clang-format on
-      case code(SETP, F64):
-        setp<F64>(w, op, exec);
-        break;
-      case code(SETP, F16):
-      case code(SETP, BF16):
-        setp_half(w, op, exec);
-        break;
-      case code(SELP, U8):
-      case code(SELP, S8):
-      case code(SELP, U16):
-      case code(SELP, S16):
-      case code(SELP, U32):
-      case code(SELP, S32):
-      case code(SELP, U64):
-      case code(SELP, S64):
-      case code(SELP, F32):
-      case code(SELP, F64):
-      case code(SELP, F16):
-      case code(SELP, BF16): {
-        uint64_t* D = regw(w, op.r[0]);
-        const uint64_t *A = reg(w, op.r[1]), *B = reg(w, op.r[2]);
-        uint32_t p = w.P[op.r[3]];
-        SMEMLAB_FOR_LANES(exec, D[l] = ((p >> l) & 1u) ? A[l] : B[l]);
-        break;
-      }
-      case code(PLOGIC, PRED):
-        plogic(w, op, exec);
-        break;
-      case code(CARRY, U32):
-        carry<uint32_t>(w, op, exec);
-        break;
-      case code(CARRY, U64):
-        carry<uint64_t>(w, op, exec);
-        break;
-      case code(PACK, U16):
-      case code(PACK, U32):
-      case code(PACK, U64):
-      case code(PACK, F32):
-      case code(PACK, F64):
-      case code(PACK, F16X2):
-      case code(PACK, BF16X2):
-      case code(PACK, S32):
-      case code(PACK, S64):
-        pack(w, op, exec, false);
-        break;
-      case code(UNPACK, U16):
-      case code(UNPACK, U32):
-      case code(UNPACK, U64):
-      case code(UNPACK, F32):
-      case code(UNPACK, F64):
-      case code(UNPACK, F16X2):
-      case code(UNPACK, BF16X2):
-      case code(UNPACK, S32):
-      case code(UNPACK, S64):
-        pack(w, op, exec, true);
-        break;
-      case code(CVTA, U32):
-      case code(CVTA, U64): {
-        uint64_t win = window(static_cast<MSpace>(op.aux));
-        uint64_t* D = regw(w, op.r[0]);
-        const uint64_t* A = reg(w, op.r[1]);
-        bool to = op.aux2 == 1, narrow = op.t == U32;
-        SMEMLAB_FOR_LANES(exec, {
-          uint64_t v = win == 0 ? A[l]
-                       : to     ? A[l] - win
-                                : (narrow ? static_cast<uint32_t>(A[l]) : A[l]) + win;
-          D[l] = narrow ? static_cast<uint32_t>(v) : v;
-        });
-        break;
-      }
-      case code(ISSPACEP, U64): {
-        MSpace s = static_cast<MSpace>(op.aux);
-        uint64_t win = window(s);
-        const uint64_t* A = reg(w, op.r[1]);
-        uint32_t r = 0;
-        SMEMLAB_FOR_LANES(exec, {
-          bool in =
-              s == MSpace::Global ? A[l] >= kGlobalBase : (A[l] >= win && A[l] - win < kWindowSize);
-          r |= static_cast<uint32_t>(in) << l;
-        });
-        w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | r;
-        break;
-      }
-      case code(SPECIAL, U32):
-      case code(SPECIAL, U64):
-      case code(SPECIAL, S32):
-      case code(SPECIAL, S64): {
-        // Deterministic clocks: the block's warp-instruction count so far.
-        uint64_t v = b.clock_base + b.steps + n;
-        uint64_t* D = regw(w, op.r[0]);
-        SMEMLAB_FOR_LANES(exec, D[l] = op.t == U32 || op.t == S32 ? static_cast<uint32_t>(v) : v);
-        break;
-      }
-      case code(LD, U8):
-      case code(LD, S8):
-      case code(LD, U16):
-      case code(LD, S16):
-      case code(LD, U32):
-      case code(LD, S32):
-      case code(LD, U64):
-      case code(LD, S64):
-      case code(LD, F16):
-      case code(LD, BF16):
-      case code(LD, F32):
-      case code(LD, F64):
-      case code(LD, F16X2):
-      case code(LD, BF16X2):
-      case code(ST, U8):
-      case code(ST, S8):
-      case code(ST, U16):
-      case code(ST, S16):
-      case code(ST, U32):
-      case code(ST, S32):
-      case code(ST, U64):
-      case code(ST, S64):
-      case code(ST, F16):
-      case code(ST, BF16):
-      case code(ST, F32):
-      case code(ST, F64):
-      case code(ST, F16X2):
-      case code(ST, BF16X2):
-      case code(ATOM, U32):
-      case code(ATOM, S32):
-      case code(ATOM, U64):
-      case code(ATOM, S64):
-      case code(ATOM, F32):
-      case code(ATOM, F64):
-      case code(ATOM, U16):
-      case code(ATOM, S16):
-        exec_memory(b, w, op, pc, exec);
-        break;
-      case code(CPASYNC, U8):
-        exec_cpasync(b, w, op, pc, exec);
-        break;
-      case code(BRA, U32): {
-        uint32_t target = static_cast<uint32_t>(op.imm);
-        uint32_t nt = group & ~exec;
-        if (b.obs) b.obs->on_branch(Branch{exec, nt, &b.prog->info[op.info], b.id, w.index});
-        if (w.uniform && nt == 0) {
-          w.cpc = target;
-        } else if (w.uniform && exec == 0) {
-          w.cpc = pc + 1;
-        } else {
-          materialize(w);
-          set_pc(w, exec, target);
-          set_pc(w, nt, pc + 1);
-        }
-        continue;
-      }
-      case code(EXIT, U32): {
-        if (exec == 0) break;
-        materialize(w);
-        set_pc(w, group & ~exec, pc + 1);
-        w.live &= ~exec;
-        w.runnable &= ~exec;
-        on_exit_lanes(b, w, pc, exec);
-        // Lanes waiting at a collective for the lanes that just exited: let
-        // them re-check (exited lanes count as arrived).
-        w.runnable |= w.coll_wait;
-        w.coll_wait = 0;
-        continue;
-      }
-      case code(TRAP, U32):
-        if (exec) fault(w, pc, __builtin_ctz(exec), "trap", "the kernel executed trap");
-        break;
-      case code(BAR, U32): {
-        if (exec == 0) break;
-        materialize(w);
-        set_pc(w, group, pc + 1);
-        barrier_arrive(b, w, op, pc, exec);
-        continue;
-      }
-      case code(WARPSYNC, U32):
-      case code(SHFL, U32):
-      case code(VOTE, U32):
-      case code(REDUX, U32):
-      case code(REDUX, S32):
-      case code(MATCH, U32):
-      case code(MATCH, U64):
-      case code(ACTIVEMASK, U32): {
-        if (exec == 0) break;
-        if (!collective_ready(w, ops, op, exec)) {
-          materialize(w);
-          set_pc(w, group & ~exec, pc + 1);
-          w.coll_wait |= exec;  // their pc[] stays at this op
-          w.runnable &= ~exec;
-          continue;
-        }
-        uint32_t waiting = collective_partners(w, ops, op);
-        exec_collective(b, w, op, pc, exec, waiting);
-        if (waiting) {
-          materialize(w);
-          w.coll_wait &= ~waiting;
-          w.runnable |= waiting;
-          SMEMLAB_FOR_LANES(waiting, w.pc[l] += 1);  // each after its own instruction
-          set_pc(w, group, pc + 1);
-          continue;
-        }
-        break;
-      }
-      case code(FSLOW, F32):
-      case code(FSLOW, F64):
-      case code(FSLOW, F16):
-      case code(FSLOW, BF16):
-      case code(FSLOW, F16X2):
-      case code(FSLOW, BF16X2):
-        exec_fslow(w, op, exec);
-        break;
+#include "emu/instructions.def"
       default:
-        if (op.code / 16 == CVT) {
-          exec_cvt(w, op, exec);
-          break;
-        }
+        // Unreachable for decoded programs: the decoder emits only codes of
+        // the table (implemented()).
         fault(w, pc, -1, "unsupported",
               fmt::format("'{}' with this type is not implemented", b.prog->info[op.info].text));
     }
+#undef SMEMLAB_CASE_Inline
+#undef SMEMLAB_CASE_InlineFlow
+#undef SMEMLAB_CASE_Call
+#undef SMEMLAB_CASE_CallFlow
     if (w.uniform) {
       w.cpc = pc + 1;
     } else {

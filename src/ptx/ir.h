@@ -39,7 +39,7 @@ struct Operand {
   uint64_t bits = 0;           // Imm value, FImm bits
   bool is_f64 = false;         // FImm is 0d
   int64_t offset = 0;          // Addr offset
-  std::vector<Operand> elems;  // Vector / List
+  std::vector<Operand> elems;  // Vector / List; Addr: [a, b, {c}] of tex/suld/sust after a
   TextPos pos;
 };
 
@@ -54,6 +54,10 @@ struct Instruction {
   std::string text() const;  // opcode with modifiers, e.g. "ld.global.v4.f32"
   bool has_mod(const char* m) const;
 };
+
+// The largest variable (.global, .const, .shared, .local) the emulator
+// accepts: it allocates every variable in full.
+constexpr int64_t kMaxVariableBytes = 1ll << 30;
 
 // One scalar PTX type; `.b`, `.u`, `.s`, `.f` plus size.
 struct VarDecl {

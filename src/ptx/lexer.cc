@@ -20,6 +20,21 @@ bool ident_char(char c) {
          c == '.';
 }
 
+// Digits in `base` (10 or 16) to a 64-bit value; false when it does not fit.
+bool parse_digits(std::string_view d, int base, uint64_t* out) {
+  uint64_t v = 0;
+  for (char c : d) {
+    int digit = std::isdigit(static_cast<unsigned char>(c))
+                    ? c - '0'
+                    : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10;
+    if (v > (UINT64_MAX - static_cast<uint64_t>(digit)) / static_cast<uint64_t>(base))
+      return false;
+    v = v * static_cast<uint64_t>(base) + static_cast<uint64_t>(digit);
+  }
+  *out = v;
+  return true;
+}
+
 }  // namespace
 
 std::vector<Token> lex(std::string_view s, const std::string& file) {
@@ -72,13 +87,14 @@ std::vector<Token> lex(std::string_view s, const std::string& file) {
         if (j - i - 2 != n) err(i, "bad floating-point immediate");
         t.kind = Token::Kind::Float;
         t.is_f64 = d;
-        t.bits = std::stoull(std::string(s.substr(i + 2, n)), nullptr, 16);
+        parse_digits(s.substr(i + 2, n), 16, &t.bits);  // 8 or 16 hex digits always fit
       } else if (c == '0' && i + 1 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
         j = i + 2;
         while (j < s.size() && std::isxdigit(static_cast<unsigned char>(s[j]))) ++j;
         if (j == i + 2) err(i, "bad hexadecimal number");
         t.kind = Token::Kind::Int;
-        t.bits = std::stoull(std::string(s.substr(i + 2, j - i - 2)), nullptr, 16);
+        if (!parse_digits(s.substr(i + 2, j - i - 2), 16, &t.bits))
+          err(i, "integer out of range (more than 64 bits)");
       } else {
         while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
         if (j < s.size() && (s[j] == '.' || s[j] == 'e' || s[j] == 'E')) {
@@ -89,7 +105,16 @@ std::vector<Token> lex(std::string_view s, const std::string& file) {
                   s[k] == 'E' ||
                   ((s[k] == '-' || s[k] == '+') && (s[k - 1] == 'e' || s[k - 1] == 'E'))))
             ++k;
-          double v = std::stod(std::string(s.substr(i, k - i)));
+          std::string text(s.substr(i, k - i));
+          double v = 0;
+          size_t used = 0;
+          try {
+            v = std::stod(text, &used);
+          } catch (const std::out_of_range&) {
+            err(i, fmt::format("floating-point number '{}' out of range", text));
+          } catch (const std::invalid_argument&) {
+          }
+          if (used != text.size()) err(i, fmt::format("bad floating-point number '{}'", text));
           t.kind = Token::Kind::Float;
           t.is_f64 = true;
           static_assert(sizeof(double) == 8);
@@ -97,11 +122,8 @@ std::vector<Token> lex(std::string_view s, const std::string& file) {
           j = k;
         } else {
           t.kind = Token::Kind::Int;
-          try {
-            t.bits = std::stoull(std::string(s.substr(i, j - i)), nullptr, 10);
-          } catch (const std::exception&) {
-            err(i, "integer out of range");
-          }
+          if (!parse_digits(s.substr(i, j - i), 10, &t.bits))
+            err(i, "integer out of range (more than 64 bits)");
         }
       }
       if (j < s.size() && (s[j] == 'U' || s[j] == 'u')) ++j;  // 123U
@@ -128,7 +150,9 @@ std::vector<Token> lex(std::string_view s, const std::string& file) {
       t.text = std::string(1, c);
       ++i;
     } else {
-      err(i, fmt::format("unexpected character '{}'", c));
+      unsigned char u = static_cast<unsigned char>(c);
+      err(i, std::isprint(u) ? fmt::format("unexpected character '{}'", c)
+                             : fmt::format("unexpected byte 0x{:02x}", u));
     }
     out.push_back(std::move(t));
   }

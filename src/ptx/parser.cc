@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <cctype>
+#include <climits>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -61,6 +64,23 @@ class Parser {
   std::vector<Scope> scopes_;
   int rename_counter_ = 0;
   int cur_loc_ = -1;
+  int depth_ = 0;           // nesting of `{`/`(` in initializers and operands
+  int64_t fn_registers_ = 0;  // registers declared in the current function
+
+  // One level of `{`/`(` nesting; deep nesting is an error, not a stack overflow.
+  class Nest {
+   public:
+    Nest(Parser& p, const Token& at) : p_(p) {
+      if (++p_.depth_ > kMaxNesting)
+        p_.fail(at, fmt::format("nested deeper than {} levels", kMaxNesting));
+    }
+    ~Nest() { --p_.depth_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+
+   private:
+    Parser& p_;
+  };
 
   const Token& peek(size_t k = 0) const { return t_[std::min(i_ + k, t_.size() - 1)]; }
   bool at_end() const { return peek().kind == K::End; }
@@ -108,11 +128,26 @@ class Parser {
     return next();
   }
   int64_t integer() {
+    const Token& at = peek();
     bool neg = accept("-");
     if (peek().kind != K::Int)
       fail(peek(), fmt::format("expected an integer, found {}", show(peek())));
-    int64_t v = static_cast<int64_t>(next().bits);
-    return neg ? -v : v;
+    uint64_t b = next().bits;
+    if (b > uint64_t{INT64_MAX} + (neg ? 1 : 0))
+      fail(at, "integer out of range (a signed 64-bit number)");
+    return neg ? static_cast<int64_t>(0 - b) : static_cast<int64_t>(b);
+  }
+  // An integer that must lie in [lo, hi] (it is stored in a narrower type).
+  int bounded(int64_t lo, int64_t hi, const char* what) {
+    const Token& at = peek();
+    int64_t v = integer();
+    if (v < lo || v > hi) fail(at, fmt::format("{} {} out of range ({} to {})", what, v, lo, hi));
+    return static_cast<int>(v);
+  }
+  // Skips to the next ';' (a statement this parser does not interpret).
+  void skip_statement() {
+    while (!accept(";"))
+      if (next().kind == K::End) fail(peek(), "missing ';' at end of file");
   }
   TextPos pos(const Token& t) const { return {t.line, t.col}; }
 
@@ -138,10 +173,10 @@ class Parser {
       while (accept(",")) ident();
     } else if (s == ".address_size") {
       next();
-      m_.address_size = static_cast<int>(integer());
+      m_.address_size = bounded(32, 64, ".address_size");
     } else if (s == ".file") {
       next();
-      int idx = static_cast<int>(integer());
+      int idx = bounded(0, INT_MAX, ".file index");
       if (peek().kind != K::String) fail(peek(), "expected a file name string");
       m_.lines.add_file(idx, next().text);
       while (accept(",")) integer();
@@ -151,7 +186,7 @@ class Parser {
       skip_braces();
     } else if (s == ".pragma") {
       next();
-      while (!accept(";")) next();
+      skip_statement();
     } else if (s == ".visible" || s == ".weak" || s == ".extern" || s == ".common" ||
                s == ".entry" || s == ".func" || is_space_kw(s)) {
       declaration();
@@ -200,7 +235,9 @@ class Parser {
     for (;;) {
       if (is_ident(".align")) {
         next();
-        int a = static_cast<int>(integer());
+        const Token& at = peek();
+        int a = bounded(1, 1 << 16, ".align");
+        if (a & (a - 1)) fail(at, fmt::format(".align {} is not a power of two", a));
         if (!ptr) v.align = a;
       } else if (is_ident(".ptr") || is_ident(".global") || is_ident(".shared") ||
                  is_ident(".const") || is_ident(".local")) {
@@ -215,15 +252,23 @@ class Parser {
       }
     }
     if (v.type.empty()) fail(peek(), fmt::format("expected a type, found {}", show(peek())));
-    v.name = ident().text;
+    const Token& name = ident();
+    v.name = name.text;
     v.count = vec;
+    int64_t elem = std::max(type_size(v.type), 1);
     while (accept("[")) {
       v.is_array = true;
       if (accept("]")) {
         v.count = 0;
         continue;
       }
-      v.count *= integer();
+      const Token& at = peek();
+      int64_t n = integer();
+      if (n <= 0) fail(at, fmt::format("array size {} must be at least 1", n));
+      if (n > kMaxVariableBytes / elem / std::max<int64_t>(v.count, 1))
+        fail(at, fmt::format("'{}' is larger than {} bytes (the limit for one variable)", v.name,
+                             kMaxVariableBytes));
+      v.count *= n;
       expect("]");
     }
     if (accept("=")) initializer(v);
@@ -281,7 +326,8 @@ class Parser {
       }
     };
     std::function<void()> list = [&]() {
-      if (accept("{")) {
+      if (is_punct("{")) {
+        Nest nest(*this, next());
         if (!is_punct("}")) {
           do list();
           while (accept(","));
@@ -292,7 +338,12 @@ class Parser {
       }
     };
     list();
-    if (v.count == 0 && v.is_array) v.count = index;
+    if (v.count == 0 && v.is_array) {
+      v.count = index;
+      if (v.size_bytes() > kMaxVariableBytes)
+        fail(peek(), fmt::format("'{}' is larger than {} bytes (the limit for one variable)",
+                                 v.name, kMaxVariableBytes));
+    }
   }
 
   void perf_directives(Function& f) {
@@ -344,6 +395,7 @@ class Parser {
     }
     f.has_body = true;
     cur_loc_ = -1;
+    fn_registers_ = 0;
     m_.lines.begin_function();
     scopes_.clear();
     expect("{");
@@ -371,7 +423,8 @@ class Parser {
           std::string rest = name.substr(r.prefix.size());
           bool digits = true;
           for (char c : rest) digits = digits && std::isdigit(static_cast<unsigned char>(c));
-          if (digits && std::stoll(rest) < r.count) return r.renamed + rest;
+          // Indices past 9 digits exceed any declared count (kMaxRegisters).
+          if (digits && rest.size() <= 9 && std::stoll(rest) < r.count) return r.renamed + rest;
         }
       }
     }
@@ -389,6 +442,7 @@ class Parser {
         continue;
       }
       if (t.kind == K::Punct && t.text == "{") {
+        if (scopes_.size() > kMaxNesting) fail(t, fmt::format("nested deeper than {} levels", kMaxNesting));
         next();
         scopes_.emplace_back();
         continue;
@@ -398,7 +452,7 @@ class Parser {
       } else if (t.kind == K::Ident && t.text == ".loc") {
         loc();
       } else if (t.kind == K::Ident && t.text == ".pragma") {
-        while (!accept(";")) next();
+        skip_statement();
       } else if (t.kind == K::Ident && (is_space_kw(t.text) || t.text == ".extern")) {
         bool ext = accept_ident(".extern");
         VarDecl v = var_decl(ext);
@@ -440,8 +494,10 @@ class Parser {
       RegDecl r;
       r.type = type;
       r.pos = pos(n);
+      int64_t declared = 1;
       if (accept("<")) {
-        r.count = static_cast<int>(integer());
+        r.count = bounded(0, kMaxRegisters, "register count");
+        declared = r.count;
         expect(">");
         if (scopes_.size() > 1) {
           std::string renamed = fresh(n.text) + "_";
@@ -453,6 +509,10 @@ class Parser {
       } else {
         r.name = declare(n.text);
       }
+      fn_registers_ += declared;
+      if (fn_registers_ > kMaxRegisters)
+        fail(n, fmt::format("more than {} registers declared in function {}", kMaxRegisters,
+                            f.name));
       f.regs.push_back(std::move(r));
     } while (accept(","));
     expect(";");
@@ -460,9 +520,9 @@ class Parser {
 
   void loc() {
     next();
-    int file = static_cast<int>(integer());
-    int line = static_cast<int>(integer());
-    int col = static_cast<int>(integer());
+    int file = bounded(0, INT_MAX, ".loc file");
+    int line = bounded(0, INT_MAX, ".loc line");
+    int col = bounded(0, INT_MAX, ".loc column");
     std::string fn;
     bool site = false;
     int sf = 0, sl = 0, sc = 0;
@@ -472,9 +532,9 @@ class Parser {
         fn = ident().text;
       } else if (k.text == "inlined_at") {
         site = true;
-        sf = static_cast<int>(integer());
-        sl = static_cast<int>(integer());
-        sc = static_cast<int>(integer());
+        sf = bounded(0, INT_MAX, ".loc file");
+        sl = bounded(0, INT_MAX, ".loc line");
+        sc = bounded(0, INT_MAX, ".loc column");
       } else {
         fail(k, fmt::format("unknown .loc attribute '{}'", k.text));
       }
@@ -518,22 +578,29 @@ class Parser {
         o.offset = integer();
       } else {
         while (is_punct("+") || is_punct("-")) {
+          const Token& at = peek();
           bool minus = next().text == "-";
           int64_t v = integer();
-          o.offset += minus ? -v : v;
+          if (minus ? __builtin_sub_overflow(o.offset, v, &o.offset)
+                    : __builtin_add_overflow(o.offset, v, &o.offset))
+            fail(at, "address offset out of range (a signed 64-bit number)");
         }
       }
+      // Texture and surface operands: [tex, {x, y}], [tex, sampler, {x, y}].
+      while (accept(",")) o.elems.push_back(operand());
       expect("]");
       return o;
     }
-    if (accept("{")) {
+    if (is_punct("{")) {
+      Nest nest(*this, next());
       o.kind = Operand::Kind::Vector;
       do o.elems.push_back(operand());
       while (accept(","));
       expect("}");
       return o;
     }
-    if (accept("(")) {
+    if (is_punct("(")) {
+      Nest nest(*this, next());
       o.kind = Operand::Kind::List;
       if (!accept(")")) {
         do o.elems.push_back(operand());
@@ -586,11 +653,19 @@ Module parse(std::string_view text, const std::string& path) {
 }
 
 Module parse_file(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) throw ParseError(path, 0, 0, "cannot open file");
+  if (!S_ISREG(st.st_mode)) throw ParseError(path, 0, 0, "not a regular file");
+  if (st.st_size > kMaxFileBytes)
+    throw ParseError(path, 0, 0,
+                     fmt::format("{} bytes: larger than the {}-byte limit for a PTX file",
+                                 st.st_size, kMaxFileBytes));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ParseError(path, 0, 0, "cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path);
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return parse(text, path);
 }
 
 }  // namespace smemlab::ptx

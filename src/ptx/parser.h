@@ -12,6 +12,16 @@
 
 namespace smemlab::ptx {
 
+// Limits that keep a hostile or broken file from exhausting memory or the
+// stack (each is an error naming FILE:LINE:COL, never a crash):
+constexpr int64_t kMaxFileBytes = 64ll << 20;  // PTX file size (nvcc's largest are a few MB)
+constexpr int kMaxNesting = 64;                // `{`/`(` in initializers, operands, scopes
+// Virtual registers per function (all types together). PTX registers are
+// virtual (ptxas maps them to at most 255 per thread); the emulator keeps
+// 32 lanes x 8 bytes for each, so this bounds a 1024-thread block's
+// register file at 512 MiB.
+constexpr int kMaxRegisters = 65536;
+
 // Throws ParseError ("FILE:LINE:COL: message").
 Module parse(std::string_view text, const std::string& path);
 Module parse_file(const std::string& path);

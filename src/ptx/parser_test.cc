@@ -104,6 +104,32 @@ $L:
   EXPECT_EQ(m.globals[0].init[8], 0xFD);
 }
 
+TEST(Parser, TextureAndSurfaceAddresses) {
+  Module m = parse(R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 t)
+{
+  .reg .b32 %r<4>;
+  .reg .f32 %f<8>;
+  .reg .b64 %rd<2>;
+  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];
+  tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, %rd1, {%r1}];
+  suld.b.2d.b32.trap {%r2}, [%rd1, {%r1, %r3}];
+  ret;
+}
+)",
+                   "t.ptx");
+  const auto& body = m.functions[0].body;
+  ASSERT_EQ(body[0].operands[1].elems.size(), 1u);
+  EXPECT_EQ(body[0].operands[1].name, "%rd1");
+  EXPECT_EQ(body[0].operands[1].elems[0].kind, Operand::Kind::Vector);
+  EXPECT_EQ(body[0].operands[1].elems[0].elems.size(), 2u);
+  ASSERT_EQ(body[1].operands[1].elems.size(), 2u);  // sampler, coordinates
+  EXPECT_EQ(body[1].operands[1].elems[0].name, "%rd1");
+  EXPECT_EQ(body[2].operands[1].elems[0].elems.size(), 2u);
+}
+
 TEST(Parser, ErrorsCarryFileLineColumn) {
   try {
     parse(".version 9.0\n.target sm_90\n.visible .entry k()\n{\n  add.s32 %r1, %r2 %r3;\n}\n",

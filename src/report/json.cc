@@ -99,6 +99,34 @@ void add_access(json& j, const AccessLine& l) {
 
 }  // namespace
 
+json level_json(const RunInfo& run) {
+  json unmapped = json::array();
+  for (const auto& n : run.unmapped)
+    unmapped.push_back({{"where", n.where},
+                        {"ptx_line", n.ptx_line},
+                        {"instruction", n.instr},
+                        {"reason", n.reason}});
+  json j = {{"name", sass::level_name(run.level)}, {"reason", run.level_reason}};
+  if (run.level == sass::Level::Sass) {
+    j["unmapped"] = unmapped;
+    j["regroup_fallbacks"] = run.regroup_fallbacks;
+  }
+  return j;
+}
+
+std::string level_text(const RunInfo& run) {
+  std::string out = fmt::format("level {} ({})\n", sass::level_name(run.level), run.level_reason);
+  for (const auto& n : run.unmapped)
+    out += fmt::format("  counted at PTX level: {} {} (PTX line {}): {}\n", n.where, n.instr,
+                       n.ptx_line, n.reason);
+  if (run.regroup_fallbacks)
+    out += fmt::format(
+        "  {} warp executions of merged SASS instructions did not match the map and "
+        "were counted at PTX level\n",
+        run.regroup_fallbacks);
+  return out;
+}
+
 json findings_json(const std::vector<check::Finding>& findings) {
   json arr = json::array();
   for (const auto& f : findings) {
@@ -139,6 +167,7 @@ json analyze_json(const Analysis& a) {
                  {"blocks_observed", a.run.blocks_observed},
                  {"scale", scale(a.run)}};
   if (!a.run.sampling.empty()) j["launch"]["sampling"] = a.run.sampling;
+  j["level"] = level_json(a.run);
 
   auto totals = a.banks->totals();
   j["totals"] = model_json(totals[0]);
@@ -152,7 +181,7 @@ json analyze_json(const Analysis& a) {
     add_access(j["totals"], all);
     if (!j["totals"].contains("branches"))
       j["totals"]["branches"] = {{"uniform", 0}, {"divergent", 0}};
-    for (const char* k : {"global_load", "global_store"})
+    for (const char* k : {"global_load", "global_store", "global_atomic", "global_reduction"})
       if (!j["totals"].contains(k)) j["totals"][k] = sectors_json({});
   }
 

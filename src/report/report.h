@@ -1,7 +1,7 @@
-// Output formats of `smemlab analyze` and `smemlab check`: per source line
+// Output formats of `smemlab analyze`, `check` and `report`: per source line
 // and per kernel, as annotated text, JSON, SARIF 2.1.0 (for code-scanning
-// UIs). The analyses (src/check) gather the
-// numbers; this module only shapes them.
+// UIs) and a self-contained HTML source view. The analyses (src/check)
+// gather the numbers; this module only shapes them.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,6 +11,7 @@
 #include "check/access_stats.h"
 #include "check/bank_stats.h"
 #include "check/finding.h"
+#include "sass/level.h"
 
 namespace smemlab::report {
 
@@ -24,7 +25,17 @@ struct RunInfo {
   uint64_t blocks_total = 0;     // blocks in the grid
   uint64_t blocks_observed = 0;  // blocks emulated with observers (== total unless sampled)
   std::string sampling;          // how blocks were chosen, "" when all were run
+  // Counting level (docs/sass.md): SASS requests or PTX ones, and why.
+  sass::Level level = sass::Level::Ptx;
+  std::string level_reason;
+  std::vector<sass::Note> unmapped;  // PTX accesses kept at PTX level at the SASS level
+  uint64_t regroup_fallbacks = 0;    // merged-group executions counted at PTX level
 };
+
+// The counting level as JSON ({"name", "reason", "unmapped": [...]}) and as
+// text lines (for the text report's header).
+nlohmann::json level_json(const RunInfo& run);
+std::string level_text(const RunInfo& run);
 
 struct Analysis {
   RunInfo run;
@@ -40,12 +51,45 @@ nlohmann::json analyze_json(const Analysis& a);
 nlohmann::json findings_json(const std::vector<check::Finding>& findings);
 nlohmann::json analyze_sarif(const Analysis& a);
 // The SARIF 2.1.0 envelope around one run of smemlab's rules and results.
-nlohmann::json sarif_log(nlohmann::json rules, nlohmann::json results);
+nlohmann::json sarif_log(nlohmann::json rules, nlohmann::json results,
+                         nlohmann::json properties = nullptr);
 nlohmann::json check_sarif(const RunInfo& run, const std::vector<check::Finding>& findings);
 // Annotated source: every line of the user's file with its costs beside it,
 // then the kernel summary and the worst lines ranked. `source_lines` is the
 // user's file split into lines (empty: numbers only).
 std::string analyze_text(const Analysis& a, const std::vector<std::string>& source_lines);
 std::string findings_text(const std::vector<check::Finding>& findings);
+
+// One analyzed launch in an HTML page (a page holds one or more: program
+// mode shows one section per launch).
+struct HtmlSection {
+  std::string heading;  // e.g. "transposeCoalesced<<<(32,32,1), (32,8,1)>>>"
+  Analysis analysis;    // analysis.banks may be null (check: findings only)
+  std::vector<std::string> source_lines;
+};
+// A self-contained page (inline CSS/JS/SVG, no network): the source shaded
+// by cost with the numbers in a gutter, the worst request's bank map and
+// lane-to-sector map per line, generations switchable, findings inline at
+// every line they involve, linked to each other.
+std::string analyze_html(const std::vector<HtmlSection>& sections, const std::string& title);
+// "kernel<<<(gx,gy,gz), (bx,by,bz), shared>>>", a section's heading.
+std::string launch_heading(const RunInfo& run);
+
+// One row of `smemlab report`: a kernel launch of the suite.
+struct SuiteRow {
+  std::string file, kernel;
+  int variant = 1;  // n-th recipe of the same kernel (other sizes)
+  uint64_t ld_requests = 0, st_requests = 0, atom_requests = 0;
+  // Wavefronts per shared load / store request, per model; -1 for none.
+  std::vector<double> ld_per, st_per;
+  double sectors = 0, ideal_sectors = 0;  // per global request
+  uint64_t divergent = 0, branches = 0;
+  size_t findings = 0;
+  std::string error;
+};
+// `report --html`: the table as a chart (wavefronts per request by kernel and
+// generation) with the GPU's measurements (`bench --json`) when given.
+std::string suite_html(const std::vector<SuiteRow>& rows, const std::vector<std::string>& archs,
+                       const nlohmann::json& bench);
 
 }  // namespace smemlab::report

@@ -38,7 +38,8 @@ struct Fixture {
     c->on_memory(glob);
     banks.finish_block({0, 0, 0}, std::move(b));
     access.finish_block({0, 0, 0}, std::move(c));
-    a.run = {"k.cu", "colRead(int*)", "_Z7colReadPi", {1, 1, 1}, {32, 1, 1}, 0, 1, 1, ""};
+    a.run = {"k.cu", "colRead(int*)", "_Z7colReadPi", {1, 1, 1}, {32, 1, 1}, 0, 1, 1, "",
+             sass::Level::Ptx, "--level ptx", {}, 0};
     a.banks = &banks;
     a.access = &access;
     a.findings = &findings;
@@ -66,6 +67,27 @@ TEST(Report, JsonHasTheDocumentedFields) {
   EXPECT_EQ(j["lines"][1]["load"]["wavefronts"], 32);
   EXPECT_EQ(j["what_if"]["sm_35:4"]["totals"]["load"]["wavefronts"], 16);
   EXPECT_TRUE(j["findings"].is_array());
+  EXPECT_EQ(j["level"]["name"], "ptx");
+  EXPECT_EQ(j["level"]["reason"], "--level ptx");
+  EXPECT_EQ(j["totals"]["global_atomic"]["sectors"], 0);
+  EXPECT_EQ(j["totals"]["global_reduction"]["sectors"], 0);
+}
+
+// Every format says which level it counted at, and names unmapped accesses.
+TEST(Report, LevelInEveryFormat) {
+  Fixture f;
+  f.a.run.level = sass::Level::Sass;
+  f.a.run.level_reason = "SASS of ptxas";
+  f.a.run.unmapped.push_back({"k.cu:7", 12, "ld.shared.f32", "no shared load SASS instruction"});
+  auto j = analyze_json(f.a);
+  EXPECT_EQ(j["level"]["name"], "sass");
+  EXPECT_EQ(j["level"]["unmapped"][0]["ptx_line"], 12);
+  EXPECT_EQ(analyze_sarif(f.a)["runs"][0]["properties"]["level"]["unmapped"][0]["where"], "k.cu:7");
+  std::string t = analyze_text(f.a, {});
+  EXPECT_NE(t.find("level sass (SASS of ptxas)\n  counted at PTX level: k.cu:7 ld.shared.f32 (PTX "
+                   "line 12): no shared load SASS instruction"),
+            std::string::npos)
+      << t;
 }
 
 TEST(Report, SarifHasOneResultPerConflictingLine) {

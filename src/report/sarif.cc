@@ -16,15 +16,15 @@ json location(const check::SourceLine& where) {
 
 }  // namespace
 
-json sarif_log(json rules, json results) {
-  return {
-      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-      {"version", "2.1.0"},
-      {"runs",
-       json::array({{{"tool",
-                      {{"driver",
-                        {{"name", "smemlab"}, {"version", "0.1.0"}, {"rules", std::move(rules)}}}}},
-                     {"results", std::move(results)}}})}};
+json sarif_log(json rules, json results, json properties) {
+  json run = {
+      {"tool",
+       {{"driver", {{"name", "smemlab"}, {"version", "0.1.0"}, {"rules", std::move(rules)}}}}},
+      {"results", std::move(results)}};
+  if (!properties.is_null()) run["properties"] = std::move(properties);
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", json::array({std::move(run)})}};
 }
 
 json analyze_sarif(const Analysis& a) {
@@ -94,7 +94,7 @@ json analyze_sarif(const Analysis& a) {
            {"locations", location(where)},
            {"properties", {{"divergent", c.divergent}, {"uniform", c.uniform}}}});
   }
-  return sarif_log(std::move(rules), std::move(results));
+  return sarif_log(std::move(rules), std::move(results), {{"level", level_json(a.run)}});
 }
 
 json check_sarif(const RunInfo&, const std::vector<check::Finding>& findings) {

@@ -154,6 +154,7 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
                      a.run.blocks_observed, a.run.blocks_total, a.run.blocks_total == 1 ? "" : "s",
                      a.run.sampling.empty() ? "" : " (" + a.run.sampling + ")");
   for (const auto& m : models) out += fmt::format("model {}\n", m->description());
+  out += level_text(a.run);
   out += "\n";
 
   auto lines = a.banks->lines();
@@ -267,7 +268,14 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
       out += bank::render_bank_map(w->result, models[0]->banks());
     }
   } else {
-    out += "\nno bank conflicts on " + models[0]->name() + "\n";
+    uint64_t total_excess = 0;
+    for (const auto& c : totals[0].op) total_excess += c.wavefronts - c.ideal;
+    // A program built without -lineinfo has costs but no lines to put them on.
+    out += total_excess
+               ? fmt::format("\n{} excess wavefronts on {}, not attributed to lines: the PTX has "
+                             "no line information (build with nvcc -lineinfo)\n",
+                             total_excess, models[0]->name())
+               : "\nno bank conflicts on " + models[0]->name() + "\n";
   }
   if (a.access) out += access_findings(*a.access);
   return out;

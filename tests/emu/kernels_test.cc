@@ -2,6 +2,7 @@
 // emulated, and compared with CPU references.
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "emu_test_util.h"
@@ -197,6 +198,156 @@ TEST_P(Kernels, HalfAndBfloat16) {
     EXPECT_EQ(out[i], s + x * x + (x < s ? 1.f : 0.f)) << i;
     EXPECT_EQ(std::bit_cast<float>(static_cast<uint32_t>(cc[i]) << 16), i * 2.5f + 1.0f) << i;
     EXPECT_EQ(out[n + i], 1.5f + out[i]) << i;
+  }
+}
+
+TEST_P(Kernels, WarpSoftmaxWithWarpSize) {
+  auto m = load("warpinfo");
+  int rows = 5, cols = 96;
+  std::vector<float> in(rows * cols);
+  for (int i = 0; i < rows * cols; ++i) in[i] = static_cast<float>((i * 37) % 23) * 0.25f - 2.f;
+  uint64_t din = upload(dev, in), dout = dev.malloc(in.size() * 4);
+  // 3 blocks of 2 warps: the sixth warp has no row and returns early.
+  auto st = launch(*m, find_kernel(*m, "softmaxRows"), {{3}, {64}}, din, dout, rows, cols);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  auto out = download<float>(dev, dout, in.size());
+  for (int r = 0; r < rows; ++r) {
+    double mx = -INFINITY, sum = 0;
+    for (int c = 0; c < cols; ++c) mx = std::max(mx, static_cast<double>(in[r * cols + c]));
+    for (int c = 0; c < cols; ++c) sum += std::exp(in[r * cols + c] - mx);
+    for (int c = 0; c < cols; ++c) {
+      double ref = std::exp(in[r * cols + c] - mx) / sum;
+      ASSERT_NEAR(out[r * cols + c], ref, 1e-6 * ref + 1e-9) << r << "," << c;
+    }
+  }
+}
+
+TEST_P(Kernels, SpecialRegisters) {
+  auto m = load("warpinfo");
+  int blocks = 2, threads = 64;
+  uint64_t dout = dev.malloc(blocks * threads * 16 * 4);
+  auto st = launch(*m, find_kernel(*m, "specialRegs"), {{2}, {64}, 256}, dout);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  auto v = download<uint32_t>(dev, dout, blocks * threads * 16);
+  for (int t = 0; t < blocks * threads; ++t) {
+    const uint32_t* r = &v[t * 16];
+    uint32_t lane = static_cast<uint32_t>(t % 32);
+    EXPECT_EQ(r[0], 32u) << "warpSize";
+    EXPECT_EQ(r[1], static_cast<uint32_t>(t % threads / 32)) << "%warpid";
+    EXPECT_LT(r[1], r[2]) << "%warpid < %nwarpid";
+    EXPECT_LT(r[3], r[4]) << "%smid < %nsmid";
+    EXPECT_EQ(r[5], 1u << lane) << "%lanemask_eq";
+    EXPECT_EQ(r[6], static_cast<uint32_t>((2ull << lane) - 1)) << "%lanemask_le";
+    EXPECT_EQ(r[7], (1u << lane) - 1) << "%lanemask_lt";
+    EXPECT_EQ(r[8], ~((1u << lane) - 1)) << "%lanemask_ge";
+    EXPECT_EQ(r[9], static_cast<uint32_t>(~((2ull << lane) - 1))) << "%lanemask_gt";
+    EXPECT_EQ(r[10], 256u) << "%dynamic_smem_size";
+    EXPECT_EQ(r[11], 256u) << "%total_smem_size (no static shared)";
+    EXPECT_EQ(r[12], 0u) << "%envreg0";
+    EXPECT_LT(r[13], r[14]) << "%globaltimer advances";
+    EXPECT_EQ(r[15], lane) << "%laneid";
+  }
+}
+
+TEST_P(Kernels, PrintfOutputInBlockOrder) {
+  auto m = load("devruntime");
+  int n = 12;
+  std::vector<float> x(n);
+  for (int i = 0; i < n; ++i) x[i] = 0.5f * static_cast<float>(i);
+  uint64_t dx = upload(dev, x);
+  std::string out;
+  LaunchConfig cfg{{3}, {4}};
+  cfg.threads = 2;  // blocks finish in any order; the output is still in block order
+  cfg.printf_sink = [&](const std::string& s) { out += s; };
+  auto st = launch(*m, find_kernel(*m, "hello"), cfg, dx, n);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  std::string ref;
+  for (int t = 0; t < n; ++t) {
+    if (t % 3) continue;
+    char line[256];
+    std::snprintf(line, sizeof line, "block %d thread %d: x=%.2f %s %c %lld %5u|%-4x|%%\n", t / 4,
+                  t % 4, static_cast<double>(x[t]), t % 2 ? "odd" : "even", 'a' + t,
+                  -1234567890123ll * t, static_cast<unsigned>(t), static_cast<unsigned>(t));
+    ref += line;
+  }
+  EXPECT_EQ(out, ref);
+}
+
+TEST_P(Kernels, AssertFailsTheLaunchWithItsMessage) {
+  auto m = load("devruntime");
+  std::vector<int> v(8, 1);
+  v[5] = 0;
+  uint64_t dv = upload(dev, v);
+  auto st = launch(*m, find_kernel(*m, "checkPositive"), {{2}, {4}}, dv, 8);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error->kind, "assert");
+  EXPECT_NE(st.error->message.find("assertion failed: `v[t] > 0`"), std::string::npos)
+      << st.error->message;
+  EXPECT_NE(st.error->message.find("devruntime.cu:16"), std::string::npos) << st.error->message;
+  EXPECT_NE(st.error->message.find("checkPositive"), std::string::npos) << st.error->message;
+  EXPECT_EQ(st.error->block.x, 1u);
+  EXPECT_EQ(st.error->thread.x, 1u);
+  // Without the bad value the same kernel passes.
+  v[5] = 3;
+  dev.copy_to(dv, v.data(), v.size() * 4);
+  EXPECT_TRUE(launch(*m, find_kernel(*m, "checkPositive"), {{2}, {4}}, dv, 8).ok());
+}
+
+TEST_P(Kernels, DeviceHeapWithNewDeleteMallocFree) {
+  auto m = load("devruntime");
+  int blocks = 4, per_block = 10;
+  std::vector<int> v(blocks * per_block);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int>(i * i) - 50;
+  uint64_t dv = upload(dev, v), dsums = dev.malloc(blocks * 8);
+  auto st = launch(*m, find_kernel(*m, "heapList"), {{4}, {32}}, dv, per_block, dsums);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  auto sums = download<long long>(dev, dsums, blocks);
+  for (int b = 0; b < blocks; ++b) {
+    long long ref = 0;
+    for (int i = 0; i < per_block; ++i) ref += v[b * per_block + i];
+    EXPECT_EQ(sums[b], ref) << b;
+  }
+  EXPECT_EQ(dev.memory().heap().live_bytes(), 0u);  // everything was freed
+}
+
+TEST_P(Kernels, DeviceHeapOverrunIsOutOfBounds) {
+  auto m = load("devruntime");
+  auto st = launch(*m, find_kernel(*m, "heapOverrun"), {{1}, {1}}, 8);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error->kind, "out-of-bounds");
+  EXPECT_NE(st.error->message.find("malloc(32)"), std::string::npos) << st.error->message;
+}
+
+TEST_P(Kernels, StructAndArrayParametersByValue) {
+  struct Affine {
+    float scale;
+    double shift;
+    int n;
+  };
+  struct Taps {
+    float w[5];
+  };
+  static_assert(sizeof(Affine) == 24 && sizeof(Taps) == 20);
+  auto m = load("structs");
+  Affine a{0.5f, 3.25, 37};
+  Taps t{{0.1f, -0.2f, 1.0f, 0.25f, 0.05f}};
+  std::vector<float> in(a.n);
+  for (int i = 0; i < a.n; ++i) in[i] = static_cast<float>((i * 7) % 11) - 4.f;
+  uint64_t din = upload(dev, in), dout = dev.malloc(a.n * 2 * 4);
+  auto st = launch(*m, find_kernel(*m, "affineFir"), {{2}, {32}}, din, dout, a, t);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  auto out = download<float>(dev, dout, a.n * 2);
+  for (int i = 0; i < a.n; ++i) {
+    float s = 0.f;
+    for (int k = 0; k < 5; ++k) {
+      int j = i + k - 2;
+      if (j >= 0 && j < a.n) s = std::fma(t.w[k], in[j], s);
+    }
+    float lo = std::fmin(s, in[i]) * a.scale;
+    float hi = std::fmax(s, in[i]) * a.scale + static_cast<float>(a.shift);
+    // nvcc may contract the sums into fma or not: compare within an ulp or two.
+    EXPECT_NEAR(out[2 * i], lo, 1e-5f) << i;
+    EXPECT_NEAR(out[2 * i + 1], hi, 1e-5f) << i;
   }
 }
 

@@ -1,0 +1,60 @@
+#include "bank/bank_svg.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+namespace smemlab::bank {
+namespace {
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+Request column_read(unsigned row_words) {
+  Request r;
+  for (unsigned l = 0; l < 32; ++l) r.addr[l] = 4ull * l * row_words;  // tile[lane][0]
+  return r;
+}
+
+TEST(BankSvg, ColumnReadOfA32WideTileIs32ConflictedCellsInOneBank) {
+  auto m = make_model("sm_90");
+  Result res = m->evaluate(column_read(32));
+  ASSERT_EQ(res.wavefronts, 32u);
+  std::string svg = render_bank_svg(res, m->banks(), "tile[tid][0]");
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_EQ(count(svg, "class=\"cell conflict\""), 32u);
+  EXPECT_EQ(count(svg, "data-bank=\"0\""), 32u);
+  EXPECT_EQ(count(svg, "data-bank=\"1\""), 0u);
+  EXPECT_NE(svg.find("32 wavefronts (ideal 1), 31 bank conflicts"), std::string::npos);
+}
+
+TEST(BankSvg, PaddedTileIsOneWavefrontWithoutConflicts) {
+  auto m = make_model("sm_90");
+  Result res = m->evaluate(column_read(33));
+  std::string svg = render_bank_svg(res, m->banks(), "padded");
+  EXPECT_EQ(count(svg, "class=\"cell\""), 32u);
+  EXPECT_EQ(count(svg, "conflict\""), 0u);
+  EXPECT_EQ(count(svg, "data-wavefront=\"1\""), 32u);
+}
+
+TEST(BankSvg, BroadcastIsMarkedAndListsItsLanes) {
+  auto m = make_model("sm_90");
+  Request r;  // every lane reads word 5
+  for (unsigned l = 0; l < 32; ++l) r.addr[l] = 20;
+  std::string svg = render_bank_svg(m->evaluate(r), m->banks(), "x");
+  EXPECT_EQ(count(svg, "class=\"cell broadcast\""), 1u);
+  EXPECT_NE(svg.find("word 5 to lanes 0-31"), std::string::npos);
+}
+
+TEST(BankSvg, TitleIsEscaped) {
+  auto m = make_model("sm_90");
+  std::string svg = render_bank_svg(m->evaluate(column_read(1)), m->banks(), "a<b & \"c\"");
+  EXPECT_NE(svg.find("a&lt;b &amp; &quot;c&quot;"), std::string::npos);
+  EXPECT_EQ(svg.find("a<b"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace smemlab::bank

@@ -1,0 +1,263 @@
+#include "cli/program_command.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "session/launch_analysis.h"
+
+namespace smemlab::cli {
+namespace {
+
+struct ProgramOptions {
+  std::string command;  // run | analyze | check
+  std::string archs = "sm_90";
+  std::string kernel_regex, output;
+  uint64_t launch_skip = 0;
+  int64_t launch_count = -1;
+  bool json = false;
+  int64_t fail_on_excess = -1;
+};
+
+std::string dir_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// build/runtime/libcuda.so.1 beside build/smemlab (or SMEMLAB_RUNTIME_DIR).
+std::string runtime_dir() {
+  if (const char* d = std::getenv("SMEMLAB_RUNTIME_DIR")) return d;
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  buf[n] = 0;
+  return dir_of(buf) + "/runtime";
+}
+
+// APP as execvp would find it; "" with *why set if it cannot be run.
+std::string find_program(const std::string& app, std::string* why) {
+  auto check = [&](const std::string& p) {
+    struct stat st;
+    if (stat(p.c_str(), &st) != 0) return false;
+    if (S_ISDIR(st.st_mode)) {
+      *why = "is a directory";
+      return false;
+    }
+    if (access(p.c_str(), X_OK) != 0) {
+      *why = "is not executable";
+      return false;
+    }
+    return true;
+  };
+  *why = "not found";
+  if (app.find('/') != std::string::npos) return check(app) ? app : "";
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string d = dirs.substr(start, end - start);
+    std::string p = (d.empty() ? "." : d) + "/" + app;
+    if (check(p)) return p;
+    start = end + 1;
+  }
+  return "";
+}
+
+void say(const ProgramOptions& o, const std::string& line) {
+  std::string s = "==smemlab== " + line + "\n";
+  if (!o.output.empty()) {
+    std::ofstream(o.output, std::ios::app) << s;
+    return;
+  }
+  fmt::print(stderr, "{}", s);
+}
+
+int run(const ProgramOptions& o, std::vector<std::string> app) {
+  std::string why;
+  std::string exe = find_program(app[0], &why);
+  if (exe.empty()) {
+    fmt::print(stderr, "smemlab {}: error: {}: {}\n", o.command, app[0], why);
+    return kUsage;
+  }
+  std::string rt = runtime_dir();
+  if (access((rt + "/libcuda.so.1").c_str(), R_OK) != 0) {
+    fmt::print(stderr,
+               "smemlab {}: error: the emulated CUDA driver {}/libcuda.so.1 is missing (this "
+               "smemlab was built without the CUDA toolkit, or the build is incomplete)\n",
+               o.command, rt);
+    return kUsage;
+  }
+  try {
+    session::parse_models(o.archs);
+    if (!o.kernel_regex.empty()) std::regex re(o.kernel_regex);
+  } catch (const session::OptionError& e) {
+    fmt::print(stderr, "smemlab {}: error: {}\n", o.command, e.what());
+    return kUsage;
+  } catch (const std::regex_error& e) {
+    fmt::print(stderr, "smemlab {}: error: --kernel-name '{}': {}\n", o.command, o.kernel_regex,
+               e.what());
+    return kUsage;
+  }
+  if (!o.output.empty()) {
+    std::ofstream out(o.output, std::ios::trunc);
+    if (!out) {
+      fmt::print(stderr, "smemlab {}: error: --output: cannot write {}\n", o.command, o.output);
+      return kUsage;
+    }
+  }
+  char status_path[] = "/tmp/smemlab-status-XXXXXX";
+  int fd = mkstemp(status_path);
+  if (fd < 0) {
+    fmt::print(stderr, "smemlab {}: error: cannot create a temporary file\n", o.command);
+    return kUsage;
+  }
+  close(fd);
+  unlink(status_path);  // the runtime creates it when the program loads the driver
+
+  pid_t pid = fork();
+  if (pid == 0) {
+    const char* old = std::getenv("LD_LIBRARY_PATH");
+    setenv("LD_LIBRARY_PATH", (rt + (old && *old ? ":" + std::string(old) : "")).c_str(), 1);
+    setenv("SMEMLAB_MODE", o.command.c_str(), 1);
+    setenv("SMEMLAB_ARCH", o.archs.c_str(), 1);
+    setenv("SMEMLAB_KERNEL", o.kernel_regex.c_str(), 1);
+    setenv("SMEMLAB_LAUNCH_SKIP", std::to_string(o.launch_skip).c_str(), 1);
+    if (o.launch_count >= 0)
+      setenv("SMEMLAB_LAUNCH_COUNT", std::to_string(o.launch_count).c_str(), 1);
+    setenv("SMEMLAB_JSON", o.json ? "1" : "0", 1);
+    setenv("SMEMLAB_OUTPUT", o.output.c_str(), 1);
+    setenv("SMEMLAB_STATUS", status_path, 1);
+    std::vector<char*> argv;
+    for (auto& a : app) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(exe.c_str(), argv.data());
+    fmt::print(stderr, "smemlab {}: error: {}: {}\n", o.command, exe, std::strerror(errno));
+    _exit(kUsage);
+  }
+  if (pid < 0) {
+    fmt::print(stderr, "smemlab {}: error: fork: {}\n", o.command, std::strerror(errno));
+    return kUsage;
+  }
+  // The program owns the terminal's signals; smemlab waits for its end.
+  signal(SIGINT, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  int ws = 0;
+  while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+  }
+
+  nlohmann::json st;
+  bool loaded = false;
+  {
+    std::ifstream in(status_path);
+    if (in) {
+      loaded = true;
+      try {
+        in >> st;
+      } catch (const std::exception&) {
+        st = nlohmann::json::object();
+      }
+    }
+  }
+  unlink(status_path);
+  int code;
+  if (WIFSIGNALED(ws)) {
+    int sig = WTERMSIG(ws);
+    say(o, fmt::format("the program was killed by signal {} ({})", sig, strsignal(sig)));
+    code = 128 + sig;
+  } else {
+    code = WEXITSTATUS(ws);
+  }
+  if (!loaded) {
+    say(o, "the program never used CUDA (it did not load libcuda.so.1): nothing was emulated");
+    return code;
+  }
+  uint64_t launches = st.value("launches", uint64_t{0});
+  uint64_t analyzed = st.value("analyzed", uint64_t{0});
+  uint64_t findings = st.value("findings", uint64_t{0});
+  uint64_t api_errors = st.value("api_errors", uint64_t{0});
+  uint64_t failed = st.value("failed_kernels", uint64_t{0});
+  if (!st.value("finished", false) && !WIFSIGNALED(ws))
+    say(o, "the program ended without running its exit handlers (_exit or exec): leak checks "
+           "and the summary are incomplete");
+  if (o.command == "run") {
+    say(o, fmt::format("{} kernel launches emulated{}", launches,
+                       failed ? fmt::format(", {} failed", failed) : ""));
+    return code;
+  }
+  if (o.command == "analyze") {
+    say(o, fmt::format("{} kernel launches, {} analyzed{}", launches, analyzed,
+                       failed ? fmt::format(", {} failed", failed) : ""));
+    if (o.fail_on_excess >= 0 &&
+        st.value("excess_wavefronts", uint64_t{0}) > static_cast<uint64_t>(o.fail_on_excess))
+      return kFindings;
+    return code;
+  }
+  say(o, fmt::format("ERROR SUMMARY: {} errors ({} in {} checked kernel launches, {} in API calls)",
+                     findings + api_errors, findings, analyzed, api_errors));
+  return findings + api_errors ? kFindings : code;
+}
+
+}  // namespace
+
+int program_main(int argc, char** argv, int dashdash) {
+  ProgramOptions o;
+  o.command = argv[1];
+  CLI::App app{fmt::format("smemlab {} [options] -- APP [ARGS...]: run a CUDA program on the "
+                           "emulator",
+                           o.command)};
+  app.name("smemlab " + o.command);
+  if (o.command != "run") {
+    app.add_option("-k,--kernel-name", o.kernel_regex,
+                   "analyze only launches of kernels whose name matches REGEX (demangled or "
+                   "mangled); the others still run");
+    app.add_option("--launch-skip", o.launch_skip, "skip the first N matching launches");
+    app.add_option("--launch-count", o.launch_count, "analyze at most N matching launches");
+    app.add_flag("--json", o.json, "JSON Lines: one object per analyzed launch");
+  }
+  if (o.command == "analyze") {
+    app.add_option("--fail-on-excess", o.fail_on_excess,
+                   "exit 1 when the analyzed launches' excess wavefronts (first model) exceed N");
+  }
+  app.add_option("--arch", o.archs,
+                 "the emulated device (first) and the bank models: sm_90 (H100, default), sm_80, "
+                 "sm_70, sm_35 (Kepler: the program's bank-size choice applies), sm_20, sm_13")
+      ->capture_default_str();
+  app.add_option("--output", o.output, "write smemlab's lines to FILE instead of stderr");
+  app.footer(
+      "Exit status: the program's own (128+N if signal N killed it); check: 1 when it found "
+      "errors; analyze --fail-on-excess: 1 above the threshold; 2 usage errors (APP missing or "
+      "not executable).");
+  std::vector<std::string> front(argv + 2, argv + dashdash);
+  std::reverse(front.begin(), front.end());
+  try {
+    app.parse(front);
+  } catch (const CLI::ParseError& e) {
+    int c = app.exit(e);
+    return c == 0 ? kOk : kUsage;
+  }
+  std::vector<std::string> prog(argv + dashdash + 1, argv + argc);
+  if (prog.empty()) {
+    fmt::print(stderr, "smemlab {}: error: no program after '--'\n", o.command);
+    return kUsage;
+  }
+  return run(o, prog);
+}
+
+}  // namespace smemlab::cli

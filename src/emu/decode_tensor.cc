@@ -1,0 +1,466 @@
+// Decoding of the tensor-core and asynchronous-copy instructions: ldmatrix,
+// stmatrix, movmatrix, mma.sync, wmma.*, mbarrier.*, cp.async.mbarrier.arrive
+// and cp.async.bulk. Forms not listed in docs/emulator.md fail here with the
+// PTX position.
+#include "emu/decode_tensor.h"
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "emu/decode.h"
+
+namespace smemlab::emu {
+namespace {
+
+using K = ptx::Operand::Kind;
+using tensor::Elem;
+
+[[noreturn]] void unsupported(DecodeContext& c, const ptx::Instruction& in,
+                              const std::string& why = "") {
+  c.fail(in.pos, fmt::format("unsupported instruction '{}'{}", in.text(),
+                             why.empty() ? "" : " (" + why + ")"));
+}
+
+void need(DecodeContext& c, const ptx::Instruction& in, size_t n) {
+  if (in.operands.size() != n)
+    c.fail(in.pos,
+           fmt::format("'{}' expects {} operands, found {}", in.text(), n, in.operands.size()));
+}
+
+MSpace space_mod(const ptx::Instruction& in) {
+  for (const auto& m : in.mods) {
+    if (m.rfind("shared", 0) == 0) return MSpace::Shared;
+    if (m.rfind("global", 0) == 0) return MSpace::Global;
+  }
+  return MSpace::Generic;
+}
+
+// [reg + off], [symbol + off] or [off]: base register (a constant for a
+// symbol) and the byte offset; a symbol also fixes a generic space.
+void address(DecodeContext& c, const ptx::Operand& a, uint32_t* reg, int64_t* imm, MSpace* space) {
+  if (a.kind != K::Addr) c.fail(a.pos, "expected an address operand [..]");
+  *imm = a.offset;
+  if (a.name.empty()) {
+    *reg = c.constant(0);
+    return;
+  }
+  auto& fr = c.frames.back();
+  if (auto r = fr.regs.find(a.name); r != fr.regs.end()) {
+    *reg = r->second;
+    return;
+  }
+  const SymbolInfo* s = c.symbol(a.name);
+  if (!s) c.fail(a.pos, fmt::format("undeclared register or symbol '{}'", a.name));
+  *reg = c.constant(0);
+  *imm += static_cast<int64_t>(s->address);
+  if (*space == MSpace::Generic) *space = s->space;
+}
+
+std::vector<const ptx::Operand*> regs_of(const ptx::Operand& o) {
+  std::vector<const ptx::Operand*> v;
+  if (o.kind == K::Vector)
+    for (const auto& e : o.elems) v.push_back(&e);
+  else
+    v.push_back(&o);
+  return v;
+}
+
+bool elem_of(const std::string& m, Elem* e) {
+  static const std::pair<const char*, Elem> names[] = {
+      {"f16", Elem::F16}, {"bf16", Elem::BF16}, {"tf32", Elem::TF32}, {"f32", Elem::F32},
+      {"f64", Elem::F64}, {"s8", Elem::S8},     {"u8", Elem::U8},     {"s32", Elem::S32}};
+  for (const auto& [n, v] : names)
+    if (m == n) {
+      *e = v;
+      return true;
+    }
+  return false;
+}
+
+bool shape_of(const std::string& m, tensor::Shape* s) {
+  unsigned a, b, k;
+  if (std::sscanf(m.c_str(), "m%un%uk%u", &a, &b, &k) != 3) return false;
+  *s = {a, b, k};
+  return true;
+}
+
+// A fragment operand: exactly `count` registers.
+std::vector<uint32_t> fragment(DecodeContext& c, const ptx::Instruction& in, const ptx::Operand& o,
+                               unsigned count, bool dest, T t) {
+  auto v = regs_of(o);
+  if (v.size() != count)
+    c.fail(o.pos, fmt::format("'{}' expects {} registers in this fragment, found {}", in.text(),
+                              count, v.size()));
+  std::vector<uint32_t> r;
+  for (const auto* e : v) r.push_back(dest ? c.dst(*e) : c.src(*e, t));
+  return r;
+}
+
+unsigned regs_for(unsigned elements, Elem e) {
+  return (elements + tensor::per_register(e) - 1) / tensor::per_register(e);
+}
+
+void decode_ldmatrix(DecodeContext& c, const ptx::Instruction& in, Op op) {
+  bool store = in.opcode == "stmatrix";
+  unsigned x = in.has_mod("x1") ? 1 : in.has_mod("x2") ? 2 : in.has_mod("x4") ? 4 : 0;
+  if (!in.has_mod("sync") || !in.has_mod("aligned") || !in.has_mod("m8n8") || !in.has_mod("b16") ||
+      x == 0)
+    unsupported(c, in, "only .m8n8 .x1/.x2/.x4 .b16 forms");
+  need(c, in, 2);
+  const auto& data = in.operands[store ? 1 : 0];
+  MSpace space = space_mod(in);
+  int64_t imm;
+  address(c, in.operands[store ? 0 : 1], &op.r[4], &imm, &space);
+  auto regs = fragment(c, in, data, x, !store, U32);
+  op.code = code(LDMATRIX, U32);
+  op.vec = static_cast<uint8_t>(x);
+  op.width = 16;
+  op.aux = static_cast<uint8_t>(space);
+  op.aux2 = in.has_mod("trans") ? 1 : 0;
+  op.t2 = store ? 1 : 0;
+  op.imm = imm;
+  for (unsigned i = 0; i < x; ++i) op.r[i] = regs[i];
+  c.push(op);
+}
+
+void decode_movmatrix(DecodeContext& c, const ptx::Instruction& in, Op op) {
+  if (!in.has_mod("trans") || !in.has_mod("m8n8") || !in.has_mod("b16")) unsupported(c, in);
+  need(c, in, 2);
+  op.code = code(MOVMATRIX, U32);
+  op.r[0] = c.dst(in.operands[0]);
+  op.r[1] = c.src(in.operands[1], U32);
+  c.push(op);
+}
+
+void decode_mma(DecodeContext& c, const ptx::Instruction& in, Op op) {
+  TensorOp t;
+  t.kind = TensorOp::Mma;
+  std::vector<Elem> types;
+  bool have_shape = false;
+  for (const auto& m : in.mods) {
+    Elem e;
+    if (elem_of(m, &e)) types.push_back(e);
+    have_shape = have_shape || shape_of(m, &t.spec.shape);
+  }
+  if (!in.has_mod("sync") || !in.has_mod("aligned") || !have_shape || types.size() != 4 ||
+      !in.has_mod("row") || !in.has_mod("col"))
+    unsupported(c, in, "mma.sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c>");
+  t.spec.d = types[0], t.spec.a = types[1], t.spec.b = types[2], t.spec.c = types[3];
+  t.spec.satfinite = in.has_mod("satfinite");
+  for (const auto& m : in.mods)
+    if (m == "relu" || m == "sp" || m.rfind("kind", 0) == 0 || m == "block_scale")
+      unsupported(c, in);
+  need(c, in, 4);
+  using tensor::Operand;
+  try {
+    // Probe the layout so that an unsupported shape/type fails at decode.
+    tensor::mma_position(t.spec.shape, t.spec.a, Operand::A, 0, 0);
+    tensor::mma_position(t.spec.shape, t.spec.b, Operand::B, 0, 0);
+    tensor::mma_position(t.spec.shape, t.spec.c, Operand::C, 0, 0);
+    std::vector<uint64_t> probe_a(t.spec.shape.m * t.spec.shape.k),
+        probe_b(t.spec.shape.k * t.spec.shape.n), probe_c(t.spec.shape.m * t.spec.shape.n),
+        probe_d(probe_c.size());
+    tensor::mma(t.spec, probe_a.data(), probe_b.data(), probe_c.data(), probe_d.data());
+  } catch (const tensor::Unsupported& e) {
+    unsupported(c, in, e.what());
+  }
+  auto count = [&](Operand o, Elem e) {
+    return regs_for(tensor::mma_elements(t.spec.shape, e, o), e);
+  };
+  T rt = t.spec.a == Elem::F64 ? U64 : U32;
+  t.d = fragment(c, in, in.operands[0], count(Operand::C, t.spec.d), true, rt);
+  t.a = fragment(c, in, in.operands[1], count(Operand::A, t.spec.a), false, rt);
+  t.b = fragment(c, in, in.operands[2], count(Operand::B, t.spec.b), false, rt);
+  t.c = fragment(c, in, in.operands[3], count(Operand::C, t.spec.c), false, rt);
+  op.code = code(MMA, U32);
+  op.imm = static_cast<int64_t>(c.prog->tensor_ops.size());
+  c.prog->tensor_ops.push_back(std::move(t));
+  c.push(op);
+}
+
+void decode_wmma(DecodeContext& c, const ptx::Instruction& in, Op op) {
+  using tensor::Operand;
+  TensorOp t;
+  std::vector<Elem> types;
+  bool have_shape = false;
+  for (const auto& m : in.mods) {
+    Elem e;
+    if (elem_of(m, &e)) types.push_back(e);
+    have_shape = have_shape || shape_of(m, &t.spec.shape);
+  }
+  if (!in.has_mod("sync") || !in.has_mod("aligned") || !have_shape || types.empty())
+    unsupported(c, in);
+  auto is16 = [](Elem e) { return e == Elem::F16 || e == Elem::BF16; };
+  bool load = in.has_mod("load"), store = in.has_mod("store");
+  if (load || store) {
+    t.kind = load ? TensorOp::WmmaLoad : TensorOp::WmmaStore;
+    t.which = in.has_mod("a") ? Operand::A : in.has_mod("b") ? Operand::B : Operand::C;
+    if (store && !in.has_mod("d")) unsupported(c, in);
+    if (load && t.which == Operand::C && !in.has_mod("c")) unsupported(c, in);
+    t.row_major = in.has_mod("row");
+    if (!t.row_major && !in.has_mod("col")) unsupported(c, in, "needs .row or .col");
+    t.elem = types.back();
+    t.space = space_mod(in);
+    if (in.operands.size() != 2 && in.operands.size() != 3)
+      c.fail(in.pos, fmt::format("'{}' expects 2 or 3 operands", in.text()));
+    address(c, in.operands[load ? 1 : 0], &t.addr, &t.offset, &t.space);
+    if (in.operands.size() == 3) t.stride = c.src(in.operands[2], U32);
+    // The fragment's element type for the layout (C of s8 shapes is s32...).
+    Elem le = t.which == Operand::C ? t.elem : t.elem;
+    unsigned n;
+    try {
+      n = tensor::wmma_elements(t.spec.shape, le, t.which);
+      tensor::wmma_position(t.spec.shape, le, t.which, 0, 0);
+    } catch (const tensor::Unsupported& e) {
+      unsupported(c, in, e.what());
+    }
+    T rt = t.elem == Elem::F64 ? U64 : U32;
+    auto regs = fragment(c, in, in.operands[load ? 0 : 1], regs_for(n, le), load, rt);
+    (load ? t.d : t.c) = std::move(regs);
+  } else if (in.has_mod("mma")) {
+    t.kind = TensorOp::WmmaMma;
+    // .dtype.ctype (f16 inputs) or .dtype.atype.btype.ctype.
+    if (types.size() == 2) {
+      t.spec.d = types[0], t.spec.c = types[1], t.spec.a = t.spec.b = Elem::F16;
+    } else if (types.size() == 4) {
+      t.spec.d = types[0], t.spec.a = types[1], t.spec.b = types[2], t.spec.c = types[3];
+    } else {
+      unsupported(c, in);
+    }
+    t.spec.satfinite = in.has_mod("satfinite");
+    need(c, in, 4);
+    unsigned na, nb, nc, nd;
+    try {
+      na = tensor::wmma_elements(t.spec.shape, t.spec.a, Operand::A);
+      nb = tensor::wmma_elements(t.spec.shape, t.spec.b, Operand::B);
+      nc = tensor::wmma_elements(t.spec.shape, t.spec.c, Operand::C);
+      nd = tensor::wmma_elements(t.spec.shape, t.spec.d, Operand::C);
+      std::vector<uint64_t> pa(t.spec.shape.m * t.spec.shape.k),
+          pb(t.spec.shape.k * t.spec.shape.n), pc(t.spec.shape.m * t.spec.shape.n), pd(pc.size());
+      tensor::mma(t.spec, pa.data(), pb.data(), pc.data(), pd.data());
+    } catch (const tensor::Unsupported& e) {
+      unsupported(c, in, e.what());
+    }
+    (void)is16;
+    T rt = t.spec.a == Elem::F64 ? U64 : U32;
+    t.d = fragment(c, in, in.operands[0], regs_for(nd, t.spec.d), true, rt);
+    t.a = fragment(c, in, in.operands[1], regs_for(na, t.spec.a), false, rt);
+    t.b = fragment(c, in, in.operands[2], regs_for(nb, t.spec.b), false, rt);
+    t.c = fragment(c, in, in.operands[3], regs_for(nc, t.spec.c), false, rt);
+  } else {
+    unsupported(c, in);
+  }
+  op.code = code(MMA, U32);
+  op.imm = static_cast<int64_t>(c.prog->tensor_ops.size());
+  c.prog->tensor_ops.push_back(std::move(t));
+  c.push(op);
+}
+
+// An optional source operand: a register, or ~0 when absent.
+uint32_t opt_src(DecodeContext& c, const ptx::Instruction& in, size_t i, T t) {
+  return i < in.operands.size() ? c.src(in.operands[i], t) : UINT32_MAX;
+}
+
+void decode_mbarrier(DecodeContext& c, const ptx::Instruction& in, Op op) {
+  const auto& ops = in.operands;
+  const std::string kind = in.mods.empty() ? "" : in.mods[0];
+  MSpace space = space_mod(in);
+  op.code = code(MBAR, U64);
+  op.r[0] = op.r[1] = op.r[2] = UINT32_MAX;
+  auto addr_at = [&](size_t i) {
+    if (i >= ops.size()) c.fail(in.pos, fmt::format("'{}' needs an address", in.text()));
+    address(c, ops[i], &op.r[4], &op.imm, &space);
+  };
+  if (kind == "init") {
+    need(c, in, 2);
+    op.t2 = MB_INIT;
+    addr_at(0);
+    op.r[1] = c.src(ops[1], U32);
+  } else if (kind == "inval") {
+    need(c, in, 1);
+    op.t2 = MB_INVAL;
+    addr_at(0);
+  } else if (kind == "arrive" || kind == "arrive_drop") {
+    // [state,] [addr] {, count | , txCount} ; state may be the sink '_'
+    op.t2 = MB_ARRIVE;
+    op.aux2 = kind == "arrive_drop" ? 1 : 0;
+    if (in.has_mod("noComplete")) unsupported(c, in);
+    size_t a = ops.empty() || ops[0].kind == K::Addr ? 0 : 1;
+    if (a == 1 && ops[0].kind != K::Sink) op.r[0] = c.dst(ops[0]);
+    addr_at(a);
+    if (in.has_mod("expect_tx")) {
+      if (ops.size() != a + 2) c.fail(in.pos, "mbarrier.arrive.expect_tx needs a tx count");
+      op.r[2] = c.src(ops[a + 1], U32);
+    } else {
+      op.r[1] = opt_src(c, in, a + 1, U32);
+      if (ops.size() > a + 2) c.fail(in.pos, fmt::format("too many operands for '{}'", in.text()));
+    }
+  } else if (kind == "expect_tx" || kind == "complete_tx") {
+    need(c, in, 2);
+    op.t2 = kind == "expect_tx" ? MB_EXPECT_TX : MB_COMPLETE_TX;
+    addr_at(0);
+    op.r[1] = c.src(ops[1], U32);
+  } else if (kind == "test_wait" || kind == "try_wait") {
+    // try_wait may take a suspend-time hint as a fourth operand (ignored:
+    // the emulator returns at once, and the caller's loop retries).
+    if (ops.size() != 3 && !(kind == "try_wait" && ops.size() == 4))
+      c.fail(in.pos, fmt::format("'{}' expects 3 operands", in.text()));
+    op.t2 = MB_TEST_WAIT;
+    op.aux2 = in.has_mod("parity") ? 2 : 0;
+    op.r[0] = c.pred(ops[0]);
+    addr_at(1);
+    op.r[1] = c.src(ops[2], in.has_mod("parity") ? U32 : U64);
+  } else if (kind == "pending_count") {
+    need(c, in, 2);
+    op.t2 = MB_PENDING;
+    op.r[0] = c.dst(ops[0]);
+    op.r[1] = c.src(ops[1], U64);
+    op.r[4] = c.constant(0);
+  } else {
+    unsupported(c, in);
+  }
+  if (space == MSpace::Global) c.fail(in.pos, "an mbarrier lives in shared memory");
+  op.aux = static_cast<uint8_t>(space);
+  c.push(op);
+}
+
+void decode_cvt_tf32(DecodeContext& c, const ptx::Instruction& in, Op op) {
+  need(c, in, 2);
+  if (!in.has_mod("f32")) unsupported(c, in);
+  op.code = code(CVT_TF32, U32);
+  op.aux = in.has_mod("rna")  ? static_cast<uint8_t>(tensor::Tf32Round::Rna)
+           : in.has_mod("rn") ? static_cast<uint8_t>(tensor::Tf32Round::Rn)
+           : in.has_mod("rz") ? static_cast<uint8_t>(tensor::Tf32Round::Rz)
+                              : 0xff;
+  if (op.aux == 0xff) unsupported(c, in, "needs .rna, .rn or .rz");
+  op.aux2 = in.has_mod("satfinite") ? 1 : 0;
+  if (in.has_mod("relu")) unsupported(c, in);
+  op.r[0] = c.dst(in.operands[0]);
+  op.r[1] = c.src(in.operands[1], F32);
+  c.push(op);
+}
+
+// tex.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32} d, [handle, {coords}]
+void decode_tex(DecodeContext& c, const ptx::Instruction& in, Op op) {
+  TexOp t;
+  static const struct {
+    const char* name;
+    uint8_t dims;
+    bool layered;
+    uint8_t ncoord;
+  } geoms[] = {{"1d", 1, false, 1},
+               {"2d", 2, false, 2},
+               {"3d", 3, false, 4},
+               {"a1d", 1, true, 2},
+               {"a2d", 2, true, 4}};
+  bool found = false;
+  for (const auto& g : geoms)
+    if (in.has_mod(g.name)) {
+      t.dims = g.dims, t.layered = g.layered, t.ncoord = g.ncoord;
+      found = true;
+    }
+  for (const auto& m : in.mods)
+    if (m == "level" || m == "grad" || m == "cube" || m == "acube" || m == "2dms" || m == "a2dms" ||
+        m == "base")
+      unsupported(c, in, "mipmaps, cube maps and multisample textures are not supported");
+  std::vector<T> tys;
+  for (const auto& m : in.mods) {
+    T ty;
+    if (parse_type(m, &ty)) tys.push_back(ty);
+  }
+  if (!found || !in.has_mod("v4") || tys.size() != 2) unsupported(c, in);
+  t.dtype = tys[0];
+  if (t.dtype != F32 && t.dtype != S32 && t.dtype != U32)
+    unsupported(c, in, "results .f32, .s32 or .u32");
+  if (tys[1] != F32 && tys[1] != S32) unsupported(c, in, "coordinates .f32 or .s32");
+  t.int_coords = tys[1] == S32;
+  need(c, in, 2);
+  const auto& d = in.operands[0];
+  const auto& a = in.operands[1];
+  if (!d.pair.empty()) unsupported(c, in, "the residency predicate");
+  if (a.kind != K::Addr || a.elems.size() != 1 || a.elems[0].kind != K::Vector)
+    c.fail(a.pos, "expected [texture, {coordinates}] (separate samplers are not supported)");
+  const auto& coords = a.elems[0].elems;
+  if (coords.size() != t.ncoord)
+    c.fail(a.pos, fmt::format("'{}' expects {} coordinates, found {}", in.text(), t.ncoord,
+                              coords.size()));
+  for (size_t i = 0; i < coords.size(); ++i)
+    t.coord[i] = c.src(coords[i], t.layered && i == 0 ? S32 : (t.int_coords ? S32 : F32));
+  auto regs = fragment(c, in, d, 4, true, U32);
+  auto& fr = c.frames.back();
+  auto r = fr.regs.find(a.name);
+  if (r == fr.regs.end())
+    c.fail(a.pos,
+           "a texture object handle register is needed (texture references are not "
+           "supported)");
+  op.code = code(TEX, U32);
+  for (int i = 0; i < 4; ++i) op.r[i] = regs[static_cast<size_t>(i)];
+  op.r[4] = r->second;
+  op.imm = static_cast<int64_t>(c.prog->tex_ops.size());
+  c.prog->tex_ops.push_back(t);
+  c.push(op);
+}
+
+}  // namespace
+
+bool is_tensor_or_async(const ptx::Instruction& in) {
+  const std::string& o = in.opcode;
+  if (o == "tex") return true;
+  if (o == "cvt" && in.has_mod("tf32")) return true;
+  if (o == "ldmatrix" || o == "stmatrix" || o == "movmatrix" || o == "mma" || o == "wmma" ||
+      o == "mbarrier")
+    return true;
+  return o == "cp" && in.mods.size() >= 2 && in.mods[0] == "async" &&
+         (in.mods[1] == "mbarrier" || in.mods[1] == "bulk");
+}
+
+void decode_tensor(Insn& d) { decode_tensor_or_async(d.c, d.in, d.op); }
+
+void decode_tensor_or_async(DecodeContext& c, const ptx::Instruction& in, const Op& op) {
+  const std::string& o = in.opcode;
+  if (o == "cvt") return decode_cvt_tf32(c, in, op);
+  if (o == "tex") return decode_tex(c, in, op);
+  if (o == "ldmatrix" || o == "stmatrix") return decode_ldmatrix(c, in, op);
+  if (o == "movmatrix") return decode_movmatrix(c, in, op);
+  if (o == "mma") return decode_mma(c, in, op);
+  if (o == "wmma") return decode_wmma(c, in, op);
+  if (o == "mbarrier") return decode_mbarrier(c, in, op);
+  if (in.mods[1] == "mbarrier") {
+    // cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]
+    if (in.mods.size() < 3 || in.mods[2] != "arrive") unsupported(c, in);
+    need(c, in, 1);
+    Op m = op;
+    MSpace space = space_mod(in);
+    m.code = code(MBAR, U64);
+    m.t2 = MB_CPASYNC_ARRIVE;
+    m.aux2 = in.has_mod("noinc") ? 4 : 0;
+    m.r[0] = m.r[1] = m.r[2] = UINT32_MAX;
+    address(c, in.operands[0], &m.r[4], &m.imm, &space);
+    m.aux = static_cast<uint8_t>(space);
+    c.push(m);
+    return;
+  }
+  // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
+  bool to_shared = in.mods.size() > 2 && in.mods[2].rfind("shared", 0) == 0;
+  bool from_global = in.mods.size() > 3 && in.mods[3] == "global";
+  if (!to_shared || !from_global || !in.has_mod("mbarrier::complete_tx::bytes") ||
+      in.has_mod("multicast::cluster"))
+    unsupported(c, in, "only the 1-D global -> shared copy with mbarrier completion");
+  if (in.operands.size() != 4)
+    c.fail(in.pos,
+           fmt::format("'{}' expects 4 operands (cache hints are not supported)", in.text()));
+  Op b = op;
+  b.code = code(BULK, U32);
+  MSpace sd = MSpace::Shared, ss = MSpace::Global, sm = MSpace::Shared;
+  address(c, in.operands[0], &b.r[4], &b.imm, &sd);
+  int64_t src_off, bar_off;
+  address(c, in.operands[1], &b.r[5], &src_off, &ss);
+  b.r[0] = c.constant(static_cast<uint64_t>(src_off));
+  b.r[1] = c.src(in.operands[2], U32);
+  address(c, in.operands[3], &b.r[2], &bar_off, &sm);
+  b.r[3] = c.constant(static_cast<uint64_t>(bar_off));
+  c.push(b);
+}
+
+}  // namespace smemlab::emu

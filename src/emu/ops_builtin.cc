@@ -1,0 +1,239 @@
+// The external functions CUDA's device runtime provides, built in at decode
+// time (a `call` of a body-less `.extern .func` becomes one BUILTIN op):
+// vprintf (printf), __assertfail (assert), malloc and free (also new and
+// delete). Anything else external is a decode error naming the function.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "emu/decode_context.h"
+#include "emu/exec.h"
+
+namespace smemlab::emu {
+namespace {
+
+struct BuiltinFn {
+  const char* name;
+  Builtin kind;
+  size_t params, retvals;
+};
+constexpr BuiltinFn kBuiltins[] = {{"vprintf", B_VPRINTF, 2, 1},
+                                   {"__assertfail", B_ASSERTFAIL, 5, 0},
+                                   {"malloc", B_MALLOC, 1, 1},
+                                   {"free", B_FREE, 1, 0}};
+
+// The device runtime's launch API: what a kernel launching kernels calls.
+bool dynamic_parallelism(std::string_view n) {
+  return n.rfind("cudaLaunchDevice", 0) == 0 || n.rfind("cudaGetParameterBuffer", 0) == 0 ||
+         n == "cudaCGGetIntrinsicHandle" || n.rfind("cudaCGSynchronize", 0) == 0 ||
+         n == "cudaDeviceSynchronize" || n.rfind("cudaStreamCreateWithFlags", 0) == 0;
+}
+
+constexpr uint32_t kMaxString = 1 << 16;
+
+uint64_t frame_u64(const Warp& w, const Program& p, uint32_t lane, uint32_t off, uint32_t bytes) {
+  uint64_t v = 0;
+  std::memcpy(&v, w.local + size_t{lane} * p.frame_bytes + off, bytes);
+  return v;
+}
+
+std::string read_string(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane,
+                        uint64_t addr) {
+  std::string s;
+  if (addr == 0) return "(null)";
+  for (uint32_t i = 0; i < kMaxString; ++i) {
+    char c = static_cast<char>(*read_generic(b, w, op, pc, lane, addr + i, 1));
+    if (c == 0) return s;
+    s += c;
+  }
+  fault(w, pc, static_cast<int>(lane), "printf",
+        fmt::format("string at 0x{:x} has no terminating NUL in {} bytes", addr, kMaxString));
+}
+
+// CUDA's printf: the arguments are packed into a buffer, each aligned to
+// its size after the default promotions (float -> double, char/short ->
+// int); %s and %p take 8-byte generic pointers. Returns the number of
+// arguments, as vprintf does.
+int format_printf(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane,
+                  const std::string& f, uint64_t args, std::string* out) {
+  uint64_t off = 0;
+  int n = 0;
+  auto take = [&](uint32_t size) {
+    off = (off + size - 1) & ~uint64_t{size - 1};
+    uint64_t v = 0;
+    std::memcpy(&v, read_generic(b, w, op, pc, lane, args + off, size), size);
+    off += size;
+    ++n;
+    return v;
+  };
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (f[i] != '%') {
+      *out += f[i];
+      continue;
+    }
+    size_t start = i++;
+    if (i < f.size() && f[i] == '%') {
+      *out += '%';
+      continue;
+    }
+    std::string spec = "%";
+    int star[2] = {0, 0}, nstar = 0;
+    while (i < f.size() && std::strchr("-+ #0", f[i])) spec += f[i++];
+    auto digits_or_star = [&]() {
+      if (i < f.size() && f[i] == '*') {
+        star[nstar++] = static_cast<int>(static_cast<int32_t>(take(4)));
+        spec += '*';
+        ++i;
+      }
+      while (i < f.size() && f[i] >= '0' && f[i] <= '9') spec += f[i++];
+    };
+    digits_or_star();
+    if (i < f.size() && f[i] == '.') {
+      spec += f[i++];
+      digits_or_star();
+    }
+    int longs = 0;
+    std::string len;
+    while (i < f.size() && std::strchr("hlLqjzt", f[i])) {
+      if (f[i] == 'l' || f[i] == 'L' || f[i] == 'q' || f[i] == 'j' || f[i] == 'z' || f[i] == 't')
+        ++longs;
+      len += f[i++];
+    }
+    if (i >= f.size()) {  // a lone '%' at the end: printed as is
+      *out += f.substr(start);
+      break;
+    }
+    char conv = f[i];
+    std::string piece;
+    auto emit = [&](auto value, const std::string& mods) {
+      std::string s = spec + mods + conv;
+      int len2 = nstar == 2   ? std::snprintf(nullptr, 0, s.c_str(), star[0], star[1], value)
+                 : nstar == 1 ? std::snprintf(nullptr, 0, s.c_str(), star[0], value)
+                              : std::snprintf(nullptr, 0, s.c_str(), value);
+      if (len2 < 0) return;
+      std::string buf(static_cast<size_t>(len2) + 1, '\0');
+      if (nstar == 2)
+        std::snprintf(buf.data(), buf.size(), s.c_str(), star[0], star[1], value);
+      else if (nstar == 1)
+        std::snprintf(buf.data(), buf.size(), s.c_str(), star[0], value);
+      else
+        std::snprintf(buf.data(), buf.size(), s.c_str(), value);
+      buf.pop_back();
+      *out += buf;
+    };
+    switch (conv) {
+      case 'd':
+      case 'i':
+        if (longs)
+          emit(static_cast<long long>(take(8)), "ll");
+        else
+          emit(static_cast<int>(static_cast<int32_t>(take(4))), len);
+        break;
+      case 'u':
+      case 'x':
+      case 'X':
+      case 'o':
+        if (longs)
+          emit(static_cast<unsigned long long>(take(8)), "ll");
+        else
+          emit(static_cast<unsigned>(take(4)), len);
+        break;
+      case 'c':
+        emit(static_cast<int>(static_cast<int32_t>(take(4))), "");
+        break;
+      case 'f':
+      case 'F':
+      case 'e':
+      case 'E':
+      case 'g':
+      case 'G':
+      case 'a':
+      case 'A': {
+        uint64_t bits = take(8);
+        double d;
+        std::memcpy(&d, &bits, 8);
+        emit(d, "");
+        break;
+      }
+      case 's': {
+        std::string s = read_string(b, w, op, pc, lane, take(8));
+        emit(s.c_str(), "");
+        break;
+      }
+      case 'p':
+        emit(reinterpret_cast<void*>(static_cast<uintptr_t>(take(8))), "");
+        break;
+      default:  // not a conversion CUDA knows: printed as written
+        *out += f.substr(start, i - start + 1);
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+bool decode_builtin(DecodeContext& c, const ptx::Instruction& in, const ptx::Function& callee,
+                    const std::vector<uint32_t>& params, const std::vector<uint32_t>& retvals) {
+  if (dynamic_parallelism(callee.name))
+    c.fail(in.pos, fmt::format("dynamic parallelism (a kernel launching kernels: '{}') is not "
+                               "supported",
+                               callee.name));
+  for (const BuiltinFn& f : kBuiltins) {
+    if (callee.name != f.name) continue;
+    if (params.size() != f.params || retvals.size() != f.retvals)
+      c.fail(in.pos, fmt::format("call of built-in '{}' with {} arguments and {} return values",
+                                 f.name, params.size(), retvals.size()));
+    Op op = c.make(in);
+    op.code = code(BUILTIN, U64);
+    op.aux = f.kind;
+    for (size_t i = 0; i < params.size(); ++i) op.r[i] = params[i];
+    op.r[5] = retvals.empty() ? UINT32_MAX : retvals[0];
+    c.push(op);
+    return true;
+  }
+  return false;
+}
+
+void exec_builtin(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  const Program& p = *b.prog;
+  SMEMLAB_FOR_LANES(exec, {
+    uint8_t* frame = w.local + size_t{l} * p.frame_bytes;
+    switch (op.aux) {
+      case B_VPRINTF: {
+        std::string f = read_string(b, w, op, pc, l, frame_u64(w, p, l, op.r[0], 8));
+        std::string text;
+        int n = format_printf(b, w, op, pc, l, f, frame_u64(w, p, l, op.r[1], 8), &text);
+        b.printf_out += text;
+        int32_t ret = n;
+        std::memcpy(frame + op.r[5], &ret, 4);
+        break;
+      }
+      case B_ASSERTFAIL: {
+        std::string msg = read_string(b, w, op, pc, l, frame_u64(w, p, l, op.r[0], 8));
+        std::string file = read_string(b, w, op, pc, l, frame_u64(w, p, l, op.r[1], 8));
+        uint32_t line = static_cast<uint32_t>(frame_u64(w, p, l, op.r[2], 4));
+        std::string fn = read_string(b, w, op, pc, l, frame_u64(w, p, l, op.r[3], 8));
+        fault(w, pc, static_cast<int>(l), "assert",
+              fmt::format("assertion failed: `{}` ({}:{}, in function '{}')", msg, file, line, fn));
+      }
+      case B_MALLOC: {
+        uint64_t ptr = b.env->heap->allocate(frame_u64(w, p, l, op.r[0], 8));
+        std::memcpy(frame + op.r[5], &ptr, 8);
+        break;
+      }
+      case B_FREE: {
+        uint64_t ptr = frame_u64(w, p, l, op.r[0], 8);
+        if (ptr && !b.env->heap->free(ptr))
+          fault(w, pc, static_cast<int>(l), "invalid-free",
+                fmt::format("free(0x{:x}): not an address malloc returned, or freed twice", ptr));
+        break;
+      }
+      default:
+        break;
+    }
+  });
+}
+
+}  // namespace smemlab::emu

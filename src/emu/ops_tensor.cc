@@ -1,0 +1,210 @@
+#include "emu/ops_tensor.h"
+
+#include <bit>
+#include <cmath>
+#include <string>
+
+#include "emu/half.h"
+
+namespace smemlab::emu::tensor {
+namespace {
+
+bool is_16(Elem e) { return e == Elem::F16 || e == Elem::BF16; }
+bool is_8(Elem e) { return e == Elem::S8 || e == Elem::U8; }
+
+[[noreturn]] void unsupported(Shape s, Elem e, const char* what) {
+  throw Unsupported(std::string(what) + ": no layout for m" + std::to_string(s.m) + "n" +
+                    std::to_string(s.n) + "k" + std::to_string(s.k) + " with " +
+                    std::to_string(elem_bits(e)) + "-bit elements");
+}
+
+bool shape_is(Shape s, unsigned m, unsigned n, unsigned k) {
+  return s.m == m && s.n == n && s.k == k;
+}
+
+// Exact value of an input element as a double (tf32: the 19 bits it keeps).
+double value(Elem e, uint64_t bits) {
+  switch (e) {
+    case Elem::F16:
+      return half_to_float(static_cast<uint16_t>(bits));
+    case Elem::BF16:
+      return bf16_to_float(static_cast<uint16_t>(bits));
+    case Elem::TF32:
+      return std::bit_cast<float>(static_cast<uint32_t>(bits) & 0xffffe000u);
+    case Elem::F32:
+      return std::bit_cast<float>(static_cast<uint32_t>(bits));
+    case Elem::F64:
+      return std::bit_cast<double>(bits);
+    case Elem::S8:
+      return static_cast<int8_t>(bits);
+    case Elem::U8:
+      return static_cast<uint8_t>(bits);
+    case Elem::S32:
+      return static_cast<int32_t>(bits);
+  }
+  return 0;
+}
+
+// double -> f16 with a single rounding to nearest even: round to odd into
+// f32 first (f32 keeps 13 more bits than f16, so the second rounding is
+// exact), then f32 -> f16.
+uint16_t float_to_half_exact(double x) {
+  float f = static_cast<float>(x);
+  if (std::isfinite(x) && std::isfinite(f) && static_cast<double>(f) != x) {
+    if (std::fabs(static_cast<double>(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
+    f = std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
+  }
+  return float_to_half(f);
+}
+
+}  // namespace
+
+unsigned elem_bits(Elem e) {
+  switch (e) {
+    case Elem::F16:
+    case Elem::BF16:
+      return 16;
+    case Elem::S8:
+    case Elem::U8:
+      return 8;
+    case Elem::F64:
+      return 64;
+    default:
+      return 32;
+  }
+}
+
+unsigned mma_elements(Shape s, Elem e, Operand op) {
+  unsigned total = op == Operand::A ? s.m * s.k : op == Operand::B ? s.k * s.n : s.m * s.n;
+  (void)e;
+  return total / 32;
+}
+
+Pos mma_position(Shape s, Elem e, Operand op, unsigned lane, unsigned i) {
+  const unsigned g = lane >> 2, t = lane & 3;
+  if (op == Operand::C) {
+    if (shape_is(s, 8, 8, 4)) return {g, t * 2 + i};  // f64: c0, c1
+    if (s.m == 16 && s.n == 8) return {g + 8 * (i >> 1), t * 2 + (i & 1)};
+    unsupported(s, e, "mma C/D");
+  }
+  if (e == Elem::F64) {
+    if (!shape_is(s, 8, 8, 4)) unsupported(s, e, "mma");
+    return op == Operand::A ? Pos{g, t} : Pos{t, g};
+  }
+  if (is_16(e)) {
+    if (shape_is(s, 16, 8, 8)) {
+      if (op == Operand::A) return {g + 8 * (i >> 1), t * 2 + (i & 1)};
+      return {t * 2 + i, g};
+    }
+    if (shape_is(s, 16, 8, 16)) {
+      if (op == Operand::A) return {g + 8 * ((i >> 1) & 1), t * 2 + (i & 1) + 8 * (i >> 2)};
+      return {t * 2 + (i & 1) + 8 * (i >> 1), g};
+    }
+  } else if (e == Elem::TF32) {
+    if (shape_is(s, 16, 8, 8)) {
+      if (op == Operand::A) return {g + 8 * (i & 1), t + 4 * (i >> 1)};
+      return {t + 4 * i, g};
+    }
+  } else if (is_8(e)) {
+    if (shape_is(s, 16, 8, 16)) {
+      if (op == Operand::A) return {g + 8 * (i >> 2), t * 4 + (i & 3)};
+      return {t * 4 + i, g};
+    }
+    if (shape_is(s, 16, 8, 32)) {
+      if (op == Operand::A) return {g + 8 * ((i >> 2) & 1), t * 4 + (i & 3) + 16 * (i >> 3)};
+      return {t * 4 + (i & 3) + 16 * (i >> 2), g};
+    }
+  }
+  unsupported(s, e, "mma");
+}
+
+unsigned wmma_elements(Shape s, Elem e, Operand op) {
+  if (shape_is(s, 16, 16, 16) && e == Elem::F16 && op != Operand::C) return 16;
+  if (shape_is(s, 16, 16, 16) || shape_is(s, 16, 16, 8) || shape_is(s, 8, 8, 4))
+    return mma_elements(s, e, op);
+  unsupported(s, e, "wmma");
+}
+
+Pos wmma_position(Shape s, Elem e, Operand op, unsigned lane, unsigned i) {
+  if (shape_is(s, 8, 8, 4)) return mma_position(s, e, op, lane, i);
+  if (!shape_is(s, 16, 16, 16) && !shape_is(s, 16, 16, 8)) unsupported(s, e, "wmma");
+  // Two m16n8 tiles side by side in n: A is the mma A fragment (the whole
+  // m x k), B and C/D hold the left tile's elements first, then the right's.
+  Shape half{16, 8, s.k};
+  if (op == Operand::A) {
+    unsigned n = mma_elements(half, e, op);
+    return mma_position(half, e, op, lane, i % n);  // f16: 8..15 repeat 0..7
+  }
+  if (op == Operand::B && e == Elem::F16) i %= 8;  // f16: 8..15 repeat 0..7
+  unsigned n = mma_elements(half, e, op);
+  Pos p = mma_position(half, e, op, lane, i % n);
+  p.col += 8 * (i / n);
+  return p;
+}
+
+void mma(const MmaSpec& sp, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint64_t* D) {
+  const unsigned M = sp.shape.m, N = sp.shape.n, K = sp.shape.k;
+  const bool ints = is_8(sp.a) || is_8(sp.b);
+  if (ints != (is_8(sp.a) && is_8(sp.b)) || (ints && (sp.c != Elem::S32 || sp.d != Elem::S32)))
+    throw Unsupported("mma: integer A and B need s32 C and D");
+  if (!ints && sp.a != sp.b) throw Unsupported("mma: A and B must have the same type");
+  for (unsigned r = 0; r < M; ++r) {
+    for (unsigned c = 0; c < N; ++c) {
+      const uint64_t cv = C[r * N + c];
+      uint64_t& d = D[r * N + c];
+      if (ints) {
+        int64_t acc = static_cast<int32_t>(cv);
+        for (unsigned k = 0; k < K; ++k)
+          acc += static_cast<int64_t>(value(sp.a, A[r * K + k])) *
+                 static_cast<int64_t>(value(sp.b, B[k * N + c]));
+        if (sp.satfinite) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
+        d = static_cast<uint32_t>(static_cast<int32_t>(static_cast<uint32_t>(acc)));
+        continue;
+      }
+      if (sp.a == Elem::F64) {
+        double acc = value(Elem::F64, cv);
+        for (unsigned k = 0; k < K; ++k)
+          acc = std::fma(value(sp.a, A[r * K + k]), value(sp.b, B[k * N + c]), acc);
+        d = std::bit_cast<uint64_t>(acc);
+        continue;
+      }
+      double acc = value(sp.c, cv);
+      for (unsigned k = 0; k < K; ++k) acc += value(sp.a, A[r * K + k]) * value(sp.b, B[k * N + c]);
+      // One rounding to the accumulator type (f16 through f32: a double ->
+      // f32 -> f16 chain could round twice, so round to f16 from the double).
+      if (sp.d == Elem::F32)
+        d = std::bit_cast<uint32_t>(static_cast<float>(acc));
+      else if (sp.d == Elem::F16)
+        d = float_to_half_exact(acc);
+      else
+        throw Unsupported("mma: floating-point D must be f32 or f16");
+    }
+  }
+}
+
+uint32_t to_tf32(uint32_t x, Tf32Round mode, bool satfinite) {
+  const uint32_t sign = x & 0x80000000u, mag = x & 0x7fffffffu;
+  constexpr uint32_t kMaxFinite = 0x7f7fe000u;
+  if (mag > 0x7f800000u) return satfinite ? 0x7fffffffu : x | 0x00400000u;  // NaN
+  if (mag == 0x7f800000u) return satfinite ? sign | kMaxFinite : x;
+  uint32_t r = mag;
+  if (mode == Tf32Round::Rna) r += 0x1000u;
+  if (mode == Tf32Round::Rn) r += 0xfffu + ((mag >> 13) & 1u);
+  r &= 0xffffe000u;
+  if (satfinite && r >= 0x7f800000u) r = kMaxFinite;
+  return sign | r;
+}
+
+Pos ldmatrix_position(bool trans, unsigned lane, unsigned half) {
+  unsigned row = lane / 4, col = 2 * (lane % 4) + half;
+  return trans ? Pos{col, row} : Pos{row, col};
+}
+
+LaneHalf movmatrix_source(unsigned lane, unsigned half) {
+  // Result element (r, c) of the transposed matrix is source element (c, r);
+  // source element (r', c') sits in lane 4r' + c'/2, half c' % 2.
+  Pos p = ldmatrix_position(true, lane, half);  // (c, r) in source coordinates
+  return {4 * p.row + p.col / 2, p.col % 2};
+}
+
+}  // namespace smemlab::emu::tensor

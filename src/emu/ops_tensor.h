@@ -1,0 +1,99 @@
+// Tensor-core semantics as pure functions, no interpreter state: where each
+// element of an mma.sync / wmma fragment lives in its matrix, the thread-to-
+// row mapping of ldmatrix / stmatrix / movmatrix, and the matrix arithmetic
+// D = A*B + C with the accumulation rules stated below. The executors in the
+// interpreter gather registers into matrices with these and scatter back.
+//
+// Accumulation (what this emulator computes; the ISA leaves the internal
+// order and rounding of the k-sum to the implementation):
+//  - f16/bf16/tf32 inputs: every product a*b is exact (in double), the k
+//    products and c are summed in double in k order, and the sum is rounded
+//    once to the accumulator type (f32 or f16, round to nearest even). The
+//    double sum is exact unless the terms span more than ~30 binary orders of
+//    magnitude. H100 tensor cores align the products to the largest exponent
+//    and truncate, so a GPU result may differ from this one in the last bit
+//    of the f32 (docs/emulator.md).
+//  - tf32 operands: the low 13 mantissa bits of each 32-bit register are
+//    ignored (truncated), as the tensor core reads only the tf32 bits.
+//  - s8/u8 -> s32: exact integer products and sum, wrapped to 32 bits
+//    (.satfinite: clamped to the s32 range).
+//  - f64 (m8n8k4): d = fma(a[k], b[k], d) in k order starting from c, each
+//    step rounded to nearest even (IEEE double FMA).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+
+namespace smemlab::emu::tensor {
+
+enum class Elem : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S32 };
+unsigned elem_bits(Elem e);  // storage bits: 16, 16, 32, 32, 64, 8, 8, 32
+// Elements of type e per register (32-bit registers; one f64 per 64-bit one).
+inline unsigned per_register(Elem e) { return e == Elem::F64 ? 1 : 32 / elem_bits(e); }
+
+enum class Operand : uint8_t { A, B, C };  // C also stands for D
+struct Shape {
+  unsigned m, n, k;
+};
+struct Pos {
+  unsigned row, col;
+  bool operator==(const Pos&) const = default;
+};
+
+// Thrown for a shape/type combination that has no layout here.
+class Unsupported : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// mma.sync.aligned: shapes m16n8k8 and m16n8k16 (f16, bf16 A/B; f32 or f16
+// C/D), m16n8k8 (tf32 A/B, f32 C/D), m16n8k16 and m16n8k32 (s8/u8 A/B, s32
+// C/D), m8n8k4 (f64). Element i of `lane`'s fragment (i counts elements low
+// to high as the ISA's a0, a1, ...) sits at this row and column of its
+// matrix (A: m x k, B: k x n, C/D: m x n).
+unsigned mma_elements(Shape s, Elem e, Operand op);  // per lane
+Pos mma_position(Shape s, Elem e, Operand op, unsigned lane, unsigned i);
+
+// wmma (the fragments of CUDA's mma.h; their layout is implementation-
+// defined). Shapes: m16n16k16 f16 (A, B: 16 elements per lane in the 8
+// registers nvcc declares; this emulator's choice: the second 8 repeat the
+// first 8), m16n16k16 bf16 (A, B: 8 in 4 registers), C/D f32 or f16: 8;
+// m16n16k8 tf32 (A, B: 4; C/D: 8), m8n8k4 f64 (1, 1, 2), m16n16k16 s8/u8
+// (A, B: 8; C/D s32: 8). The positions follow the mma.sync
+// layouts the instructions are built from (two m16n8 halves side by side in
+// n), so that load -> mma -> store round trips and element-wise operations on
+// accumulator fragments behave as on the GPU.
+unsigned wmma_elements(Shape s, Elem e, Operand op);
+Pos wmma_position(Shape s, Elem e, Operand op, unsigned lane, unsigned i);
+
+struct MmaSpec {
+  Shape shape{16, 8, 16};
+  Elem a = Elem::F16, b = Elem::F16, c = Elem::F32, d = Elem::F32;
+  bool satfinite = false;  // integer: clamp to s32
+};
+// D = A*B + C. Matrices are row-major arrays of element bit patterns (in the
+// low bits): A m*k, B k*n, C and D m*n. Throws Unsupported for a type
+// combination this does not compute.
+void mma(const MmaSpec& spec, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint64_t* D);
+
+// ldmatrix/stmatrix m8n8 .b16: destination register j of every lane holds
+// two elements of matrix j, whose row r was addressed by lane 8j + r. The
+// element in half h (0 = low 16 bits) of `lane`'s register is at this
+// position of the 8x8 matrix (.trans: transposed).
+Pos ldmatrix_position(bool trans, unsigned lane, unsigned half);
+
+// movmatrix.sync.aligned.m8n8.trans.b16: lane's result register, half h,
+// comes from this lane and half of the source fragment.
+struct LaneHalf {
+  unsigned lane, half;
+};
+LaneHalf movmatrix_source(unsigned lane, unsigned half);
+
+// cvt.{rna,rn,rz}{.satfinite}.tf32.f32: f32 bits rounded to the 19 bits of
+// tf32 (the low 13 mantissa bits cleared). .rna rounds ties away from zero.
+// NaN stays NaN; .satfinite turns infinities (and overflow) into the largest
+// finite tf32 of the same sign and NaN into the canonical NaN.
+enum class Tf32Round : uint8_t { Rna, Rn, Rz };
+uint32_t to_tf32(uint32_t f32_bits, Tf32Round mode, bool satfinite = false);
+
+}  // namespace smemlab::emu::tensor

@@ -1,0 +1,68 @@
+// tex through texture objects: the handle names a Device texture; texels
+// are read through the checked global-memory translation (an object whose
+// memory was freed faults like any out-of-bounds read).
+#include <fmt/format.h>
+
+#include <bit>
+#include <cstring>
+
+#include "emu/exec.h"
+#include "emu/launch.h"
+#include "emu/ops_texture.h"
+
+namespace smemlab::emu {
+
+void exec_tex(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  const TexOp& t = b.prog->tex_ops[static_cast<size_t>(op.imm)];
+  uint64_t out[4][32];
+  SMEMLAB_FOR_LANES(exec, {
+    uint64_t handle = reg(w, op.r[4])[l];
+    const texture::Descriptor* d = b.env->device ? b.env->device->texture(handle) : nullptr;
+    if (!d)
+      fault(w, pc, static_cast<int>(l), "texture",
+            fmt::format("0x{:x} is not a texture object of this device", handle));
+    if (d->dims != t.dims || d->layered != t.layered)
+      fault(
+          w, pc, static_cast<int>(l), "texture",
+          fmt::format("texture object 0x{:x} is {}{}D, the instruction reads it as {}{}D", handle,
+                      d->layered ? "layered " : "", d->dims, t.layered ? "layered " : "", t.dims));
+    texture::Fetch fetch = [&](uint64_t addr, void* dst, unsigned bytes) {
+      Space sp;
+      uint64_t shown;
+      std::memcpy(dst, mem_translate(b, w, op, pc, l, MSpace::Global, addr, bytes, &sp, &shown),
+                  bytes);
+    };
+    unsigned first = t.layered ? 1 : 0;
+    int layer = t.layered ? static_cast<int32_t>(reg(w, t.coord[0])[l]) : 0;
+    texture::Texel x;
+    if (t.int_coords) {
+      int32_t c[3] = {0, 0, 0};
+      for (unsigned a = 0; a < t.dims; ++a)
+        c[a] = static_cast<int32_t>(reg(w, t.coord[first + a])[l]);
+      x = texture::fetch_texel(*d, fetch, c[0], c[1], c[2], layer);
+    } else {
+      float c[3] = {0, 0, 0};
+      for (unsigned a = 0; a < t.dims; ++a)
+        c[a] = std::bit_cast<float>(static_cast<uint32_t>(reg(w, t.coord[first + a])[l]));
+      try {
+        x = texture::sample(*d, fetch, c[0], c[1], c[2], layer);
+      } catch (const std::invalid_argument& e) {
+        fault(w, pc, static_cast<int>(l), "texture", e.what());
+      }
+    }
+    for (int ch = 0; ch < 4; ++ch) {
+      auto k = static_cast<size_t>(ch);
+      if (t.dtype == F32)
+        out[ch][l] = std::bit_cast<uint32_t>(x.integer ? static_cast<float>(x.i[k]) : x.f[k]);
+      else
+        out[ch][l] = static_cast<uint32_t>(x.integer ? static_cast<int32_t>(x.i[k])
+                                                     : static_cast<int32_t>(x.f[k]));
+    }
+  });
+  for (int ch = 0; ch < 4; ++ch) {
+    uint64_t* D = regw(w, op.r[ch]);
+    SMEMLAB_FOR_LANES(exec, D[l] = out[ch][l]);
+  }
+}
+
+}  // namespace smemlab::emu

@@ -1,0 +1,242 @@
+// The HTML source view: one self-contained page (inline CSS, JS and SVG; no
+// network) with the user's source shaded by cost. The numbers are the same
+// JSON `--json` prints (analyze_json, findings_json), embedded in the page;
+// the figures are drawn here in C++ from the analyses' worst requests, so the
+// page never re-derives a bank or sector rule in JavaScript.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "bank/bank_svg.h"
+#include "report/html_assets.h"
+#include "report/report.h"
+
+namespace smemlab::report {
+
+using nlohmann::json;
+
+namespace {
+
+std::string key(const std::string& file, int line) { return fmt::format("{}:{}", file, line); }
+
+// The lane -> sector figure of a global/local request: lanes across, the
+// 32-byte sectors it touched down.
+std::string sector_svg(uint32_t mask, const uint64_t* addr, unsigned width,
+                       const std::string& title) {
+  std::set<uint64_t> sectors;
+  for (unsigned l = 0; l < 32; ++l)
+    if (mask >> l & 1u)
+      for (uint64_t s = addr[l] / 32; s <= (addr[l] + width - 1) / 32; ++s) sectors.insert(s);
+  std::vector<uint64_t> rows(sectors.begin(), sectors.end());
+  if (rows.size() > 64) rows.resize(64);  // a figure, not a dump: the count says the rest
+  constexpr int kCell = 18, kLabel = 120, kTop = 44;
+  int w = kLabel + 32 * kCell + 4, h = kTop + int(std::max<size_t>(rows.size(), 1)) * kCell + 8;
+  std::string out = fmt::format(
+      "<svg class=\"sector-map\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" "
+      "role=\"img\" font-family=\"sans-serif\" font-size=\"10\"><title>{2}</title>"
+      "<text x=\"0\" y=\"14\" font-size=\"12\" font-weight=\"bold\">{2}</text>"
+      "<text x=\"0\" y=\"28\" fill=\"#444\">{3} sector{4} of 32 bytes; lanes across</text>",
+      w, h, bank::xml_escape(title), sectors.size(), sectors.size() == 1 ? "" : "s");
+  for (unsigned l = 0; l < 32; ++l)
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                       kLabel + int(l) * kCell + kCell / 2, kTop - 4, l);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    int y = kTop + int(r) * kCell;
+    out +=
+        fmt::format("<text x=\"0\" y=\"{}\">sector 0x{:x}</text>", y + kCell / 2 + 4, rows[r] * 32);
+    for (unsigned l = 0; l < 32; ++l) {
+      bool hit =
+          (mask >> l & 1u) && addr[l] / 32 <= rows[r] && rows[r] <= (addr[l] + width - 1) / 32;
+      out += fmt::format(
+          "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
+          "stroke=\"#ddd\">{}</rect>",
+          hit ? "lane-sector" : "empty", kLabel + int(l) * kCell, y, kCell, kCell,
+          hit ? "#0072B2" : "#f4f4f4",
+          hit ? fmt::format("<title>lane {}: address 0x{:x}</title>", l, addr[l]) : "");
+    }
+  }
+  return out + "</svg>";
+}
+
+// Per (file, line): the analyze_json entry of every model, then the figures.
+json section_json(const HtmlSection& s) {
+  const Analysis& a = s.analysis;
+  json out;
+  out["heading"] = s.heading;
+  out["kernel"] = a.run.kernel;
+  out["source"] = a.run.source;
+  json lines = json::object();
+  std::vector<std::string> archs;
+  if (a.banks) {
+    json aj = analyze_json(a);
+    out["launch"] = aj["launch"];
+    out["totals"] = aj["totals"];
+    for (const auto& m : a.banks->models()) archs.push_back(m->name());
+    auto add_lines = [&](const json& arr, const std::string& arch) {
+      for (const json& l : arr) {
+        json& e = lines[key(l["file"], l["line"])];
+        e["file"] = l["file"];
+        e["line"] = l["line"];
+        json shared = json::object();
+        for (const char* op : {"load", "store", "atomic"})
+          if (l.contains(op)) shared[op] = l[op];
+        e["banks"][arch] = shared;
+        for (auto it = l.begin(); it != l.end(); ++it)
+          if (!shared.contains(it.key()) && it.key() != "worst" && it.key() != "file" &&
+              it.key() != "line" && !e.contains(it.key()))
+            e[it.key()] = it.value();
+      }
+    };
+    add_lines(aj["lines"], archs.front());
+    if (aj.contains("what_if"))
+      for (auto it = aj["what_if"].begin(); it != aj["what_if"].end(); ++it)
+        add_lines(it.value()["lines"], it.key());
+    // Bank maps of each line's worst request, per model.
+    for (const check::LineStats& l : a.banks->lines())
+      for (size_t m = 0; m < l.models.size() && m < archs.size(); ++m)
+        if (const auto& w = l.models[m].worst; w && w->result.wavefronts > w->result.ideal) {
+          json& e = lines[key(l.where.file, l.where.line)];
+          e["file"] = l.where.file;
+          e["line"] = l.where.line;
+          e["bank_svg"][archs[m]] = bank::render_bank_svg(
+              w->result, a.banks->models()[m]->banks(),
+              fmt::format("{} worst request: block ({},{},{}) warp {}, {}-byte lanes", archs[m],
+                          w->block.x, w->block.y, w->block.z, w->warp, w->request.width));
+        }
+  }
+  if (a.access) {
+    // The worst global/local request of each line (most sectors above ideal).
+    std::map<std::string, const check::AccessInstr*> worst;
+    for (const auto& [pc, acc] : a.access->accesses()) {
+      if (!acc.has_worst || !acc.worst_excess) continue;
+      for (const auto& where : check::lines_of(a.access->kernel().lines, acc.instr->loc)) {
+        const check::AccessInstr*& w = worst[key(where.file, where.line)];
+        if (!w || acc.worst_excess > w->worst_excess) w = &acc;
+        json& e = lines[key(where.file, where.line)];
+        e["file"] = where.file;
+        e["line"] = where.line;
+      }
+    }
+    for (const auto& [k, acc] : worst)
+      lines[k]["sector_svg"] =
+          sector_svg(acc->worst_mask, acc->worst_addr, acc->width,
+                     fmt::format("{} worst request: {} sectors above ideal",
+                                 check::access_class_name(acc->cls), acc->worst_excess));
+  }
+  out["archs"] = archs;
+  out["lines"] = lines;
+  out["findings"] = a.findings ? findings_json(*a.findings) : json::array();
+  out["source_text"] = s.source_lines;
+  return out;
+}
+
+// JSON inside <script>: "</" would end the element early.
+std::string script_safe(std::string text) {
+  for (size_t p = text.find("</"); p != std::string::npos; p = text.find("</", p + 3))
+    text.replace(p, 2, "<\\/");
+  return text;
+}
+
+std::string page(const std::string& title, const json& data) {
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width\">"
+      // The page may load nothing: every byte it needs is inline.
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+      "<title>{}</title>"
+      "<style>{}</style></head><body>\n<script type=\"application/json\" id=\"smemlab-data\">{}"
+      "</script>\n<main id=\"app\"><noscript>This page needs JavaScript to lay out the source "
+      "view; the data is in the smemlab-data element.</noscript></main>\n<script>{}</script>"
+      "</body></html>\n",
+      bank::xml_escape(title), kHtmlCss, script_safe(data.dump()), kHtmlJs);
+}
+
+}  // namespace
+
+std::string launch_heading(const RunInfo& run) {
+  return fmt::format("{}<<<({},{},{}), ({},{},{}), {}>>>", run.kernel, run.grid.x, run.grid.y,
+                     run.grid.z, run.block.x, run.block.y, run.block.z, run.dynamic_shared);
+}
+
+std::string analyze_html(const std::vector<HtmlSection>& sections, const std::string& title) {
+  json data = {{"title", title}, {"kind", "source"}, {"sections", json::array()}};
+  for (const auto& s : sections) data["sections"].push_back(section_json(s));
+  return page(title, data);
+}
+
+std::string suite_html(const std::vector<SuiteRow>& rows, const std::vector<std::string>& archs,
+                       const json& bench) {
+  // The classic table as a chart: load and store wavefronts per request,
+  // one bar per generation.
+  constexpr int kBar = 7, kLabel = 260, kScaleW = 420;
+  double top = 1;
+  for (const SuiteRow& r : rows)
+    for (size_t m = 0; m < archs.size(); ++m)
+      top = std::max(
+          {top, m < r.ld_per.size() ? r.ld_per[m] : 0.0, m < r.st_per.size() ? r.st_per[m] : 0.0});
+  const char* colors[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"};
+  int group = int(archs.size()) * kBar + 6;
+  int h = 40 + int(rows.size()) * 2 * group + 10;
+  std::string svg = fmt::format(
+      "<svg class=\"suite-chart\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" "
+      "role=\"img\" font-family=\"sans-serif\" font-size=\"10\"><title>Shared-memory wavefronts "
+      "per request by kernel and generation</title>",
+      kLabel + kScaleW + 80, h);
+  for (size_t m = 0; m < archs.size(); ++m)
+    svg += fmt::format(
+        "<rect x=\"{}\" y=\"4\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" "
+        "y=\"13\">{}</text>",
+        kLabel + int(m) * 90, colors[m % 6], kLabel + int(m) * 90 + 14, bank::xml_escape(archs[m]));
+  int y = 40;
+  for (const SuiteRow& r : rows) {
+    for (int op = 0; op < 2; ++op) {
+      const auto& per = op == 0 ? r.ld_per : r.st_per;
+      bool any = std::any_of(per.begin(), per.end(), [](double v) { return v > 0; });
+      std::string label =
+          fmt::format("{}{} {}", r.kernel, r.variant > 1 ? fmt::format(" #{}", r.variant) : "",
+                      op == 0 ? "ld" : "st");
+      svg +=
+          fmt::format("<text class=\"chart-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+                      kLabel - 6, y + group / 2 + 3, bank::xml_escape(label));
+      for (size_t m = 0; m < archs.size() && m < per.size(); ++m) {
+        if (!any || per[m] < 0) continue;
+        int w = int(kScaleW * per[m] / top + 0.5);
+        svg += fmt::format(
+            "<g class=\"bar\" data-kernel=\"{0}\" data-arch=\"{1}\" data-value=\"{2:.2f}\">"
+            "<title>{0} {5}: {2:.2f} wavefronts per request on {1}</title><rect x=\"{3}\" "
+            "y=\"{4}\" width=\"{6}\" height=\"{7}\" fill=\"{8}\"/><text x=\"{9}\" y=\"{10}\">"
+            "{2:.2f}</text></g>",
+            bank::xml_escape(r.kernel), bank::xml_escape(archs[m]), per[m], kLabel,
+            y + int(m) * kBar, op == 0 ? "loads" : "stores", std::max(w, 1), kBar - 1,
+            colors[m % 6], kLabel + w + 3, y + int(m) * kBar + kBar - 1);
+      }
+      y += group;
+    }
+  }
+  svg += "</svg>";
+
+  json data = {{"title", "smemlab report"},
+               {"kind", "suite"},
+               {"chart", svg},
+               {"archs", archs},
+               {"rows", json::array()},
+               {"bench", bench.is_array() ? bench : json::array()}};
+  for (const SuiteRow& r : rows)
+    data["rows"].push_back({{"file", r.file},
+                            {"kernel", r.kernel},
+                            {"recipe", r.variant},
+                            {"ld_per", r.ld_per},
+                            {"st_per", r.st_per},
+                            {"sectors_per_request", r.sectors},
+                            {"ideal_sectors_per_request", r.ideal_sectors},
+                            {"divergent", r.divergent},
+                            {"branches", r.branches},
+                            {"findings", r.findings},
+                            {"error", r.error}});
+  return page("smemlab report", data);
+}
+
+}  // namespace smemlab::report

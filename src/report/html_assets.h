@@ -1,0 +1,294 @@
+// The HTML view's stylesheet and script, inlined into every page so that it
+// opens from disk with no network. The script only lays out and toggles
+// what the page's JSON already holds; every number and figure comes from C++.
+#pragma once
+
+namespace smemlab::report {
+
+inline constexpr const char* kHtmlCss = R"CSS(
+:root { --cost: 230,159,0; --sel: #0072B2; }
+body { font-family: system-ui, sans-serif; margin: 0; color: #111; background: #fff; }
+header.page { padding: 8px 16px; background: #f0f0f0; border-bottom: 1px solid #ccc; }
+h1 { font-size: 18px; margin: 4px 0; } h2 { font-size: 16px; margin: 16px 0 4px; }
+section.launch { padding: 0 16px 16px; border-bottom: 2px solid #ccc; }
+.controls { margin: 6px 0; display: flex; gap: 16px; flex-wrap: wrap; align-items: center; }
+.summary { font-size: 13px; color: #333; }
+.layout { display: flex; gap: 12px; align-items: flex-start; }
+.source-wrap { flex: 1 1 55%; overflow: auto; max-height: 80vh; border: 1px solid #ccc; }
+table.source { border-collapse: collapse; font: 12px/1.35 ui-monospace, monospace; width: 100%; }
+table.source td { padding: 0 6px; white-space: pre; vertical-align: top; }
+table.source td.num, table.source td.metric { text-align: right; color: #333; border-right: 1px solid #ddd; }
+table.source td.metric { min-width: 6em; }
+table.source tr.src:focus, table.source tr.selected { outline: 2px solid var(--sel); outline-offset: -2px; }
+table.source tr.src { cursor: pointer; }
+table.source tr.other-file td { color: #555; }
+td.flag { color: #D55E00; font-weight: bold; }
+aside.details { flex: 1 1 45%; position: sticky; top: 0; max-height: 80vh; overflow: auto;
+  border: 1px solid #ccc; padding: 8px; font-size: 13px; }
+aside.details table { border-collapse: collapse; margin: 4px 0 10px; }
+aside.details th, aside.details td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
+aside.details th:first-child, aside.details td:first-child { text-align: left; }
+.figure svg { max-width: 100%; height: auto; }
+.finding { border-left: 4px solid #D55E00; padding: 2px 8px; margin: 6px 0; background: #fdf3ec; }
+a { color: #0072B2; }
+.chart { overflow: auto; }
+table.suite { border-collapse: collapse; font-size: 12px; }
+table.suite th, table.suite td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
+table.suite td:first-child, table.suite th:first-child { text-align: left; }
+)CSS";
+
+inline constexpr const char* kHtmlJs = R"JS(
+(function () {
+  'use strict';
+  const t0 = performance.now();
+  const data = JSON.parse(document.getElementById('smemlab-data').textContent);
+  const app = document.getElementById('app');
+  const el = (tag, attrs, ...kids) => {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'text') e.textContent = v; else if (k === 'html') e.innerHTML = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of kids) if (c) e.append(c);
+    return e;
+  };
+  const fmtNum = (v, d) => (v === undefined || v === null) ? '' :
+    (Number.isInteger(v) ? String(v) : v.toFixed(d === undefined ? 2 : d));
+  const head = el('header', {class: 'page'}, el('h1', {text: data.title}));
+  app.replaceChildren(head);
+
+  if (data.kind === 'suite') { suite(); finish(); return; }
+
+  const METRICS = {
+    excess: {label: 'excess wavefronts', value: (l, arch) => {
+      const b = l.banks && l.banks[arch]; if (!b) return 0;
+      return ['load', 'store', 'atomic'].reduce((s, op) => s + (b[op] ? b[op].excess : 0), 0);
+    }},
+    sectors: {label: 'sectors / request', shade: (l) => {
+      let ex = 0; for (const c of ['global_load', 'global_store', 'local_load', 'local_store'])
+        if (l[c] && l[c].requests) ex += l[c].sectors - l[c].ideal_sectors; return ex;
+    }, value: (l) => {
+      let s = 0, r = 0; for (const c of ['global_load', 'global_store', 'local_load', 'local_store'])
+        if (l[c] && l[c].requests) { s += l[c].sectors; r += l[c].requests; }
+      return r ? s / r : 0;
+    }},
+    divergence: {label: 'divergent branches', value: (l) => l.branches ? l.branches.divergent : 0},
+  };
+
+  data.sections.forEach((sec, si) => section(sec, si));
+  // Open on the line the address names (#s0-L42), else the costliest line.
+  const target = location.hash && document.getElementById(location.hash.slice(1));
+  if (target) select(target, false); else {
+    const first = document.querySelector('tr.src[data-worst="1"]');
+    if (first) select(first, false);
+  }
+  finish();
+
+  function finish() {
+    document.body.dataset.renderMs = (performance.now() - t0).toFixed(1);
+    document.body.dataset.ready = '1';
+  }
+
+  function section(sec, si) {
+    const s = el('section', {class: 'launch', id: 's' + si});
+    app.append(s);
+    s.append(el('h2', {text: sec.heading || sec.kernel || ''}));
+    if (sec.launch) {
+      const L = sec.launch;
+      s.append(el('div', {class: 'summary', text:
+        `grid (${L.grid}) block (${L.block}), ${L.dynamic_shared} B dynamic shared; ` +
+        `${L.blocks_observed} of ${L.blocks_total} blocks emulated` +
+        (L.sampling ? ` (${L.sampling})` : '')}));
+    }
+    const archs = sec.archs || [];
+    const state = {arch: archs[0], metric: 'excess'};
+    const controls = el('div', {class: 'controls'});
+    if (archs.length) {
+      const sel = el('select', {id: `arch-${si}`, 'aria-label': 'generation'});
+      for (const a of archs) sel.append(el('option', {value: a, text: a}));
+      sel.onchange = () => { state.arch = sel.value; paint(); reselect(); };
+      controls.append(el('label', {text: 'generation '}, sel));
+    }
+    const fs = el('fieldset', {class: 'metric'}, el('legend', {text: 'shade lines by'}));
+    for (const [k, m] of Object.entries(METRICS)) {
+      const r = el('input', {type: 'radio', name: `metric-${si}`, value: k, id: `metric-${si}-${k}`});
+      if (k === state.metric) r.checked = true;
+      r.onchange = () => { state.metric = k; paint(); };
+      fs.append(r, el('label', {for: `metric-${si}-${k}`, text: m.label + ' '}));
+    }
+    controls.append(fs);
+    s.append(controls);
+
+    const findingsAt = new Map();  // "file:line" -> [finding index]
+    (sec.findings || []).forEach((f, fi) => {
+      const spots = [[f.file, f.line], ...(f.accesses || []).map(a => [a.file, a.line])];
+      for (const [file, line] of spots) {
+        const k = file + ':' + line;
+        if (!findingsAt.has(k)) findingsAt.set(k, []);
+        if (!findingsAt.get(k).includes(fi)) findingsAt.get(k).push(fi);
+      }
+    });
+    const lines = sec.lines || {};
+    const mainFile = sec.source;
+    const table = el('table', {class: 'source', role: 'grid'});
+    const thead = el('tr', {}, el('th', {text: 'line'}), el('th', {class: 'metric-head', text: ''}),
+                     el('th', {text: ''}), el('th', {text: 'source'}));
+    table.append(thead);
+    const rows = [];
+    const addRow = (file, n, text, other) => {
+      const k = file + ':' + n;
+      const info = lines[k];
+      const tr = el('tr', {class: 'src' + (other ? ' other-file' : ''), id: `s${si}-L${n}` + (other ? '-' + rows.length : ''),
+                           tabindex: '0', 'data-line': n, 'data-file': file});
+      tr.append(el('td', {class: 'num', text: other ? `${file.split('/').pop()}:${n}` : n}),
+                el('td', {class: 'metric'}),
+                el('td', {class: 'flag', text: findingsAt.has(k) ? '!' : ''}),
+                el('td', {class: 'code', text: text}));
+      tr.onclick = () => select(tr, true);
+      tr.onkeydown = (e) => {
+        if (e.key === 'Enter' || e.key === ' ') { select(tr, true); e.preventDefault(); }
+        if (e.key === 'ArrowDown' && tr.nextElementSibling) { tr.nextElementSibling.focus(); e.preventDefault(); }
+        if (e.key === 'ArrowUp' && tr.previousElementSibling) { tr.previousElementSibling.focus(); e.preventDefault(); }
+      };
+      tr._info = info; tr._key = k; tr._sec = si;
+      rows.push(tr); table.append(tr);
+    };
+    const text = sec.source_text || [];
+    text.forEach((t, i) => addRow(mainFile, i + 1, t, false));
+    // Lines of other files (headers, inlined device functions): after the source.
+    const others = Object.values(lines).filter(l => l.file !== mainFile || !text.length)
+      .sort((a, b) => a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line);
+    for (const l of others) addRow(l.file, l.line, '', true);
+    const details = el('aside', {class: 'details', id: `details-${si}`, 'aria-live': 'polite'},
+                       el('p', {text: 'Select a line (click, or Enter on a focused line).'}));
+    s.append(el('div', {class: 'layout'}, el('div', {class: 'source-wrap'}, table), details));
+
+    function paint() {
+      const m = METRICS[state.metric];
+      thead.querySelector('.metric-head').textContent = m.label;
+      let top = 0; const vals = rows.map(tr => {
+        if (!tr._info) return [0, 0];
+        const v = m.value(tr._info, state.arch), sh = m.shade ? m.shade(tr._info) : v;
+        top = Math.max(top, sh); return [v, sh];
+      });
+      let worst = -1, worstV = 0;
+      rows.forEach((tr, i) => {
+        const [v, sh] = vals[i];
+        const cell = tr.children[1];
+        cell.textContent = tr._info && (v || sh) ? fmtNum(v) : '';
+        tr.dataset.value = v;
+        tr.style.background = sh > 0 && top > 0 ? `rgba(var(--cost),${(0.15 + 0.7 * sh / top).toFixed(3)})` : '';
+        if (sh > worstV) { worstV = sh; worst = i; }
+        tr.dataset.worst = '0';
+      });
+      if (worst >= 0) rows[worst].dataset.worst = '1';
+    }
+    function reselect() {
+      const cur = table.querySelector('tr.selected');
+      if (cur) select(cur, false);
+    }
+    paint();
+    s._state = state; s._findings = sec.findings || []; s._findingsAt = findingsAt; s._sec = sec;
+  }
+
+  function select(tr, focus) {
+    const s = document.getElementById('s' + tr._sec);
+    const {arch} = s._state;
+    for (const r of s.querySelectorAll('tr.selected')) r.classList.remove('selected');
+    tr.classList.add('selected');
+    if (focus) tr.focus(); else tr.scrollIntoView({block: 'center'});
+    history.replaceState(null, '', '#' + tr.id);
+    const d = document.getElementById('details-' + tr._sec);
+    const info = tr._info;
+    const kids = [el('h3', {text: `${tr.dataset.file.split('/').pop()}:${tr.dataset.line}`})];
+    if (!info) kids.push(el('p', {text: 'No memory access, branch or instruction counted on this line.'}));
+    else {
+      const archs = s._sec.archs || [];
+      const banks = info.banks || {};
+      if (archs.some(a => banks[a] && ['load', 'store', 'atomic'].some(op => banks[a][op] && banks[a][op].requests))) {
+        const t = el('table', {class: 'bank-counts'});
+        t.append(el('tr', {}, el('th', {text: 'shared'}), ...archs.map(a => el('th', {text: a}))));
+        for (const op of ['load', 'store', 'atomic']) {
+          if (!archs.some(a => banks[a] && banks[a][op] && banks[a][op].requests)) continue;
+          for (const [label, f] of [['requests', c => c.requests], ['wavefronts', c => c.wavefronts],
+                                    ['ideal', c => c.ideal], ['excess', c => c.excess],
+                                    ['max ways', c => c.max_ways]])
+            t.append(el('tr', {}, el('td', {text: `${op} ${label}`}),
+                        ...archs.map(a => el('td', {class: `v-${op}-${label.replace(' ', '_')}`,
+                          text: banks[a] && banks[a][op] ? fmtNum(f(banks[a][op])) : 'n/a'}))));
+        }
+        kids.push(t);
+      }
+      if (info.bank_svg && info.bank_svg[arch]) kids.push(el('div', {class: 'figure', html: info.bank_svg[arch]}));
+      else if (info.bank_svg) kids.push(el('p', {text: `No conflicted request on ${arch} at this line.`}));
+      const acc = el('table', {class: 'access-counts'});
+      let anyAcc = false;
+      acc.append(el('tr', {}, el('th', {text: 'memory'}), el('th', {text: 'requests'}),
+                 el('th', {text: 'sectors'}), el('th', {text: 'ideal'}), el('th', {text: 'bytes used'})));
+      for (const c of ['global_load', 'global_store', 'global_atomic', 'local_load', 'local_store']) {
+        const x = info[c]; if (!x || !x.requests) continue; anyAcc = true;
+        acc.append(el('tr', {}, el('td', {text: c.replace('_', ' ')}), el('td', {text: x.requests}),
+                   el('td', {text: x.sectors}), el('td', {text: x.ideal_sectors}),
+                   el('td', {text: x.efficiency === undefined ? '' : Math.round(100 * x.efficiency) + '%'})));
+      }
+      if (anyAcc) kids.push(acc);
+      if (info.sector_svg) kids.push(el('div', {class: 'figure', html: info.sector_svg}));
+      if (info.branches && (info.branches.uniform || info.branches.divergent))
+        kids.push(el('p', {class: 'branches', text: `branches: ${info.branches.uniform} uniform, ${info.branches.divergent} divergent`}));
+      if (info.warp_instructions)
+        kids.push(el('p', {text: `${info.warp_instructions} warp-instructions, SIMT efficiency ${Math.round(100 * info.simt_efficiency)}%`}));
+    }
+    for (const fi of s._findingsAt.get(tr._key) || []) {
+      const f = s._findings[fi];
+      const box = el('div', {class: 'finding', id: `s${tr._sec}-f${fi}`},
+                     el('strong', {text: `${f.kind} (${f.severity}): `}), document.createTextNode(f.message));
+      const ul = el('ul');
+      for (const a of f.accesses || []) {
+        const link = el('a', {href: `#s${tr._sec}-L${a.line}`, text: `${a.role} at ${a.file.split('/').pop()}:${a.line}`});
+        link.onclick = (e) => {
+          const row = document.getElementById(`s${tr._sec}-L${a.line}`);
+          if (row) { e.preventDefault(); select(row, true); }
+        };
+        ul.append(el('li', {}, link, document.createTextNode(
+          ` — ${a.instruction}, block (${a.block}) thread ${a.thread}`)));
+      }
+      box.append(ul); kids.push(box);
+    }
+    d.replaceChildren(...kids);
+  }
+
+  function suite() {
+    const s = el('section', {class: 'launch', id: 'suite'});
+    app.append(s);
+    s.append(el('h2', {text: 'Shared-memory wavefronts per request, by kernel and generation'}));
+    s.append(el('div', {class: 'chart', html: data.chart}));
+    const t = el('table', {class: 'suite'});
+    t.append(el('tr', {}, el('th', {text: 'kernel'}), ...data.archs.map(a => el('th', {text: 'ld/req ' + a})),
+             ...data.archs.map(a => el('th', {text: 'st/req ' + a})), el('th', {text: 'sectors/req'}),
+             el('th', {text: 'divergent'}), el('th', {text: 'findings'})));
+    for (const r of data.rows)
+      t.append(el('tr', {class: 'suite-row'}, el('td', {text: r.kernel + (r.recipe > 1 ? ' #' + r.recipe : '')}),
+               ...r.ld_per.map(v => el('td', {text: v < 0 ? '' : fmtNum(v)})),
+               ...r.st_per.map(v => el('td', {text: v < 0 ? '' : fmtNum(v)})),
+               el('td', {text: r.sectors_per_request ? fmtNum(r.sectors_per_request) : ''}),
+               el('td', {text: `${r.divergent}/${r.branches}`}),
+               el('td', {text: r.error ? r.error : r.findings})));
+    s.append(t);
+    if (data.bench && data.bench.length) {
+      s.append(el('h2', {text: 'Measured on the GPU (smemlab bench --json)'}));
+      const b = el('table', {class: 'suite bench'});
+      b.append(el('tr', {}, el('th', {text: 'benchmark'}), el('th', {text: 'ms'}), el('th', {text: 'GB/s'}),
+               el('th', {text: 'GFLOP/s'}), el('th', {text: '% of anchor'}), el('th', {text: 'verified'})));
+      for (const x of data.bench)
+        b.append(el('tr', {}, el('td', {text: x.name}), el('td', {text: fmtNum(x.ms, 4)}),
+                 el('td', {text: x.gb_per_s ? fmtNum(x.gb_per_s, 0) : ''}),
+                 el('td', {text: x.gflop_per_s ? fmtNum(x.gflop_per_s, 0) : ''}),
+                 el('td', {text: x.percent_of_anchor ? fmtNum(x.percent_of_anchor, 1) : ''}),
+                 el('td', {text: x.verified ? 'yes' : 'NO'})));
+      s.append(b);
+    }
+  }
+})();
+)JS";
+
+}  // namespace smemlab::report

@@ -1,0 +1,1036 @@
+// The driver API entry points over the emulator, and the name table
+// cuGetProcAddress answers from. Each entry point takes the driver's lock;
+// streams are executed in issue order, so every *Async call completes
+// before it returns and synchronization has nothing to wait for.
+#include "runtime/api.h"
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "runtime/driver.h"
+
+namespace smemlab::runtime {
+namespace {
+
+using Lock = std::lock_guard<std::recursive_mutex>;
+#define LOCKED                \
+  Driver& d = Driver::get(); \
+  Lock lock(d.mu);           \
+  (void)d
+
+int g_context_tag;  // the one (primary) context: its address is the handle
+CUcontext the_context() { return reinterpret_cast<CUcontext>(&g_context_tag); }
+bool g_current = false;
+
+struct Stream {
+  unsigned flags = 0;
+  int priority = 0;
+  unsigned long long id = 0;
+};
+unsigned long long g_stream_ids = 1;
+
+Function* fn(CUfunction f) { return reinterpret_cast<Function*>(f); }
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// ---- init, device ----------------------------------------------------------
+
+CUresult init(unsigned) {
+  LOCKED;
+  d.initialized = true;
+  return CUDA_SUCCESS;
+}
+CUresult driver_version(int* v) {
+  if (!v) return CUDA_ERROR_INVALID_VALUE;
+  *v = CUDA_VERSION;
+  return CUDA_SUCCESS;
+}
+CUresult device_get(CUdevice* dev, int ordinal) {
+  if (!dev) return CUDA_ERROR_INVALID_VALUE;
+  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
+  *dev = 0;
+  return CUDA_SUCCESS;
+}
+CUresult device_count(int* n) {
+  if (!n) return CUDA_ERROR_INVALID_VALUE;
+  *n = 1;
+  return CUDA_SUCCESS;
+}
+CUresult device_name(char* name, int len, CUdevice dev) {
+  LOCKED;
+  if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  std::string s = d.spec.name + " (smemlab emulator)";
+  std::snprintf(name, static_cast<size_t>(len), "%s", s.c_str());
+  return CUDA_SUCCESS;
+}
+CUresult device_total_mem(size_t* bytes, CUdevice dev) {
+  LOCKED;
+  if (!bytes) return CUDA_ERROR_INVALID_VALUE;
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  *bytes = d.spec.total_memory;
+  return CUDA_SUCCESS;
+}
+CUresult device_attribute_(int* v, CUdevice_attribute a, CUdevice dev) {
+  LOCKED;
+  if (!v) return CUDA_ERROR_INVALID_VALUE;
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  device_attribute(d.spec, a, v);
+  return CUDA_SUCCESS;
+}
+CUresult device_uuid(CUuuid* u, CUdevice dev) {
+  if (!u) return CUDA_ERROR_INVALID_VALUE;
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  static const char kUuid[16] = {'s', 'm', 'e', 'm', 'l', 'a', 'b', '-',
+                                 'e', 'm', 'u', 'l', 'a', 't', 'o', 'r'};
+  std::memcpy(u->bytes, kUuid, 16);
+  return CUDA_SUCCESS;
+}
+CUresult device_pci_bus_id(char* id, int len, CUdevice dev) {
+  if (!id || len <= 0) return CUDA_ERROR_INVALID_VALUE;
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  std::snprintf(id, static_cast<size_t>(len), "0000:01:00.0");
+  return CUDA_SUCCESS;
+}
+CUresult device_can_access_peer(int* can, CUdevice, CUdevice) {
+  if (!can) return CUDA_ERROR_INVALID_VALUE;
+  *can = 0;
+  return CUDA_SUCCESS;
+}
+CUresult device_p2p_attribute(int* v, CUdevice_P2PAttribute, CUdevice, CUdevice) {
+  if (!v) return CUDA_ERROR_INVALID_VALUE;
+  *v = 0;
+  return CUDA_SUCCESS;
+}
+CUresult device_tex1d_max_width(size_t* w, CUarray_format, unsigned, CUdevice) {
+  if (!w) return CUDA_ERROR_INVALID_VALUE;
+  *w = size_t{1} << 27;
+  return CUDA_SUCCESS;
+}
+
+// ---- contexts: one device, one primary context -----------------------------
+
+int g_primary_refs = 0;
+CUresult primary_retain(CUcontext* c, CUdevice dev) {
+  if (!c) return CUDA_ERROR_INVALID_VALUE;
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  *c = the_context();
+  ++g_primary_refs;
+  return CUDA_SUCCESS;
+}
+// The last release destroys the context's state, as the driver does; the
+// memory stays (the emulated device is never reset).
+CUresult primary_release(CUdevice dev) {
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (g_primary_refs > 0 && --g_primary_refs == 0) destroy_context_storage(the_context());
+  return CUDA_SUCCESS;
+}
+CUresult primary_set_flags(CUdevice dev, unsigned) { return primary_release(dev); }
+CUresult primary_state(CUdevice dev, unsigned* flags, int* active) {
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (flags) *flags = 0;
+  if (active) *active = 1;
+  return CUDA_SUCCESS;
+}
+CUresult primary_reset(CUdevice dev) { return primary_release(dev); }
+CUresult ctx_get_current(CUcontext* c) {
+  if (!c) return CUDA_ERROR_INVALID_VALUE;
+  *c = g_current ? the_context() : nullptr;
+  return CUDA_SUCCESS;
+}
+CUresult ctx_set_current(CUcontext c) {
+  g_current = c != nullptr;
+  return CUDA_SUCCESS;
+}
+CUresult ctx_push(CUcontext c) { return ctx_set_current(c); }
+CUresult ctx_pop(CUcontext* c) {
+  if (c) *c = g_current ? the_context() : nullptr;
+  g_current = false;
+  return CUDA_SUCCESS;
+}
+CUresult ctx_get_device(CUdevice* dev) {
+  if (!dev) return CUDA_ERROR_INVALID_VALUE;
+  *dev = 0;
+  return CUDA_SUCCESS;
+}
+CUresult ctx_get_device_v2(CUdevice* dev, CUcontext) { return ctx_get_device(dev); }
+CUresult ctx_synchronize() {
+  LOCKED;
+  return d.sticky;
+}
+CUresult ctx_synchronize_v2(CUcontext) { return ctx_synchronize(); }
+CUresult ctx_get_flags(unsigned* f) {
+  if (!f) return CUDA_ERROR_INVALID_VALUE;
+  *f = 0;
+  return CUDA_SUCCESS;
+}
+CUresult ctx_api_version(CUcontext, unsigned* v) {
+  if (!v) return CUDA_ERROR_INVALID_VALUE;
+  *v = 3020;
+  return CUDA_SUCCESS;
+}
+size_t g_limits[16] = {1024, 1 << 20, 8 << 20, 2, 2048, 0, 0, 0};
+CUresult ctx_get_limit(size_t* v, CUlimit l) {
+  if (!v || static_cast<unsigned>(l) >= 16) return CUDA_ERROR_INVALID_VALUE;
+  *v = g_limits[l];
+  return CUDA_SUCCESS;
+}
+CUresult ctx_set_limit(CUlimit l, size_t v) {
+  if (static_cast<unsigned>(l) >= 16) return CUDA_ERROR_INVALID_VALUE;
+  g_limits[l] = v;
+  return CUDA_SUCCESS;
+}
+CUfunc_cache g_cache = CU_FUNC_CACHE_PREFER_NONE;
+CUresult ctx_get_cache_config(CUfunc_cache* c) {
+  if (!c) return CUDA_ERROR_INVALID_VALUE;
+  *c = g_cache;
+  return CUDA_SUCCESS;
+}
+CUresult ctx_set_cache_config(CUfunc_cache c) {
+  g_cache = c;
+  return CUDA_SUCCESS;
+}
+// The Kepler bank-size switch: with an sm_3x device it selects the 4- or
+// 8-byte bank model of later launches; elsewhere accepted and ignored.
+CUresult ctx_get_shared_config(CUsharedconfig* c) {
+  LOCKED;
+  if (!c) return CUDA_ERROR_INVALID_VALUE;
+  *c = d.spec.major == 3 && d.device_bank_config == CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE
+           ? CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE
+           : d.spec.major == 3 ? d.device_bank_config
+                               : CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+  return CUDA_SUCCESS;
+}
+CUresult ctx_set_shared_config(CUsharedconfig c) {
+  LOCKED;
+  d.device_bank_config = c;
+  return CUDA_SUCCESS;
+}
+CUresult ctx_stream_priority_range(int* least, int* greatest) {
+  if (least) *least = 0;
+  if (greatest) *greatest = -5;
+  return CUDA_SUCCESS;
+}
+CUresult ctx_reset_persisting_l2() { return CUDA_SUCCESS; }
+
+// ---- modules and functions -------------------------------------------------
+
+CUresult module_loading_mode(CUmoduleLoadingMode* m) {
+  if (!m) return CUDA_ERROR_INVALID_VALUE;
+  *m = CU_MODULE_LAZY_LOADING;
+  return CUDA_SUCCESS;
+}
+CUresult module_load_data(CUmodule* m, const void* image) {
+  LOCKED;
+  if (!m || !image) return CUDA_ERROR_INVALID_VALUE;
+  Module* mod = nullptr;
+  CUresult r = d.load_fatbin(image, &mod);
+  if (r == CUDA_SUCCESS) *m = reinterpret_cast<CUmodule>(mod);
+  return r;
+}
+CUresult module_unload(CUmodule) {
+  // Modules stay loaded: functions and symbol addresses handed out remain
+  // valid until exit (the program's fatbins are unloaded only at exit).
+  return CUDA_SUCCESS;
+}
+CUresult module_get_function(CUfunction* f, CUmodule hm, const char* name) {
+  LOCKED;
+  if (!f || !hm || !name) return CUDA_ERROR_INVALID_VALUE;
+  Module* m = reinterpret_cast<Module*>(hm);
+  auto it = m->functions.find(name);
+  if (it == m->functions.end()) {
+    // Without PTX the names are unknown: the launch reports the module.
+    if (m->emu) {
+      const ptx::Function* k = m->emu->ptx().find(name);
+      if (!k || !k->is_entry) return CUDA_ERROR_NOT_FOUND;
+    }
+    auto fn = std::make_unique<Function>();
+    fn->module = m;
+    fn->name = name;
+    it = m->functions.emplace(name, std::move(fn)).first;
+  }
+  *f = reinterpret_cast<CUfunction>(it->second.get());
+  return CUDA_SUCCESS;
+}
+CUresult module_get_global(CUdeviceptr* dptr, size_t* bytes, CUmodule hm, const char* name) {
+  LOCKED;
+  if (!hm || !name) return CUDA_ERROR_INVALID_VALUE;
+  Module* m = reinterpret_cast<Module*>(hm);
+  if (!m->emu) return CUDA_ERROR_NOT_FOUND;
+  for (const auto& c : m->consts)
+    if (c.symbol == name) {
+      if (dptr) *dptr = reinterpret_cast<CUdeviceptr>(c.data);
+      if (bytes) *bytes = c.size;
+      return CUDA_SUCCESS;
+    }
+  uint64_t addr = m->emu->global_address(name);
+  if (!addr) return CUDA_ERROR_NOT_FOUND;
+  const auto* a = d.device.memory().find(addr);
+  if (dptr) *dptr = addr;
+  if (bytes) *bytes = a ? a->size : 0;
+  return CUDA_SUCCESS;
+}
+
+// Libraries (cudart 12+ loads its fatbins this way): a library is a module,
+// a CUkernel is a CUfunction.
+CUresult library_load_data(CUlibrary* lib, const void* code, CUjit_option*, void**, unsigned,
+                           CUlibraryOption*, void**, unsigned) {
+  return module_load_data(reinterpret_cast<CUmodule*>(lib), code);
+}
+CUresult library_unload(CUlibrary) { return CUDA_SUCCESS; }
+CUresult library_get_kernel(CUkernel* k, CUlibrary lib, const char* name) {
+  return module_get_function(reinterpret_cast<CUfunction*>(k), reinterpret_cast<CUmodule>(lib),
+                             name);
+}
+CUresult library_get_module(CUmodule* m, CUlibrary lib) {
+  if (!m || !lib) return CUDA_ERROR_INVALID_VALUE;
+  *m = reinterpret_cast<CUmodule>(lib);
+  return CUDA_SUCCESS;
+}
+CUresult kernel_get_function(CUfunction* f, CUkernel k) {
+  if (!f || !k) return CUDA_ERROR_INVALID_VALUE;
+  *f = reinterpret_cast<CUfunction>(k);
+  return CUDA_SUCCESS;
+}
+CUresult kernel_get_library(CUlibrary* lib, CUkernel k) {
+  if (!lib || !k) return CUDA_ERROR_INVALID_VALUE;
+  *lib = reinterpret_cast<CUlibrary>(reinterpret_cast<Function*>(k)->module);
+  return CUDA_SUCCESS;
+}
+CUresult library_get_global(CUdeviceptr* p, size_t* bytes, CUlibrary lib, const char* name) {
+  return module_get_global(p, bytes, reinterpret_cast<CUmodule>(lib), name);
+}
+
+// Registers per thread are a SASS fact the PTX does not carry; occupancy
+// and the attribute use this value (docs/runtime.md: limits).
+constexpr int kAssumedRegisters = 32;
+
+CUresult func_get_attribute(int* v, CUfunction_attribute a, CUfunction hf) {
+  LOCKED;
+  Function* f = fn(hf);
+  if (!v || !f) return CUDA_ERROR_INVALID_VALUE;
+  if (!f->module->emu) return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  const emu::Program* p;
+  try {
+    p = &f->module->emu->kernel(f->name);
+  } catch (const std::exception&) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  switch (a) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = static_cast<int>(p->static_shared); break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+      *v = static_cast<int>(f->module->emu->const_bank().size());
+      break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *v = static_cast<int>(p->frame_bytes); break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = kAssumedRegisters; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *v = static_cast<int>(f->module->ptx_sm); break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *v = d.spec.major * 10 + d.spec.minor; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+      *v = f->max_dynamic_shared > 0 ? f->max_dynamic_shared
+                                     : d.spec.shared_per_block - static_cast<int>(p->static_shared);
+      break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *v = f->preferred_carveout; break;
+    default: *v = 0; break;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult func_set_attribute(CUfunction hf, CUfunction_attribute a, int v) {
+  LOCKED;
+  Function* f = fn(hf);
+  if (!f) return CUDA_ERROR_INVALID_HANDLE;
+  if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+    int static_shared = 0;
+    if (f->module->emu) static_shared = static_cast<int>(f->module->emu->kernel(f->name).static_shared);
+    if (v < 0 || v + static_shared > d.spec.shared_per_block_optin) return CUDA_ERROR_INVALID_VALUE;
+    f->max_dynamic_shared = v;
+  } else if (a == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
+    f->preferred_carveout = v;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult func_set_cache_config(CUfunction, CUfunc_cache) { return CUDA_SUCCESS; }
+CUresult func_set_shared_config(CUfunction hf, CUsharedconfig c) {
+  LOCKED;
+  if (!fn(hf)) return CUDA_ERROR_INVALID_HANDLE;
+  fn(hf)->bank_config = c;
+  return CUDA_SUCCESS;
+}
+CUresult func_get_name(const char** name, CUfunction hf) {
+  if (!name || !fn(hf)) return CUDA_ERROR_INVALID_VALUE;
+  *name = fn(hf)->name.c_str();
+  return CUDA_SUCCESS;
+}
+CUresult func_param_info(CUfunction hf, size_t i, size_t* offset, size_t* size) {
+  LOCKED;
+  Function* f = fn(hf);
+  if (!f || !f->module->emu) return CUDA_ERROR_INVALID_VALUE;
+  const auto& params = f->module->emu->kernel(f->name).params;
+  if (i >= params.size()) return CUDA_ERROR_INVALID_VALUE;
+  if (offset) *offset = params[i].offset;
+  if (size) *size = params[i].size;
+  return CUDA_SUCCESS;
+}
+
+CUresult kernel_get_attribute(int* v, CUfunction_attribute a, CUkernel k, CUdevice) {
+  return func_get_attribute(v, a, reinterpret_cast<CUfunction>(k));
+}
+CUresult kernel_set_attribute(CUfunction_attribute a, int v, CUkernel k, CUdevice) {
+  return func_set_attribute(reinterpret_cast<CUfunction>(k), a, v);
+}
+CUresult kernel_set_cache_config(CUkernel, CUfunc_cache, CUdevice) { return CUDA_SUCCESS; }
+CUresult kernel_get_name(const char** name, CUkernel k) {
+  return func_get_name(name, reinterpret_cast<CUfunction>(k));
+}
+CUresult kernel_param_info(CUkernel k, size_t i, size_t* offset, size_t* size) {
+  return func_param_info(reinterpret_cast<CUfunction>(k), i, offset, size);
+}
+
+// ---- memory ----------------------------------------------------------------
+
+CUresult mem_get_info(size_t* free_bytes, size_t* total) {
+  LOCKED;
+  uint64_t used = 0;
+  for (const auto& [b, a] : d.allocs) used += a.size;
+  if (total) *total = d.spec.total_memory;
+  if (free_bytes) *free_bytes = d.spec.total_memory > used ? d.spec.total_memory - used : 0;
+  return CUDA_SUCCESS;
+}
+CUresult mem_alloc(CUdeviceptr* p, size_t bytes) {
+  LOCKED;
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  uint64_t a;
+  CUresult r = d.allocate(bytes, MemKind::Device, &a);
+  if (r == CUDA_SUCCESS) *p = a;
+  return r;
+}
+CUresult mem_alloc_pitch(CUdeviceptr* p, size_t* pitch, size_t width, size_t height, unsigned) {
+  if (!pitch) return CUDA_ERROR_INVALID_VALUE;
+  *pitch = (width + 511) / 512 * 512;
+  return mem_alloc(p, *pitch * height);
+}
+CUresult mem_alloc_managed(CUdeviceptr* p, size_t bytes, unsigned) {
+  LOCKED;
+  if (!p || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  uint64_t a;
+  CUresult r = d.allocate(bytes, MemKind::Managed, &a);
+  if (r == CUDA_SUCCESS) *p = a;
+  return r;
+}
+CUresult mem_free(CUdeviceptr p) {
+  LOCKED;
+  if (!p) return CUDA_SUCCESS;
+  return d.release(p, "cudaFree");
+}
+CUresult mem_alloc_host(void** p, size_t bytes) {
+  LOCKED;
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  uint64_t a;
+  CUresult r = d.allocate(std::max<size_t>(bytes, 1), MemKind::Host, &a);
+  if (r == CUDA_SUCCESS) *p = reinterpret_cast<void*>(a);
+  return r;
+}
+CUresult mem_host_alloc(void** p, size_t bytes, unsigned) { return mem_alloc_host(p, bytes); }
+CUresult mem_free_host(void* p) {
+  LOCKED;
+  return d.release(reinterpret_cast<uint64_t>(p), "cudaFreeHost");
+}
+CUresult mem_host_get_device_pointer(CUdeviceptr* dp, void* p, unsigned) {
+  if (!dp) return CUDA_ERROR_INVALID_VALUE;
+  *dp = reinterpret_cast<CUdeviceptr>(p);
+  return CUDA_SUCCESS;
+}
+CUresult mem_host_get_flags(unsigned* flags, void*) {
+  if (!flags) return CUDA_ERROR_INVALID_VALUE;
+  *flags = 0;
+  return CUDA_SUCCESS;
+}
+CUresult mem_host_register(void* p, size_t bytes, unsigned) {
+  LOCKED;
+  uint64_t base = reinterpret_cast<uint64_t>(p);
+  if (!p || !bytes || !d.device.memory().adopt(p, bytes)) return CUDA_ERROR_INVALID_VALUE;
+  d.allocs[base] = {base, bytes, MemKind::Registered, false};
+  return CUDA_SUCCESS;
+}
+CUresult mem_host_unregister(void* p) {
+  LOCKED;
+  return d.release(reinterpret_cast<uint64_t>(p), "cudaHostUnregister");
+}
+CUresult mem_get_address_range(CUdeviceptr* base, size_t* size, CUdeviceptr p) {
+  LOCKED;
+  const Allocation* a = d.find(p);
+  if (!a) return CUDA_ERROR_NOT_FOUND;
+  if (base) *base = a->base;
+  if (size) *size = a->size;
+  return CUDA_SUCCESS;
+}
+CUresult pointer_attribute(void* data, CUpointer_attribute attr, CUdeviceptr p) {
+  LOCKED;
+  const Allocation* a = d.find(p);
+  switch (attr) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+      *static_cast<CUcontext*>(data) = a ? the_context() : nullptr;
+      return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      if (!a) return CUDA_ERROR_INVALID_VALUE;
+      *static_cast<unsigned*>(data) =
+          a->kind == MemKind::Device || a->kind == MemKind::Managed ? CU_MEMORYTYPE_DEVICE
+                                                                    : CU_MEMORYTYPE_HOST;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+      if (!a) return CUDA_ERROR_INVALID_VALUE;
+      *static_cast<void**>(data) = reinterpret_cast<void*>(p);
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+      *static_cast<int*>(data) = a && a->kind == MemKind::Managed;
+      return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+      *static_cast<int*>(data) = 0;
+      return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+      *static_cast<CUdeviceptr*>(data) = a ? a->base : 0;
+      return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+      *static_cast<size_t*>(data) = a ? a->size : 0;
+      return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    case CU_POINTER_ATTRIBUTE_MAPPED:
+      *static_cast<int*>(data) = a != nullptr;
+      return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+      *static_cast<unsigned long long*>(data) = a ? a->base : 0;
+      return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+CUresult pointer_attributes(unsigned n, CUpointer_attribute* attrs, void** data, CUdeviceptr p) {
+  LOCKED;
+  const Allocation* a = d.find(p);
+  for (unsigned i = 0; i < n; ++i) {
+    if (!data[i]) continue;
+    if (!a) {
+      // Unregistered host memory: cudaPointerGetAttributes says "unregistered".
+      switch (attrs[i]) {
+        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *static_cast<unsigned*>(data[i]) = 0; break;
+        case CU_POINTER_ATTRIBUTE_CONTEXT: *static_cast<CUcontext*>(data[i]) = nullptr; break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data[i]) = -2; break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        case CU_POINTER_ATTRIBUTE_HOST_POINTER: *static_cast<void**>(data[i]) = nullptr; break;
+        case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+        case CU_POINTER_ATTRIBUTE_MAPPED: *static_cast<int*>(data[i]) = 0; break;
+        default: break;
+      }
+      continue;
+    }
+    pointer_attribute(data[i], attrs[i], p);
+  }
+  return CUDA_SUCCESS;
+}
+
+// Copies: 1 = must be device memory, 0 = host, -1 = either (unified).
+CUresult memcpy_any(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  LOCKED;
+  return d.copy("cudaMemcpy", dst, src, n, -1, -1);
+}
+CUresult memcpy_any_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) {
+  LOCKED;
+  return d.copy("cudaMemcpyAsync", dst, src, n, -1, -1);
+}
+CUresult memcpy_htod(CUdeviceptr dst, const void* src, size_t n) {
+  LOCKED;
+  return d.copy("cudaMemcpy (host to device)", dst, reinterpret_cast<uint64_t>(src), n, 1, -1);
+}
+CUresult memcpy_htod_async(CUdeviceptr dst, const void* src, size_t n, CUstream) {
+  return memcpy_htod(dst, src, n);
+}
+CUresult memcpy_dtoh(void* dst, CUdeviceptr src, size_t n) {
+  LOCKED;
+  return d.copy("cudaMemcpy (device to host)", reinterpret_cast<uint64_t>(dst), src, n, -1, 1);
+}
+CUresult memcpy_dtoh_async(void* dst, CUdeviceptr src, size_t n, CUstream) {
+  return memcpy_dtoh(dst, src, n);
+}
+CUresult memcpy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  LOCKED;
+  return d.copy("cudaMemcpy (device to device)", dst, src, n, 1, 1);
+}
+CUresult memcpy_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) {
+  return memcpy_dtod(dst, src, n);
+}
+CUresult memcpy_peer(CUdeviceptr dst, CUcontext, CUdeviceptr src, CUcontext, size_t n) {
+  return memcpy_dtod(dst, src, n);
+}
+CUresult memcpy_peer_async(CUdeviceptr dst, CUcontext, CUdeviceptr src, CUcontext, size_t n,
+                           CUstream) {
+  return memcpy_dtod(dst, src, n);
+}
+
+uint64_t address_of(CUmemorytype t, const void* host, CUdeviceptr dev) {
+  return t == CU_MEMORYTYPE_HOST ? reinterpret_cast<uint64_t>(host) : dev;
+}
+CUresult memcpy_2d(const CUDA_MEMCPY2D* c) {
+  LOCKED;
+  if (!c) return CUDA_ERROR_INVALID_VALUE;
+  if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
+    d.not_supported("cuMemcpy2D with CUDA arrays");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  uint64_t src = address_of(c->srcMemoryType, c->srcHost, c->srcDevice) + c->srcY * c->srcPitch +
+                 c->srcXInBytes;
+  uint64_t dst = address_of(c->dstMemoryType, c->dstHost, c->dstDevice) + c->dstY * c->dstPitch +
+                 c->dstXInBytes;
+  int sd = c->srcMemoryType == CU_MEMORYTYPE_DEVICE ? 1 : c->srcMemoryType == CU_MEMORYTYPE_HOST ? 0 : -1;
+  int dd = c->dstMemoryType == CU_MEMORYTYPE_DEVICE ? 1 : c->dstMemoryType == CU_MEMORYTYPE_HOST ? 0 : -1;
+  for (size_t row = 0; row < c->Height; ++row) {
+    CUresult r = d.copy("cudaMemcpy2D", dst + row * c->dstPitch, src + row * c->srcPitch,
+                        c->WidthInBytes, dd, sd);
+    if (r != CUDA_SUCCESS) return r;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult memcpy_2d_async(const CUDA_MEMCPY2D* c, CUstream) { return memcpy_2d(c); }
+
+CUresult memset_2d(const char* api, CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem,
+                   size_t width, size_t height) {
+  LOCKED;
+  if (d.sticky != CUDA_SUCCESS) return d.sticky;
+  for (size_t row = 0; row < height; ++row) {
+    uint8_t* p;
+    if (!d.resolve(api, "destination", dst + row * pitch, width * elem, true, &p))
+      return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < width; ++i) std::memcpy(p + i * elem, &value, elem);
+  }
+  return CUDA_SUCCESS;
+}
+CUresult memset_d8(CUdeviceptr p, unsigned char v, size_t n) {
+  return memset_2d("cudaMemset", p, n, v, 1, n, 1);
+}
+CUresult memset_d8_async(CUdeviceptr p, unsigned char v, size_t n, CUstream) { return memset_d8(p, v, n); }
+CUresult memset_d16(CUdeviceptr p, unsigned short v, size_t n) {
+  return memset_2d("cuMemsetD16", p, n * 2, v, 2, n, 1);
+}
+CUresult memset_d32(CUdeviceptr p, unsigned v, size_t n) {
+  return memset_2d("cuMemsetD32", p, n * 4, v, 4, n, 1);
+}
+CUresult memset_d2d8(CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h) {
+  return memset_2d("cudaMemset2D", p, pitch, v, 1, w, h);
+}
+CUresult memset_d2d8_async(CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h,
+                           CUstream) {
+  return memset_d2d8(p, pitch, v, w, h);
+}
+// Hints about where managed memory should live: the emulator's memory is
+// the host's, so there is nothing to move.
+CUresult mem_advise(CUdeviceptr, size_t, CUmem_advise, CUmemLocation) { return CUDA_SUCCESS; }
+CUresult mem_prefetch(CUdeviceptr, size_t, CUmemLocation, unsigned, CUstream) { return CUDA_SUCCESS; }
+CUresult mem_advise_v1(CUdeviceptr, size_t, CUmem_advise, CUdevice) { return CUDA_SUCCESS; }
+CUresult mem_prefetch_v1(CUdeviceptr, size_t, CUdevice, CUstream) { return CUDA_SUCCESS; }
+
+// ---- launches --------------------------------------------------------------
+
+CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                       unsigned bz, unsigned shared, CUstream, void** params, void** extra) {
+  LOCKED;
+  return d.launch(fn(f), {gx, gy, gz}, {bx, by, bz}, shared, params, extra);
+}
+CUresult launch_cooperative(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned,
+                            unsigned, unsigned, CUstream, void**) {
+  LOCKED;
+  d.note(fmt::format("ERROR: cooperative launch of {} (cudaLaunchCooperativeKernel, grid-wide "
+                     "sync) is not supported by the emulator",
+                     fn(f) ? demangle(fn(f)->name) : "?"));
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+CUresult launch_kernel_ex(const CUlaunchConfig* c, CUfunction f, void** params, void** extra) {
+  LOCKED;
+  if (!c) return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < c->numAttrs; ++i) {
+    const CUlaunchAttribute& a = c->attrs[i];
+    switch (a.id) {
+      case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+        if (a.value.cooperative)
+          return launch_cooperative(f, 0, 0, 0, 0, 0, 0, 0, nullptr, nullptr);
+        break;
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+        if (a.value.clusterDim.x * a.value.clusterDim.y * a.value.clusterDim.z > 1) {
+          d.note("ERROR: thread-block clusters (cudaLaunchAttributeClusterDimension) are not "
+                 "supported by the emulator");
+          return CUDA_ERROR_NOT_SUPPORTED;
+        }
+        break;
+      default: break;  // scheduling hints (priority, access policy, ...) change no result
+    }
+  }
+  return d.launch(fn(f), {c->gridDimX, c->gridDimY, c->gridDimZ},
+                  {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes, params, extra);
+}
+CUresult launch_host_func(CUstream, CUhostFn f, void* user) {
+  if (!f) return CUDA_ERROR_INVALID_VALUE;
+  f(user);
+  return CUDA_SUCCESS;
+}
+
+// ---- streams and events ----------------------------------------------------
+
+CUresult stream_create(CUstream* s, unsigned flags) {
+  if (!s) return CUDA_ERROR_INVALID_VALUE;
+  auto* st = new Stream{flags, 0, g_stream_ids++};
+  *s = reinterpret_cast<CUstream>(st);
+  return CUDA_SUCCESS;
+}
+CUresult stream_create_priority(CUstream* s, unsigned flags, int priority) {
+  CUresult r = stream_create(s, flags);
+  if (r == CUDA_SUCCESS) reinterpret_cast<Stream*>(*s)->priority = priority;
+  return r;
+}
+Stream* stream(CUstream s) {
+  // The legacy (0, 1) and per-thread (2) default streams are not objects.
+  return reinterpret_cast<uintptr_t>(s) <= 2 ? nullptr : reinterpret_cast<Stream*>(s);
+}
+CUresult stream_priority(CUstream s, int* p) {
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  *p = stream(s) ? stream(s)->priority : 0;
+  return CUDA_SUCCESS;
+}
+CUresult stream_flags(CUstream s, unsigned* f) {
+  if (!f) return CUDA_ERROR_INVALID_VALUE;
+  *f = stream(s) ? stream(s)->flags : 0;
+  return CUDA_SUCCESS;
+}
+CUresult stream_id(CUstream s, unsigned long long* id) {
+  if (!id) return CUDA_ERROR_INVALID_VALUE;
+  *id = stream(s) ? stream(s)->id : reinterpret_cast<uintptr_t>(s);
+  return CUDA_SUCCESS;
+}
+CUresult stream_ctx(CUstream, CUcontext* c) {
+  if (!c) return CUDA_ERROR_INVALID_VALUE;
+  *c = the_context();
+  return CUDA_SUCCESS;
+}
+CUresult stream_device(CUstream, CUdevice* dev) { return ctx_get_device(dev); }
+CUresult stream_destroy(CUstream s) {
+  delete stream(s);
+  return CUDA_SUCCESS;
+}
+CUresult stream_wait_event(CUstream, CUevent, unsigned) { return CUDA_SUCCESS; }
+CUresult stream_add_callback(CUstream s, CUstreamCallback cb, void* user, unsigned) {
+  LOCKED;
+  if (!cb) return CUDA_ERROR_INVALID_VALUE;
+  cb(s, d.sticky, user);
+  return CUDA_SUCCESS;
+}
+CUresult stream_synchronize(CUstream) { return ctx_synchronize(); }
+CUresult stream_query(CUstream) { return ctx_synchronize(); }
+CUresult stream_is_capturing(CUstream, CUstreamCaptureStatus* st) {
+  if (!st) return CUDA_ERROR_INVALID_VALUE;
+  *st = CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+CUresult stream_attach_mem(CUstream, CUdeviceptr, size_t, unsigned) { return CUDA_SUCCESS; }
+CUresult thread_exchange_capture_mode(CUstreamCaptureMode* m) {
+  if (!m) return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+CUresult event_create(CUevent* e, unsigned) {
+  LOCKED;
+  if (!e) return CUDA_ERROR_INVALID_VALUE;
+  d.events.push_back(std::make_unique<Event>());
+  *e = reinterpret_cast<CUevent>(d.events.back().get());
+  return CUDA_SUCCESS;
+}
+CUresult event_record(CUevent e, CUstream) {
+  if (!e) return CUDA_ERROR_INVALID_HANDLE;
+  auto* ev = reinterpret_cast<Event*>(e);
+  ev->ms = now_ms();
+  ev->recorded = true;
+  return CUDA_SUCCESS;
+}
+CUresult event_record_flags(CUevent e, CUstream s, unsigned) { return event_record(e, s); }
+CUresult event_query(CUevent e) { return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+CUresult event_synchronize(CUevent e) { return event_query(e); }
+CUresult event_destroy(CUevent e) {
+  LOCKED;
+  for (auto it = d.events.begin(); it != d.events.end(); ++it)
+    if (it->get() == reinterpret_cast<Event*>(e)) {
+      d.events.erase(it);
+      return CUDA_SUCCESS;
+    }
+  return CUDA_ERROR_INVALID_HANDLE;
+}
+// Wall-clock time of the emulation between the two records (not GPU time).
+CUresult event_elapsed(float* ms, CUevent a, CUevent b) {
+  if (!ms || !a || !b) return CUDA_ERROR_INVALID_VALUE;
+  auto *x = reinterpret_cast<Event*>(a), *y = reinterpret_cast<Event*>(b);
+  if (!x->recorded || !y->recorded) return CUDA_ERROR_INVALID_HANDLE;
+  *ms = static_cast<float>(y->ms - x->ms);
+  return CUDA_SUCCESS;
+}
+
+// ---- occupancy (as the occupancy calculator, with kAssumedRegisters) ------
+
+int blocks_per_sm(const DeviceSpec& s, const emu::Program& p, int block, size_t dyn) {
+  if (block <= 0) return 0;
+  int warps = (block + 31) / 32;
+  int by_threads = s.threads_per_sm / (warps * 32);
+  int regs_per_warp = (kAssumedRegisters * 32 + 255) / 256 * 256;
+  int by_regs = s.regs_per_sm / (regs_per_warp * warps);
+  size_t shared = p.static_shared + dyn + static_cast<size_t>(s.reserved_shared_per_block);
+  int by_shared = shared ? static_cast<int>(static_cast<size_t>(s.shared_per_sm) / shared) : s.blocks_per_sm;
+  return std::max(0, std::min({s.blocks_per_sm, by_threads, by_regs, by_shared}));
+}
+CUresult occupancy_blocks(int* n, CUfunction hf, int block, size_t dyn, unsigned) {
+  LOCKED;
+  Function* f = fn(hf);
+  if (!n || !f) return CUDA_ERROR_INVALID_VALUE;
+  if (!f->module->emu) return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  *n = blocks_per_sm(d.spec, f->module->emu->kernel(f->name), block, dyn);
+  return CUDA_SUCCESS;
+}
+CUresult occupancy_blocks_v1(int* n, CUfunction f, int block, size_t dyn) {
+  return occupancy_blocks(n, f, block, dyn, 0);
+}
+CUresult occupancy_available_smem(size_t* dyn, CUfunction hf, int blocks, int block) {
+  LOCKED;
+  Function* f = fn(hf);
+  if (!dyn || !f || blocks <= 0) return CUDA_ERROR_INVALID_VALUE;
+  if (!f->module->emu) return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  const emu::Program& p = f->module->emu->kernel(f->name);
+  (void)block;
+  int64_t per = d.spec.shared_per_sm / blocks - d.spec.reserved_shared_per_block -
+                static_cast<int64_t>(p.static_shared);
+  per = std::min<int64_t>(per, d.spec.shared_per_block_optin - static_cast<int64_t>(p.static_shared));
+  *dyn = static_cast<size_t>(std::max<int64_t>(per, 0));
+  return CUDA_SUCCESS;
+}
+CUresult occupancy_max_block_size(int* min_grid, int* block_size, CUfunction hf,
+                                  CUoccupancyB2DSize to_dyn, size_t dyn, int limit, unsigned) {
+  LOCKED;
+  Function* f = fn(hf);
+  if (!min_grid || !block_size || !f) return CUDA_ERROR_INVALID_VALUE;
+  if (!f->module->emu) return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  const emu::Program& p = f->module->emu->kernel(f->name);
+  int best = 0, best_threads = 0;
+  int top = limit > 0 ? std::min(limit, 1024) : 1024;
+  for (int b = 32; b <= top; b += 32) {
+    size_t s = to_dyn ? to_dyn(b) : dyn;
+    int n = blocks_per_sm(d.spec, p, b, s);
+    if (n * b > best_threads) best_threads = n * b, best = b;
+  }
+  *block_size = best;
+  *min_grid = best ? best_threads / best * d.spec.sms : 0;
+  return CUDA_SUCCESS;
+}
+CUresult occupancy_max_block_size_v1(int* g, int* b, CUfunction f, CUoccupancyB2DSize t, size_t dyn,
+                                     int limit) {
+  return occupancy_max_block_size(g, b, f, t, dyn, limit, 0);
+}
+
+// ---- errors, profiler ------------------------------------------------------
+
+struct ErrorText {
+  CUresult code;
+  const char *name, *text;
+};
+const ErrorText kErrors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
+     "no kernel image is available for execution on the device"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
+     "an illegal memory access was encountered"},
+    {CUDA_ERROR_MISALIGNED_ADDRESS, "CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address"},
+    {CUDA_ERROR_ASSERT, "CUDA_ERROR_ASSERT", "device-side assert triggered"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+};
+CUresult get_error_string(CUresult e, const char** s) {
+  if (!s) return CUDA_ERROR_INVALID_VALUE;
+  for (const auto& x : kErrors)
+    if (x.code == e) {
+      *s = x.text;
+      return CUDA_SUCCESS;
+    }
+  *s = nullptr;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+CUresult get_error_name(CUresult e, const char** s) {
+  if (!s) return CUDA_ERROR_INVALID_VALUE;
+  for (const auto& x : kErrors)
+    if (x.code == e) {
+      *s = x.name;
+      return CUDA_SUCCESS;
+    }
+  *s = nullptr;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+// Profiler ranges only bracket what a profiler would record: nothing here.
+CUresult profiler_start() { return CUDA_SUCCESS; }
+CUresult profiler_stop() { return CUDA_SUCCESS; }
+
+#define E(name, version, f) {name, version, reinterpret_cast<void*>(f)}
+const EntryPoint kEntries[] = {
+    E("cuInit", 2000, init),
+    E("cuDriverGetVersion", 2020, driver_version),
+    E("cuDeviceGet", 2000, device_get),
+    E("cuDeviceGetCount", 2000, device_count),
+    E("cuDeviceGetName", 2000, device_name),
+    E("cuDeviceTotalMem", 3020, device_total_mem),
+    E("cuDeviceGetAttribute", 2000, device_attribute_),
+    E("cuDeviceGetUuid", 9020, device_uuid),
+    E("cuDeviceGetUuid", 11040, device_uuid),
+    E("cuDeviceGetPCIBusId", 4010, device_pci_bus_id),
+    E("cuDeviceCanAccessPeer", 4000, device_can_access_peer),
+    E("cuDeviceGetP2PAttribute", 8000, device_p2p_attribute),
+    E("cuDeviceGetTexture1DLinearMaxWidth", 11010, device_tex1d_max_width),
+    E("cuDevicePrimaryCtxRetain", 7000, primary_retain),
+    E("cuDevicePrimaryCtxRelease", 7000, primary_release),
+    E("cuDevicePrimaryCtxSetFlags", 7000, primary_set_flags),
+    E("cuDevicePrimaryCtxGetState", 7000, primary_state),
+    E("cuDevicePrimaryCtxReset", 7000, primary_reset),
+    E("cuCtxGetCurrent", 4000, ctx_get_current),
+    E("cuCtxSetCurrent", 4000, ctx_set_current),
+    E("cuCtxPushCurrent", 4000, ctx_push),
+    E("cuCtxPopCurrent", 4000, ctx_pop),
+    E("cuCtxGetDevice", 2000, ctx_get_device),
+    E("cuCtxGetDevice", 13000, ctx_get_device_v2),
+    E("cuCtxSynchronize", 2000, ctx_synchronize),
+    E("cuCtxSynchronize", 13000, ctx_synchronize_v2),
+    E("cuCtxGetFlags", 7000, ctx_get_flags),
+    E("cuCtxGetApiVersion", 3020, ctx_api_version),
+    E("cuCtxGetLimit", 3010, ctx_get_limit),
+    E("cuCtxSetLimit", 3010, ctx_set_limit),
+    E("cuCtxGetCacheConfig", 3020, ctx_get_cache_config),
+    E("cuCtxSetCacheConfig", 3020, ctx_set_cache_config),
+    E("cuCtxGetSharedMemConfig", 4020, ctx_get_shared_config),
+    E("cuCtxSetSharedMemConfig", 4020, ctx_set_shared_config),
+    E("cuCtxGetStreamPriorityRange", 5050, ctx_stream_priority_range),
+    E("cuCtxResetPersistingL2Cache", 11000, ctx_reset_persisting_l2),
+    E("cuModuleGetLoadingMode", 11070, module_loading_mode),
+    E("cuModuleLoadData", 2000, module_load_data),
+    E("cuModuleLoadFatBinary", 2000, module_load_data),
+    E("cuModuleUnload", 2000, module_unload),
+    E("cuModuleGetFunction", 2000, module_get_function),
+    E("cuModuleGetGlobal", 3020, module_get_global),
+    E("cuLibraryLoadData", 12000, library_load_data),
+    E("cuLibraryUnload", 12000, library_unload),
+    E("cuLibraryGetKernel", 12000, library_get_kernel),
+    E("cuLibraryGetModule", 12000, library_get_module),
+    E("cuKernelGetFunction", 12000, kernel_get_function),
+    E("cuKernelGetLibrary", 12050, kernel_get_library),
+    E("cuLibraryGetGlobal", 12000, library_get_global),
+    E("cuLibraryGetManaged", 12000, library_get_global),
+    E("cuKernelGetAttribute", 12000, kernel_get_attribute),
+    E("cuKernelSetAttribute", 12000, kernel_set_attribute),
+    E("cuKernelSetCacheConfig", 12000, kernel_set_cache_config),
+    E("cuKernelGetName", 12030, kernel_get_name),
+    E("cuKernelGetParamInfo", 12040, kernel_param_info),
+    E("cuFuncGetAttribute", 2020, func_get_attribute),
+    E("cuFuncSetAttribute", 9000, func_set_attribute),
+    E("cuFuncSetCacheConfig", 3000, func_set_cache_config),
+    E("cuFuncSetSharedMemConfig", 4020, func_set_shared_config),
+    E("cuFuncGetName", 12030, func_get_name),
+    E("cuFuncGetParamInfo", 12040, func_param_info),
+    E("cuMemGetInfo", 3020, mem_get_info),
+    E("cuMemAlloc", 3020, mem_alloc),
+    E("cuMemAllocPitch", 3020, mem_alloc_pitch),
+    E("cuMemAllocManaged", 6000, mem_alloc_managed),
+    E("cuMemFree", 3020, mem_free),
+    E("cuMemAllocHost", 3020, mem_alloc_host),
+    E("cuMemHostAlloc", 2020, mem_host_alloc),
+    E("cuMemFreeHost", 2000, mem_free_host),
+    E("cuMemHostGetDevicePointer", 3020, mem_host_get_device_pointer),
+    E("cuMemHostGetFlags", 2030, mem_host_get_flags),
+    E("cuMemHostRegister", 4000, mem_host_register),
+    E("cuMemHostUnregister", 4000, mem_host_unregister),
+    E("cuMemGetAddressRange", 3020, mem_get_address_range),
+    E("cuPointerGetAttribute", 4000, pointer_attribute),
+    E("cuPointerGetAttributes", 7000, pointer_attributes),
+    E("cuMemcpy", 4000, memcpy_any),
+    E("cuMemcpyAsync", 4000, memcpy_any_async),
+    E("cuMemcpyPeer", 4000, memcpy_peer),
+    E("cuMemcpyPeerAsync", 4000, memcpy_peer_async),
+    E("cuMemcpyHtoD", 3020, memcpy_htod),
+    E("cuMemcpyHtoDAsync", 3020, memcpy_htod_async),
+    E("cuMemcpyDtoH", 3020, memcpy_dtoh),
+    E("cuMemcpyDtoHAsync", 3020, memcpy_dtoh_async),
+    E("cuMemcpyDtoD", 3020, memcpy_dtod),
+    E("cuMemcpyDtoDAsync", 3020, memcpy_dtod_async),
+    E("cuMemcpy2D", 3020, memcpy_2d),
+    E("cuMemcpy2DUnaligned", 3020, memcpy_2d),
+    E("cuMemcpy2DAsync", 3020, memcpy_2d_async),
+    E("cuMemsetD8", 3020, memset_d8),
+    E("cuMemsetD8Async", 3020, memset_d8_async),
+    E("cuMemsetD16", 3020, memset_d16),
+    E("cuMemsetD32", 3020, memset_d32),
+    E("cuMemsetD2D8", 3020, memset_d2d8),
+    E("cuMemsetD2D8Async", 3020, memset_d2d8_async),
+    E("cuMemAdvise", 8000, mem_advise_v1),
+    E("cuMemAdvise", 12020, mem_advise),
+    E("cuMemPrefetchAsync", 8000, mem_prefetch_v1),
+    E("cuMemPrefetchAsync", 12020, mem_prefetch),
+    E("cuLaunchKernel", 4000, launch_kernel),
+    E("cuLaunchCooperativeKernel", 9000, launch_cooperative),
+    E("cuLaunchKernelEx", 11060, launch_kernel_ex),
+    E("cuLaunchHostFunc", 10000, launch_host_func),
+    E("cuStreamCreate", 2000, stream_create),
+    E("cuStreamCreateWithPriority", 5050, stream_create_priority),
+    E("cuStreamGetPriority", 5050, stream_priority),
+    E("cuStreamGetFlags", 5050, stream_flags),
+    E("cuStreamGetId", 12000, stream_id),
+    E("cuStreamGetCtx", 9020, stream_ctx),
+    E("cuStreamGetDevice", 12080, stream_device),
+    E("cuStreamDestroy", 4000, stream_destroy),
+    E("cuStreamWaitEvent", 3020, stream_wait_event),
+    E("cuStreamAddCallback", 5000, stream_add_callback),
+    E("cuStreamSynchronize", 2000, stream_synchronize),
+    E("cuStreamQuery", 2000, stream_query),
+    E("cuStreamIsCapturing", 10000, stream_is_capturing),
+    E("cuStreamAttachMemAsync", 6000, stream_attach_mem),
+    E("cuThreadExchangeStreamCaptureMode", 10010, thread_exchange_capture_mode),
+    E("cuEventCreate", 2000, event_create),
+    E("cuEventRecord", 2000, event_record),
+    E("cuEventRecordWithFlags", 11010, event_record_flags),
+    E("cuEventQuery", 2000, event_query),
+    E("cuEventSynchronize", 2000, event_synchronize),
+    E("cuEventDestroy", 4000, event_destroy),
+    E("cuEventElapsedTime", 2000, event_elapsed),
+    E("cuEventElapsedTime", 12080, event_elapsed),
+    E("cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050, occupancy_blocks_v1),
+    E("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 7000, occupancy_blocks),
+    E("cuOccupancyAvailableDynamicSMemPerBlock", 10020, occupancy_available_smem),
+    E("cuOccupancyMaxPotentialBlockSize", 6050, occupancy_max_block_size_v1),
+    E("cuOccupancyMaxPotentialBlockSizeWithFlags", 7000, occupancy_max_block_size),
+    E("cuGetErrorString", 6000, get_error_string),
+    E("cuGetErrorName", 6000, get_error_name),
+    E("cuProfilerStart", 4000, profiler_start),
+    E("cuProfilerStop", 4000, profiler_stop),
+};
+#undef E
+
+}  // namespace
+
+const EntryPoint* find_entry(const char* name, int version) {
+  const EntryPoint* best = nullptr;
+  for (const auto& e : kEntries)
+    if (std::strcmp(e.name, name) == 0 && e.version <= version && (!best || e.version > best->version))
+      best = &e;
+  return best;
+}
+
+}  // namespace smemlab::runtime

@@ -1,0 +1,390 @@
+#include "runtime/driver.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "session/launch_analysis.h"
+
+namespace smemlab::runtime {
+
+std::string demangle(const std::string& mangled) { return session::demangle(mangled); }
+
+Driver& Driver::get() {
+  static Driver* d = new Driver();  // never destroyed: atexit handlers still call in
+  return *d;
+}
+
+Driver::Driver() : options(options_from_env()) {
+  spec = device_spec(options.archs.substr(0, options.archs.find(',')));
+  if (!options.output.empty()) {
+    int fd = ::open(options.output.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) out_fd_ = fd;
+  } else {
+    // The program may close or redirect its stderr; keep the one we started with.
+    int fd = ::fcntl(2, F_DUPFD_CLOEXEC, 3);
+    if (fd >= 0) out_fd_ = fd;
+  }
+  write_summary(false);
+}
+
+void Driver::note(const std::string& text) {
+  std::string s;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    if (end == text.size() && start == end && start != 0) break;
+    s += "==smemlab== " + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  for (size_t done = 0; done < s.size();) {
+    ssize_t n = ::write(out_fd_, s.data() + done, s.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+}
+
+void Driver::api_error(const std::string& kind, const std::string& message) {
+  ++api_errors;
+  note(fmt::format("ERROR {}: {}", kind, message));
+  if (!finished_) write_summary(false);
+}
+
+// Leaks are what the program has not freed when it calls exit (or returns
+// from main): checked in an exit handler registered after cudart's, so it
+// runs before cudart tears down its own state.
+void Driver::watch_exit() {
+  if (exit_watched_) return;
+  exit_watched_ = true;
+  std::atexit([] { Driver::get().finish(); });
+}
+
+void Driver::not_supported(const char* entry, const char* code) {
+  if (reported_.insert(entry).second)
+    note(fmt::format("CUDA driver entry point {} is not implemented by smemlab's emulated "
+                     "driver; it returned {}",
+                     entry, code));
+}
+
+void Driver::write_summary(bool finished) {
+  if (options.status.empty()) return;
+  nlohmann::json j = {{"finished", finished},     {"launches", launches},
+                      {"analyzed", analyzed},     {"findings", findings},
+                      {"api_errors", api_errors}, {"failed_kernels", failed_kernels},
+                      {"excess_wavefronts", excess}};
+  std::ofstream(options.status, std::ios::trunc) << j.dump() << "\n";
+}
+
+void Driver::finish() {
+  std::lock_guard<std::recursive_mutex> lock(mu);
+  if (finished_) return;
+  finished_ = true;
+  if (options.mode == Mode::Check) {
+    uint64_t n = 0, bytes = 0;
+    for (const auto& [base, a] : allocs) {
+      if (a.internal || a.kind == MemKind::Registered) continue;
+      ++n, bytes += a.size;
+      api_error("leak", fmt::format("{} allocation of {} bytes at 0x{:x} was not freed before exit",
+                                    a.kind == MemKind::Host      ? "pinned host"
+                                    : a.kind == MemKind::Managed ? "managed"
+                                                                 : "device",
+                                    a.size, base));
+    }
+    if (n) note(fmt::format("LEAK SUMMARY: {} bytes leaked in {} allocations", bytes, n));
+  }
+  write_summary(true);
+}
+
+// ---- modules ---------------------------------------------------------------
+
+namespace {
+
+// The file (executable or shared library) a fatbin is embedded in.
+std::string object_of(const void* p) {
+  Dl_info info;
+  if (dladdr(p, &info) && info.dli_fname && *info.dli_fname) return info.dli_fname;
+  return "the program";
+}
+
+}  // namespace
+
+CUresult Driver::load_fatbin(const void* image, Module** out) {
+  auto m = std::make_unique<Module>();
+  m->name = fmt::format("{} (fatbin {})", object_of(image), modules.size());
+  try {
+    m->entries = parse_fatbin(image);
+    std::string ptx = best_ptx(m->entries, static_cast<uint32_t>(spec.major * 10 + spec.minor));
+    if (ptx.empty()) {
+      // The emulator runs any PTX version; a newer one than the device's
+      // arch only means the program was not built for that arch.
+      uint32_t lowest = UINT32_MAX;
+      for (const auto& e : m->entries)
+        if (e.kind == FatbinEntry::kPtx) lowest = std::min(lowest, e.sm);
+      if (lowest != UINT32_MAX) ptx = best_ptx(m->entries, lowest);
+    }
+    if (!ptx.empty()) {
+      for (const auto& e : m->entries)
+        if (e.kind == FatbinEntry::kPtx && ptx.size()) m->ptx_sm = std::max(m->ptx_sm, e.sm);
+      m->emu = emu::Module::load_text(device, ptx, m->name);
+      for (const auto& g : m->emu->ptx().globals) {
+        if (g.space != ptx::StateSpace::Const) continue;
+        uint64_t size = static_cast<uint64_t>(std::max<int64_t>(g.size_bytes(), 1));
+        uint64_t addr = 0;
+        if (allocate(size, MemKind::Device, &addr) != CUDA_SUCCESS) return CUDA_ERROR_OUT_OF_MEMORY;
+        allocs[addr].internal = true;
+        auto* data = reinterpret_cast<uint8_t*>(addr);
+        std::memcpy(data, g.init.data(), std::min<uint64_t>(g.init.size(), size));
+        m->consts.push_back({g.name, data, size});
+      }
+    }
+  } catch (const std::exception& e) {
+    note(fmt::format("cannot load {}: {}", m->name, e.what()));
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  *out = m.get();
+  modules.push_back(std::move(m));
+  return CUDA_SUCCESS;
+}
+
+// ---- memory ----------------------------------------------------------------
+
+CUresult Driver::allocate(uint64_t bytes, MemKind kind, uint64_t* out) {
+  watch_exit();
+  uint64_t len = std::max<uint64_t>((bytes + 4095) & ~uint64_t{4095}, 4096);
+  void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+  uint64_t base = reinterpret_cast<uint64_t>(p);
+  if (!emu::is_global_address(base) || !emu::is_global_address(base + len - 1) ||
+      !device.memory().adopt(p, bytes)) {
+    ::munmap(p, len);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  allocs[base] = {base, bytes, kind, true};
+  freed.erase(base);
+  *out = base;
+  return CUDA_SUCCESS;
+}
+
+CUresult Driver::release(uint64_t base, const char* api) {
+  auto it = allocs.find(base);
+  if (it == allocs.end()) {
+    if (freed.count(base))
+      api_error("double-free", fmt::format("{}(0x{:x}): the allocation was already freed", api, base));
+    else if (const Allocation* a = find(base))
+      api_error("invalid-free", fmt::format("{}(0x{:x}): not the start of the {}-byte allocation at 0x{:x}",
+                                            api, base, a->size, a->base));
+    else
+      api_error("invalid-free", fmt::format("{}(0x{:x}): not an allocation", api, base));
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  Allocation a = it->second;
+  allocs.erase(it);
+  device.memory().free(base);
+  if (a.owned) ::munmap(reinterpret_cast<void*>(base), std::max<uint64_t>((a.size + 4095) & ~uint64_t{4095}, 4096));
+  freed[base] = a.size;
+  return CUDA_SUCCESS;
+}
+
+const Allocation* Driver::find(uint64_t addr) const {
+  auto it = allocs.upper_bound(addr);
+  if (it == allocs.begin()) return nullptr;
+  --it;
+  return addr - it->second.base < std::max<uint64_t>(it->second.size, 1) ? &it->second : nullptr;
+}
+
+bool Driver::resolve(const char* api, const char* role, uint64_t addr, uint64_t bytes,
+                     bool must_be_device, uint8_t** p) {
+  *p = nullptr;
+  if (uint8_t* q = device.memory().translate(addr, std::max<uint64_t>(bytes, 1))) {
+    *p = q;
+    return true;
+  }
+  const emu::GlobalMemory::Allocation* inside = device.memory().find(addr);
+  if (inside) {
+    api_error("memcpy-out-of-bounds",
+              fmt::format("{}: {} range [0x{:x}, 0x{:x}) of {} bytes ends {} bytes past the end of "
+                          "the {}-byte allocation at 0x{:x}",
+                          api, role, addr, addr + bytes, bytes,
+                          addr + bytes - (inside->base + inside->size), inside->size, inside->base));
+    return false;
+  }
+  auto f = freed.upper_bound(addr);
+  if (f != freed.begin() && addr - std::prev(f)->first < std::max<uint64_t>(std::prev(f)->second, 1)) {
+    api_error("use-after-free", fmt::format("{}: {} 0x{:x} is in the {}-byte allocation at 0x{:x}, "
+                                            "which was freed",
+                                            api, role, addr, std::prev(f)->second,
+                                            std::prev(f)->first));
+    return false;
+  }
+  if (must_be_device) {
+    api_error("invalid-device-pointer",
+              fmt::format("{}: {} 0x{:x} is not device memory", api, role, addr));
+    return false;
+  }
+  *p = reinterpret_cast<uint8_t*>(addr);  // plain host memory
+  return true;
+}
+
+CUresult Driver::copy(const char* api, uint64_t dst, uint64_t src, uint64_t bytes, int dst_dev,
+                      int src_dev) {
+  if (bytes == 0) return CUDA_SUCCESS;
+  if (sticky != CUDA_SUCCESS) return sticky;
+  uint8_t *d, *s;
+  if (!resolve(api, "destination", dst, bytes, dst_dev == 1, &d)) return CUDA_ERROR_INVALID_VALUE;
+  if (!resolve(api, "source", src, bytes, src_dev == 1, &s)) return CUDA_ERROR_INVALID_VALUE;
+  if (d < s + bytes && s < d + bytes && d != s) {
+    api_error("overlapping-memcpy",
+              fmt::format("{}: source [0x{:x}, +{}) and destination [0x{:x}, +{}) overlap", api,
+                          src, bytes, dst, bytes));
+    std::memmove(d, s, bytes);
+    return CUDA_SUCCESS;
+  }
+  std::memcpy(d, s, bytes);
+  return CUDA_SUCCESS;
+}
+
+// ---- launches --------------------------------------------------------------
+
+namespace {
+
+std::string dim(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
+
+CUresult error_code(const emu::LaunchError& e) {
+  if (e.kind == "out-of-bounds") return CUDA_ERROR_ILLEGAL_ADDRESS;
+  if (e.kind == "misaligned") return CUDA_ERROR_MISALIGNED_ADDRESS;
+  if (e.kind == "trap") return CUDA_ERROR_ASSERT;
+  if (e.kind == "launch") return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_ERROR_LAUNCH_FAILED;
+}
+
+}  // namespace
+
+CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared,
+                        void** params, void** extra) {
+  if (!f) return CUDA_ERROR_INVALID_HANDLE;
+  watch_exit();
+  if (sticky != CUDA_SUCCESS) return sticky;
+  Module& m = *f->module;
+  uint64_t index = launches++;
+  // Kept current so that a program that crashes later still has its counts.
+  struct Summary {
+    Driver* d;
+    ~Summary() { d->write_summary(false); }
+  } summary{this};
+  std::string kname = demangle(f->name);
+  if (!m.emu) {
+    if (reported_.insert("nopx:" + f->name).second)
+      note(fmt::format(
+          "ERROR: kernel {} in {} has no PTX, only {}: the emulator runs PTX. Rebuild with PTX "
+          "embedded, e.g. nvcc -gencode arch=compute_90,code=compute_90 (plus your usual "
+          "-gencode for SASS)",
+          kname, m.name, describe(m.entries)));
+    ++failed_kernels;
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  }
+  const emu::Program* prog;
+  try {
+    prog = &m.emu->kernel(f->name);
+  } catch (const std::exception& e) {
+    note(fmt::format("ERROR: kernel {} in {}: {}", kname, m.name, e.what()));
+    ++failed_kernels;
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  // Arguments: kernelParams (one pointer per parameter) or an `extra`
+  // buffer laid out as the parameters are.
+  std::vector<emu::ArgBytes> args(prog->params.size());
+  const uint8_t* buffer = nullptr;
+  size_t buffer_size = 0;
+  for (void** e = extra; e && *e != CU_LAUNCH_PARAM_END; e += 2) {
+    if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = static_cast<const uint8_t*>(e[1]);
+    if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE) buffer_size = *static_cast<size_t*>(e[1]);
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto& p = prog->params[i];
+    const uint8_t* src = params ? static_cast<const uint8_t*>(params[i])
+                         : buffer && p.offset + p.size <= buffer_size ? buffer + p.offset
+                                                                      : nullptr;
+    if (!src) return CUDA_ERROR_INVALID_VALUE;
+    args[i].assign(src, src + p.size);
+  }
+  uint32_t limit = static_cast<uint32_t>(spec.shared_per_block);
+  if (f->max_dynamic_shared > 0)
+    limit = std::max<uint32_t>(limit, prog->static_shared + static_cast<uint32_t>(f->max_dynamic_shared));
+  if (prog->static_shared + shared > limit) {
+    note(fmt::format(
+        "ERROR: launch {} of {}: {} bytes of shared memory ({} static + {} dynamic) exceed the {} "
+        "allowed; above 48 KiB a kernel needs cudaFuncSetAttribute(kernel, "
+        "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) (at most {} on {})",
+        index, kname, prog->static_shared + shared, prog->static_shared, shared, limit,
+        spec.shared_per_block_optin, spec.arch));
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  for (const auto& c : m.consts) m.emu->set_symbol(c.symbol, c.data, c.size);
+
+  emu::LaunchConfig cfg;
+  cfg.grid = grid;
+  cfg.block = block;
+  cfg.dynamic_shared = shared;
+  bool selected = options.mode != Mode::Run;
+  if (selected && !options.kernel_regex.empty()) {
+    try {
+      std::regex re(options.kernel_regex);
+      selected = std::regex_search(kname, re) || std::regex_search(f->name, re);
+    } catch (const std::regex_error&) {
+      selected = false;
+    }
+  }
+  if (selected) {
+    uint64_t n = selected_seen_++;
+    selected = n >= options.launch_skip && n - options.launch_skip < options.launch_count;
+  }
+  emu::LaunchStatus st;
+  if (!selected) {
+    st = emu::launch_raw(*m.emu, f->name, cfg, args);
+  } else {
+    ++analyzed;
+    session::LaunchAnalysis a;
+    std::string archs = options.archs;
+    if (spec.major == 3 && archs.find(':') == std::string::npos) {
+      // Kepler: the program's bank-size choice picks the bank model.
+      CUsharedconfig c = f->bank_config != CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE
+                             ? f->bank_config
+                             : device_bank_config;
+      std::string first = archs.substr(0, archs.find(','));
+      archs = first + (c == CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE ? ":8" : ":4") +
+              archs.substr(first.size());
+    }
+    try {
+      // Every block runs: the program reads the launch's results (no sampling).
+      session::analyze_launch(*m.emu, f->name, cfg, args, session::parse_models(archs), &a);
+    } catch (const session::OptionError& e) {
+      note(fmt::format("ERROR: {}", e.what()));
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    st = a.status;
+    a.info.source = m.name;
+    report_launch(index, a);
+  }
+  if (st.error) {
+    ++failed_kernels;
+    if (!selected)
+      note(fmt::format("ERROR: launch {} of {} grid {} block {}: {}", index, kname, dim(grid),
+                       dim(block), st.error->what()));
+    CUresult r = error_code(*st.error);
+    if (st.error->kind != "launch") sticky = r;
+    return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+}  // namespace smemlab::runtime

@@ -1,0 +1,128 @@
+// The state behind the CUDA driver API that libcuda.so.1 exports: one
+// emulated device (the --arch's spec), its memory (device pointers are host
+// addresses the emulator's bounds checks know exactly), the modules loaded
+// from the program's fatbins, streams and events (run in issue order), and
+// what `smemlab run|analyze|check -- APP` asked for (environment variables
+// set by the CLI, see options.h). Every entry point takes the one lock.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "emu/launch.h"
+#include "runtime/device_spec.h"
+#include "runtime/fatbin.h"
+#include "runtime/options.h"
+#include "session/launch_analysis.h"
+
+namespace smemlab::runtime {
+
+struct Module;
+
+struct Function {
+  Module* module = nullptr;
+  std::string name;  // mangled
+  int max_dynamic_shared = 0;  // cudaFuncAttributeMaxDynamicSharedMemorySize
+  int preferred_carveout = -1;
+  CUsharedconfig bank_config = CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
+};
+
+struct Module {
+  std::string name;  // "./app (fatbin 2)"
+  std::vector<FatbinEntry> entries;
+  uint32_t ptx_sm = 0;
+  std::unique_ptr<emu::Module> emu;  // null: no PTX (SASS-only)
+  std::map<std::string, std::unique_ptr<Function>> functions;
+  // __constant__ variables: the host-visible copy cudaMemcpyToSymbol writes,
+  // copied into the module's constant bank before each launch.
+  struct ConstShadow {
+    std::string symbol;
+    uint8_t* data;
+    uint64_t size;
+  };
+  std::vector<ConstShadow> consts;
+};
+
+enum class MemKind { Device, Host, Managed, Registered };
+
+struct Allocation {
+  uint64_t base = 0, size = 0;
+  MemKind kind = MemKind::Device;
+  bool owned = true;      // mmap'ed by us (not cuMemHostRegister'ed)
+  bool internal = false;  // ours (a __constant__ variable's copy), never a leak
+};
+
+struct Event {
+  double ms = 0;  // steady clock at record time
+  bool recorded = false;
+};
+
+class Driver {
+ public:
+  static Driver& get();
+  std::recursive_mutex mu;
+
+  Options options;
+  DeviceSpec spec;
+  emu::Device device;
+  bool initialized = false;
+  CUsharedconfig device_bank_config = CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
+
+  std::vector<std::unique_ptr<Module>> modules;
+  std::map<uint64_t, Allocation> allocs;  // by base
+  std::map<uint64_t, uint64_t> freed;      // base -> size of freed allocations
+  std::vector<std::unique_ptr<Event>> events;
+  CUresult sticky = CUDA_SUCCESS;  // a kernel fault: later syncs report it
+
+  // Counters for the exit summary.
+  uint64_t launches = 0, analyzed = 0, findings = 0, api_errors = 0, failed_kernels = 0;
+
+  // Module from a fatbin (never fails for a SASS-only one: its launches do).
+  CUresult load_fatbin(const void* image, Module** out);
+  // Memory.
+  CUresult allocate(uint64_t bytes, MemKind kind, uint64_t* out);
+  CUresult release(uint64_t base, const char* api);
+  const Allocation* find(uint64_t addr) const;
+  // Resolve [addr, addr+bytes) for a copy; a device range must lie in one
+  // live allocation (else an API error is reported and *p stays null).
+  // Host ranges (not ours) pass through.
+  bool resolve(const char* api, const char* role, uint64_t addr, uint64_t bytes, bool must_be_device,
+               uint8_t** p);
+  CUresult copy(const char* api, uint64_t dst, uint64_t src, uint64_t bytes, int dst_dev,
+                int src_dev);
+  // Launch (cuLaunchKernel and friends).
+  CUresult launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared, void** params,
+                  void** extra);
+
+  // ==smemlab== lines (stderr or --output).
+  void note(const std::string& line);
+  void api_error(const std::string& kind, const std::string& message);
+  // Once per entry point: it is not implemented and returned `code`.
+  void not_supported(const char* entry, const char* code = "CUDA_ERROR_NOT_SUPPORTED");
+  void write_summary(bool finished);
+  // At exit: leaks (check mode) and the final summary.
+  void finish();
+  // The analyzed launch's report, as `analyze`/`check` print it for one kernel.
+  void report_launch(uint64_t index, const session::LaunchAnalysis& a);
+  uint64_t excess = 0;  // excess wavefronts over all analyzed launches (first model)
+
+ private:
+  Driver();
+  void watch_exit();
+  std::set<std::string> reported_;
+  bool finished_ = false, exit_watched_ = false;
+  uint64_t selected_seen_ = 0;
+  int out_fd_ = 2;
+};
+
+// "_Z3addPii" -> "add(int*, int)".
+std::string demangle(const std::string& mangled);
+
+}  // namespace smemlab::runtime

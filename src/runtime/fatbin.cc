@@ -1,0 +1,87 @@
+#include "runtime/fatbin.h"
+
+#include <fmt/format.h>
+#include <zstd.h>
+
+#include <cstring>
+
+namespace smemlab::runtime {
+namespace {
+
+constexpr uint32_t kWrapperMagic = 0x466243B1;
+constexpr uint32_t kFatbinMagic = 0xBA55ED50;
+constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000;
+
+template <class T>
+T read(const uint8_t* p, size_t off) {
+  T v;
+  std::memcpy(&v, p + off, sizeof v);
+  return v;
+}
+
+}  // namespace
+
+std::vector<FatbinEntry> parse_fatbin(const void* data) {
+  auto* p = static_cast<const uint8_t*>(data);
+  if (!p) throw FatbinError("null fatbin");
+  if (read<uint32_t>(p, 0) == kWrapperMagic) p = read<const uint8_t*>(p, 8);
+  if (read<uint32_t>(p, 0) != kFatbinMagic)
+    throw FatbinError(fmt::format("not a fatbin (magic 0x{:08x})", read<uint32_t>(p, 0)));
+  uint16_t header = read<uint16_t>(p, 6);
+  uint64_t total = read<uint64_t>(p, 8);
+  std::vector<FatbinEntry> out;
+  for (uint64_t at = header; at + 64 <= header + total;) {
+    const uint8_t* e = p + at;
+    FatbinEntry f;
+    uint16_t kind = read<uint16_t>(e, 0);
+    uint32_t eheader = read<uint32_t>(e, 4);
+    uint64_t padded = read<uint64_t>(e, 8);
+    if (eheader < 64 || padded > total) throw FatbinError("corrupt fatbin entry");
+    f.kind = kind == 1 ? FatbinEntry::kPtx : FatbinEntry::kElf;
+    f.payload_size = read<uint32_t>(e, 16);
+    f.sm = read<uint32_t>(e, 28);
+    uint64_t flags = read<uint64_t>(e, 40);
+    f.zstd = flags & kFlagZstd;
+    f.lz4 = flags & kFlagLz4;
+    f.uncompressed_size = read<uint64_t>(e, 56);
+    f.payload = e + eheader;
+    if (kind == 1 || kind == 2) out.push_back(f);
+    at += eheader + padded;
+  }
+  return out;
+}
+
+std::string best_ptx(const std::vector<FatbinEntry>& entries, uint32_t sm) {
+  const FatbinEntry* best = nullptr;
+  for (const auto& e : entries)
+    if (e.kind == FatbinEntry::kPtx && e.sm <= sm && (!best || e.sm > best->sm)) best = &e;
+  if (!best) return "";
+  std::string text;
+  if (best->zstd) {
+    text.resize(best->uncompressed_size);
+    size_t n = ZSTD_decompress(text.data(), text.size(), best->payload, best->payload_size);
+    if (ZSTD_isError(n))
+      throw FatbinError(fmt::format("compute_{} PTX: zstd: {}", best->sm, ZSTD_getErrorName(n)));
+    text.resize(n);
+  } else if (best->lz4) {
+    throw FatbinError(fmt::format("compute_{} PTX is LZ4-compressed, which is not supported "
+                                  "(rebuild with nvcc 13 or -Xfatbin -compress-all=false)",
+                                  best->sm));
+  } else {
+    text.assign(reinterpret_cast<const char*>(best->payload), best->payload_size);
+  }
+  // The payload is padded with NULs.
+  text.resize(std::strlen(text.c_str()));
+  return text;
+}
+
+std::string describe(const std::vector<FatbinEntry>& entries) {
+  std::string s;
+  for (const auto& e : entries)
+    s += fmt::format("{}{}{}", s.empty() ? "" : ", ",
+                     e.kind == FatbinEntry::kPtx ? "compute_" : "sm_", e.sm) +
+         (e.kind == FatbinEntry::kPtx ? " PTX" : " SASS");
+  return s.empty() ? "no entries" : s;
+}
+
+}  // namespace smemlab::runtime

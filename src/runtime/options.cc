@@ -1,0 +1,37 @@
+#include "runtime/options.h"
+
+#include <cstdlib>
+
+namespace smemlab::runtime {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+uint64_t env_u64(const char* name, uint64_t fallback) {
+  std::string v = env(name);
+  if (v.empty()) return fallback;
+  char* end = nullptr;
+  uint64_t n = std::strtoull(v.c_str(), &end, 10);
+  return end && *end == 0 ? n : fallback;
+}
+
+}  // namespace
+
+Options options_from_env() {
+  Options o;
+  std::string mode = env("SMEMLAB_MODE");
+  o.mode = mode == "analyze" ? Mode::Analyze : mode == "check" ? Mode::Check : Mode::Run;
+  if (!env("SMEMLAB_ARCH").empty()) o.archs = env("SMEMLAB_ARCH");
+  o.kernel_regex = env("SMEMLAB_KERNEL");
+  o.launch_skip = env_u64("SMEMLAB_LAUNCH_SKIP", 0);
+  o.launch_count = env_u64("SMEMLAB_LAUNCH_COUNT", o.launch_count);
+  o.json = env("SMEMLAB_JSON") == "1";
+  o.output = env("SMEMLAB_OUTPUT");
+  o.status = env("SMEMLAB_STATUS");
+  return o;
+}
+
+}  // namespace smemlab::runtime

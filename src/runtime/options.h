@@ -1,0 +1,30 @@
+// What the CLI asks of the runtime, passed through the program's environment:
+//   SMEMLAB_MODE      run | analyze | check
+//   SMEMLAB_ARCH      bank models as in `analyze --arch` (first: the device)
+//   SMEMLAB_KERNEL    regex over kernel names (-k), SMEMLAB_LAUNCH_SKIP/_COUNT
+//   SMEMLAB_JSON      1: JSON Lines reports
+//   SMEMLAB_OUTPUT    file for the reports (default: stderr)
+//   SMEMLAB_STATUS    file the runtime writes its exit summary to (JSON)
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace smemlab::runtime {
+
+enum class Mode { Run, Analyze, Check };
+
+struct Options {
+  Mode mode = Mode::Run;
+  std::string archs = "sm_90";
+  std::string kernel_regex;
+  uint64_t launch_skip = 0;
+  uint64_t launch_count = std::numeric_limits<uint64_t>::max();
+  bool json = false;
+  std::string output, status;
+};
+
+Options options_from_env();
+
+}  // namespace smemlab::runtime

@@ -1,0 +1,40 @@
+// nvdisasm's text (`nvdisasm -g -c`) parsed into what the SASS mapping needs:
+// per function, every memory instruction with its source line (from the
+// `//## File "...", line N` comments), space, load/store, width and the
+// address as base + immediate offset. Everything else is ignored.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace smemlab::sass {
+
+enum class Space : uint8_t { Shared, Global, Local, Generic };
+const char* space_name(Space s);
+
+struct MemInstr {
+  uint32_t address = 0;  // offset in the function's code (/*0d70*/)
+  std::string file;      // innermost source file of the instruction
+  int line = 0;          // 0: no line information
+  std::string opcode;    // "LDS.128"
+  Space space = Space::Shared;
+  bool store = false;
+  unsigned width = 4;  // bytes per lane
+  // Address registers with the version of their value (bumped at every
+  // instruction that writes the register, in code order), e.g. "R17#2",
+  // "R7#1+UR4#0", "" (absolute): equal bases hold equal values.
+  std::string base;
+  int64_t offset = 0;  // immediate part of the address
+  std::string text;    // the whole instruction, for messages
+};
+
+// Function name -> its memory instructions in code order.
+using Disassembly = std::map<std::string, std::vector<MemInstr>>;
+
+// Parses nvdisasm -g -c output. Lines it does not understand are skipped:
+// only LDS/STS/LDG/STG/LDL/STL/LD/ST instructions matter here.
+Disassembly parse_disassembly(const std::string& text);
+
+}  // namespace smemlab::sass

@@ -1,0 +1,31 @@
+// The SASS level of `analyze` (docs/sass.md): which level a run counts at,
+// why, and the kernel's PTX -> SASS map. This is the module's entry point:
+// it finds the tools, compiles and disassembles (cached), parses and maps.
+// Anything that prevents the SASS level (tools missing, a target ptxas
+// cannot compile for, a tool failing) falls back to the PTX level with the
+// reason; it never fails the analysis.
+#pragma once
+
+#include <string>
+
+#include "emu/program.h"
+#include "ptx/ir.h"
+#include "sass/mapping.h"
+
+namespace smemlab::sass {
+
+enum class Level { Ptx, Sass };
+const char* level_name(Level l);
+
+struct KernelLevel {
+  Level level = Level::Ptx;
+  std::string target;  // "sm_90" when at SASS level
+  std::string reason;  // how the level was reached, or why it fell back
+  KernelMap map;       // empty at PTX level
+};
+
+// `ptx_text` is the text `module` was parsed from.
+KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::Module& module,
+                         const std::string& kernel, const emu::Program& program);
+
+}  // namespace smemlab::sass

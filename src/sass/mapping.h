@@ -1,0 +1,63 @@
+// Maps a kernel's PTX memory instructions onto the SASS instructions that
+// perform them (docs/sass.md). ptxas merges neighbouring accesses into one
+// wider instruction (two ld.shared.f32 -> LDS.64), narrows a vector access
+// whose results are partly unused (ld.shared.v4 -> LDS.64) or splits one.
+// The match is made per source line, space and direction, by offsets from a
+// common base register: each PTX access [off, off+w) shifted by one delta d
+// must lie inside one SASS access of the same base (merged or identical) or
+// contain SASS accesses (narrowed, split). Accesses that cannot be matched
+// keep the PTX grouping, with a note naming them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "emu/observer.h"
+#include "emu/program.h"
+#include "ptx/ir.h"
+#include "sass/disasm.h"
+
+namespace smemlab::sass {
+
+// One SASS request a PTX access contributes to: the SASS instruction's
+// address for a lane is the PTX lane address + rel; `member` is this PTX
+// access's index among the group's members.
+struct Part {
+  uint32_t group = 0;
+  int32_t rel = 0;
+  uint8_t width = 0;  // bytes per lane of the SASS instruction
+  uint8_t member = 0;
+};
+
+// One SASS instruction that does not do exactly what one PTX instruction
+// does. `info` stands for it in the reports: pc beyond the PTX program's,
+// the first member's PTX line and source location.
+struct Group {
+  emu::InstrInfo info;
+  uint8_t width = 0;
+  uint8_t members = 1;
+};
+
+// A PTX instruction that could not be mapped (kept at PTX level).
+struct Note {
+  std::string where;  // "file.cu:12"
+  int ptx_line = 0;
+  std::string instr;  // "ld.shared.f32"
+  std::string reason;
+};
+
+struct KernelMap {
+  // Indexed by pc; empty: the access is executed as the PTX says.
+  std::vector<std::vector<Part>> parts;
+  std::vector<Group> groups;
+  std::vector<Note> notes;
+  bool regroups() const { return !groups.empty(); }
+};
+
+// The map for `kernel` (mangled) of `module` as decoded into `program`.
+// `sass` is that kernel's memory instructions.
+KernelMap map_kernel(const ptx::Module& module, const std::string& kernel,
+                     const emu::Program& program, const std::vector<MemInstr>& sass);
+
+}  // namespace smemlab::sass

@@ -1,0 +1,153 @@
+#include "session/launch_analysis.h"
+
+#include "sass/regroup.h"
+
+#include <cxxabi.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "check/observer_set.h"
+#include "check/source_lines.h"
+
+namespace smemlab::session {
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string part;
+  while (std::getline(in, part, sep))
+    if (!part.empty()) out.push_back(part);
+  return out;
+}
+
+check::MemoryLayout layout_of(const emu::Program& prog) {
+  check::MemoryLayout l;
+  for (const auto& v : prog.shared_vars) l.shared.push_back({v.name, v.offset, v.size});
+  l.dynamic_offset = prog.static_shared;
+  l.frame_bytes = prog.frame_bytes;
+  return l;
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<bank::Model>> parse_models(const std::string& archs) {
+  if (archs == "all") return bank::all_generations();
+  std::vector<std::unique_ptr<bank::Model>> models;
+  for (const auto& a : split(archs, ',')) {
+    try {
+      models.push_back(bank::make_model(a));
+    } catch (const bank::Error& e) {
+      throw OptionError(fmt::format("--arch: {}", e.what()));
+    }
+  }
+  if (models.empty()) throw OptionError("--arch: no architecture given");
+  return models;
+}
+
+std::vector<emu::Dim3> sample_blocks(emu::Dim3 grid, const std::string& spec) {
+  uint64_t total = grid.count(), n = kDefaultSample;
+  if (spec == "all") return {};
+  if (!spec.empty()) {
+    try {
+      size_t pos = 0;
+      n = std::stoull(spec, &pos);
+      if (pos != spec.size() || n == 0) throw std::invalid_argument(spec);
+    } catch (const std::exception&) {
+      throw OptionError(fmt::format("--blocks: expected 'all' or a positive count, got '{}'", spec));
+    }
+  }
+  if (n >= total) return {};
+  std::vector<emu::Dim3> out;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t b = n == 1 ? 0 : i * (total - 1) / (n - 1);
+    out.push_back({static_cast<uint32_t>(b % grid.x), static_cast<uint32_t>(b / grid.x % grid.y),
+                   static_cast<uint32_t>(b / (uint64_t{grid.x} * grid.y))});
+  }
+  return out;
+}
+
+// The emulator stops on errors a GPU would trap on or hang at; they are
+// findings of `check` too.
+check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 dim) {
+  check::Finding f;
+  // A warp collective that never completes has a member mask naming lanes
+  // that do not come: the warp-level form of a divergent barrier.
+  bool collective = e.instruction.rfind("shfl", 0) == 0 || e.instruction.rfind("vote", 0) == 0 ||
+                    e.instruction.rfind("match", 0) == 0 || e.instruction.rfind("redux", 0) == 0 ||
+                    e.instruction.rfind("bar.warp", 0) == 0 ||
+                    e.instruction.rfind("activemask", 0) == 0;
+  f.kind = e.kind == "deadlock"  ? (collective ? "divergent-barrier" : "barrier-deadlock")
+           : e.kind == "barrier" ? "divergent-barrier"
+                                 : e.kind;
+  f.severity = check::Severity::Error;
+  f.message = check::shown_paths_in(e.message);  // where it happened is in `involved`
+  if (e.source_line > 0) f.where = {check::shown_path(e.source_file), e.source_line};
+  check::Involved v;
+  v.role = "stopped";
+  v.where = f.where;
+  v.ptx_line = e.ptx_line;
+  v.instr = e.instruction;
+  v.block = e.block;
+  v.thread = e.has_thread ? e.thread.x + dim.x * (e.thread.y + dim.y * e.thread.z) : 0;
+  f.involved.push_back(v);
+  return f;
+}
+
+void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig cfg,
+                    const std::vector<emu::ArgBytes>& args,
+                    std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
+                    sass::Level level, const std::string& ptx_text,
+                    emu::KernelObserver* extra) {
+  out->banks = std::make_unique<check::BankAnalysis>(std::move(models));
+  out->defects = std::make_unique<check::DefectCheck>(layout_of(m.kernel(kernel)));
+  out->level = sass::choose_level(level, ptx_text, m.ptx(), kernel, m.kernel(kernel));
+  check::ObserverSet counted;
+  counted.add(out->banks.get());
+  counted.add(&out->access);
+  sass::Regroup regroup(&counted, &out->level.map);
+  check::ObserverSet set;
+  if (out->level.map.regroups())
+    set.add(&regroup);
+  else
+    set.add(&counted);
+  set.add(out->defects.get());
+  if (extra) set.add(extra);
+  cfg.observer = &set;
+  out->status = emu::launch_raw(m, kernel, cfg, args);
+
+  out->findings = out->defects->findings();
+  if (out->status.error) out->findings.push_back(finding_from(*out->status.error, cfg.block));
+
+  report::RunInfo& r = out->info;
+  r.mangled = kernel;
+  r.kernel = demangle(kernel);
+  r.grid = cfg.grid;
+  r.block = cfg.block;
+  r.dynamic_shared = cfg.dynamic_shared;
+  r.blocks_total = cfg.grid.count();
+  r.blocks_observed = out->banks->blocks_observed();
+  r.level = out->level.level;
+  r.level_reason = out->level.reason;
+  r.unmapped = out->level.map.notes;
+  r.regroup_fallbacks = regroup.fallbacks();
+  if (!cfg.only_blocks.empty()) {
+    r.sampling = fmt::format("{} blocks spread evenly over the grid; counts scaled by {:.3f}",
+                             cfg.only_blocks.size(), report::scale(r));
+    out->banks->scale(report::scale(r));
+    out->access.scale(report::scale(r));
+  }
+}
+
+std::string demangle(const std::string& mangled) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || !d) return mangled;
+  std::string s = d;
+  std::free(d);
+  return s;
+}
+
+}  // namespace smemlab::session

@@ -1,0 +1,70 @@
+// One emulated launch with every analysis attached (bank statistics,
+// memory-access statistics, defect checks) and the emulator's stop turned
+// into a finding. Used by the CLI's recipe mode (`analyze FILE.cu`) and by
+// the CUDA runtime (`analyze -- ./app`): whoever prepared the launch (a
+// recipe, or a program's cuLaunchKernel) hands over module, kernel, config
+// and argument bytes.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bank/bank.h"
+#include "check/access_stats.h"
+#include "check/bank_stats.h"
+#include "check/defects.h"
+#include "emu/launch.h"
+#include "report/report.h"
+#include "sass/level.h"
+
+namespace smemlab::session {
+
+// A bad --arch or --blocks value (the message names it).
+struct OptionError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct LaunchAnalysis {
+  std::unique_ptr<check::BankAnalysis> banks;
+  check::AccessAnalysis access;
+  std::unique_ptr<check::DefectCheck> defects;
+  sass::KernelLevel level;  // the PTX -> SASS map the counts went through
+  emu::LaunchStatus status;
+  report::RunInfo info;  // `source` is left to the caller
+  // Findings of the checkers plus the error the emulator stopped on, if any.
+  std::vector<check::Finding> findings;
+};
+
+// "sm_90,sm_35:4" or "all" -> models; throws OptionError for unknown names.
+std::vector<std::unique_ptr<bank::Model>> parse_models(const std::string& archs);
+
+// Which blocks to emulate: "all", a count N (a deterministic sample of N
+// blocks spread evenly over the grid, first and last included), or "" for
+// the default: all blocks up to kDefaultSample, else that many. Empty
+// result: the whole grid. Throws OptionError.
+inline constexpr uint64_t kDefaultSample = 64;
+std::vector<emu::Dim3> sample_blocks(emu::Dim3 grid, const std::string& spec);
+
+// Runs the launch with all analyses; a kernel that fails (out-of-bounds,
+// deadlock, ...) leaves its error in status and in findings. With
+// cfg.only_blocks set, counts are scaled to the whole grid (RunInfo says by
+// how much).
+// At the SASS level (`level` Sass, where the tools exist, else PTX with the
+// reason in RunInfo) the bank and access analyses count SASS requests of
+// `ptx_text` compiled by ptxas; the defect checkers always see the PTX
+// accesses, and so does `extra` when given.
+void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig cfg,
+                    const std::vector<emu::ArgBytes>& args,
+                    std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
+                    sass::Level level = sass::Level::Ptx, const std::string& ptx_text = "",
+                    emu::KernelObserver* extra = nullptr);
+
+// The error the emulator stopped on, as a finding of `check`.
+check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 block_dim);
+
+// "_Z3addPii" -> "add(int*, int)"; names that are not mangled unchanged.
+std::string demangle(const std::string& mangled);
+
+}  // namespace smemlab::session

@@ -1,0 +1,1 @@
+analyze data/fault_blocks.ptx

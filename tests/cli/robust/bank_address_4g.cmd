@@ -1,0 +1,1 @@
+bank --addresses 4294967296,4

@@ -1,0 +1,1 @@
+run data/scale.ptx --grid 1 --block 2048 --arg 'float[4]=iota' --arg unsigned=4 --arg float=2

@@ -1,0 +1,2 @@
+# Rejected by its name before a byte is read.
+run /dev/zero

@@ -1,0 +1,2 @@
+# A .ptx name on a device: rejected without reading it.
+run data/zero.ptx

@@ -1,0 +1,1 @@
+run data/big_hex.ptx --grid 1 --block 1

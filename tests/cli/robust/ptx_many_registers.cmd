@@ -1,0 +1,1 @@
+run data/many_regs.ptx --grid 1 --block 1

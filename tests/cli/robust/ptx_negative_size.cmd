@@ -1,0 +1,1 @@
+run data/negative_const.ptx --grid 1 --block 1

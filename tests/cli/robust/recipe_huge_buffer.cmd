@@ -1,0 +1,1 @@
+run data/recipes.ptx --kernel big

@@ -1,0 +1,1 @@
+run data/fault_blocks.ptx

@@ -1,0 +1,1 @@
+run data/scale.ptx --grid 1 --block 32 --threads 100000 --arg 'float[4]=iota' --arg unsigned=4 --arg float=2

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Ctrl-C and temporary files (issue 10): signals_test.sh SMEMLAB
+# - SIGINT/SIGTERM during a long launch end `run`/`check` with exit code 130
+#   and "smemlab: interrupted", without output on stdout;
+# - a .cu input (when nvcc exists) leaves nothing in TMPDIR, whether the run
+#   ends normally, with a kernel fault, or by SIGINT while it runs.
+set -u
+smemlab=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+fail() {
+  echo "FAILED: $*"
+  status=1
+}
+
+cat >"$tmp/spin.ptx" <<'PTX'
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry spin()
+{
+$L:
+	bra.uni 	$L;
+}
+PTX
+
+# Waits up to 60 s for the process to show it is running, then signals it.
+interrupt() {  # PID SIGNAL FILE-THAT-APPEARS-WHEN-RUNNING
+  for _ in $(seq 600); do
+    if [ -n "$3" ] && compgen -G "$3" >/dev/null; then break; fi
+    [ -z "$3" ] && break
+    sleep 0.1
+  done
+  # Time to install the handlers even on a loaded machine (a signal before
+  # that ends the process with 128+N, which the checks below report).
+  sleep 3
+  kill "-$2" "$1"
+  wait "$1"
+}
+
+for sig in INT TERM; do
+  for cmd in run check; do
+    mkdir -p "$tmp/t"
+    TMPDIR=$tmp/t "$smemlab" "$cmd" "$tmp/spin.ptx" --grid 4 --block 32 \
+      --budget 18446744073709551615 >"$tmp/out" 2>"$tmp/err" &
+    interrupt $! "$sig" ""
+    code=$?
+    [ "$code" = 130 ] || fail "$cmd, SIG$sig: exit code $code, expected 130"
+    grep -q "^smemlab: interrupted$" "$tmp/err" || fail "$cmd, SIG$sig: stderr: $(cat "$tmp/err")"
+    [ -s "$tmp/out" ] && fail "$cmd, SIG$sig: output on stdout: $(cat "$tmp/out")"
+  done
+done
+
+# The progress line: on a terminal (script(1) gives one) after a second, not
+# with --quiet, never when stderr is not a terminal (all the cases above).
+cat >"$tmp/empty.ptx" <<'PTX'
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry empty()
+{
+	ret;
+}
+PTX
+grep -q "blocks/s" "$tmp/err" && fail "progress line written to a stderr that is not a terminal"
+if command -v script >/dev/null; then
+  for quiet in "" --quiet; do
+    script -qec "timeout -s INT 8 '$smemlab' run '$tmp/empty.ptx' --grid 2147483647 --block 32 $quiet" \
+      "$tmp/typescript" >/dev/null 2>&1
+    if [ -z "$quiet" ]; then
+      grep -q "empty: [0-9]*/2147483647 blocks, [0-9]* blocks/s" "$tmp/typescript" ||
+        fail "no progress line on a terminal: $(tr '\r' '\n' <"$tmp/typescript" | tail -3)"
+    else
+      grep -q "blocks/s" "$tmp/typescript" && fail "progress line despite --quiet"
+    fi
+    grep -q "smemlab: interrupted" "$tmp/typescript" || fail "progress run$quiet not interrupted"
+  done
+else
+  echo "no script(1): the progress-line cases are skipped"
+fi
+
+nvcc=$(command -v nvcc || true)
+[ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
+if [ -n "$nvcc" ]; then
+  cat >"$tmp/spin.cu" <<'CU'
+// smemlab: --kernel spin --grid 2 --block 32 --arg int[1]=zeros
+__global__ void spin(volatile int* flag) { while (*flag == 0) {} }
+// smemlab: --kernel fault --grid 8 --block 32 --arg int[1]=zeros
+__global__ void fault(int* p) { p[1 << 20] = threadIdx.x; }
+CU
+  rm -rf "$tmp/t" && mkdir "$tmp/t"
+  TMPDIR=$tmp/t "$smemlab" check "$tmp/spin.cu" --kernel fault >/dev/null 2>&1
+  code=$?
+  [ "$code" = 1 ] || fail "check of a faulting .cu kernel: exit code $code, expected 1"
+  [ -z "$(ls -A "$tmp/t")" ] && true || fail "after check: left in TMPDIR: $(ls -A "$tmp/t")"
+
+  rm -rf "$tmp/t" && mkdir "$tmp/t"
+  TMPDIR=$tmp/t "$smemlab" run "$tmp/spin.cu" --kernel spin --budget 18446744073709551615 \
+    >/dev/null 2>"$tmp/err" &
+  interrupt $! INT "$tmp/t/smemlab-*/kernel.ptx"
+  code=$?
+  [ "$code" = 130 ] || fail ".cu run, SIGINT: exit code $code, expected 130 ($(cat "$tmp/err"))"
+  [ -z "$(ls -A "$tmp/t")" ] || fail ".cu run, SIGINT: left in TMPDIR: $(ls -A "$tmp/t")"
+else
+  echo "no nvcc: the .cu temporary-file cases are skipped"
+fi
+[ $status = 0 ] && echo "signals: all cases passed"
+exit $status

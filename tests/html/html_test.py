@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""The HTML source view in a real browser: headless Chromium loads pages made
+by `analyze --html`, `check --html` and `report --html` from disk, and the
+DOM it renders is checked against the `--json` numbers of the same run.
+Chromium's network log proves the page makes no request. A screenshot is left
+in the build folder (CI artifact)."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+smemlab, source_dir, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
+chromium = os.environ.get("CHROMIUM", "chromium")
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def run(args, ok=(0,)):
+    p = subprocess.run([smemlab] + args, cwd=source_dir, capture_output=True, text=True)
+    if p.returncode not in ok:
+        sys.exit(f"smemlab {' '.join(args)} exited {p.returncode}:\n{p.stderr}")
+    return p.stdout
+
+
+def browser(url, *extra):
+    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update",
+           "--disable-default-apps", "--disable-sync", "--metrics-recording-only",
+           "--window-size=1500,1000", *extra, url]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        sys.exit(f"chromium failed ({p.returncode}):\n{p.stderr[-2000:]}")
+    return p.stdout
+
+
+def rows(dom):
+    return re.findall(r'<tr class="src[^"]*"[^>]*>', dom)
+
+
+def attr(tag, name):
+    m = re.search(name + r'="([^"]*)"', tag)
+    return m.group(1) if m else None
+
+
+os.makedirs(out_dir, exist_ok=True)
+tmp = tempfile.mkdtemp(prefix="smemlab-html-")
+
+# 1. analyze: the worst line of transposeCoalesced (the column read of the tile).
+page = os.path.join(tmp, "transpose.html")
+args = ["analyze", "kernels/transpose.cu", "--kernel", "transposeCoalesced",
+        "--arch", "sm_90,sm_20,sm_35:8"]
+data = json.loads(run(args + ["--json"]))
+run(args + ["--html", page])
+html = open(page, encoding="utf-8").read()
+check(len(html) < 2 * 1024 * 1024, f"analyze page is {len(html)} bytes (< 2 MB)")
+for pattern in [r'(src|href)\s*=\s*["\']?\s*(https?:)?//', r"url\(", r"@import",
+                r"\bfetch\(", r"XMLHttpRequest", r"WebSocket", r"EventSource"]:
+    check(not re.search(pattern, html), f"page has no external reference /{pattern}/")
+
+netlog = os.path.join(tmp, "net.json")
+dom = browser("file://" + page, "--dump-dom", f"--log-net-log={netlog}")
+# Requests the page made (the browser's own update/time checks carry the
+# initiator "not an origin" and are not the page's).
+events = json.load(open(netlog))["events"] if os.path.exists(netlog) else []
+requests = [e["params"] for e in events
+            if isinstance(e.get("params"), dict) and "url" in e["params"] and "initiator" in e["params"]]
+page_requests = [r["url"] for r in requests if r["initiator"] != "not an origin"
+                 and not r["url"].startswith(("file:", "data:"))]
+check(len(events) > 0, f"Chromium wrote its network log ({len(requests)} requests, the browser's own included)")
+check(not page_requests, f"the page made no network request (saw {page_requests[:5]})")
+check("Content-Security-Policy" in html and "default-src 'none'" in html,
+      "the page forbids itself any load (CSP default-src 'none')")
+check('data-ready="1"' in dom, "the page's script ran to the end")
+src_lines = len(open(os.path.join(source_dir, "kernels/transpose.cu")).read().splitlines())
+main_rows = [r for r in rows(dom) if "other-file" not in r]
+check(len(main_rows) == src_lines, f"{len(main_rows)} source rows == {src_lines} lines of the file")
+check(all('tabindex="0"' in r for r in rows(dom)), "every line is keyboard-focusable")
+
+excess = {l["line"]: l["load"]["excess"] + l["store"]["excess"] + l["atomic"]["excess"]
+          for l in data["lines"]}
+worst_line = max(excess, key=lambda k: (excess[k], -k))
+selected = [r for r in rows(dom) if "selected" in r]
+check(len(selected) == 1 and attr(selected[0], "data-line") == str(worst_line),
+      f"opens on the costliest line {worst_line} (excess {excess[worst_line]})")
+check(selected and attr(selected[0], "data-value") == str(excess[worst_line]),
+      "its gutter value equals analyze --json's excess wavefronts")
+worst = next(l for l in data["lines"] if l["line"] == worst_line)["worst"]
+cells = re.findall(r'<g class="cell[^"]*"', dom.split('id="details-0"')[1])
+conflicts = [c for c in cells if "conflict" in c]
+check(len(cells) == 32 and len(conflicts) == worst["wavefronts"],
+      f"bank map of the worst request: {len(cells)} cells, {len(conflicts)} conflicted "
+      f"(JSON: {worst['wavefronts']} wavefronts)")
+m = re.search(r'data-render-ms="([0-9.]+)"', dom)
+print(f"info render time {m.group(1) if m else '?'} ms")
+
+# 2. A line named in the address opens instead, e.g. the call site of the inlined tile code.
+call_site = sorted(k for k in excess if excess[k] == excess[worst_line] and k != worst_line)
+if call_site:
+    dom2 = browser(f"file://{page}#s0-L{call_site[0]}", "--dump-dom")
+    sel2 = [r for r in rows(dom2) if "selected" in r]
+    check(len(sel2) == 1 and attr(sel2[0], "data-line") == str(call_site[0]),
+          f"#s0-L{call_site[0]} opens that line (inlined code counted at its call site too)")
+
+browser("file://" + page, f"--screenshot={os.path.join(out_dir, 'analyze-transpose.png')}",
+        "--hide-scrollbars")
+check(os.path.getsize(os.path.join(out_dir, "analyze-transpose.png")) > 10000, "screenshot written")
+
+# 3. check: a race's two accesses are both flagged and linked to each other.
+cpage = os.path.join(tmp, "race.html")
+cj = json.loads(run(["check", "tests/defects/race_missing_sync.cu", "--json"], ok=(1,)))
+run(["check", "tests/defects/race_missing_sync.cu", "--html", cpage], ok=(1,))
+f = cj["findings"][0]
+lines_involved = sorted({a["line"] for a in f["accesses"]})
+cdom = browser(f"file://{cpage}#s0-L{lines_involved[0]}", "--dump-dom")
+flagged = set(re.findall(r'<tr class="src[^"]*"[^>]*data-line="(\d+)"[^>]*>(?:(?!</tr>).)*'
+                         r'<td class="flag">!</td>', cdom, re.S))
+check(all(str(l) in flagged for l in lines_involved),
+      f"finding flagged at every involved line {lines_involved} (flagged: {sorted(flagged)})")
+details = cdom.split('id="details-0"')[1]
+check(all(f'href="#s0-L{l}"' in details for l in lines_involved),
+      "the finding links to each involved line")
+
+# 4. report: the chart of wavefronts per request, one bar per generation.
+rpage = os.path.join(tmp, "report.html")
+rj = json.loads(run(["report", "--filter", "setRowReadCol", "--json"]))
+run(["report", "--filter", "setRowReadCol", "--html", rpage])
+rdom = browser("file://" + rpage, "--dump-dom")
+bars = re.findall(r'<g class="bar" data-kernel="([^"]*)" data-arch="([^"]*)" data-value="([^"]*)"', rdom)
+want = []
+for k in rj["kernels"]:
+    for op in ("load", "store"):
+        for arch, v in k["wavefronts_per_request"][op].items():
+            if v is not None:
+                want.append((k["kernel"], arch, f"{v:.2f}"))
+check(sorted(bars) == sorted(want), f"report chart has the {len(want)} bars of report --json")
+check(os.path.getsize(rpage) < 2 * 1024 * 1024, "report page < 2 MB")
+
+print(f"{len(failures)} failed" if failures else "all passed")
+sys.exit(1 if failures else 0)
