@@ -83,8 +83,9 @@ uint64_t DeviceHeap::allocate(uint64_t bytes) {
   a->base = next_;
   a->size = bytes;
   a->name = fmt::format("malloc({})", bytes);
-  a->data = std::make_unique<uint8_t[]>(rounded);
-  std::memset(a->data.get(), 0, rounded);
+  a->owned = std::make_unique<uint8_t[]>(rounded);
+  a->data = a->owned.get();
+  std::memset(a->data, 0, rounded);
   next_ += rounded + 4096;
   used_ += rounded;
   uint64_t base = a->base;

@@ -26,7 +26,8 @@ struct DeviceAllocation {
   uint64_t base = 0;
   uint64_t size = 0;
   std::string name;
-  std::unique_ptr<uint8_t[]> data;
+  uint8_t* data = nullptr;  // the bytes: `owned`, or the caller's (GlobalMemory::adopt)
+  std::unique_ptr<uint8_t[]> owned;
 };
 
 // The device heap behind malloc/free/new/delete in kernels, sized like
@@ -75,14 +76,6 @@ constexpr bool is_global_address(uint64_t addr) {
 class GlobalMemory {
  public:
   using Allocation = DeviceAllocation;
-
-  struct Allocation {
-    uint64_t base = 0;
-    uint64_t size = 0;
-    std::string name;
-    uint8_t* data = nullptr;  // the bytes: `owned`, or the caller's (adopt)
-    std::unique_ptr<uint8_t[]> owned;
-  };
 
   // Zero-filled, 256-byte aligned, with an unmapped gap after each allocation.
   uint64_t allocate(uint64_t bytes, std::string name = "");
