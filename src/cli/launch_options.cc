@@ -557,7 +557,9 @@ ArgSpec parse_arg(const std::string& s) {
   }
   if (!a.buffer) {
     a.value = rhs;
-    scalar_bytes(a);  // the value must fit its type
+    // The value must fit its type ("@I+OFF" pointers are resolved, and
+    // checked, once the buffers exist: prepare_args).
+    if (!(a.pointer && !rhs.empty() && rhs[0] == '@')) scalar_bytes(a);
     return a;
   }
   // count * size must not wrap, and the emulator allocates it all.

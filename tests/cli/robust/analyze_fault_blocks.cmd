@@ -1,1 +1,1 @@
-analyze data/fault_blocks.ptx
+analyze --threads 1 data/fault_blocks.ptx
