@@ -66,7 +66,7 @@ PTX
 grep -q "blocks/s" "$tmp/err" && fail "progress line written to a stderr that is not a terminal"
 if command -v script >/dev/null; then
   for quiet in "" --quiet; do
-    script -qec "timeout -s INT 8 '$smemlab' run '$tmp/empty.ptx' --grid 2147483647 --block 32 $quiet" \
+    script -qec "timeout -s INT 15 '$smemlab' run '$tmp/empty.ptx' --grid 2147483647 --block 32 $quiet" \
       "$tmp/typescript" >/dev/null 2>&1
     if [ -z "$quiet" ]; then
       grep -q "empty: [0-9]*/2147483647 blocks, [0-9]* blocks/s" "$tmp/typescript" ||
