@@ -42,17 +42,34 @@ void keep_worst(std::optional<WorstRequest>& into, const std::optional<WorstRequ
   if (!into || excess(from->result) > excess(into->result)) into = from;
 }
 
+// One model's cost of a request (ldmatrix/stmatrix when `matrix` is set);
+// the full result too when `full` is given. A refusal is `unmodelled`.
+BankCost cost_of(const bank::Model& model, const bank::Request& request,
+                 const bank::MatrixRequest* matrix, bank::Result* full) {
+  if (!matrix) return BankCostCache::evaluate(model, request, full);
+  BankCost c;
+  try {
+    bank::Result res = model.evaluate_matrix(*matrix);
+    c = {res.wavefronts, res.ideal, res.bank_conflicts, res.worst_wavefronts, res.ways, false};
+    if (full) *full = std::move(res);
+  } catch (const bank::Error&) {
+    c.unmodelled = true;
+  }
+  return c;
+}
+
 // Adds one request to `stats`, given each model's cost of it (nullptr:
 // evaluate here). The full result is computed only for a new worst request.
 void add_request(const std::vector<std::unique_ptr<bank::Model>>& models, InstrStats& stats,
                  const bank::Request& request, const BankCost* costs, emu::Dim3 block,
-                 uint32_t warp) {
+                 uint32_t warp, const bank::MatrixRequest* matrix = nullptr) {
   for (size_t m = 0; m < models.size(); ++m) {
     BankCounts& c = stats.models[m].op[static_cast<int>(stats.op)];
     ++c.requests;
     // Misalignment is reported by `check`; unmodelled operations (atomics
-    // before sm_70) are counted as such instead of guessed.
-    BankCost k = costs ? costs[m] : BankCostCache::evaluate(*models[m], request, nullptr);
+    // before sm_70, ldmatrix before sm_75) are counted as such instead of
+    // guessed.
+    BankCost k = costs ? costs[m] : cost_of(*models[m], request, matrix, nullptr);
     if (k.unmodelled) {
       ++c.unmodelled;
       continue;
@@ -65,7 +82,7 @@ void add_request(const std::vector<std::unique_ptr<bank::Model>>& models, InstrS
     auto& worst = stats.models[m].worst;
     if (!worst || k.wavefronts - k.ideal > excess(worst->result)) {
       bank::Result res;
-      BankCostCache::evaluate(*models[m], request, &res);
+      cost_of(*models[m], request, matrix, &res);
       worst = WorstRequest{request, std::move(res), block, warp};
     }
   }
@@ -143,32 +160,7 @@ BankAnalysis::BankAnalysis(std::vector<std::unique_ptr<bank::Model>> models)
 void BankAnalysis::record(const std::vector<std::unique_ptr<bank::Model>>& models,
                           InstrStats& stats, const bank::Request& request, emu::Dim3 block,
                           uint32_t warp, const bank::MatrixRequest* matrix) {
-  if (!matrix) {
-    add_request(models, stats, request, nullptr, block, warp);
-    return;
-  }
-  for (size_t m = 0; m < models.size(); ++m) {
-    BankCounts& c = stats.models[m].op[static_cast<int>(stats.op)];
-    ++c.requests;
-    bank::Result res;
-    try {
-      res = matrix ? models[m]->evaluate_matrix(*matrix) : models[m]->evaluate(request);
-    } catch (const bank::Error&) {
-      // Misalignment is reported by `check`; unmodelled operations (atomics
-      // before sm_70, ldmatrix before sm_75) are counted as such instead of
-      // guessed.
-      ++c.unmodelled;
-      continue;
-    }
-    c.wavefronts += res.wavefronts;
-    c.ideal += res.ideal;
-    c.bank_conflicts += res.bank_conflicts;
-    c.worst_wavefronts += res.worst_wavefronts;
-    c.max_ways = std::max(c.max_ways, res.ways);
-    auto& worst = stats.models[m].worst;
-    if (!worst || excess(res) > excess(worst->result))
-      worst = WorstRequest{request, std::move(res), block, warp};
-  }
+  add_request(models, stats, request, nullptr, block, warp, matrix);
 }
 
 std::unique_ptr<emu::BlockObserver> BankAnalysis::make_block_observer(emu::Dim3) {
