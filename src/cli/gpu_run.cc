@@ -9,7 +9,7 @@
 
 namespace smemlab::cli {
 
-std::vector<std::vector<uint8_t>> run_on_gpu(const Prepared& p) {
+gpu::Outcome run_on_gpu(const Prepared& p, int timed_launches) {
   gpu::Launch l;
   std::ifstream in(p.input.ptx_path);
   std::stringstream text;
@@ -36,7 +36,8 @@ std::vector<std::vector<uint8_t>> run_on_gpu(const Prepared& p) {
     }
     l.args.push_back(std::move(a));
   }
-  return gpu::run(l).buffers;
+  l.timed_launches = timed_launches;
+  return gpu::run(l);
 }
 
 }  // namespace smemlab::cli

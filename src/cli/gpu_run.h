@@ -8,12 +8,14 @@
 #include <vector>
 
 #include "cli/launch_options.h"
+#include "gpu/device_launch.h"
 
 namespace smemlab::cli {
 
-// Final bytes of every argument (empty for scalars), read back from the GPU.
-// Must be called before the emulated launch changes the buffers. Throws
+// The launch on the GPU: final bytes of every argument (empty for scalars)
+// and, with timed_launches > 0, that many further launches timed. Must be
+// called before the emulated launch changes the buffers. Throws
 // gpu::NoDevice (exit 3) or gpu::Error.
-std::vector<std::vector<uint8_t>> run_on_gpu(const Prepared& p);
+gpu::Outcome run_on_gpu(const Prepared& p, int timed_launches = 0);
 
 }  // namespace smemlab::cli

@@ -1,6 +1,5 @@
 #include "cli/launch_options.h"
 
-#include <cxxabi.h>
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -432,15 +431,6 @@ void apply_recipe(LaunchOptions& o, const PreparedInput& in) {
       throw UsageError(fmt::format("{}: recipe: {}", where(opt), e.what()));
     }
   }
-}
-
-std::string demangle(const std::string& mangled) {
-  int status = 0;
-  char* d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  if (status != 0 || !d) return mangled;
-  std::string s(d);
-  std::free(d);
-  return s;
 }
 
 static std::string strip_params(std::string d) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "emu/launch.h"
+#include "ptx/demangle.h"
 
 namespace smemlab::cli {
 
@@ -86,7 +87,7 @@ void apply_recipe(LaunchOptions& o, const PreparedInput& in);
 
 // Mangled, demangled, or demangled-without-parameters name -> mangled name.
 std::string resolve_kernel(const std::vector<std::string>& mangled, const std::string& want);
-std::string demangle(const std::string& mangled);
+using ptx::demangle;
 
 emu::Dim3 parse_dim(const std::string& s, const char* what);
 // Checks everything about the spec that does not need the kernel: type,

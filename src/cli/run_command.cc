@@ -2,6 +2,7 @@
 // buffers made from --arg specs; --dump/--print show buffers afterwards.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -22,13 +23,23 @@ struct RunOptions {
   std::vector<std::string> dumps;
   std::vector<size_t> prints;
   bool gpu = false, compare = false, stats = false;
+  int time = 0;
 };
 
-// The same launch on the real GPU (before the emulator touches the buffers).
-std::vector<std::vector<uint8_t>> gpu_buffers(const Prepared& p) {
+// The same launch on the real GPU (before the emulator touches the buffers);
+// with `timed` > 0, that many more launches are timed and summarized.
+std::vector<std::vector<uint8_t>> gpu_buffers(const Prepared& p, int timed) {
 #ifdef SMEMLAB_HAVE_GPU
   try {
-    return run_on_gpu(p);
+    gpu::Outcome out = run_on_gpu(p, timed);
+    if (!out.times_ms.empty()) {
+      std::vector<float> t = out.times_ms;
+      std::sort(t.begin(), t.end());
+      fmt::print("{}: {} timed launches on {}: median {:.2f} us, min {:.2f} us, max {:.2f} us\n",
+                 demangle(p.kernel), t.size(), out.device, 1000 * t[t.size() / 2], 1000 * t.front(),
+                 1000 * t.back());
+    }
+    return std::move(out.buffers);
   } catch (const gpu::NoDevice& e) {
     fmt::print(stderr, "smemlab run: {}\n", e.what());
     throw ExitCode{kNoDevice};
@@ -38,6 +49,7 @@ std::vector<std::vector<uint8_t>> gpu_buffers(const Prepared& p) {
   }
 #else
   (void)p;
+  (void)timed;
   throw UsageError("--gpu/--compare: this smemlab was built without CUDA");
 #endif
 }
@@ -146,7 +158,9 @@ void run(RunOptions& o) {
   for (size_t i : o.prints) buffer_index(p, i, "--print");
 
   std::vector<std::vector<uint8_t>> gpu;
-  if (o.gpu || o.compare) gpu = gpu_buffers(p);
+  if (o.time > 0 && !o.gpu && !o.compare)
+    throw UsageError("--time needs --gpu or --compare: only the GPU's launches are timed");
+  if (o.gpu || o.compare) gpu = gpu_buffers(p, o.time);
   auto buffer = [&](size_t i) { return o.gpu ? gpu[i] : read_buffer(p, i); };
   if (o.gpu) fmt::print("{}: ran on the GPU\n", demangle(p.kernel));
 
@@ -208,6 +222,10 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag(
       "--compare", opts->compare,
       "run on the GPU and in the emulator and compare every buffer (exit 1 if any differs)");
+  cmd->add_option("--time", opts->time,
+                  "with --gpu/--compare: after the checked launch, time N more launches of the "
+                  "same arguments with CUDA events and print median/min/max")
+      ->check(CLI::Range(1, 100000));
   cmd->footer(
       "Without launch flags, a `// smemlab: --kernel ... --grid ... --arg ...` line in the file is "
       "used.\n"

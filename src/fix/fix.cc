@@ -1,6 +1,5 @@
 #include "fix/fix.h"
 
-#include <cxxabi.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -12,23 +11,15 @@
 #include <set>
 
 #include "check/source_lines.h"
+#include "ptx/demangle.h"
 
 namespace smemlab::fix {
 namespace {
 
-std::string demangled(const std::string& mangled) {
-  int status = 0;
-  char* d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  if (status != 0 || !d) return mangled;
-  std::string s(d);
-  std::free(d);
-  return s;
-}
-
 // "void row_read_col<int, 0>(int*)::tile" -> {"row_read_col", "tile"};
 // "tile" -> {"", "tile"}.
 std::pair<std::string, std::string> split_local(const std::string& ptx_name) {
-  std::string d = demangled(ptx_name);
+  std::string d = ptx::demangle(ptx_name);
   auto sep = d.rfind("::");
   if (sep == std::string::npos) return {"", d};
   std::string var = d.substr(sep + 2), fn = d.substr(0, sep);

@@ -93,6 +93,24 @@ Outcome run(const Launch& launch) {
                      cudaMemcpyDeviceToHost),
           "copy out");
   }
+  if (launch.timed_launches > 0) {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    check(cudaEventCreate(&start), "cudaEventCreate");
+    check(cudaEventCreate(&stop), "cudaEventCreate");
+    for (int i = 0; i < launch.timed_launches; ++i) {
+      check(cudaEventRecord(start), "cudaEventRecord");
+      check(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, params.data(),
+                             launch.dynamic_shared, nullptr),
+            "timed launch");
+      check(cudaEventRecord(stop), "cudaEventRecord");
+      check(cudaEventSynchronize(stop), "timed kernel execution");
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+      out.times_ms.push_back(ms);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
   return out;
 }
 

@@ -27,6 +27,10 @@ struct Launch {
   std::array<unsigned, 3> block{1, 1, 1};
   unsigned dynamic_shared = 0;
   std::vector<Arg> args;              // in parameter order
+  // After the checked launch, time this many more launches of the same
+  // arguments (CUDA events around each; the buffers then hold the last
+  // launch's results, which the caller never sees).
+  int timed_launches = 0;
 };
 
 struct Outcome {
@@ -34,6 +38,7 @@ struct Outcome {
   std::string device;                         // e.g. "NVIDIA H100 80GB HBM3 (sm_90)"
   int registers = 0;
   size_t static_shared = 0;
+  std::vector<float> times_ms;  // one per timed launch, in launch order
 };
 
 class NoDevice : public std::runtime_error {

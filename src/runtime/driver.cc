@@ -17,7 +17,6 @@
 
 namespace smemlab::runtime {
 
-std::string demangle(const std::string& mangled) { return session::demangle(mangled); }
 
 Driver& Driver::get() {
   static Driver* d = new Driver();  // never destroyed: atexit handlers still call in

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "emu/launch.h"
+#include "ptx/demangle.h"
 #include "runtime/device_spec.h"
 #include "runtime/fatbin.h"
 #include "runtime/options.h"
@@ -122,7 +123,6 @@ class Driver {
   int out_fd_ = 2;
 };
 
-// "_Z3addPii" -> "add(int*, int)".
-std::string demangle(const std::string& mangled);
+using ptx::demangle;
 
 }  // namespace smemlab::runtime

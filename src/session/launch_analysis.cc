@@ -2,7 +2,6 @@
 
 #include "sass/regroup.h"
 
-#include <cxxabi.h>
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -139,15 +138,6 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
     out->banks->scale(report::scale(r));
     out->access.scale(report::scale(r));
   }
-}
-
-std::string demangle(const std::string& mangled) {
-  int status = 0;
-  char* d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  if (status != 0 || !d) return mangled;
-  std::string s = d;
-  std::free(d);
-  return s;
 }
 
 }  // namespace smemlab::session

@@ -16,6 +16,7 @@
 #include "check/bank_stats.h"
 #include "check/defects.h"
 #include "emu/launch.h"
+#include "ptx/demangle.h"
 #include "report/report.h"
 #include "sass/level.h"
 
@@ -64,7 +65,6 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
 // The error the emulator stopped on, as a finding of `check`.
 check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 block_dim);
 
-// "_Z3addPii" -> "add(int*, int)"; names that are not mangled unchanged.
-std::string demangle(const std::string& mangled);
+using ptx::demangle;
 
 }  // namespace smemlab::session
