@@ -1,9 +1,10 @@
 // Program-mode benchmark (docs/emulator.md, "Many launches"): 100 launches
 // of a shared-tile transpose of a 256x256 matrix, back and forth, then a
 // check against the input (an even number of transposes is the identity).
-// Under `smemlab run -- ./hundred_launches` every launch is unselected and
-// must cost what one `smemlab run` of the same launch costs, no more.
+// Under `smemlab run -- ./hundred_launches [N]` every launch is unselected
+// and must cost what one `smemlab run` of the same launch costs, no more.
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 constexpr int kTile = 32, kRows = 8;
@@ -19,8 +20,9 @@ __global__ void transpose(float* out, const float* in, int n) {
   for (int j = 0; j < kTile; j += kRows) out[(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
-int main() {
-  const int n = 256, launches = 100;
+int main(int argc, char** argv) {
+  // An even count (default 100); a small one measures the fixed costs.
+  const int n = 256, launches = argc > 1 ? std::atoi(argv[1]) / 2 * 2 : 100;
   std::vector<float> h(n * n), back(n * n);
   for (int i = 0; i < n * n; ++i) h[i] = static_cast<float>(i % 977);
   float *a, *b;

@@ -62,7 +62,8 @@ class BankCostCache {
     bool valid = false;
     uint32_t addr[32] = {};  // active lanes only; 0 elsewhere
     bool operator==(const Key& o) const {
-      if (!valid || !o.valid || hash != o.hash || mask != o.mask || op != o.op || width != o.width)
+      if (!valid || !o.valid || hash != o.hash || mask != o.mask || op != o.op ||
+          width != o.width)
         return false;
       for (int l = 0; l < 32; ++l)
         if (addr[l] != o.addr[l]) return false;
@@ -74,22 +75,14 @@ class BankCostCache {
     k.op = static_cast<uint8_t>(r.op);
     k.width = static_cast<uint8_t>(r.width);
     k.valid = true;
-    // Lanes are mixed independently and summed (no chain of dependent
-    // multiplies through 32 lanes): the key compare decides equality, the
-    // hash only spreads keys over the entries.
-    uint64_t high = 0, sum = 0;
+    uint64_t h = (uint64_t{r.mask} << 8 | k.op << 5 | k.width) * 0x9e3779b97f4a7c15ull;
     for (int l = 0; l < 32; ++l) {
       uint64_t a = r.mask >> l & 1u ? r.addr[l] : 0;
-      high |= a;
+      if (a > UINT32_MAX) return false;  // not a shared offset: don't memoize
       k.addr[l] = static_cast<uint32_t>(a);
-      sum +=
-          (a + static_cast<uint64_t>(l)) * (0x9e3779b97f4a7c15ull + 2 * static_cast<uint64_t>(l));
+      h = (h ^ a) * 0x100000001b3ull + static_cast<uint64_t>(l);
     }
-    if (high > UINT32_MAX) return false;  // not a shared offset: don't memoize
-    uint64_t h = sum ^ (uint64_t{r.mask} << 8 | k.op << 5 | k.width) * 0xff51afd7ed558ccdull;
-    h ^= h >> 29;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    k.hash = h ^ (h >> 32);
+    k.hash = h ^ (h >> 31);
     return true;
   }
   size_t models_;
