@@ -15,8 +15,8 @@ class BlockRunner {
 
  private:
   [[noreturn]] void deadlock();
-  BlockCtx ctx_;
   void prepare_template(const Program& p);
+  BlockCtx ctx_;
   const Program* template_prog_ = nullptr;
   std::vector<uint64_t> reg_template_;
   // Register ranges [first, first + count) a full warp copies from the

@@ -272,9 +272,8 @@ void DecodeContext::place_local(const ptx::VarDecl& v, Frame& fr) {
       // CUDA's 512 KiB of local memory per thread; the emulator allocates
       // the frame for every thread of a block.
       if (uint64_t{prog->frame_bytes} + size > 512 * 1024)
-        fail(v.pos,
-             fmt::format("local memory per thread exceeds CUDA's limit of {} bytes with '{}'",
-                         512 * 1024, v.name));
+        fail(v.pos, fmt::format("local memory per thread exceeds CUDA's limit of {} bytes with '{}'",
+                                512 * 1024, v.name));
       fr.syms[v.name] = {MSpace::Local, prog->frame_bytes};
       prog->frame_bytes += std::max<uint32_t>(size, 1);
       break;
