@@ -1,9 +1,9 @@
 // Decode-time register coalescing: PTX from nvcc is close to SSA (a tiled
 // matmul declares 57 float registers, each live for one or two ops), and
 // every register costs a 64-bit x 32-lane slot per warp. Registers whose live
-// ranges never overlap share a slot, so a block's working set fits the host's
-// L1 cache instead of streaming through it (the matmul's eight warps went
-// from 250 KiB of registers to a few KiB).
+// ranges never overlap share a slot, so a block's working set stays in the
+// host's caches (the suite's 16x16 matmul: 116 registers in 31 slots, 62 KiB
+// per block of eight warps instead of 232 KiB).
 //
 // Sharing is decided per thread: each lane follows its own path through the
 // control-flow graph and only reads its own lane of a slot, so classic
