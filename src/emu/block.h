@@ -15,9 +15,13 @@ class BlockRunner {
 
  private:
   [[noreturn]] void deadlock();
+  void prepare_template(const Program& p);
   BlockCtx ctx_;
   const Program* template_prog_ = nullptr;
   std::vector<uint64_t> reg_template_;
+  // Register ranges [first, first + count) a full warp copies from the
+  // template; the others are written before any read (see block.cc).
+  std::vector<std::pair<uint32_t, uint32_t>> init_runs_;
 };
 
 }  // namespace smemlab::emu

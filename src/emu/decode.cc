@@ -311,6 +311,7 @@ std::unique_ptr<Program> decode_kernel(const ptx::Module& m, const ptx::Function
   p.static_shared = dyn;
   cx.frames.push_back(std::move(top));
   cx.emit_function(kernel, nullptr, UINT32_MAX);
+  coalesce_registers(p);
   return std::move(cx.prog);
 }
 

@@ -92,6 +92,10 @@ struct Insn {
 bool decode_builtin(DecodeContext& c, const ptx::Instruction& in, const ptx::Function& callee,
                     const std::vector<uint32_t>& params, const std::vector<uint32_t>& retvals);
 
+// Lets registers whose live ranges never overlap share a slot
+// (decode_regalloc.cc); run on the finished program.
+void coalesce_registers(Program& p);
+
 // Modifier lookups shared by decoders.
 inline bool is_float(T t) { return t == F32 || t == F64 || t == F16 || t == BF16; }
 MSpace space_of(const ptx::Instruction& in);  // Generic when no space modifier

@@ -425,22 +425,54 @@ inline int fe_mode(uint8_t r) {
   }
 }
 
+// The lanes of one comparison, its kind a constant: no switch per lane, so
+// a full warp's loop is straight-line code.
+template <Cmp C, typename V>
+inline uint32_t setp_lanes(const uint64_t* A, const uint64_t* B, uint32_t exec) {
+  uint32_t res = 0;
+  SMEMLAB_FOR_LANES(exec, res |= static_cast<uint32_t>(compare(C, get<V>(A[l]), get<V>(B[l])))
+                                 << l);
+  return res;
+}
+
 template <T TY>
 inline void setp_typed(Warp& w, const Op& op, uint32_t exec) {
   using V = typename Tr<TY>::V;
   const uint64_t *A = reg(w, op.r[2]), *Bv = reg(w, op.r[3]);
   uint32_t res = 0;
   Cmp c = static_cast<Cmp>(op.aux);
-  SMEMLAB_FOR_LANES(exec, {
-    V a = get<V>(A[l]), b = get<V>(Bv[l]);
-    if constexpr (std::is_same_v<V, float>) {
-      if (op.aux2 & kFtz) {
-        if (std::fpclassify(a) == FP_SUBNORMAL) a = std::copysign(0.0f, a);
-        if (std::fpclassify(b) == FP_SUBNORMAL) b = std::copysign(0.0f, b);
-      }
+  if constexpr (std::is_same_v<V, float>) {
+    if (op.aux2 & kFtz) {
+      SMEMLAB_FOR_LANES(exec, {
+        V a = get<V>(A[l]), b = get<V>(Bv[l]);
+        if (std::fpclassify(a) == FP_SUBNORMAL) a = std::copysign(V(0), a);
+        if (std::fpclassify(b) == FP_SUBNORMAL) b = std::copysign(V(0), b);
+        res |= static_cast<uint32_t>(compare(c, a, b)) << l;
+      });
+      setp_write(w, op, exec, res);
+      return;
     }
-    res |= static_cast<uint32_t>(compare(c, a, b)) << l;
-  });
+  }
+  switch (c) {
+#define SMEMLAB_SETP_CASE(k)             \
+  case k:                                \
+    res = setp_lanes<k, V>(A, Bv, exec); \
+    break;
+    SMEMLAB_SETP_CASE(C_EQ)
+    SMEMLAB_SETP_CASE(C_NE)
+    SMEMLAB_SETP_CASE(C_LT)
+    SMEMLAB_SETP_CASE(C_LE)
+    SMEMLAB_SETP_CASE(C_GT)
+    SMEMLAB_SETP_CASE(C_GE)
+    SMEMLAB_SETP_CASE(C_LO)
+    SMEMLAB_SETP_CASE(C_LS)
+    SMEMLAB_SETP_CASE(C_HI)
+    SMEMLAB_SETP_CASE(C_HS)
+#undef SMEMLAB_SETP_CASE
+    default:  // the unordered and NaN tests (floats only)
+      SMEMLAB_FOR_LANES(exec, res |= static_cast<uint32_t>(compare(c, get<V>(A[l]), get<V>(Bv[l])))
+                                     << l);
+  }
   setp_write(w, op, exec, res);
 }
 

@@ -263,26 +263,42 @@ bool fast_access(Warp& w, const Op& op, uint32_t exec, uint8_t* host, uint64_t l
   const uint64_t limit = hi - lo - total;
   const uint64_t amask = total > 16 ? 15 : total - 1;  // lo is aligned to 256
   uint64_t bad = 0;
-  if (kLoad && exec == ~0u && op.vec == 1 && op.width == 4 && (op.t == U32 || op.t == F32) &&
-      op.r[0] != op.r[4]) {
-    // The common case in one pass: clamped (always safe) loads straight into
-    // the destination; on a bad lane nothing else has changed and the
-    // caller's slow path redoes the access and reports it.
-    uint64_t* D = regw(w, op.r[0]);
-    for (uint32_t l = 0; l < 32; ++l) {
-      uint64_t a = A[l] + base;
-      bool out = a > limit;
-      bad |= static_cast<uint64_t>(out) | (a & amask);
-      uint32_t v;
-      std::memcpy(&v, host + (out ? 0 : a), 4);
-      D[l] = v;
-    }
-    return bad == 0;
-  }
   if (exec == ~0u) {
+    // A full warp: the offsets and their check in one branch-free pass the
+    // compiler can vectorize, then the data without any test per lane.
+    // (limit - x) | x has its top bit set exactly when x > limit, for any
+    // limit below 2^63: plain 64-bit arithmetic, no unsigned compare.
+    uint64_t a[32], over = 0, bits = 0;
     for (uint32_t l = 0; l < 32; ++l) {
-      uint64_t a = A[l] + base;
-      bad |= static_cast<uint64_t>(a > limit) | (a & amask);
+      a[l] = A[l] + base;
+      over |= (limit - a[l]) | a[l];
+      bits |= a[l];
+    }
+    if ((over >> 63) | (bits & amask)) return false;
+    if (op.vec == 1 && op.width == 4 && (!kLoad || op.t == U32 || op.t == F32 || op.t == S32)) {
+      uint64_t* R = regw(w, op.r[0]);
+      if (kLoad && op.t == S32) {
+#pragma GCC unroll 8
+        for (uint32_t l = 0; l < 32; ++l) {
+          int32_t v;
+          std::memcpy(&v, host + a[l], 4);
+          R[l] = static_cast<uint64_t>(static_cast<int64_t>(v));
+        }
+      } else if (kLoad) {
+#pragma GCC unroll 8
+        for (uint32_t l = 0; l < 32; ++l) {
+          uint32_t v;
+          std::memcpy(&v, host + a[l], 4);
+          R[l] = v;
+        }
+      } else {
+#pragma GCC unroll 8
+        for (uint32_t l = 0; l < 32; ++l) {
+          uint32_t v = static_cast<uint32_t>(R[l]);
+          std::memcpy(host + a[l], &v, 4);
+        }
+      }
+      return true;
     }
   } else {
     SMEMLAB_FOR_LANES(exec, {
@@ -432,12 +448,12 @@ void cpasync_issue(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
     uint32_t src_size = op.r[2] == UINT32_MAX ? n : static_cast<uint32_t>(reg(w, op.r[2])[l]);
     if (src_size > n) src_size = n;
     Space sp;
-    c.dst_host[l] = translate(b, w, op, pc, l, MSpace::Shared,
-                              D[l] + static_cast<uint64_t>(op.imm), n, &sp, &c.dst[l]);
+    c.dst_host[l] = translate(b, w, op, pc, l, MSpace::Shared, D[l] + static_cast<uint64_t>(op.imm),
+                              n, &sp, &c.dst[l]);
     c.src[l] = S[l] + SO[l];
-    c.src_host[l] = src_size ? translate(b, w, op, pc, l, MSpace::Global, c.src[l], src_size,
-                                         &sp, &c.src[l])
-                             : nullptr;
+    c.src_host[l] =
+        src_size ? translate(b, w, op, pc, l, MSpace::Global, c.src[l], src_size, &sp, &c.src[l])
+                 : nullptr;
     c.src_size[l] = src_size;
     c.group[l] = st.committed[l];
   });
@@ -614,8 +630,7 @@ void decode_cp(Insn& d) {
     d.push();
     return;
   }
-  if (ops.size() < 3 || ops[0].kind != K::Addr || ops[1].kind != K::Addr ||
-      ops[2].kind != K::Imm)
+  if (ops.size() < 3 || ops[0].kind != K::Addr || ops[1].kind != K::Addr || ops[2].kind != K::Imm)
     d.unsupported();
   op.code = code(CPASYNC, U8);
   op.aux = CPA_COPY;

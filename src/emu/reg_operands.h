@@ -1,0 +1,101 @@
+// The register operands of the common ops: which fields of Op::r an op
+// reads and which it writes (program.h documents the fields). Shared by the
+// decode-time register coalescing and the block set-up that skips clearing
+// registers written before they are read.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+
+#include "emu/program.h"
+
+namespace smemlab::emu {
+
+// Which r[] fields of an op are registers it reads and writes. `known` is
+// false for every op not listed here (their fields may be predicates, frame
+// offsets, or registers beside others in Program::tensor_ops): analyses of
+// registers must treat such an op as touching anything it names.
+struct RegOperands {
+  bool known = false;
+  uint8_t ndef = 0, nuse = 0;
+  uint8_t def[4] = {}, use[5] = {};  // indices into Op::r
+};
+
+inline RegOperands reg_operands(const Op& op) {
+  RegOperands o;
+  auto defs = [&](std::initializer_list<uint8_t> d) {
+    for (uint8_t i : d) o.def[o.ndef++] = i;
+  };
+  auto uses = [&](std::initializer_list<uint8_t> u) {
+    for (uint8_t i : u) o.use[o.nuse++] = i;
+  };
+  if (op.t == PRED) return o;
+  switch (op.code / 16) {
+    case MOV:
+    case ABS:
+    case NEG:
+    case NOT:
+    case CNOT:
+    case POPC:
+    case CLZ:
+    case BREV:
+    case CVTA:
+      defs({0});
+      uses({1});
+      break;
+    case ADD:
+    case SUB:
+    case MUL_LO:
+    case MUL_HI:
+    case MUL_WIDE:
+    case DIV:
+    case REM:
+    case MIN:
+    case MAX:
+    case AND:
+    case OR:
+    case XOR:
+    case SHL:
+    case SHR:
+    case FADD:
+    case FSUB:
+    case FMUL:
+      defs({0});
+      uses({1, 2});
+      break;
+    case MAD_LO:
+    case MAD_HI:
+    case MAD_WIDE:
+    case FFMA:
+      defs({0});
+      uses({1, 2, 3});
+      break;
+    case SELP:  // r3 is a predicate
+      defs({0});
+      uses({1, 2});
+      break;
+    case SETP:  // r0, r1, r4 are predicates
+      uses({2, 3});
+      break;
+    case LD:
+      if (op.vec < 1 || op.vec > 4) return o;
+      for (uint8_t i = 0; i < op.vec; ++i) o.def[o.ndef++] = i;
+      uses({4});
+      break;
+    case ST:
+      if (op.vec < 1 || op.vec > 4) return o;
+      for (uint8_t i = 0; i < op.vec; ++i) o.use[o.nuse++] = i;
+      uses({4});
+      break;
+    case BRA:
+    case EXIT:
+    case NOP:
+      break;
+    default:
+      return o;
+  }
+  o.known = true;
+  return o;
+}
+
+}  // namespace smemlab::emu
