@@ -32,6 +32,7 @@ struct ProgramOptions {
   int64_t launch_count = -1;
   bool json = false;
   int64_t fail_on_excess = -1;
+  std::string level = "sass";
 };
 
 std::string dir_of(const std::string& path) {
@@ -142,6 +143,7 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
     if (o.launch_count >= 0)
       setenv("SMEMLAB_LAUNCH_COUNT", std::to_string(o.launch_count).c_str(), 1);
     setenv("SMEMLAB_JSON", o.json ? "1" : "0", 1);
+    setenv("SMEMLAB_LEVEL", o.level.c_str(), 1);
     setenv("SMEMLAB_OUTPUT", o.output.c_str(), 1);
     setenv("SMEMLAB_STATUS", status_path, 1);
     std::vector<char*> argv;
@@ -234,6 +236,12 @@ int program_main(int argc, char** argv, int dashdash) {
   if (o.command == "analyze") {
     app.add_option("--fail-on-excess", o.fail_on_excess,
                    "exit 1 when the analyzed launches' excess wavefronts (first model) exceed N");
+    app.add_option("--level", o.level,
+                   "count the SASS the GPU runs (the fatbin's for the emulated GPU, else ptxas's "
+                   "of the PTX; falls back to ptx when the tools are missing, and says why) or "
+                   "the PTX")
+        ->check(CLI::IsMember({"sass", "ptx"}))
+        ->capture_default_str();
   }
   app.add_option("--arch", o.archs,
                  "the emulated device (first) and the bank models: sm_90 (H100, default), sm_80, "

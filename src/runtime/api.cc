@@ -598,6 +598,38 @@ CUresult memcpy_2d(const CUDA_MEMCPY2D* c) {
 }
 CUresult memcpy_2d_async(const CUDA_MEMCPY2D* c, CUstream) { return memcpy_2d(c); }
 
+// cudaMemcpy3D on linear memory (cudaMalloc3D's pitched pointers, host
+// buffers): one row copy per (y, z), each checked as a 1-D copy.
+CUresult memcpy_3d(const CUDA_MEMCPY3D* c) {
+  LOCKED;
+  if (!c) return CUDA_ERROR_INVALID_VALUE;
+  if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
+    d.not_supported("cuMemcpy3D with CUDA arrays");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  // A height of 0 is allowed when Depth is 1 (the slice pitch is unused).
+  uint64_t src_slice = c->srcPitch * (c->srcHeight ? c->srcHeight : c->Height);
+  uint64_t dst_slice = c->dstPitch * (c->dstHeight ? c->dstHeight : c->Height);
+  uint64_t src = address_of(c->srcMemoryType, c->srcHost, c->srcDevice) + c->srcZ * src_slice +
+                 c->srcY * c->srcPitch + c->srcXInBytes;
+  uint64_t dst = address_of(c->dstMemoryType, c->dstHost, c->dstDevice) + c->dstZ * dst_slice +
+                 c->dstY * c->dstPitch + c->dstXInBytes;
+  int sd = c->srcMemoryType == CU_MEMORYTYPE_DEVICE ? 1
+           : c->srcMemoryType == CU_MEMORYTYPE_HOST ? 0
+                                                     : -1;
+  int dd = c->dstMemoryType == CU_MEMORYTYPE_DEVICE ? 1
+           : c->dstMemoryType == CU_MEMORYTYPE_HOST ? 0
+                                                     : -1;
+  for (size_t z = 0; z < c->Depth; ++z)
+    for (size_t row = 0; row < c->Height; ++row) {
+      CUresult r = d.copy("cudaMemcpy3D", dst + z * dst_slice + row * c->dstPitch,
+                          src + z * src_slice + row * c->srcPitch, c->WidthInBytes, dd, sd);
+      if (r != CUDA_SUCCESS) return r;
+    }
+  return CUDA_SUCCESS;
+}
+CUresult memcpy_3d_async(const CUDA_MEMCPY3D* c, CUstream) { return memcpy_3d(c); }
+
 CUresult memset_2d(const char* api, CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem,
                    size_t width, size_t height) {
   LOCKED;
@@ -974,6 +1006,8 @@ const EntryPoint kEntries[] = {
     E("cuMemcpy2D", 3020, memcpy_2d),
     E("cuMemcpy2DUnaligned", 3020, memcpy_2d),
     E("cuMemcpy2DAsync", 3020, memcpy_2d_async),
+    E("cuMemcpy3D", 3020, memcpy_3d),
+    E("cuMemcpy3DAsync", 3020, memcpy_3d_async),
     E("cuMemsetD8", 3020, memset_d8),
     E("cuMemsetD8Async", 3020, memset_d8_async),
     E("cuMemsetD16", 3020, memset_d16),

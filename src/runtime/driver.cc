@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "sass/tools.h"
 #include "session/launch_analysis.h"
 
 namespace smemlab::runtime {
@@ -122,7 +123,12 @@ CUresult Driver::load_fatbin(const void* image, Module** out) {
   m->name = fmt::format("{} (fatbin {})", object_of(image), modules.size());
   try {
     m->entries = parse_fatbin(image);
-    std::string ptx = best_ptx(m->entries, static_cast<uint32_t>(spec.major * 10 + spec.minor));
+    uint32_t sm = static_cast<uint32_t>(spec.major * 10 + spec.minor);
+    std::string ptx = best_ptx(m->entries, sm);
+    // The PTX taken: the highest at or below the device's arch (what the
+    // SASS level compares the fatbin's SASS with).
+    for (const auto& e : m->entries)
+      if (e.kind == FatbinEntry::kPtx && e.sm <= sm) m->ptx_sm = std::max(m->ptx_sm, e.sm);
     if (ptx.empty()) {
       // The emulator runs any PTX version; a newer one than the device's
       // arch only means the program was not built for that arch.
@@ -130,11 +136,11 @@ CUresult Driver::load_fatbin(const void* image, Module** out) {
       for (const auto& e : m->entries)
         if (e.kind == FatbinEntry::kPtx) lowest = std::min(lowest, e.sm);
       if (lowest != UINT32_MAX) ptx = best_ptx(m->entries, lowest);
+      m->ptx_sm = lowest == UINT32_MAX ? 0 : lowest;
     }
     if (!ptx.empty()) {
-      for (const auto& e : m->entries)
-        if (e.kind == FatbinEntry::kPtx && ptx.size()) m->ptx_sm = std::max(m->ptx_sm, e.sm);
       m->emu = emu::Module::load_text(device, ptx, m->name);
+      m->ptx_text = std::move(ptx);
       for (const auto& g : m->emu->ptx().globals) {
         if (g.space != ptx::StateSpace::Const) continue;
         uint64_t size = static_cast<uint64_t>(std::max<int64_t>(g.size_bytes(), 1));
@@ -365,7 +371,8 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
     }
     try {
       // Every block runs: the program reads the launch's results (no sampling).
-      session::analyze_launch(*m.emu, f->name, cfg, args, session::parse_models(archs), &a);
+      session::analyze_launch(*m.emu, f->name, cfg, args, session::parse_models(archs), &a,
+                              level_of(f));
     } catch (const session::OptionError& e) {
       note(fmt::format("ERROR: {}", e.what()));
       return CUDA_ERROR_INVALID_VALUE;
@@ -384,6 +391,53 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
     return r;
   }
   return CUDA_SUCCESS;
+}
+
+const sass::KernelLevel& Driver::level_of(Function* f) {
+  if (f->level) return *f->level;
+  Module& m = *f->module;
+  uint32_t sm = static_cast<uint32_t>(spec.major * 10 + spec.minor);
+  // check's findings come from the PTX accesses; only analyze counts SASS requests.
+  sass::Level wanted = options.mode == Mode::Analyze ? options.level : sass::Level::Ptx;
+  if (!m.sass_prepared && wanted == sass::Level::Sass) {
+    m.sass_prepared = true;
+    std::string gpu = spec.arch.substr(0, spec.arch.find(':'));
+    m.sass.target = gpu;
+    // nvcc's cubin for this GPU counts only when it was built from the PTX
+    // the emulator runs (-arch=sm_90 puts both compute_90 PTX and sm_90 SASS
+    // in); else the driver would JIT the PTX, and ptxas stands in for it.
+    std::string cubin;
+    try {
+      if (m.ptx_sm == sm) cubin = sass_for(m.entries, sm);
+    } catch (const FatbinError& e) {
+      m.sass.origin = e.what();
+    }
+    if (cubin.empty()) {
+      if (m.sass.origin.empty())
+        m.sass.origin = m.ptx_sm == sm || sass_for(m.entries, sm).empty()
+                            ? fmt::format("the fatbin has no {} SASS, only {}", gpu, describe(m.entries))
+                            : fmt::format(
+                                  "the fatbin's {} SASS was not built from its "
+                                  "compute_{} PTX",
+                                  gpu, m.ptx_sm);
+    } else {
+      sass::Tools tools = sass::find_tools();
+      sass::Disassembled d;
+      if (!tools.nvdisasm.empty()) d = sass::disassemble_cubin(tools, cubin);
+      if (tools.nvdisasm.empty()) {
+        // choose_program_level says that nvdisasm is missing.
+      } else if (d.error.empty()) {
+        m.fatbin_sass = sass::parse_disassembly(d.text);
+        m.sass.fatbin = &*m.fatbin_sass;
+        m.sass.origin = fmt::format("{} cubin of {}", gpu, m.name);
+      } else {
+        m.sass.origin = fmt::format("{} cubin of {} not readable: {}", gpu, m.name, d.error);
+      }
+    }
+  }
+  f->level = sass::choose_program_level(wanted, m.ptx_text, m.emu->ptx(), f->name,
+                                        m.emu->kernel(f->name), m.sass);
+  return *f->level;
 }
 
 }  // namespace smemlab::runtime

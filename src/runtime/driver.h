@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,13 +34,21 @@ struct Function {
   int max_dynamic_shared = 0;  // cudaFuncAttributeMaxDynamicSharedMemorySize
   int preferred_carveout = -1;
   CUsharedconfig bank_config = CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
+  // The counting level of its analyzed launches, chosen at the first one.
+  std::optional<sass::KernelLevel> level;
 };
 
 struct Module {
   std::string name;  // "./app (fatbin 2)"
   std::vector<FatbinEntry> entries;
   uint32_t ptx_sm = 0;
+  std::string ptx_text;              // the PTX the emulator runs
   std::unique_ptr<emu::Module> emu;  // null: no PTX (SASS-only)
+  // The fatbin's SASS for the emulated GPU, disassembled at the first
+  // analyzed launch (sass::ProgramSass says where it came from).
+  std::optional<sass::Disassembly> fatbin_sass;
+  sass::ProgramSass sass;
+  bool sass_prepared = false;
   std::map<std::string, std::unique_ptr<Function>> functions;
   // __constant__ variables: the host-visible copy cudaMemcpyToSymbol writes,
   // copied into the module's constant bank before each launch.
@@ -101,6 +110,9 @@ class Driver {
   // Launch (cuLaunchKernel and friends).
   CUresult launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared, void** params,
                   void** extra);
+
+  // The SASS level of `f`'s analyzed launches (docs/sass.md), once per kernel.
+  const sass::KernelLevel& level_of(Function* f);
 
   // ==smemlab== lines (stderr or --output).
   void note(const std::string& line);

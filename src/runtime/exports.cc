@@ -36,7 +36,9 @@ namespace {
 // ---- stubs that name themselves -------------------------------------------
 
 constexpr int kStubs = 1024;
-std::array<std::string, kStubs> g_stub_names;
+// Never destroyed, as the tables below: a stub may be called from cudart's
+// exit handler.
+std::array<std::string, kStubs>& g_stub_names = *new std::array<std::string, kStubs>();
 int g_stub_count = 0;
 
 template <int N>
@@ -53,7 +55,7 @@ void* stub_at(int i, std::integer_sequence<int, I...>) {
 }
 // A stub for `name` (the same one on every request), or null when the pool is used up.
 void* stub_for(const std::string& name) {
-  static std::map<std::string, int> slots;
+  static std::map<std::string, int>& slots = *new std::map<std::string, int>();
   auto it = slots.find(name);
   if (it == slots.end()) {
     if (g_stub_count == kStubs) return nullptr;
@@ -195,8 +197,12 @@ struct Table {
   std::vector<void*> slots;
 };
 
+// Never destroyed: cudart keeps pointers into these tables and its exit
+// handler, which runs after our static destructors would, calls through them
+// (a destroyed vector's freed slots made that call land on whatever reused
+// the memory: SIGSEGV after main returned).
 std::vector<Table>& tables() {
-  static std::vector<Table> t = [] {
+  static std::vector<Table>& t = *new std::vector<Table>([] {
     auto fill = [](Table tb, size_t n, std::map<size_t, void*> known) {
       tb.slots.resize(n);
       tb.slots[0] = reinterpret_cast<void*>(n * sizeof(void*));
@@ -263,7 +269,7 @@ std::vector<Table>& tables() {
                reinterpret_cast<void*>(storage_get), stub_for("context-local storage slot 3")}};
     v.push_back(cls);
     return v;
-  }();
+  }());
   return t;
 }
 

@@ -39,6 +39,7 @@ std::vector<FatbinEntry> parse_fatbin(const void* data) {
     if (eheader < 64 || padded > total) throw FatbinError("corrupt fatbin entry");
     f.kind = kind == 1 ? FatbinEntry::kPtx : FatbinEntry::kElf;
     f.payload_size = read<uint32_t>(e, 16);
+    f.padded_size = padded;
     f.sm = read<uint32_t>(e, 28);
     uint64_t flags = read<uint64_t>(e, 40);
     f.zstd = flags & kFlagZstd;
@@ -51,28 +52,47 @@ std::vector<FatbinEntry> parse_fatbin(const void* data) {
   return out;
 }
 
+namespace {
+
+std::string payload_of(const FatbinEntry& e) {
+  const char* what = e.kind == FatbinEntry::kPtx ? "PTX" : "SASS";
+  const char* prefix = e.kind == FatbinEntry::kPtx ? "compute_" : "sm_";
+  std::string text;
+  if (e.zstd) {
+    text.resize(e.uncompressed_size);
+    size_t n = ZSTD_decompress(text.data(), text.size(), e.payload, e.payload_size);
+    if (ZSTD_isError(n))
+      throw FatbinError(fmt::format("{}{} {}: zstd: {}", prefix, e.sm, what, ZSTD_getErrorName(n)));
+    text.resize(n);
+  } else if (e.lz4) {
+    throw FatbinError(
+        fmt::format("{}{} {} is LZ4-compressed, which is not supported "
+                                  "(rebuild with nvcc 13 or -Xfatbin -compress-all=false)",
+                    prefix, e.sm, what));
+  } else {
+    text.assign(reinterpret_cast<const char*>(e.payload),
+                e.payload_size ? e.payload_size : e.padded_size);
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string best_ptx(const std::vector<FatbinEntry>& entries, uint32_t sm) {
   const FatbinEntry* best = nullptr;
   for (const auto& e : entries)
     if (e.kind == FatbinEntry::kPtx && e.sm <= sm && (!best || e.sm > best->sm)) best = &e;
   if (!best) return "";
-  std::string text;
-  if (best->zstd) {
-    text.resize(best->uncompressed_size);
-    size_t n = ZSTD_decompress(text.data(), text.size(), best->payload, best->payload_size);
-    if (ZSTD_isError(n))
-      throw FatbinError(fmt::format("compute_{} PTX: zstd: {}", best->sm, ZSTD_getErrorName(n)));
-    text.resize(n);
-  } else if (best->lz4) {
-    throw FatbinError(fmt::format("compute_{} PTX is LZ4-compressed, which is not supported "
-                                  "(rebuild with nvcc 13 or -Xfatbin -compress-all=false)",
-                                  best->sm));
-  } else {
-    text.assign(reinterpret_cast<const char*>(best->payload), best->payload_size);
-  }
+  std::string text = payload_of(*best);
   // The payload is padded with NULs.
   text.resize(std::strlen(text.c_str()));
   return text;
+}
+
+std::string sass_for(const std::vector<FatbinEntry>& entries, uint32_t sm) {
+  for (const auto& e : entries)
+    if (e.kind == FatbinEntry::kElf && e.sm == sm) return payload_of(e);
+  return "";
 }
 
 std::string describe(const std::vector<FatbinEntry>& entries) {

@@ -25,7 +25,9 @@ struct FatbinEntry {
   uint32_t sm = 0;  // 90 for sm_90 / compute_90
   bool zstd = false, lz4 = false;
   const uint8_t* payload = nullptr;
-  uint64_t payload_size = 0, uncompressed_size = 0;
+  // payload_size is the compressed size; 0 in an uncompressed entry, whose
+  // size is then the padded size (an ELF does not mind the padding).
+  uint64_t payload_size = 0, uncompressed_size = 0, padded_size = 0;
 };
 
 // `data` points at the fatbin header (or at the wrapper nvcc's host code
@@ -37,6 +39,10 @@ std::vector<FatbinEntry> parse_fatbin(const void* data);
 // the fatbin has none (a SASS-only build). Throws FatbinError on a payload
 // that does not decompress.
 std::string best_ptx(const std::vector<FatbinEntry>& entries, uint32_t sm);
+
+// The SASS cubin (an ELF) for exactly `sm`, decompressed; empty if the
+// fatbin has none. Throws FatbinError on a payload that does not decompress.
+std::string sass_for(const std::vector<FatbinEntry>& entries, uint32_t sm);
 
 // "sm_90 SASS, sm_80 SASS" for messages about a fatbin without usable PTX.
 std::string describe(const std::vector<FatbinEntry>& entries);

@@ -29,6 +29,7 @@ Options options_from_env() {
   o.launch_skip = env_u64("SMEMLAB_LAUNCH_SKIP", 0);
   o.launch_count = env_u64("SMEMLAB_LAUNCH_COUNT", o.launch_count);
   o.json = env("SMEMLAB_JSON") == "1";
+  if (env("SMEMLAB_LEVEL") == "ptx") o.level = sass::Level::Ptx;
   o.output = env("SMEMLAB_OUTPUT");
   o.status = env("SMEMLAB_STATUS");
   return o;

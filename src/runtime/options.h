@@ -3,6 +3,7 @@
 //   SMEMLAB_ARCH      bank models as in `analyze --arch` (first: the device)
 //   SMEMLAB_KERNEL    regex over kernel names (-k), SMEMLAB_LAUNCH_SKIP/_COUNT
 //   SMEMLAB_JSON      1: JSON Lines reports
+//   SMEMLAB_LEVEL     sass (default) | ptx: the counting level (docs/sass.md)
 //   SMEMLAB_OUTPUT    file for the reports (default: stderr)
 //   SMEMLAB_STATUS    file the runtime writes its exit summary to (JSON)
 #pragma once
@@ -10,6 +11,8 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+
+#include "sass/level.h"
 
 namespace smemlab::runtime {
 
@@ -22,6 +25,7 @@ struct Options {
   uint64_t launch_skip = 0;
   uint64_t launch_count = std::numeric_limits<uint64_t>::max();
   bool json = false;
+  sass::Level level = sass::Level::Sass;
   std::string output, status;
 };
 

@@ -18,22 +18,11 @@ bool compilable(const std::string& target) {
   return sm >= 75;
 }
 
-}  // namespace
-
-KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::Module& module,
-                         const std::string& kernel, const emu::Program& program) {
+// The level of `kernel` from ptxas's SASS of `ptx_text` for `target`.
+KernelLevel compiled(const std::string& ptx_text, const ptx::Module& module,
+                     const std::string& kernel, const emu::Program& program,
+                     const std::string& target) {
   KernelLevel k;
-  if (wanted == Level::Ptx) {
-    k.reason = "--level ptx";
-    return k;
-  }
-  std::string target = module.target.substr(0, module.target.find(','));
-  if (!compilable(target)) {
-    k.reason =
-        fmt::format("PTX target '{}' is not one ptxas/nvdisasm can give SASS for (sm_75 or newer)",
-                    module.target);
-    return k;
-  }
   Tools tools = find_tools();
   if (!tools.missing.empty()) {
     k.reason = tools.missing;
@@ -52,11 +41,66 @@ KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::M
   }
   k.level = Level::Sass;
   k.target = target;
-  k.reason = fmt::format(
-      "SASS of ptxas -arch={} (the GPU's JIT options), disassembled by nvdisasm; "
-      "every --arch model counts these requests",
-      target);
   k.map = map_kernel(module, kernel, program, it->second);
+  return k;
+}
+
+}  // namespace
+
+KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::Module& module,
+                         const std::string& kernel, const emu::Program& program) {
+  if (wanted == Level::Ptx) return {Level::Ptx, "", "--level ptx", {}};
+  std::string target = module.target.substr(0, module.target.find(','));
+  if (!compilable(target))
+    return {
+        Level::Ptx,
+        "",
+        fmt::format("PTX target '{}' is not one ptxas/nvdisasm can give SASS for (sm_75 or newer)",
+                    module.target),
+        {}};
+  KernelLevel k = compiled(ptx_text, module, kernel, program, target);
+  if (k.level == Level::Sass)
+    k.reason = fmt::format(
+        "SASS of ptxas -arch={} (the GPU's JIT options), disassembled by nvdisasm; "
+        "every --arch model counts these requests",
+        target);
+  return k;
+}
+
+KernelLevel choose_program_level(Level wanted, const std::string& ptx_text,
+                                 const ptx::Module& module, const std::string& kernel,
+                                 const emu::Program& program, const ProgramSass& sass) {
+  if (wanted == Level::Ptx) return {Level::Ptx, "", "--level ptx", {}};
+  if (!compilable(sass.target))
+    return {Level::Ptx,
+            "",
+            fmt::format("the emulated GPU {} is not one nvdisasm reads SASS of (sm_75 or newer)",
+                        sass.target),
+            {}};
+  std::string why_not_fatbin = sass.origin;
+  if (sass.fatbin) {
+    auto it = sass.fatbin->find(kernel);
+    if (it != sass.fatbin->end()) {
+      KernelLevel k;
+      k.level = Level::Sass;
+      k.target = sass.target;
+      k.reason = fmt::format(
+          "SASS of the program's fatbin ({}), disassembled by nvdisasm; every --arch model "
+          "counts these requests",
+          sass.origin);
+      k.map = map_kernel(module, kernel, program, it->second);
+      return k;
+    }
+    why_not_fatbin = fmt::format("kernel not found in the {}", sass.origin);
+  }
+  KernelLevel k = compiled(ptx_text, module, kernel, program, sass.target);
+  if (k.level == Level::Sass)
+    k.reason = fmt::format(
+        "SASS of ptxas -arch={} on the module's compute_{} PTX, as the driver's JIT compiles it "
+        "({}), disassembled by nvdisasm; every --arch model counts these requests",
+        sass.target, module.target.substr(3, module.target.find(',') - 3), why_not_fatbin);
+  else if (!why_not_fatbin.empty())
+    k.reason = fmt::format("{} ({})", k.reason, why_not_fatbin);
   return k;
 }
 

@@ -10,6 +10,7 @@
 
 #include "emu/program.h"
 #include "ptx/ir.h"
+#include "sass/disasm.h"
 #include "sass/mapping.h"
 
 namespace smemlab::sass {
@@ -27,5 +28,18 @@ struct KernelLevel {
 // `ptx_text` is the text `module` was parsed from.
 KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::Module& module,
                          const std::string& kernel, const emu::Program& program);
+
+// Program mode (`analyze -- APP`): the SASS the GPU would run. That is the
+// cubin nvcc put in the program's fatbin when there is one for the emulated
+// GPU, built from the very PTX the emulator runs; otherwise the driver would
+// JIT-compile the module's PTX for the GPU, and so ptxas does here.
+struct ProgramSass {
+  std::string target;                   // the emulated GPU: "sm_90"
+  const Disassembly* fatbin = nullptr;  // the fatbin's cubin, disassembled; null: none usable
+  std::string origin;                   // where that cubin is, or why there is none usable
+};
+KernelLevel choose_program_level(Level wanted, const std::string& ptx_text,
+                                 const ptx::Module& module, const std::string& kernel,
+                                 const emu::Program& program, const ProgramSass& sass);
 
 }  // namespace smemlab::sass

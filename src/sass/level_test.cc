@@ -58,5 +58,38 @@ TEST(Level, OldTargetFallsBackSayingWhy) {
   EXPECT_NE(k.reason.find("'sm_35'"), std::string::npos) << k.reason;
 }
 
+// Program mode: the fatbin's SASS is used as it is when it has the kernel
+// (no tool runs: the disassembly is given), and the report says so.
+TEST(ProgramLevel, FatbinSassUsedWhenItHasTheKernel) {
+  Loaded l("fir_best");
+  std::ifstream in(std::string(SMEMLAB_SOURCE_DIR) + "/src/sass/testdata/fir_best.sass");
+  std::stringstream s;
+  s << in.rdbuf();
+  Disassembly d = parse_disassembly(s.str());
+  ProgramSass p{"sm_90", &d, "sm_90 cubin of ./app (fatbin 0)"};
+  KernelLevel k = choose_program_level(Level::Sass, l.text, l.module->ptx(), "fir_best",
+                                       l.module->kernel("fir_best"), p);
+  EXPECT_EQ(k.level, Level::Sass);
+  EXPECT_EQ(k.target, "sm_90");
+  EXPECT_NE(k.reason.find("SASS of the program's fatbin (sm_90 cubin of ./app (fatbin 0))"),
+            std::string::npos)
+      << k.reason;
+  EXPECT_TRUE(k.map.regroups());  // fir_best's v4 loads narrowed to LDS.64
+}
+
+TEST(ProgramLevel, PtxWhenAskedAndOldGpuFallsBackSayingWhy) {
+  Loaded l("fir_best");
+  ProgramSass p{"sm_90", nullptr, "the fatbin has no sm_90 SASS"};
+  KernelLevel k = choose_program_level(Level::Ptx, l.text, l.module->ptx(), "fir_best",
+                                       l.module->kernel("fir_best"), p);
+  EXPECT_EQ(k.level, Level::Ptx);
+  EXPECT_EQ(k.reason, "--level ptx");
+  p.target = "sm_35";
+  k = choose_program_level(Level::Sass, l.text, l.module->ptx(), "fir_best",
+                           l.module->kernel("fir_best"), p);
+  EXPECT_EQ(k.level, Level::Ptx);
+  EXPECT_NE(k.reason.find("sm_35"), std::string::npos) << k.reason;
+}
+
 }  // namespace
 }  // namespace smemlab::sass

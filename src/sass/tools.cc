@@ -141,4 +141,29 @@ Disassembled disassemble(const Tools& tools, const std::string& ptx_text, const 
   return d;
 }
 
+Disassembled disassemble_cubin(const Tools& tools, const std::string& cubin) {
+  Disassembled d;
+  std::string dir = cache_dir();
+  uint64_t key = fnv1a("cubin\n" + version_of(tools.nvdisasm) + "\n" + cubin);
+  std::string base = fmt::format("{}/{:016x}", dir, key);
+  std::string cached = base + ".sass";
+  if (access(cached.c_str(), R_OK) == 0) {
+    d.text = read_file(cached);
+    if (!d.text.empty()) return d;
+  }
+  std::string tmp = fmt::format("{}.{}", base, getpid());
+  {
+    std::ofstream out(tmp + ".cubin", std::ios::binary);
+    out << cubin;
+  }
+  int rc = run({tools.nvdisasm, "-g", "-c", tmp + ".cubin"}, tmp + ".sass", tmp + ".err");
+  if (rc != 0)
+    d.error = fmt::format("nvdisasm failed: {}", first_line(read_file(tmp + ".err")));
+  else
+    d.text = read_file(tmp + ".sass");
+  if (d.error.empty() && !d.text.empty()) rename((tmp + ".sass").c_str(), cached.c_str());
+  for (const char* ext : {".cubin", ".err", ".sass"}) unlink((tmp + ext).c_str());
+  return d;
+}
+
 }  // namespace smemlab::sass

@@ -30,4 +30,8 @@ struct Disassembled {
 Disassembled disassemble(const Tools& tools, const std::string& ptx_text, const std::string& arch,
                          const std::string& entry = "");
 
+// Disassembles a cubin that is already there (program mode: the SASS nvcc
+// put in the program's fatbin for the emulated GPU); cached like the above.
+Disassembled disassemble_cubin(const Tools& tools, const std::string& cubin);
+
 }  // namespace smemlab::sass

@@ -9,6 +9,7 @@
 
 #include "check/observer_set.h"
 #include "check/source_lines.h"
+#include "sass/regroup.h"
 
 namespace smemlab::session {
 namespace {
@@ -98,11 +99,18 @@ check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 dim) {
 void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig cfg,
                     const std::vector<emu::ArgBytes>& args,
                     std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
-                    sass::Level level, const std::string& ptx_text,
-                    emu::KernelObserver* extra) {
+                    sass::Level level, const std::string& ptx_text, emu::KernelObserver* extra) {
+  analyze_launch(m, kernel, std::move(cfg), args, std::move(models), out,
+                 sass::choose_level(level, ptx_text, m.ptx(), kernel, m.kernel(kernel)), extra);
+}
+
+void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig cfg,
+                    const std::vector<emu::ArgBytes>& args,
+                    std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
+                    sass::KernelLevel level, emu::KernelObserver* extra) {
   out->banks = std::make_unique<check::BankAnalysis>(std::move(models));
   out->defects = std::make_unique<check::DefectCheck>(layout_of(m.kernel(kernel)));
-  out->level = sass::choose_level(level, ptx_text, m.ptx(), kernel, m.kernel(kernel));
+  out->level = std::move(level);
   check::ObserverSet counted;
   counted.add(out->banks.get());
   counted.add(&out->access);

@@ -62,6 +62,13 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
                     sass::Level level = sass::Level::Ptx, const std::string& ptx_text = "",
                     emu::KernelObserver* extra = nullptr);
 
+// The same with the level already chosen (program mode chooses it once per
+// kernel with sass::choose_program_level and reuses it for every launch).
+void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig cfg,
+                    const std::vector<emu::ArgBytes>& args,
+                    std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
+                    sass::KernelLevel level, emu::KernelObserver* extra = nullptr);
+
 // The error the emulator stopped on, as a finding of `check`.
 check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 block_dim);
 
