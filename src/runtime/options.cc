@@ -31,6 +31,7 @@ Options options_from_env() {
   o.json = env("SMEMLAB_JSON") == "1";
   o.output = env("SMEMLAB_OUTPUT");
   o.status = env("SMEMLAB_STATUS");
+  o.html = env("SMEMLAB_HTML");
   return o;
 }
 

@@ -5,6 +5,8 @@
 //   SMEMLAB_JSON      1: JSON Lines reports
 //   SMEMLAB_OUTPUT    file for the reports (default: stderr)
 //   SMEMLAB_STATUS    file the runtime writes its exit summary to (JSON)
+//   SMEMLAB_HTML      file the runtime appends each analyzed launch's HTML
+//                     section to (JSON Lines; the CLI makes the page of them)
 #pragma once
 
 #include <cstdint>
@@ -22,7 +24,7 @@ struct Options {
   uint64_t launch_skip = 0;
   uint64_t launch_count = std::numeric_limits<uint64_t>::max();
   bool json = false;
-  std::string output, status;
+  std::string output, status, html;
 };
 
 Options options_from_env();
