@@ -27,6 +27,8 @@ void add_analyze_command(CLI::App& app);  // the analyses over the emulator
 void add_check_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_fix_command(CLI::App& app);      // defined in fix_command.cc (needs libclang)
+// `smemlab fix ... -- APP`: says what program mode lacks; returns kUsage.
+int fix_program_mode(int argc, char** argv, int dashdash);
 void add_bench_command(CLI::App& app);    // defined in bench_command.cc (CUDA builds only)
 
 }  // namespace smemlab::cli

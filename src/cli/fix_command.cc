@@ -140,6 +140,33 @@ void fix_kernel(FixOptions& o) {
 
 }  // namespace
 
+// Program mode needs what the recipe mode gets from the launch options, from
+// the program instead: its launches of K (arguments, the buffers they read
+// and write), a way to run them again with the kernel rebuilt from the
+// rewritten FILE.cu, and the comparison of every buffer the launch writes.
+// The emulated driver has none of that yet, so rather than a fix that cannot
+// be proven, say what is missing and how to get there by hand.
+int fix_program_mode(int argc, char** argv, int dashdash) {
+  std::string app = dashdash + 1 < argc ? argv[dashdash + 1] : "APP";
+  std::string kernel = "K";
+  for (int i = 2; i + 1 < dashdash; ++i)
+    if (std::string(argv[i]) == "--kernel" || std::string(argv[i]) == "-k") kernel = argv[i + 1];
+  fmt::print(stderr,
+             "smemlab fix: error: program mode (fix FILE.cu --kernel K -- APP) is not supported "
+             "yet.\n"
+             "  fix proves a change by re-running the launch with the kernel rebuilt from the "
+             "rewritten source; for a whole program that needs the emulated driver to replace "
+             "one kernel of the program's module with the rebuilt PTX and to compare every "
+             "buffer the program's launches of K write, which it cannot do yet (docs/fix.md, "
+             "\"Program mode\").\n"
+             "  Meanwhile: `smemlab analyze -k {0} --launch-count 1 --json -- {1} ...` prints the "
+             "launch's grid, block and dynamic shared bytes; give them with the arguments to "
+             "`smemlab fix FILE.cu --kernel {0} --grid ... --block ... [--shared N] --arg ...` "
+             "(or a `// smemlab:` recipe line in FILE.cu).\n",
+             kernel, app);
+  return kUsage;
+}
+
 void add_fix_command(CLI::App& app) {
   auto o = std::make_shared<FixOptions>();
   CLI::App* cmd = app.add_subcommand(

@@ -21,6 +21,10 @@ int main(int argc, char** argv) {
       return program_main(argc, argv, i);
   }
 #endif
+#ifdef SMEMLAB_HAVE_FIX
+  for (int i = 2; i < argc && std::string(argv[1]) == "fix"; ++i)
+    if (std::string(argv[i]) == "--") return fix_program_mode(argc, argv, i);
+#endif
   add_bank_command(app);
 #ifdef SMEMLAB_HAVE_RUN
   add_run_command(app);

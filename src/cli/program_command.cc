@@ -19,6 +19,9 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/html_output.h"
+#include "cli/launch_options.h"
+#include "report/report.h"
 #include "session/launch_analysis.h"
 
 namespace smemlab::cli {
@@ -28,6 +31,7 @@ struct ProgramOptions {
   std::string command;  // run | analyze | check
   std::string archs = "sm_90";
   std::string kernel_regex, output;
+  std::string html;  // analyze/check: also write the HTML page, a section per launch
   uint64_t launch_skip = 0;
   int64_t launch_count = -1;
   bool json = false;
@@ -81,6 +85,38 @@ std::string find_program(const std::string& app, std::string* why) {
   return "";
 }
 
+// A temporary file name for the runtime to create (it may never load).
+std::string temp_path(const char* stem) {
+  std::string path = fmt::format("/tmp/smemlab-{}-XXXXXX", stem);
+  int fd = mkstemp(path.data());
+  if (fd < 0) return "";
+  close(fd);
+  unlink(path.c_str());
+  return path;
+}
+
+// The `--html` page of the sections the runtime wrote (none when the program
+// analyzed no launch, or never loaded the driver: the page says so).
+void write_program_html(const ProgramOptions& o, const std::string& sections_path,
+                        const std::vector<std::string>& app) {
+  std::vector<nlohmann::json> sections;
+  std::ifstream in(sections_path);
+  for (std::string line; std::getline(in, line);) {
+    try {
+      sections.push_back(nlohmann::json::parse(line));
+    } catch (const std::exception&) {
+      // A line cut short by a crash mid-write: the complete ones still show.
+    }
+  }
+  std::string title = "smemlab " + o.command + " --";
+  for (const auto& a : app) title += " " + a;
+  try {
+    write_html(o.html, report::sections_html(sections, title));
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "smemlab {}: error: {}\n", o.command, e.what());
+  }
+}
+
 void say(const ProgramOptions& o, const std::string& line) {
   std::string s = "==smemlab== " + line + "\n";
   if (!o.output.empty()) {
@@ -123,14 +159,17 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
       return kUsage;
     }
   }
-  char status_path[] = "/tmp/smemlab-status-XXXXXX";
-  int fd = mkstemp(status_path);
-  if (fd < 0) {
+  if (!o.html.empty() && !std::ofstream(o.html, std::ios::trunc)) {
+    fmt::print(stderr, "smemlab {}: error: --html: cannot write {}\n", o.command, o.html);
+    return kUsage;
+  }
+  // The runtime creates these when the program loads the driver.
+  std::string status_path = temp_path("status");
+  std::string html_path = o.html.empty() ? "" : temp_path("html");
+  if (status_path.empty() || (!o.html.empty() && html_path.empty())) {
     fmt::print(stderr, "smemlab {}: error: cannot create a temporary file\n", o.command);
     return kUsage;
   }
-  close(fd);
-  unlink(status_path);  // the runtime creates it when the program loads the driver
 
   pid_t pid = fork();
   if (pid == 0) {
@@ -145,7 +184,11 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
     setenv("SMEMLAB_JSON", o.json ? "1" : "0", 1);
     setenv("SMEMLAB_LEVEL", o.level.c_str(), 1);
     setenv("SMEMLAB_OUTPUT", o.output.c_str(), 1);
-    setenv("SMEMLAB_STATUS", status_path, 1);
+    setenv("SMEMLAB_STATUS", status_path.c_str(), 1);
+    if (!html_path.empty())
+      setenv("SMEMLAB_HTML", html_path.c_str(), 1);
+    else
+      unsetenv("SMEMLAB_HTML");
     std::vector<char*> argv;
     for (auto& a : app) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -177,7 +220,11 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
       }
     }
   }
-  unlink(status_path);
+  unlink(status_path.c_str());
+  if (!html_path.empty()) {
+    write_program_html(o, html_path, app);
+    unlink(html_path.c_str());
+  }
   int code;
   if (WIFSIGNALED(ws)) {
     int sig = WTERMSIG(ws);
@@ -232,6 +279,9 @@ int program_main(int argc, char** argv, int dashdash) {
     app.add_option("--launch-skip", o.launch_skip, "skip the first N matching launches");
     app.add_option("--launch-count", o.launch_count, "analyze at most N matching launches");
     app.add_flag("--json", o.json, "JSON Lines: one object per analyzed launch");
+    app.add_option("--html", o.html,
+                   "also write the HTML source view to FILE: one self-contained page, a section "
+                   "per analyzed launch");
   }
   if (o.command == "analyze") {
     app.add_option("--fail-on-excess", o.fail_on_excess,

@@ -67,6 +67,13 @@ json section_json(const HtmlSection& s) {
   out["heading"] = s.heading;
   out["kernel"] = a.run.kernel;
   out["source"] = a.run.source;
+  if (s.launch_index >= 0) out["launch_index"] = s.launch_index;
+  // The configuration, also for a findings-only (check) section.
+  out["launch"] = {{"grid", {a.run.grid.x, a.run.grid.y, a.run.grid.z}},
+                   {"block", {a.run.block.x, a.run.block.y, a.run.block.z}},
+                   {"dynamic_shared", a.run.dynamic_shared},
+                   {"blocks_total", a.run.blocks_total},
+                   {"blocks_observed", a.run.blocks_observed}};
   json lines = json::object();
   std::vector<std::string> archs;
   if (a.banks) {
@@ -132,11 +139,20 @@ json section_json(const HtmlSection& s) {
   return out;
 }
 
-// JSON inside <script>: "</" would end the element early.
-std::string script_safe(std::string text) {
-  for (size_t p = text.find("</"); p != std::string::npos; p = text.find("</", p + 3))
-    text.replace(p, 2, "<\\/");
-  return text;
+// JSON inside <script>: "</" would end the element early. One pass: the
+// figures hold hundreds of thousands of closing tags in a big page, and
+// replacing in place would move the rest of the text each time.
+std::string script_safe(const std::string& text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  size_t from = 0;
+  for (size_t p = text.find("</"); p != std::string::npos; p = text.find("</", from)) {
+    out.append(text, from, p - from);
+    out += "<\\/";
+    from = p + 2;
+  }
+  out.append(text, from, std::string::npos);
+  return out;
 }
 
 std::string page(const std::string& title, const json& data) {
@@ -161,10 +177,17 @@ std::string launch_heading(const RunInfo& run) {
                      run.grid.z, run.block.x, run.block.y, run.block.z, run.dynamic_shared);
 }
 
-std::string analyze_html(const std::vector<HtmlSection>& sections, const std::string& title) {
-  json data = {{"title", title}, {"kind", "source"}, {"sections", json::array()}};
-  for (const auto& s : sections) data["sections"].push_back(section_json(s));
+json html_section_json(const HtmlSection& section) { return section_json(section); }
+
+std::string sections_html(const std::vector<json>& sections, const std::string& title) {
+  json data = {{"title", title}, {"kind", "source"}, {"sections", sections}};
   return page(title, data);
+}
+
+std::string analyze_html(const std::vector<HtmlSection>& sections, const std::string& title) {
+  std::vector<json> out;
+  for (const auto& s : sections) out.push_back(section_json(s));
+  return sections_html(out, title);
 }
 
 std::string suite_html(const std::vector<SuiteRow>& rows, const std::vector<std::string>& archs,

@@ -4,6 +4,7 @@
 // gather the numbers; this module only shapes them.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -66,12 +67,19 @@ struct HtmlSection {
   std::string heading;  // e.g. "transposeCoalesced<<<(32,32,1), (32,8,1)>>>"
   Analysis analysis;    // analysis.banks may be null (check: findings only)
   std::vector<std::string> source_lines;
+  int64_t launch_index = -1;  // program mode: the launch's number in issue order
 };
 // A self-contained page (inline CSS/JS/SVG, no network): the source shaded
 // by cost with the numbers in a gutter, the worst request's bank map and
 // lane-to-sector map per line, generations switchable, findings inline at
 // every line they involve, linked to each other.
 std::string analyze_html(const std::vector<HtmlSection>& sections, const std::string& title);
+// The same page in two steps, for program mode: the analyses live in the
+// program's process (src/runtime), which serializes each launch's section as
+// it is analyzed; smemlab assembles the page after the program has ended
+// (so a program that crashes later still gets the launches it made).
+nlohmann::json html_section_json(const HtmlSection& section);
+std::string sections_html(const std::vector<nlohmann::json>& sections, const std::string& title);
 // "kernel<<<(gx,gy,gz), (bx,by,bz), shared>>>", a section's heading.
 std::string launch_heading(const RunInfo& run);
 

@@ -111,5 +111,25 @@ TEST(Report, TextAnnotatesTheSource) {
   EXPECT_NE(t.find("worst request at k.cu:7"), std::string::npos) << t;
 }
 
+// Source text (and SVG markup) inside the page's JSON must not end its
+// <script> element; program-mode sections round-trip through JSON.
+TEST(Report, HtmlPageEscapesClosingTagsInItsData) {
+  Fixture f;
+  std::vector<std::string> src = {"</script><script>alert(1)</script>", "b", "c", "d",
+                                  "e", "  x = g[i];", "  y = s[i][0];", "}"};
+  HtmlSection s{"k<<<>>>", f.a, src, 3};
+  std::string page = analyze_html({s}, "t");
+  size_t closes = 0;
+  for (size_t p = page.find("</script>"); p != std::string::npos; p = page.find("</script>", p + 1))
+    ++closes;
+  EXPECT_EQ(closes, 2u);  // the data element's and the script's own
+  EXPECT_NE(page.find("<\\/script><script>alert(1)<\\/script>"), std::string::npos);
+  EXPECT_NE(page.find("<\\/svg>"), std::string::npos);  // the bank map of line 7
+  nlohmann::json j = html_section_json(s);
+  EXPECT_EQ(j["launch_index"], 3);
+  EXPECT_EQ(j["lines"]["k.cu:7"]["banks"]["sm_90"]["load"]["excess"], 31);
+  EXPECT_EQ(sections_html({j}, "t"), page);
+}
+
 }  // namespace
 }  // namespace smemlab::report

@@ -124,6 +124,8 @@ class Driver {
   void finish();
   // The analyzed launch's report, as `analyze`/`check` print it for one kernel.
   void report_launch(uint64_t index, const session::LaunchAnalysis& a);
+  // Its section of the `--html` page (options.html).
+  void html_section(uint64_t index, const session::LaunchAnalysis& a);
   uint64_t excess = 0;  // excess wavefronts over all analyzed launches (first model)
 
  private:

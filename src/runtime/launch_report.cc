@@ -1,14 +1,76 @@
 // What `analyze -- APP` and `check -- APP` print per analyzed launch: the
 // single-kernel report, headed by the launch's index and configuration.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <map>
+
+#include "check/source_lines.h"
 #include "runtime/driver.h"
 
 namespace smemlab::runtime {
+namespace {
+
+void write_all(int fd, const std::string& s) {
+  for (size_t done = 0; done < s.size();) {
+    ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+}
+
+// The file a launch's page section shows as its source: the one most of its
+// counted lines and findings are in. Inlined code is counted at its call
+// site in the kernel's own file too, so that file wins over headers.
+std::string main_file(const session::LaunchAnalysis& a) {
+  std::map<std::string, size_t> votes;
+  for (const auto& l : a.banks->lines()) ++votes[l.where.file];
+  for (const auto& [pc, acc] : a.access.accesses())
+    for (const auto& where : check::lines_of(a.access.kernel().lines, acc.instr->loc))
+      ++votes[where.file];
+  for (const auto& f : a.findings)
+    if (!f.where.file.empty()) ++votes[f.where.file];
+  std::string best;
+  size_t most = 0;
+  for (const auto& [file, n] : votes)
+    if (n > most) {
+      best = file;
+      most = n;
+    }
+  return best;
+}
+
+}  // namespace
+
+// `--html FILE`: one JSON line per analyzed launch; smemlab makes the page of
+// them when the program has ended. Check sections hold the findings only, as
+// `check FILE.cu --html` does.
+void Driver::html_section(uint64_t index, const session::LaunchAnalysis& a) {
+  const report::RunInfo& r = a.info;
+  bool check = options.mode == Mode::Check;
+  report::HtmlSection s;
+  s.launch_index = static_cast<int64_t>(index);
+  s.heading = fmt::format("launch {}: {}", index, report::launch_heading(r));
+  s.analysis = {r, check ? nullptr : a.banks.get(), check ? nullptr : &a.access, &a.findings};
+  // The page's main source: a file the line table names (an absolute path,
+  // or relative to the program's working directory); no lines if unreadable.
+  s.analysis.run.source = main_file(a);
+  std::ifstream in(s.analysis.run.source);
+  for (std::string l; in && std::getline(in, l);) s.source_lines.push_back(l);
+  int fd = ::open(options.html.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    note(fmt::format("cannot write the HTML sections to {}", options.html));
+    return;
+  }
+  write_all(fd, report::html_section_json(s).dump() + "\n");
+  ::close(fd);
+}
 
 void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
   const report::RunInfo& r = a.info;
+  if (!options.html.empty()) html_section(index, a);
   uint64_t e = 0;
   auto totals = a.banks->totals();
   if (!totals.empty())
@@ -28,12 +90,7 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
     j["block"] = dim(r.block);
     j["shared_bytes"] = r.dynamic_shared;
     j["module"] = r.source;
-    std::string line = j.dump() + "\n";
-    for (size_t done = 0; done < line.size();) {
-      ssize_t n = ::write(out_fd_, line.data() + done, line.size() - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
+    write_all(out_fd_, j.dump() + "\n");
     return;
   }
   std::string head = fmt::format("launch {}: {} grid ({},{},{}) block ({},{},{}) dynamic shared {} B",

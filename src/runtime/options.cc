@@ -32,6 +32,7 @@ Options options_from_env() {
   if (env("SMEMLAB_LEVEL") == "ptx") o.level = sass::Level::Ptx;
   o.output = env("SMEMLAB_OUTPUT");
   o.status = env("SMEMLAB_STATUS");
+  o.html = env("SMEMLAB_HTML");
   return o;
 }
 

@@ -6,6 +6,8 @@
 //   SMEMLAB_LEVEL     sass (default) | ptx: the counting level (docs/sass.md)
 //   SMEMLAB_OUTPUT    file for the reports (default: stderr)
 //   SMEMLAB_STATUS    file the runtime writes its exit summary to (JSON)
+//   SMEMLAB_HTML      file the runtime appends each analyzed launch's HTML
+//                     section to (JSON Lines; the CLI makes the page of them)
 #pragma once
 
 #include <cstdint>
@@ -26,7 +28,7 @@ struct Options {
   uint64_t launch_count = std::numeric_limits<uint64_t>::max();
   bool json = false;
   sass::Level level = sass::Level::Sass;
-  std::string output, status;
+  std::string output, status, html;
 };
 
 Options options_from_env();

@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 smemlab, source_dir, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
+program = sys.argv[4] if len(sys.argv) > 4 else None  # tests/html/launches.cu, built
 chromium = os.environ.get("CHROMIUM", "chromium")
 failures = []
 
@@ -27,6 +28,11 @@ def run(args, ok=(0,)):
     if p.returncode not in ok:
         sys.exit(f"smemlab {' '.join(args)} exited {p.returncode}:\n{p.stderr}")
     return p.stdout
+
+
+def line_excess(lines):
+    return {l["line"]: sum(l[op]["excess"] for op in ("load", "store", "atomic") if op in l)
+            for l in lines}
 
 
 def browser(url, *extra):
@@ -83,8 +89,7 @@ main_rows = [r for r in rows(dom) if "other-file" not in r]
 check(len(main_rows) == src_lines, f"{len(main_rows)} source rows == {src_lines} lines of the file")
 check(all('tabindex="0"' in r for r in rows(dom)), "every line is keyboard-focusable")
 
-excess = {l["line"]: l["load"]["excess"] + l["store"]["excess"] + l["atomic"]["excess"]
-          for l in data["lines"]}
+excess = line_excess(data["lines"])
 worst_line = max(excess, key=lambda k: (excess[k], -k))
 selected = [r for r in rows(dom) if "selected" in r]
 check(len(selected) == 1 and attr(selected[0], "data-line") == str(worst_line),
@@ -141,6 +146,49 @@ for k in rj["kernels"]:
                 want.append((k["kernel"], arch, f"{v:.2f}"))
 check(sorted(bars) == sorted(want), f"report chart has the {len(want)} bars of report --json")
 check(os.path.getsize(rpage) < 2 * 1024 * 1024, "report page < 2 MB")
+
+# 5. Program mode: one section per analyzed launch of a whole program.
+if program:
+    ppage = os.path.join(tmp, "program.html")
+    jpath = os.path.join(tmp, "program.jsonl")  # smemlab's lines, JSON Lines here
+    run(["analyze", "--json", "--output", jpath, "--", program])
+    launches = [json.loads(l) for l in open(jpath) if l.startswith("{")]
+    run(["analyze", "--html", ppage, "--", program])
+    pdom = browser("file://" + ppage, "--dump-dom")
+    check('data-ready="1"' in pdom, "program page: the script ran to the end")
+    secs = re.findall(r'<section class="launch" id="s(\d+)" data-launch="(\d+)">', pdom)
+    check([int(l) for _, l in secs] == [j["launch"] for j in launches] and len(secs) == 3,
+          f"one section per analyzed launch: {[l for _, l in secs]} "
+          f"(--json: {[j['launch'] for j in launches]})")
+    chunks = pdom.split('<section class="launch"')[1:]
+    for (si, _), chunk, j in zip(secs, chunks, launches):
+        g, b = j["grid"], j["block"]
+        heading = re.search(r"<h2>([^<]*)</h2>", chunk).group(1).replace("&lt;", "<").replace("&gt;", ">")
+        want = (f"launch {j['launch']}: {j['kernel']}<<<({g[0]},{g[1]},{g[2]}), "
+                f"({b[0]},{b[1]},{b[2]}), {j['shared_bytes']}>>>")
+        check(heading == want, f"section {si} heading '{heading}' names launch, kernel, grid, "
+                               f"block and dynamic shared bytes")
+        src = [r for r in rows(chunk) if "other-file" not in r]
+        check(len(src) == len(open(os.path.join(source_dir, "tests/html/launches.cu")).read().splitlines()),
+              f"section {si} shows the kernel's source file ({len(src)} rows)")
+        ex = line_excess(j["lines"])
+        worst_rows = [r for r in rows(chunk) if 'data-worst="1"' in r]
+        if not ex or max(ex.values()) == 0:
+            check(not worst_rows, f"section {si} ({j['kernel']}): no costly line, none marked")
+            continue
+        wl = max(ex, key=lambda k: (ex[k], -k))
+        check(len(worst_rows) == 1 and attr(worst_rows[0], "data-line") == str(wl)
+              and attr(worst_rows[0], "data-value") == str(ex[wl]),
+              f"section {si} ({j['kernel']}): worst line {wl} with excess {ex[wl]} as in --json")
+    browser("file://" + ppage, f"--screenshot={os.path.join(out_dir, 'analyze-program.png')}",
+            "--hide-scrollbars")
+    # check -- APP: the same sections, findings only (this program has none).
+    cpage2 = os.path.join(tmp, "program-check.html")
+    run(["check", "--html", cpage2, "--", program])
+    cdom2 = browser("file://" + cpage2, "--dump-dom")
+    csecs = re.findall(r'<section class="launch" id="s(\d+)" data-launch="(\d+)">', cdom2)
+    check(len(csecs) == 3 and "<td class=\"flag\">!</td>" not in cdom2,
+          f"check --html -- APP: {len(csecs)} sections, no finding flagged")
 
 print(f"{len(failures)} failed" if failures else "all passed")
 sys.exit(1 if failures else 0)
