@@ -268,6 +268,17 @@ void decode_int_simple(Insn& d) {
 
 void decode_abs_neg(Insn& d) {
   bool abs = d.opcode() == "abs";
+  if (d.t == F16X2 || d.t == BF16X2) {
+    // Packed halves (__habs2, __hneg2): abs clears, neg flips both sign bits.
+    d.need(2);
+    d.op.code = code(abs ? AND : XOR, U32);
+    d.op.t = U32;
+    d.op.r[0] = d.c.dst(d.operands()[0]);
+    d.op.r[1] = d.c.src(d.operands()[1], U32);
+    d.op.r[2] = d.c.constant(abs ? 0x7fff7fffu : 0x80008000u);
+    d.push();
+    return;
+  }
   if (is_float(d.t))
     d.fslow(abs ? F_ABS : F_NEG, 1);
   else

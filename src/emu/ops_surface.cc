@@ -150,19 +150,21 @@ void access(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec, bool
   uint64_t shown[32] = {};
   uint32_t live = 0;
   uint64_t values[4][32] = {};
+  // Lanes whose .zero access fell outside keep address 0 and are skipped.
   SMEMLAB_FOR_LANES(exec, {
-    if (!addr[l]) continue;  // .zero: out of range
-    live |= 1u << l;
-    uint8_t* p =
-        mem_translate(b, w, op, pc, l, MSpace::Global, addr[l], size, &spaces[l], &shown[l]);
-    for (unsigned e = 0; e < op.vec; ++e) {
-      if (store) {
-        uint64_t v = reg(w, op.r[e])[l];
-        std::memcpy(p + e * op.width, &v, op.width);  // little-endian: the low bytes
-      } else {
-        uint64_t v = 0;
-        std::memcpy(&v, p + e * op.width, op.width);
-        values[e][l] = v;
+    if (addr[l]) {
+      live |= 1u << l;
+      uint8_t* p = mem_translate(b, w, op, pc, l, MSpace::Global, addr[l], size, &spaces[l],
+                                 &shown[l]);
+      for (unsigned e = 0; e < op.vec; ++e) {
+        if (store) {
+          uint64_t v = reg(w, op.r[e])[l];
+          std::memcpy(p + e * op.width, &v, op.width);  // little-endian: the low bytes
+        } else {
+          uint64_t v = 0;
+          std::memcpy(&v, p + e * op.width, op.width);
+          values[e][l] = v;
+        }
       }
     }
   });
@@ -171,7 +173,8 @@ void access(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec, bool
       uint64_t* D = regw(w, op.r[e]);
       SMEMLAB_FOR_LANES(exec, D[l] = values[e][l]);
     }
-  if (live) mem_emit(b, w, op, store ? MemOp::Store : MemOp::Load, size, live, spaces, shown, 0);
+  if (live && b.obs)
+    mem_emit(b, w, op, store ? MemOp::Store : MemOp::Load, size, live, spaces, shown, 0);
 }
 
 }  // namespace

@@ -27,9 +27,13 @@ __global__ void atomicRefSum(unsigned long long* total, int n) {
   ref.fetch_add(static_cast<unsigned long long>(i) * i, cuda::memory_order_relaxed);
 }
 
+// The CAS loop of the CUDA programming guide's atomicAdd(double) example,
+// with the first read made atomic too: the guide's plain `*p` read is
+// reported by check as a race with the other threads' CAS (a race in the
+// C++ memory model, benign on the GPU).
 __device__ float atomicMaxFloat(float* addr, float v) {
   int* p = reinterpret_cast<int*>(addr);
-  int old = *p, assumed;
+  int old = atomicOr(p, 0), assumed;
   do {
     assumed = old;
     if (__int_as_float(assumed) >= v) break;

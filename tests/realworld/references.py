@@ -389,7 +389,7 @@ def _(c):
     x = c.inp(0)
     parts = [math.fsum(x[b * 64:(b + 1) * 64]) for b in range(4)]
     c.expect(1, parts, rtol=1e-5)
-    c.expect(2, [0])  # atomicInc wraps to 0 after gridDim.x - 1
+    c.expect(2, [4])  # atomicInc(ticket, gridDim.x): 0, 1, 2, 3 -> 4 (wraps only above 4)
     c.expect(3, [sum(parts)], rtol=1e-5)
 
 

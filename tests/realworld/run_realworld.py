@@ -93,7 +93,10 @@ class Arg:
             lhs = f"{elem}[{math.prod(self.extent) * channels}]"
         self.buffer = "[" in lhs
         self.type = lhs.split("[")[0]
-        if self.buffer:
+        if self.buffer and self.type == "ptr":  # a pointer table: addresses, nothing to compare
+            self.buffer = False
+            self.value = rhs
+        elif self.buffer:
             self.count = int(lhs.split("[")[1][:-1])
             self.values = initial(self.type, self.count, rhs)
         elif self.type == "bytes":
