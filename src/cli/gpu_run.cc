@@ -21,6 +21,11 @@ gpu::Outcome run_on_gpu(const Prepared& p, int timed_launches) {
   l.dynamic_shared = p.config.dynamic_shared;
   for (size_t i = 0; i < p.specs.size(); ++i) {
     // Emulator addresses mean nothing on the GPU.
+    if (p.specs[i].object != ArgSpec::Object::None)
+      throw UsageError(
+          fmt::format("--arg '{}': texture and surface arguments work in the emulator only, not "
+                      "with --gpu or --compare",
+                      p.specs[i].text));
     if (p.specs[i].pointer)
       throw UsageError(
           fmt::format("--arg '{}': ptr arguments work in the emulator only, not with "

@@ -245,7 +245,9 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
       "--arg", o.args,
       "kernel argument in parameter order: int=64 unsigned=7 float=1.5 double=.. long=.. or a "
       "buffer "
-      "TYPE[N]=zeros|iota|random(SEED)|file:PATH (random: floats in [0,1), integers in [0,1000))");
+      "TYPE[N]=zeros|iota|random(SEED)|file:PATH (random: floats in [0,1), integers in [0,1000)), "
+      "or a texture/surface object over such a buffer: tex2d:float4[W,H]=INIT/linear,wrap,"
+      "normalized,nfloat, surf2d:float[W,H]=INIT (also 1d, 3d)");
   // Not --arch: analyze's --arch names bank models.
   cmd->add_option("--nvcc-arch", o.arch, "nvcc -arch for .cu input")->capture_default_str();
   cmd->add_option("--threads", o.threads,
@@ -491,7 +493,104 @@ emu::Dim3 parse_dim(const std::string& s, const char* what) {
   return {v[0], v[1], v[2]};
 }
 
+namespace {
+
+// texND:FORMAT[W{,H{,D}}]=INIT{/OPTION,...} and surfND:FORMAT[...]=INIT: a
+// buffer of W*H*D texels (FORMAT: float half char uchar short ushort int
+// uint, with 2 or 4 for channels: float4) and a texture or surface object
+// over it, whose handle is the argument (cudaTextureObject_t /
+// cudaSurfaceObject_t). Texture options: point|linear, clamp|wrap|mirror|
+// border, normalized (coordinates), nfloat (normalized-float reads).
+ArgSpec parse_object_arg(const std::string& s) {
+  auto bad = [&](const std::string& why) {
+    return UsageError(fmt::format("bad --arg '{}': {}", s, why));
+  };
+  bool tex = s.rfind("tex", 0) == 0;
+  size_t colon = s.find(':'), eq = s.find('=');
+  if (colon == std::string::npos || eq == std::string::npos || eq < colon)
+    throw bad("expected texND:FORMAT[W,H,D]=INIT or surfND:FORMAT[W,H,D]=INIT");
+  std::string kind = s.substr(0, colon);
+  int dims = kind == "tex1d" || kind == "surf1d"   ? 1
+             : kind == "tex2d" || kind == "surf2d" ? 2
+             : kind == "tex3d" || kind == "surf3d" ? 3
+                                                   : 0;
+  if (!dims) throw bad("the object is tex1d, tex2d, tex3d, surf1d, surf2d or surf3d");
+  std::string lhs = s.substr(colon + 1, eq - colon - 1), rhs = s.substr(eq + 1);
+  std::string options;
+  size_t slash = rhs.find('/');
+  if (slash != std::string::npos) options = rhs.substr(slash + 1), rhs = rhs.substr(0, slash);
+  size_t br = lhs.find('[');
+  if (br == std::string::npos || lhs.back() != ']') throw bad("expected FORMAT[W,H,D]");
+  std::string fmt_name = lhs.substr(0, br);
+  unsigned channels = 1;
+  if (!fmt_name.empty() && (fmt_name.back() == '2' || fmt_name.back() == '4')) {  // float4
+    channels = static_cast<unsigned>(fmt_name.back() - '0');
+    fmt_name.pop_back();
+  }
+  using F = emu::texture::Format;
+  static const struct {
+    const char* name;
+    const char* elem;  // the buffer's element type
+    F format;
+  } formats[] = {{"float", "float", F::F32}, {"half", "half", F::F16},
+                 {"char", "char", F::S8},    {"uchar", "uchar", F::U8},
+                 {"short", "short", F::S16}, {"ushort", "ushort", F::U16},
+                 {"int", "int", F::S32},     {"uint", "unsigned", F::U32}};
+  const char* elem = nullptr;
+  emu::texture::Descriptor d;
+  for (const auto& f : formats)
+    if (fmt_name == f.name) elem = f.elem, d.format = f.format;
+  if (!elem) throw bad(fmt::format("unknown texel format '{}'", lhs.substr(0, br)));
+  std::vector<uint64_t> ext;
+  std::stringstream in(lhs.substr(br + 1, lhs.size() - br - 2));
+  for (std::string part; std::getline(in, part, ',');) {
+    uint64_t v = parse_u64(part, "extent");
+    if (v == 0 || v > 65536) throw bad("each extent is 1 to 65536 texels");
+    ext.push_back(v);
+  }
+  if (ext.size() != static_cast<size_t>(dims))
+    throw bad(fmt::format("{} takes {} extents", kind, dims));
+  ext.resize(3, 1);
+  d.channels = channels;
+  d.dims = static_cast<unsigned>(dims);
+  d.width = static_cast<uint32_t>(ext[0]);
+  d.height = static_cast<uint32_t>(ext[1]);
+  d.depth = static_cast<uint32_t>(ext[2]);
+  std::stringstream opts(options);
+  for (std::string o; std::getline(opts, o, ',');) {
+    using A = emu::texture::Address;
+    if (!tex) throw bad("surfaces take no options");
+    if (o == "point")
+      d.filter = emu::texture::Filter::Point;
+    else if (o == "linear")
+      d.filter = emu::texture::Filter::Linear;
+    else if (o == "clamp" || o == "wrap" || o == "mirror" || o == "border")
+      d.address.fill(o == "clamp"    ? A::Clamp
+                     : o == "wrap"   ? A::Wrap
+                     : o == "mirror" ? A::Mirror
+                                     : A::Border);
+    else if (o == "normalized")
+      d.normalized_coords = true;
+    else if (o == "nfloat")
+      d.read = emu::texture::Read::NormalizedFloat;
+    else
+      throw bad(
+          fmt::format("unknown option '{}' (point linear clamp wrap mirror border "
+                      "normalized nfloat)",
+                      o));
+  }
+  uint64_t texels = ext[0] * ext[1] * ext[2];
+  ArgSpec a = parse_arg(fmt::format("{}[{}]={}", elem, texels * channels, rhs));
+  a.text = s;
+  a.object = tex ? ArgSpec::Object::Texture : ArgSpec::Object::Surface;
+  a.desc = d;
+  return a;
+}
+
+}  // namespace
+
 ArgSpec parse_arg(const std::string& s) {
+  if (s.rfind("tex", 0) == 0 || s.rfind("surf", 0) == 0) return parse_object_arg(s);
   ArgSpec a;
   a.text = s;
   size_t eq = s.find('=');
@@ -761,7 +860,18 @@ PreparedArgs prepare_args(emu::Device& dev, const std::vector<ArgSpec>& specs) {
     }
     uint64_t addr = addr_of[k];
     dev.copy_to(addr, data.data(), data.size());
-    out.bytes.push_back(emu::arg(addr));
+    uint64_t value = addr;
+    if (a.object != ArgSpec::Object::None) {  // the object's handle instead of the address
+      emu::texture::Descriptor d = a.desc;
+      d.base = addr;
+      try {
+        value =
+            a.object == ArgSpec::Object::Texture ? dev.create_texture(d) : dev.create_surface(d);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(fmt::format("bad --arg '{}': {}", a.text, e.what()));
+      }
+    }
+    out.bytes.push_back(emu::arg(value));
     out.buffer.push_back(addr);
   }
   return out;

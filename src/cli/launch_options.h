@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "emu/launch.h"
+#include "emu/ops_texture.h"
 #include "ptx/demangle.h"
 
 namespace smemlab::cli {
@@ -39,6 +40,10 @@ struct ArgSpec {
   uint64_t seed = 0;
   std::string path;   // file:PATH
   std::string value;  // scalar value text
+  // texNd:/surfNd: a texture or surface object over this buffer (its
+  // elements are the texels' channels); the kernel gets the object's handle.
+  enum class Object { None, Texture, Surface } object = Object::None;
+  emu::texture::Descriptor desc;  // format, channels, dims, extent, sampling
 };
 
 struct LaunchOptions {

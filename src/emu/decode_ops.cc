@@ -268,6 +268,17 @@ void decode_int_simple(Insn& d) {
 
 void decode_abs_neg(Insn& d) {
   bool abs = d.opcode() == "abs";
+  if (d.t == F16X2 || d.t == BF16X2) {
+    // Packed halves (__habs2, __hneg2): abs clears, neg flips both sign bits.
+    d.need(2);
+    d.op.code = code(abs ? AND : XOR, U32);
+    d.op.t = U32;
+    d.op.r[0] = d.c.dst(d.operands()[0]);
+    d.op.r[1] = d.c.src(d.operands()[1], U32);
+    d.op.r[2] = d.c.constant(abs ? 0x7fff7fffu : 0x80008000u);
+    d.push();
+    return;
+  }
   if (is_float(d.t))
     d.fslow(abs ? F_ABS : F_NEG, 1);
   else
@@ -370,6 +381,51 @@ void decode_setp(Insn& d) {
     op.aux2 |= ops[3].negate ? 1 : 0;
   }
   d.push();
+}
+
+// set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c}: d = 1.0 (float
+// dtype) or all ones (integer dtype) where the comparison holds, else 0.
+// Runs as the setp it is (into the scratch predicate) and a selp.
+void decode_set(Insn& d) {
+  const ptx::Instruction& in = d.in;
+  const auto& ops = d.operands();
+  DecodeContext& c = d.c;
+  Cmp cmp;
+  if (in.mods.empty() || !cmp_of(in.mods[0], &cmp) || d.tys.size() != 2) d.unsupported();
+  T dt = d.tys[0], st = d.tys[1];
+  if (dt == F16X2 || dt == BF16X2 || st == F16X2 || st == BF16X2 || dt == F64 || type_bytes(dt) < 2)
+    d.unsupported();
+  static const char* bools[] = {"and", "or", "xor"};
+  int b = mod_index(bools, 3, in);
+  d.need(b >= 0 ? 4 : 3);
+  uint32_t p = c.scratch_pred();
+  Op cmp_op = d.op;
+  cmp_op.code = code(SETP, st);
+  cmp_op.t = st;
+  cmp_op.aux = cmp;
+  cmp_op.t2 = static_cast<uint8_t>(b + 1);
+  cmp_op.aux2 = d.ftz ? kFtz : 0;
+  cmp_op.r[0] = p;
+  cmp_op.r[1] = UINT32_MAX;
+  cmp_op.r[2] = c.src(ops[1], st);
+  cmp_op.r[3] = c.src(ops[2], st);
+  if (b >= 0) {
+    cmp_op.r[4] = c.pred(ops[3]);
+    cmp_op.aux2 |= ops[3].negate ? 1 : 0;
+  }
+  c.push(cmp_op);
+  uint64_t one = dt == F32    ? 0x3f800000u
+                 : dt == F16  ? 0x3c00u
+                 : dt == BF16 ? 0x3f80u
+                              : canonical(dt, ~0ull);
+  Op sel = d.op;
+  sel.code = code(SELP, dt);
+  sel.t = dt;
+  sel.r[0] = c.dst(ops[0]);
+  sel.r[1] = c.constant(one);
+  sel.r[2] = c.constant(0);
+  sel.r[3] = p;
+  c.push(sel);
 }
 
 void decode_selp(Insn& d) {

@@ -42,7 +42,7 @@ namespace smemlab::emu {
 #define SMEMLAB_TYPES_WORDS(Y, ...) Y(U16, __VA_ARGS__) SMEMLAB_TYPES_I32_64(Y, __VA_ARGS__) \
   SMEMLAB_TYPES_F32_64(Y, __VA_ARGS__) Y(F16X2, __VA_ARGS__) Y(BF16X2, __VA_ARGS__)
 #define SMEMLAB_TYPES_ATOMIC(Y, ...) SMEMLAB_TYPES_I16_64(Y, __VA_ARGS__) \
-  SMEMLAB_TYPES_F32_64(Y, __VA_ARGS__)
+  SMEMLAB_TYPES_FLOATS(Y, __VA_ARGS__)
 // clang-format on
 
 constexpr uint32_t kNumCodes = kNumBase * 16u;

@@ -58,9 +58,19 @@ class Device {
   // nullptr for a handle that names no live texture object.
   const texture::Descriptor* texture(uint64_t handle) const;
 
+  // Surface objects (cudaCreateSurfaceObject): device memory read and
+  // written by suld/sust (ops_surface.cc). The descriptor's base, format,
+  // channels, dims/layered, extent and pitch are used; sampling fields are
+  // ignored. Returns the handle a kernel receives as cudaSurfaceObject_t.
+  // Throws std::invalid_argument for a bad descriptor.
+  uint64_t create_surface(const texture::Descriptor& desc);
+  bool destroy_surface(uint64_t handle);
+  const texture::Descriptor* surface(uint64_t handle) const;
+
  private:
   GlobalMemory mem_;
   std::vector<std::optional<texture::Descriptor>> textures_;
+  std::vector<std::optional<texture::Descriptor>> surfaces_;
 };
 
 class Module {

@@ -12,6 +12,7 @@
 #include "emu/decode_context.h"
 #include "emu/decode_tensor.h"
 #include "emu/exec.h"
+#include "emu/half.h"
 #include "emu/ops_alu.h"
 
 namespace smemlab::emu {
@@ -126,6 +127,22 @@ uint8_t* translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lan
   return nullptr;
 }
 
+// atom.add.noftz.{f16,bf16,f16x2,bf16x2} (atomicAdd on __half, __half2,
+// __nv_bfloat16, __nv_bfloat162): each 16-bit lane added in f32 and rounded
+// once to nearest even (exact: the f32 sum of two halves never lands on a
+// false tie), denormals kept (.noftz).
+uint64_t add_halves(T t, uint64_t a, uint64_t b) {
+  bool bf = t == BF16 || t == BF16X2;
+  int n = t == F16X2 || t == BF16X2 ? 2 : 1;
+  uint64_t r = 0;
+  for (int i = 0; i < n; ++i) {
+    auto x = static_cast<uint16_t>(a >> (16 * i)), y = static_cast<uint16_t>(b >> (16 * i));
+    float s = bf ? bf16_to_float(x) + bf16_to_float(y) : half_to_float(x) + half_to_float(y);
+    r |= uint64_t{bf ? float_to_bf16(s) : float_to_half(s)} << (16 * i);
+  }
+  return r;
+}
+
 template <typename U>
 uint64_t atom_apply(const Op& op, uint8_t* p, uint64_t bv, uint64_t cv, bool global) {
   T t = static_cast<T>(op.t);
@@ -133,6 +150,8 @@ uint64_t atom_apply(const Op& op, uint8_t* p, uint64_t bv, uint64_t cv, bool glo
     U b = static_cast<U>(bv), c = static_cast<U>(cv);
     switch (op.aux2) {
       case A_ADD:
+        if (t == F16 || t == BF16 || t == F16X2 || t == BF16X2)
+          return static_cast<U>(add_halves(t, old, b));
         if (t == F32) return static_cast<U>(put(get<float>(old) + get<float>(b)));
         if (t == F64) return static_cast<U>(put(get<double>(old) + get<double>(b)));
         return static_cast<U>(old + b);
@@ -579,7 +598,8 @@ void decode_atom(Insn& d) {
   static const char* names[] = {"add", "min",  "max", "inc", "dec",
                                 "cas", "exch", "and", "or",  "xor"};
   int a = mod_index(names, 10, in);
-  if (a < 0 || t == F16 || t == BF16 || t == F16X2 || t == BF16X2 || t == B128) d.unsupported();
+  bool halves = t == F16 || t == BF16 || t == F16X2 || t == BF16X2;
+  if (a < 0 || (halves && a != A_ADD) || t == B128) d.unsupported();  // halves: add only
   bool red = d.opcode() == "red";
   d.need(red ? 2 : (a == A_CAS ? 4 : 3));
   const ptx::Operand& addr = red ? ops[0] : ops[1];

@@ -135,6 +135,12 @@ enum Special : uint8_t {
 //   MMA: imm = index into Program::tensor_ops (mma.sync and wmma.*)
 //   CVT_TF32: r0 = d, r1 = a (f32), aux = tensor::Tf32Round
 //   TEX: r0..r3 = d (v4), r4 = texture handle, imm = index into Program::tex_ops
+//   SULD/SUST: r0..r3 = data (vec), r4 = surface handle, imm = index into
+//              Program::tex_ops (coordinates), width = bytes per element,
+//              aux = out-of-range mode (0 trap, 1 clamp, 2 zero)
+//   BFIND: r0 = d, r1 = a, aux = .shiftamt;  BMSK: r0, r1 = a, r2 = b, aux = .clamp
+//   DP4A/DP2A: r0 = d, r1..r3 = a, b, c, aux = signedness (1: a, 2: b), aux2 = .hi
+//   MUL24/MAD24: r0 = d, r1..r3 = a, b (, c), aux = .hi;  SAD: r0 = d, r1..r3
 //   MBAR: r4 + imm = mbarrier address, aux = MSpace, t2 = MbarKind (other fields there)
 //   BULK: r4 + imm = shared dst, r5 + value(r0) = global src, r1 = bytes,
 //         r2 + value(r3) = mbarrier

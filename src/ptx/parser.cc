@@ -447,7 +447,7 @@ class Parser {
         scopes_.emplace_back();
         continue;
       }
-      if (t.kind == K::Ident && t.text == ".reg") {
+      if (t.kind == K::Ident && (t.text == ".reg" || t.text.rfind(".reg.", 0) == 0)) {
         reg_decl(f);
       } else if (t.kind == K::Ident && t.text == ".loc") {
         loc();
@@ -483,6 +483,13 @@ class Parser {
   void reg_decl(Function& f) {
     const Token& kw = next();
     std::string type;
+    // cuda_fp16.hpp's inline asm writes `{.reg.b16 spc, ulp, p;`: the type
+    // glued to the keyword is one token.
+    if (kw.text.size() > 4) {
+      if (kw.text.find(".v2") != std::string::npos || kw.text.find(".v4") != std::string::npos)
+        fail(kw, "vector registers are not supported");
+      type = kw.text.substr(kw.text.rfind('.') + 1);
+    }
     while (peek().kind == K::Ident && peek().text[0] == '.') {
       std::string s = next().text;
       if (s == ".v2" || s == ".v4") fail(kw, "vector registers are not supported");

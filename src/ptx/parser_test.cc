@@ -75,6 +75,31 @@ TEST(Parser, Nvvm20ParamsAndFloatRegs) {
   EXPECT_TRUE(f_is_b32);
 }
 
+// cuda_fp16.hpp's inline asm (hexp) glues the type to the keyword: `.reg.b16`.
+TEST(Parser, RegTypeGluedToKeyword) {
+  Module m = parse(R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b16 %rs<2>;
+  {.reg.b16 spc, ulp;
+  mov.b16 spc, 0x1F79;
+  }
+  ret;
+}
+)",
+                   "x.ptx");
+  const Function& k = m.functions[0];
+  bool found = false;
+  for (const auto& r : k.regs) found |= r.type == "b16" && r.name.rfind("spc", 0) == 0;
+  EXPECT_TRUE(found);
+  EXPECT_THROW(parse(".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n"
+                     "{\n  .reg.v2.b32 v;\n  ret;\n}\n",
+                     "v.ptx"),
+               ParseError);
+}
+
 TEST(Parser, OperandForms) {
   Module m = parse(R"(.version 9.0
 .target sm_90

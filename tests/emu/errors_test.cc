@@ -14,7 +14,7 @@ TEST(Errors, UnsupportedInstructionNamesItselfAndItsLine) {
 {
   .reg .b32 %r<4>;
   mov.u32 %r1, 1;
-  dp4a.u32.u32 %r2, %r1, %r1, %r1;
+  fns.b32 %r2, %r1, %r1, %r1;
   ret;
 }
 )",
@@ -23,7 +23,7 @@ TEST(Errors, UnsupportedInstructionNamesItselfAndItsLine) {
     m->kernel("k");
     FAIL() << "decoded";
   } catch (const DecodeError& e) {
-    EXPECT_STREQ(e.what(), "u.ptx:8:3: unsupported instruction 'dp4a.u32.u32'");
+    EXPECT_STREQ(e.what(), "u.ptx:8:3: unsupported instruction 'fns.b32'");
   }
 }
 

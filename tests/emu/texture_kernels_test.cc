@@ -133,5 +133,114 @@ TEST_P(TextureKernels, BadDescriptorsAreRejected) {
 
 INSTANTIATE_TEST_SUITE_P(Dialects, TextureKernels, ::testing::Values("sm90", "sm100"));
 
+// Surfaces (kernels/surface.cu): suld/sust through surface objects, against
+// CPU references; x is a byte offset, y/layer element indices.
+class SurfaceKernels : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    m = Module::load_file(dev, ptx_path(std::string("surface.") + GetParam() + ".ptx"));
+  }
+  Device dev;
+  std::unique_ptr<Module> m;
+};
+
+TEST_P(SurfaceKernels, ReadModifyWrite2DWithPitch) {
+  const int W = 7, H = 5, pitch_floats = 8;  // rows padded to 32 bytes
+  std::vector<float> img(pitch_floats * H, -1.0f);
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) img[y * pitch_floats + x] = static_cast<float>(x * y) * 0.5f;
+  texture::Descriptor d;
+  d.base = upload(dev, img);
+  d.dims = 2, d.width = W, d.height = H, d.pitch = pitch_floats * 4;
+  uint64_t surf = dev.create_surface(d);
+  EXPECT_EQ(dev.texture(surf), nullptr);  // a surface is not a texture
+  auto st = launch(*m, find_kernel(*m, "scaleInPlace"), {{2, 2}, {4, 4}}, surf, W, H, 3.0f);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  auto got = download<float>(dev, d.base, img.size());
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < pitch_floats; ++x)
+      EXPECT_EQ(got[y * pitch_floats + x],
+                x < W ? img[y * pitch_floats + x] * 3.0f + x + 10 * y : -1.0f)  // padding untouched
+          << x << "," << y;
+}
+
+TEST_P(SurfaceKernels, Float4CopyBetweenSurfaces) {
+  const int W = 6, H = 3;
+  std::vector<float> src(W * H * 4), zero(W * H * 4, 0.0f);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) + 0.25f;
+  texture::Descriptor a, b;
+  a.base = upload(dev, src), b.base = upload(dev, zero);
+  a.dims = b.dims = 2, a.channels = b.channels = 4;
+  a.width = b.width = W, a.height = b.height = H;
+  uint64_t sa = dev.create_surface(a), sb = dev.create_surface(b);
+  auto st = launch(*m, find_kernel(*m, "mirrorRows"), {{H}, {8}}, sa, sb, W, H);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  auto got = download<float>(dev, b.base, zero.size());
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x)
+      for (int c = 0; c < 4; ++c)
+        ASSERT_EQ(got[(y * W + x) * 4 + c], src[(y * W + (W - 1 - x)) * 4 + c]) << x << "," << y;
+}
+
+TEST_P(SurfaceKernels, ByteSurfaceZeroModePastTheEnd) {
+  std::vector<uint8_t> in = {10, 20, 30, 40, 250};
+  texture::Descriptor d;
+  d.base = upload(dev, in);
+  d.format = texture::Format::U8, d.width = 5;
+  uint64_t s = dev.create_surface(d);
+  uint64_t out = dev.malloc(5);
+  auto st = launch(*m, find_kernel(*m, "byteNeighbours"), {{1}, {32}}, s, out, 5);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  auto got = download<uint8_t>(dev, out, 5);
+  std::vector<uint8_t> want = {30, 50, 70, 34 /* 40 + 250 wraps */, 250 /* + 0 */};
+  EXPECT_EQ(got, want);
+}
+
+TEST_P(SurfaceKernels, LayeredWithClampAtTheEdge) {
+  const int W = 4, H = 2, L = 3;
+  std::vector<int32_t> v(W * H * L);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>(i * 7);
+  texture::Descriptor d;
+  d.base = upload(dev, v);
+  d.format = texture::Format::S32, d.dims = 2, d.layered = true;
+  d.width = W, d.height = H, d.layers = L;
+  uint64_t s = dev.create_surface(d);
+  uint64_t edge = dev.malloc(v.size() * 4);
+  auto st = launch(*m, find_kernel(*m, "layeredAdd"), {{L}, {W, H}}, s, edge, W, H, L);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  auto got = download<int32_t>(dev, d.base, v.size());
+  auto e = download<int32_t>(dev, edge, v.size());
+  for (int l = 0; l < L; ++l)
+    for (int y = 0; y < H; ++y)
+      for (int x = 0; x < W; ++x) {
+        size_t i = static_cast<size_t>((l * H + y) * W + x);
+        EXPECT_EQ(got[i], v[i] + l);
+        EXPECT_EQ(e[i], v[static_cast<size_t>((l * H + y) * W + std::min(x + 2, W - 1))]);
+      }
+}
+
+TEST_P(SurfaceKernels, TrapModeOutOfRangeAndBadHandlesFail) {
+  std::vector<float> buf(4, 0.0f);
+  texture::Descriptor d;
+  d.base = upload(dev, buf);
+  d.width = 4;
+  uint64_t s = dev.create_surface(d);
+  auto st = launch(*m, find_kernel(*m, "outOfRange"), {{1}, {2}}, s, 4);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error->kind, "surface");
+  EXPECT_NE(st.error->message.find("outside the 4x1x1 surface"), std::string::npos)
+      << st.error->message;
+  uint64_t tex = dev.create_texture(d);
+  auto wrong = launch(*m, find_kernel(*m, "outOfRange"), {{1}, {1}}, tex, 0);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error->message.find("is not a surface object"), std::string::npos);
+  EXPECT_TRUE(dev.destroy_surface(s));
+  EXPECT_FALSE(dev.destroy_surface(s));
+  d.width = 5;  // one float past the allocation
+  EXPECT_THROW(dev.create_surface(d), std::invalid_argument);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dialects, SurfaceKernels, ::testing::Values("sm90", "sm100"));
+
 }  // namespace
 }  // namespace smemlab::emu::test

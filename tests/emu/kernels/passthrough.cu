@@ -11,6 +11,6 @@ __global__ void fill(int* out) {
 
 __global__ void unsupported(int* out, int a, int b) {
   int r;
-  asm("mul24.lo.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  asm("fns.b32 %0, %1, %2, 1;" : "=r"(r) : "r"(a), "r"(b));
   out[0] = r;
 }
