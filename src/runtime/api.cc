@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 
 #include "runtime/driver.h"
 
@@ -666,6 +667,170 @@ CUresult mem_prefetch(CUdeviceptr, size_t, CUmemLocation, unsigned, CUstream) { 
 CUresult mem_advise_v1(CUdeviceptr, size_t, CUmem_advise, CUdevice) { return CUDA_SUCCESS; }
 CUresult mem_prefetch_v1(CUdeviceptr, size_t, CUdevice, CUstream) { return CUDA_SUCCESS; }
 
+// ---- texture objects -------------------------------------------------------
+//
+// cudaCreateTextureObject over linear (cudaMalloc) and pitch-2D
+// (cudaMallocPitch) memory, mapped onto the emulator's texture objects
+// (emu::Device::create_texture): the handle the program gets is the
+// emulator's, so a kernel's `tex` resolves it directly. CUDA arrays are not
+// emulated (no cuArrayCreate), so array resources are refused by name.
+
+// What the program passed, for cuTexObjectGetResourceDesc/GetTextureDesc.
+struct TexObject {
+  CUDA_RESOURCE_DESC res;
+  CUDA_TEXTURE_DESC tex;
+};
+std::map<CUtexObject, TexObject> g_textures;
+
+bool tex_format(CUarray_format f, emu::texture::Format* out) {
+  using F = emu::texture::Format;
+  switch (f) {
+    case CU_AD_FORMAT_UNSIGNED_INT8: *out = F::U8; return true;
+    case CU_AD_FORMAT_SIGNED_INT8: *out = F::S8; return true;
+    case CU_AD_FORMAT_UNSIGNED_INT16: *out = F::U16; return true;
+    case CU_AD_FORMAT_SIGNED_INT16: *out = F::S16; return true;
+    case CU_AD_FORMAT_UNSIGNED_INT32: *out = F::U32; return true;
+    case CU_AD_FORMAT_SIGNED_INT32: *out = F::S32; return true;
+    case CU_AD_FORMAT_HALF: *out = F::F16; return true;
+    case CU_AD_FORMAT_FLOAT: *out = F::F32; return true;
+    default: return false;  // block-compressed, NV12, packed formats
+  }
+}
+
+const char* resource_kind(CUresourcetype t) {
+  switch (t) {
+    case CU_RESOURCE_TYPE_ARRAY: return "a CUDA array (cudaResourceTypeArray)";
+    case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY:
+      return "a mipmapped CUDA array (cudaResourceTypeMipmappedArray)";
+    default: return "an unknown resource type";
+  }
+}
+
+// cudart asks for the array's descriptor before cuTexObjectCreate (and
+// before copies to arrays); no array can exist here, so say what is missing.
+CUresult array_refused(const char* api) {
+  LOCKED;
+  d.note(fmt::format("ERROR: {}: CUDA arrays are not emulated (cudaMallocArray and "
+                     "cudaMalloc3DArray are not implemented), so neither are texture objects "
+                     "over CUDA arrays (cudaResourceTypeArray)",
+                     api));
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+CUresult array_descriptor(CUDA_ARRAY_DESCRIPTOR*, CUarray) {
+  return array_refused("cuArrayGetDescriptor");
+}
+CUresult array_3d_descriptor(CUDA_ARRAY3D_DESCRIPTOR*, CUarray) {
+  return array_refused("cuArray3DGetDescriptor");
+}
+
+// A refused texture object: the message says which part of the descriptor.
+CUresult tex_refused(Driver& d, CUresult code, const std::string& why) {
+  d.note(fmt::format("ERROR: cuTexObjectCreate (cudaCreateTextureObject): {}", why));
+  return code;
+}
+
+CUresult tex_object_create(CUtexObject* out, const CUDA_RESOURCE_DESC* res,
+                           const CUDA_TEXTURE_DESC* tex, const CUDA_RESOURCE_VIEW_DESC* view) {
+  LOCKED;
+  if (!out || !res || !tex) return CUDA_ERROR_INVALID_VALUE;
+  if (res->resType != CU_RESOURCE_TYPE_LINEAR && res->resType != CU_RESOURCE_TYPE_PITCH2D)
+    return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED,
+                       fmt::format("the resource is {}; smemlab emulates texture objects over "
+                                   "linear and pitch-2D memory only (no CUDA arrays)",
+                                   resource_kind(res->resType)));
+  // A view only reinterprets arrays; an all-zero one is what "no view" means.
+  static const CUDA_RESOURCE_VIEW_DESC kNoView{};
+  if (view && std::memcmp(view, &kNoView, sizeof kNoView) != 0)
+    return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED,
+                       "resource views are not supported (they apply to CUDA arrays)");
+  if (tex->flags & CU_TRSF_SRGB)
+    return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED, "sRGB conversion is not supported");
+  emu::texture::Descriptor e;
+  bool linear = res->resType == CU_RESOURCE_TYPE_LINEAR;
+  CUarray_format format = linear ? res->res.linear.format : res->res.pitch2D.format;
+  unsigned channels = linear ? res->res.linear.numChannels : res->res.pitch2D.numChannels;
+  if (!tex_format(format, &e.format))
+    return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED,
+                       fmt::format("texel format 0x{:x} is not supported (8/16/32-bit "
+                                   "integers, half and float are)",
+                                   static_cast<unsigned>(format)));
+  if (channels != 1 && channels != 2 && channels != 4)
+    return tex_refused(d, CUDA_ERROR_INVALID_VALUE,
+                       fmt::format("{} channels (1, 2 or 4)", channels));
+  e.channels = channels;
+  if (linear) {
+    e.base = res->res.linear.devPtr;
+    uint64_t texels = res->res.linear.sizeInBytes / e.texel_bytes();
+    if (texels == 0 || texels > (uint64_t{1} << 27))
+      return tex_refused(
+          d, CUDA_ERROR_INVALID_VALUE,
+          fmt::format("{} bytes is not 1 to 2^27 texels", res->res.linear.sizeInBytes));
+    e.width = static_cast<uint32_t>(texels);
+  } else {
+    e.base = res->res.pitch2D.devPtr;
+    e.dims = 2;
+    e.width = static_cast<uint32_t>(res->res.pitch2D.width);
+    e.height = static_cast<uint32_t>(res->res.pitch2D.height);
+    e.pitch = res->res.pitch2D.pitchInBytes;
+    // As the driver: the row pitch must be a multiple of the device's
+    // CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT (cudaMallocPitch's is).
+    if (e.pitch % 32 != 0)
+      return tex_refused(d, CUDA_ERROR_INVALID_VALUE,
+                         fmt::format("pitch {} is not a multiple of 32 bytes", e.pitch));
+  }
+  for (size_t a = 0; a < 3; ++a) {
+    if (tex->addressMode[a] > CU_TR_ADDRESS_MODE_BORDER)
+      return tex_refused(d, CUDA_ERROR_INVALID_VALUE, "unknown address mode");
+    // CUaddress_mode and emu::texture::Address share cudaAddressMode's order.
+    e.address[a] = static_cast<emu::texture::Address>(tex->addressMode[a]);
+    e.border[a] = tex->borderColor[a];
+  }
+  e.border[3] = tex->borderColor[3];
+  if (linear) {
+    // Linear memory ignores the address mode: tex1Dfetch past the end reads
+    // zero, which is the border mode with a zero border.
+    e.address[0] = emu::texture::Address::Border;
+    e.border = {0, 0, 0, 0};
+  }
+  e.filter = tex->filterMode == CU_TR_FILTER_MODE_LINEAR ? emu::texture::Filter::Linear
+                                                         : emu::texture::Filter::Point;
+  // Without CU_TRSF_READ_AS_INTEGER (cudaReadModeNormalizedFloat) 8- and
+  // 16-bit integer texels read as floats in [0, 1] / [-1, 1].
+  e.read = tex->flags & CU_TRSF_READ_AS_INTEGER ? emu::texture::Read::Element
+                                                : emu::texture::Read::NormalizedFloat;
+  if (e.format == emu::texture::Format::U32 || e.format == emu::texture::Format::S32 ||
+      e.format == emu::texture::Format::F16 || e.format == emu::texture::Format::F32)
+    e.read = emu::texture::Read::Element;  // nothing to normalize
+  e.normalized_coords = tex->flags & CU_TRSF_NORMALIZED_COORDINATES;
+  try {
+    *out = d.device.create_texture(e);
+  } catch (const std::invalid_argument& x) {
+    return tex_refused(d, CUDA_ERROR_INVALID_VALUE, x.what());
+  }
+  g_textures[*out] = {*res, *tex};
+  return CUDA_SUCCESS;
+}
+CUresult tex_object_destroy(CUtexObject t) {
+  LOCKED;
+  if (!d.device.destroy_texture(t)) return CUDA_ERROR_INVALID_VALUE;
+  g_textures.erase(t);
+  return CUDA_SUCCESS;
+}
+CUresult tex_object_resource_desc(CUDA_RESOURCE_DESC* res, CUtexObject t) {
+  LOCKED;
+  auto it = g_textures.find(t);
+  if (!res || it == g_textures.end()) return CUDA_ERROR_INVALID_VALUE;
+  *res = it->second.res;
+  return CUDA_SUCCESS;
+}
+CUresult tex_object_texture_desc(CUDA_TEXTURE_DESC* tex, CUtexObject t) {
+  LOCKED;
+  auto it = g_textures.find(t);
+  if (!tex || it == g_textures.end()) return CUDA_ERROR_INVALID_VALUE;
+  *tex = it->second.tex;
+  return CUDA_SUCCESS;
+}
+
 // ---- launches --------------------------------------------------------------
 
 CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
@@ -676,8 +841,11 @@ CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
 CUresult launch_cooperative(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned,
                             unsigned, unsigned, CUstream, void**) {
   LOCKED;
+  // The emulator runs each block to completion on a bounded worker pool, so
+  // a grid-wide barrier would wait for blocks that have not started.
   d.note(fmt::format("ERROR: cooperative launch of {} (cudaLaunchCooperativeKernel, grid-wide "
-                     "sync) is not supported by the emulator",
+                     "sync: cooperative_groups::this_grid().sync()) is not supported by the "
+                     "emulator, whose blocks run independently with no grid barrier",
                      fn(f) ? demangle(fn(f)->name) : "?"));
   return CUDA_ERROR_NOT_SUPPORTED;
 }
@@ -1021,6 +1189,12 @@ const EntryPoint kEntries[] = {
     E("cuLaunchKernel", 4000, launch_kernel),
     E("cuLaunchCooperativeKernel", 9000, launch_cooperative),
     E("cuLaunchKernelEx", 11060, launch_kernel_ex),
+    E("cuTexObjectCreate", 5000, tex_object_create),
+    E("cuTexObjectDestroy", 5000, tex_object_destroy),
+    E("cuTexObjectGetResourceDesc", 5000, tex_object_resource_desc),
+    E("cuTexObjectGetTextureDesc", 5000, tex_object_texture_desc),
+    E("cuArrayGetDescriptor", 3020, array_descriptor),
+    E("cuArray3DGetDescriptor", 3020, array_3d_descriptor),
     E("cuLaunchHostFunc", 10000, launch_host_func),
     E("cuStreamCreate", 2000, stream_create),
     E("cuStreamCreateWithPriority", 5050, stream_create_priority),
