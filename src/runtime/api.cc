@@ -574,25 +574,141 @@ CUresult memcpy_peer_async(CUdeviceptr dst, CUcontext, CUdeviceptr src, CUcontex
   return memcpy_dtod(dst, src, n);
 }
 
-uint64_t address_of(CUmemorytype t, const void* host, CUdeviceptr dev) {
-  return t == CU_MEMORYTYPE_HOST ? reinterpret_cast<uint64_t>(host) : dev;
+// ---- CUDA arrays -----------------------------------------------------------
+//
+// cudaMallocArray/cudaMalloc3DArray (cuArray3DCreate): the emulator has no
+// opaque texture layout, so an array is a device allocation of tightly
+// packed rows (layer after layer), which texture objects over it read as
+// pitched memory and array copies address as rows of Width texels.
+struct Array {
+  uint64_t base = 0;
+  CUDA_ARRAY3D_DESCRIPTOR desc{};
+  uint64_t row_bytes = 0;
+  uint64_t height = 1;  // rows per slice (Height, or 1 for a 1-D array)
+};
+std::map<CUarray, std::unique_ptr<Array>> g_arrays;
+
+Array* array_of(CUarray a) {
+  auto it = g_arrays.find(a);
+  return it == g_arrays.end() ? nullptr : it->second.get();
 }
+
+bool tex_format(CUarray_format f, emu::texture::Format* out);
+
+CUresult array_3d_create(CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR* desc) {
+  LOCKED;
+  if (!out || !desc) return CUDA_ERROR_INVALID_VALUE;
+  if (desc->Flags & ~unsigned{CUDA_ARRAY3D_LAYERED}) {
+    // Surfaces, cubemaps, gather and depth textures have no emulation.
+    d.note(fmt::format("ERROR: cudaMallocArray/cudaMalloc3DArray (cuArray3DCreate): array flags "
+                       "0x{:x} are not supported (surface load/store, cubemap, texture gather, "
+                       "depth and sparse arrays are not emulated; layered arrays are)",
+                       desc->Flags));
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  emu::texture::Format f;
+  if (!tex_format(desc->Format, &f)) {
+    d.note(fmt::format("ERROR: cuArray3DCreate: array format 0x{:x} is not supported",
+                       static_cast<unsigned>(desc->Format)));
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  unsigned ch = desc->NumChannels;
+  if (desc->Width == 0 || (ch != 1 && ch != 2 && ch != 4)) return CUDA_ERROR_INVALID_VALUE;
+  auto a = std::make_unique<Array>();
+  a->desc = *desc;
+  a->row_bytes = desc->Width * emu::texture::format_bytes(f) * ch;
+  a->height = desc->Height ? desc->Height : 1;
+  uint64_t bytes = a->row_bytes * a->height * (desc->Depth ? desc->Depth : 1);
+  CUresult r = d.allocate(bytes, MemKind::Device, &a->base);
+  if (r != CUDA_SUCCESS) return r;
+  *out = reinterpret_cast<CUarray>(a.get());
+  g_arrays[*out] = std::move(a);
+  return CUDA_SUCCESS;
+}
+CUresult array_create(CUarray* out, const CUDA_ARRAY_DESCRIPTOR* desc) {
+  if (!desc) return CUDA_ERROR_INVALID_VALUE;
+  CUDA_ARRAY3D_DESCRIPTOR d3{};
+  d3.Width = desc->Width;
+  d3.Height = desc->Height;
+  d3.Format = desc->Format;
+  d3.NumChannels = desc->NumChannels;
+  return array_3d_create(out, &d3);
+}
+CUresult array_destroy(CUarray h) {
+  LOCKED;
+  Array* a = array_of(h);
+  if (!a) return CUDA_ERROR_INVALID_HANDLE;
+  CUresult r = d.release(a->base, "cudaFreeArray");
+  g_arrays.erase(h);
+  return r;
+}
+CUresult array_3d_descriptor(CUDA_ARRAY3D_DESCRIPTOR* out, CUarray h) {
+  LOCKED;
+  Array* a = array_of(h);
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  if (!a) return CUDA_ERROR_INVALID_HANDLE;
+  *out = a->desc;
+  return CUDA_SUCCESS;
+}
+CUresult array_descriptor(CUDA_ARRAY_DESCRIPTOR* out, CUarray h) {
+  LOCKED;
+  Array* a = array_of(h);
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  if (!a) return CUDA_ERROR_INVALID_HANDLE;
+  *out = {a->desc.Width, a->desc.Height, a->desc.Format, a->desc.NumChannels};
+  return CUDA_SUCCESS;
+}
+
+// One end of a 2-D/3-D copy: its start address, row pitch, rows per slice,
+// and whether it is device memory (1), host memory (0) or unknown (-1).
+struct CopyEnd {
+  uint64_t addr = 0, pitch = 0, height = 0;
+  int dev = -1;
+};
+// The copy box (x in bytes, y, z; width in bytes, rows, slices) is checked
+// against an array's extent here: a row running past the array's width
+// would otherwise land in the next row of the same allocation, unseen.
+CUresult copy_end(const char* api, const char* role, CUmemorytype t, const void* host,
+                  CUdeviceptr dev, CUarray array, size_t pitch, size_t height, size_t x, size_t y,
+                  size_t z, size_t width, size_t rows, size_t depth, CopyEnd* e) {
+  if (t == CU_MEMORYTYPE_ARRAY) {
+    Array* a = array_of(array);
+    if (!a) return CUDA_ERROR_INVALID_HANDLE;
+    uint64_t slices = a->desc.Depth ? a->desc.Depth : 1;
+    if (x + width > a->row_bytes || y + rows > a->height || z + depth > slices) {
+      Driver& d = Driver::get();
+      d.api_error("memcpy-out-of-bounds",
+                  fmt::format("{}: {} CUDA array is {} bytes x {} rows x {} slices; the copy "
+                              "covers bytes [{}, {}) of rows [{}, {}) of slices [{}, {})",
+                              api, role, a->row_bytes, a->height, slices, x, x + width, y,
+                              y + rows, z, z + depth));
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    *e = {a->base, a->row_bytes, a->height, 1};
+    return CUDA_SUCCESS;
+  }
+  *e = {t == CU_MEMORYTYPE_HOST ? reinterpret_cast<uint64_t>(host) : dev, pitch, height,
+        t == CU_MEMORYTYPE_DEVICE ? 1 : t == CU_MEMORYTYPE_HOST ? 0 : -1};
+  return CUDA_SUCCESS;
+}
+
 CUresult memcpy_2d(const CUDA_MEMCPY2D* c) {
   LOCKED;
   if (!c) return CUDA_ERROR_INVALID_VALUE;
-  if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
-    d.not_supported("cuMemcpy2D with CUDA arrays");
-    return CUDA_ERROR_NOT_SUPPORTED;
-  }
-  uint64_t src = address_of(c->srcMemoryType, c->srcHost, c->srcDevice) + c->srcY * c->srcPitch +
-                 c->srcXInBytes;
-  uint64_t dst = address_of(c->dstMemoryType, c->dstHost, c->dstDevice) + c->dstY * c->dstPitch +
-                 c->dstXInBytes;
-  int sd = c->srcMemoryType == CU_MEMORYTYPE_DEVICE ? 1 : c->srcMemoryType == CU_MEMORYTYPE_HOST ? 0 : -1;
-  int dd = c->dstMemoryType == CU_MEMORYTYPE_DEVICE ? 1 : c->dstMemoryType == CU_MEMORYTYPE_HOST ? 0 : -1;
+  CopyEnd s, t;
+  CUresult r = copy_end("cudaMemcpy2D", "source", c->srcMemoryType, c->srcHost, c->srcDevice,
+                        c->srcArray, c->srcPitch, 0, c->srcXInBytes, c->srcY, 0, c->WidthInBytes,
+                        c->Height, 1, &s);
+  if (r == CUDA_SUCCESS)
+    r = copy_end("cudaMemcpy2D", "destination", c->dstMemoryType, c->dstHost, c->dstDevice,
+                 c->dstArray, c->dstPitch, 0, c->dstXInBytes, c->dstY, 0, c->WidthInBytes,
+                 c->Height, 1, &t);
+  if (r != CUDA_SUCCESS) return r;
+  uint64_t src = s.addr + c->srcY * s.pitch + c->srcXInBytes;
+  uint64_t dst = t.addr + c->dstY * t.pitch + c->dstXInBytes;
   for (size_t row = 0; row < c->Height; ++row) {
-    CUresult r = d.copy("cudaMemcpy2D", dst + row * c->dstPitch, src + row * c->srcPitch,
-                        c->WidthInBytes, dd, sd);
+    r = d.copy("cudaMemcpy2D", dst + row * t.pitch, src + row * s.pitch, c->WidthInBytes,
+                        t.dev, s.dev);
     if (r != CUDA_SUCCESS) return r;
   }
   return CUDA_SUCCESS;
@@ -604,27 +720,23 @@ CUresult memcpy_2d_async(const CUDA_MEMCPY2D* c, CUstream) { return memcpy_2d(c)
 CUresult memcpy_3d(const CUDA_MEMCPY3D* c) {
   LOCKED;
   if (!c) return CUDA_ERROR_INVALID_VALUE;
-  if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
-    d.not_supported("cuMemcpy3D with CUDA arrays");
-    return CUDA_ERROR_NOT_SUPPORTED;
-  }
   // A height of 0 is allowed when Depth is 1 (the slice pitch is unused).
-  uint64_t src_slice = c->srcPitch * (c->srcHeight ? c->srcHeight : c->Height);
-  uint64_t dst_slice = c->dstPitch * (c->dstHeight ? c->dstHeight : c->Height);
-  uint64_t src = address_of(c->srcMemoryType, c->srcHost, c->srcDevice) + c->srcZ * src_slice +
-                 c->srcY * c->srcPitch + c->srcXInBytes;
-  uint64_t dst = address_of(c->dstMemoryType, c->dstHost, c->dstDevice) + c->dstZ * dst_slice +
-                 c->dstY * c->dstPitch + c->dstXInBytes;
-  int sd = c->srcMemoryType == CU_MEMORYTYPE_DEVICE ? 1
-           : c->srcMemoryType == CU_MEMORYTYPE_HOST ? 0
-                                                     : -1;
-  int dd = c->dstMemoryType == CU_MEMORYTYPE_DEVICE ? 1
-           : c->dstMemoryType == CU_MEMORYTYPE_HOST ? 0
-                                                     : -1;
+  CopyEnd s, t;
+  CUresult r = copy_end("cudaMemcpy3D", "source", c->srcMemoryType, c->srcHost, c->srcDevice,
+                        c->srcArray, c->srcPitch, c->srcHeight ? c->srcHeight : c->Height,
+                        c->srcXInBytes, c->srcY, c->srcZ, c->WidthInBytes, c->Height, c->Depth, &s);
+  if (r == CUDA_SUCCESS)
+    r = copy_end("cudaMemcpy3D", "destination", c->dstMemoryType, c->dstHost, c->dstDevice,
+                 c->dstArray, c->dstPitch, c->dstHeight ? c->dstHeight : c->Height,
+                 c->dstXInBytes, c->dstY, c->dstZ, c->WidthInBytes, c->Height, c->Depth, &t);
+  if (r != CUDA_SUCCESS) return r;
+  uint64_t src_slice = s.pitch * s.height, dst_slice = t.pitch * t.height;
+  uint64_t src = s.addr + c->srcZ * src_slice + c->srcY * s.pitch + c->srcXInBytes;
+  uint64_t dst = t.addr + c->dstZ * dst_slice + c->dstY * t.pitch + c->dstXInBytes;
   for (size_t z = 0; z < c->Depth; ++z)
     for (size_t row = 0; row < c->Height; ++row) {
-      CUresult r = d.copy("cudaMemcpy3D", dst + z * dst_slice + row * c->dstPitch,
-                          src + z * src_slice + row * c->srcPitch, c->WidthInBytes, dd, sd);
+      r = d.copy("cudaMemcpy3D", dst + z * dst_slice + row * t.pitch,
+                          src + z * src_slice + row * s.pitch, c->WidthInBytes, t.dev, s.dev);
       if (r != CUDA_SUCCESS) return r;
     }
   return CUDA_SUCCESS;
@@ -670,10 +782,10 @@ CUresult mem_prefetch_v1(CUdeviceptr, size_t, CUdevice, CUstream) { return CUDA_
 // ---- texture objects -------------------------------------------------------
 //
 // cudaCreateTextureObject over linear (cudaMalloc) and pitch-2D
-// (cudaMallocPitch) memory, mapped onto the emulator's texture objects
-// (emu::Device::create_texture): the handle the program gets is the
-// emulator's, so a kernel's `tex` resolves it directly. CUDA arrays are not
-// emulated (no cuArrayCreate), so array resources are refused by name.
+// (cudaMallocPitch) memory and CUDA arrays, mapped onto the emulator's
+// texture objects (emu::Device::create_texture): the handle the program gets
+// is the emulator's, so a kernel's `tex` resolves it directly. Mipmapped
+// arrays are refused by name.
 
 // What the program passed, for cuTexObjectGetResourceDesc/GetTextureDesc.
 struct TexObject {
@@ -699,28 +811,10 @@ bool tex_format(CUarray_format f, emu::texture::Format* out) {
 
 const char* resource_kind(CUresourcetype t) {
   switch (t) {
-    case CU_RESOURCE_TYPE_ARRAY: return "a CUDA array (cudaResourceTypeArray)";
     case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY:
       return "a mipmapped CUDA array (cudaResourceTypeMipmappedArray)";
     default: return "an unknown resource type";
   }
-}
-
-// cudart asks for the array's descriptor before cuTexObjectCreate (and
-// before copies to arrays); no array can exist here, so say what is missing.
-CUresult array_refused(const char* api) {
-  LOCKED;
-  d.note(fmt::format("ERROR: {}: CUDA arrays are not emulated (cudaMallocArray and "
-                     "cudaMalloc3DArray are not implemented), so neither are texture objects "
-                     "over CUDA arrays (cudaResourceTypeArray)",
-                     api));
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-CUresult array_descriptor(CUDA_ARRAY_DESCRIPTOR*, CUarray) {
-  return array_refused("cuArrayGetDescriptor");
-}
-CUresult array_3d_descriptor(CUDA_ARRAY3D_DESCRIPTOR*, CUarray) {
-  return array_refused("cuArray3DGetDescriptor");
 }
 
 // A refused texture object: the message says which part of the descriptor.
@@ -733,11 +827,15 @@ CUresult tex_object_create(CUtexObject* out, const CUDA_RESOURCE_DESC* res,
                            const CUDA_TEXTURE_DESC* tex, const CUDA_RESOURCE_VIEW_DESC* view) {
   LOCKED;
   if (!out || !res || !tex) return CUDA_ERROR_INVALID_VALUE;
-  if (res->resType != CU_RESOURCE_TYPE_LINEAR && res->resType != CU_RESOURCE_TYPE_PITCH2D)
+  if (res->resType != CU_RESOURCE_TYPE_LINEAR && res->resType != CU_RESOURCE_TYPE_PITCH2D &&
+      res->resType != CU_RESOURCE_TYPE_ARRAY)
     return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED,
                        fmt::format("the resource is {}; smemlab emulates texture objects over "
-                                   "linear and pitch-2D memory only (no CUDA arrays)",
+                                   "linear and pitch-2D memory and CUDA arrays only",
                                    resource_kind(res->resType)));
+  const Array* array = nullptr;
+  if (res->resType == CU_RESOURCE_TYPE_ARRAY && !(array = array_of(res->res.array.hArray)))
+    return tex_refused(d, CUDA_ERROR_INVALID_HANDLE, "the resource's CUDA array does not exist");
   // A view only reinterprets arrays; an all-zero one is what "no view" means.
   static const CUDA_RESOURCE_VIEW_DESC kNoView{};
   if (view && std::memcmp(view, &kNoView, sizeof kNoView) != 0)
@@ -747,8 +845,12 @@ CUresult tex_object_create(CUtexObject* out, const CUDA_RESOURCE_DESC* res,
     return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED, "sRGB conversion is not supported");
   emu::texture::Descriptor e;
   bool linear = res->resType == CU_RESOURCE_TYPE_LINEAR;
-  CUarray_format format = linear ? res->res.linear.format : res->res.pitch2D.format;
-  unsigned channels = linear ? res->res.linear.numChannels : res->res.pitch2D.numChannels;
+  CUarray_format format = array    ? array->desc.Format
+                          : linear ? res->res.linear.format
+                                   : res->res.pitch2D.format;
+  unsigned channels = array    ? array->desc.NumChannels
+                      : linear ? res->res.linear.numChannels
+                               : res->res.pitch2D.numChannels;
   if (!tex_format(format, &e.format))
     return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED,
                        fmt::format("texel format 0x{:x} is not supported (8/16/32-bit "
@@ -758,7 +860,20 @@ CUresult tex_object_create(CUtexObject* out, const CUDA_RESOURCE_DESC* res,
     return tex_refused(d, CUDA_ERROR_INVALID_VALUE,
                        fmt::format("{} channels (1, 2 or 4)", channels));
   e.channels = channels;
-  if (linear) {
+  if (array) {
+    // Rows packed tightly: 1-D (Height 0), 2-D, 3-D, or layered 1-D/2-D
+    // with Depth layers.
+    const CUDA_ARRAY3D_DESCRIPTOR& a = array->desc;
+    e.base = array->base;
+    e.width = static_cast<uint32_t>(a.Width);
+    e.height = static_cast<uint32_t>(array->height);
+    e.layered = a.Flags & CUDA_ARRAY3D_LAYERED;
+    e.dims = a.Height == 0 ? 1 : (a.Depth == 0 || e.layered) ? 2 : 3;
+    if (e.layered)
+      e.layers = static_cast<uint32_t>(a.Depth ? a.Depth : 1);
+    else if (e.dims == 3)
+      e.depth = static_cast<uint32_t>(a.Depth);
+  } else if (linear) {
     e.base = res->res.linear.devPtr;
     uint64_t texels = res->res.linear.sizeInBytes / e.texel_bytes();
     if (texels == 0 || texels > (uint64_t{1} << 27))
@@ -1193,6 +1308,9 @@ const EntryPoint kEntries[] = {
     E("cuTexObjectDestroy", 5000, tex_object_destroy),
     E("cuTexObjectGetResourceDesc", 5000, tex_object_resource_desc),
     E("cuTexObjectGetTextureDesc", 5000, tex_object_texture_desc),
+    E("cuArrayCreate", 3020, array_create),
+    E("cuArray3DCreate", 3020, array_3d_create),
+    E("cuArrayDestroy", 2000, array_destroy),
     E("cuArrayGetDescriptor", 3020, array_descriptor),
     E("cuArray3DGetDescriptor", 3020, array_3d_descriptor),
     E("cuLaunchHostFunc", 10000, launch_host_func),

@@ -2,9 +2,9 @@
 // memory: tex1Dfetch of floats (past the end reads zero) and of uchar4 read
 // as normalized floats, tex2D with bilinear filtering (coordinates on
 // 1/256 steps, so the hardware's 8-bit weights are exact) and with
-// normalized wrapped coordinates; cudaGetTextureObjectResourceDesc; a
-// CUDA-array resource, which smemlab refuses by name. The program checks
-// every value against its own CPU reference.
+// normalized wrapped coordinates; cudaGetTextureObjectResourceDesc; an sRGB
+// texture, which smemlab refuses by name. The program checks every value
+// against its own CPU reference. (CUDA arrays: texture_array.cu.)
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -148,15 +148,13 @@ int main() {
              back.res.pitch2D.height == h && back.res.pitch2D.pitchInBytes == pitch,
          "cudaGetTextureObjectResourceDesc", 0);
 
-  // A CUDA-array resource: not emulated, refused with an error (any array
-  // handle will do; the driver refuses the resource kind first).
-  cudaResourceDesc ra = {};
-  ra.resType = cudaResourceTypeArray;
-  ra.res.array.array = reinterpret_cast<cudaArray_t>(d1);
-  cudaTextureObject_t texa = 0;
-  cudaError_t ea = cudaCreateTextureObject(&texa, &ra, &t1, nullptr);
-  std::printf("array resource: %s\n", cudaGetErrorName(ea));
-  expect(ea != cudaSuccess, "array resource refused", 0);
+  // sRGB conversion is not emulated: refused with an error.
+  cudaTextureDesc ts = t2;
+  ts.sRGB = 1;
+  cudaTextureObject_t texs = 0;
+  cudaError_t es = cudaCreateTextureObject(&texs, &r2, &ts, nullptr);
+  std::printf("sRGB texture: %s\n", cudaGetErrorName(es));
+  expect(es != cudaSuccess, "sRGB refused", 0);
   cudaGetLastError();
 
   cudaError_t ed = cudaDestroyTextureObject(tex1);
