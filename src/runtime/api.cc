@@ -586,7 +586,9 @@ struct Array {
   uint64_t row_bytes = 0;
   uint64_t height = 1;  // rows per slice (Height, or 1 for a 1-D array)
 };
-std::map<CUarray, std::unique_ptr<Array>> g_arrays;
+// Never destroyed, as the driver: cudart's exit handler may still call in
+// after static destructors have run.
+auto& g_arrays = *new std::map<CUarray, std::unique_ptr<Array>>;
 
 Array* array_of(CUarray a) {
   auto it = g_arrays.find(a);
@@ -707,8 +709,8 @@ CUresult memcpy_2d(const CUDA_MEMCPY2D* c) {
   uint64_t src = s.addr + c->srcY * s.pitch + c->srcXInBytes;
   uint64_t dst = t.addr + c->dstY * t.pitch + c->dstXInBytes;
   for (size_t row = 0; row < c->Height; ++row) {
-    r = d.copy("cudaMemcpy2D", dst + row * t.pitch, src + row * s.pitch, c->WidthInBytes,
-                        t.dev, s.dev);
+    r = d.copy("cudaMemcpy2D", dst + row * t.pitch, src + row * s.pitch, c->WidthInBytes, t.dev,
+               s.dev);
     if (r != CUDA_SUCCESS) return r;
   }
   return CUDA_SUCCESS;
@@ -736,7 +738,7 @@ CUresult memcpy_3d(const CUDA_MEMCPY3D* c) {
   for (size_t z = 0; z < c->Depth; ++z)
     for (size_t row = 0; row < c->Height; ++row) {
       r = d.copy("cudaMemcpy3D", dst + z * dst_slice + row * t.pitch,
-                          src + z * src_slice + row * s.pitch, c->WidthInBytes, t.dev, s.dev);
+                 src + z * src_slice + row * s.pitch, c->WidthInBytes, t.dev, s.dev);
       if (r != CUDA_SUCCESS) return r;
     }
   return CUDA_SUCCESS;
@@ -792,7 +794,7 @@ struct TexObject {
   CUDA_RESOURCE_DESC res;
   CUDA_TEXTURE_DESC tex;
 };
-std::map<CUtexObject, TexObject> g_textures;
+auto& g_textures = *new std::map<CUtexObject, TexObject>;  // never destroyed, as g_arrays
 
 bool tex_format(CUarray_format f, emu::texture::Format* out) {
   using F = emu::texture::Format;
