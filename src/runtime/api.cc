@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 
 #include "runtime/driver.h"
 
@@ -573,25 +574,143 @@ CUresult memcpy_peer_async(CUdeviceptr dst, CUcontext, CUdeviceptr src, CUcontex
   return memcpy_dtod(dst, src, n);
 }
 
-uint64_t address_of(CUmemorytype t, const void* host, CUdeviceptr dev) {
-  return t == CU_MEMORYTYPE_HOST ? reinterpret_cast<uint64_t>(host) : dev;
+// ---- CUDA arrays -----------------------------------------------------------
+//
+// cudaMallocArray/cudaMalloc3DArray (cuArray3DCreate): the emulator has no
+// opaque texture layout, so an array is a device allocation of tightly
+// packed rows (layer after layer), which texture objects over it read as
+// pitched memory and array copies address as rows of Width texels.
+struct Array {
+  uint64_t base = 0;
+  CUDA_ARRAY3D_DESCRIPTOR desc{};
+  uint64_t row_bytes = 0;
+  uint64_t height = 1;  // rows per slice (Height, or 1 for a 1-D array)
+};
+// Never destroyed, as the driver: cudart's exit handler may still call in
+// after static destructors have run.
+auto& g_arrays = *new std::map<CUarray, std::unique_ptr<Array>>;
+
+Array* array_of(CUarray a) {
+  auto it = g_arrays.find(a);
+  return it == g_arrays.end() ? nullptr : it->second.get();
 }
+
+bool tex_format(CUarray_format f, emu::texture::Format* out);
+
+CUresult array_3d_create(CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR* desc) {
+  LOCKED;
+  if (!out || !desc) return CUDA_ERROR_INVALID_VALUE;
+  if (desc->Flags & ~unsigned{CUDA_ARRAY3D_LAYERED}) {
+    // Surfaces, cubemaps, gather and depth textures have no emulation.
+    d.note(fmt::format("ERROR: cudaMallocArray/cudaMalloc3DArray (cuArray3DCreate): array flags "
+                       "0x{:x} are not supported (surface load/store, cubemap, texture gather, "
+                       "depth and sparse arrays are not emulated; layered arrays are)",
+                       desc->Flags));
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  emu::texture::Format f;
+  if (!tex_format(desc->Format, &f)) {
+    d.note(fmt::format("ERROR: cuArray3DCreate: array format 0x{:x} is not supported",
+                       static_cast<unsigned>(desc->Format)));
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  unsigned ch = desc->NumChannels;
+  if (desc->Width == 0 || (ch != 1 && ch != 2 && ch != 4)) return CUDA_ERROR_INVALID_VALUE;
+  auto a = std::make_unique<Array>();
+  a->desc = *desc;
+  a->row_bytes = desc->Width * emu::texture::format_bytes(f) * ch;
+  a->height = desc->Height ? desc->Height : 1;
+  uint64_t bytes = a->row_bytes * a->height * (desc->Depth ? desc->Depth : 1);
+  CUresult r = d.allocate(bytes, MemKind::Device, &a->base);
+  if (r != CUDA_SUCCESS) return r;
+  *out = reinterpret_cast<CUarray>(a.get());
+  g_arrays[*out] = std::move(a);
+  return CUDA_SUCCESS;
+}
+CUresult array_create(CUarray* out, const CUDA_ARRAY_DESCRIPTOR* desc) {
+  if (!desc) return CUDA_ERROR_INVALID_VALUE;
+  CUDA_ARRAY3D_DESCRIPTOR d3{};
+  d3.Width = desc->Width;
+  d3.Height = desc->Height;
+  d3.Format = desc->Format;
+  d3.NumChannels = desc->NumChannels;
+  return array_3d_create(out, &d3);
+}
+CUresult array_destroy(CUarray h) {
+  LOCKED;
+  Array* a = array_of(h);
+  if (!a) return CUDA_ERROR_INVALID_HANDLE;
+  CUresult r = d.release(a->base, "cudaFreeArray");
+  g_arrays.erase(h);
+  return r;
+}
+CUresult array_3d_descriptor(CUDA_ARRAY3D_DESCRIPTOR* out, CUarray h) {
+  LOCKED;
+  Array* a = array_of(h);
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  if (!a) return CUDA_ERROR_INVALID_HANDLE;
+  *out = a->desc;
+  return CUDA_SUCCESS;
+}
+CUresult array_descriptor(CUDA_ARRAY_DESCRIPTOR* out, CUarray h) {
+  LOCKED;
+  Array* a = array_of(h);
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  if (!a) return CUDA_ERROR_INVALID_HANDLE;
+  *out = {a->desc.Width, a->desc.Height, a->desc.Format, a->desc.NumChannels};
+  return CUDA_SUCCESS;
+}
+
+// One end of a 2-D/3-D copy: its start address, row pitch, rows per slice,
+// and whether it is device memory (1), host memory (0) or unknown (-1).
+struct CopyEnd {
+  uint64_t addr = 0, pitch = 0, height = 0;
+  int dev = -1;
+};
+// The copy box (x in bytes, y, z; width in bytes, rows, slices) is checked
+// against an array's extent here: a row running past the array's width
+// would otherwise land in the next row of the same allocation, unseen.
+CUresult copy_end(const char* api, const char* role, CUmemorytype t, const void* host,
+                  CUdeviceptr dev, CUarray array, size_t pitch, size_t height, size_t x, size_t y,
+                  size_t z, size_t width, size_t rows, size_t depth, CopyEnd* e) {
+  if (t == CU_MEMORYTYPE_ARRAY) {
+    Array* a = array_of(array);
+    if (!a) return CUDA_ERROR_INVALID_HANDLE;
+    uint64_t slices = a->desc.Depth ? a->desc.Depth : 1;
+    if (x + width > a->row_bytes || y + rows > a->height || z + depth > slices) {
+      Driver& d = Driver::get();
+      d.api_error("memcpy-out-of-bounds",
+                  fmt::format("{}: {} CUDA array is {} bytes x {} rows x {} slices; the copy "
+                              "covers bytes [{}, {}) of rows [{}, {}) of slices [{}, {})",
+                              api, role, a->row_bytes, a->height, slices, x, x + width, y,
+                              y + rows, z, z + depth));
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    *e = {a->base, a->row_bytes, a->height, 1};
+    return CUDA_SUCCESS;
+  }
+  *e = {t == CU_MEMORYTYPE_HOST ? reinterpret_cast<uint64_t>(host) : dev, pitch, height,
+        t == CU_MEMORYTYPE_DEVICE ? 1 : t == CU_MEMORYTYPE_HOST ? 0 : -1};
+  return CUDA_SUCCESS;
+}
+
 CUresult memcpy_2d(const CUDA_MEMCPY2D* c) {
   LOCKED;
   if (!c) return CUDA_ERROR_INVALID_VALUE;
-  if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
-    d.not_supported("cuMemcpy2D with CUDA arrays");
-    return CUDA_ERROR_NOT_SUPPORTED;
-  }
-  uint64_t src = address_of(c->srcMemoryType, c->srcHost, c->srcDevice) + c->srcY * c->srcPitch +
-                 c->srcXInBytes;
-  uint64_t dst = address_of(c->dstMemoryType, c->dstHost, c->dstDevice) + c->dstY * c->dstPitch +
-                 c->dstXInBytes;
-  int sd = c->srcMemoryType == CU_MEMORYTYPE_DEVICE ? 1 : c->srcMemoryType == CU_MEMORYTYPE_HOST ? 0 : -1;
-  int dd = c->dstMemoryType == CU_MEMORYTYPE_DEVICE ? 1 : c->dstMemoryType == CU_MEMORYTYPE_HOST ? 0 : -1;
+  CopyEnd s, t;
+  CUresult r = copy_end("cudaMemcpy2D", "source", c->srcMemoryType, c->srcHost, c->srcDevice,
+                        c->srcArray, c->srcPitch, 0, c->srcXInBytes, c->srcY, 0, c->WidthInBytes,
+                        c->Height, 1, &s);
+  if (r == CUDA_SUCCESS)
+    r = copy_end("cudaMemcpy2D", "destination", c->dstMemoryType, c->dstHost, c->dstDevice,
+                 c->dstArray, c->dstPitch, 0, c->dstXInBytes, c->dstY, 0, c->WidthInBytes,
+                 c->Height, 1, &t);
+  if (r != CUDA_SUCCESS) return r;
+  uint64_t src = s.addr + c->srcY * s.pitch + c->srcXInBytes;
+  uint64_t dst = t.addr + c->dstY * t.pitch + c->dstXInBytes;
   for (size_t row = 0; row < c->Height; ++row) {
-    CUresult r = d.copy("cudaMemcpy2D", dst + row * c->dstPitch, src + row * c->srcPitch,
-                        c->WidthInBytes, dd, sd);
+    r = d.copy("cudaMemcpy2D", dst + row * t.pitch, src + row * s.pitch, c->WidthInBytes, t.dev,
+               s.dev);
     if (r != CUDA_SUCCESS) return r;
   }
   return CUDA_SUCCESS;
@@ -603,27 +722,23 @@ CUresult memcpy_2d_async(const CUDA_MEMCPY2D* c, CUstream) { return memcpy_2d(c)
 CUresult memcpy_3d(const CUDA_MEMCPY3D* c) {
   LOCKED;
   if (!c) return CUDA_ERROR_INVALID_VALUE;
-  if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
-    d.not_supported("cuMemcpy3D with CUDA arrays");
-    return CUDA_ERROR_NOT_SUPPORTED;
-  }
   // A height of 0 is allowed when Depth is 1 (the slice pitch is unused).
-  uint64_t src_slice = c->srcPitch * (c->srcHeight ? c->srcHeight : c->Height);
-  uint64_t dst_slice = c->dstPitch * (c->dstHeight ? c->dstHeight : c->Height);
-  uint64_t src = address_of(c->srcMemoryType, c->srcHost, c->srcDevice) + c->srcZ * src_slice +
-                 c->srcY * c->srcPitch + c->srcXInBytes;
-  uint64_t dst = address_of(c->dstMemoryType, c->dstHost, c->dstDevice) + c->dstZ * dst_slice +
-                 c->dstY * c->dstPitch + c->dstXInBytes;
-  int sd = c->srcMemoryType == CU_MEMORYTYPE_DEVICE ? 1
-           : c->srcMemoryType == CU_MEMORYTYPE_HOST ? 0
-                                                     : -1;
-  int dd = c->dstMemoryType == CU_MEMORYTYPE_DEVICE ? 1
-           : c->dstMemoryType == CU_MEMORYTYPE_HOST ? 0
-                                                     : -1;
+  CopyEnd s, t;
+  CUresult r = copy_end("cudaMemcpy3D", "source", c->srcMemoryType, c->srcHost, c->srcDevice,
+                        c->srcArray, c->srcPitch, c->srcHeight ? c->srcHeight : c->Height,
+                        c->srcXInBytes, c->srcY, c->srcZ, c->WidthInBytes, c->Height, c->Depth, &s);
+  if (r == CUDA_SUCCESS)
+    r = copy_end("cudaMemcpy3D", "destination", c->dstMemoryType, c->dstHost, c->dstDevice,
+                 c->dstArray, c->dstPitch, c->dstHeight ? c->dstHeight : c->Height,
+                 c->dstXInBytes, c->dstY, c->dstZ, c->WidthInBytes, c->Height, c->Depth, &t);
+  if (r != CUDA_SUCCESS) return r;
+  uint64_t src_slice = s.pitch * s.height, dst_slice = t.pitch * t.height;
+  uint64_t src = s.addr + c->srcZ * src_slice + c->srcY * s.pitch + c->srcXInBytes;
+  uint64_t dst = t.addr + c->dstZ * dst_slice + c->dstY * t.pitch + c->dstXInBytes;
   for (size_t z = 0; z < c->Depth; ++z)
     for (size_t row = 0; row < c->Height; ++row) {
-      CUresult r = d.copy("cudaMemcpy3D", dst + z * dst_slice + row * c->dstPitch,
-                          src + z * src_slice + row * c->srcPitch, c->WidthInBytes, dd, sd);
+      r = d.copy("cudaMemcpy3D", dst + z * dst_slice + row * t.pitch,
+                 src + z * src_slice + row * s.pitch, c->WidthInBytes, t.dev, s.dev);
       if (r != CUDA_SUCCESS) return r;
     }
   return CUDA_SUCCESS;
@@ -666,6 +781,173 @@ CUresult mem_prefetch(CUdeviceptr, size_t, CUmemLocation, unsigned, CUstream) { 
 CUresult mem_advise_v1(CUdeviceptr, size_t, CUmem_advise, CUdevice) { return CUDA_SUCCESS; }
 CUresult mem_prefetch_v1(CUdeviceptr, size_t, CUdevice, CUstream) { return CUDA_SUCCESS; }
 
+// ---- texture objects -------------------------------------------------------
+//
+// cudaCreateTextureObject over linear (cudaMalloc) and pitch-2D
+// (cudaMallocPitch) memory and CUDA arrays, mapped onto the emulator's
+// texture objects (emu::Device::create_texture): the handle the program gets
+// is the emulator's, so a kernel's `tex` resolves it directly. Mipmapped
+// arrays are refused by name.
+
+// What the program passed, for cuTexObjectGetResourceDesc/GetTextureDesc.
+struct TexObject {
+  CUDA_RESOURCE_DESC res;
+  CUDA_TEXTURE_DESC tex;
+};
+auto& g_textures = *new std::map<CUtexObject, TexObject>;  // never destroyed, as g_arrays
+
+bool tex_format(CUarray_format f, emu::texture::Format* out) {
+  using F = emu::texture::Format;
+  switch (f) {
+    case CU_AD_FORMAT_UNSIGNED_INT8: *out = F::U8; return true;
+    case CU_AD_FORMAT_SIGNED_INT8: *out = F::S8; return true;
+    case CU_AD_FORMAT_UNSIGNED_INT16: *out = F::U16; return true;
+    case CU_AD_FORMAT_SIGNED_INT16: *out = F::S16; return true;
+    case CU_AD_FORMAT_UNSIGNED_INT32: *out = F::U32; return true;
+    case CU_AD_FORMAT_SIGNED_INT32: *out = F::S32; return true;
+    case CU_AD_FORMAT_HALF: *out = F::F16; return true;
+    case CU_AD_FORMAT_FLOAT: *out = F::F32; return true;
+    default: return false;  // block-compressed, NV12, packed formats
+  }
+}
+
+const char* resource_kind(CUresourcetype t) {
+  switch (t) {
+    case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY:
+      return "a mipmapped CUDA array (cudaResourceTypeMipmappedArray)";
+    default: return "an unknown resource type";
+  }
+}
+
+// A refused texture object: the message says which part of the descriptor.
+CUresult tex_refused(Driver& d, CUresult code, const std::string& why) {
+  d.note(fmt::format("ERROR: cuTexObjectCreate (cudaCreateTextureObject): {}", why));
+  return code;
+}
+
+CUresult tex_object_create(CUtexObject* out, const CUDA_RESOURCE_DESC* res,
+                           const CUDA_TEXTURE_DESC* tex, const CUDA_RESOURCE_VIEW_DESC* view) {
+  LOCKED;
+  if (!out || !res || !tex) return CUDA_ERROR_INVALID_VALUE;
+  if (res->resType != CU_RESOURCE_TYPE_LINEAR && res->resType != CU_RESOURCE_TYPE_PITCH2D &&
+      res->resType != CU_RESOURCE_TYPE_ARRAY)
+    return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED,
+                       fmt::format("the resource is {}; smemlab emulates texture objects over "
+                                   "linear and pitch-2D memory and CUDA arrays only",
+                                   resource_kind(res->resType)));
+  const Array* array = nullptr;
+  if (res->resType == CU_RESOURCE_TYPE_ARRAY && !(array = array_of(res->res.array.hArray)))
+    return tex_refused(d, CUDA_ERROR_INVALID_HANDLE, "the resource's CUDA array does not exist");
+  // A view only reinterprets arrays; an all-zero one is what "no view" means.
+  static const CUDA_RESOURCE_VIEW_DESC kNoView{};
+  if (view && std::memcmp(view, &kNoView, sizeof kNoView) != 0)
+    return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED,
+                       "resource views are not supported (they apply to CUDA arrays)");
+  if (tex->flags & CU_TRSF_SRGB)
+    return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED, "sRGB conversion is not supported");
+  emu::texture::Descriptor e;
+  bool linear = res->resType == CU_RESOURCE_TYPE_LINEAR;
+  CUarray_format format = array    ? array->desc.Format
+                          : linear ? res->res.linear.format
+                                   : res->res.pitch2D.format;
+  unsigned channels = array    ? array->desc.NumChannels
+                      : linear ? res->res.linear.numChannels
+                               : res->res.pitch2D.numChannels;
+  if (!tex_format(format, &e.format))
+    return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED,
+                       fmt::format("texel format 0x{:x} is not supported (8/16/32-bit "
+                                   "integers, half and float are)",
+                                   static_cast<unsigned>(format)));
+  if (channels != 1 && channels != 2 && channels != 4)
+    return tex_refused(d, CUDA_ERROR_INVALID_VALUE,
+                       fmt::format("{} channels (1, 2 or 4)", channels));
+  e.channels = channels;
+  if (array) {
+    // Rows packed tightly: 1-D (Height 0), 2-D, 3-D, or layered 1-D/2-D
+    // with Depth layers.
+    const CUDA_ARRAY3D_DESCRIPTOR& a = array->desc;
+    e.base = array->base;
+    e.width = static_cast<uint32_t>(a.Width);
+    e.height = static_cast<uint32_t>(array->height);
+    e.layered = a.Flags & CUDA_ARRAY3D_LAYERED;
+    e.dims = a.Height == 0 ? 1 : (a.Depth == 0 || e.layered) ? 2 : 3;
+    if (e.layered)
+      e.layers = static_cast<uint32_t>(a.Depth ? a.Depth : 1);
+    else if (e.dims == 3)
+      e.depth = static_cast<uint32_t>(a.Depth);
+  } else if (linear) {
+    e.base = res->res.linear.devPtr;
+    uint64_t texels = res->res.linear.sizeInBytes / e.texel_bytes();
+    if (texels == 0 || texels > (uint64_t{1} << 27))
+      return tex_refused(
+          d, CUDA_ERROR_INVALID_VALUE,
+          fmt::format("{} bytes is not 1 to 2^27 texels", res->res.linear.sizeInBytes));
+    e.width = static_cast<uint32_t>(texels);
+  } else {
+    e.base = res->res.pitch2D.devPtr;
+    e.dims = 2;
+    e.width = static_cast<uint32_t>(res->res.pitch2D.width);
+    e.height = static_cast<uint32_t>(res->res.pitch2D.height);
+    e.pitch = res->res.pitch2D.pitchInBytes;
+    // As the driver: the row pitch must be a multiple of the device's
+    // CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT (cudaMallocPitch's is).
+    if (e.pitch % 32 != 0)
+      return tex_refused(d, CUDA_ERROR_INVALID_VALUE,
+                         fmt::format("pitch {} is not a multiple of 32 bytes", e.pitch));
+  }
+  for (size_t a = 0; a < 3; ++a) {
+    if (tex->addressMode[a] > CU_TR_ADDRESS_MODE_BORDER)
+      return tex_refused(d, CUDA_ERROR_INVALID_VALUE, "unknown address mode");
+    // CUaddress_mode and emu::texture::Address share cudaAddressMode's order.
+    e.address[a] = static_cast<emu::texture::Address>(tex->addressMode[a]);
+    e.border[a] = tex->borderColor[a];
+  }
+  e.border[3] = tex->borderColor[3];
+  if (linear) {
+    // Linear memory ignores the address mode: tex1Dfetch past the end reads
+    // zero, which is the border mode with a zero border.
+    e.address[0] = emu::texture::Address::Border;
+    e.border = {0, 0, 0, 0};
+  }
+  e.filter = tex->filterMode == CU_TR_FILTER_MODE_LINEAR ? emu::texture::Filter::Linear
+                                                         : emu::texture::Filter::Point;
+  // Without CU_TRSF_READ_AS_INTEGER (cudaReadModeNormalizedFloat) 8- and
+  // 16-bit integer texels read as floats in [0, 1] / [-1, 1].
+  e.read = tex->flags & CU_TRSF_READ_AS_INTEGER ? emu::texture::Read::Element
+                                                : emu::texture::Read::NormalizedFloat;
+  if (e.format == emu::texture::Format::U32 || e.format == emu::texture::Format::S32 ||
+      e.format == emu::texture::Format::F16 || e.format == emu::texture::Format::F32)
+    e.read = emu::texture::Read::Element;  // nothing to normalize
+  e.normalized_coords = tex->flags & CU_TRSF_NORMALIZED_COORDINATES;
+  try {
+    *out = d.device.create_texture(e);
+  } catch (const std::invalid_argument& x) {
+    return tex_refused(d, CUDA_ERROR_INVALID_VALUE, x.what());
+  }
+  g_textures[*out] = {*res, *tex};
+  return CUDA_SUCCESS;
+}
+CUresult tex_object_destroy(CUtexObject t) {
+  LOCKED;
+  if (!d.device.destroy_texture(t)) return CUDA_ERROR_INVALID_VALUE;
+  g_textures.erase(t);
+  return CUDA_SUCCESS;
+}
+CUresult tex_object_resource_desc(CUDA_RESOURCE_DESC* res, CUtexObject t) {
+  LOCKED;
+  auto it = g_textures.find(t);
+  if (!res || it == g_textures.end()) return CUDA_ERROR_INVALID_VALUE;
+  *res = it->second.res;
+  return CUDA_SUCCESS;
+}
+CUresult tex_object_texture_desc(CUDA_TEXTURE_DESC* tex, CUtexObject t) {
+  LOCKED;
+  auto it = g_textures.find(t);
+  if (!tex || it == g_textures.end()) return CUDA_ERROR_INVALID_VALUE;
+  *tex = it->second.tex;
+  return CUDA_SUCCESS;
+}
+
 // ---- launches --------------------------------------------------------------
 
 CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
@@ -676,8 +958,11 @@ CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
 CUresult launch_cooperative(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned,
                             unsigned, unsigned, CUstream, void**) {
   LOCKED;
+  // The emulator runs each block to completion on a bounded worker pool, so
+  // a grid-wide barrier would wait for blocks that have not started.
   d.note(fmt::format("ERROR: cooperative launch of {} (cudaLaunchCooperativeKernel, grid-wide "
-                     "sync) is not supported by the emulator",
+                     "sync: cooperative_groups::this_grid().sync()) is not supported by the "
+                     "emulator, whose blocks run independently with no grid barrier",
                      fn(f) ? demangle(fn(f)->name) : "?"));
   return CUDA_ERROR_NOT_SUPPORTED;
 }
@@ -1021,6 +1306,15 @@ const EntryPoint kEntries[] = {
     E("cuLaunchKernel", 4000, launch_kernel),
     E("cuLaunchCooperativeKernel", 9000, launch_cooperative),
     E("cuLaunchKernelEx", 11060, launch_kernel_ex),
+    E("cuTexObjectCreate", 5000, tex_object_create),
+    E("cuTexObjectDestroy", 5000, tex_object_destroy),
+    E("cuTexObjectGetResourceDesc", 5000, tex_object_resource_desc),
+    E("cuTexObjectGetTextureDesc", 5000, tex_object_texture_desc),
+    E("cuArrayCreate", 3020, array_create),
+    E("cuArray3DCreate", 3020, array_3d_create),
+    E("cuArrayDestroy", 2000, array_destroy),
+    E("cuArrayGetDescriptor", 3020, array_descriptor),
+    E("cuArray3DGetDescriptor", 3020, array_3d_descriptor),
     E("cuLaunchHostFunc", 10000, launch_host_func),
     E("cuStreamCreate", 2000, stream_create),
     E("cuStreamCreateWithPriority", 5050, stream_create_priority),
