@@ -87,6 +87,13 @@ long peak_rss_kb() {
 }
 
 TEST(BoundedMemory, LoopingKernelUnderAllAnalyses) {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer keeps freed blocks in its quarantine (256 MB) and adds
+  // redzones and shadow memory, so peak RSS no longer follows what the
+  // analyses keep: the measurement means something only without it
+  // (docs/robustness.md lists the tests the asan preset does not run).
+  GTEST_SKIP() << "peak RSS is not meaningful under AddressSanitizer";
+#endif
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   pid_t pid = fork();
