@@ -16,6 +16,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -218,6 +220,53 @@ std::vector<std::string> recipe_nvcc_args(const std::string& recipe) {
   return out;
 }
 
+// nvcc's PTX for one command line and one version of the source file, kept
+// for the life of the process: `report` and `fix` prepare the same .cu once
+// per recipe or candidate run, and nvcc -ptx (seconds) dominated their time.
+// Keyed by every argument but the output path and by the file's bytes, so an
+// edited or rewritten file is compiled again. Headers the file includes are
+// not part of the key: within one process they do not change.
+class PtxMemo {
+ public:
+  bool get(const std::string& key, std::string* ptx) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(key);
+    if (it == entries_.end()) return false;
+    *ptx = it->second;
+    return true;
+  }
+  void put(const std::string& key, std::string ptx) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (key.size() + ptx.size() > kMaxBytes) return;
+    if (bytes_ + key.size() + ptx.size() > kMaxBytes) {  // bounded: start again rather than grow
+      entries_.clear();
+      bytes_ = 0;
+    }
+    bytes_ += key.size() + ptx.size();
+    entries_[key] = std::move(ptx);
+  }
+
+ private:
+  static constexpr size_t kMaxBytes = 64u << 20;
+  std::mutex mutex_;
+  std::map<std::string, std::string> entries_;
+  size_t bytes_ = 0;
+};
+
+PtxMemo& ptx_memo() {
+  static PtxMemo memo;
+  return memo;
+}
+
+bool read_whole(const std::string& path, std::string* text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  *text = s.str();
+  return static_cast<bool>(in) || in.eof();
+}
+
 }  // namespace
 
 // CLI11 reads "-1" into an unsigned option as 2^64-1; digits only.
@@ -352,6 +401,17 @@ void prepare_input(const LaunchOptions& o, PreparedInput* out) {
     if (size_t r = choose_recipe(o, out->recipes); r != SIZE_MAX)
       extra = recipe_nvcc_args(out->recipes[r]);
   for (const auto& a : extra) argv.push_back(a.c_str());
+  std::string key;
+  for (const char* a : argv) key.append(a).push_back('\0');
+  std::string source;  // the key holds the file's bytes, not a timestamp
+  if (!read_whole(o.file, &source)) throw UsageError(fmt::format("{}: cannot read file", o.file));
+  key += source;
+  if (std::string ptx; ptx_memo().get(key, &ptx)) {
+    std::ofstream f(out->ptx_path, std::ios::binary);
+    f << ptx;
+    if (!f.flush()) throw UsageError(fmt::format("{}: cannot write", out->ptx_path));
+    return;
+  }
   for (const char* a : {"-o", out->ptx_path.c_str(), o.file.c_str()}) argv.push_back(a);
   argv.push_back(nullptr);
   std::vector<std::string> env_text;
@@ -369,11 +429,12 @@ void prepare_input(const LaunchOptions& o, PreparedInput* out) {
   }
   g_nvcc_pid = pid;
   int status = 0;
-  bool ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-            WEXITSTATUS(status) == 0;
+  bool ok =
+      pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   g_nvcc_pid = 0;
   stop_if_interrupted();
   if (!ok) throw UsageError(fmt::format("{}: nvcc -ptx failed (see its messages above)", o.file));
+  if (std::string ptx; read_whole(out->ptx_path, &ptx)) ptx_memo().put(key, std::move(ptx));
 }
 
 void apply_recipe(LaunchOptions& o, const PreparedInput& in) {
@@ -417,8 +478,8 @@ void apply_recipe(LaunchOptions& o, const PreparedInput& in) {
       } else if (name == "--shared") {
         uint64_t shared = parse_u64(value, "--shared");
         if (shared > 227 * 1024)
-          throw UsageError(fmt::format("--shared {}: more than CUDA's {} bytes per block", shared,
-                                       227 * 1024));
+          throw UsageError(
+              fmt::format("--shared {}: more than CUDA's {} bytes per block", shared, 227 * 1024));
         o.shared = static_cast<uint32_t>(shared);
       } else {
         // file:PATH in a recipe is relative to the recipe's file.
