@@ -440,7 +440,8 @@ void cpasync_complete(BlockCtx& b, Warp& w, uint32_t lanes, const uint32_t* limi
     if (!done) continue;
     SMEMLAB_FOR_LANES(done, {
       uint8_t tmp[16] = {};
-      std::memcpy(tmp, c.src_host[l], c.src_size[l]);  // the rest is zero fill
+      // The rest is zero fill; a src-size of 0 has no source (src_host null).
+      if (c.src_size[l]) std::memcpy(tmp, c.src_host[l], c.src_size[l]);
       std::memcpy(c.dst_host[l], tmp, c.bytes);
     });
     c.lanes &= ~done;

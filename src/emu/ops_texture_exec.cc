@@ -13,6 +13,7 @@
 namespace smemlab::emu {
 
 void exec_tex(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  if (exec == 0) return;  // a false guard: no lane, and op.imm need not name a TexOp
   const TexOp& t = b.prog->tex_ops[static_cast<size_t>(op.imm)];
   uint64_t out[4][32];
   SMEMLAB_FOR_LANES(exec, {

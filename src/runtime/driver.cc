@@ -148,7 +148,8 @@ CUresult Driver::load_fatbin(const void* image, Module** out) {
         if (allocate(size, MemKind::Device, &addr) != CUDA_SUCCESS) return CUDA_ERROR_OUT_OF_MEMORY;
         allocs[addr].internal = true;
         auto* data = reinterpret_cast<uint8_t*>(addr);
-        std::memcpy(data, g.init.data(), std::min<uint64_t>(g.init.size(), size));
+        if (!g.init.empty())  // no initializer: data() may be null
+          std::memcpy(data, g.init.data(), std::min<uint64_t>(g.init.size(), size));
         m->consts.push_back({g.name, data, size});
       }
     }
