@@ -21,48 +21,29 @@ using nlohmann::json;
 
 namespace {
 
-// A lane's sector in a sector map (Okabe-Ito blue).
-constexpr const char* kSectorHit = "#0072B2";
-
 std::string key(const std::string& file, int line) { return fmt::format("{}:{}", file, line); }
 
-// The lane -> sector figure of a global/local request: lanes across, the
-// 32-byte sectors it touched down.
-std::string sector_svg(uint32_t mask, const uint64_t* addr, unsigned width,
-                       const std::string& title) {
+// The lane -> sector figure of a global/local request (lanes across, the
+// 32-byte sectors it touched down) as the page's script draws it
+// (sectorMap in html_assets.h): which lanes each sector serves is decided
+// here. A row is [sector address, lanes mask]; "addr" holds each active
+// lane's address (null for inactive lanes) for the cells' titles.
+json sector_figure(uint32_t mask, const uint64_t* addr, unsigned width, const std::string& title) {
   std::set<uint64_t> sectors;
   for (unsigned l = 0; l < 32; ++l)
     if (mask >> l & 1u)
       for (uint64_t s = addr[l] / 32; s <= (addr[l] + width - 1) / 32; ++s) sectors.insert(s);
-  std::vector<uint64_t> rows(sectors.begin(), sectors.end());
-  if (rows.size() > 64) rows.resize(64);  // a figure, not a dump: the count says the rest
-  constexpr int kCell = 18, kLabel = 120, kTop = 44;
-  int w = kLabel + 32 * kCell + 4, h = kTop + int(std::max<size_t>(rows.size(), 1)) * kCell + 8;
-  std::string out = fmt::format(
-      "<svg class=\"sector-map\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" "
-      "role=\"img\" font-family=\"sans-serif\" font-size=\"10\"><title>{2}</title>"
-      "<text x=\"0\" y=\"14\" font-size=\"12\" font-weight=\"bold\">{2}</text>"
-      "<text x=\"0\" y=\"28\" fill=\"#444\">{3} sector{4} of 32 bytes; lanes across</text>",
-      w, h, bank::xml_escape(title), sectors.size(), sectors.size() == 1 ? "" : "s");
-  out += fmt::format("<text y=\"{}\" text-anchor=\"middle\">", kTop - 4);
-  for (unsigned l = 0; l < 32; ++l)
-    out += fmt::format("<tspan x=\"{}\">{}</tspan>", kLabel + int(l) * kCell + kCell / 2, l);
-  out += "</text><text>";
-  for (size_t r = 0; r < rows.size(); ++r)
-    out += fmt::format("<tspan x=\"0\" y=\"{}\">sector 0x{:x}</tspan>",
-                       kTop + int(r) * kCell + kCell / 2 + 4, rows[r] * 32);
-  out += "</text>" + bank::grid_svg(kLabel, kTop, 32, int(std::max<size_t>(rows.size(), 1)), kCell);
-  // Only the hits are elements: the empty cells are the grid's.
-  out += fmt::format("<g fill=\"{}\" stroke=\"#ddd\">", kSectorHit);
-  for (size_t r = 0; r < rows.size(); ++r)
+  json rows = json::array(), lanes = json::array();
+  for (uint64_t s : sectors) {
+    if (rows.size() == 64) break;  // a figure, not a dump: the count says the rest
+    uint32_t hit = 0;
     for (unsigned l = 0; l < 32; ++l)
-      if ((mask >> l & 1u) && addr[l] / 32 <= rows[r] && rows[r] <= (addr[l] + width - 1) / 32)
-        out += fmt::format(
-            "<rect class=\"lane-sector\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>lane "
-            "{}: address 0x{:x}</title></rect>",
-            kLabel + int(l) * kCell, kTop + int(r) * kCell, kCell, kCell, l, addr[l]);
-  out += "</g>";
-  return out + "</svg>";
+      if ((mask >> l & 1u) && addr[l] / 32 <= s && s <= (addr[l] + width - 1) / 32) hit |= 1u << l;
+    rows.push_back({fmt::format("{:#x}", s * 32), hit});
+  }
+  for (unsigned l = 0; l < 32; ++l)
+    lanes.push_back(mask >> l & 1u ? json(fmt::format("{:#x}", addr[l])) : json(nullptr));
+  return {{"title", title}, {"sectors", sectors.size()}, {"rows", rows}, {"addr", lanes}};
 }
 
 // A bank map as the page's script draws it (bankMap in html_assets.h): the
@@ -165,10 +146,10 @@ json section_json(const HtmlSection& s) {
       }
     }
     for (const auto& [k, acc] : worst)
-      lines[k]["sector_svg"] =
-          sector_svg(acc->worst_mask, acc->worst_addr, acc->width,
-                     fmt::format("{} worst request: {} sectors above ideal",
-                                 check::access_class_name(acc->cls), acc->worst_excess));
+      lines[k]["sector_map"] =
+          sector_figure(acc->worst_mask, acc->worst_addr, acc->width,
+                        fmt::format("{} worst request: {} sectors above ideal",
+                                    check::access_class_name(acc->cls), acc->worst_excess));
   }
   for (json& e : lines) drop_empty(e);
   out["archs"] = archs;

@@ -238,7 +238,7 @@ inline constexpr const char* kHtmlJs = R"JS(
                    el('td', {text: x.efficiency === undefined ? '' : Math.round(100 * x.efficiency) + '%'})));
       }
       if (anyAcc) kids.push(acc);
-      if (info.sector_svg) kids.push(el('div', {class: 'figure', html: info.sector_svg}));
+      if (info.sector_map) kids.push(el('div', {class: 'figure', html: sectorMap(info.sector_map)}));
       if (info.branches && (info.branches.uniform || info.branches.divergent))
         kids.push(el('p', {class: 'branches', text: `branches: ${info.branches.uniform} uniform, ${info.branches.divergent} divergent`}));
       if (info.warp_instructions)
@@ -286,11 +286,7 @@ inline constexpr const char* kHtmlJs = R"JS(
     f.rows.forEach(([g], p) => {
       o += `<tspan x="0" y="${G.top + p * C + C / 2 + 4}">wf ${p + 1}${n > 1 && g ? ' g' + g : ''}</tspan>`;
     });
-    let d = '';
-    for (let r = 0; r <= rows; ++r) d += `M${G.label} ${G.top + r * C}h${f.banks * C}`;
-    for (let c = 0; c <= f.banks; ++c) d += `M${G.label + c * C} ${G.top}v${rows * C}`;
-    o += `</text><rect x="${G.label}" y="${G.top}" width="${f.banks * C}" height="${rows * C}" ` +
-      `fill="#f4f4f4"/><path d="${d}" stroke="#ddd" fill="none"/><g class="cells">`;
+    o += `</text>${grid(G.label, G.top, f.banks, rows, C)}<g class="cells">`;
     f.rows.forEach(([, cells], p) => {
       const y = G.top + p * C;
       for (const [b, words, lanes, lowest, flags] of cells) {
@@ -302,6 +298,37 @@ inline constexpr const char* kHtmlJs = R"JS(
       }
     });
     return o + `</g><g transform="translate(0,${G.top + rows * C})">${G.legend}</g></svg>`;
+  }
+  // The empty grid, as bank::grid_svg draws it: one background, one path.
+  function grid(x0, y0, cols, rows, c) {
+    let d = '';
+    for (let r = 0; r <= rows; ++r) d += `M${x0} ${y0 + r * c}h${cols * c}`;
+    for (let i = 0; i <= cols; ++i) d += `M${x0 + i * c} ${y0}v${rows * c}`;
+    return `<rect x="${x0}" y="${y0}" width="${cols * c}" height="${rows * c}" fill="#f4f4f4"/>` +
+      `<path d="${d}" stroke="#ddd" fill="none"/>`;
+  }
+  // A lane -> sector map (global/local requests), drawn when its line is
+  // opened from what C++ decided (sector_figure in html.cc: the lanes each
+  // sector serves). Drawn only here: no other output has this figure.
+  function sectorMap(f) {
+    const HIT = '#0072B2';  // Okabe-Ito blue (tests/html/palette_test.py reads it)
+    const C = 18, L = 120, T = 44, n = Math.max(f.rows.length, 1), w = L + 32 * C + 4, h = T + n * C + 8;
+    let o = `<svg class="sector-map" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" ` +
+      `font-family="sans-serif" font-size="10"><title>${esc(f.title)}</title>` +
+      `<text x="0" y="14" font-size="12" font-weight="bold">${esc(f.title)}</text>` +
+      `<text x="0" y="28" fill="#444">${f.sectors} sector${f.sectors === 1 ? '' : 's'} of 32 bytes; ` +
+      `lanes across</text><text y="${T - 4}" text-anchor="middle">`;
+    for (let l = 0; l < 32; ++l) o += `<tspan x="${L + l * C + C / 2}">${l}</tspan>`;
+    o += '</text><text>';
+    f.rows.forEach(([s], r) => { o += `<tspan x="0" y="${T + r * C + C / 2 + 4}">sector ${s}</tspan>`; });
+    o += `</text>${grid(L, T, 32, n, C)}<g fill="${HIT}" stroke="#ddd">`;
+    f.rows.forEach(([, lanes], r) => {
+      for (let l = 0; l < 32; ++l)
+        if (lanes >>> l & 1)
+          o += `<rect class="lane-sector" x="${L + l * C}" y="${T + r * C}" width="${C}" height="${C}">` +
+            `<title>lane ${l}: address ${f.addr[l]}</title></rect>`;
+    });
+    return o + '</g></svg>';
   }
   function esc(t) {
     return String(t).replace(/[&<>"']/g, c => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]);

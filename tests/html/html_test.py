@@ -156,6 +156,24 @@ if call_site:
     check(len(sel2) == 1 and attr(sel2[0], "data-line") == str(call_site[0]),
           f"#s0-L{call_site[0]} opens that line (inlined code counted at its call site too)")
 
+# A global store's sector map, drawn when its line is opened (transposeNaive
+# writes a column: every lane its own sector).
+npage = os.path.join(tmp, "naive.html")
+nargs = ["analyze", "kernels/transpose.cu", "--kernel", "transposeNaive"]
+nj = json.loads(run(nargs + ["--json"]))
+run(nargs + ["--html", npage])
+gl = [(l[c]["sectors"] - l[c]["ideal_sectors"], l["line"], l[c]) for l in nj["lines"]
+      for c in ("global_load", "global_store", "local_load", "local_store") if l.get(c, {}).get("requests")]
+_, gline, gc = max(gl, key=lambda t: (t[0], -t[1]))
+ndom = browser(f"file://{npage}#s0-L{gline}", "--dump-dom")
+nd = details(ndom)
+sector_rows = re.findall(r"<tspan[^>]*>sector (0x[0-9a-f]+)</tspan>", nd)
+hit_lanes = re.findall(r'<rect class="lane-sector"[^>]*><title>lane (\d+): address 0x[0-9a-f]+</title>', nd)
+check(len(sector_rows) >= gc["sectors_per_request"] and sorted(set(map(int, hit_lanes))) == list(range(32))
+      and f">{len(sector_rows)} sectors of 32 bytes" in nd,
+      f"line {gline}'s sector map: {len(sector_rows)} sectors (JSON: {gc['sectors_per_request']} per request), "
+      f"{len(set(hit_lanes))} lanes placed")
+
 browser("file://" + page, f"--screenshot={os.path.join(out_dir, 'analyze-transpose.png')}",
         "--hide-scrollbars")
 check(os.path.getsize(os.path.join(out_dir, "analyze-transpose.png")) > 10000, "screenshot written")
