@@ -48,7 +48,9 @@ json sector_figure(uint32_t mask, const uint64_t* addr, unsigned width, const st
 
 // A bank map as the page's script draws it (bankMap in html_assets.h): the
 // figure's facts as bank::bank_figure decided them, in arrays to stay small
-// (a dense page holds a thousand of these). A row is [group, cells]; a cell
+// (a dense page holds a thousand of these). The page holds each figure as a
+// JSON string, parsed when its line is opened: a thousand figures' arrays
+// would otherwise be built at load. A row is [group, cells]; a cell
 // is [bank, words, lanes as text, lowest lane, 1 conflict | 2 broadcast].
 json figure_json(const bank::FigureData& f, const std::string& title) {
   json rows = json::array();
@@ -126,10 +128,12 @@ json section_json(const HtmlSection& s) {
           json& e = lines[key(l.where.file, l.where.line)];
           e["file"] = l.where.file;
           e["line"] = l.where.line;
-          e["bank_map"][archs[m]] = figure_json(
-              bank::bank_figure(w->result, a.banks->models()[m]->banks()),
-              fmt::format("{} worst request: block ({},{},{}) warp {}, {}-byte lanes", archs[m],
-                          w->block.x, w->block.y, w->block.z, w->warp, w->request.width));
+          e["bank_map"][archs[m]] =
+              figure_json(
+                  bank::bank_figure(w->result, a.banks->models()[m]->banks()),
+                  fmt::format("{} worst request: block ({},{},{}) warp {}, {}-byte lanes", archs[m],
+                              w->block.x, w->block.y, w->block.z, w->warp, w->request.width))
+                  .dump();
         }
   }
   if (a.access) {
@@ -149,7 +153,8 @@ json section_json(const HtmlSection& s) {
       lines[k]["sector_map"] =
           sector_figure(acc->worst_mask, acc->worst_addr, acc->width,
                         fmt::format("{} worst request: {} sectors above ideal",
-                                    check::access_class_name(acc->cls), acc->worst_excess));
+                                    check::access_class_name(acc->cls), acc->worst_excess))
+              .dump();
   }
   for (json& e : lines) drop_empty(e);
   out["archs"] = archs;

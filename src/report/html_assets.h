@@ -225,7 +225,7 @@ inline constexpr const char* kHtmlJs = R"JS(
         }
         kids.push(t);
       }
-      if (info.bank_map && info.bank_map[arch]) kids.push(el('div', {class: 'figure', html: bankMap(info.bank_map[arch])}));
+      if (info.bank_map && info.bank_map[arch]) kids.push(el('div', {class: 'figure', html: bankMap(JSON.parse(info.bank_map[arch]))}));
       else if (info.bank_map) kids.push(el('p', {text: `No conflicted request on ${arch} at this line.`}));
       const acc = el('table', {class: 'access-counts'});
       let anyAcc = false;
@@ -238,7 +238,7 @@ inline constexpr const char* kHtmlJs = R"JS(
                    el('td', {text: x.efficiency === undefined ? '' : Math.round(100 * x.efficiency) + '%'})));
       }
       if (anyAcc) kids.push(acc);
-      if (info.sector_map) kids.push(el('div', {class: 'figure', html: sectorMap(info.sector_map)}));
+      if (info.sector_map) kids.push(el('div', {class: 'figure', html: sectorMap(JSON.parse(info.sector_map))}));
       if (info.branches && (info.branches.uniform || info.branches.divergent))
         kids.push(el('p', {class: 'branches', text: `branches: ${info.branches.uniform} uniform, ${info.branches.divergent} divergent`}));
       if (info.warp_instructions)

@@ -130,7 +130,7 @@ TEST(Report, HtmlPageEscapesClosingTagsInItsData) {
   EXPECT_EQ(j["lines"]["k.cu:7"]["banks"]["sm_90"]["load"]["excess"], 31);
   // Line 7's bank map, as data for the page's drawer: 32 wavefronts of one
   // conflicted cell each (a column read).
-  const auto& fig = j["lines"]["k.cu:7"]["bank_map"]["sm_90"];
+  auto fig = nlohmann::json::parse(j["lines"]["k.cu:7"]["bank_map"]["sm_90"].get<std::string>());
   EXPECT_EQ(fig["wavefronts"], 32);
   ASSERT_EQ(fig["rows"].size(), 32u);
   for (const auto& row : fig["rows"]) {
