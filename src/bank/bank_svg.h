@@ -1,8 +1,8 @@
-// SVG rendering of one warp request's bank map, for the HTML source view
-// (`--html`) and `smemlab bank --svg`: the programming guide's figure — banks
-// across, wavefronts down, the lanes each bank serves in the cells — with
-// the words that cost extra wavefronts marked. Same facts as bank_map.h's
-// text grid, drawn for a browser.
+// A warp request's bank map — the programming guide's figure: banks across,
+// wavefronts down, the lanes each bank serves in the cells, the words that
+// cost extra wavefronts marked — as facts (bank_figure, which the HTML view
+// embeds and its script draws) and as SVG (`smemlab bank --svg`). Same facts
+// as bank_map.h's text grid, drawn for a browser.
 #pragma once
 
 #include <cstdint>

@@ -66,6 +66,32 @@ TEST(BankSvg, EmptyCellsAreOneGridAndEveryLaneHasItsWord) {
         << "lane " << l;
 }
 
+// The facts both drawers draw (bank --svg here, the page's script from JSON).
+TEST(BankFigure, ConflictAndBroadcastAreDecidedPerCell) {
+  auto m = make_model("sm_90");
+  FigureData col = bank_figure(m->evaluate(column_read(32)), m->banks());
+  EXPECT_EQ(col.wavefronts, 32u);
+  ASSERT_EQ(col.rows.size(), 32u);
+  for (unsigned l = 0; l < 32; ++l) {
+    ASSERT_EQ(col.rows[l].cells.size(), 1u);
+    const FigureCell& c = col.rows[l].cells[0];
+    EXPECT_EQ(c.bank, 0u);
+    EXPECT_EQ(c.words, std::vector<uint64_t>{32ull * l});
+    EXPECT_EQ(c.lanes, 1u << l);
+    EXPECT_TRUE(c.conflict);
+    EXPECT_FALSE(c.broadcast);
+  }
+  Request r;  // every lane reads word 5: one cell, a broadcast, no conflict
+  for (unsigned l = 0; l < 32; ++l) r.addr[l] = 20;
+  FigureData b = bank_figure(m->evaluate(r), m->banks());
+  ASSERT_EQ(b.rows.size(), 1u);
+  ASSERT_EQ(b.rows[0].cells.size(), 1u);
+  EXPECT_EQ(b.rows[0].cells[0].bank, 5u);
+  EXPECT_EQ(b.rows[0].cells[0].lanes, 0xffffffffu);
+  EXPECT_TRUE(b.rows[0].cells[0].broadcast);
+  EXPECT_FALSE(b.rows[0].cells[0].conflict);
+}
+
 TEST(BankSvg, GridHasALinePerCellBoundary) {
   std::string g = grid_svg(10, 20, 3, 2, 5);
   EXPECT_NE(g.find("width=\"15\" height=\"10\""), std::string::npos);

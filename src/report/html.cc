@@ -1,8 +1,9 @@
-// The HTML source view: one self-contained page (inline CSS, JS and SVG; no
-// network) with the user's source shaded by cost. The numbers are the same
-// JSON `--json` prints (analyze_json, findings_json), embedded in the page;
-// the figures are drawn here in C++ from the analyses' worst requests, so the
-// page never re-derives a bank or sector rule in JavaScript.
+// The HTML source view: one self-contained page (inline CSS, JS and data;
+// no network) with the user's source shaded by cost. The numbers are the
+// same JSON `--json` prints (analyze_json, findings_json), embedded in the
+// page; the figures' facts are decided here and in bank::bank_figure from
+// the analyses' worst requests and drawn by the page's script when a line
+// is opened, so the page never re-derives a bank or sector rule in JavaScript.
 #include <fmt/format.h>
 
 #include <algorithm>
