@@ -1,14 +1,17 @@
-// The HTML source view: one self-contained page (inline CSS, JS and SVG; no
-// network) with the user's source shaded by cost. The numbers are the same
-// JSON `--json` prints (analyze_json, findings_json), embedded in the page;
-// the figures are drawn here in C++ from the analyses' worst requests, so the
-// page never re-derives a bank or sector rule in JavaScript.
+// The HTML source view: one self-contained page (inline CSS, JS and data;
+// no network) with the user's source shaded by cost. The numbers are the
+// same JSON `--json` prints (analyze_json, findings_json), embedded in the
+// page; the figures' facts are decided here and in bank::bank_figure from
+// the analyses' worst requests and drawn by the page's script when a line
+// is opened, so the page never re-derives a bank or sector rule in JavaScript.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <set>
 
+#include "bank/bank_map.h"
 #include "bank/bank_svg.h"
 #include "report/html_assets.h"
 #include "report/report.h"
@@ -21,43 +24,62 @@ namespace {
 
 std::string key(const std::string& file, int line) { return fmt::format("{}:{}", file, line); }
 
-// The lane -> sector figure of a global/local request: lanes across, the
-// 32-byte sectors it touched down.
-std::string sector_svg(uint32_t mask, const uint64_t* addr, unsigned width,
-                       const std::string& title) {
+// The lane -> sector figure of a global/local request (lanes across, the
+// 32-byte sectors it touched down) as the page's script draws it
+// (sectorMap in html_assets.h): which lanes each sector serves is decided
+// here. A row is [sector address, lanes mask]; "addr" holds each active
+// lane's address (null for inactive lanes) for the cells' titles.
+json sector_figure(uint32_t mask, const uint64_t* addr, unsigned width, const std::string& title) {
   std::set<uint64_t> sectors;
   for (unsigned l = 0; l < 32; ++l)
     if (mask >> l & 1u)
       for (uint64_t s = addr[l] / 32; s <= (addr[l] + width - 1) / 32; ++s) sectors.insert(s);
-  std::vector<uint64_t> rows(sectors.begin(), sectors.end());
-  if (rows.size() > 64) rows.resize(64);  // a figure, not a dump: the count says the rest
-  constexpr int kCell = 18, kLabel = 120, kTop = 44;
-  int w = kLabel + 32 * kCell + 4, h = kTop + int(std::max<size_t>(rows.size(), 1)) * kCell + 8;
-  std::string out = fmt::format(
-      "<svg class=\"sector-map\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" "
-      "role=\"img\" font-family=\"sans-serif\" font-size=\"10\"><title>{2}</title>"
-      "<text x=\"0\" y=\"14\" font-size=\"12\" font-weight=\"bold\">{2}</text>"
-      "<text x=\"0\" y=\"28\" fill=\"#444\">{3} sector{4} of 32 bytes; lanes across</text>",
-      w, h, bank::xml_escape(title), sectors.size(), sectors.size() == 1 ? "" : "s");
-  for (unsigned l = 0; l < 32; ++l)
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-                       kLabel + int(l) * kCell + kCell / 2, kTop - 4, l);
-  for (size_t r = 0; r < rows.size(); ++r) {
-    int y = kTop + int(r) * kCell;
-    out +=
-        fmt::format("<text x=\"0\" y=\"{}\">sector 0x{:x}</text>", y + kCell / 2 + 4, rows[r] * 32);
-    for (unsigned l = 0; l < 32; ++l) {
-      bool hit =
-          (mask >> l & 1u) && addr[l] / 32 <= rows[r] && rows[r] <= (addr[l] + width - 1) / 32;
-      out += fmt::format(
-          "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
-          "stroke=\"#ddd\">{}</rect>",
-          hit ? "lane-sector" : "empty", kLabel + int(l) * kCell, y, kCell, kCell,
-          hit ? "#0072B2" : "#f4f4f4",
-          hit ? fmt::format("<title>lane {}: address 0x{:x}</title>", l, addr[l]) : "");
-    }
+  json rows = json::array(), lanes = json::array();
+  for (uint64_t s : sectors) {
+    if (rows.size() == 64) break;  // a figure, not a dump: the count says the rest
+    uint32_t hit = 0;
+    for (unsigned l = 0; l < 32; ++l)
+      if ((mask >> l & 1u) && addr[l] / 32 <= s && s <= (addr[l] + width - 1) / 32) hit |= 1u << l;
+    rows.push_back({fmt::format("{:#x}", s * 32), hit});
   }
-  return out + "</svg>";
+  for (unsigned l = 0; l < 32; ++l)
+    lanes.push_back(mask >> l & 1u ? json(fmt::format("{:#x}", addr[l])) : json(nullptr));
+  return {{"title", title}, {"sectors", sectors.size()}, {"rows", rows}, {"addr", lanes}};
+}
+
+// A bank map as the page's script draws it (bankMap in html_assets.h): the
+// figure's facts as bank::bank_figure decided them, in arrays to stay small
+// (a dense page holds a thousand of these). The page holds each figure as a
+// JSON string, parsed when its line is opened: a thousand figures' arrays
+// would otherwise be built at load. A row is [group, cells]; a cell
+// is [bank, words, lanes as text, lowest lane, 1 conflict | 2 broadcast].
+json figure_json(const bank::FigureData& f, const std::string& title) {
+  json rows = json::array();
+  for (const bank::FigureRow& r : f.rows) {
+    json cells = json::array();
+    for (const bank::FigureCell& c : r.cells)
+      cells.push_back({c.bank, c.words, bank::lane_list(c.lanes), std::countr_zero(c.lanes),
+                       (c.conflict ? 1 : 0) | (c.broadcast ? 2 : 0)});
+    rows.push_back({r.group, std::move(cells)});
+  }
+  return {{"title", title},
+          {"banks", f.banks},
+          {"wavefronts", f.wavefronts},
+          {"ideal", f.ideal},
+          {"conflicts", f.bank_conflicts},
+          {"rows", std::move(rows)}};
+}
+
+// The page leaves out counters of nothing (an op or memory class with no
+// request, branches that never ran): a line of a dense kernel is otherwise
+// mostly zeros, once per model. The script reads a missing entry as none.
+void drop_empty(json& line) {
+  for (auto it = line.begin(); it != line.end();) {
+    bool empty = it->is_object() &&
+                 ((it->contains("requests") && (*it)["requests"] == 0) ||
+                  (it.key() == "branches" && (*it)["uniform"] == 0 && (*it)["divergent"] == 0));
+    it = empty ? line.erase(it) : std::next(it);
+  }
 }
 
 // Per (file, line): the analyze_json entry of every model, then the figures.
@@ -88,7 +110,7 @@ json section_json(const HtmlSection& s) {
         e["line"] = l["line"];
         json shared = json::object();
         for (const char* op : {"load", "store", "atomic"})
-          if (l.contains(op)) shared[op] = l[op];
+          if (l.contains(op) && l[op]["requests"] != 0) shared[op] = l[op];
         e["banks"][arch] = shared;
         for (auto it = l.begin(); it != l.end(); ++it)
           if (!shared.contains(it.key()) && it.key() != "worst" && it.key() != "file" &&
@@ -107,10 +129,12 @@ json section_json(const HtmlSection& s) {
           json& e = lines[key(l.where.file, l.where.line)];
           e["file"] = l.where.file;
           e["line"] = l.where.line;
-          e["bank_svg"][archs[m]] = bank::render_bank_svg(
-              w->result, a.banks->models()[m]->banks(),
-              fmt::format("{} worst request: block ({},{},{}) warp {}, {}-byte lanes", archs[m],
-                          w->block.x, w->block.y, w->block.z, w->warp, w->request.width));
+          e["bank_map"][archs[m]] =
+              figure_json(
+                  bank::bank_figure(w->result, a.banks->models()[m]->banks()),
+                  fmt::format("{} worst request: block ({},{},{}) warp {}, {}-byte lanes", archs[m],
+                              w->block.x, w->block.y, w->block.z, w->warp, w->request.width))
+                  .dump();
         }
   }
   if (a.access) {
@@ -127,11 +151,13 @@ json section_json(const HtmlSection& s) {
       }
     }
     for (const auto& [k, acc] : worst)
-      lines[k]["sector_svg"] =
-          sector_svg(acc->worst_mask, acc->worst_addr, acc->width,
-                     fmt::format("{} worst request: {} sectors above ideal",
-                                 check::access_class_name(acc->cls), acc->worst_excess));
+      lines[k]["sector_map"] =
+          sector_figure(acc->worst_mask, acc->worst_addr, acc->width,
+                        fmt::format("{} worst request: {} sectors above ideal",
+                                    check::access_class_name(acc->cls), acc->worst_excess))
+              .dump();
   }
+  for (json& e : lines) drop_empty(e);
   out["archs"] = archs;
   out["lines"] = lines;
   out["findings"] = a.findings ? findings_json(*a.findings) : json::array();
@@ -155,6 +181,17 @@ std::string script_safe(const std::string& text) {
   return out;
 }
 
+// What the page's bank-map drawer shares with bank::render_bank_svg: the
+// geometry, style and legend, from bank_svg.h.
+json with_figure_style(json data) {
+  data["bank_map_style"] = {{"cell", bank::kFigureCell},
+                            {"label", bank::kFigureLabel},
+                            {"top", bank::kFigureTop},
+                            {"style", bank::bank_figure_style()},
+                            {"legend", bank::bank_figure_legend()}};
+  return data;
+}
+
 std::string page(const std::string& title, const json& data) {
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -167,7 +204,7 @@ std::string page(const std::string& title, const json& data) {
       "</script>\n<main id=\"app\"><noscript>This page needs JavaScript to lay out the source "
       "view; the data is in the smemlab-data element.</noscript></main>\n<script>{}</script>"
       "</body></html>\n",
-      bank::xml_escape(title), kHtmlCss, script_safe(data.dump()), kHtmlJs);
+      bank::xml_escape(title), kHtmlCss, script_safe(with_figure_style(data).dump()), kHtmlJs);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The HTML view's stylesheet and script, inlined into every page so that it
-// opens from disk with no network. The script only lays out and toggles
-// what the page's JSON already holds; every number and figure comes from C++.
+// opens from disk with no network. The script lays out what the page's JSON
+// holds: every number comes from C++, and a bank map is drawn when its line
+// is opened, from the figure C++ decided (bank::bank_figure, see bankMap).
 #pragma once
 
 namespace smemlab::report {
@@ -14,7 +15,7 @@ section.launch { padding: 0 16px 16px; border-bottom: 2px solid #ccc; }
 .controls { margin: 6px 0; display: flex; gap: 16px; flex-wrap: wrap; align-items: center; }
 .summary { font-size: 13px; color: #333; }
 .layout { display: flex; gap: 12px; align-items: flex-start; }
-.source-wrap { flex: 1 1 55%; overflow: auto; max-height: 80vh; border: 1px solid #ccc; }
+.source-wrap { flex: 1 1 55%; overflow: auto; max-height: 80vh; border: 1px solid #ccc; contain: layout paint; }
 table.source { border-collapse: collapse; font: 12px/1.35 ui-monospace, monospace; width: 100%; }
 table.source td { padding: 0 6px; white-space: pre; vertical-align: top; }
 table.source td.num, table.source td.metric { text-align: right; color: #333; border-right: 1px solid #ddd; }
@@ -202,7 +203,6 @@ inline constexpr const char* kHtmlJs = R"JS(
     const {arch} = s._state;
     for (const r of s.querySelectorAll('tr.selected')) r.classList.remove('selected');
     tr.classList.add('selected');
-    if (focus) tr.focus(); else tr.scrollIntoView({block: 'center'});
     history.replaceState(null, '', '#' + tr.id);
     const d = document.getElementById('details-' + tr._sec);
     const info = tr._info;
@@ -225,8 +225,8 @@ inline constexpr const char* kHtmlJs = R"JS(
         }
         kids.push(t);
       }
-      if (info.bank_svg && info.bank_svg[arch]) kids.push(el('div', {class: 'figure', html: info.bank_svg[arch]}));
-      else if (info.bank_svg) kids.push(el('p', {text: `No conflicted request on ${arch} at this line.`}));
+      if (info.bank_map && info.bank_map[arch]) kids.push(el('div', {class: 'figure', html: bankMap(JSON.parse(info.bank_map[arch]))}));
+      else if (info.bank_map) kids.push(el('p', {text: `No conflicted request on ${arch} at this line.`}));
       const acc = el('table', {class: 'access-counts'});
       let anyAcc = false;
       acc.append(el('tr', {}, el('th', {text: 'memory'}), el('th', {text: 'requests'}),
@@ -238,7 +238,7 @@ inline constexpr const char* kHtmlJs = R"JS(
                    el('td', {text: x.efficiency === undefined ? '' : Math.round(100 * x.efficiency) + '%'})));
       }
       if (anyAcc) kids.push(acc);
-      if (info.sector_svg) kids.push(el('div', {class: 'figure', html: info.sector_svg}));
+      if (info.sector_map) kids.push(el('div', {class: 'figure', html: sectorMap(JSON.parse(info.sector_map))}));
       if (info.branches && (info.branches.uniform || info.branches.divergent))
         kids.push(el('p', {class: 'branches', text: `branches: ${info.branches.uniform} uniform, ${info.branches.divergent} divergent`}));
       if (info.warp_instructions)
@@ -261,6 +261,77 @@ inline constexpr const char* kHtmlJs = R"JS(
       box.append(ul); kids.push(box);
     }
     d.replaceChildren(...kids);
+    // Scrolled after the details are filled: one layout, not two.
+    if (focus) tr.focus(); else tr.scrollIntoView({block: 'center'});
+  }
+
+  // A bank map, drawn when its line is opened, from the facts C++ decided
+  // (bank::bank_figure: which lanes and words sit in which bank in which
+  // wavefront, which cells conflict or broadcast); no bank rule here. The
+  // markup is bank::render_bank_svg's (bank_svg.cc, what `bank --svg`
+  // writes), with its geometry, style and legend from the page's data;
+  // tests/html checks the two cell for cell.
+  function bankMap(f) {
+    const G = data.bank_map_style, C = G.cell, n = f.rows.length, rows = Math.max(n, 1);
+    const w = G.label + f.banks * C + 4, h = G.top + rows * C + 24;
+    const s = (k, one, many) => k === 1 ? one : many;
+    let o = `<svg class="bank-map" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" ` +
+      `font-family="sans-serif" font-size="10"><title>${esc(f.title)}</title><style>${G.style}</style>` +
+      `<text x="0" y="14" font-size="12" font-weight="bold">${esc(f.title)}</text>` +
+      `<text x="0" y="${G.top - 18}" fill="#444">${f.wavefronts} wavefront${s(f.wavefronts, '', 's')} ` +
+      `(ideal ${f.ideal}), ${f.conflicts} bank conflict${s(f.conflicts, '', 's')}</text>` +
+      `<text class="banks" y="${G.top - 4}">`;
+    for (let b = 0; b < f.banks; ++b) o += `<tspan x="${G.label + b * C + C / 2}">${b}</tspan>`;
+    o += '</text><text>';
+    f.rows.forEach(([g], p) => {
+      o += `<tspan x="0" y="${G.top + p * C + C / 2 + 4}">wf ${p + 1}${n > 1 && g ? ' g' + g : ''}</tspan>`;
+    });
+    o += `</text>${grid(G.label, G.top, f.banks, rows, C)}<g class="cells">`;
+    f.rows.forEach(([, cells], p) => {
+      const y = G.top + p * C;
+      for (const [b, words, lanes, lowest, flags] of cells) {
+        const x = G.label + b * C, bc = flags & 2;
+        o += `<g class="cell${flags & 1 ? ' conflict' : ''}${bc ? ' broadcast' : ''}" data-bank="${b}" ` +
+          `data-wavefront="${p + 1}"><title>wavefront ${p + 1}, bank ${b}: word ${words.join(', ')} ` +
+          `to lane${bc ? 's' : ''} ${lanes}</title><rect x="${x}" y="${y}" width="${C}" height="${C}"/>` +
+          `<text x="${x + C / 2}" y="${y + C / 2 + 4}">${lowest}${bc ? '+' : ''}</text></g>`;
+      }
+    });
+    return o + `</g><g transform="translate(0,${G.top + rows * C})">${G.legend}</g></svg>`;
+  }
+  // The empty grid, as bank::grid_svg draws it: one background, one path.
+  function grid(x0, y0, cols, rows, c) {
+    let d = '';
+    for (let r = 0; r <= rows; ++r) d += `M${x0} ${y0 + r * c}h${cols * c}`;
+    for (let i = 0; i <= cols; ++i) d += `M${x0 + i * c} ${y0}v${rows * c}`;
+    return `<rect x="${x0}" y="${y0}" width="${cols * c}" height="${rows * c}" fill="#f4f4f4"/>` +
+      `<path d="${d}" stroke="#ddd" fill="none"/>`;
+  }
+  // A lane -> sector map (global/local requests), drawn when its line is
+  // opened from what C++ decided (sector_figure in html.cc: the lanes each
+  // sector serves). Drawn only here: no other output has this figure.
+  function sectorMap(f) {
+    const HIT = '#0072B2';  // Okabe-Ito blue (tests/html/palette_test.py reads it)
+    const C = 18, L = 120, T = 44, n = Math.max(f.rows.length, 1), w = L + 32 * C + 4, h = T + n * C + 8;
+    let o = `<svg class="sector-map" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" ` +
+      `font-family="sans-serif" font-size="10"><title>${esc(f.title)}</title>` +
+      `<text x="0" y="14" font-size="12" font-weight="bold">${esc(f.title)}</text>` +
+      `<text x="0" y="28" fill="#444">${f.sectors} sector${f.sectors === 1 ? '' : 's'} of 32 bytes; ` +
+      `lanes across</text><text y="${T - 4}" text-anchor="middle">`;
+    for (let l = 0; l < 32; ++l) o += `<tspan x="${L + l * C + C / 2}">${l}</tspan>`;
+    o += '</text><text>';
+    f.rows.forEach(([s], r) => { o += `<tspan x="0" y="${T + r * C + C / 2 + 4}">sector ${s}</tspan>`; });
+    o += `</text>${grid(L, T, 32, n, C)}<g fill="${HIT}" stroke="#ddd">`;
+    f.rows.forEach(([, lanes], r) => {
+      for (let l = 0; l < 32; ++l)
+        if (lanes >>> l & 1)
+          o += `<rect class="lane-sector" x="${L + l * C}" y="${T + r * C}" width="${C}" height="${C}">` +
+            `<title>lane ${l}: address ${f.addr[l]}</title></rect>`;
+    });
+    return o + '</g></svg>';
+  }
+  function esc(t) {
+    return String(t).replace(/[&<>"']/g, c => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]);
   }
 
   function suite() {

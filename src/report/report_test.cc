@@ -124,10 +124,20 @@ TEST(Report, HtmlPageEscapesClosingTagsInItsData) {
     ++closes;
   EXPECT_EQ(closes, 2u);  // the data element's and the script's own
   EXPECT_NE(page.find("<\\/script><script>alert(1)<\\/script>"), std::string::npos);
-  EXPECT_NE(page.find("<\\/svg>"), std::string::npos);  // the bank map of line 7
+  EXPECT_NE(page.find("<\\/g>"), std::string::npos);  // the bank maps' legend
   nlohmann::json j = html_section_json(s);
   EXPECT_EQ(j["launch_index"], 3);
   EXPECT_EQ(j["lines"]["k.cu:7"]["banks"]["sm_90"]["load"]["excess"], 31);
+  // Line 7's bank map, as data for the page's drawer: 32 wavefronts of one
+  // conflicted cell each (a column read).
+  auto fig = nlohmann::json::parse(j["lines"]["k.cu:7"]["bank_map"]["sm_90"].get<std::string>());
+  EXPECT_EQ(fig["wavefronts"], 32);
+  ASSERT_EQ(fig["rows"].size(), 32u);
+  for (const auto& row : fig["rows"]) {
+    ASSERT_EQ(row[1].size(), 1u);
+    EXPECT_EQ(row[1][0][4], 1) << row;  // conflict, not broadcast
+  }
+  EXPECT_FALSE(j["lines"]["k.cu:7"]["banks"]["sm_90"].contains("store"));  // no store: left out
   EXPECT_EQ(sections_html({j}, "t"), page);
 }
 

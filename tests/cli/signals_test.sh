@@ -80,6 +80,38 @@ else
   echo "no script(1): the progress-line cases are skipped"
 fi
 
+# ... and never in a JSON or SARIF stream: stderr a terminal, the stream
+# redirected; a launch of about 2 s of emulation on one host thread (it ends
+# normally), so the line is shown on the terminal while the stream stays one
+# document.
+cat >"$tmp/loop.ptx" <<'PTX'
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry loop()
+{
+	.reg .u32 	%r<2>;
+	.reg .pred 	%p<2>;
+	mov.u32 	%r0, 0;
+$L:
+	add.u32 	%r0, %r0, 1;
+	setp.lt.u32 	%p0, %r0, 400000;
+	@%p0 bra.uni 	$L;
+	ret;
+}
+PTX
+if command -v script >/dev/null; then
+  for fmt in --json --sarif; do
+    script -qec "'$smemlab' check '$tmp/loop.ptx' --grid 64 --block 32 --threads 1 $fmt >'$tmp/stream'" \
+      "$tmp/typescript" >/dev/null 2>&1
+    grep -q "loop: [0-9]*/64 blocks, [0-9]* blocks/s" "$tmp/typescript" ||
+      fail "check $fmt: no progress line on the terminal: $(tr '\r' '\n' <"$tmp/typescript" | tail -3)"
+    grep -q "blocks/s" "$tmp/stream" && fail "check $fmt: progress line in the $fmt stream"
+    python3 -m json.tool "$tmp/stream" >/dev/null 2>&1 ||
+      fail "check $fmt: the stream is not one JSON document: $(head -c 300 "$tmp/stream")"
+  done
+fi
+
 nvcc=$(command -v nvcc || true)
 [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
 if [ -n "$nvcc" ]; then

@@ -13,6 +13,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bank_cells import problems  # noqa: E402
 from marionette import Firefox  # noqa: E402
 
 smemlab, source_dir, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -91,6 +92,24 @@ with Firefox(firefox) as ff:
               document.querySelector('#details-0 h3').textContent];""")
     check(moved[0] == str(worst_line + 1) and moved[1] == moved[0] and moved[2].endswith(f":{moved[0]}"),
           f"ArrowDown then Enter opens line {worst_line + 1} (saw {moved})")
+    # On demand: open line 1 (no figure), then the worst line by a click on
+    # its row (the page's own handler), and read the figure it drew.
+    opened = ff.script("""
+      const row = (n) => document.getElementById('s0-L' + n);
+      row(1).click();
+      const before = document.querySelectorAll('#details-0 svg').length;
+      row(arguments[0]).click();
+      return {before, selected: document.querySelector('tr.src.selected').dataset.line,
+              cells: [...document.querySelectorAll('#details-0 g.cell')].map(g => ({
+                class: g.getAttribute('class'), bank: +g.dataset.bank,
+                wavefront: +g.dataset.wavefront, title: g.querySelector('title').textContent,
+                text: g.querySelector('text').textContent}))};""", worst_line)
+    bad = problems(opened["cells"], worst)
+    check(opened["before"] == 0 and opened["selected"] == str(worst_line),
+          f"a click on line 1 opens no figure, a click on line {worst_line} opens it")
+    check(len(opened["cells"]) == 32 and not bad,
+          f"the clicked line's bank map: {len(opened['cells'])} cells with the lanes and words of "
+          f"the JSON's addresses {bad[:3]}")
     shot = os.path.join(out_dir, "firefox-analyze-transpose.png")
     ff.navigate("file://" + page)
     ff.screenshot(shot)

@@ -11,6 +11,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bank_cells import cells_from_dom, problems  # noqa: E402
+
 smemlab, source_dir, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 program = sys.argv[4] if len(sys.argv) > 4 else None  # tests/html/launches.cu, built
 chromium = os.environ.get("CHROMIUM", "chromium")
@@ -48,6 +51,11 @@ def browser(url, *extra):
 
 def rows(dom):
     return re.findall(r'<tr class="src[^"]*"[^>]*>', dom)
+
+
+def details(dom, section=0):
+    """The details pane of a section (the script's own text comes later)."""
+    return dom.split(f'id="details-{section}"')[1].split("</aside>")[0]
 
 
 def attr(tag, name):
@@ -97,21 +105,74 @@ check(len(selected) == 1 and attr(selected[0], "data-line") == str(worst_line),
 check(selected and attr(selected[0], "data-value") == str(excess[worst_line]),
       "its gutter value equals analyze --json's excess wavefronts")
 worst = next(l for l in data["lines"] if l["line"] == worst_line)["worst"]
-cells = re.findall(r'<g class="cell[^"]*"', dom.split('id="details-0"')[1])
-conflicts = [c for c in cells if "conflict" in c]
+# The page holds its bank maps as figure data, not markup: the script draws
+# one when its line is opened.
+page_data = html.split('id="smemlab-data">')[1].split("</script>")[0]
+check('<svg class=\\"bank-map' not in page_data and '"bank_map"' in page_data,
+      "the page's data holds bank maps as figure data, no SVG markup")
+check(details(dom).count('<svg class="bank-map"') == 1, "one bank map drawn: the opened line's")
+cells = cells_from_dom(details(dom))
+conflicts = [c for c in cells if "conflict" in c["class"]]
 check(len(cells) == 32 and len(conflicts) == worst["wavefronts"],
       f"bank map of the worst request: {len(cells)} cells, {len(conflicts)} conflicted "
       f"(JSON: {worst['wavefronts']} wavefronts)")
+bad = problems(cells, worst)
+check(not bad, f"its cells hold the lanes and words of the JSON's addresses {bad[:3]}")
+# One figure, two drawers: the page's script draws the line's bank map from
+# C++'s figure data; `bank --svg` draws the same request in C++. The markup
+# must be the same, but for the title.
+svg_file = os.path.join(tmp, "worst.svg")
+run(["bank", "--addresses", ",".join(str(a or 0) for a in worst["addresses"]),
+     "--width", str(worst["width"]), "--mask", worst["mask"], "--arch", "sm_90", "--svg", svg_file])
+
+
+def one_svg(text):
+    svg = re.search(r'<svg class="bank-map".*?</svg>', text, re.S).group(0)
+    svg = re.sub(r"<(rect|path)([^>]*)></\1>", r"<\1\2/>", svg)  # the DOM writes <rect/> as <rect></rect>
+    title = re.search(r"<title>([^<]*)</title>", svg).group(1)
+    return svg.replace(f">{title}<", ">TITLE<")
+
+
+page_svg, file_svg = one_svg(details(dom)), one_svg(open(svg_file).read())
+check(page_svg == file_svg, f"the page draws the worst line's bank map as bank --svg does "
+      f"({len(page_svg)} and {len(file_svg)} characters; first difference at "
+      f"{next((i for i, (a, b) in enumerate(zip(page_svg, file_svg)) if a != b), '-')})")
 m = re.search(r'data-render-ms="([0-9.]+)"', dom)
 print(f"info render time {m.group(1) if m else '?'} ms")
 
-# 2. A line named in the address opens instead, e.g. the call site of the inlined tile code.
+# 2. A line named in the address opens instead (the handler a click runs), and
+# its figure is drawn then: open the first line, which has no figure, and the
+# worst line by its address.
+dom1 = browser(f"file://{page}#s0-L1", "--dump-dom")
+check(not cells_from_dom(details(dom1)), "#s0-L1 opens line 1: no bank map drawn")
+domw = browser(f"file://{page}#s0-L{worst_line}", "--dump-dom")
+bad = problems(cells_from_dom(details(domw)), worst)
+check(not bad and cells_from_dom(details(domw)), f"#s0-L{worst_line} opens the worst line with its bank map {bad[:3]}")
+# The call site of the inlined tile code opens by its address too.
 call_site = sorted(k for k in excess if excess[k] == excess[worst_line] and k != worst_line)
 if call_site:
     dom2 = browser(f"file://{page}#s0-L{call_site[0]}", "--dump-dom")
     sel2 = [r for r in rows(dom2) if "selected" in r]
     check(len(sel2) == 1 and attr(sel2[0], "data-line") == str(call_site[0]),
           f"#s0-L{call_site[0]} opens that line (inlined code counted at its call site too)")
+
+# A global store's sector map, drawn when its line is opened (transposeNaive
+# writes a column: every lane its own sector).
+npage = os.path.join(tmp, "naive.html")
+nargs = ["analyze", "kernels/transpose.cu", "--kernel", "transposeNaive"]
+nj = json.loads(run(nargs + ["--json"]))
+run(nargs + ["--html", npage])
+gl = [(l[c]["sectors"] - l[c]["ideal_sectors"], l["line"], l[c]) for l in nj["lines"]
+      for c in ("global_load", "global_store", "local_load", "local_store") if l.get(c, {}).get("requests")]
+_, gline, gc = max(gl, key=lambda t: (t[0], -t[1]))
+ndom = browser(f"file://{npage}#s0-L{gline}", "--dump-dom")
+nd = details(ndom)
+sector_rows = re.findall(r"<tspan[^>]*>sector (0x[0-9a-f]+)</tspan>", nd)
+hit_lanes = re.findall(r'<rect class="lane-sector"[^>]*><title>lane (\d+): address 0x[0-9a-f]+</title>', nd)
+check(len(sector_rows) >= gc["sectors_per_request"] and sorted(set(map(int, hit_lanes))) == list(range(32))
+      and f">{len(sector_rows)} sectors of 32 bytes" in nd,
+      f"line {gline}'s sector map: {len(sector_rows)} sectors (JSON: {gc['sectors_per_request']} per request), "
+      f"{len(set(hit_lanes))} lanes placed")
 
 browser("file://" + page, f"--screenshot={os.path.join(out_dir, 'analyze-transpose.png')}",
         "--hide-scrollbars")
@@ -128,8 +189,8 @@ flagged = set(re.findall(r'<tr class="src[^"]*"[^>]*data-line="(\d+)"[^>]*>(?:(?
                          r'<td class="flag">!</td>', cdom, re.S))
 check(all(str(l) in flagged for l in lines_involved),
       f"finding flagged at every involved line {lines_involved} (flagged: {sorted(flagged)})")
-details = cdom.split('id="details-0"')[1]
-check(all(f'href="#s0-L{l}"' in details for l in lines_involved),
+race_details = details(cdom)
+check(all(f'href="#s0-L{l}"' in race_details for l in lines_involved),
       "the finding links to each involved line")
 
 # 4. report: the chart of wavefronts per request, one bar per generation.

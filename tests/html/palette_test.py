@@ -58,7 +58,7 @@ assets = read("src/report/html_assets.h")
 named = dict(re.findall(r'constexpr const char\* k(\w+) = "(#[0-9A-Fa-f]{6})"', bank_svg))
 chart = re.findall(r'"(#[0-9A-Fa-f]{6})"', re.search(r"const char\* colors\[\] = \{([^}]*)\}", html_cc).group(1))
 cost = "#%02X%02X%02X" % tuple(int(v) for v in re.search(r"--cost: (\d+),(\d+),(\d+)", assets).groups())
-sector = re.search(r'hit \? "(#[0-9A-Fa-f]{6})"', html_cc).group(1)
+sector = re.search(r"const HIT = '(#[0-9A-Fa-f]{6})'", assets).group(1)
 flag = re.search(r"td\.flag \{ color: (#[0-9A-Fa-f]{6})", assets).group(1)
 
 groups = {
