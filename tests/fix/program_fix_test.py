@@ -96,7 +96,11 @@ def case_raw(c):
     tried = [x for a in j["arrays"] for x in a["candidates"] if x["verified"] in ("yes", "no")]
     assert tried, j
     for x in tried:
-        assert x["verified"] == "no" and "differs" in x["reason"], x
+        # Either the memory comparison or the launch itself (a padded tile
+        # dumped whole runs past the output buffer) rejects it.
+        assert x["verified"] == "no" and ("differs" in x["reason"] or
+                                          "launch failed" in x["reason"]), x
+    assert any("differs" in x["reason"] for x in tried), tried
 
 
 def case_clean(c):
