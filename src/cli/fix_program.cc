@@ -317,10 +317,18 @@ int run_fix(const Options& o, const std::vector<std::string>& app) {
       for (const auto& v : p.shared_vars) s += fmt::format("{}[{}] ", v.name, v.size);
       return s;
     };
-    if (mine.ops.size() != program.ops.size() || shape(mine) != shape(program))
+    // The instructions (opcode and modifiers) in order: a changed comparison
+    // or type shows, register numbering and line numbers do not.
+    auto opcodes = [](const emu::Program& p) {
+      std::vector<std::string> out;
+      for (const auto& i : p.info) out.push_back(i.text);
+      return out;
+    };
+    if (opcodes(mine) != opcodes(program) || shape(mine) != shape(program))
       throw UsageError(fmt::format(
           "{} compiled for {} with the given flags{} does not give the program's {}: {} "
-          "instructions and shared {}against the program's {} and {}(FILE.cu is not the "
+          "instructions and shared {}against the program's {} and {}, or other instructions "
+          "(FILE.cu is not the "
           "program's source, or it was built with other options: give them with --nvcc-flags)",
           o.file, build.arch,
           nvcc_args.empty() ? "" : fmt::format(" ({})", fmt::join(nvcc_args, " ")),

@@ -266,7 +266,6 @@ json fix_sarif(const FixReport& r) {
                                   best->dynamic_shared, res.dynamic_shared,
                                   best->recipe_shared ? ", the recipe's --shared is updated" : "")
                     : "")}}},
-         {"properties", {{"dynamic_shared", best->dynamic_shared}}},
          {"locations", json::array({{{"physicalLocation",
                                       {{"artifactLocation", {{"uri", r.path}}},
                                        {"region", {{"startLine", line}}}}}}})},
@@ -274,6 +273,9 @@ json fix_sarif(const FixReport& r) {
           json::array({{{"description", {{"text", best->layout.describe()}}},
                         {"artifactChanges", json::array({{{"artifactLocation", {{"uri", r.path}}},
                                                           {"replacements", replacements}}})}}})}});
+    // The launch's new dynamic shared size where the change grows it.
+    if (a.dynamic && best->dynamic_shared != res.dynamic_shared)
+      results.back()["properties"] = {{"dynamic_shared", best->dynamic_shared}};
   }
   return sarif_log(std::move(rules), std::move(results));
 }

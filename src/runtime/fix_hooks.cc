@@ -140,10 +140,12 @@ void FixHooks::after(Driver& d, Module& m, uint64_t index, const std::string& ke
     fix::Snapshot snap;
     snap.launch = index;
     // Allocations in the order the program made them: addresses differ
-    // between runs, the order does not.
+    // between runs, the order does not. Registered host memory has no such
+    // number (the program's own pages): it is compared through the
+    // program's output only.
     std::vector<const Allocation*> live;
     for (const auto& [base, a] : d.allocs)
-      if (!a.internal) live.push_back(&a);
+      if (!a.internal && a.kind != MemKind::Registered) live.push_back(&a);
     std::sort(live.begin(), live.end(),
               [](const Allocation* x, const Allocation* y) { return x->serial < y->serial; });
     for (const Allocation* a : live)
