@@ -4,7 +4,8 @@
 with nvcc in a temporary directory (the program, from tests/fix/programs).
 
 usage: program_fix_test.py SMEMLAB NVCC SOURCE_ROOT CASE
-cases: transpose, dynamic, raw, clean, wrong_source, never_launched, recipe_shared"""
+cases: transpose, dynamic, raw, clean, wrong_source, never_launched, override_shared,
+recipe_shared"""
 import json
 import os
 import re
@@ -131,6 +132,37 @@ def case_never_launched(c):
     assert code == 2 and "never launched a kernel named transposeMissing" in err, err
     code, out, err = c.fix(src, "transposeTile", [app], "--launch-skip", "5")
     assert code == 2 and "never launched" in err and "--launch-skip" in err, err
+
+
+def case_override_shared(c):
+    """The driver's override directly: the dynamic kernel's tile padded by
+    hand (rows of 33) runs from its own PTX with the larger dynamic shared
+    size the proof of a padded extern array asks for, and the program's
+    results stay correct; without the larger size it faults."""
+    src, app = c.build("transpose_app")
+    text = open(os.path.join(c.tmp, src)).read()
+    padded = text.replace("dyn[(threadIdx.y + j) * kTile + threadIdx.x]",
+                          "dyn[(threadIdx.y + j) * (kTile + 1) + threadIdx.x]")
+    padded = padded.replace("dyn[threadIdx.x * kTile + threadIdx.y + j]",
+                            "dyn[threadIdx.x * (kTile + 1) + threadIdx.y + j]")
+    assert padded.count("kTile + 1") == 2, "the test's edit no longer matches the program"
+    open(os.path.join(c.tmp, "padded.cu"), "w").write(padded)
+    subprocess.run([c.nvcc, "-ptx", "-lineinfo", "-arch=sm_90", "-o", "padded.ptx", "padded.cu"],
+                   cwd=c.tmp, check=True)
+    runtime = os.path.join(os.path.dirname(c.smemlab), "runtime")
+    env = dict(os.environ, LD_LIBRARY_PATH=runtime, SMEMLAB_MODE="check",
+               SMEMLAB_KERNEL="transposeDynamic", SMEMLAB_FIX_PTX="padded.ptx")
+    ok = subprocess.run([app], cwd=c.tmp, capture_output=True, text=True,
+                        env=dict(env, SMEMLAB_FIX_SHARED=str(33 * 32 * 4)))
+    assert ok.returncode == 0 and ": ok," in ok.stdout, ok.stdout + ok.stderr
+    short = subprocess.run([app], cwd=c.tmp, capture_output=True, text=True, env=env)
+    assert short.returncode != 0 and "out-of-bounds" in short.stderr, short.stdout + short.stderr
+    # An override that lacks the kernel is an error naming it, not a silent fallback.
+    subprocess.run([c.nvcc, "-ptx", "-arch=sm_90", "-o", "other.ptx",
+                    os.path.join(c.root, PROGRAMS, "clean_app.cu")], cwd=c.tmp, check=True)
+    bad = subprocess.run([app], cwd=c.tmp, capture_output=True, text=True,
+                         env=dict(env, SMEMLAB_FIX_PTX="other.ptx"))
+    assert bad.returncode != 0 and "no kernel named" in bad.stderr, bad.stdout + bad.stderr
 
 
 def case_recipe_shared(c):

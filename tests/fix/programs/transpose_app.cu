@@ -1,13 +1,18 @@
 // A whole program for `smemlab fix -- APP`: transposes a matrix through a
 // 32x32 shared tile (the column read is a 32-way bank conflict), twice (back
 // to the original), and a second kernel with the tile in dynamic shared
-// memory. Checks its results on the CPU and prints a checksum.
+// memory. Checks its results on the CPU and prints a checksum. The tile
+// kernel also reads a __constant__ and counts its blocks in a __device__
+// variable, so that a proof which replaces it must keep both bound.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
 constexpr int kTile = 32;
 constexpr int kRows = 8;  // threads per block in y: each thread moves kTile / kRows elements
+
+__constant__ float kScale;       // the host sets 1
+__device__ unsigned blocksDone;  // the host reads it after the launches
 
 __global__ void transposeTile(float* out, const float* in, int width, int height) {
   __shared__ float tile[kTile][kTile];
@@ -19,7 +24,9 @@ __global__ void transposeTile(float* out, const float* in, int width, int height
   x = blockIdx.y * kTile + threadIdx.x;
   y = blockIdx.x * kTile + threadIdx.y;
   for (int j = 0; j < kTile; j += kRows)
-    if (x < height && y + j < width) out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
+    if (x < height && y + j < width)
+      out[(y + j) * height + x] = kScale * tile[threadIdx.x][threadIdx.y + j];
+  if (threadIdx.x == 0 && threadIdx.y == 0) atomicAdd(&blocksDone, 1u);
 }
 
 __global__ void transposeDynamic(float* out, const float* in, int width, int height) {
@@ -54,6 +61,8 @@ int main(int argc, char** argv) {
   check(cudaMalloc(&d_b, n * sizeof(float)), "cudaMalloc");
   check(cudaMalloc(&d_c, n * sizeof(float)), "cudaMalloc");
   check(cudaMemcpy(d_a, a.data(), n * sizeof(float), cudaMemcpyHostToDevice), "copy in");
+  const float one = 1;
+  check(cudaMemcpyToSymbol(kScale, &one, sizeof one), "cudaMemcpyToSymbol");
   dim3 block(kTile, kRows);
   dim3 grid((width + kTile - 1) / kTile, (height + kTile - 1) / kTile);
   dim3 back((height + kTile - 1) / kTile, (width + kTile - 1) / kTile);
@@ -61,7 +70,9 @@ int main(int argc, char** argv) {
   transposeTile<<<back, block>>>(d_c, d_b, height, width);
   check(cudaMemcpy(b.data(), d_b, n * sizeof(float), cudaMemcpyDeviceToHost), "copy out");
   check(cudaMemcpy(c.data(), d_c, n * sizeof(float), cudaMemcpyDeviceToHost), "copy out");
-  int bad = 0;
+  unsigned done = 0;
+  check(cudaMemcpyFromSymbol(&done, blocksDone, sizeof done), "cudaMemcpyFromSymbol");
+  int bad = done != grid.x * grid.y + back.x * back.y;
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x)
       bad += b[size_t(x) * height + y] != a[size_t(y) * width + x] ||
@@ -71,7 +82,8 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < n; ++i) bad += c[i] != b[i];
   double sum = 0;
   for (size_t i = 0; i < n; ++i) sum += b[i] * double(i % 7);
-  std::printf("transpose %dx%d: %s, checksum %.1f\n", width, height, bad ? "WRONG" : "ok", sum);
+  std::printf("transpose %dx%d: %s, checksum %.1f, %u blocks\n", width, height,
+              bad ? "WRONG" : "ok", sum, done);
   cudaFree(d_a);
   cudaFree(d_b);
   cudaFree(d_c);
