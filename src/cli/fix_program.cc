@@ -201,18 +201,32 @@ int run_fix(const Options& o, const std::vector<std::string>& app) {
   } catch (const std::regex_error& e) {
     throw UsageError(fmt::format("--kernel-name '{}': {}", regex, e.what()));
   }
-  std::vector<std::string> nvcc_args;
-  for (const auto& f : split_flags(o.nvcc_flags)) nvcc_args.push_back(f);
-  for (const auto& f : o.xnvcc) nvcc_args.push_back(f);
-  for (const auto& f : nvcc_args)
-    if (f.starts_with("-arch") || f.starts_with("--gpu-architecture") ||
-        f.starts_with("-gencode") || f.starts_with("--generate-code") || f.starts_with("-code") ||
-        f == "-c" || f == "-o" || f.starts_with("-ptx") || f.starts_with("--ptx"))
-      throw UsageError(fmt::format(
-          "--nvcc-flags: '{}': fix chooses the target (the architecture of the program's PTX) and "
-          "the output; give only the options that change the code (-I, -D, -std, -O, "
-          "--use_fast_math, ...)",
-          f));
+  // The program's own nvcc line may be pasted whole: its target and output
+  // options are fix's to choose (the PTX's architecture, a temporary file).
+  std::vector<std::string> given = split_flags(o.nvcc_flags), nvcc_args, dropped;
+  given.insert(given.end(), o.xnvcc.begin(), o.xnvcc.end());
+  for (size_t i = 0; i < given.size(); ++i) {
+    const std::string& f = given[i];
+    bool with_value = f == "-arch" || f == "--gpu-architecture" || f == "-gencode" ||
+                      f == "--generate-code" || f == "-code" || f == "--gpu-code" || f == "-o" ||
+                      f == "--output-file";
+    bool alone = f.starts_with("-arch=") || f.starts_with("--gpu-architecture=") ||
+                 f.starts_with("-gencode=") || f.starts_with("--generate-code=") ||
+                 f.starts_with("-code=") || f.starts_with("--gpu-code=") || f == "-c" ||
+                 f == "--compile" || f == "-ptx" || f == "--ptx" || f == "-cubin";
+    if (with_value && i + 1 < given.size()) {
+      dropped.push_back(f + " " + given[++i]);
+    } else if (alone || with_value) {
+      dropped.push_back(f);
+    } else {
+      nvcc_args.push_back(f);
+    }
+  }
+  if (!dropped.empty())
+    fmt::print(stderr,
+               "smemlab fix: note: --nvcc-flags: {} left out: fix builds FILE.cu to PTX for the "
+               "architecture of the program's PTX, with line information\n",
+               fmt::join(dropped, " "));
 
   char tmpl[] = "/tmp/smemlab-fix-XXXXXX";
   if (!mkdtemp(tmpl)) throw UsageError("cannot create a temporary directory");

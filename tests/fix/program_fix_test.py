@@ -86,6 +86,10 @@ def case_dynamic(c):
     arrays = [a for a in j["arrays"] if a["dynamic"]]
     assert arrays and arrays[0]["name"] == "dyn", j["arrays"]
     assert verified(j), j
+    # The program's whole nvcc line: its target and output options are left out.
+    code, out, err = c.fix(src, "transposeDynamic", [app], "--nvcc-flags",
+                           "-lineinfo -arch=sm_90 -o transpose_app")
+    assert code == 0 and "-arch=sm_90 -o transpose_app left out" in err, out + err
 
 
 def case_raw(c):
