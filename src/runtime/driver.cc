@@ -175,7 +175,8 @@ CUresult Driver::allocate(uint64_t bytes, MemKind kind, uint64_t* out) {
     ::munmap(p, len);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  allocs[base] = {base, bytes, kind, true, false, allocations_made_++};
+  allocs[base] = {base, bytes, kind, true};
+  allocs[base].serial = allocations_made_++;
   freed.erase(base);
   *out = base;
   return CUDA_SUCCESS;
