@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 namespace smemlab::cli {
 
@@ -27,8 +28,12 @@ void add_analyze_command(CLI::App& app);  // the analyses over the emulator
 void add_check_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_fix_command(CLI::App& app);      // defined in fix_command.cc (needs libclang)
-// `smemlab fix ... -- APP`: says what program mode lacks; returns kUsage.
+// `smemlab fix FILE.cu --kernel K ... -- APP`: fix in program mode
+// (fix_program.cc); returns the exit code.
 int fix_program_mode(int argc, char** argv, int dashdash);
+// FILE as fix's reports and patches show it: relative to the working
+// directory (where `patch -p1` runs) when it lies below it.
+std::string shown_path(const std::string& file);
 void add_bench_command(CLI::App& app);    // defined in bench_command.cc (CUDA builds only)
 
 }  // namespace smemlab::cli

@@ -5,20 +5,16 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
 #include "cli/analysis_run.h"
 #include "cli/commands.h"
 #include "fix/fix.h"
 #include "report/fix_report.h"
 
 namespace smemlab::cli {
-namespace {
-
-struct FixOptions {
-  LaunchOptions launch;
-  std::string archs = "sm_90";
-  bool json = false, sarif = false, patch = false;
-  unsigned max_pad = 8, prove = 3, shown = 8;
-};
 
 // The path as the patch and reports show it: relative to the working
 // directory (where `patch -p1` runs) when the file lies below it.
@@ -29,6 +25,15 @@ std::string shown_path(const std::string& file) {
   std::string dir = std::string(cwd) + "/";
   return file.rfind(dir, 0) == 0 ? file.substr(dir.size()) : file;
 }
+
+namespace {
+
+struct FixOptions {
+  LaunchOptions launch;
+  std::string archs = "sm_90";
+  bool json = false, sarif = false, patch = false;
+  unsigned max_pad = 8, prove = 3, shown = 8;
+};
 
 // One launch of `path` with the original launch's arguments; what the proof compares.
 // `extra` observes the launch too (the original's run records its accesses).
@@ -62,10 +67,86 @@ fix::RunResult run_for_proof(LaunchOptions o, const std::string& path, uint32_t 
   return r;
 }
 
+// The edit that makes the recipe line the launch came from ask for `bytes`
+// of dynamic shared memory: its `--shared N` value replaced, or the option
+// added. nullopt when no recipe line names the kernel.
+std::optional<fix::Edit> recipe_shared_edit(const std::string& text, const std::string& kernel,
+                                            uint32_t bytes) {
+  auto bare = [](std::string s) {
+    std::erase_if(s, [](unsigned char c) { return std::isspace(c); });
+    return s;
+  };
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    size_t at = text.find("// smemlab:", start);
+    if (at < end) {
+      // Words of the recipe with their offsets in the file.
+      std::vector<std::pair<size_t, size_t>> w;
+      for (size_t i = at + 11; i < end;) {
+        while (i < end && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+        size_t b = i;
+        while (i < end && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+        if (i > b) w.emplace_back(b, i);
+      }
+      auto word = [&](size_t k) { return text.substr(w[k].first, w[k].second - w[k].first); };
+      bool named = false;
+      for (size_t k = 0; k + 1 < w.size(); ++k)
+        if (word(k) == "--kernel") named = kernel.empty() || bare(word(k + 1)) == bare(kernel);
+      if (named) {
+        for (size_t k = 0; k + 1 < w.size(); ++k)
+          if (word(k) == "--shared")
+            return fix::Edit{
+                {static_cast<unsigned>(w[k + 1].first), static_cast<unsigned>(w[k + 1].second)},
+                std::to_string(bytes)};
+        size_t last = w.empty() ? end : w.back().second;
+        return fix::Edit{{static_cast<unsigned>(last), static_cast<unsigned>(last)},
+                         fmt::format(" --shared {}", bytes)};
+      }
+    }
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+// A padded dynamic array needs a larger launch: the recipe's `--shared`
+// grows with it in the candidate's edits (so --patch, SARIF and JSON carry
+// it) and in the patch, else the patched file's own recipe launches with
+// too little shared memory. The kernel is unchanged by it: no new proof.
+void grow_recipe_shared(const std::string& text, const std::string& kernel, fix::Result& result) {
+  for (size_t a = 0; a < result.arrays.size(); ++a) {
+    if (!result.arrays[a].dynamic) continue;
+    for (fix::Candidate& c : result.candidates) {
+      if (c.array != a || c.verdict != fix::Candidate::Verdict::Verified || !c.edits) continue;
+      if (c.dynamic_shared == result.dynamic_shared) break;
+      auto e = recipe_shared_edit(text, kernel, c.dynamic_shared);
+      if (!e) break;
+      bool in_patch =
+          !c.edits->empty() &&
+          std::any_of(result.patch.begin(), result.patch.end(), [&](const fix::Edit& p) {
+            return p.range == c.edits->front().range && p.text == c.edits->front().text;
+          });
+      auto by_start = [](const fix::Edit& x, const fix::Edit& y) {
+        return x.range.begin < y.range.begin;
+      };
+      c.edits->push_back(*e);
+      std::sort(c.edits->begin(), c.edits->end(), by_start);
+      c.recipe_shared = true;
+      if (in_patch) {
+        result.patch.push_back(*e);
+        std::sort(result.patch.begin(), result.patch.end(), by_start);
+      }
+      break;
+    }
+  }
+}
+
 void fix_kernel(FixOptions& o) {
   if (!o.launch.file.ends_with(".cu"))
     throw UsageError(fmt::format("{}: fix needs the CUDA source (.cu), not PTX", o.launch.file));
   // The launch as the recipe completes it, kept for the proof's runs.
+  const bool from_recipe = !o.launch.launch_flags_given();
+  const std::string asked_kernel = o.launch.kernel;
   {
     PreparedInput in;
     for (const auto& r : recipes_of(o.launch.file)) in.recipes.push_back(r.line);
@@ -113,6 +194,8 @@ void fix_kernel(FixOptions& o) {
       fix::find_fixes(source, p.module->kernel(p.kernel), p.config.dynamic_shared,
                       recorder.accesses(), original, models, runner, fo, recorder.kernel().lines);
 
+  if (from_recipe) grow_recipe_shared(source.text, asked_kernel, result);
+
   report::FixReport rep;
   rep.run.source = o.launch.file;
   rep.run.kernel = demangle(p.kernel);
@@ -140,32 +223,16 @@ void fix_kernel(FixOptions& o) {
 
 }  // namespace
 
-// Program mode needs what the recipe mode gets from the launch options, from
-// the program instead: its launches of K (arguments, the buffers they read
-// and write), a way to run them again with the kernel rebuilt from the
-// rewritten FILE.cu, and the comparison of every buffer the launch writes.
-// The emulated driver has none of that yet, so rather than a fix that cannot
-// be proven, say what is missing and how to get there by hand.
-int fix_program_mode(int argc, char** argv, int dashdash) {
-  std::string app = dashdash + 1 < argc ? argv[dashdash + 1] : "APP";
-  std::string kernel = "K";
-  for (int i = 2; i + 1 < dashdash; ++i)
-    if (std::string(argv[i]) == "--kernel" || std::string(argv[i]) == "-k") kernel = argv[i + 1];
+#ifndef SMEMLAB_HAVE_PROGRAMS
+// Program mode runs the program on the emulated driver (src/runtime), which
+// this build lacks (no CUDA toolkit).
+int fix_program_mode(int, char**, int) {
   fmt::print(stderr,
-             "smemlab fix: error: program mode (fix FILE.cu --kernel K -- APP) is not supported "
-             "yet.\n"
-             "  fix proves a change by re-running the launch with the kernel rebuilt from the "
-             "rewritten source; for a whole program that needs the emulated driver to replace "
-             "one kernel of the program's module with the rebuilt PTX and to compare every "
-             "buffer the program's launches of K write, which it cannot do yet (docs/fix.md, "
-             "\"Program mode\").\n"
-             "  Meanwhile: `smemlab analyze -k {0} --launch-count 1 --json -- {1} ...` prints the "
-             "launch's grid, block and dynamic shared bytes; give them with the arguments to "
-             "`smemlab fix FILE.cu --kernel {0} --grid ... --block ... [--shared N] --arg ...` "
-             "(or a `// smemlab:` recipe line in FILE.cu).\n",
-             kernel, app);
+             "smemlab fix: error: program mode (fix FILE.cu --kernel K -- APP) needs the emulated "
+             "CUDA driver, which this smemlab was built without (no CUDA toolkit)\n");
   return kUsage;
 }
+#endif
 
 void add_fix_command(CLI::App& app) {
   auto o = std::make_shared<FixOptions>();

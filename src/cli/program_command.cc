@@ -44,6 +44,8 @@ std::string dir_of(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+}  // namespace
+
 // build/runtime/libcuda.so.1 beside build/smemlab (or SMEMLAB_RUNTIME_DIR).
 std::string runtime_dir() {
   if (const char* d = std::getenv("SMEMLAB_RUNTIME_DIR")) return d;
@@ -84,6 +86,8 @@ std::string find_program(const std::string& app, std::string* why) {
   }
   return "";
 }
+
+namespace {
 
 // A temporary file name for the runtime to create (it may never load).
 std::string temp_path(const char* stem) {

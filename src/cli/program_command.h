@@ -5,9 +5,17 @@
 // through; smemlab's lines go to stderr (or --output) prefixed `==smemlab==`.
 #pragma once
 
+#include <string>
+
 namespace smemlab::cli {
 
 // argv[dashdash] is "--"; argv[1] is the subcommand. Returns the exit code.
 int program_main(int argc, char** argv, int dashdash);
+
+// The directory of the emulated libcuda.so.1 (build/runtime beside the
+// smemlab binary, or SMEMLAB_RUNTIME_DIR); also used by `fix -- APP`.
+std::string runtime_dir();
+// APP as execvp would find it; "" with *why set if it cannot be run.
+std::string find_program(const std::string& app, std::string* why);
 
 }  // namespace smemlab::cli

@@ -50,6 +50,9 @@ struct Candidate {
   std::string why_not;          // why no edits, or why the proof rejected it
   enum class Verdict { NotTried, Verified, Rejected } verdict = Verdict::NotTried;
   Cost measured;  // the rebuilt kernel's sm_90 cost, all shared arrays (proven ones only)
+  // The edits also set the `// smemlab:` recipe's --shared to dynamic_shared
+  // (recipe mode, a padded dynamic array; added after the proof).
+  bool recipe_shared = false;
 };
 
 // What a run of the (possibly rewritten) kernel produced.

@@ -65,11 +65,19 @@ std::vector<const fix::Candidate*> of_array(const fix::Result& res, size_t a) {
 
 std::string header(const FixReport& r) {
   const RunInfo& run = r.run;
-  return fmt::format(
-      "kernel {} ({})\nlaunch grid ({},{},{}) block ({},{},{}), dynamic shared {} B; "
-      "{} B of shared memory per block: {} blocks/SM on sm_90\n",
-      run.kernel, r.path, run.grid.x, run.grid.y, run.grid.z, run.block.x, run.block.y, run.block.z,
-      run.dynamic_shared, r.result->shared_bytes, r.result->blocks_per_sm);
+  std::string program;
+  if (!r.program.empty())
+    program = fmt::format("program {}: {} launch{} of the kernel ({}), accesses merged{}\n",
+                          fmt::join(r.program, " "), r.launches.size(),
+                          r.launches.size() == 1 ? "" : "es",
+                          "launch " + fmt::format("{}", fmt::join(r.launches, ", ")),
+                          r.grids_differ ? "; grids differ, the first is shown" : "");
+  return program +
+         fmt::format(
+             "kernel {} ({})\nlaunch grid ({},{},{}) block ({},{},{}), dynamic shared {} B; "
+             "{} B of shared memory per block: {} blocks/SM on sm_90\n",
+             run.kernel, r.path, run.grid.x, run.grid.y, run.grid.z, run.block.x, run.block.y,
+             run.block.z, run.dynamic_shared, r.result->shared_bytes, r.result->blocks_per_sm);
 }
 
 }  // namespace
@@ -144,8 +152,12 @@ std::string fix_text(const FixReport& r) {
           "  best verified: {} (outputs bit-identical, check clean; --patch prints it)\n",
           best->layout.describe());
       if (a.dynamic && best->dynamic_shared != res.dynamic_shared)
-        out += fmt::format("  launch it with {} B of dynamic shared memory (was {} B)\n",
-                           best->dynamic_shared, res.dynamic_shared);
+        out += fmt::format("  {} {} B of dynamic shared memory (was {} B{})\n",
+                           r.program.empty() ? "launch it with" : "the program's launch must pass",
+                           best->dynamic_shared, res.dynamic_shared,
+                           best->recipe_shared  ? "; the patch updates the recipe's --shared"
+                           : !r.program.empty() ? "; the proof launched it so"
+                                                : "");
     } else {
       out += "  no verified fix: every candidate proven was rejected or could not be written\n";
     }
@@ -172,6 +184,7 @@ json fix_json(const FixReport& r) {
                        {"after", after},
                        {"shared_bytes", c->shared_bytes},
                        {"dynamic_shared", c->dynamic_shared},
+                       {"recipe_shared_updated", c->recipe_shared},
                        {"blocks_per_sm", c->blocks_per_sm},
                        {"verified", verdict_name(*c)},
                        {"measured_sm_90", cost_json(c->measured)},
@@ -188,15 +201,20 @@ json fix_json(const FixReport& r) {
                       {"skipped", a.skipped},
                       {"candidates", cands}});
   }
-  return {{"kernel", r.run.kernel},
-          {"source", r.path},
-          {"models", res.models},
-          {"shared_bytes", res.shared_bytes},
-          {"blocks_per_sm", res.blocks_per_sm},
-          {"nothing_to_fix", !res.anything_to_fix()},
-          {"measured_sm_90", cost_json(res.original.measured)},
-          {"arrays", arrays},
-          {"patch_note", res.patch_note}};
+  json out = {{"kernel", r.run.kernel},
+              {"source", r.path},
+              {"models", res.models},
+              {"shared_bytes", res.shared_bytes},
+              {"blocks_per_sm", res.blocks_per_sm},
+              {"nothing_to_fix", !res.anything_to_fix()},
+              {"measured_sm_90", cost_json(res.original.measured)},
+              {"arrays", arrays},
+              {"patch_note", res.patch_note}};
+  if (!r.program.empty()) {
+    out["program"] = r.program;
+    out["launches"] = r.launches;
+  }
+  return out;
 }
 
 json fix_sarif(const FixReport& r) {
@@ -236,10 +254,18 @@ json fix_sarif(const FixReport& r) {
         {{"ruleId", "bank-conflict-fix"},
          {"level", "warning"},
          {"message",
-          {{"text", fmt::format("shared array {}: {:.2f} wavefronts/request on {}; {} gives {:.2f} "
-                                "(outputs bit-identical in the emulator, check clean)",
-                                a.name, a.before[0].per_request(), res.models[0],
-                                best->layout.describe(), best->after[0].per_request())}}},
+          {{"text",
+            fmt::format(
+                "shared array {}: {:.2f} wavefronts/request on {}; {} gives {:.2f} "
+                "(outputs bit-identical in the emulator, check clean){}",
+                a.name, a.before[0].per_request(), res.models[0], best->layout.describe(),
+                best->after[0].per_request(),
+                a.dynamic && best->dynamic_shared != res.dynamic_shared
+                    ? fmt::format("; the launch needs {} B of dynamic shared "
+                                  "memory (was {} B){}",
+                                  best->dynamic_shared, res.dynamic_shared,
+                                  best->recipe_shared ? ", the recipe's --shared is updated" : "")
+                    : "")}}},
          {"locations", json::array({{{"physicalLocation",
                                       {{"artifactLocation", {{"uri", r.path}}},
                                        {"region", {{"startLine", line}}}}}}})},
@@ -247,6 +273,9 @@ json fix_sarif(const FixReport& r) {
           json::array({{{"description", {{"text", best->layout.describe()}}},
                         {"artifactChanges", json::array({{{"artifactLocation", {{"uri", r.path}}},
                                                           {"replacements", replacements}}})}}})}});
+    // The launch's new dynamic shared size where the change grows it.
+    if (a.dynamic && best->dynamic_shared != res.dynamic_shared)
+      results.back()["properties"] = {{"dynamic_shared", best->dynamic_shared}};
   }
   return sarif_log(std::move(rules), std::move(results));
 }

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "fix/fix.h"
 #include "report/report.h"
@@ -18,6 +19,11 @@ struct FixReport {
   const fix::SourceModel* source = nullptr;
   const fix::Result* result = nullptr;
   unsigned shown = 8;  // candidates listed per array
+  // Program mode (`fix ... -- APP`): the program and its launches of the
+  // kernel whose accesses were merged (one configuration; grids may differ).
+  std::vector<std::string> program;
+  std::vector<uint64_t> launches;
+  bool grids_differ = false;
 };
 
 std::string fix_text(const FixReport& r);

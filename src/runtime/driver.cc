@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "runtime/fix_hooks.h"
 #include "sass/tools.h"
 #include "session/launch_analysis.h"
 
@@ -176,6 +177,7 @@ CUresult Driver::allocate(uint64_t bytes, MemKind kind, uint64_t* out) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   allocs[base] = {base, bytes, kind, true};
+  allocs[base].serial = allocations_made_++;
   freed.erase(base);
   *out = base;
   return CUDA_SUCCESS;
@@ -372,9 +374,12 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
     }
     try {
       // Every block runs: the program reads the launch's results (no sampling).
-      session::analyze_launch(*m.emu, f->name, cfg, args, session::parse_models(archs), &a,
-                              level_of(f));
-    } catch (const session::OptionError& e) {
+      emu::KernelObserver* fix_observer = nullptr;  // `fix -- APP` only (fix_hooks.h)
+      emu::Module& run_from = FixHooks::get().before(*this, m, f->name, cfg, &fix_observer);
+      session::analyze_launch(run_from, f->name, cfg, args, session::parse_models(archs), &a,
+                              level_of(f), fix_observer);
+      FixHooks::get().after(*this, m, index, f->name, cfg);
+    } catch (const std::runtime_error& e) {
       note(fmt::format("ERROR: {}", e.what()));
       return CUDA_ERROR_INVALID_VALUE;
     }

@@ -67,6 +67,7 @@ struct Allocation {
   MemKind kind = MemKind::Device;
   bool owned = true;      // mmap'ed by us (not cuMemHostRegister'ed)
   bool internal = false;  // ours (a __constant__ variable's copy), never a leak
+  uint64_t serial = 0;    // allocations made before this one (fix's snapshots)
 };
 
 struct Event {
@@ -134,6 +135,7 @@ class Driver {
   std::set<std::string> reported_;
   bool finished_ = false, exit_watched_ = false;
   uint64_t selected_seen_ = 0;
+  uint64_t allocations_made_ = 0;
   int out_fd_ = 2;
 };
 

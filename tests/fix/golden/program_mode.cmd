@@ -1,2 +1,2 @@
-# Program mode is not supported yet: exit 2, saying what is missing and the way round.
+# Program mode with a program that is not there: exit 2, naming it.
 fix column_read.cu --kernel columnRead -- ./app 256
