@@ -20,6 +20,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -71,6 +72,10 @@ class DefectCheck final : public emu::KernelObserver {
   std::vector<Finding> findings_;
   std::map<std::string, size_t> index_;               // merge key -> findings_ index
   std::unordered_map<uint64_t, GlobalOwner> global_;  // by word address / 4
+  // Plain-load-vs-atomic races held back by the load, and the loads that
+  // proved to be CAS-loop reads (see docs/emulator.md, "check").
+  std::vector<std::pair<const emu::InstrInfo*, Finding>> deferred_;
+  std::set<const emu::InstrInfo*> cas_reads_;
 };
 
 }  // namespace smemlab::check
