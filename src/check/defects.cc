@@ -588,15 +588,23 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
   std::sort(order.begin(), order.end(),
             [&](uint32_t x, uint32_t y) { return lines[x] < lines[y]; });
   constexpr uint32_t kLineWords = BlockDefects::kLineWords;
+  uint32_t owner_line = UINT32_MAX, owner_base = 0;
   for (uint32_t record = 0, n = static_cast<uint32_t>(order.size() * kLineWords); record < n;
        ++record) {
     uint32_t line = order[record / kLineWords];
     uint64_t word = lines[line] * kLineWords + record % kLineWords;
     const BlockDefects::GlobalTouch& t = b->global_touch[line * kLineWords + record % kLineWords];
     if (!t.touched) continue;  // not accessed, or by atomics only
-    auto [it, fresh] = global_.try_emplace(
-        word, GlobalOwner{linear, block, t.touched, t.written, t.after_atomic, t.instr, t.thread});
-    GlobalOwner& o = it->second;
+    if (line != owner_line) {  // one lookup per line of the block's records
+      owner_line = line;
+      uint32_t l = owner_lines_.slot(lines[line]);
+      if (size_t{l} * kLineWords == owners_.size()) owners_.resize(owners_.size() + kLineWords);
+      owner_base = l * kLineWords;
+    }
+    GlobalOwner& o = owners_[owner_base + record % kLineWords];
+    bool fresh = o.touched == 0;
+    if (fresh)
+      o = GlobalOwner{linear, block, t.touched, t.written, t.after_atomic, t.instr, t.thread};
     if (fresh || o.block_linear == linear) continue;
     uint8_t racing = static_cast<uint8_t>((o.written & t.touched) | (o.touched & t.written));
     if (racing && !o.after_atomic && !t.after_atomic) {
