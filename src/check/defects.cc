@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "bank/bank_map.h"
@@ -23,7 +24,7 @@ struct Shadow {
   const emu::InstrInfo* w_instr = nullptr;
   // Up to two distinct readers in the current epoch.
   uint32_t r_thread = 0, r_epoch = 0, r_wepoch = 0, r2_thread = 0, r2_wepoch = 0;
-  bool r2 = false;
+  bool r2 = false, r2_atomic = false;
   const emu::InstrInfo *r_instr = nullptr, *r2_instr = nullptr;
 };
 
@@ -157,19 +158,22 @@ class BlockDefects final : public emu::BlockObserver {
 
   void on_barrier_release(const emu::BarrierRelease& r) override {
     flush_uninitialized();
+    raw_reads_.clear();
     ++epoch_;
     waiting_[r.barrier].clear();
   }
 
   void on_warp_sync(const emu::WarpSync& w) override {
     ++event_;
+    // w.mask holds the lanes at other instructions of the same kind too (the
+    // two sides of an if/else execute one collective together since sm_70).
     uint32_t missing = w.member_mask & ~w.mask;
     if (missing)
       report("divergent-barrier", Severity::Error,
              fmt::format("warp collective '{}' names lanes {} in its member mask, but only lanes "
-                         "{} of warp {} execute it",
+                         "{} of warp {} execute it (lanes {} exited or never arrive)",
                          w.instr->text, bank::lane_list(w.member_mask), bank::lane_list(w.mask),
-                         w.warp),
+                         w.warp, bank::lane_list(missing)),
              w.instr, w.warp * 32 + static_cast<uint32_t>(__builtin_ctz(w.mask | 1u << 31)),
              nullptr, 0, "collective");
     // __syncwarp orders memory between its lanes; other collectives do not.
@@ -232,11 +236,17 @@ class BlockDefects final : public emu::BlockObserver {
   // way across blocks, so the result is the same as keeping every one.
   void report(const std::string& kind, Severity sev, const std::string& msg,
               const emu::InstrInfo* instr, uint32_t thread, const emu::InstrInfo* other = nullptr,
-              uint32_t other_thread = 0, const char* role_a = "at",
-              const char* role_b = "earlier") {
+              uint32_t other_thread = 0, const char* role_a = "at", const char* role_b = "earlier",
+              const emu::InstrInfo* plain_read = nullptr) {
     auto key = std::make_tuple(kind, instr, other, std::string(role_a),
                                other ? std::string(role_b) : std::string());
-    if (instr) {  // without an instruction the message tells findings apart
+    if (plain_read) {
+      auto [it, fresh] = deferred_seen_.try_emplace(key, deferred.size());
+      if (!fresh) {
+        ++deferred[it->second].second.count;
+        return;
+      }
+    } else if (instr) {  // without an instruction the message tells findings apart
       auto [it, fresh] = seen_.try_emplace(std::move(key), findings.size());
       if (!fresh) {
         ++findings[it->second].count;
@@ -250,7 +260,45 @@ class BlockDefects final : public emu::BlockObserver {
     if (other) f.involved.push_back(involved(role_b, owner_.kernel_, other, block_, other_thread));
     f.involved.push_back(involved(role_a, owner_.kernel_, instr, block_, thread));
     f.where = f.involved.back().where;
-    findings.push_back(std::move(f));
+    if (plain_read)
+      deferred.emplace_back(plain_read, std::move(f));
+    else
+      findings.push_back(std::move(f));
+  }
+
+  // Asked per lane of every atomic: the answer for the last instruction is kept.
+  bool is_cas(const emu::InstrInfo* i) {
+    if (i != cas_instr_) {
+      cas_instr_ = i;
+      cas_ = i->text.find(".cas") != std::string::npos;
+    }
+    return cas_;
+  }
+
+  // `thread` executes a CAS on `byte`: a plain read it made of the byte
+  // earlier in this barrier epoch (recorded in the shadow, or held back as
+  // the read side of a RAW with an atomic) is a CAS loop's read.
+  // The CAS subsumes the read: the slot becomes the CAS's atomic read, free
+  // for a later plain read of the byte that may race.
+  void validate_cas_reads(Shadow& s, const emu::InstrInfo* cas, emu::Space space, uint32_t thread,
+                          uint64_t byte) {
+    if (s.read && s.r_epoch == epoch_) {
+      if (s.r_thread == thread && !s.r_atomic) {
+        validated.insert(s.r_instr);
+        s.r_atomic = true;
+        s.r_instr = cas;
+      }
+      if (s.r2 && s.r2_thread == thread && !s.r2_atomic) {
+        validated.insert(s.r2_instr);
+        s.r2_atomic = true;
+        s.r2_instr = cas;
+      }
+    }
+    if (raw_reads_.empty()) return;
+    auto it = raw_reads_.find(std::make_tuple(space, thread, byte));
+    if (it == raw_reads_.end()) return;
+    validated.insert(it->second);
+    raw_reads_.erase(it);
   }
 
   // A plain read of `s` by `thread` that needs nothing done: the byte was
@@ -279,9 +327,8 @@ class BlockDefects final : public emu::BlockObserver {
     // neither a read of the bytes it fills nor an atomic.
     bool reads = a.op != emu::MemOp::Store && a.op != emu::MemOp::CpAsyncStore;
     bool writes = a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad;
-    hazards(a, thread, addr, reads, writes, shared_, [](uint64_t word) {
-      return static_cast<uint32_t>(word);
-    });
+    hazards(a, thread, addr, reads, writes, shared_,
+            [](uint64_t word) { return static_cast<uint32_t>(word); });
   }
 
   // RAW/WAR/WAW hazards between threads of the block over the bytes of one
@@ -295,8 +342,11 @@ class BlockDefects final : public emu::BlockObserver {
     uint32_t warp = thread / 32;
     // At most one finding per lane access: the first hazard over its bytes.
     bool reported = false;
+    // `plain_read`: the plain load of a plain-read-vs-atomic-write pair (a
+    // CAS loop's first read, perhaps): held back until the kernel ends.
     auto conflict = [&](const char* what, const char* earlier, uint32_t other,
-                        uint32_t other_wepoch, const emu::InstrInfo* other_instr, uint64_t byte) {
+                        uint32_t other_wepoch, const emu::InstrInfo* other_instr, uint64_t byte,
+                        const emu::InstrInfo* plain_read = nullptr) {
       if (reported) return;
       bool same_warp = other / 32 == warp;
       if (same_warp && other_wepoch != wepoch_[warp]) return;  // a __syncwarp() between
@@ -307,12 +357,14 @@ class BlockDefects final : public emu::BlockObserver {
                          what,
                          is_shared ? fmt::format("shared byte {}", byte)
                                    : fmt::format("global byte {:#x}", byte),
-                         other, thread, dim_text(block_),
-                         same_warp ? "__syncwarp()" : "barrier"),
-             a.instr, thread, other_instr, other, role(a.op), earlier);
+                         other, thread, dim_text(block_), same_warp ? "__syncwarp()" : "barrier"),
+             a.instr, thread, other_instr, other, role(a.op), earlier, plain_read);
     };
+    bool plain_load = a.op == emu::MemOp::Load;
+    bool cas = atomic && a.op == emu::MemOp::Atomic && is_cas(a.instr);
     auto visit = [&](Shadow& s, uint64_t byte) {
       if (!writes && (is_shared ? quiet_read(s, thread) : quiet_global_read(s, thread))) return;
+      if (cas) validate_cas_reads(s, a.instr, a.space, thread, byte);
       // A lane that wrote the byte itself in the writing instruction (all
       // lanes storing one value) reads its own write, whichever lane won.
       bool self_wrote = s.w_thread / 32 == warp && (s.w_lanes >> (thread % 32) & 1u);
@@ -325,14 +377,19 @@ class BlockDefects final : public emu::BlockObserver {
         pending_uninit_[byte] = {thread, a.instr, a.op};
         reported = true;
       }
-      if (other_wrote)
+      if (other_wrote) {
+        bool deferred = plain_load && s.w_atomic;
+        if (deferred) raw_reads_.try_emplace(std::make_tuple(a.space, thread, byte), a.instr);
         conflict(writes && !atomic ? "WAW" : "RAW", "write", s.w_thread, s.w_wepoch, s.w_instr,
-                 byte);
+                 byte, deferred ? a.instr : nullptr);
+      }
       if (writes && s.read && s.r_epoch == epoch_ && !(atomic && s.r_atomic)) {
         if (s.r_thread != thread)
-          conflict("WAR", "read", s.r_thread, s.r_wepoch, s.r_instr, byte);
-        else if (s.r2)
-          conflict("WAR", "read", s.r2_thread, s.r2_wepoch, s.r2_instr, byte);
+          conflict("WAR", "read", s.r_thread, s.r_wepoch, s.r_instr, byte,
+                   atomic ? s.r_instr : nullptr);
+        else if (s.r2 && !(atomic && s.r2_atomic))
+          conflict("WAR", "read", s.r2_thread, s.r2_wepoch, s.r2_instr, byte,
+                   atomic ? s.r2_instr : nullptr);
       }
       if (writes) {
         if (is_shared)
@@ -361,9 +418,25 @@ class BlockDefects final : public emu::BlockObserver {
           s.r_instr = a.instr;
         } else if (s.r_thread != thread && !s.r2) {
           s.r2 = true;
+          s.r2_atomic = atomic;
           s.r2_thread = thread;
           s.r2_wepoch = wepoch_[warp];
           s.r2_instr = a.instr;
+        } else if (!atomic) {
+          // Only plain reads race with atomic writes: one takes a slot held
+          // by an atomic read (this thread's own first, as a slot per thread).
+          bool own_r = s.r_thread == thread, own_r2 = s.r2 && s.r2_thread == thread;
+          if (s.r_atomic && (own_r || !own_r2)) {
+            s.r_atomic = false;
+            s.r_thread = thread;
+            s.r_wepoch = wepoch_[warp];
+            s.r_instr = a.instr;
+          } else if (s.r2 && s.r2_atomic && !own_r) {
+            s.r2_atomic = false;
+            s.r2_thread = thread;
+            s.r2_wepoch = wepoch_[warp];
+            s.r2_instr = a.instr;
+          }
         }
       }
     };
@@ -408,11 +481,11 @@ class BlockDefects final : public emu::BlockObserver {
   }
 
   void global(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
-    bool reads = a.op != emu::MemOp::Store, writes = a.op != emu::MemOp::Load &&
-                                                    a.op != emu::MemOp::CpAsyncLoad;
+    bool reads = a.op != emu::MemOp::Store,
+         writes = a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad;
     // cp.async reads global memory like a load (its shared half is the write).
-    bool plain = a.op == emu::MemOp::Load || a.op == emu::MemOp::Store ||
-                 a.op == emu::MemOp::CpAsyncLoad;
+    bool plain =
+        a.op == emu::MemOp::Load || a.op == emu::MemOp::Store || a.op == emu::MemOp::CpAsyncLoad;
     // Atomics don't race between blocks; once a block has used one, its
     // later accesses are taken to follow the kernel's own inter-block
     // protocol (last-block-done, tickets) and are not reported.
@@ -449,12 +522,20 @@ class BlockDefects final : public emu::BlockObserver {
 
  public:
   std::vector<Finding> findings;
+  // Races whose read side is a plain load racing only with atomic writes,
+  // by that load; and the loads seen to be CAS-loop reads. Settled when the
+  // kernel ends (DefectCheck::on_kernel_end), as one block may show a
+  // load's race and another that the load feeds a CAS.
+  std::vector<std::pair<const emu::InstrInfo*, Finding>> deferred;
+  std::set<const emu::InstrInfo*> validated;
 
  private:
   DefectCheck& owner_;
   emu::Dim3 block_;
   uint32_t threads_ = 0, exited_ = 0, epoch_ = 0;
   bool atomic_seen_ = false;
+  const emu::InstrInfo* cas_instr_ = nullptr;
+  bool cas_ = false;
   uint64_t event_ = 0;
   ShadowWords shared_;         // slot = shared word (offset / 4)
   ShadowWords global_shadow_;  // by record, as global_touch
@@ -470,7 +551,10 @@ class BlockDefects final : public emu::BlockObserver {
   std::map<std::tuple<std::string, const emu::InstrInfo*, const emu::InstrInfo*, std::string,
                       std::string>,
            size_t>
-      seen_;
+      seen_, deferred_seen_;
+  // (space, thread, byte) -> the plain load held back as a RAW with an
+  // atomic write in this barrier epoch, until the thread CASes the byte.
+  std::map<std::tuple<emu::Space, uint32_t, uint64_t>, const emu::InstrInfo*> raw_reads_;
 };
 
 std::unique_ptr<emu::BlockObserver> DefectCheck::make_block_observer(emu::Dim3 block) {
@@ -493,23 +577,34 @@ void DefectCheck::add(Finding f) {
 void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserver> observer) {
   auto* b = static_cast<BlockDefects*>(observer.get());
   for (Finding& f : b->findings) add(std::move(f));
+  for (auto& [read, f] : b->deferred) deferred_.emplace_back(read, std::move(f));
+  cas_reads_.insert(b->validated.begin(), b->validated.end());
   uint64_t linear =
       block.x + uint64_t{kernel_.grid.x} * (block.y + uint64_t{kernel_.grid.y} * block.z);
   // Words in address order (deterministic findings).
   const std::vector<uint64_t>& lines = b->global_lines.keys();
   std::vector<uint32_t> order(lines.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return lines[x] < lines[y]; });
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t x, uint32_t y) { return lines[x] < lines[y]; });
   constexpr uint32_t kLineWords = BlockDefects::kLineWords;
+  uint32_t owner_line = UINT32_MAX, owner_base = 0;
   for (uint32_t record = 0, n = static_cast<uint32_t>(order.size() * kLineWords); record < n;
        ++record) {
     uint32_t line = order[record / kLineWords];
     uint64_t word = lines[line] * kLineWords + record % kLineWords;
     const BlockDefects::GlobalTouch& t = b->global_touch[line * kLineWords + record % kLineWords];
     if (!t.touched) continue;  // not accessed, or by atomics only
-    auto [it, fresh] = global_.try_emplace(
-        word, GlobalOwner{linear, block, t.touched, t.written, t.after_atomic, t.instr, t.thread});
-    GlobalOwner& o = it->second;
+    if (line != owner_line) {  // one lookup per line of the block's records
+      owner_line = line;
+      uint32_t l = owner_lines_.slot(lines[line]);
+      if (size_t{l} * kLineWords == owners_.size()) owners_.resize(owners_.size() + kLineWords);
+      owner_base = l * kLineWords;
+    }
+    GlobalOwner& o = owners_[owner_base + record % kLineWords];
+    bool fresh = o.touched == 0;
+    if (fresh)
+      o = GlobalOwner{linear, block, t.touched, t.written, t.after_atomic, t.instr, t.thread};
     if (fresh || o.block_linear == linear) continue;
     uint8_t racing = static_cast<uint8_t>((o.written & t.touched) | (o.touched & t.written));
     if (racing && !o.after_atomic && !t.after_atomic) {
@@ -540,6 +635,10 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
   }
 }
 
-void DefectCheck::on_kernel_end(bool) {}
+void DefectCheck::on_kernel_end(bool) {
+  for (auto& [read, f] : deferred_)
+    if (!cas_reads_.count(read)) add(std::move(f));
+  deferred_.clear();
+}
 
 }  // namespace smemlab::check

@@ -20,11 +20,12 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "check/finding.h"
+#include "check/word_map.h"
 #include "emu/observer.h"
 
 namespace smemlab::check {
@@ -69,8 +70,16 @@ class DefectCheck final : public emu::KernelObserver {
   MemoryLayout layout_;
   emu::KernelInfo kernel_;
   std::vector<Finding> findings_;
-  std::map<std::string, size_t> index_;               // merge key -> findings_ index
-  std::unordered_map<uint64_t, GlobalOwner> global_;  // by word address / 4
+  std::map<std::string, size_t> index_;  // merge key -> findings_ index
+  // Owners of the global words touched so far, 32 words (a 128-byte line)
+  // at a time as in BlockDefects: word w of line slot L is owner L * 32 +
+  // w % 32 (touched == 0: no owner yet). A flat table, no node per word.
+  WordMap owner_lines_;
+  std::vector<GlobalOwner> owners_;
+  // Plain-load-vs-atomic races held back by the load, and the loads that
+  // proved to be CAS-loop reads (see docs/emulator.md, "check").
+  std::vector<std::pair<const emu::InstrInfo*, Finding>> deferred_;
+  std::set<const emu::InstrInfo*> cas_reads_;
 };
 
 }  // namespace smemlab::check

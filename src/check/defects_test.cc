@@ -199,6 +199,17 @@ TEST(Defects, CollectiveWithMissingMembers) {
   EXPECT_EQ(f[0].kind, "divergent-barrier");
 }
 
+TEST(Defects, CollectiveNamesTheLanesThatNeverArrive) {
+  // A full-mask ballot executed by lanes 0-30 (lane 31 exited): the finding
+  // names lane 31.
+  Harness h;
+  emu::InstrInfo vote = instr(1, 10, "vote.sync.ballot.b32");
+  h.block->on_warp_sync({kAll, 0x7fffffffu, &vote, {0, 0, 0}, 0});
+  auto f = h.finish();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].message.find("lanes 31 exited"), std::string::npos) << f[0].message;
+}
+
 TEST(Defects, GlobalRaceBetweenBlocks) {
   DefectCheck check{MemoryLayout{}};
   emu::KernelInfo k;
@@ -224,7 +235,6 @@ TEST(Defects, GlobalRaceBetweenBlocks) {
   EXPECT_EQ(f[0].count, 8u);  // 4 bytes x blocks 1 and 2
 }
 
-
 // cp.async fills s (its shared half writes, its global half reads), the
 // block waits and synchronizes, every thread reads a neighbour's element:
 // no uninitialized read, no race, no global-race from the global reads.
@@ -247,8 +257,7 @@ TEST(Defects, CpAsyncFilledSharedIsInitialized) {
 // The same without the barrier: the reads race with the other warp's copies.
 TEST(Defects, CpAsyncWithoutBarrierRaces) {
   Harness h;
-  emu::InstrInfo cp = instr(1, 10, "cp.async.ca.shared.global"),
-                 ld = instr(3, 12, "ld.shared.u32");
+  emu::InstrInfo cp = instr(1, 10, "cp.async.ca.shared.global"), ld = instr(3, 12, "ld.shared.u32");
   for (uint32_t w = 0; w < 2; ++w)
     h.block->on_memory(access(emu::Space::Shared, emu::MemOp::CpAsyncStore, 4, &cp, w,
                               [&](unsigned l) { return 4 * (32 * w + l); }));

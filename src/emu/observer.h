@@ -81,7 +81,7 @@ struct BarrierRelease {
 // A warp collective executed (shfl/vote/redux/match/bar.warp.sync/activemask).
 struct WarpSync {
   uint32_t member_mask;  // the instruction's membermask operand
-  uint32_t mask;         // lanes executing it
+  uint32_t mask;         // lanes executing it, also at other instructions of its kind
   const InstrInfo* instr;
   Dim3 block;
   uint32_t warp;

@@ -131,7 +131,9 @@ void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t g
       uint32_t lanes = 0;
       SMEMLAB_FOR_LANES(left, lanes |= (lop[l] == o ? 1u : 0u) << l);
       left &= ~lanes;
-      b.obs->on_warp_sync(WarpSync{base == VOTE && o->r[2] == UINT32_MAX ? all : mm, lanes,
+      // `all`: on sm_70+ the lanes at other instructions of the same kind
+      // execute the collective together with this instruction's lanes.
+      b.obs->on_warp_sync(WarpSync{base == VOTE && o->r[2] == UINT32_MAX ? all : mm, all,
                                    &b.prog->info[o->info], b.id, w.index});
     }
   }

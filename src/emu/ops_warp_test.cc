@@ -116,6 +116,44 @@ $L_done:
   }
 }
 
+TEST(OpsWarp, VotesInBothBranchesTakeEachSidesPredicate) {
+  // Full-mask ballot/any/all in each branch of an if/else (legal on sm_70+):
+  // one joint vote whose bits come from both sides, each lane voting its own
+  // side's predicate (even lanes: lane % 4 == 0, odd lanes: lane % 3 == 0).
+  auto r = run_snippet(R"(
+  and.b32 %r1, %r15, 1;
+  setp.eq.u32 %p1, %r1, 1;
+  @%p1 bra $L_odd;
+  rem.u32 %r2, %r15, 4;
+  setp.eq.u32 %p2, %r2, 0;
+  vote.sync.ballot.b32 %r4, %p2, -1;
+  vote.sync.any.pred %p3, %p2, -1;
+  vote.sync.all.pred %p4, %p2, -1;
+  bra.uni $L_done;
+$L_odd:
+  rem.u32 %r2, %r15, 3;
+  setp.eq.u32 %p2, %r2, 0;
+  vote.sync.ballot.b32 %r4, %p2, -1;
+  vote.sync.any.pred %p3, %p2, -1;
+  vote.sync.all.pred %p4, %p2, -1;
+$L_done:
+  selp.u32 %r5, 1, 0, %p3;
+  selp.u32 %r6, 1, 0, %p4;
+  st.global.u32 [%rd14], %r4;
+  st.global.u32 [%rd14+8], %r5;
+  st.global.u32 [%rd14+16], %r6;)",
+                       32);
+  SNIPPET_OK(r);
+  uint32_t want = 0;
+  for (uint32_t l = 0; l < 32; ++l)
+    want |= static_cast<uint32_t>(l % 2 ? l % 3 == 0 : l % 4 == 0) << l;
+  for (uint32_t l = 0; l < 32; ++l) {
+    EXPECT_EQ(r.u32(0, l), want) << l;
+    EXPECT_EQ(r.u32(1, l), 1u) << l;
+    EXPECT_EQ(r.u32(2, l), 0u) << l;
+  }
+}
+
 TEST(OpsWarp, DifferentCollectivesDeadlock) {
   // A shuffle in one branch and a vote in the other never meet.
   auto r = run_snippet(R"(
