@@ -12,6 +12,7 @@
 #include <map>
 
 #include "runtime/driver.h"
+#include "runtime/mempool.h"
 
 namespace smemlab::runtime {
 namespace {
@@ -164,6 +165,7 @@ CUresult ctx_get_device(CUdevice* dev) {
 CUresult ctx_get_device_v2(CUdevice* dev, CUcontext) { return ctx_get_device(dev); }
 CUresult ctx_synchronize() {
   LOCKED;
+  pools_synchronized();
   return d.sticky;
 }
 CUresult ctx_synchronize_v2(CUcontext) { return ctx_synchronize(); }
@@ -1073,7 +1075,11 @@ CUresult event_record(CUevent e, CUstream) {
 }
 CUresult event_record_flags(CUevent e, CUstream s, unsigned) { return event_record(e, s); }
 CUresult event_query(CUevent e) { return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
-CUresult event_synchronize(CUevent e) { return event_query(e); }
+CUresult event_synchronize(CUevent e) {
+  LOCKED;
+  pools_synchronized();
+  return event_query(e);
+}
 CUresult event_destroy(CUevent e) {
   LOCKED;
   for (auto it = d.events.begin(); it != d.events.end(); ++it)
@@ -1355,9 +1361,12 @@ const EntryPoint kEntries[] = {
 
 const EntryPoint* find_entry(const char* name, int version) {
   const EntryPoint* best = nullptr;
-  for (const auto& e : kEntries)
+  auto consider = [&](const EntryPoint& e) {
     if (std::strcmp(e.name, name) == 0 && e.version <= version && (!best || e.version > best->version))
       best = &e;
+  };
+  for (const auto& e : kEntries) consider(e);
+  for (const auto& e : pool_entries()) consider(e);
   return best;
 }
 

@@ -115,7 +115,7 @@ bool device_attribute(const DeviceSpec& d, CUdevice_attribute a, int* v) {
       return true;
     case CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: *v = 0; return true;
     case CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: *v = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *v = 0; return true;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *v = 1; return true;
     case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: *v = 0; return true;
     case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: *v = 0; return true;
     default:

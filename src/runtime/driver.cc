@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "runtime/mempool.h"
 #include "sass/tools.h"
 #include "session/launch_analysis.h"
 
@@ -94,11 +95,13 @@ void Driver::finish() {
     for (const auto& [base, a] : allocs) {
       if (a.internal || a.kind == MemKind::Registered) continue;
       ++n, bytes += a.size;
-      api_error("leak", fmt::format("{} allocation of {} bytes at 0x{:x} was not freed before exit",
+      api_error("leak", fmt::format("{} allocation of {} bytes at 0x{:x}{} was not freed before exit",
                                     a.kind == MemKind::Host      ? "pinned host"
                                     : a.kind == MemKind::Managed ? "managed"
                                                                  : "device",
-                                    a.size, base));
+                                    a.size, base,
+                                    a.pool ? fmt::format(" (cudaMallocAsync, from {})", pool_origin(a.pool))
+                                           : ""));
     }
     if (n) note(fmt::format("LEAK SUMMARY: {} bytes leaked in {} allocations", bytes, n));
   }
@@ -194,6 +197,7 @@ CUresult Driver::release(uint64_t base, const char* api) {
   }
   Allocation a = it->second;
   allocs.erase(it);
+  if (a.pool) pool_released(a.pool, a.size);
   device.memory().free(base);
   if (a.owned) ::munmap(reinterpret_cast<void*>(base), std::max<uint64_t>((a.size + 4095) & ~uint64_t{4095}, 4096));
   freed[base] = a.size;

@@ -27,6 +27,7 @@
 namespace smemlab::runtime {
 
 struct Module;
+struct MemPool;
 
 struct Function {
   Module* module = nullptr;
@@ -67,6 +68,7 @@ struct Allocation {
   MemKind kind = MemKind::Device;
   bool owned = true;      // mmap'ed by us (not cuMemHostRegister'ed)
   bool internal = false;  // ours (a __constant__ variable's copy), never a leak
+  MemPool* pool = nullptr;  // cudaMallocAsync's: the pool it came from
 };
 
 struct Event {
