@@ -279,7 +279,7 @@ CUresult error_code(const emu::LaunchError& e) {
 }  // namespace
 
 CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared,
-                        void** params, void** extra) {
+                        void** params, void** extra, bool cooperative) {
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
   watch_exit();
   if (sticky != CUDA_SUCCESS) return sticky;
@@ -344,6 +344,8 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   cfg.grid = grid;
   cfg.block = block;
   cfg.dynamic_shared = shared;
+  cfg.cooperative = cooperative;
+  cfg.stall_seconds = static_cast<double>(options.stall_seconds);
   bool selected = options.mode != Mode::Run;
   if (selected && !options.kernel_regex.empty()) {
     try {

@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "runtime/driver.h"
+#include "runtime/graph.h"
 
 namespace smemlab::runtime {
 
@@ -116,6 +117,16 @@ MemPool* current_pool(MemKind k) {
   return p;
 }
 
+// Allocation and free nodes of a captured graph are not modelled.
+CUresult refuse_in_capture(Driver& d, CUstream s, const char* api) {
+  if (!captured(s)) return CUDA_SUCCESS;
+  d.note(
+      fmt::format("ERROR: {} on a stream being captured (a graph memory node) is not supported "
+                  "by the emulator",
+                  api));
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 CUresult alloc_from(Driver& d, MemPool* pool, CUdeviceptr* dptr, size_t bytes) {
   if (!dptr) return CUDA_ERROR_INVALID_VALUE;
   if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
@@ -135,19 +146,26 @@ CUresult alloc_from(Driver& d, MemPool* pool, CUdeviceptr* dptr, size_t bytes) {
 
 // ---- entry points ----------------------------------------------------------
 
-CUresult mem_alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream) {
+CUresult mem_alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream s) {
   LOCKED;
+  if (CUresult r = refuse_in_capture(d, s, "cuMemAllocAsync (cudaMallocAsync)"); r != CUDA_SUCCESS)
+    return r;
   return alloc_from(d, current_pool(MemKind::Device), dptr, bytes);
 }
-CUresult mem_alloc_from_pool_async(CUdeviceptr* dptr, size_t bytes, CUmemoryPool h, CUstream) {
+CUresult mem_alloc_from_pool_async(CUdeviceptr* dptr, size_t bytes, CUmemoryPool h, CUstream s) {
   LOCKED;
+  if (CUresult r = refuse_in_capture(d, s, "cuMemAllocFromPoolAsync (cudaMallocFromPoolAsync)");
+      r != CUDA_SUCCESS)
+    return r;
   MemPool* p = live(h);
   if (!p) return CUDA_ERROR_INVALID_VALUE;
   return alloc_from(d, p, dptr, bytes);
 }
 // Frees any allocation, as the driver's does (cudaMalloc'd memory too).
-CUresult mem_free_async(CUdeviceptr dptr, CUstream) {
+CUresult mem_free_async(CUdeviceptr dptr, CUstream s) {
   LOCKED;
+  if (CUresult r = refuse_in_capture(d, s, "cuMemFreeAsync (cudaFreeAsync)"); r != CUDA_SUCCESS)
+    return r;
   return d.release(dptr, "cudaFreeAsync");
 }
 
