@@ -13,13 +13,13 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(x)                                                                          \
-  do {                                                                                    \
-    cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                              \
+#define CHECK(x)                                                                         \
+  do {                                                                                   \
+    cudaError_t e_ = (x);                                                                \
+    if (e_ != cudaSuccess) {                                                             \
       std::printf("FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorName(e_)); \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+      std::exit(1);                                                                      \
+    }                                                                                    \
   } while (0)
 
 __global__ void read_rows(cudaTextureObject_t t, float* out, int w, int h) {
@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
     cudaError_t e = cudaMemcpyToArray(a, 128, 0, h.data(), 256, cudaMemcpyHostToDevice);
     auto htoa = driver<CUresult (*)(CUarray, size_t, const void*, size_t)>("cuMemcpyHtoA");
     CUresult r = htoa(reinterpret_cast<CUarray>(a), 200, h.data(), 100);
-    std::printf("copy past the end: %s, cuMemcpyHtoA past the end: %d\n", cudaGetErrorName(e), int(r));
+    std::printf("copy past the end: %s, cuMemcpyHtoA past the end: %d\n", cudaGetErrorName(e),
+                int(r));
     CHECK(cudaFreeArray(a));
     return 0;
   }
@@ -69,13 +70,16 @@ int main(int argc, char** argv) {
     }
   float* d;
   CHECK(cudaMalloc(&d, n * sizeof(float)));
-  CHECK(cudaMemcpyFromArray(d, a1, 40 * sizeof(float), 0, 100 * sizeof(float), cudaMemcpyDeviceToDevice));
-  CHECK(cudaMemcpyToArray(b1, 8 * sizeof(float), 0, d, 100 * sizeof(float), cudaMemcpyDeviceToDevice));
+  CHECK(cudaMemcpyFromArray(d, a1, 40 * sizeof(float), 0, 100 * sizeof(float),
+                            cudaMemcpyDeviceToDevice));
+  CHECK(cudaMemcpyToArray(b1, 8 * sizeof(float), 0, d, 100 * sizeof(float),
+                          cudaMemcpyDeviceToDevice));
   CHECK(cudaMemcpyArrayToArray(a1, 0, 0, b1, 8 * sizeof(float), 0, 50 * sizeof(float)));
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
   std::fill(back.begin(), back.end(), -1.f);
-  CHECK(cudaMemcpyFromArrayAsync(back.data(), a1, 0, 0, n * sizeof(float), cudaMemcpyDeviceToHost, s));
+  CHECK(cudaMemcpyFromArrayAsync(back.data(), a1, 0, 0, n * sizeof(float), cudaMemcpyDeviceToHost,
+                                 s));
   CHECK(cudaStreamSynchronize(s));
   for (int i = 0; i < n; ++i) {
     float want = i < 50 ? h[40 + i] : h[i];  // a1[0..50) = b1[8..58) = h[40..90)
@@ -91,15 +95,18 @@ int main(int argc, char** argv) {
   auto dtoa = driver<CUresult (*)(CUarray, size_t, CUdeviceptr, size_t)>("cuMemcpyDtoA");
   auto atod = driver<CUresult (*)(CUdeviceptr, CUarray, size_t, size_t)>("cuMemcpyAtoD");
   auto atoa = driver<CUresult (*)(CUarray, size_t, CUarray, size_t, size_t)>("cuMemcpyAtoA");
-  auto atoh_async = driver<CUresult (*)(void*, CUarray, size_t, size_t, CUstream)>("cuMemcpyAtoHAsync");
+  auto atoh_async =
+      driver<CUresult (*)(void*, CUarray, size_t, size_t, CUstream)>("cuMemcpyAtoHAsync");
   CUarray A1 = reinterpret_cast<CUarray>(a1), B1 = reinterpret_cast<CUarray>(b1);
   CUdeviceptr D = reinterpret_cast<CUdeviceptr>(d);
   std::vector<float> h2(n);
   for (int i = 0; i < n; ++i) h2[i] = 3.f * i + 1.f;
-  if (htoa(A1, 0, h2.data(), n * sizeof(float)) != CUDA_SUCCESS ||        // a1 = h2
-      atod(D, A1, 10 * sizeof(float), 200 * sizeof(float)) != CUDA_SUCCESS ||  // d[0..200) = h2[10..210)
-      dtoa(B1, 0, D, 200 * sizeof(float)) != CUDA_SUCCESS ||               // b1[0..200) = h2[10..210)
-      atoa(A1, 100 * sizeof(float), B1, 0, 50 * sizeof(float)) != CUDA_SUCCESS ||  // a1[100..150) = h2[10..60)
+  if (htoa(A1, 0, h2.data(), n * sizeof(float)) != CUDA_SUCCESS ||  // a1 = h2
+      atod(D, A1, 10 * sizeof(float), 200 * sizeof(float)) !=
+          CUDA_SUCCESS ||                                     // d[0..200) = h2[10..210)
+      dtoa(B1, 0, D, 200 * sizeof(float)) != CUDA_SUCCESS ||  // b1[0..200) = h2[10..210)
+      atoa(A1, 100 * sizeof(float), B1, 0, 50 * sizeof(float)) !=
+          CUDA_SUCCESS ||  // a1[100..150) = h2[10..60)
       atoh_async(back.data(), A1, 0, n * sizeof(float), s) != CUDA_SUCCESS) {
     std::printf("FAIL: a driver 1-D array copy failed\n");
     return 1;
@@ -126,7 +133,8 @@ int main(int argc, char** argv) {
   CHECK(cudaMallocArray(&a2, &f, w, rows));
   std::vector<float> img(w * rows);
   for (int i = 0; i < w * rows; ++i) img[i] = static_cast<float>(i % 97) * 0.5f;
-  CHECK(cudaMemcpyToArrayAsync(a2, 0, 0, img.data(), w * rows * sizeof(float), cudaMemcpyHostToDevice, s));
+  CHECK(cudaMemcpyToArrayAsync(a2, 0, 0, img.data(), w * rows * sizeof(float),
+                               cudaMemcpyHostToDevice, s));
   CHECK(cudaStreamSynchronize(s));
   cudaResourceDesc res = {};
   res.resType = cudaResourceTypeArray;
@@ -143,7 +151,8 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(got.data(), out, w * rows * sizeof(float), cudaMemcpyDeviceToHost));
   for (int i = 0; i < w * rows; ++i)
     if (got[i] != img[i]) {
-      std::printf("FAIL 2-D array via texture at (%d, %d): %f, want %f\n", i % w, i / w, got[i], img[i]);
+      std::printf("FAIL 2-D array via texture at (%d, %d): %f, want %f\n", i % w, i / w, got[i],
+                  img[i]);
       return 1;
     }
   std::vector<float> row(w);

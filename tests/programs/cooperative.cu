@@ -16,13 +16,13 @@
 
 namespace cg = cooperative_groups;
 
-#define CHECK(x)                                                                          \
-  do {                                                                                    \
-    cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                              \
+#define CHECK(x)                                                                         \
+  do {                                                                                   \
+    cudaError_t e_ = (x);                                                                \
+    if (e_ != cudaSuccess) {                                                             \
       std::printf("FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorName(e_)); \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+      std::exit(1);                                                                      \
+    }                                                                                    \
   } while (0)
 
 // `steps` Jacobi steps of u[i] = (u[i-1] + u[i] + u[i+1]) / 3 (ends fixed),
@@ -45,7 +45,8 @@ __global__ void reduce(const int* x, int* partial, int* total, int n) {
   cg::grid_group grid = cg::this_grid();
   __shared__ int s[256];
   int sum = 0;
-  for (int i = static_cast<int>(grid.thread_rank()); i < n; i += static_cast<int>(grid.size())) sum += x[i];
+  for (int i = static_cast<int>(grid.thread_rank()); i < n; i += static_cast<int>(grid.size()))
+    sum += x[i];
   s[threadIdx.x] = sum;
   __syncthreads();
   for (int w = blockDim.x / 2; w > 0; w /= 2) {
@@ -81,8 +82,8 @@ int main(int argc, char** argv) {
     int* d;
     CHECK(cudaMalloc(&d, 4 * sizeof(int)));
     void* args[] = {&d};
-    cudaError_t e = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(broken_sync), dim3(4), dim3(64), args, 0,
-                                                nullptr);
+    cudaError_t e = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(broken_sync), dim3(4),
+                                                dim3(64), args, 0, nullptr);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     std::printf("broken grid barrier: %s\n", cudaGetErrorName(e));
     return e == cudaSuccess ? 1 : 0;
@@ -105,8 +106,8 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(a, u.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   int nn = n, ss = steps;
   void* sargs[] = {&a, &b, &nn, &ss};
-  CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(stencil), dim3(blocks), dim3(threads), sargs, 0,
-                                    nullptr));
+  CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(stencil), dim3(blocks), dim3(threads),
+                                    sargs, 0, nullptr));
   CHECK(cudaDeviceSynchronize());
   std::vector<float> got(n), ref = u, tmp(n);
   CHECK(cudaMemcpy(got.data(), steps % 2 ? b : a, n * sizeof(float), cudaMemcpyDeviceToHost));
@@ -153,8 +154,8 @@ int main(int argc, char** argv) {
   int rper_sm = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&rper_sm, reduce, 256, 0));
   void* rargs[] = {&dx, &partial, &total, &nn};
-  cudaError_t e = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(reduce), dim3(rper_sm * sms + 1), dim3(256),
-                                              rargs, 0, nullptr);
+  cudaError_t e = cudaLaunchCooperativeKernel(
+      reinterpret_cast<void*>(reduce), dim3(rper_sm * sms + 1), dim3(256), rargs, 0, nullptr);
   (void)cudaGetLastError();
   std::printf("%d blocks (%d fit): %s\n", rper_sm * sms + 1, rper_sm * sms, cudaGetErrorName(e));
   if (e != cudaErrorCooperativeLaunchTooLarge) return 1;

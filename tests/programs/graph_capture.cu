@@ -3,27 +3,29 @@
 // second stream) captured from a stream, instantiated and replayed N times;
 // then the same pipeline built explicitly (kernel, memcpy, memset, host and
 // empty nodes with dependencies), its exec updated with new kernel
-// arguments. Every replay is checked against a CPU computation.
+// arguments. Every replay is checked against a CPU computation. Then what
+// a GPU refuses: capturing the legacy stream, synchronizing a capturing
+// stream (the capture is invalidated), ending with a forked stream unjoined.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
-#define CHECK(x)                                                                          \
-  do {                                                                                    \
-    cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                              \
+#define CHECK(x)                                                                         \
+  do {                                                                                   \
+    cudaError_t e_ = (x);                                                                \
+    if (e_ != cudaSuccess) {                                                             \
       std::printf("FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorName(e_)); \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+      std::exit(1);                                                                      \
+    }                                                                                    \
   } while (0)
-#define EXPECT(c)                                               \
-  do {                                                          \
-    if (!(c)) {                                                 \
+#define EXPECT(c)                                              \
+  do {                                                         \
+    if (!(c)) {                                                \
       std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
-      std::exit(1);                                             \
-    }                                                           \
+      std::exit(1);                                            \
+    }                                                          \
   } while (0)
 
 __global__ void scale(const float* in, float* out, int n, float k) {
@@ -51,7 +53,8 @@ int host_calls = 0;
 void CUDART_CB count_call(void* p) { ++*static_cast<int*>(p); }
 
 // out[b] = sum over block b of (k * in[i] + 1) + bias[i], bias = 0 (memset).
-void verify(const std::vector<float>& in, float k, const std::vector<float>& got, const char* what) {
+void verify(const std::vector<float>& in, float k, const std::vector<float>& got,
+            const char* what) {
   for (int b = 0; b < blocks; ++b) {
     double want = 0;
     for (int i = b * threads; i < n && i < (b + 1) * threads; ++i) want += k * in[i] + 1.0;
@@ -196,6 +199,32 @@ int main(int argc, char** argv) {
   verify(in, k_new, out, "updated exec");
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(g));
+
+  // ---- capture misuse, as a GPU reports it ----------------------------------
+  // The legacy default stream cannot be captured.
+  cudaError_t legacy = cudaStreamBeginCapture(0, cudaStreamCaptureModeGlobal);
+  (void)cudaGetLastError();
+  // Synchronizing a capturing stream invalidates the capture.
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  add_one<<<blocks, threads, 0, s>>>(d_mid, n);
+  cudaError_t sync = cudaStreamSynchronize(s);
+  cudaGraph_t bad = nullptr;
+  cudaError_t ended = cudaStreamEndCapture(s, &bad);
+  (void)cudaGetLastError();
+  // A stream forked into the capture must be joined back before it ends.
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CHECK(cudaEventRecord(fork, s));
+  CHECK(cudaStreamWaitEvent(side, fork, 0));
+  add_one<<<blocks, threads, 0, side>>>(d_mid, n);
+  cudaError_t unjoined = cudaStreamEndCapture(s, &bad);
+  (void)cudaGetLastError();
+  CHECK(cudaStreamIsCapturing(side, &st));
+  std::printf("legacy stream: %s; synchronize in capture: %s, end: %s; unjoined: %s\n",
+              cudaGetErrorName(legacy), cudaGetErrorName(sync), cudaGetErrorName(ended),
+              cudaGetErrorName(unjoined));
+  EXPECT(legacy == cudaErrorStreamCaptureUnsupported && sync == cudaErrorStreamCaptureUnsupported &&
+         ended == cudaErrorStreamCaptureInvalidated && unjoined == cudaErrorStreamCaptureUnjoined &&
+         bad == nullptr && st == cudaStreamCaptureStatusNone);
 
   CHECK(cudaFree(d_in));
   CHECK(cudaFree(d_mid));

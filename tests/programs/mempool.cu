@@ -10,20 +10,20 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    cudaError_t e_ = (x);                                                            \
-    if (e_ != cudaSuccess) {                                                         \
+#define CHECK(x)                                                                         \
+  do {                                                                                   \
+    cudaError_t e_ = (x);                                                                \
+    if (e_ != cudaSuccess) {                                                             \
       std::printf("FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorName(e_)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
+      std::exit(1);                                                                      \
+    }                                                                                    \
   } while (0)
-#define EXPECT(c)                                                  \
-  do {                                                             \
-    if (!(c)) {                                                    \
-      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);    \
-      std::exit(1);                                                \
-    }                                                              \
+#define EXPECT(c)                                              \
+  do {                                                         \
+    if (!(c)) {                                                \
+      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+      std::exit(1);                                            \
+    }                                                          \
   } while (0)
 
 __global__ void fill(float* a, int n, float s) {
@@ -53,7 +53,8 @@ unsigned long long attr(cudaMemPool_t p, cudaMemPoolAttr a) {
 }
 
 // b = 2 * (s * i) + 1 for each i, summed per 256-element block.
-void pipeline(cudaStream_t st, float* a, float* b, float* sums, int n, float s, std::vector<float>* out) {
+void pipeline(cudaStream_t st, float* a, float* b, float* sums, int n, float s,
+              std::vector<float>* out) {
   int blocks = (n + 255) / 256;
   std::vector<float> ones(n, 1.f);
   CHECK(cudaMemcpyAsync(b, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice, st));
@@ -94,7 +95,8 @@ int main(int argc, char** argv) {
     cudaError_t uaf = cudaMemcpyAsync(h.data(), a, bytes, cudaMemcpyDeviceToHost, st);
     cudaError_t twice = cudaFreeAsync(a, st);
     CHECK(cudaStreamSynchronize(st));
-    std::printf("use after free: %s, second free: %s\n", cudaGetErrorName(uaf), cudaGetErrorName(twice));
+    std::printf("use after free: %s, second free: %s\n", cudaGetErrorName(uaf),
+                cudaGetErrorName(twice));
     return 0;
   }
 
