@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -513,10 +514,31 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     worker();
   } else {
     std::vector<std::thread> pool;
-    for (unsigned i = 0; i < nthreads; ++i) pool.emplace_back(worker);
-    if (cfg.cooperative)
+    std::string spawn_error;
+    try {
+      for (unsigned i = 0; i < nthreads; ++i) pool.emplace_back(worker);
+    } catch (const std::system_error& e) {
+      spawn_error = e.what();
+    }
+    if (spawn_error.empty() && cfg.cooperative)
       watch_cooperative(cfg, nthreads, workers_done, ran, coop_writes, halt, halt_reason);
+    if (!spawn_error.empty() && cfg.cooperative) {
+      // The blocks that started would wait for those that cannot.
+      int none = 0;
+      halt_reason.compare_exchange_strong(none, 1);
+      halt.store(true);
+    }
     for (auto& t : pool) t.join();
+    if (!spawn_error.empty() && cfg.cooperative) {
+      first_error = LaunchError{};
+      first_error->kind = "launch";
+      first_error->message = fmt::format(
+          "a cooperative launch of {} blocks needs as many host threads; only {} could be "
+          "started ({})",
+          nblocks, pool.size(), spawn_error);
+    } else if (pool.empty()) {
+      worker();  // no thread could be started: this one runs the blocks
+    }
   }
   if (cfg.cooperative) {
     m.device().free(workspace);
