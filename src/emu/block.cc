@@ -5,8 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
+#include <thread>
 
 #include "emu/reg_operands.h"
 
@@ -87,6 +90,12 @@ void fill_special(uint64_t* R, Program::SpecialKind kind, const LaunchEnv& env, 
       break;
     case Program::TOTAL_SMEM:
       uniform = env.prog->static_shared + env.dynamic_shared;
+      break;
+    case Program::ENVREG1:
+      uniform = env.grid_workspace >> 32;
+      break;
+    case Program::ENVREG2:
+      uniform = env.grid_workspace & 0xffffffffu;
       break;
     default:
       uniform = 0;
@@ -259,6 +268,8 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   else
     b.counts.clear();
   if (obs) obs->on_block_begin(id, env.block, b.shared_bytes);
+  b.writes = 0;
+  uint64_t published = 0, idle_rounds = 0;
   for (;;) {
     bool progress = false, alive = false;
     for (Warp& w : b.warps) {
@@ -278,6 +289,25 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     }
     if (!alive) break;
     if (!progress) deadlock();
+    if (env.cooperative) {
+      // Blocks of a cooperative grid share the cores: one spinning at a
+      // grid barrier lets the others run. Its stores and atomics tell the
+      // launch's watchdog that the grid is still making progress.
+      // One storing nothing round after round is most likely spinning: it
+      // backs off (up to 1 ms a round) to leave the cores to the others.
+      if (b.writes != published) {
+        env.cooperative->fetch_add(b.writes - published, std::memory_order_relaxed);
+        published = b.writes;
+        idle_rounds = 0;
+      } else {
+        ++idle_rounds;
+      }
+      if (idle_rounds > 4)
+        std::this_thread::sleep_for(
+            std::chrono::microseconds(std::min<uint64_t>(1000, 50 * (idle_rounds - 4))));
+      else
+        std::this_thread::yield();
+    }
     if (env.stop && env.stop->load(std::memory_order_relaxed))
       throw Fault{"interrupted", "stopped by a signal", 0, -1, 0};
   }

@@ -104,6 +104,8 @@ static bool special_kind(const std::string& n, Program::SpecialKind* k) {
       {"%smid", Program::SMID},
       {"%nsmid", Program::NSMID},
       {"%gridid", Program::GRIDID},
+      {"%envreg1", Program::ENVREG1},
+      {"%envreg2", Program::ENVREG2},
       {"%lanemask_eq", Program::LANEMASK_EQ},
       {"%lanemask_lt", Program::LANEMASK_LT},
       {"%lanemask_le", Program::LANEMASK_LE},
@@ -121,7 +123,8 @@ static bool special_kind(const std::string& n, Program::SpecialKind* k) {
 }
 
 // %envreg0..%envreg31: read-only registers the driver may set per launch;
-// CUDA's runtime leaves them zero.
+// zero, except %envreg1/%envreg2 (special registers: a cooperative launch's
+// grid-sync workspace).
 static bool envreg(const std::string& n) {
   if (n.rfind("%envreg", 0) != 0 || n.size() < 8 || n.size() > 9) return false;
   for (size_t i = 7; i < n.size(); ++i)

@@ -85,6 +85,10 @@ struct LaunchEnv {
   uint64_t budget = 0;         // warp-instructions per block
   DeviceHeap* heap = nullptr;  // malloc/free in kernels
   const std::atomic<bool>* stop = nullptr;  // set: end the block ("interrupted")
+  // Cooperative launches: the grid-sync workspace (%envreg1:%envreg2), and
+  // the launch-wide count of stores and atomics blocks add to (progress).
+  uint64_t grid_workspace = 0;
+  std::atomic<uint64_t>* cooperative = nullptr;
 };
 
 struct BlockCtx {
@@ -104,6 +108,7 @@ struct BlockCtx {
   uint64_t steps = 0;
   uint64_t lane_steps = 0;
   uint64_t clock_base = 0;
+  uint64_t writes = 0;  // stores and atomics executed (any space)
   // Per-pc counts, only when the observer asks (else empty: no cost but a
   // test per warp-instruction).
   std::vector<InstrCount> counts;

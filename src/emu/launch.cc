@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
+#include <tuple>
 
 #include "emu/block.h"
 #include "ptx/parser.h"
@@ -257,6 +260,37 @@ LaunchStatus launch_error(std::string msg) {
   return s;
 }
 
+// The main thread of a cooperative launch while its blocks run: a stall is
+// no block finishing and none storing for cfg.stall_seconds (all still
+// running are spinning); it and cfg.stop halt the blocks.
+void watch_cooperative(const LaunchConfig& cfg, unsigned nthreads,
+                       const std::atomic<unsigned>& done, const std::atomic<uint64_t>& ran,
+                       const std::atomic<uint64_t>& writes, std::atomic<bool>& halt,
+                       std::atomic<int>& reason) {
+  using Clock = std::chrono::steady_clock;
+  auto last = Clock::now();
+  uint64_t seen = UINT64_MAX;
+  while (done.load() < nthreads) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (halt.load()) continue;
+    if (cfg.stop && cfg.stop->load()) {
+      int none = 0;
+      reason.compare_exchange_strong(none, 3);
+      halt.store(true);
+      continue;
+    }
+    uint64_t now = ran.load() + writes.load();
+    if (now != seen) {
+      seen = now;
+      last = Clock::now();
+    } else if (std::chrono::duration<double>(Clock::now() - last).count() > cfg.stall_seconds) {
+      int none = 0;
+      reason.compare_exchange_strong(none, 2);
+      halt.store(true);
+    }
+  }
+}
+
 }  // namespace
 
 std::string launch_limits_error(Dim3 grid, Dim3 block) {
@@ -330,6 +364,31 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
                          nwarps * p.num_preds * 4 + p.static_shared + cfg.dynamic_shared + 1;
   nthreads = static_cast<unsigned>(
       std::clamp<uint64_t>(kMaxBlockStateBytes / block_bytes, 1, nthreads));
+  // Cooperative: every block on its own thread, all resident at once.
+  std::atomic<bool> halt{false};
+  std::atomic<int> halt_reason{0};  // 1: a block faulted, 2: no progress, 3: cfg.stop
+  std::atomic<uint64_t> coop_writes{0};
+  std::atomic<unsigned> workers_done{0};
+  uint64_t workspace = 0;
+  if (cfg.cooperative) {
+    if (!cfg.only_blocks.empty())
+      return launch_error("a cooperative launch runs the whole grid; blocks cannot be sampled");
+    if (nblocks > kMaxCooperativeBlocks)
+      return launch_error(
+          fmt::format("a cooperative launch of {} blocks: the emulator runs at most {} "
+                      "co-resident blocks",
+                      nblocks, kMaxCooperativeBlocks));
+    if (block_bytes * nblocks > kMaxBlockStateBytes)
+      return launch_error(fmt::format(
+          "a cooperative launch of {} blocks of {} bytes of emulator state each exceeds the {} "
+          "bytes the emulator holds at once",
+          nblocks, block_bytes, kMaxBlockStateBytes));
+    nthreads = static_cast<unsigned>(nblocks);
+    workspace = m.device().malloc(16, "grid sync workspace");
+    env.grid_workspace = workspace;
+    env.cooperative = &coop_writes;
+    env.stop = &halt;
+  }
   std::atomic<uint64_t> next{0}, steps{0}, lane_steps{0}, ran{0};
   std::atomic<uint64_t> fault_at{UINT64_MAX};
   std::mutex mu;
@@ -342,6 +401,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     std::string printf_out;
   };
   std::map<uint64_t, Finished> pending;
+  std::vector<Dim3> stalled;  // cooperative: blocks stopped while still running
   uint64_t next_finish = 0;
   // printf output is capped per launch like cudaLimitPrintfFifoSize (1 MiB).
   constexpr size_t kPrintfLimit = 1 << 20;
@@ -391,6 +451,10 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
 
   auto worker = [&]() {
     BlockRunner runner;
+    struct Done {
+      std::atomic<unsigned>& n;
+      ~Done() { n.fetch_add(1); }
+    } done{workers_done};
     for (;;) {
       uint64_t idx = next.fetch_add(1);
       if (idx >= nblocks) return;
@@ -416,7 +480,21 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
         runner.run(env, id, obs.get());
         ran.fetch_add(1);
       } catch (const Fault& f) {
-        record(idx, to_error(p, cfg, id, f));
+        if (cfg.cooperative) {
+          // Blocks stopped because of another block's fault or a stall are
+          // not errors of their own.
+          if (f.kind == "interrupted" && halt_reason.load() != 3) {
+            std::lock_guard<std::mutex> lock(mu);
+            stalled.push_back(id);
+          } else {
+            record(idx, to_error(p, cfg, id, f));
+            int none = 0;
+            halt_reason.compare_exchange_strong(none, 1);
+            halt.store(true);
+          }
+        } else {
+          record(idx, to_error(p, cfg, id, f));
+        }
       } catch (const std::exception& e) {
         // Host-side failures (out of memory, an observer throwing) end the
         // launch with a message instead of std::terminate in a worker.
@@ -432,12 +510,51 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       finish(idx, id, std::move(obs), std::move(runner.context_mut().printf_out));
     }
   };
-  if (nthreads <= 1) {
+  if (nthreads <= 1 && !cfg.cooperative) {
     worker();
   } else {
     std::vector<std::thread> pool;
-    for (unsigned i = 0; i < nthreads; ++i) pool.emplace_back(worker);
+    std::string spawn_error;
+    try {
+      for (unsigned i = 0; i < nthreads; ++i) pool.emplace_back(worker);
+    } catch (const std::system_error& e) {
+      spawn_error = e.what();
+    }
+    if (spawn_error.empty() && cfg.cooperative)
+      watch_cooperative(cfg, nthreads, workers_done, ran, coop_writes, halt, halt_reason);
+    if (!spawn_error.empty() && cfg.cooperative) {
+      // The blocks that started would wait for those that cannot.
+      int none = 0;
+      halt_reason.compare_exchange_strong(none, 1);
+      halt.store(true);
+    }
     for (auto& t : pool) t.join();
+    if (!spawn_error.empty() && cfg.cooperative) {
+      first_error = LaunchError{};
+      first_error->kind = "launch";
+      first_error->message = fmt::format(
+          "a cooperative launch of {} blocks needs as many host threads; only {} could be "
+          "started ({})",
+          nblocks, pool.size(), spawn_error);
+    } else if (pool.empty()) {
+      worker();  // no thread could be started: this one runs the blocks
+    }
+  }
+  if (cfg.cooperative) {
+    m.device().free(workspace);
+    if (halt_reason.load() == 2 && !first_error) {
+      std::sort(stalled.begin(), stalled.end(),
+                [](Dim3 a, Dim3 b) { return std::tie(a.z, a.y, a.x) < std::tie(b.z, b.y, b.x); });
+      first_error = LaunchError{};
+      first_error->kind = "deadlock";
+      first_error->block = stalled.empty() ? Dim3{0, 0, 0} : stalled.front();
+      first_error->message = fmt::format(
+          "cooperative launch made no progress for {} s: {} of its {} blocks were still running "
+          "without a store or atomic, waiting for something no block will do (a grid-wide "
+          "barrier, cooperative_groups::this_grid().sync(), that not every block reaches, or a "
+          "flag no block sets); {} blocks had finished",
+          cfg.stall_seconds, stalled.size(), nblocks, ran.load());
+    }
   }
   // Nothing runs now: storage of allocations kernels freed can go.
   m.device().memory().heap().release_freed();

@@ -114,6 +114,9 @@ constexpr unsigned kMaxHostThreads = 256;
 // All blocks in flight together hold at most this much emulator state:
 // launch_raw runs fewer blocks in parallel rather than exceed it.
 constexpr uint64_t kMaxBlockStateBytes = 4ull << 30;
+// A cooperative launch runs every block at once, each on its own host
+// thread (the most a GPU holds co-resident: 132 SMs x 32 blocks).
+constexpr unsigned kMaxCooperativeBlocks = 132 * 32;
 
 // "" when grid and block are within CUDA's limits, else which limit is
 // exceeded, e.g. "block (2048,1,1) has 2048 threads; the limit is 1024".
@@ -138,6 +141,15 @@ struct LaunchConfig {
   // Called after each block, serialized, with blocks done and in all; once
   // more with end = true when the launch is over (to clear a progress line).
   std::function<void(uint64_t done, uint64_t total, bool end)> progress = {};
+  // A cooperative launch (cudaLaunchCooperativeKernel): all blocks are
+  // resident together and make progress concurrently, and the kernel gets a
+  // zeroed grid-sync workspace, so cooperative_groups::this_grid().sync()
+  // (a spin on a global barrier word) works. When for `stall_seconds` no
+  // block finishes and none stores or performs an atomic, the blocks still
+  // running are waiting for something no block will do: the launch ends
+  // with kind "deadlock". The caller checks co-residency (occupancy).
+  bool cooperative = false;
+  double stall_seconds = 10;
 };
 
 struct LaunchError {

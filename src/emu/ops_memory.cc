@@ -352,6 +352,7 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
   if (exec == 0) return;
   Base base = static_cast<Base>(op.code / 16);
   MSpace ms = static_cast<MSpace>(op.aux);
+  b.writes += base != LD;
   uint32_t ew = op.width, total = ew * (base == ATOM ? 1u : op.vec);
   const uint64_t* A = reg(w, op.r[4]);
   Space spaces[32];

@@ -219,6 +219,10 @@ struct Program {
     LANEMASK_GE,
     DYN_SMEM,
     TOTAL_SMEM,
+    // %envreg1:%envreg2: the high and low halves of a cooperative launch's
+    // grid-sync workspace (cooperative_groups::this_grid().sync()).
+    ENVREG1,
+    ENVREG2,
     ZERO
   };
   std::vector<std::pair<uint32_t, SpecialKind>> specials;

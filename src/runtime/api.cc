@@ -12,6 +12,8 @@
 #include <map>
 
 #include "runtime/driver.h"
+#include "runtime/graph.h"
+#include "runtime/mempool.h"
 
 namespace smemlab::runtime {
 namespace {
@@ -164,6 +166,7 @@ CUresult ctx_get_device(CUdevice* dev) {
 CUresult ctx_get_device_v2(CUdevice* dev, CUcontext) { return ctx_get_device(dev); }
 CUresult ctx_synchronize() {
   LOCKED;
+  pools_synchronized();
   return d.sticky;
 }
 CUresult ctx_synchronize_v2(CUcontext) { return ctx_synchronize(); }
@@ -536,41 +539,51 @@ CUresult pointer_attributes(unsigned n, CUpointer_attribute* attrs, void** data,
   return CUDA_SUCCESS;
 }
 
+// A stream being captured records the operation, to run at each replay of
+// the graph, instead of running it (graph.h).
+#define CAPTURED(s, type, call) \
+  if (captured(s)) return capture_node(s, type, [=] { return call; })
+
 // Copies: 1 = must be device memory, 0 = host, -1 = either (unified).
 CUresult memcpy_any(CUdeviceptr dst, CUdeviceptr src, size_t n) {
   LOCKED;
   return d.copy("cudaMemcpy", dst, src, n, -1, -1);
 }
-CUresult memcpy_any_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) {
+CUresult memcpy_any_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   LOCKED;
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMCPY, memcpy_any(dst, src, n));
   return d.copy("cudaMemcpyAsync", dst, src, n, -1, -1);
 }
 CUresult memcpy_htod(CUdeviceptr dst, const void* src, size_t n) {
   LOCKED;
   return d.copy("cudaMemcpy (host to device)", dst, reinterpret_cast<uint64_t>(src), n, 1, -1);
 }
-CUresult memcpy_htod_async(CUdeviceptr dst, const void* src, size_t n, CUstream) {
+CUresult memcpy_htod_async(CUdeviceptr dst, const void* src, size_t n, CUstream s) {
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMCPY, memcpy_htod(dst, src, n));
   return memcpy_htod(dst, src, n);
 }
 CUresult memcpy_dtoh(void* dst, CUdeviceptr src, size_t n) {
   LOCKED;
   return d.copy("cudaMemcpy (device to host)", reinterpret_cast<uint64_t>(dst), src, n, -1, 1);
 }
-CUresult memcpy_dtoh_async(void* dst, CUdeviceptr src, size_t n, CUstream) {
+CUresult memcpy_dtoh_async(void* dst, CUdeviceptr src, size_t n, CUstream s) {
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMCPY, memcpy_dtoh(dst, src, n));
   return memcpy_dtoh(dst, src, n);
 }
 CUresult memcpy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
   LOCKED;
   return d.copy("cudaMemcpy (device to device)", dst, src, n, 1, 1);
 }
-CUresult memcpy_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) {
+CUresult memcpy_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMCPY, memcpy_dtod(dst, src, n));
   return memcpy_dtod(dst, src, n);
 }
 CUresult memcpy_peer(CUdeviceptr dst, CUcontext, CUdeviceptr src, CUcontext, size_t n) {
   return memcpy_dtod(dst, src, n);
 }
 CUresult memcpy_peer_async(CUdeviceptr dst, CUcontext, CUdeviceptr src, CUcontext, size_t n,
-                           CUstream) {
+                           CUstream s) {
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMCPY, memcpy_dtod(dst, src, n));
   return memcpy_dtod(dst, src, n);
 }
 
@@ -661,6 +674,73 @@ CUresult array_descriptor(CUDA_ARRAY_DESCRIPTOR* out, CUarray h) {
   return CUDA_SUCCESS;
 }
 
+// The driver's 1-D array copies (cuMemcpyHtoA, ...) address an array's bytes
+// in row-major order, rows and slices back to back; the range must lie
+// inside the array.
+CUresult array_span(const char* api, const char* role, CUarray h, size_t offset, size_t bytes,
+                    uint64_t* addr) {
+  Array* a = array_of(h);
+  if (!a) return CUDA_ERROR_INVALID_HANDLE;
+  uint64_t total = a->row_bytes * a->height * (a->desc.Depth ? a->desc.Depth : 1);
+  if (offset > total || bytes > total - offset) {
+    Driver::get().api_error(
+        "memcpy-out-of-bounds",
+        fmt::format("{}: {} CUDA array holds {} bytes ({} bytes x {} rows x {} slices); the copy "
+                    "covers bytes [{}, {})",
+                    api, role, total, a->row_bytes, a->height, a->desc.Depth ? a->desc.Depth : 1,
+                    offset, offset + bytes));
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *addr = a->base + offset;
+  return CUDA_SUCCESS;
+}
+CUresult memcpy_htoa(CUarray dst, size_t offset, const void* src, size_t n) {
+  LOCKED;
+  uint64_t at;
+  if (CUresult r = array_span("cuMemcpyHtoA", "destination", dst, offset, n, &at);
+      r != CUDA_SUCCESS)
+    return r;
+  return d.copy("cuMemcpyHtoA", at, reinterpret_cast<uint64_t>(src), n, 1, -1);
+}
+CUresult memcpy_atoh(void* dst, CUarray src, size_t offset, size_t n) {
+  LOCKED;
+  uint64_t at;
+  if (CUresult r = array_span("cuMemcpyAtoH", "source", src, offset, n, &at); r != CUDA_SUCCESS)
+    return r;
+  return d.copy("cuMemcpyAtoH", reinterpret_cast<uint64_t>(dst), at, n, -1, 1);
+}
+CUresult memcpy_dtoa(CUarray dst, size_t offset, CUdeviceptr src, size_t n) {
+  LOCKED;
+  uint64_t at;
+  if (CUresult r = array_span("cuMemcpyDtoA", "destination", dst, offset, n, &at);
+      r != CUDA_SUCCESS)
+    return r;
+  return d.copy("cuMemcpyDtoA", at, src, n, 1, 1);
+}
+CUresult memcpy_atod(CUdeviceptr dst, CUarray src, size_t offset, size_t n) {
+  LOCKED;
+  uint64_t at;
+  if (CUresult r = array_span("cuMemcpyAtoD", "source", src, offset, n, &at); r != CUDA_SUCCESS)
+    return r;
+  return d.copy("cuMemcpyAtoD", dst, at, n, 1, 1);
+}
+CUresult memcpy_atoa(CUarray dst, size_t dst_offset, CUarray src, size_t src_offset, size_t n) {
+  LOCKED;
+  uint64_t to, from;
+  CUresult r = array_span("cuMemcpyAtoA", "destination", dst, dst_offset, n, &to);
+  if (r == CUDA_SUCCESS) r = array_span("cuMemcpyAtoA", "source", src, src_offset, n, &from);
+  if (r != CUDA_SUCCESS) return r;
+  return d.copy("cuMemcpyAtoA", to, from, n, 1, 1);
+}
+CUresult memcpy_htoa_async(CUarray dst, size_t offset, const void* src, size_t n, CUstream s) {
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMCPY, memcpy_htoa(dst, offset, src, n));
+  return memcpy_htoa(dst, offset, src, n);
+}
+CUresult memcpy_atoh_async(void* dst, CUarray src, size_t offset, size_t n, CUstream s) {
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMCPY, memcpy_atoh(dst, src, offset, n));
+  return memcpy_atoh(dst, src, offset, n);
+}
+
 // One end of a 2-D/3-D copy: its start address, row pitch, rows per slice,
 // and whether it is device memory (1), host memory (0) or unknown (-1).
 struct CopyEnd {
@@ -715,7 +795,13 @@ CUresult memcpy_2d(const CUDA_MEMCPY2D* c) {
   }
   return CUDA_SUCCESS;
 }
-CUresult memcpy_2d_async(const CUDA_MEMCPY2D* c, CUstream) { return memcpy_2d(c); }
+CUresult memcpy_2d_async(const CUDA_MEMCPY2D* c, CUstream s) {
+  if (c && captured(s)) {
+    CUDA_MEMCPY2D copy = *c;
+    return capture_node(s, CU_GRAPH_NODE_TYPE_MEMCPY, [copy] { return memcpy_2d(&copy); });
+  }
+  return memcpy_2d(c);
+}
 
 // cudaMemcpy3D on linear memory (cudaMalloc3D's pitched pointers, host
 // buffers): one row copy per (y, z), each checked as a 1-D copy.
@@ -743,7 +829,13 @@ CUresult memcpy_3d(const CUDA_MEMCPY3D* c) {
     }
   return CUDA_SUCCESS;
 }
-CUresult memcpy_3d_async(const CUDA_MEMCPY3D* c, CUstream) { return memcpy_3d(c); }
+CUresult memcpy_3d_async(const CUDA_MEMCPY3D* c, CUstream s) {
+  if (c && captured(s)) {
+    CUDA_MEMCPY3D copy = *c;
+    return capture_node(s, CU_GRAPH_NODE_TYPE_MEMCPY, [copy] { return memcpy_3d(&copy); });
+  }
+  return memcpy_3d(c);
+}
 
 CUresult memset_2d(const char* api, CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem,
                    size_t width, size_t height) {
@@ -760,18 +852,46 @@ CUresult memset_2d(const char* api, CUdeviceptr dst, size_t pitch, unsigned valu
 CUresult memset_d8(CUdeviceptr p, unsigned char v, size_t n) {
   return memset_2d("cudaMemset", p, n, v, 1, n, 1);
 }
-CUresult memset_d8_async(CUdeviceptr p, unsigned char v, size_t n, CUstream) { return memset_d8(p, v, n); }
+CUresult memset_d8_async(CUdeviceptr p, unsigned char v, size_t n, CUstream s) {
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMSET, memset_d8(p, v, n));
+  return memset_d8(p, v, n);
+}
 CUresult memset_d16(CUdeviceptr p, unsigned short v, size_t n) {
   return memset_2d("cuMemsetD16", p, n * 2, v, 2, n, 1);
 }
 CUresult memset_d32(CUdeviceptr p, unsigned v, size_t n) {
   return memset_2d("cuMemsetD32", p, n * 4, v, 4, n, 1);
 }
+CUresult memset_d16_async(CUdeviceptr p, unsigned short v, size_t n, CUstream s) {
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMSET, memset_d16(p, v, n));
+  return memset_d16(p, v, n);
+}
+CUresult memset_d32_async(CUdeviceptr p, unsigned v, size_t n, CUstream s) {
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMSET, memset_d32(p, v, n));
+  return memset_d32(p, v, n);
+}
+CUresult memset_d2d16(CUdeviceptr p, size_t pitch, unsigned short v, size_t w, size_t h) {
+  return memset_2d("cuMemsetD2D16", p, pitch, v, 2, w, h);
+}
+CUresult memset_d2d32(CUdeviceptr p, size_t pitch, unsigned v, size_t w, size_t h) {
+  return memset_2d("cuMemsetD2D32", p, pitch, v, 4, w, h);
+}
+CUresult memset_d2d16_async(CUdeviceptr p, size_t pitch, unsigned short v, size_t w, size_t h,
+                            CUstream s) {
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMSET, memset_d2d16(p, pitch, v, w, h));
+  return memset_d2d16(p, pitch, v, w, h);
+}
+CUresult memset_d2d32_async(CUdeviceptr p, size_t pitch, unsigned v, size_t w, size_t h,
+                            CUstream s) {
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMSET, memset_d2d32(p, pitch, v, w, h));
+  return memset_d2d32(p, pitch, v, w, h);
+}
 CUresult memset_d2d8(CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h) {
   return memset_2d("cudaMemset2D", p, pitch, v, 1, w, h);
 }
 CUresult memset_d2d8_async(CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h,
-                           CUstream) {
+                           CUstream s) {
+  CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMSET, memset_d2d8(p, pitch, v, w, h));
   return memset_d2d8(p, pitch, v, w, h);
 }
 // Hints about where managed memory should live: the emulator's memory is
@@ -950,31 +1070,58 @@ CUresult tex_object_texture_desc(CUDA_TEXTURE_DESC* tex, CUtexObject t) {
 
 // ---- launches --------------------------------------------------------------
 
-CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                       unsigned bz, unsigned shared, CUstream, void** params, void** extra) {
+CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                       unsigned by, unsigned bz, unsigned shared, CUstream s, void** params,
+                       void** extra) {
   LOCKED;
+  if (captured(s))
+    return capture_kernel(s, fn(f), {gx, gy, gz}, {bx, by, bz}, shared, params, extra);
   return d.launch(fn(f), {gx, gy, gz}, {bx, by, bz}, shared, params, extra);
 }
-CUresult launch_cooperative(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned,
-                            unsigned, unsigned, CUstream, void**) {
+int blocks_per_sm(const DeviceSpec& s, const emu::Program& p, int block, size_t dyn);
+
+// A cooperative grid must be resident at once, as the driver requires: more
+// blocks than the occupancy calculator fits on all SMs are refused.
+CUresult cooperative(Function* f, emu::Dim3 grid, emu::Dim3 block, unsigned shared, CUstream s,
+                     void** params, void** extra) {
   LOCKED;
-  // The emulator runs each block to completion on a bounded worker pool, so
-  // a grid-wide barrier would wait for blocks that have not started.
-  d.note(fmt::format("ERROR: cooperative launch of {} (cudaLaunchCooperativeKernel, grid-wide "
-                     "sync: cooperative_groups::this_grid().sync()) is not supported by the "
-                     "emulator, whose blocks run independently with no grid barrier",
-                     fn(f) ? demangle(fn(f)->name) : "?"));
-  return CUDA_ERROR_NOT_SUPPORTED;
+  if (!f) return CUDA_ERROR_INVALID_HANDLE;
+  if (captured(s)) return capture_kernel(s, f, grid, block, shared, params, extra, true);
+  const emu::Program* prog = nullptr;
+  try {
+    if (f->module->emu) prog = &f->module->emu->kernel(f->name);
+  } catch (const std::exception&) {
+    // d.launch reports why the kernel cannot run.
+  }
+  if (prog) {
+    uint64_t per_sm = static_cast<uint64_t>(blocks_per_sm(
+        d.spec, *prog, static_cast<int>(std::min<uint64_t>(block.count(), 1u << 30)), shared));
+    uint64_t fit = per_sm * static_cast<uint64_t>(d.spec.sms);
+    if (grid.count() > fit) {
+      d.note(fmt::format(
+          "ERROR: cooperative launch of {}: grid ({},{},{}) has {} blocks, but at most {} fit on "
+          "the {} at once ({} per SM x {} SMs for blocks of {} threads and {} bytes of shared "
+          "memory, as cudaOccupancyMaxActiveBlocksPerMultiprocessor says)",
+          demangle(f->name), grid.x, grid.y, grid.z, grid.count(), fit, d.spec.name, per_sm,
+          d.spec.sms, block.count(), prog->static_shared + shared));
+      return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    }
+  }
+  return d.launch(f, grid, block, shared, params, extra, true);
+}
+CUresult launch_cooperative(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                            unsigned by, unsigned bz, unsigned shared, CUstream s, void** params) {
+  return cooperative(fn(f), {gx, gy, gz}, {bx, by, bz}, shared, s, params, nullptr);
 }
 CUresult launch_kernel_ex(const CUlaunchConfig* c, CUfunction f, void** params, void** extra) {
   LOCKED;
   if (!c) return CUDA_ERROR_INVALID_VALUE;
+  bool coop = false;
   for (unsigned i = 0; i < c->numAttrs; ++i) {
     const CUlaunchAttribute& a = c->attrs[i];
     switch (a.id) {
       case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
-        if (a.value.cooperative)
-          return launch_cooperative(f, 0, 0, 0, 0, 0, 0, 0, nullptr, nullptr);
+        coop = a.value.cooperative != 0;
         break;
       case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
         if (a.value.clusterDim.x * a.value.clusterDim.y * a.value.clusterDim.z > 1) {
@@ -986,11 +1133,24 @@ CUresult launch_kernel_ex(const CUlaunchConfig* c, CUfunction f, void** params, 
       default: break;  // scheduling hints (priority, access policy, ...) change no result
     }
   }
+  if (coop)
+    return cooperative(fn(f), {c->gridDimX, c->gridDimY, c->gridDimZ},
+                       {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes, c->hStream,
+                       params, extra);
+  if (captured(c->hStream))
+    return capture_kernel(c->hStream, fn(f), {c->gridDimX, c->gridDimY, c->gridDimZ},
+                          {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes, params,
+                          extra);
   return d.launch(fn(f), {c->gridDimX, c->gridDimY, c->gridDimZ},
                   {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes, params, extra);
 }
-CUresult launch_host_func(CUstream, CUhostFn f, void* user) {
+CUresult launch_host_func(CUstream s, CUhostFn f, void* user) {
   if (!f) return CUDA_ERROR_INVALID_VALUE;
+  if (captured(s))
+    return capture_node(s, CU_GRAPH_NODE_TYPE_HOST, [f, user] {
+      f(user);
+      return CUDA_SUCCESS;
+    });
   f(user);
   return CUDA_SUCCESS;
 }
@@ -1037,25 +1197,32 @@ CUresult stream_destroy(CUstream s) {
   delete stream(s);
   return CUDA_SUCCESS;
 }
-CUresult stream_wait_event(CUstream, CUevent, unsigned) { return CUDA_SUCCESS; }
+CUresult stream_wait_event(CUstream s, CUevent e, unsigned) {
+  if (!e) return CUDA_ERROR_INVALID_HANDLE;
+  capture_wait_event(s, e);
+  return CUDA_SUCCESS;
+}
 CUresult stream_add_callback(CUstream s, CUstreamCallback cb, void* user, unsigned) {
   LOCKED;
   if (!cb) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult r = capture_forbids(s, "cuStreamAddCallback (cudaStreamAddCallback)");
+      r != CUDA_SUCCESS)
+    return r;
   cb(s, d.sticky, user);
   return CUDA_SUCCESS;
 }
-CUresult stream_synchronize(CUstream) { return ctx_synchronize(); }
-CUresult stream_query(CUstream) { return ctx_synchronize(); }
-CUresult stream_is_capturing(CUstream, CUstreamCaptureStatus* st) {
-  if (!st) return CUDA_ERROR_INVALID_VALUE;
-  *st = CU_STREAM_CAPTURE_STATUS_NONE;
-  return CUDA_SUCCESS;
+CUresult stream_synchronize(CUstream s) {
+  if (CUresult r = capture_forbids(s, "cuStreamSynchronize (cudaStreamSynchronize)");
+      r != CUDA_SUCCESS)
+    return r;
+  return ctx_synchronize();
+}
+CUresult stream_query(CUstream s) {
+  if (CUresult r = capture_forbids(s, "cuStreamQuery (cudaStreamQuery)"); r != CUDA_SUCCESS)
+    return r;
+  return ctx_synchronize();
 }
 CUresult stream_attach_mem(CUstream, CUdeviceptr, size_t, unsigned) { return CUDA_SUCCESS; }
-CUresult thread_exchange_capture_mode(CUstreamCaptureMode* m) {
-  if (!m) return CUDA_ERROR_INVALID_VALUE;
-  return CUDA_SUCCESS;
-}
 
 CUresult event_create(CUevent* e, unsigned) {
   LOCKED;
@@ -1064,8 +1231,9 @@ CUresult event_create(CUevent* e, unsigned) {
   *e = reinterpret_cast<CUevent>(d.events.back().get());
   return CUDA_SUCCESS;
 }
-CUresult event_record(CUevent e, CUstream) {
+CUresult event_record(CUevent e, CUstream s) {
   if (!e) return CUDA_ERROR_INVALID_HANDLE;
+  if (capture_event_record(e, s)) return CUDA_SUCCESS;
   auto* ev = reinterpret_cast<Event*>(e);
   ev->ms = now_ms();
   ev->recorded = true;
@@ -1073,7 +1241,11 @@ CUresult event_record(CUevent e, CUstream) {
 }
 CUresult event_record_flags(CUevent e, CUstream s, unsigned) { return event_record(e, s); }
 CUresult event_query(CUevent e) { return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
-CUresult event_synchronize(CUevent e) { return event_query(e); }
+CUresult event_synchronize(CUevent e) {
+  LOCKED;
+  pools_synchronized();
+  return event_query(e);
+}
 CUresult event_destroy(CUevent e) {
   LOCKED;
   for (auto it = d.events.begin(); it != d.events.end(); ++it)
@@ -1299,6 +1471,12 @@ const EntryPoint kEntries[] = {
     E("cuMemsetD32", 3020, memset_d32),
     E("cuMemsetD2D8", 3020, memset_d2d8),
     E("cuMemsetD2D8Async", 3020, memset_d2d8_async),
+    E("cuMemsetD16Async", 3020, memset_d16_async),
+    E("cuMemsetD32Async", 3020, memset_d32_async),
+    E("cuMemsetD2D16", 3020, memset_d2d16),
+    E("cuMemsetD2D32", 3020, memset_d2d32),
+    E("cuMemsetD2D16Async", 3020, memset_d2d16_async),
+    E("cuMemsetD2D32Async", 3020, memset_d2d32_async),
     E("cuMemAdvise", 8000, mem_advise_v1),
     E("cuMemAdvise", 12020, mem_advise),
     E("cuMemPrefetchAsync", 8000, mem_prefetch_v1),
@@ -1310,6 +1488,13 @@ const EntryPoint kEntries[] = {
     E("cuTexObjectDestroy", 5000, tex_object_destroy),
     E("cuTexObjectGetResourceDesc", 5000, tex_object_resource_desc),
     E("cuTexObjectGetTextureDesc", 5000, tex_object_texture_desc),
+    E("cuMemcpyHtoA", 3020, memcpy_htoa),
+    E("cuMemcpyAtoH", 3020, memcpy_atoh),
+    E("cuMemcpyDtoA", 3020, memcpy_dtoa),
+    E("cuMemcpyAtoD", 3020, memcpy_atod),
+    E("cuMemcpyAtoA", 3020, memcpy_atoa),
+    E("cuMemcpyHtoAAsync", 3020, memcpy_htoa_async),
+    E("cuMemcpyAtoHAsync", 3020, memcpy_atoh_async),
     E("cuArrayCreate", 3020, array_create),
     E("cuArray3DCreate", 3020, array_3d_create),
     E("cuArrayDestroy", 2000, array_destroy),
@@ -1328,9 +1513,7 @@ const EntryPoint kEntries[] = {
     E("cuStreamAddCallback", 5000, stream_add_callback),
     E("cuStreamSynchronize", 2000, stream_synchronize),
     E("cuStreamQuery", 2000, stream_query),
-    E("cuStreamIsCapturing", 10000, stream_is_capturing),
     E("cuStreamAttachMemAsync", 6000, stream_attach_mem),
-    E("cuThreadExchangeStreamCaptureMode", 10010, thread_exchange_capture_mode),
     E("cuEventCreate", 2000, event_create),
     E("cuEventRecord", 2000, event_record),
     E("cuEventRecordWithFlags", 11010, event_record_flags),
@@ -1355,9 +1538,13 @@ const EntryPoint kEntries[] = {
 
 const EntryPoint* find_entry(const char* name, int version) {
   const EntryPoint* best = nullptr;
-  for (const auto& e : kEntries)
+  auto consider = [&](const EntryPoint& e) {
     if (std::strcmp(e.name, name) == 0 && e.version <= version && (!best || e.version > best->version))
       best = &e;
+  };
+  for (const auto& e : kEntries) consider(e);
+  for (const auto& e : pool_entries()) consider(e);
+  for (const auto& e : graph_entries()) consider(e);
   return best;
 }
 

@@ -105,7 +105,9 @@ bool device_attribute(const DeviceSpec& d, CUdevice_attribute a, int* v) {
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: *v = 0; return true;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: *v = modern; return true;
     case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: *v = 1; return true;
-    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: *v = 0; return true;
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH:
+      *v = 1;
+      return true;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
       *v = d.shared_per_block_optin;
       return true;
@@ -115,7 +117,7 @@ bool device_attribute(const DeviceSpec& d, CUdevice_attribute a, int* v) {
       return true;
     case CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: *v = 0; return true;
     case CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: *v = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *v = 0; return true;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *v = 1; return true;
     case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: *v = 0; return true;
     case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: *v = 0; return true;
     default:

@@ -14,6 +14,7 @@
 #include <regex>
 
 #include "runtime/fix_hooks.h"
+#include "runtime/mempool.h"
 #include "sass/tools.h"
 #include "session/launch_analysis.h"
 
@@ -95,11 +96,13 @@ void Driver::finish() {
     for (const auto& [base, a] : allocs) {
       if (a.internal || a.kind == MemKind::Registered) continue;
       ++n, bytes += a.size;
-      api_error("leak", fmt::format("{} allocation of {} bytes at 0x{:x} was not freed before exit",
+      api_error("leak", fmt::format("{} allocation of {} bytes at 0x{:x}{} was not freed before exit",
                                     a.kind == MemKind::Host      ? "pinned host"
                                     : a.kind == MemKind::Managed ? "managed"
                                                                  : "device",
-                                    a.size, base));
+                                    a.size, base,
+                                    a.pool ? fmt::format(" (cudaMallocAsync, from {})", pool_origin(a.pool))
+                                           : ""));
     }
     if (n) note(fmt::format("LEAK SUMMARY: {} bytes leaked in {} allocations", bytes, n));
   }
@@ -197,6 +200,7 @@ CUresult Driver::release(uint64_t base, const char* api) {
   }
   Allocation a = it->second;
   allocs.erase(it);
+  if (a.pool) pool_released(a.pool, a.size);
   device.memory().free(base);
   if (a.owned) ::munmap(reinterpret_cast<void*>(base), std::max<uint64_t>((a.size + 4095) & ~uint64_t{4095}, 4096));
   freed[base] = a.size;
@@ -278,7 +282,7 @@ CUresult error_code(const emu::LaunchError& e) {
 }  // namespace
 
 CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared,
-                        void** params, void** extra) {
+                        void** params, void** extra, bool cooperative) {
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
   watch_exit();
   if (sticky != CUDA_SUCCESS) return sticky;
@@ -343,6 +347,8 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   cfg.grid = grid;
   cfg.block = block;
   cfg.dynamic_shared = shared;
+  cfg.cooperative = cooperative;
+  cfg.stall_seconds = static_cast<double>(options.stall_seconds);
   bool selected = options.mode != Mode::Run;
   if (selected && !options.kernel_regex.empty()) {
     try {

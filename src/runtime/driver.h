@@ -27,6 +27,7 @@
 namespace smemlab::runtime {
 
 struct Module;
+struct MemPool;
 
 struct Function {
   Module* module = nullptr;
@@ -67,7 +68,8 @@ struct Allocation {
   MemKind kind = MemKind::Device;
   bool owned = true;      // mmap'ed by us (not cuMemHostRegister'ed)
   bool internal = false;  // ours (a __constant__ variable's copy), never a leak
-  uint64_t serial = 0;    // allocations made before this one (fix's snapshots)
+  uint64_t serial = 0;      // allocations made before this one (fix's snapshots)
+  MemPool* pool = nullptr;  // cudaMallocAsync's: the pool it came from
 };
 
 struct Event {
@@ -108,9 +110,10 @@ class Driver {
                uint8_t** p);
   CUresult copy(const char* api, uint64_t dst, uint64_t src, uint64_t bytes, int dst_dev,
                 int src_dev);
-  // Launch (cuLaunchKernel and friends).
+  // Launch (cuLaunchKernel and friends). Cooperative: all blocks resident
+  // at once, with a grid-sync workspace (the caller checked co-residency).
   CUresult launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared, void** params,
-                  void** extra);
+                  void** extra, bool cooperative = false);
 
   // The SASS level of `f`'s analyzed launches (docs/sass.md), once per kernel.
   const sass::KernelLevel& level_of(Function* f);

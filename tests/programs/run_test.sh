@@ -2,7 +2,8 @@
 # One program-mode test: run_test.sh CODE [EXPECT...] -- COMMAND...
 # Runs COMMAND (smemlab ... -- APP), and checks that it exits with CODE and
 # that its combined stdout/stderr matches every EXPECT (an extended regex,
-# one line). Prints the output on failure.
+# one line). Prints the output on failure. SMEMLAB_TEST_TIMEOUT: seconds
+# before COMMAND is stopped (default 300).
 set -u
 code=$1
 shift
@@ -14,7 +15,7 @@ done
 shift
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-timeout 300 "$@" >"$out" 2>&1
+timeout "${SMEMLAB_TEST_TIMEOUT:-300}" "$@" >"$out" 2>&1
 got=$?
 ok=1
 if [ "$got" != "$code" ]; then
