@@ -2,10 +2,12 @@
 // mode (docs/fix.md, "Program mode"). The program runs on the emulated
 // driver (src/runtime) three ways: once as built, recording the shared
 // accesses of its launches of K (the what-if data) and snapshotting device
-// memory after each (the proof's reference); then once per proven candidate
-// with K's module replaced by the PTX rebuilt from the rewritten FILE.cu
-// (runtime/fix_hooks.h). A candidate is verified when every snapshot, the
-// exit status and stdout are equal and `check` finds nothing new.
+// memory after each (the proof's reference), and a second time as built
+// before the first proof (is its stdout the same every run?); then once per
+// proven candidate with K's module replaced by the PTX rebuilt from the
+// rewritten FILE.cu (runtime/fix_hooks.h). A candidate is verified when every
+// snapshot and the exit status are equal, stdout too unless the program's
+// own runs differ in it, and `check` finds nothing new.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -363,12 +365,39 @@ int run_fix(const Options& o, const std::vector<std::string>& app) {
     throw UsageError(e.what());
   }
   const std::vector<fix::Snapshot> ref_snaps = fix::read_snapshots(ref_snap);
+  // A second run of the program as built, before the first proof, tells
+  // which of its outputs are its own run-to-run noise: a program that prints
+  // timings (events time the emulation) would otherwise have every candidate
+  // rejected for its stdout.
+  bool compare_stdout = true, noise_known = false;
+  auto learn_noise = [&] {
+    if (noise_known) return;
+    noise_known = true;
+    const std::string again_snap = dir + "/again.snap";
+    ProgramRun again = runs.run("again", {{"SMEMLAB_FIX_SNAPSHOT", again_snap}});
+    if (again.out != ref.out) {
+      compare_stdout = false;
+      fmt::print(stderr,
+                 "smemlab fix: note: the program's stdout differs between two runs of it as "
+                 "built {}; the proof compares device memory, exit status and check, not stdout\n",
+                 first_difference(ref.out, again.out));
+    }
+    std::vector<fix::Snapshot> again_snaps;
+    if (std::filesystem::exists(again_snap)) again_snaps = fix::read_snapshots(again_snap);
+    if (std::string d = fix::compare_snapshots(ref_snaps, again_snaps); !d.empty())
+      fmt::print(stderr,
+                 "smemlab fix: note: device memory after {} differs between two runs of the "
+                 "program as built ({}): its results are not deterministic, so no candidate can "
+                 "be proven equal\n",
+                 demangle(first.kernel), d);
+  };
   fix::RunResult original;
   original.findings = ref.findings;
   original.measured = measured_cost(launches, *sm90.front());
 
   unsigned proof = 0;
   fix::Runner runner = [&](const std::string& path, uint32_t dynamic_shared) {
+    learn_noise();
     fix::RunResult r;
     LaunchOptions lo = build;
     lo.file = path;
@@ -433,7 +462,7 @@ int run_fix(const Options& o, const std::vector<std::string>& app) {
                             ref.value("api_errors"));
       return r;
     }
-    if (got.out != ref.out) {
+    if (compare_stdout && got.out != ref.out) {
       r.error =
           "the program's stdout differs from the original's " + first_difference(ref.out, got.out);
       return r;

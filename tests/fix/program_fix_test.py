@@ -4,7 +4,7 @@
 with nvcc in a temporary directory (the program, from tests/fix/programs).
 
 usage: program_fix_test.py SMEMLAB NVCC SOURCE_ROOT CASE
-cases: transpose, dynamic, raw, clean, wrong_source, never_launched, override_shared,
+cases: transpose, dynamic, timed, raw, clean, wrong_source, never_launched, override_shared,
 recipe_shared"""
 import json
 import os
@@ -90,6 +90,17 @@ def case_dynamic(c):
     code, out, err = c.fix(src, "transposeDynamic", [app], "--nvcc-flags",
                            "-lineinfo -arch=sm_90 -o transpose_app")
     assert code == 0 and "-arch=sm_90 -o transpose_app left out" in err, out + err
+
+
+def case_timed(c):
+    """A program that prints a launch's time (its stdout differs between two runs
+    as built): the proof leaves stdout out, says so, and still verifies the fix
+    on device memory."""
+    src, app = c.build("transpose_app")
+    code, out, err = c.fix(src, "transposeTile", [app, "96", "64", "timed"], "--json")
+    assert code == 0, f"exit {code}\n{out}{err}"
+    assert "stdout differs between two runs of it as built" in err, err
+    assert verified(json.loads(out)), out
 
 
 def case_raw(c):

@@ -4,8 +4,10 @@
 // memory. Checks its results on the CPU and prints a checksum. The tile
 // kernel also reads a __constant__ and counts its blocks in a __device__
 // variable, so that a proof which replaces it must keep both bound.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 constexpr int kTile = 32;
@@ -66,7 +68,22 @@ int main(int argc, char** argv) {
   dim3 block(kTile, kRows);
   dim3 grid((width + kTile - 1) / kTile, (height + kTile - 1) / kTile);
   dim3 back((height + kTile - 1) / kTile, (width + kTile - 1) / kTile);
+  // "timed" (third argument): print the first launch's time, as programs
+  // that report bandwidth do; the line differs from run to run.
+  const bool timed = argc > 3 && std::strcmp(argv[3], "timed") == 0;
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  check(cudaEventRecord(start), "cudaEventRecord");
   transposeTile<<<grid, block>>>(d_b, d_a, width, height);
+  check(cudaEventRecord(stop), "cudaEventRecord");
+  check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+  if (timed)
+    std::printf("transposeTile: %.4f ms (at %lld ns)\n", ms,
+                static_cast<long long>(
+                    std::chrono::steady_clock::now().time_since_epoch().count()));
   transposeTile<<<back, block>>>(d_c, d_b, height, width);
   check(cudaMemcpy(b.data(), d_b, n * sizeof(float), cudaMemcpyDeviceToHost), "copy out");
   check(cudaMemcpy(c.data(), d_c, n * sizeof(float), cudaMemcpyDeviceToHost), "copy out");
