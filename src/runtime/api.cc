@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "runtime/driver.h"
 #include "runtime/graph.h"
@@ -1157,9 +1158,21 @@ CUresult launch_host_func(CUstream s, CUhostFn f, void* user) {
 
 // ---- streams and events ----------------------------------------------------
 
+// Every live stream, so that a program which exits without destroying one
+// leaves it reachable (like the driver's other tables, never destroyed: see
+// Driver's lifetime) rather than a leak that LeakSanitizer blames on us.
+std::set<Stream*>& live_streams() {
+  static auto* s = new std::set<Stream*>();
+  return *s;
+}
+
 CUresult stream_create(CUstream* s, unsigned flags) {
   if (!s) return CUDA_ERROR_INVALID_VALUE;
   auto* st = new Stream{flags, 0, g_stream_ids++};
+  {
+    LOCKED;
+    live_streams().insert(st);
+  }
   *s = reinterpret_cast<CUstream>(st);
   return CUDA_SUCCESS;
 }
@@ -1194,6 +1207,10 @@ CUresult stream_ctx(CUstream, CUcontext* c) {
 }
 CUresult stream_device(CUstream, CUdevice* dev) { return ctx_get_device(dev); }
 CUresult stream_destroy(CUstream s) {
+  {
+    LOCKED;
+    live_streams().erase(stream(s));
+  }
   delete stream(s);
   return CUDA_SUCCESS;
 }

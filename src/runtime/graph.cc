@@ -229,7 +229,7 @@ StreamCapture* capture_of(CUstream s) {
 
 Node* record(StreamCapture& c, CUgraphNodeType type, std::function<CUresult()> run) {
   Node* n = add_node(c.session->graph, type, c.tips, std::move(run));
-  c.tips = {n};
+  c.tips.assign(1, n);  // not `= {n}`: gcc 13 -O1 + ASan warns (array-bounds) on that copy
   return n;
 }
 
