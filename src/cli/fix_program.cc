@@ -74,6 +74,7 @@ class Runs {
     std::string status = base + ".status", output = base + ".log";
     pid_t pid = fork();
     if (pid == 0) {
+      preload_own_sanitizer();
       for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
       for (const auto& [k, v] : extra) setenv(k.c_str(), v.c_str(), 1);
       setenv("SMEMLAB_STATUS", status.c_str(), 1);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <link.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -47,6 +48,34 @@ std::string dir_of(const std::string& path) {
 }  // namespace
 
 // build/runtime/libcuda.so.1 beside build/smemlab (or SMEMLAB_RUNTIME_DIR).
+namespace {
+// The path of the ASan runtime this process was linked with ("" without
+// ASan), found at start-up: never look it up between fork and exec.
+std::string own_asan_runtime() {
+  std::string path;
+#if defined(__SANITIZE_ADDRESS__)
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        std::string name = info->dlpi_name ? info->dlpi_name : "";
+        if (name.find("/libasan.so") == std::string::npos) return 0;
+        *static_cast<std::string*>(data) = name;
+        return 1;
+      },
+      &path);
+#endif
+  return path;
+}
+const std::string kOwnAsanRuntime = own_asan_runtime();
+}  // namespace
+
+void preload_own_sanitizer() {
+  if (kOwnAsanRuntime.empty()) return;
+  const char* old = std::getenv("LD_PRELOAD");
+  std::string preload = old ? old : "";
+  if (preload.find("libasan.so") != std::string::npos) return;  // preloaded already
+  setenv("LD_PRELOAD", (kOwnAsanRuntime + (preload.empty() ? "" : ":" + preload)).c_str(), 1);
+}
+
 std::string runtime_dir() {
   if (const char* d = std::getenv("SMEMLAB_RUNTIME_DIR")) return d;
   char buf[4096];
@@ -177,6 +206,7 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
 
   pid_t pid = fork();
   if (pid == 0) {
+    preload_own_sanitizer();
     const char* old = std::getenv("LD_LIBRARY_PATH");
     setenv("LD_LIBRARY_PATH", (rt + (old && *old ? ":" + std::string(old) : "")).c_str(), 1);
     setenv("SMEMLAB_MODE", o.command.c_str(), 1);
@@ -247,8 +277,9 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
   uint64_t api_errors = st.value("api_errors", uint64_t{0});
   uint64_t failed = st.value("failed_kernels", uint64_t{0});
   if (!st.value("finished", false) && !WIFSIGNALED(ws))
-    say(o, "the program ended without running its exit handlers (_exit or exec): leak checks "
-           "and the summary are incomplete");
+    say(o,
+        "the program ended without running its exit handlers (_exit or exec): leak checks "
+        "and the summary are incomplete");
   if (o.command == "run") {
     say(o, fmt::format("{} kernel launches emulated{}", launches,
                        failed ? fmt::format(", {} failed", failed) : ""));
@@ -272,9 +303,10 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
 int program_main(int argc, char** argv, int dashdash) {
   ProgramOptions o;
   o.command = argv[1];
-  CLI::App app{fmt::format("smemlab {} [options] -- APP [ARGS...]: run a CUDA program on the "
-                           "emulator",
-                           o.command)};
+  CLI::App app{
+      fmt::format("smemlab {} [options] -- APP [ARGS...]: run a CUDA program on the "
+                  "emulator",
+                  o.command)};
   app.name("smemlab " + o.command);
   if (o.command != "run") {
     app.add_option("-k,--kernel-name", o.kernel_regex,
