@@ -6,6 +6,10 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+namespace smemlab::report {
+struct FixReport;
+}
+
 namespace smemlab::cli {
 
 // Exit codes shared by all subcommands.
@@ -34,6 +38,10 @@ int fix_program_mode(int argc, char** argv, int dashdash);
 // FILE as fix's reports and patches show it: relative to the working
 // directory (where `patch -p1` runs) when it lies below it.
 std::string shown_path(const std::string& file);
+// Prints fix's report in the chosen format (--patch, --json, --sarif, else
+// text; recipe and program mode alike) and returns fix's exit code: kFindings
+// when a conflicted array has no verified change, else kOk.
+int print_fix_report(const report::FixReport& rep, bool patch, bool json, bool sarif);
 void add_bench_command(CLI::App& app);    // defined in bench_command.cc (CUDA builds only)
 
 }  // namespace smemlab::cli

@@ -26,6 +26,23 @@ std::string shown_path(const std::string& file) {
   return file.rfind(dir, 0) == 0 ? file.substr(dir.size()) : file;
 }
 
+int print_fix_report(const report::FixReport& rep, bool patch, bool json, bool sarif) {
+  const fix::Result& result = *rep.result;
+  if (patch)
+    fmt::print("{}", result.patch.empty()
+                         ? ""
+                         : fix::unified_diff(rep.path, rep.source->text, result.patch));
+  else if (json)
+    fmt::print("{}\n", report::fix_json(rep).dump(1));
+  else if (sarif)
+    fmt::print("{}\n", report::fix_sarif(rep).dump(1));
+  else
+    fmt::print("{}", report::fix_text(rep));
+  for (size_t a = 0; a < result.arrays.size(); ++a)
+    if (result.arrays[a].skipped.empty() && !result.best_verified(a)) return kFindings;
+  return kOk;
+}
+
 namespace {
 
 struct FixOptions {
@@ -207,18 +224,7 @@ void fix_kernel(FixOptions& o) {
   rep.source = &source;
   rep.result = &result;
   rep.shown = o.shown;
-  if (o.patch)
-    fmt::print("{}",
-               result.patch.empty() ? "" : fix::unified_diff(rep.path, source.text, result.patch));
-  else if (o.json)
-    fmt::print("{}\n", report::fix_json(rep).dump(1));
-  else if (o.sarif)
-    fmt::print("{}\n", report::fix_sarif(rep).dump(1));
-  else
-    fmt::print("{}", report::fix_text(rep));
-
-  for (size_t a = 0; a < result.arrays.size(); ++a)
-    if (result.arrays[a].skipped.empty() && !result.best_verified(a)) throw ExitCode{kFindings};
+  if (print_fix_report(rep, o.patch, o.json, o.sarif) != kOk) throw ExitCode{kFindings};
 }
 
 }  // namespace

@@ -504,19 +504,7 @@ int run_fix(const Options& o, const std::vector<std::string>& app) {
     rep.launches.push_back(l.index);
     if (!(l.grid == first.grid)) rep.grids_differ = true;
   }
-  if (o.patch)
-    fmt::print("{}",
-               result.patch.empty() ? "" : fix::unified_diff(rep.path, source.text, result.patch));
-  else if (o.json)
-    fmt::print("{}\n", report::fix_json(rep).dump(1));
-  else if (o.sarif)
-    fmt::print("{}\n", report::fix_sarif(rep).dump(1));
-  else
-    fmt::print("{}", report::fix_text(rep));
-
-  for (size_t a = 0; a < result.arrays.size(); ++a)
-    if (result.arrays[a].skipped.empty() && !result.best_verified(a)) return kFindings;
-  return kOk;
+  return print_fix_report(rep, o.patch, o.json, o.sarif);
 }
 
 }  // namespace
