@@ -1,14 +1,16 @@
 #include "fix/rewrite.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
+#include <string>
 
 namespace smemlab::fix {
 namespace {
 
 SourceModel parse(const std::string& text) {
-  std::string path = ::testing::TempDir() + "/rewrite_test.cu";
+  std::string path = ::testing::TempDir() + "/rewrite_test_" + std::to_string(getpid()) + ".cu";
   std::ofstream(path) << text;
   return parse_source(path, {});
 }

@@ -1,14 +1,17 @@
 #include "fix/source_model.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
+#include <string>
 
 namespace smemlab::fix {
 namespace {
 
 std::string write_temp(const std::string& text) {
-  std::string path = ::testing::TempDir() + "/source_model_test.cu";
+  std::string path =
+      ::testing::TempDir() + "/source_model_test_" + std::to_string(getpid()) + ".cu";
   std::ofstream(path) << text;
   return path;
 }

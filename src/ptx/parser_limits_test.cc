@@ -1,9 +1,11 @@
 // Broken and hostile PTX: each input is an error naming FILE:LINE:COL, never
 // a crash, an overflow or unbounded memory (issue 10's findings).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
+#include <string>
 
 #include "ptx/parser.h"
 
@@ -27,8 +29,8 @@ TEST(ParserLimits, NegativeArraySize) {
 }
 
 TEST(ParserLimits, ArrayDimensionsOverflow) {
-  std::string e = error_of(std::string(kHead) +
-                           ".global .b32 g[4611686018427387904][4611686018427387904];\n");
+  std::string e =
+      error_of(std::string(kHead) + ".global .b32 g[4611686018427387904][4611686018427387904];\n");
   EXPECT_EQ(e, "x.ptx:4:16: 'g' is larger than 1073741824 bytes (the limit for one variable)");
   e = error_of(std::string(kHead) + ".global .b32 g[65536][65536];\n");
   EXPECT_EQ(e, "x.ptx:4:23: 'g' is larger than 1073741824 bytes (the limit for one variable)");
@@ -66,8 +68,8 @@ TEST(ParserLimits, RegisterCountsAreCapped) {
   EXPECT_EQ(error_of(fn + " .reg .b32 %r<-1>;\n ret;\n}\n"),
             "x.ptx:6:15: register count -1 out of range (0 to 65536)");
   // A huge register index in an inner scope is just an undeclared name.
-  Module m = parse(fn + " { .reg .b32 %r<2>; mov.b32 %r99999999999999999999, 1; }\n ret;\n}\n",
-                   "x.ptx");
+  Module m =
+      parse(fn + " { .reg .b32 %r<2>; mov.b32 %r99999999999999999999, 1; }\n ret;\n}\n", "x.ptx");
   EXPECT_EQ(m.functions[0].body[0].operands[0].name, "%r99999999999999999999");
 }
 
@@ -109,7 +111,8 @@ TEST(ParserLimits, FilesMustBeRegularAndBounded) {
   } catch (const ParseError& e) {
     EXPECT_STREQ(e.what(), "/dev/zero:0:0: not a regular file");
   }
-  std::string path = ::testing::TempDir() + "/parser_limits_big.ptx";
+  std::string path =
+      ::testing::TempDir() + "/parser_limits_big_" + std::to_string(getpid()) + ".ptx";
   {
     std::ofstream out(path);
     out.seekp(kMaxFileBytes);
