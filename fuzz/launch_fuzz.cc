@@ -4,54 +4,55 @@
 // may come out.
 #include <sstream>
 
-#include "cli/launch_options.h"
 #include "fuzz/fuzz_main.h"
+#include "session/launch_spec.h"
 
 using namespace smemlab;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::stringstream in(fuzz::text_of(data, size));
-  cli::PreparedInput input;
+  session::PreparedInput input;
   int n = 0;
   for (std::string l; std::getline(in, l);) {
     input.recipes.push_back(l);
     input.recipe_lines.push_back(++n);
     input.recipe_columns.push_back(12);
   }
-  cli::LaunchOptions o;
+  session::LaunchOptions o;
   o.file = "fuzz.cu";
   try {
-    cli::apply_recipe(o, input);
-  } catch (const cli::UsageError&) {
+    session::apply_recipe(o, input);
+  } catch (const session::UsageError&) {
   }
   try {
     if (!o.grid.empty() && !o.block.empty())
-      emu::launch_limits_error(cli::parse_dim(o.grid, "--grid"), cli::parse_dim(o.block, "--block"));
-  } catch (const cli::UsageError&) {
+      emu::launch_limits_error(session::parse_dim(o.grid, "--grid"),
+                               session::parse_dim(o.block, "--block"));
+  } catch (const session::UsageError&) {
   }
-  std::vector<cli::ArgSpec> specs;
+  std::vector<session::ArgSpec> specs;
   uint64_t bytes = 0;
   bool files = false;
   for (const auto& a : o.args) {
     try {
-      specs.push_back(cli::parse_arg(a));
+      specs.push_back(session::parse_arg(a));
       bytes += specs.back().count * specs.back().elem_size;
-      files |= specs.back().init == cli::ArgSpec::Init::File;
-    } catch (const cli::UsageError&) {
+      files |= specs.back().init == session::ArgSpec::Init::File;
+    } catch (const session::UsageError&) {
     }
   }
   // Buffers up to 1 MiB (the caps are tested elsewhere; here: the fill code).
   if (bytes <= (1u << 20) && !files) {
     emu::Device dev;
     try {
-      cli::prepare_args(dev, specs);
-    } catch (const cli::UsageError&) {
+      session::prepare_args(dev, specs);
+    } catch (const session::UsageError&) {
     }
   }
   try {
-    cli::resolve_kernel(input.recipes, o.kernel);
-  } catch (const cli::UsageError&) {
+    session::resolve_kernel(input.recipes, o.kernel);
+  } catch (const session::UsageError&) {
   }
-  for (const auto& r : input.recipes) cli::demangle(r);
+  for (const auto& r : input.recipes) session::demangle(r);
   return 0;
 }

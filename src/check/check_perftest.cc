@@ -23,7 +23,7 @@
 #include "check/bank_stats.h"
 #include "check/defects.h"
 #include "check/observer_set.h"
-#include "cli/launch_options.h"
+#include "session/launch_spec.h"
 
 namespace smemlab::check {
 namespace {
@@ -54,16 +54,16 @@ struct Launch {
 
 void run(benchmark::State& state, const char* file, const char* kernel, const Launch& launch = {}) {
   auto mode = static_cast<Mode>(state.range(0));
-  cli::LaunchOptions o;
+  session::LaunchOptions o;
   o.file = kernel_file(file);
   o.kernel = kernel;
   o.threads = 1;
   o.grid = launch.grid;
   o.block = launch.block;
   o.args = launch.args;
-  cli::Prepared p;
+  session::Prepared p;
   try {
-    cli::prepare_launch(o, &p);
+    session::prepare_launch(o, &p);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -139,8 +139,8 @@ void BM_matmul_tiled16_k2048(benchmark::State& s) {
   run(s, "matmul.cu", "matmul_tiled16",
       {"2,2",
        "16,16",
-       {"float[65536]=random(1)", "float[65536]=random(2)", "float[1024]=zeros", "int=32",
-        "int=32", "int=2048"}});
+       {"float[65536]=random(1)", "float[65536]=random(2)", "float[1024]=zeros", "int=32", "int=32",
+        "int=2048"}});
 }
 
 void modes(benchmark::internal::Benchmark* b) {
@@ -176,15 +176,14 @@ class RatioReporter : public benchmark::ConsoleReporter {
       if (at == std::string::npos) continue;
       int mode = std::atoi(name.c_str() + at + 6);
       auto& slot = times_[name.substr(0, at)];
-      if (r.run_type == Run::RT_Aggregate || !slot.count(mode))
-        slot[mode] = r.GetAdjustedCPUTime();
+      if (r.run_type == Run::RT_Aggregate || !slot.count(mode)) slot[mode] = r.GetAdjustedCPUTime();
     }
   }
   void Finalize() override {
     ConsoleReporter::Finalize();
     std::printf("\nCPU time per launch over plain emulation (run = mode 0):\n");
-    std::printf("%-32s %12s %16s %16s %16s\n", "launch", "run (us)", "bank+access",
-                "DefectCheck", "all (analyze)");
+    std::printf("%-32s %12s %16s %16s %16s\n", "launch", "run (us)", "bank+access", "DefectCheck",
+                "all (analyze)");
     for (const auto& [launch, t] : times_) {
       if (!t.count(kNone)) continue;
       double base = t.at(kNone);

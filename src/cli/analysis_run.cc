@@ -34,7 +34,7 @@ void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun*
                   const std::string& blocks, sass::Level level,
                   emu::KernelObserver* extra) {
   auto models = parse_models(archs);
-  prepare_launch(o, &out->prepared);
+  prepare_launch_with_progress(o, &out->prepared);
   Prepared& p = out->prepared;
   try {
     p.config.only_blocks = session::sample_blocks(p.config.grid, blocks);

@@ -542,14 +542,7 @@ int fix_program_mode(int argc, char** argv, int dashdash) {
       "Exit status: 0 nothing to fix or every conflicted array has a verified fix; 1 one has "
       "none; 2 usage or input error (FILE.cu not the kernel's source, K never launched, ...); 4 "
       "the program as built fails (a kernel fault, a crash).");
-  std::vector<std::string> front(argv + 2, argv + dashdash);
-  std::reverse(front.begin(), front.end());
-  try {
-    app.parse(front);
-  } catch (const CLI::ParseError& e) {
-    int c = app.exit(e);
-    return c == 0 ? kOk : kUsage;
-  }
+  if (int code = parse_options_before_dashdash(app, argv, dashdash); code >= 0) return code;
   std::vector<std::string> prog(argv + dashdash + 1, argv + argc);
   try {
     if (prog.empty()) throw UsageError("no program after '--'");
@@ -562,6 +555,9 @@ int fix_program_mode(int argc, char** argv, int dashdash) {
     return kUsage;
   } catch (const ExitCode& e) {
     return e.code;
+  } catch (const session::Interrupted&) {
+    fmt::print(stderr, "smemlab: interrupted\n");
+    return kInterrupted;
   }
 }
 

@@ -1,130 +1,41 @@
-// Launch options shared by `smemlab run`, `analyze` and `check`: the input
-// file (.cu compiled with nvcc, or .ptx), --kernel/--grid/--block/--shared/
-// --arg, the in-file recipe `// smemlab: ...`, kernel-name resolution
-// (mangled, demangled, or demangled without its parameter list), and turning
-// --arg SPECs into emulator buffers. Errors throw UsageError (exit code 2).
-// Also the long-run conveniences of those commands: a progress line on a
-// terminal and Ctrl-C (SIGINT/SIGTERM) stopping cleanly (exit code 130).
+// The launch flags of `smemlab run`, `analyze`, `check`, `report` and `fix`
+// (FILE, --kernel/--grid/--block/--shared/--arg, nvcc pass-through, --threads,
+// --budget, --quiet) on a CLI11 command; what they mean and how a launch is
+// made ready from them is session/launch_spec.h. Also the long-run
+// conveniences of those commands: a progress line on a terminal and Ctrl-C
+// stopping cleanly (exit code 130, session/interrupt.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <cstdint>
-#include <stdexcept>
-#include <string>
-#include <vector>
 
-#include "emu/launch.h"
-#include "emu/ops_texture.h"
-#include "ptx/demangle.h"
+#include "session/interrupt.h"
+#include "session/launch_spec.h"
 
 namespace smemlab::cli {
 
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-struct ArgSpec {
-  std::string text;  // as given
-  std::string type;  // "float", "int", ...
-  uint32_t elem_size = 4;
-  bool is_float = false, is_signed = true;
-  bool buffer = false;
-  uint64_t count = 0;  // buffer elements
-  enum class Init { Zeros, Iota, Random, File, List } init = Init::Zeros;
-  bool half = false;  // float of 2 bytes: f16, or bf16 when bf16 is set
-  bool bf16 = false;
-  bool pointer = false;           // ptr: an 8-byte device address, may be "@I[+OFFSET]"
-  bool raw = false;               // bytes=HEX: the parameter's bytes as given (structs)
-  std::vector<std::string> list;  // TYPE[N]={v0,v1,...}
-  uint64_t seed = 0;
-  std::string path;   // file:PATH
-  std::string value;  // scalar value text
-  // texNd:/surfNd: a texture or surface object over this buffer (its
-  // elements are the texels' channels); the kernel gets the object's handle.
-  enum class Object { None, Texture, Surface } object = Object::None;
-  emu::texture::Descriptor desc;  // format, channels, dims, extent, sampling
-};
-
-struct LaunchOptions {
-  std::string file;
-  std::string kernel;
-  std::string grid, block;
-  uint32_t shared = 0;
-  std::vector<std::string> args;
-  std::string arch = "sm_90";
-  unsigned threads = 0;
-  uint64_t budget = 500'000'000;
-  std::vector<std::string> nvcc_args;  // passed to nvcc for .cu input (-I, -D, --Xnvcc, ...)
-  std::string keep_ptx;                // directory to keep the generated PTX in
-  bool quiet = false;  // no progress line
-  bool launch_flags_given() const {
-    return !grid.empty() || !block.empty() || !args.empty() || shared != 0;
-  }
-};
+using session::apply_recipe;
+using session::ArgSpec;
+using session::demangle;
+using session::LaunchOptions;
+using session::parse_arg;
+using session::parse_dim;
+using session::prepare_args;
+using session::prepare_input;
+using session::Prepared;
+using session::PreparedArgs;
+using session::PreparedInput;
+using session::resolve_kernel;
+using session::scalar_bytes;
+using session::UsageError;
 
 // Registers FILE and the launch flags on `cmd`.
 void add_launch_options(CLI::App* cmd, LaunchOptions& o);
 
-// Input files (.cu, .ptx) larger than this are rejected before reading.
-constexpr uint64_t kMaxInputBytes = 64ull << 20;
+// session::prepare_launch plus the progress line unless --quiet.
+void prepare_launch_with_progress(const LaunchOptions& o, Prepared* p);
 
-struct PreparedInput {
-  std::string ptx_path;              // the PTX to load (a temporary file for .cu input)
-  std::vector<std::string> recipes;  // `// smemlab:` lines of the .cu/.ptx, without the prefix
-  std::vector<int> recipe_lines;     // the line (1-based) of each recipe
-  std::vector<int> recipe_columns;   // the column where each recipe's text starts
-  bool temporary = false;
-  std::string temp_dir;  // nvcc's output and scratch files (removed with it)
-  PreparedInput() = default;
-  PreparedInput(const PreparedInput&) = delete;
-  PreparedInput& operator=(const PreparedInput&) = delete;
-  ~PreparedInput();
-};
-
-// Compiles a .cu with `nvcc -ptx -lineinfo -arch=ARCH` (nvcc from PATH or
-// /usr/local/cuda/bin) or takes a .ptx as is; reads the recipes.
-void prepare_input(const LaunchOptions& o, PreparedInput* out);
-
-// Fills missing launch flags from the recipe (the one naming o.kernel if
-// given, else the first) when no launch flags were given on the command line.
-void apply_recipe(LaunchOptions& o, const PreparedInput& in);
-
-// Mangled, demangled, or demangled-without-parameters name -> mangled name.
-std::string resolve_kernel(const std::vector<std::string>& mangled, const std::string& want);
-using ptx::demangle;
-
-emu::Dim3 parse_dim(const std::string& s, const char* what);
-// Checks everything about the spec that does not need the kernel: type,
-// scalar value in the type's range, buffer size within kMaxAllocationBytes.
-ArgSpec parse_arg(const std::string& s);
-// A scalar --arg's bytes (little-endian, elem_size of them).
-emu::ArgBytes scalar_bytes(const ArgSpec& a);
-
-// Allocates and fills buffers; returns the kernel argument bytes.
-struct PreparedArgs {
-  std::vector<emu::ArgBytes> bytes;
-  std::vector<uint64_t> buffer;  // device address per argument, 0 for scalars
-};
-PreparedArgs prepare_args(emu::Device& dev, const std::vector<ArgSpec>& specs);
-
-// Everything up to a ready launch: input, recipe, module, kernel, args.
-struct Prepared {
-  PreparedInput input;
-  emu::Device device;
-  std::unique_ptr<emu::Module> module;
-  std::string kernel;  // mangled
-  emu::LaunchConfig config;
-  std::vector<ArgSpec> specs;
-  PreparedArgs args;
-};
-void prepare_launch(LaunchOptions o, Prepared* p);
-
-// Ctrl-C: prepare_launch installs SIGINT/SIGTERM handlers that set this flag
-// (p->config.stop points at it); a second signal exits at once, removing
-// the temporary files. After a launch, stop_if_interrupted prints a line
-// and throws ExitCode{kInterrupted} when the flag is set.
-const std::atomic<bool>& interrupted();
+// After a launch: when Ctrl-C was pressed, prints a line and throws
+// ExitCode{kInterrupted}.
 void stop_if_interrupted();
 
 }  // namespace smemlab::cli

@@ -338,14 +338,7 @@ int program_main(int argc, char** argv, int dashdash) {
       "Exit status: the program's own (128+N if signal N killed it); check: 1 when it found "
       "errors; analyze --fail-on-excess: 1 above the threshold; 2 usage errors (APP missing or "
       "not executable).");
-  std::vector<std::string> front(argv + 2, argv + dashdash);
-  std::reverse(front.begin(), front.end());
-  try {
-    app.parse(front);
-  } catch (const CLI::ParseError& e) {
-    int c = app.exit(e);
-    return c == 0 ? kOk : kUsage;
-  }
+  if (int code = parse_options_before_dashdash(app, argv, dashdash); code >= 0) return code;
   std::vector<std::string> prog(argv + dashdash + 1, argv + argc);
   if (prog.empty()) {
     fmt::print(stderr, "smemlab {}: error: no program after '--'\n", o.command);

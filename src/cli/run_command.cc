@@ -136,7 +136,7 @@ std::string format_value(const ArgSpec& a, const uint8_t* p) {
 
 void run(RunOptions& o) {
   Prepared p;
-  prepare_launch(o.launch, &p);
+  prepare_launch_with_progress(o.launch, &p);
   std::vector<std::pair<size_t, std::string>> dumps;
   for (const auto& d : o.dumps) {
     size_t eq = d.find('=');

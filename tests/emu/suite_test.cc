@@ -10,8 +10,8 @@
 #include <random>
 #include <set>
 
-#include "cli/launch_options.h"
 #include "emu_test_util.h"
+#include "session/launch_spec.h"
 
 namespace smemlab::emu::test {
 namespace {
@@ -43,17 +43,18 @@ void expect_ok(const LaunchStatus& st, const std::string& k) {
 
 // Runs every recipe of kernels/TOPIC.cu on the sm_90 PTX and hands the
 // prepared launch (buffers included) to `check` after a successful run.
-void for_each_recipe(const std::string& topic, const std::function<void(cli::Prepared&)>& check) {
+void for_each_recipe(const std::string& topic,
+                     const std::function<void(session::Prepared&)>& check) {
   int runs = 0;
   for (const auto& r : recipes_of(std::string(SMEMLAB_SOURCE_DIR) + "/kernels/" + topic + ".cu")) {
     SCOPED_TRACE(r);
-    cli::LaunchOptions o;
-    cli::PreparedInput in;
+    session::LaunchOptions o;
+    session::PreparedInput in;
     in.recipes = {r};
-    cli::apply_recipe(o, in);
+    session::apply_recipe(o, in);
     o.file = suite(topic);
-    cli::Prepared p;
-    ASSERT_NO_THROW(cli::prepare_launch(o, &p));
+    session::Prepared p;
+    ASSERT_NO_THROW(session::prepare_launch(o, &p));
     auto st = launch_raw(*p.module, p.kernel, p.config, p.args.bytes);
     ASSERT_TRUE(st.ok()) << st.error->what();
     check(p);
@@ -63,13 +64,13 @@ void for_each_recipe(const std::string& topic, const std::function<void(cli::Pre
 }
 
 template <class V>
-std::vector<V> arg_buffer(const cli::Prepared& p, size_t i) {
+std::vector<V> arg_buffer(const session::Prepared& p, size_t i) {
   return download<V>(p.device, p.args.buffer[i], p.specs[i].count);
 }
-int arg_int(const cli::Prepared& p, size_t i) { return std::stoi(p.specs[i].value); }
+int arg_int(const session::Prepared& p, size_t i) { return std::stoi(p.specs[i].value); }
 
 TEST(Suite, MatmulRecipesMatchDoubleReference) {
-  for_each_recipe("matmul", [](cli::Prepared& p) {
+  for_each_recipe("matmul", [](session::Prepared& p) {
     auto A = arg_buffer<float>(p, 0), B = arg_buffer<float>(p, 1), C = arg_buffer<float>(p, 2);
     int M = arg_int(p, 3), N = arg_int(p, 4), K = arg_int(p, 5);
     double err = 0, norm = 0;
@@ -85,7 +86,7 @@ TEST(Suite, MatmulRecipesMatchDoubleReference) {
 }
 
 TEST(Suite, TransposeRecipesMatchReference) {
-  for_each_recipe("transpose", [](cli::Prepared& p) {
+  for_each_recipe("transpose", [](session::Prepared& p) {
     auto in = arg_buffer<float>(p, 0), out = arg_buffer<float>(p, 1);
     int rows = arg_int(p, 2), cols = arg_int(p, 3);
     bool copy = p.kernel.find("Copy") != std::string::npos;
@@ -282,14 +283,14 @@ void run_recipes(const std::string& ptx_dir, const std::string& suffix) {
     ASSERT_TRUE(std::filesystem::exists(ptx)) << ptx;
     for (const auto& r : recipes_of(entry.path().string())) {
       SCOPED_TRACE(topic + ":" + r);
-      cli::LaunchOptions o;
-      cli::PreparedInput in;
+      session::LaunchOptions o;
+      session::PreparedInput in;
       in.recipes = {r};
-      cli::apply_recipe(o, in);
+      session::apply_recipe(o, in);
       o.file = ptx;
-      cli::Prepared p;
+      session::Prepared p;
       try {
-        cli::prepare_launch(o, &p);
+        session::prepare_launch(o, &p);
       } catch (const std::exception& e) {
         ADD_FAILURE() << e.what();
         continue;
