@@ -39,6 +39,7 @@ class ShadowWords {
     bytes_.clear();
   }
   void add(size_t words) { words_.resize(words_.size() + words); }
+  size_t size() const { return words_.size(); }
   bool whole(uint32_t slot) const { return words_[slot].bytes == kWhole; }
   Shadow& word(uint32_t slot) { return words_[slot].shadow; }
   Shadow& byte(uint32_t slot, unsigned k) {
@@ -66,11 +67,13 @@ std::string dim_text(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d
 
 class BlockDefects final : public emu::BlockObserver {
  public:
-  BlockDefects(DefectCheck& owner, emu::Dim3 block) : owner_(owner), block_(block) {}
+  BlockDefects(DefectCheck& owner, emu::Dim3 block)
+      : owner_(owner), block_(block), compact_(owner.fast_paths_) {}
 
   void on_block_begin(emu::Dim3, emu::Dim3 dim, uint32_t shared_bytes) override {
     threads_ = static_cast<uint32_t>(dim.count());
     shared_.reset(shared_bytes / 4 + 1);
+    quiet_until_.assign(shared_bytes / 4 + 1, 0);
     wepoch_.assign((threads_ + 31) / 32, 0);
   }
 
@@ -93,14 +96,21 @@ class BlockDefects final : public emu::BlockObserver {
         a.width % 4 == 0) {
       // Most shared loads read whole words that need no update (see
       // quiet_read): tested here per lane without the general path's setup.
+      // A broadcast (every lane at one address) is one test when its words
+      // are quiet for every thread.
+      if (lo == hi && compact_) {
+        bool quiet = true;
+        for (uint64_t w = lo / 4; quiet && w < (lo + a.width) / 4; ++w)
+          quiet = quiet_until_[w] == epoch_ + 1;
+        if (quiet) return;
+      }
       for (uint32_t m = a.mask; m; m &= m - 1) {
         unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
         uint32_t thread = a.warp * 32 + lane;
         uint64_t addr = a.addr[lane];
         bool quiet = true;
         for (uint64_t w = addr / 4; quiet && w < (addr + a.width) / 4; ++w)
-          quiet = shared_.whole(static_cast<uint32_t>(w)) &&
-                  quiet_read(shared_.word(static_cast<uint32_t>(w)), thread);
+          quiet = quiet_shared(static_cast<uint32_t>(w), thread);
         if (!quiet) shared(a, thread, addr, true);
       }
       return;
@@ -191,11 +201,23 @@ class BlockDefects final : public emu::BlockObserver {
   // the accesses made. Records come 32 words (a 128-byte line) at a time:
   // global_lines numbers the lines, and word w of line slot L has record
   // L * 32 + w % 32, so a warp's coalesced access looks up a line once.
+  //
+  // The record also holds the word's hazard shadow while that is one plain
+  // whole-word read (most global words: streamed in once by one thread),
+  // so such a word costs these 24 bytes instead of a full Shadow record;
+  // the second thread, a write, an atomic or a sub-word access gives it a
+  // full record (`full_record`).
+  enum : uint8_t { kFresh, kReadOnce, kFull };
   struct GlobalTouch {
-    uint8_t touched = 0, written = 0;       // bytes of the word
-    bool after_atomic = false;              // the block had used a global atomic before
     const emu::InstrInfo* instr = nullptr;  // first write, else first access
     uint32_t thread = 0;
+    // kReadOnce: the shadow is a read by `thread` at `instr` in barrier
+    // epoch `epoch` and warp-sync epoch `aux`; kFull: `aux` is its record
+    // in global_shadow_; kFresh: no access to the word's shadow yet.
+    uint32_t epoch = 0, aux = 0;
+    uint8_t touched = 0, written = 0;  // bytes of the word
+    bool after_atomic = false;         // the block had used a global atomic before
+    uint8_t state = kFresh;
   };
   static constexpr uint32_t kLineWords = 32;
   WordMap global_lines;                   // 128-byte line -> line slot
@@ -312,6 +334,18 @@ class BlockDefects final : public emu::BlockObserver {
   bool quiet_read(const Shadow& s, uint32_t thread) const {
     return s.ever_written && quiet_global_read(s, thread);
   }
+  // quiet_read of a whole shared word. A word quiet for two readers of this
+  // epoch (r2) is quiet for every thread until the epoch ends or the word
+  // is written or split: quiet_until_ notes that, one 4-byte test per lane
+  // instead of the word's 96-byte record.
+  bool quiet_shared(uint32_t w, uint32_t thread) {
+    if (quiet_until_[w] == epoch_ + 1) return true;
+    if (!shared_.whole(w)) return false;
+    const Shadow& s = shared_.word(w);
+    if (!quiet_read(s, thread)) return false;
+    if (s.r2 && compact_) quiet_until_[w] = epoch_ + 1;
+    return true;
+  }
 
   // `in_bounds`: the whole warp's access is known to be inside one variable.
   void shared(const emu::MemAccess& a, uint32_t thread, uint64_t addr, bool in_bounds) {
@@ -327,13 +361,18 @@ class BlockDefects final : public emu::BlockObserver {
     // neither a read of the bytes it fills nor an atomic.
     bool reads = a.op != emu::MemOp::Store && a.op != emu::MemOp::CpAsyncStore;
     bool writes = a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad;
+    if (writes || addr % 4 != 0 || a.width % 4 != 0)  // may write or split its words
+      for (uint64_t w = addr / 4; w <= (addr + a.width - 1) / 4; ++w) quiet_until_[w] = 0;
     hazards(a, thread, addr, reads, writes, shared_,
-            [](uint64_t word) { return static_cast<uint32_t>(word); });
+            [](uint64_t word, uint64_t, uint64_t) { return static_cast<uint32_t>(word); });
   }
 
   // RAW/WAR/WAW hazards between threads of the block over the bytes of one
   // lane's access, on shared memory (and its `uninitialized` reads) or on
-  // global memory; `slot_of` numbers the access's words in `mem`.
+  // global memory; `slot_of(word, lo, hi)` numbers the access's words in
+  // `mem` (bytes [lo, hi) of `word` accessed), or says kSettled: it has
+  // applied the access to the word itself (a compact record) and found no
+  // hazard.
   template <class SlotOf>
   void hazards(const emu::MemAccess& a, uint32_t thread, uint64_t addr, bool reads, bool writes,
                ShadowWords& mem, SlotOf slot_of) {
@@ -441,8 +480,9 @@ class BlockDefects final : public emu::BlockObserver {
       }
     };
     for (uint64_t word = addr / 4; word <= (addr + a.width - 1) / 4; ++word) {
-      uint32_t slot = slot_of(word);
       uint64_t lo = std::max(addr, word * 4), hi = std::min(addr + a.width, word * 4 + 4);
+      uint32_t slot = slot_of(word, lo, hi);
+      if (slot == kSettled) continue;
       if (mem.whole(slot) && hi - lo == 4) {
         visit(mem.word(slot), lo);
         continue;
@@ -490,34 +530,70 @@ class BlockDefects final : public emu::BlockObserver {
     // later accesses are taken to follow the kernel's own inter-block
     // protocol (last-block-done, tickets) and are not reported.
     if (!plain) atomic_seen_ = true;
-    hazards(a, thread, addr, reads, writes, global_shadow_, [&](uint64_t word) {
-      uint64_t line = word / kLineWords;
-      if (line != last_line_ || !has_line_) {
-        uint32_t l = global_lines.slot(line);
-        if (size_t{l} * kLineWords == global_touch.size()) {
-          global_touch.resize(global_touch.size() + kLineWords);
-          global_shadow_.add(kLineWords);
-        }
-        last_line_ = line;
-        last_base_ = l * kLineWords;
-        has_line_ = true;
-      }
-      uint32_t slot = last_base_ + static_cast<uint32_t>(word % kLineWords);
-      if (plain) {
-        uint64_t lo = std::max(addr, word * 4), hi = std::min(addr + a.width, word * 4 + 4);
-        auto bytes = static_cast<uint8_t>(((1u << (hi - lo)) - 1u) << (lo - word * 4));
-        GlobalTouch& t = global_touch[slot];
-        bool write = a.op == emu::MemOp::Store;
-        if (!t.touched || (write && !t.written)) {  // first access, then first write
-          t.after_atomic = atomic_seen_;
-          t.instr = a.instr;
-          t.thread = thread;
-        }
-        t.touched |= bytes;
-        if (write) t.written |= bytes;
-      }
-      return slot;
-    });
+    bool plain_read = a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad;
+    uint32_t warp = thread / 32;
+    hazards(a, thread, addr, reads, writes, global_shadow_,
+            [&](uint64_t word, uint64_t lo, uint64_t hi) {
+              uint64_t line = word / kLineWords;
+              if (line != last_line_ || !has_line_) {
+                uint32_t l = global_lines.slot(line);
+                if (size_t{l} * kLineWords == global_touch.size())
+                  global_touch.resize(global_touch.size() + kLineWords);
+                last_line_ = line;
+                last_base_ = l * kLineWords;
+                has_line_ = true;
+              }
+              GlobalTouch& t = global_touch[last_base_ + static_cast<uint32_t>(word % kLineWords)];
+              // What hazards() would do to a fresh word, or to one this
+              // thread alone read (once, or again in this epoch or from the
+              // same instruction): record the read, report nothing.
+              uint32_t shadow = kSettled;
+              if (compact_ && plain_read && hi - lo == 4 && t.state == kFresh) {
+                t.state = kReadOnce;
+                t.epoch = epoch_;
+                t.aux = wepoch_[warp];
+              } else if (compact_ && plain_read && hi - lo == 4 && t.state == kReadOnce &&
+                         t.thread == thread && (t.epoch == epoch_ || t.instr == a.instr)) {
+                if (t.epoch != epoch_) {
+                  t.epoch = epoch_;
+                  t.aux = wepoch_[warp];
+                }
+              } else {
+                shadow = full_record(t);
+              }
+              if (plain) {
+                auto bytes = static_cast<uint8_t>(((1u << (hi - lo)) - 1u) << (lo - word * 4));
+                bool write = a.op == emu::MemOp::Store;
+                if (!t.touched || (write && !t.written)) {  // first access, then first write
+                  t.after_atomic = atomic_seen_;
+                  t.instr = a.instr;
+                  t.thread = thread;
+                }
+                t.touched |= bytes;
+                if (write) t.written |= bytes;
+              }
+              return shadow;
+            });
+  }
+
+  // The full shadow record of a global word, made from its compact state.
+  // Called before the access updates `t.instr`/`t.thread` (a first write
+  // takes them over).
+  uint32_t full_record(GlobalTouch& t) {
+    if (t.state == kFull) return t.aux;
+    auto i = static_cast<uint32_t>(global_shadow_.size());
+    global_shadow_.add(1);
+    if (t.state == kReadOnce) {
+      Shadow& s = global_shadow_.word(i);
+      s.read = true;
+      s.r_thread = t.thread;
+      s.r_instr = t.instr;
+      s.r_epoch = t.epoch;
+      s.r_wepoch = t.aux;
+    }
+    t.state = kFull;
+    t.aux = i;
+    return i;
   }
 
  public:
@@ -532,13 +608,18 @@ class BlockDefects final : public emu::BlockObserver {
  private:
   DefectCheck& owner_;
   emu::Dim3 block_;
+  bool compact_;  // DefectCheck::fast_paths_: compact global records, quiet-word notes
   uint32_t threads_ = 0, exited_ = 0, epoch_ = 0;
   bool atomic_seen_ = false;
   const emu::InstrInfo* cas_instr_ = nullptr;
   bool cas_ = false;
   uint64_t event_ = 0;
-  ShadowWords shared_;         // slot = shared word (offset / 4)
-  ShadowWords global_shadow_;  // by record, as global_touch
+  ShadowWords shared_;  // slot = shared word (offset / 4)
+  // By shared word: epoch + 1 while the word is quiet for every reader
+  // (quiet_shared), else anything else.
+  std::vector<uint32_t> quiet_until_;
+  ShadowWords global_shadow_;  // full records of global words (GlobalTouch::aux)
+  static constexpr uint32_t kSettled = UINT32_MAX;  // see hazards()
   // The line of the last global lookup and its first record.
   uint64_t last_line_ = 0;
   uint32_t last_base_ = 0;
@@ -603,9 +684,9 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
     }
     GlobalOwner& o = owners_[owner_base + record % kLineWords];
     bool fresh = o.touched == 0;
-    if (fresh)
-      o = GlobalOwner{linear, block, t.touched, t.written, t.after_atomic, t.instr, t.thread};
+    if (fresh) o = GlobalOwner{linear, t.touched, t.written, t.after_atomic, t.instr, t.thread};
     if (fresh || o.block_linear == linear) continue;
+    emu::Dim3 o_block = block_of(o.block_linear);
     uint8_t racing = static_cast<uint8_t>((o.written & t.touched) | (o.touched & t.written));
     if (racing && !o.after_atomic && !t.after_atomic) {
       bool o_wrote = o.written & racing, t_wrote = t.written & racing;
@@ -615,9 +696,9 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
       f.message = fmt::format(
           "global byte {:#x}: {} by block {} and {} by block {} with no ordering between blocks",
           word * 4 + static_cast<unsigned>(__builtin_ctz(racing)), o_wrote ? "written" : "read",
-          dim_text(o.block), t_wrote ? "written" : "read", dim_text(block));
+          dim_text(o_block), t_wrote ? "written" : "read", dim_text(block));
       f.involved.push_back(
-          involved(o_wrote ? "write" : "read", kernel_, o.instr, o.block, o.thread));
+          involved(o_wrote ? "write" : "read", kernel_, o.instr, o_block, o.thread));
       f.involved.push_back(involved(t_wrote ? "write" : "read", kernel_, t.instr, block, t.thread));
       f.where = f.involved.back().where;
       f.count = static_cast<uint64_t>(__builtin_popcount(racing));  // racing bytes
@@ -626,13 +707,18 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
     o.touched |= t.touched;
     if (t.written & ~o.written) {  // the later writer owns the word from now on
       o.block_linear = linear;
-      o.block = block;
       o.after_atomic = t.after_atomic;
       o.instr = t.instr;
       o.thread = t.thread;
     }
     o.written |= t.written;
   }
+}
+
+emu::Dim3 DefectCheck::block_of(uint64_t linear) const {
+  uint64_t x = std::max(kernel_.grid.x, 1u), y = std::max(kernel_.grid.y, 1u);
+  return {static_cast<uint32_t>(linear % x), static_cast<uint32_t>(linear / x % y),
+          static_cast<uint32_t>(linear / x / y)};
 }
 
 void DefectCheck::on_kernel_end(bool) {

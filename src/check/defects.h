@@ -44,7 +44,11 @@ struct MemoryLayout {
 
 class DefectCheck final : public emu::KernelObserver {
  public:
-  explicit DefectCheck(MemoryLayout layout) : layout_(std::move(layout)) {}
+  // `fast_paths` false: every access takes the general per-lane, per-byte
+  // path (full shadow records, no quiet-word notes). The findings are the
+  // same either way; tests compare the two.
+  explicit DefectCheck(MemoryLayout layout, bool fast_paths = true)
+      : layout_(std::move(layout)), fast_paths_(fast_paths) {}
 
   void on_kernel_begin(const emu::KernelInfo& info) override { kernel_ = info; }
   std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override;
@@ -59,15 +63,17 @@ class DefectCheck final : public emu::KernelObserver {
   friend class BlockDefects;
   // Who touched a global 4-byte word first, and which of its bytes were
   // touched and written so far (non-atomic accesses only).
+  // 24 bytes: the block is kept as its linear index (block_of).
   struct GlobalOwner {
     uint64_t block_linear = 0;
-    emu::Dim3 block;
     uint8_t touched = 0, written = 0;
     bool after_atomic = false;
     const emu::InstrInfo* instr = nullptr;
     uint32_t thread = 0;
   };
+  emu::Dim3 block_of(uint64_t linear) const;
   MemoryLayout layout_;
+  bool fast_paths_;
   emu::KernelInfo kernel_;
   std::vector<Finding> findings_;
   std::map<std::string, size_t> index_;  // merge key -> findings_ index
