@@ -91,7 +91,8 @@ class BlockDefects final : public emu::BlockObserver {
     }
     bool pow2 = (a.width & (a.width - 1)) == 0;
     bool aligned = pow2 && (bits & (a.width - 1)) == 0;
-    bool in_bounds = a.space == emu::Space::Shared && in_shared_bounds(lo, hi - lo + a.width);
+    bool in_bounds = a.space == emu::Space::Shared && hi - lo <= UINT32_MAX &&
+                     in_shared_bounds(lo, hi - lo + a.width);
     if (a.space == emu::Space::Shared && a.op == emu::MemOp::Load && aligned && in_bounds &&
         a.width % 4 == 0) {
       // Most shared loads read whole words that need no update (see
@@ -115,7 +116,11 @@ class BlockDefects final : public emu::BlockObserver {
       }
       return;
     }
-    for (uint32_t m = a.mask; m; m &= m - 1) {
+    uint32_t lanes = a.mask;
+    if (a.space == emu::Space::Global && compact_ && aligned && a.width % 4 == 0 &&
+        (a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad))
+      lanes = global_stream(a);
+    for (uint32_t m = lanes; m; m &= m - 1) {
       unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
       uint32_t thread = a.warp * 32 + lane;
       uint64_t addr = a.addr[lane];
@@ -220,8 +225,38 @@ class BlockDefects final : public emu::BlockObserver {
     uint8_t state = kFresh;
   };
   static constexpr uint32_t kLineWords = 32;
+  // A line whose accesses so far are all one warp's plain whole-word reads
+  // from one instruction in one barrier and warp-sync epoch, each word read
+  // by one lane (a coalesced stream), is kept as just that and the lane of
+  // each word: about 2 bytes per word instead of a 24-byte record.
+  // `words_of` turns it into word records when anything else comes.
+  static constexpr uint8_t kNoLane = 0xff;
+  static constexpr uint32_t kNoWords = UINT32_MAX;
+  struct GlobalLine {
+    const emu::InstrInfo* instr = nullptr;
+    uint32_t warp = 0, epoch = 0, wepoch = 0;
+    uint32_t words = kNoWords;  // its first record in global_touch, once made
+    bool compact = false, after_atomic = false;
+    std::array<uint8_t, kLineWords> lane;  // kNoLane: word not read
+  };
   WordMap global_lines;                   // 128-byte line -> line slot
-  std::vector<GlobalTouch> global_touch;  // by record (see above)
+  std::vector<GlobalLine> global_line;    // by line slot
+  std::vector<GlobalTouch> global_touch;  // word records (GlobalLine::words)
+
+  // Word `w` of line `g`'s record, as the per-word path would have made it.
+  GlobalTouch touch(const GlobalLine& g, unsigned w) const {
+    if (g.words != kNoWords) return global_touch[g.words + w];
+    GlobalTouch t;
+    if (!g.compact || g.lane[w] == kNoLane) return t;
+    t.instr = g.instr;
+    t.thread = g.warp * 32 + g.lane[w];
+    t.epoch = g.epoch;
+    t.aux = g.wepoch;
+    t.touched = 0xf;
+    t.after_atomic = g.after_atomic;
+    t.state = kReadOnce;
+    return t;
+  }
 
  private:
   struct PendingRead {
@@ -491,12 +526,16 @@ class BlockDefects final : public emu::BlockObserver {
     }
   }
 
+  // Written so that no sum wraps: addresses near 2^64 are out of bounds.
   bool in_shared_bounds(uint64_t addr, uint64_t width) const {
+    auto inside = [&](uint64_t start, uint64_t size) {
+      return addr >= start && width <= size && addr - start <= size - width;
+    };
     const MemoryLayout& L = owner_.layout_;
     for (const SharedVar& v : L.shared)
-      if (addr >= v.offset && addr + width <= uint64_t{v.offset} + v.size) return true;
-    uint64_t dyn_end = uint64_t{L.dynamic_offset} + owner_.kernel_.dynamic_shared;
-    return addr >= L.dynamic_offset && addr + width <= dyn_end && owner_.kernel_.dynamic_shared > 0;
+      if (inside(v.offset, v.size)) return true;
+    return owner_.kernel_.dynamic_shared > 0 &&
+           inside(L.dynamic_offset, owner_.kernel_.dynamic_shared);
   }
 
   std::string nearest(uint64_t addr) const {
@@ -536,11 +575,8 @@ class BlockDefects final : public emu::BlockObserver {
             [&](uint64_t word, uint64_t lo, uint64_t hi) {
               uint64_t line = word / kLineWords;
               if (line != last_line_ || !has_line_) {
-                uint32_t l = global_lines.slot(line);
-                if (size_t{l} * kLineWords == global_touch.size())
-                  global_touch.resize(global_touch.size() + kLineWords);
+                last_base_ = words_of(line_of(line));
                 last_line_ = line;
-                last_base_ = l * kLineWords;
                 has_line_ = true;
               }
               GlobalTouch& t = global_touch[last_base_ + static_cast<uint32_t>(word % kLineWords)];
@@ -574,6 +610,76 @@ class BlockDefects final : public emu::BlockObserver {
               }
               return shadow;
             });
+  }
+
+  GlobalLine& line_of(uint64_t line) {
+    uint32_t l = global_lines.slot(line);
+    if (l == global_line.size()) global_line.emplace_back();
+    return global_line[l];
+  }
+
+  // The first of line `g`'s word records, made (from its compact form) if new.
+  uint32_t words_of(GlobalLine& g) {
+    if (g.words == kNoWords) {
+      auto words = static_cast<uint32_t>(global_touch.size());
+      global_touch.resize(global_touch.size() + kLineWords);
+      for (unsigned w = 0; w < kLineWords; ++w) global_touch[words + w] = touch(g, w);
+      g.words = words;
+      g.compact = false;
+    }
+    return g.words;
+  }
+
+  // A plain load of whole aligned words: the lines where it continues a
+  // coalesced stream (see GlobalLine) take it here, as the per-word path
+  // would (a fresh word becomes read once by its lane, a re-read by the
+  // same lane in the same epoch changes nothing); returns the lanes left
+  // for the per-lane path. No finding can come from the lines taken here,
+  // so taking them first leaves the findings and their order unchanged.
+  uint32_t global_stream(const emu::MemAccess& a) {
+    unsigned first = static_cast<unsigned>(__builtin_ctz(a.mask));
+    uint64_t base = a.addr[first] - uint64_t{a.width} * first;  // lane 0's, wrapping
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      unsigned l = static_cast<unsigned>(__builtin_ctz(m));
+      if (a.addr[l] != base + uint64_t{a.width} * l) return a.mask;  // not unit stride
+    }
+    uint32_t rest = 0, wepoch = wepoch_[a.warp];
+    for (uint32_t m = a.mask; m;) {
+      // The lanes in the line of the first lane left (consecutive lanes:
+      // widths divide the line, so no lane straddles two).
+      uint64_t line = a.addr[__builtin_ctz(m)] / (4 * kLineWords);
+      uint32_t in_line = 0;
+      for (uint32_t k = m; k && a.addr[__builtin_ctz(k)] / (4 * kLineWords) == line; k &= k - 1)
+        in_line |= 1u << __builtin_ctz(k);
+      m &= ~in_line;
+      GlobalLine& g = line_of(line);
+      if (g.words == kNoWords && !g.compact) {
+        g.compact = true;
+        g.instr = a.instr;
+        g.warp = a.warp;
+        g.epoch = epoch_;
+        g.wepoch = wepoch;
+        g.after_atomic = atomic_seen_;
+        g.lane.fill(kNoLane);
+      }
+      bool ok = g.compact && g.instr == a.instr && g.warp == a.warp && g.epoch == epoch_ &&
+                g.wepoch == wepoch && g.after_atomic == atomic_seen_;
+      for (uint32_t k = in_line; ok && k; k &= k - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(k));
+        for (uint64_t w = a.addr[l] / 4; ok && w < (a.addr[l] + a.width) / 4; ++w)
+          ok = g.lane[w % kLineWords] == kNoLane || g.lane[w % kLineWords] == l;
+      }
+      if (!ok) {
+        rest |= in_line;
+        continue;
+      }
+      for (uint32_t k = in_line; k; k &= k - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(k));
+        for (uint64_t w = a.addr[l] / 4; w < (a.addr[l] + a.width) / 4; ++w)
+          g.lane[w % kLineWords] = static_cast<uint8_t>(l);
+      }
+    }
+    return rest;
   }
 
   // The full shadow record of a global word, made from its compact state.
@@ -674,7 +780,7 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
        ++record) {
     uint32_t line = order[record / kLineWords];
     uint64_t word = lines[line] * kLineWords + record % kLineWords;
-    const BlockDefects::GlobalTouch& t = b->global_touch[line * kLineWords + record % kLineWords];
+    const BlockDefects::GlobalTouch t = b->touch(b->global_line[line], record % kLineWords);
     if (!t.touched) continue;  // not accessed, or by atomics only
     if (line != owner_line) {  // one lookup per line of the block's records
       owner_line = line;
@@ -686,9 +792,9 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
     bool fresh = o.touched == 0;
     if (fresh) o = GlobalOwner{linear, t.touched, t.written, t.after_atomic, t.instr, t.thread};
     if (fresh || o.block_linear == linear) continue;
-    emu::Dim3 o_block = block_of(o.block_linear);
     uint8_t racing = static_cast<uint8_t>((o.written & t.touched) | (o.touched & t.written));
     if (racing && !o.after_atomic && !t.after_atomic) {
+      emu::Dim3 o_block = block_of(o.block_linear);
       bool o_wrote = o.written & racing, t_wrote = t.written & racing;
       Finding f;
       f.kind = "global-race";

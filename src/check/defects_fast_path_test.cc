@@ -52,14 +52,17 @@ struct Instrs {
 
 // Lane addresses of the patterns warps use: broadcast, unit stride, a
 // half-warp repeat, a broadcast with one lane elsewhere, random words.
+// `wrap`: unit strides wrap around within `span` (shared); else they run
+// past it (global: coalesced streams over several lines).
 std::function<uint64_t(unsigned)> pattern(std::mt19937& rng, uint64_t base, unsigned width,
-                                          uint64_t span) {
+                                          uint64_t span, bool wrap = true) {
   uint64_t slots = span / width;
   uint64_t b = base + width * (rng() % slots);
   switch (rng() % 6) {
     case 0:
       return [=](unsigned) { return b; };
     case 1:
+      if (!wrap) return [=](unsigned l) { return b + uint64_t{width} * l; };
       return [=](unsigned l) { return base + (b - base + uint64_t{width} * l) % span; };
     case 2:
       return [=](unsigned l) { return base + (b - base + uint64_t{width} * (l % 16)) % span; };
@@ -87,7 +90,18 @@ std::vector<Event> random_block(std::mt19937& rng, const Instrs& I) {
   for (int i = 0; i < n; ++i) {
     Event e;
     unsigned r = rng() % 20;
-    if (r == 0) {
+    if (r >= 16 && !events.empty() && events.back().kind == Event::kMemory) {
+      // The last access again: as it was (a re-read), by the other warp,
+      // with other lanes, or moved by a few words (a stream's next part).
+      e = events.back();
+      unsigned v = rng() % 4;
+      if (v == 1) e.access.warp ^= 1;
+      if (v == 2) e.access.mask = static_cast<uint32_t>(rng()) | 1u;
+      if (v == 3) {
+        int64_t shift = static_cast<int64_t>(e.access.width) * (static_cast<int>(rng() % 9) - 4);
+        for (uint64_t& x : e.access.addr) x += static_cast<uint64_t>(shift);
+      }
+    } else if (r == 0) {
       e.kind = Event::kBarrier;
     } else if (r == 1) {
       e.kind = Event::kSyncwarp;
@@ -119,7 +133,7 @@ std::vector<Event> random_block(std::mt19937& rng, const Instrs& I) {
       uint64_t base = shared ? (rng() % 50 == 0 ? 240 : 0) : kGlobal;
       uint32_t warp = rng() % 2;
       e.access = access(shared ? emu::Space::Shared : emu::Space::Global, op, width, in, warp,
-                        pattern(rng, base, width, 64), mask);
+                        pattern(rng, base, width, 64, shared), mask);
     }
     events.push_back(e);
   }
@@ -203,7 +217,7 @@ TEST(DefectsFastPath, SameFindingsOnReadMostlyStreams) {
                                           : (store ? &I.st_g : (width == 4 ? &I.ld_g : &I.ld_g2));
         e.access = access(shared ? emu::Space::Shared : emu::Space::Global,
                           store ? emu::MemOp::Store : emu::MemOp::Load, width, in, rng() % 2,
-                          pattern(rng, shared ? 0 : kGlobal, width, 128),
+                          pattern(rng, shared ? 0 : kGlobal, width, 128, shared),
                           rng() % 4 ? kAll : static_cast<uint32_t>(rng()) | 1u);
       }
       block.push_back(e);
@@ -308,6 +322,38 @@ TEST(DefectsFastPath, RereadFromAnotherInstructionIsTheReaderOfRecord) {
     EXPECT_EQ(f[0].involved[0].ptx_line, I.ld_g2.ptx_line);
     EXPECT_EQ(f[0].involved[0].thread, 0u);
   }
+}
+
+// A coalesced stream continued in a later barrier epoch (or after a
+// __syncwarp()) by the same instruction and warp: the words read then are
+// read in the new epoch, so another thread's store to one of them in that
+// epoch is a WAR (warp-race for the same warp), and one to a word read
+// before the barrier is not.
+TEST(DefectsFastPath, StreamContinuedInALaterEpoch) {
+  Instrs I;
+  for (bool syncwarp : {false, true})
+    for (bool fast : {true, false}) {
+      std::vector<Event> block(5);
+      block[0].access = access(
+          emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, 0,
+          [](unsigned l) { return kGlobal + 4 * l; }, 0xffu);
+      block[1].kind = syncwarp ? Event::kSyncwarp : Event::kBarrier;
+      block[2].access = access(
+          emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, 0,
+          [](unsigned l) { return kGlobal + 4 * l; }, 0xff00u);
+      // Thread 9 read word 9 after the barrier; thread 3 read word 3 before.
+      uint32_t writer_warp = syncwarp ? 0 : 1;
+      block[3].access = access(
+          emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, writer_warp,
+          [](unsigned) { return kGlobal + 4 * 9; }, 1u << 20);
+      block[4].access = access(
+          emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, writer_warp,
+          [](unsigned) { return kGlobal + 4 * 3; }, 1u << 21);
+      auto f = run({block}, I, fast);
+      ASSERT_EQ(f.size(), 1u) << describe(f);
+      EXPECT_EQ(f[0].kind, syncwarp ? "warp-race" : "race");
+      EXPECT_EQ(f[0].involved[0].thread, 9u) << describe(f);
+    }
 }
 
 }  // namespace
