@@ -775,18 +775,35 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
   std::sort(order.begin(), order.end(),
             [&](uint32_t x, uint32_t y) { return lines[x] < lines[y]; });
   constexpr uint32_t kLineWords = BlockDefects::kLineWords;
-  uint32_t owner_line = UINT32_MAX, owner_base = 0;
+  uint32_t owner_line = UINT32_MAX;
+  uint32_t owner_base = 0;
   for (uint32_t record = 0, n = static_cast<uint32_t>(order.size() * kLineWords); record < n;
        ++record) {
     uint32_t line = order[record / kLineWords];
     uint64_t word = lines[line] * kLineWords + record % kLineWords;
-    const BlockDefects::GlobalTouch t = b->touch(b->global_line[line], record % kLineWords);
+    const BlockDefects::GlobalLine& g = b->global_line[line];
+    const BlockDefects::GlobalTouch t = b->touch(g, record % kLineWords);
     if (!t.touched) continue;  // not accessed, or by atomics only
     if (line != owner_line) {  // one lookup per line of the block's records
       owner_line = line;
       uint32_t l = owner_lines_.slot(lines[line]);
-      if (size_t{l} * kLineWords == owners_.size()) owners_.resize(owners_.size() + kLineWords);
-      owner_base = l * kLineWords;
+      if (l == owner_line_.size()) owner_line_.emplace_back();
+      OwnerLine& ol = owner_line_[l];
+      if (g.compact && ol.words == kNoOwners) {
+        // A coalesced stream of this block (reads only): on a fresh line
+        // it becomes the line's owner as is; on a line whose owner read
+        // every word it reads it changes nothing (no writes: no race, no
+        // new owner, no new bytes). Else the words are merged one by one.
+        bool covered = ol.compact;
+        for (unsigned w = 0; covered && w < kLineWords; ++w)
+          covered = g.lane[w] == BlockDefects::kNoLane || ol.lane[w] != BlockDefects::kNoLane;
+        if (!ol.compact) ol = {linear, g.instr, g.warp, kNoOwners, true, g.after_atomic, g.lane};
+        if (ol.block_linear == linear || covered) {
+          record += kLineWords - 1 - record % kLineWords;  // on to the next line
+          continue;
+        }
+      }
+      owner_base = owner_words(ol);
     }
     GlobalOwner& o = owners_[owner_base + record % kLineWords];
     bool fresh = o.touched == 0;
@@ -819,6 +836,19 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
     }
     o.written |= t.written;
   }
+}
+
+uint32_t DefectCheck::owner_words(OwnerLine& ol) {
+  if (ol.words == kNoOwners) {
+    ol.words = static_cast<uint32_t>(owners_.size());
+    owners_.resize(owners_.size() + BlockDefects::kLineWords);
+    for (unsigned w = 0; ol.compact && w < BlockDefects::kLineWords; ++w)
+      if (ol.lane[w] != BlockDefects::kNoLane)
+        owners_[ol.words + w] = {ol.block_linear, 0xf,      0,
+                                 ol.after_atomic, ol.instr, ol.warp * 32 + ol.lane[w]};
+    ol.compact = false;
+  }
+  return ol.words;
 }
 
 emu::Dim3 DefectCheck::block_of(uint64_t linear) const {

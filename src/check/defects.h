@@ -18,6 +18,7 @@
 // turned into findings by the caller with `from_emulator_error`.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <set>
@@ -81,6 +82,20 @@ class DefectCheck final : public emu::KernelObserver {
   // at a time as in BlockDefects: word w of line slot L is owner L * 32 +
   // w % 32 (touched == 0: no owner yet). A flat table, no node per word.
   WordMap owner_lines_;
+  // By line slot: a line only one block's coalesced stream has touched
+  // (BlockDefects::GlobalLine) is kept as that stream, 2 bytes per word;
+  // owner_words makes its 32 GlobalOwner records when a merge needs them.
+  static constexpr uint32_t kNoOwners = UINT32_MAX;
+  struct OwnerLine {
+    uint64_t block_linear = 0;
+    const emu::InstrInfo* instr = nullptr;
+    uint32_t warp = 0;
+    uint32_t words = kNoOwners;  // its first record in owners_, once made
+    bool compact = false, after_atomic = false;
+    std::array<uint8_t, 32> lane{};  // as GlobalLine::lane
+  };
+  std::vector<OwnerLine> owner_line_;
+  uint32_t owner_words(OwnerLine& ol);
   std::vector<GlobalOwner> owners_;
   // Plain-load-vs-atomic races held back by the load, and the loads that
   // proved to be CAS-loop reads (see docs/emulator.md, "check").

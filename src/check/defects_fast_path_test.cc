@@ -356,5 +356,29 @@ TEST(DefectsFastPath, StreamContinuedInALaterEpoch) {
     }
 }
 
+// Launch-wide owners of streamed lines: block 0 reads words 0-7 of a line,
+// block 1 words 0-15, block 2 writes words 3 and 12. Word 3's owner is
+// still block 0 (the first reader), word 12's is block 1.
+TEST(DefectsFastPath, StreamedLinesKeepTheirFirstReaderAcrossBlocks) {
+  Instrs I;
+  for (bool fast : {true, false}) {
+    std::vector<std::vector<Event>> blocks(3, std::vector<Event>(1));
+    for (uint32_t b = 0; b < 2; ++b)
+      blocks[b][0].access = access(
+          emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, 0,
+          [](unsigned l) { return kGlobal + 4 * l; }, b ? 0xffffu : 0xffu);
+    blocks[2][0].access = access(
+        emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, 0,
+        [](unsigned l) { return kGlobal + 4 * (l == 1 ? 12 : 3); }, 3u);
+    auto f = run(blocks, I, fast);
+    ASSERT_EQ(f.size(), 1u) << describe(f);  // merged: one finding, two words
+    EXPECT_EQ(f[0].kind, "global-race");
+    EXPECT_EQ(f[0].count, 8u) << describe(f);
+    EXPECT_EQ(f[0].involved[0].block.x, 0u) << describe(f);  // word 3, reported first
+    EXPECT_NE(f[0].message.find("global byte 0x100c: read by block (0,0,0)"), std::string::npos)
+        << f[0].message;
+  }
+}
+
 }  // namespace
 }  // namespace smemlab::check
