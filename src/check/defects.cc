@@ -398,8 +398,39 @@ class BlockDefects final : public emu::BlockObserver {
     bool writes = a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad;
     if (writes || addr % 4 != 0 || a.width % 4 != 0)  // may write or split its words
       for (uint64_t w = addr / 4; w <= (addr + a.width - 1) / 4; ++w) quiet_until_[w] = 0;
+    if (compact_ && a.op == emu::MemOp::Store && addr % 4 == 0 && a.width % 4 == 0 &&
+        pending_uninit_.empty() && plain_store(a, thread, addr))
+      return;
     hazards(a, thread, addr, reads, writes, shared_,
             [](uint64_t word, uint64_t, uint64_t) { return static_cast<uint32_t>(word); });
+  }
+
+  // A plain store of whole shared words that no other thread wrote or read
+  // in this barrier epoch (a thread filling its own slot): what hazards()
+  // does to them without its per-byte setup; false (nothing done) else.
+  bool plain_store(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
+    uint32_t first = static_cast<uint32_t>(addr / 4), end = first + a.width / 4;
+    for (uint32_t w = first; w < end; ++w) {
+      if (!shared_.whole(w)) return false;
+      const Shadow& s = shared_.word(w);
+      if (s.written && s.w_epoch == epoch_ && s.w_thread != thread) return false;
+      if (s.read && s.r_epoch == epoch_ && (s.r_thread != thread || s.r2)) return false;
+    }
+    uint32_t warp = thread / 32;
+    for (uint32_t w = first; w < end; ++w) {
+      Shadow& s = shared_.word(w);
+      s.w_lanes = s.w_event == event_ && s.w_thread / 32 == warp ? s.w_lanes : 0;
+      s.w_lanes |= 1u << (thread % 32);
+      s.written = s.ever_written = true;
+      s.w_atomic = false;
+      s.w_thread = thread;
+      s.w_epoch = epoch_;
+      s.w_wepoch = wepoch_[warp];
+      s.w_event = event_;
+      s.w_instr = a.instr;
+      s.read = s.r2 = false;
+    }
+    return true;
   }
 
   // RAW/WAR/WAW hazards between threads of the block over the bytes of one
@@ -637,16 +668,18 @@ class BlockDefects final : public emu::BlockObserver {
   // for the per-lane path. No finding can come from the lines taken here,
   // so taking them first leaves the findings and their order unchanged.
   uint32_t global_stream(const emu::MemAccess& a) {
-    unsigned first = static_cast<unsigned>(__builtin_ctz(a.mask));
-    uint64_t base = a.addr[first] - uint64_t{a.width} * first;  // lane 0's, wrapping
-    for (uint32_t m = a.mask; m; m &= m - 1) {
-      unsigned l = static_cast<unsigned>(__builtin_ctz(m));
-      if (a.addr[l] != base + uint64_t{a.width} * l) return a.mask;  // not unit stride
+    // Lanes at increasing addresses, none overlapping the last: every word
+    // is read by one lane, and the lanes of a line are consecutive.
+    uint64_t prev = a.addr[__builtin_ctz(a.mask)];
+    for (uint32_t m = a.mask & (a.mask - 1); m; m &= m - 1) {
+      uint64_t addr = a.addr[__builtin_ctz(m)];
+      if (addr <= prev || addr - prev < a.width) return a.mask;
+      prev = addr;
     }
     uint32_t rest = 0, wepoch = wepoch_[a.warp];
     for (uint32_t m = a.mask; m;) {
-      // The lanes in the line of the first lane left (consecutive lanes:
-      // widths divide the line, so no lane straddles two).
+      // The lanes in the line of the first lane left (widths divide the
+      // line, so no lane straddles two).
       uint64_t line = a.addr[__builtin_ctz(m)] / (4 * kLineWords);
       uint32_t in_line = 0;
       for (uint32_t k = m; k && a.addr[__builtin_ctz(k)] / (4 * kLineWords) == line; k &= k - 1)

@@ -65,6 +65,10 @@ std::function<uint64_t(unsigned)> pattern(std::mt19937& rng, uint64_t base, unsi
       if (!wrap) return [=](unsigned l) { return b + uint64_t{width} * l; };
       return [=](unsigned l) { return base + (b - base + uint64_t{width} * l) % span; };
     case 2:
+      if (!wrap) {  // two rows of 16 lanes (a 16x16 tile's warp)
+        uint64_t row = uint64_t{width} * (16 + rng() % 3);
+        return [=](unsigned l) { return b + uint64_t{width} * (l % 16) + row * (l / 16); };
+      }
       return [=](unsigned l) { return base + (b - base + uint64_t{width} * (l % 16)) % span; };
     case 3: {
       unsigned odd = rng() % 32;
