@@ -105,14 +105,30 @@ class BlockDefects final : public emu::BlockObserver {
           quiet = quiet_until_[w] == epoch_ + 1;
         if (quiet) return;
       }
+      // A lane at the address of the lane before it, or of the lane 16
+      // below (a half-warp repeat), whose words were quiet for every thread
+      // needs no test: nothing a load does changes that.
+      uint32_t all_quiet = 0;      // lanes whose words are quiet for every thread
+      uint64_t prev = UINT64_MAX;  // address of the last lane tested
+      bool prev_quiet = false;     // its words quiet for every thread
       for (uint32_t m = a.mask; m; m &= m - 1) {
         unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
-        uint32_t thread = a.warp * 32 + lane;
         uint64_t addr = a.addr[lane];
-        bool quiet = true;
-        for (uint64_t w = addr / 4; quiet && w < (addr + a.width) / 4; ++w)
-          quiet = quiet_shared(static_cast<uint32_t>(w), thread);
-        if (!quiet) shared(a, thread, addr, true);
+        if ((addr == prev && prev_quiet) ||
+            (lane >= 16 && (all_quiet >> (lane - 16) & 1u) && addr == a.addr[lane - 16])) {
+          all_quiet |= 1u << lane;
+          prev = addr;
+          prev_quiet = true;
+          continue;
+        }
+        prev = addr;
+        uint32_t thread = a.warp * 32 + lane;
+        Quiet q = Quiet::kAll;
+        for (uint64_t w = addr / 4; q != Quiet::kNo && w < (addr + a.width) / 4; ++w)
+          q = std::min(q, quiet_shared(static_cast<uint32_t>(w), thread));
+        if (q == Quiet::kNo) shared(a, thread, addr, true);
+        prev_quiet = q == Quiet::kAll;
+        if (prev_quiet) all_quiet |= 1u << lane;
       }
       return;
     }
@@ -373,13 +389,15 @@ class BlockDefects final : public emu::BlockObserver {
   // epoch (r2) is quiet for every thread until the epoch ends or the word
   // is written or split: quiet_until_ notes that, one 4-byte test per lane
   // instead of the word's 96-byte record.
-  bool quiet_shared(uint32_t w, uint32_t thread) {
-    if (quiet_until_[w] == epoch_ + 1) return true;
-    if (!shared_.whole(w)) return false;
+  enum class Quiet { kNo, kThread, kAll };  // ordered: min() of words
+  Quiet quiet_shared(uint32_t w, uint32_t thread) {
+    if (quiet_until_[w] == epoch_ + 1) return Quiet::kAll;
+    if (!shared_.whole(w)) return Quiet::kNo;
     const Shadow& s = shared_.word(w);
-    if (!quiet_read(s, thread)) return false;
-    if (s.r2 && compact_) quiet_until_[w] = epoch_ + 1;
-    return true;
+    if (!quiet_read(s, thread)) return Quiet::kNo;
+    if (!s.r2 || !compact_) return Quiet::kThread;
+    quiet_until_[w] = epoch_ + 1;
+    return Quiet::kAll;
   }
 
   // `in_bounds`: the whole warp's access is known to be inside one variable.

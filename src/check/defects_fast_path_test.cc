@@ -384,5 +384,28 @@ TEST(DefectsFastPath, StreamedLinesKeepTheirFirstReaderAcrossBlocks) {
   }
 }
 
+// Lanes reading a word another lane of the warp read first, by broadcast or
+// by a half-warp repeat, are its second reader: when the first reader then
+// writes the word, that is a warp-race with the second.
+TEST(DefectsFastPath, RepeatedLanesAreSecondReaders) {
+  Instrs I;
+  for (bool half : {false, true})
+    for (bool fast : {true, false}) {
+      std::vector<Event> block(4);
+      block[0].access = access(emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, 1,
+                               [](unsigned l) { return 4 * l; });
+      block[1].kind = Event::kBarrier;
+      block[2].access = access(emu::Space::Shared, emu::MemOp::Load, 4, &I.ld_s, 0,
+                               [=](unsigned l) { return half ? 4 * (l % 16) : 20; });
+      block[3].access = access(
+          emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, 0,
+          [=](unsigned) { return half ? 0 : 20; }, 1u);
+      auto f = run({block}, I, fast);
+      ASSERT_EQ(f.size(), 1u) << describe(f);
+      EXPECT_EQ(f[0].kind, "warp-race");
+      EXPECT_EQ(f[0].involved[0].thread, half ? 16u : 1u) << describe(f);
+    }
+}
+
 }  // namespace
 }  // namespace smemlab::check
