@@ -105,6 +105,22 @@ class BlockDefects final : public emu::BlockObserver {
           quiet = quiet_until_[w] == epoch_ + 1;
         if (quiet) return;
       }
+      // A whole warp: when the words of the lanes not repeating the lane
+      // before or the lane 16 below are all quiet for every thread, the
+      // load changes nothing (tests only, so the per-lane loop below stays
+      // in lane order when it is needed).
+      if (a.mask == UINT32_MAX && compact_) {
+        uint32_t repeat = 0;
+        for (unsigned l = 1; l < 32; ++l) repeat |= uint32_t{a.addr[l] == a.addr[l - 1]} << l;
+        for (unsigned l = 16; l < 32; ++l) repeat |= uint32_t{a.addr[l] == a.addr[l - 16]} << l;
+        bool quiet = true;
+        for (uint32_t m = ~repeat; quiet && m; m &= m - 1) {
+          uint64_t addr = a.addr[__builtin_ctz(m)];
+          for (uint64_t w = addr / 4; quiet && w < (addr + a.width) / 4; ++w)
+            quiet = quiet_until_[w] == epoch_ + 1;
+        }
+        if (quiet) return;
+      }
       // A lane at the address of the lane before it, or of the lane 16
       // below (a half-warp repeat), whose words were quiet for every thread
       // needs no test: nothing a load does changes that.
@@ -419,6 +435,9 @@ class BlockDefects final : public emu::BlockObserver {
     if (compact_ && a.op == emu::MemOp::Store && addr % 4 == 0 && a.width % 4 == 0 &&
         pending_uninit_.empty() && plain_store(a, thread, addr))
       return;
+    if (compact_ && a.op == emu::MemOp::Load && addr % 4 == 0 && a.width % 4 == 0 &&
+        plain_load(a, thread, addr))
+      return;
     hazards(a, thread, addr, reads, writes, shared_,
             [](uint64_t word, uint64_t, uint64_t) { return static_cast<uint32_t>(word); });
   }
@@ -447,6 +466,53 @@ class BlockDefects final : public emu::BlockObserver {
       s.w_event = event_;
       s.w_instr = a.instr;
       s.read = s.r2 = false;
+    }
+    return true;
+  }
+
+  // A plain load of whole shared words written before this barrier epoch
+  // or by this thread (no RAW, not uninitialized): hazards()'s reader
+  // update without its per-byte setup; false (nothing done) else.
+  bool plain_load(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
+    uint32_t first = static_cast<uint32_t>(addr / 4), end = first + a.width / 4;
+    for (uint32_t w = first; w < end; ++w) {
+      if (!shared_.whole(w)) return false;
+      const Shadow& s = shared_.word(w);
+      if (!s.ever_written || (s.written && s.w_epoch == epoch_ && s.w_thread != thread))
+        return false;
+    }
+    uint32_t wepoch = wepoch_[thread / 32];
+    for (uint32_t w = first; w < end; ++w) {
+      Shadow& s = shared_.word(w);
+      if (quiet_read(s, thread)) continue;  // hazards() leaves these as they are
+      if (!s.read || s.r_epoch != epoch_) {
+        s.read = true;
+        s.r2 = false;
+        s.r_atomic = false;
+        s.r_thread = thread;
+        s.r_epoch = epoch_;
+        s.r_wepoch = wepoch;
+        s.r_instr = a.instr;
+      } else if (s.r_thread != thread && !s.r2) {
+        s.r2 = true;
+        s.r2_atomic = false;
+        s.r2_thread = thread;
+        s.r2_wepoch = wepoch;
+        s.r2_instr = a.instr;
+      } else {  // as hazards(): a plain read takes a slot an atomic read holds
+        bool own_r = s.r_thread == thread, own_r2 = s.r2 && s.r2_thread == thread;
+        if (s.r_atomic && (own_r || !own_r2)) {
+          s.r_atomic = false;
+          s.r_thread = thread;
+          s.r_wepoch = wepoch;
+          s.r_instr = a.instr;
+        } else if (s.r2 && s.r2_atomic && !own_r) {
+          s.r2_atomic = false;
+          s.r2_thread = thread;
+          s.r2_wepoch = wepoch;
+          s.r2_instr = a.instr;
+        }
+      }
     }
     return true;
   }
