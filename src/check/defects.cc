@@ -39,6 +39,7 @@ class ShadowWords {
     bytes_.clear();
   }
   void add(size_t words) { words_.resize(words_.size() + words); }
+  size_t size() const { return words_.size(); }
   bool whole(uint32_t slot) const { return words_[slot].bytes == kWhole; }
   Shadow& word(uint32_t slot) { return words_[slot].shadow; }
   Shadow& byte(uint32_t slot, unsigned k) {
@@ -66,11 +67,13 @@ std::string dim_text(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d
 
 class BlockDefects final : public emu::BlockObserver {
  public:
-  BlockDefects(DefectCheck& owner, emu::Dim3 block) : owner_(owner), block_(block) {}
+  BlockDefects(DefectCheck& owner, emu::Dim3 block)
+      : owner_(owner), block_(block), compact_(owner.fast_paths_) {}
 
   void on_block_begin(emu::Dim3, emu::Dim3 dim, uint32_t shared_bytes) override {
     threads_ = static_cast<uint32_t>(dim.count());
     shared_.reset(shared_bytes / 4 + 1);
+    quiet_until_.assign(shared_bytes / 4 + 1, 0);
     wepoch_.assign((threads_ + 31) / 32, 0);
   }
 
@@ -88,24 +91,68 @@ class BlockDefects final : public emu::BlockObserver {
     }
     bool pow2 = (a.width & (a.width - 1)) == 0;
     bool aligned = pow2 && (bits & (a.width - 1)) == 0;
-    bool in_bounds = a.space == emu::Space::Shared && in_shared_bounds(lo, hi - lo + a.width);
+    bool in_bounds = a.space == emu::Space::Shared && hi - lo <= UINT32_MAX &&
+                     in_shared_bounds(lo, hi - lo + a.width);
     if (a.space == emu::Space::Shared && a.op == emu::MemOp::Load && aligned && in_bounds &&
         a.width % 4 == 0) {
       // Most shared loads read whole words that need no update (see
       // quiet_read): tested here per lane without the general path's setup.
+      // A broadcast (every lane at one address) is one test when its words
+      // are quiet for every thread.
+      if (lo == hi && compact_) {
+        bool quiet = true;
+        for (uint64_t w = lo / 4; quiet && w < (lo + a.width) / 4; ++w)
+          quiet = quiet_until_[w] == epoch_ + 1;
+        if (quiet) return;
+      }
+      // A whole warp: when the words of the lanes not repeating the lane
+      // before or the lane 16 below are all quiet for every thread, the
+      // load changes nothing (tests only, so the per-lane loop below stays
+      // in lane order when it is needed).
+      if (a.mask == UINT32_MAX && compact_) {
+        uint32_t repeat = 0;
+        for (unsigned l = 1; l < 32; ++l) repeat |= uint32_t{a.addr[l] == a.addr[l - 1]} << l;
+        for (unsigned l = 16; l < 32; ++l) repeat |= uint32_t{a.addr[l] == a.addr[l - 16]} << l;
+        bool quiet = true;
+        for (uint32_t m = ~repeat; quiet && m; m &= m - 1) {
+          uint64_t addr = a.addr[__builtin_ctz(m)];
+          for (uint64_t w = addr / 4; quiet && w < (addr + a.width) / 4; ++w)
+            quiet = quiet_until_[w] == epoch_ + 1;
+        }
+        if (quiet) return;
+      }
+      // A lane at the address of the lane before it, or of the lane 16
+      // below (a half-warp repeat), whose words were quiet for every thread
+      // needs no test: nothing a load does changes that.
+      uint32_t all_quiet = 0;      // lanes whose words are quiet for every thread
+      uint64_t prev = UINT64_MAX;  // address of the last lane tested
+      bool prev_quiet = false;     // its words quiet for every thread
       for (uint32_t m = a.mask; m; m &= m - 1) {
         unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
-        uint32_t thread = a.warp * 32 + lane;
         uint64_t addr = a.addr[lane];
-        bool quiet = true;
-        for (uint64_t w = addr / 4; quiet && w < (addr + a.width) / 4; ++w)
-          quiet = shared_.whole(static_cast<uint32_t>(w)) &&
-                  quiet_read(shared_.word(static_cast<uint32_t>(w)), thread);
-        if (!quiet) shared(a, thread, addr, true);
+        if ((addr == prev && prev_quiet) ||
+            (lane >= 16 && (all_quiet >> (lane - 16) & 1u) && addr == a.addr[lane - 16])) {
+          all_quiet |= 1u << lane;
+          prev = addr;
+          prev_quiet = true;
+          continue;
+        }
+        prev = addr;
+        uint32_t thread = a.warp * 32 + lane;
+        Quiet q = Quiet::kAll;
+        for (uint64_t w = addr / 4; q != Quiet::kNo && w < (addr + a.width) / 4; ++w)
+          q = std::min(q, quiet_shared(static_cast<uint32_t>(w), thread));
+        if (q == Quiet::kNo) shared(a, thread, addr, true);
+        prev_quiet = q == Quiet::kAll;
+        if (prev_quiet) all_quiet |= 1u << lane;
       }
       return;
     }
-    for (uint32_t m = a.mask; m; m &= m - 1) {
+    uint32_t lanes = a.mask;
+    if (a.space == emu::Space::Global && compact_ && aligned && a.width % 4 == 0 &&
+        (a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad))
+      lanes = global_stream(a);
+    for (uint32_t m = lanes; m; m &= m - 1) {
       unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
       uint32_t thread = a.warp * 32 + lane;
       uint64_t addr = a.addr[lane];
@@ -191,15 +238,57 @@ class BlockDefects final : public emu::BlockObserver {
   // the accesses made. Records come 32 words (a 128-byte line) at a time:
   // global_lines numbers the lines, and word w of line slot L has record
   // L * 32 + w % 32, so a warp's coalesced access looks up a line once.
+  //
+  // The record also holds the word's hazard shadow while that is one plain
+  // whole-word read (most global words: streamed in once by one thread),
+  // so such a word costs these 24 bytes instead of a full Shadow record;
+  // the second thread, a write, an atomic or a sub-word access gives it a
+  // full record (`full_record`).
+  enum : uint8_t { kFresh, kReadOnce, kFull };
   struct GlobalTouch {
-    uint8_t touched = 0, written = 0;       // bytes of the word
-    bool after_atomic = false;              // the block had used a global atomic before
     const emu::InstrInfo* instr = nullptr;  // first write, else first access
     uint32_t thread = 0;
+    // kReadOnce: the shadow is a read by `thread` at `instr` in barrier
+    // epoch `epoch` and warp-sync epoch `aux`; kFull: `aux` is its record
+    // in global_shadow_; kFresh: no access to the word's shadow yet.
+    uint32_t epoch = 0, aux = 0;
+    uint8_t touched = 0, written = 0;  // bytes of the word
+    bool after_atomic = false;         // the block had used a global atomic before
+    uint8_t state = kFresh;
   };
   static constexpr uint32_t kLineWords = 32;
+  // A line whose accesses so far are all one warp's plain whole-word reads
+  // from one instruction in one barrier and warp-sync epoch, each word read
+  // by one lane (a coalesced stream), is kept as just that and the lane of
+  // each word: about 2 bytes per word instead of a 24-byte record.
+  // `words_of` turns it into word records when anything else comes.
+  static constexpr uint8_t kNoLane = 0xff;
+  static constexpr uint32_t kNoWords = UINT32_MAX;
+  struct GlobalLine {
+    const emu::InstrInfo* instr = nullptr;
+    uint32_t warp = 0, epoch = 0, wepoch = 0;
+    uint32_t words = kNoWords;  // its first record in global_touch, once made
+    bool compact = false, after_atomic = false;
+    std::array<uint8_t, kLineWords> lane;  // kNoLane: word not read
+  };
   WordMap global_lines;                   // 128-byte line -> line slot
-  std::vector<GlobalTouch> global_touch;  // by record (see above)
+  std::vector<GlobalLine> global_line;    // by line slot
+  std::vector<GlobalTouch> global_touch;  // word records (GlobalLine::words)
+
+  // Word `w` of line `g`'s record, as the per-word path would have made it.
+  GlobalTouch touch(const GlobalLine& g, unsigned w) const {
+    if (g.words != kNoWords) return global_touch[g.words + w];
+    GlobalTouch t;
+    if (!g.compact || g.lane[w] == kNoLane) return t;
+    t.instr = g.instr;
+    t.thread = g.warp * 32 + g.lane[w];
+    t.epoch = g.epoch;
+    t.aux = g.wepoch;
+    t.touched = 0xf;
+    t.after_atomic = g.after_atomic;
+    t.state = kReadOnce;
+    return t;
+  }
 
  private:
   struct PendingRead {
@@ -312,6 +401,20 @@ class BlockDefects final : public emu::BlockObserver {
   bool quiet_read(const Shadow& s, uint32_t thread) const {
     return s.ever_written && quiet_global_read(s, thread);
   }
+  // quiet_read of a whole shared word. A word quiet for two readers of this
+  // epoch (r2) is quiet for every thread until the epoch ends or the word
+  // is written or split: quiet_until_ notes that, one 4-byte test per lane
+  // instead of the word's 96-byte record.
+  enum class Quiet { kNo, kThread, kAll };  // ordered: min() of words
+  Quiet quiet_shared(uint32_t w, uint32_t thread) {
+    if (quiet_until_[w] == epoch_ + 1) return Quiet::kAll;
+    if (!shared_.whole(w)) return Quiet::kNo;
+    const Shadow& s = shared_.word(w);
+    if (!quiet_read(s, thread)) return Quiet::kNo;
+    if (!s.r2 || !compact_) return Quiet::kThread;
+    quiet_until_[w] = epoch_ + 1;
+    return Quiet::kAll;
+  }
 
   // `in_bounds`: the whole warp's access is known to be inside one variable.
   void shared(const emu::MemAccess& a, uint32_t thread, uint64_t addr, bool in_bounds) {
@@ -327,13 +430,99 @@ class BlockDefects final : public emu::BlockObserver {
     // neither a read of the bytes it fills nor an atomic.
     bool reads = a.op != emu::MemOp::Store && a.op != emu::MemOp::CpAsyncStore;
     bool writes = a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad;
+    if (writes || addr % 4 != 0 || a.width % 4 != 0)  // may write or split its words
+      for (uint64_t w = addr / 4; w <= (addr + a.width - 1) / 4; ++w) quiet_until_[w] = 0;
+    if (compact_ && a.op == emu::MemOp::Store && addr % 4 == 0 && a.width % 4 == 0 &&
+        pending_uninit_.empty() && plain_store(a, thread, addr))
+      return;
+    if (compact_ && a.op == emu::MemOp::Load && addr % 4 == 0 && a.width % 4 == 0 &&
+        plain_load(a, thread, addr))
+      return;
     hazards(a, thread, addr, reads, writes, shared_,
-            [](uint64_t word) { return static_cast<uint32_t>(word); });
+            [](uint64_t word, uint64_t, uint64_t) { return static_cast<uint32_t>(word); });
+  }
+
+  // A plain store of whole shared words that no other thread wrote or read
+  // in this barrier epoch (a thread filling its own slot): what hazards()
+  // does to them without its per-byte setup; false (nothing done) else.
+  bool plain_store(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
+    uint32_t first = static_cast<uint32_t>(addr / 4), end = first + a.width / 4;
+    for (uint32_t w = first; w < end; ++w) {
+      if (!shared_.whole(w)) return false;
+      const Shadow& s = shared_.word(w);
+      if (s.written && s.w_epoch == epoch_ && s.w_thread != thread) return false;
+      if (s.read && s.r_epoch == epoch_ && (s.r_thread != thread || s.r2)) return false;
+    }
+    uint32_t warp = thread / 32;
+    for (uint32_t w = first; w < end; ++w) {
+      Shadow& s = shared_.word(w);
+      s.w_lanes = s.w_event == event_ && s.w_thread / 32 == warp ? s.w_lanes : 0;
+      s.w_lanes |= 1u << (thread % 32);
+      s.written = s.ever_written = true;
+      s.w_atomic = false;
+      s.w_thread = thread;
+      s.w_epoch = epoch_;
+      s.w_wepoch = wepoch_[warp];
+      s.w_event = event_;
+      s.w_instr = a.instr;
+      s.read = s.r2 = false;
+    }
+    return true;
+  }
+
+  // A plain load of whole shared words written before this barrier epoch
+  // or by this thread (no RAW, not uninitialized): hazards()'s reader
+  // update without its per-byte setup; false (nothing done) else.
+  bool plain_load(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
+    uint32_t first = static_cast<uint32_t>(addr / 4), end = first + a.width / 4;
+    for (uint32_t w = first; w < end; ++w) {
+      if (!shared_.whole(w)) return false;
+      const Shadow& s = shared_.word(w);
+      if (!s.ever_written || (s.written && s.w_epoch == epoch_ && s.w_thread != thread))
+        return false;
+    }
+    uint32_t wepoch = wepoch_[thread / 32];
+    for (uint32_t w = first; w < end; ++w) {
+      Shadow& s = shared_.word(w);
+      if (quiet_read(s, thread)) continue;  // hazards() leaves these as they are
+      if (!s.read || s.r_epoch != epoch_) {
+        s.read = true;
+        s.r2 = false;
+        s.r_atomic = false;
+        s.r_thread = thread;
+        s.r_epoch = epoch_;
+        s.r_wepoch = wepoch;
+        s.r_instr = a.instr;
+      } else if (s.r_thread != thread && !s.r2) {
+        s.r2 = true;
+        s.r2_atomic = false;
+        s.r2_thread = thread;
+        s.r2_wepoch = wepoch;
+        s.r2_instr = a.instr;
+      } else {  // as hazards(): a plain read takes a slot an atomic read holds
+        bool own_r = s.r_thread == thread, own_r2 = s.r2 && s.r2_thread == thread;
+        if (s.r_atomic && (own_r || !own_r2)) {
+          s.r_atomic = false;
+          s.r_thread = thread;
+          s.r_wepoch = wepoch;
+          s.r_instr = a.instr;
+        } else if (s.r2 && s.r2_atomic && !own_r) {
+          s.r2_atomic = false;
+          s.r2_thread = thread;
+          s.r2_wepoch = wepoch;
+          s.r2_instr = a.instr;
+        }
+      }
+    }
+    return true;
   }
 
   // RAW/WAR/WAW hazards between threads of the block over the bytes of one
   // lane's access, on shared memory (and its `uninitialized` reads) or on
-  // global memory; `slot_of` numbers the access's words in `mem`.
+  // global memory; `slot_of(word, lo, hi)` numbers the access's words in
+  // `mem` (bytes [lo, hi) of `word` accessed), or says kSettled: it has
+  // applied the access to the word itself (a compact record) and found no
+  // hazard.
   template <class SlotOf>
   void hazards(const emu::MemAccess& a, uint32_t thread, uint64_t addr, bool reads, bool writes,
                ShadowWords& mem, SlotOf slot_of) {
@@ -441,8 +630,9 @@ class BlockDefects final : public emu::BlockObserver {
       }
     };
     for (uint64_t word = addr / 4; word <= (addr + a.width - 1) / 4; ++word) {
-      uint32_t slot = slot_of(word);
       uint64_t lo = std::max(addr, word * 4), hi = std::min(addr + a.width, word * 4 + 4);
+      uint32_t slot = slot_of(word, lo, hi);
+      if (slot == kSettled) continue;
       if (mem.whole(slot) && hi - lo == 4) {
         visit(mem.word(slot), lo);
         continue;
@@ -451,12 +641,16 @@ class BlockDefects final : public emu::BlockObserver {
     }
   }
 
+  // Written so that no sum wraps: addresses near 2^64 are out of bounds.
   bool in_shared_bounds(uint64_t addr, uint64_t width) const {
+    auto inside = [&](uint64_t start, uint64_t size) {
+      return addr >= start && width <= size && addr - start <= size - width;
+    };
     const MemoryLayout& L = owner_.layout_;
     for (const SharedVar& v : L.shared)
-      if (addr >= v.offset && addr + width <= uint64_t{v.offset} + v.size) return true;
-    uint64_t dyn_end = uint64_t{L.dynamic_offset} + owner_.kernel_.dynamic_shared;
-    return addr >= L.dynamic_offset && addr + width <= dyn_end && owner_.kernel_.dynamic_shared > 0;
+      if (inside(v.offset, v.size)) return true;
+    return owner_.kernel_.dynamic_shared > 0 &&
+           inside(L.dynamic_offset, owner_.kernel_.dynamic_shared);
   }
 
   std::string nearest(uint64_t addr) const {
@@ -490,34 +684,139 @@ class BlockDefects final : public emu::BlockObserver {
     // later accesses are taken to follow the kernel's own inter-block
     // protocol (last-block-done, tickets) and are not reported.
     if (!plain) atomic_seen_ = true;
-    hazards(a, thread, addr, reads, writes, global_shadow_, [&](uint64_t word) {
-      uint64_t line = word / kLineWords;
-      if (line != last_line_ || !has_line_) {
-        uint32_t l = global_lines.slot(line);
-        if (size_t{l} * kLineWords == global_touch.size()) {
-          global_touch.resize(global_touch.size() + kLineWords);
-          global_shadow_.add(kLineWords);
-        }
-        last_line_ = line;
-        last_base_ = l * kLineWords;
-        has_line_ = true;
+    bool plain_read = a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad;
+    uint32_t warp = thread / 32;
+    hazards(a, thread, addr, reads, writes, global_shadow_,
+            [&](uint64_t word, uint64_t lo, uint64_t hi) {
+              uint64_t line = word / kLineWords;
+              if (line != last_line_ || !has_line_) {
+                last_base_ = words_of(line_of(line));
+                last_line_ = line;
+                has_line_ = true;
+              }
+              GlobalTouch& t = global_touch[last_base_ + static_cast<uint32_t>(word % kLineWords)];
+              // What hazards() would do to a fresh word, or to one this
+              // thread alone read (once, or again in this epoch or from the
+              // same instruction): record the read, report nothing.
+              uint32_t shadow = kSettled;
+              if (compact_ && plain_read && hi - lo == 4 && t.state == kFresh) {
+                t.state = kReadOnce;
+                t.epoch = epoch_;
+                t.aux = wepoch_[warp];
+              } else if (compact_ && plain_read && hi - lo == 4 && t.state == kReadOnce &&
+                         t.thread == thread && (t.epoch == epoch_ || t.instr == a.instr)) {
+                if (t.epoch != epoch_) {
+                  t.epoch = epoch_;
+                  t.aux = wepoch_[warp];
+                }
+              } else {
+                shadow = full_record(t);
+              }
+              if (plain) {
+                auto bytes = static_cast<uint8_t>(((1u << (hi - lo)) - 1u) << (lo - word * 4));
+                bool write = a.op == emu::MemOp::Store;
+                if (!t.touched || (write && !t.written)) {  // first access, then first write
+                  t.after_atomic = atomic_seen_;
+                  t.instr = a.instr;
+                  t.thread = thread;
+                }
+                t.touched |= bytes;
+                if (write) t.written |= bytes;
+              }
+              return shadow;
+            });
+  }
+
+  GlobalLine& line_of(uint64_t line) {
+    uint32_t l = global_lines.slot(line);
+    if (l == global_line.size()) global_line.emplace_back();
+    return global_line[l];
+  }
+
+  // The first of line `g`'s word records, made (from its compact form) if new.
+  uint32_t words_of(GlobalLine& g) {
+    if (g.words == kNoWords) {
+      auto words = static_cast<uint32_t>(global_touch.size());
+      global_touch.resize(global_touch.size() + kLineWords);
+      for (unsigned w = 0; w < kLineWords; ++w) global_touch[words + w] = touch(g, w);
+      g.words = words;
+      g.compact = false;
+    }
+    return g.words;
+  }
+
+  // A plain load of whole aligned words: the lines where it continues a
+  // coalesced stream (see GlobalLine) take it here, as the per-word path
+  // would (a fresh word becomes read once by its lane, a re-read by the
+  // same lane in the same epoch changes nothing); returns the lanes left
+  // for the per-lane path. No finding can come from the lines taken here,
+  // so taking them first leaves the findings and their order unchanged.
+  uint32_t global_stream(const emu::MemAccess& a) {
+    // Lanes at increasing addresses, none overlapping the last: every word
+    // is read by one lane, and the lanes of a line are consecutive.
+    uint64_t prev = a.addr[__builtin_ctz(a.mask)];
+    for (uint32_t m = a.mask & (a.mask - 1); m; m &= m - 1) {
+      uint64_t addr = a.addr[__builtin_ctz(m)];
+      if (addr <= prev || addr - prev < a.width) return a.mask;
+      prev = addr;
+    }
+    uint32_t rest = 0, wepoch = wepoch_[a.warp];
+    for (uint32_t m = a.mask; m;) {
+      // The lanes in the line of the first lane left (widths divide the
+      // line, so no lane straddles two).
+      uint64_t line = a.addr[__builtin_ctz(m)] / (4 * kLineWords);
+      uint32_t in_line = 0;
+      for (uint32_t k = m; k && a.addr[__builtin_ctz(k)] / (4 * kLineWords) == line; k &= k - 1)
+        in_line |= 1u << __builtin_ctz(k);
+      m &= ~in_line;
+      GlobalLine& g = line_of(line);
+      if (g.words == kNoWords && !g.compact) {
+        g.compact = true;
+        g.instr = a.instr;
+        g.warp = a.warp;
+        g.epoch = epoch_;
+        g.wepoch = wepoch;
+        g.after_atomic = atomic_seen_;
+        g.lane.fill(kNoLane);
       }
-      uint32_t slot = last_base_ + static_cast<uint32_t>(word % kLineWords);
-      if (plain) {
-        uint64_t lo = std::max(addr, word * 4), hi = std::min(addr + a.width, word * 4 + 4);
-        auto bytes = static_cast<uint8_t>(((1u << (hi - lo)) - 1u) << (lo - word * 4));
-        GlobalTouch& t = global_touch[slot];
-        bool write = a.op == emu::MemOp::Store;
-        if (!t.touched || (write && !t.written)) {  // first access, then first write
-          t.after_atomic = atomic_seen_;
-          t.instr = a.instr;
-          t.thread = thread;
-        }
-        t.touched |= bytes;
-        if (write) t.written |= bytes;
+      bool ok = g.compact && g.instr == a.instr && g.warp == a.warp && g.epoch == epoch_ &&
+                g.wepoch == wepoch && g.after_atomic == atomic_seen_;
+      for (uint32_t k = in_line; ok && k; k &= k - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(k));
+        for (uint64_t w = a.addr[l] / 4; ok && w < (a.addr[l] + a.width) / 4; ++w)
+          ok = g.lane[w % kLineWords] == kNoLane || g.lane[w % kLineWords] == l;
       }
-      return slot;
-    });
+      if (!ok) {
+        rest |= in_line;
+        continue;
+      }
+      for (uint32_t k = in_line; k; k &= k - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(k));
+        for (uint64_t w = a.addr[l] / 4; w < (a.addr[l] + a.width) / 4; ++w)
+          g.lane[w % kLineWords] = static_cast<uint8_t>(l);
+      }
+    }
+    return rest;
+  }
+
+  // The full shadow record of a global word, made from its compact state.
+  // Called before the access updates `t.instr`/`t.thread` (a first write
+  // takes them over).
+  uint32_t full_record(GlobalTouch& t) {
+    if (t.state == kFull) return t.aux;
+    auto i = static_cast<uint32_t>(global_shadow_.size());
+    global_shadow_.add(1);
+    if (t.state == kReadOnce) {
+      Shadow& s = global_shadow_.word(i);
+      s.read = true;
+      s.r_thread = t.thread;
+      s.r_instr = t.instr;
+      s.r_epoch = t.epoch;
+      s.r_wepoch = t.aux;
+    }
+    t.state = kFull;
+    t.aux = i;
+    return i;
   }
 
  public:
@@ -532,13 +831,18 @@ class BlockDefects final : public emu::BlockObserver {
  private:
   DefectCheck& owner_;
   emu::Dim3 block_;
+  bool compact_;  // DefectCheck::fast_paths_: compact global records, quiet-word notes
   uint32_t threads_ = 0, exited_ = 0, epoch_ = 0;
   bool atomic_seen_ = false;
   const emu::InstrInfo* cas_instr_ = nullptr;
   bool cas_ = false;
   uint64_t event_ = 0;
-  ShadowWords shared_;         // slot = shared word (offset / 4)
-  ShadowWords global_shadow_;  // by record, as global_touch
+  ShadowWords shared_;  // slot = shared word (offset / 4)
+  // By shared word: epoch + 1 while the word is quiet for every reader
+  // (quiet_shared), else anything else.
+  std::vector<uint32_t> quiet_until_;
+  ShadowWords global_shadow_;  // full records of global words (GlobalTouch::aux)
+  static constexpr uint32_t kSettled = UINT32_MAX;  // see hazards()
   // The line of the last global lookup and its first record.
   uint64_t last_line_ = 0;
   uint32_t last_base_ = 0;
@@ -588,26 +892,43 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
   std::sort(order.begin(), order.end(),
             [&](uint32_t x, uint32_t y) { return lines[x] < lines[y]; });
   constexpr uint32_t kLineWords = BlockDefects::kLineWords;
-  uint32_t owner_line = UINT32_MAX, owner_base = 0;
+  uint32_t owner_line = UINT32_MAX;
+  uint32_t owner_base = 0;
   for (uint32_t record = 0, n = static_cast<uint32_t>(order.size() * kLineWords); record < n;
        ++record) {
     uint32_t line = order[record / kLineWords];
     uint64_t word = lines[line] * kLineWords + record % kLineWords;
-    const BlockDefects::GlobalTouch& t = b->global_touch[line * kLineWords + record % kLineWords];
+    const BlockDefects::GlobalLine& g = b->global_line[line];
+    const BlockDefects::GlobalTouch t = b->touch(g, record % kLineWords);
     if (!t.touched) continue;  // not accessed, or by atomics only
     if (line != owner_line) {  // one lookup per line of the block's records
       owner_line = line;
       uint32_t l = owner_lines_.slot(lines[line]);
-      if (size_t{l} * kLineWords == owners_.size()) owners_.resize(owners_.size() + kLineWords);
-      owner_base = l * kLineWords;
+      if (l == owner_line_.size()) owner_line_.emplace_back();
+      OwnerLine& ol = owner_line_[l];
+      if (g.compact && ol.words == kNoOwners) {
+        // A coalesced stream of this block (reads only): on a fresh line
+        // it becomes the line's owner as is; on a line whose owner read
+        // every word it reads it changes nothing (no writes: no race, no
+        // new owner, no new bytes). Else the words are merged one by one.
+        bool covered = ol.compact;
+        for (unsigned w = 0; covered && w < kLineWords; ++w)
+          covered = g.lane[w] == BlockDefects::kNoLane || ol.lane[w] != BlockDefects::kNoLane;
+        if (!ol.compact) ol = {linear, g.instr, g.warp, kNoOwners, true, g.after_atomic, g.lane};
+        if (ol.block_linear == linear || covered) {
+          record += kLineWords - 1 - record % kLineWords;  // on to the next line
+          continue;
+        }
+      }
+      owner_base = owner_words(ol);
     }
     GlobalOwner& o = owners_[owner_base + record % kLineWords];
     bool fresh = o.touched == 0;
-    if (fresh)
-      o = GlobalOwner{linear, block, t.touched, t.written, t.after_atomic, t.instr, t.thread};
+    if (fresh) o = GlobalOwner{linear, t.touched, t.written, t.after_atomic, t.instr, t.thread};
     if (fresh || o.block_linear == linear) continue;
     uint8_t racing = static_cast<uint8_t>((o.written & t.touched) | (o.touched & t.written));
     if (racing && !o.after_atomic && !t.after_atomic) {
+      emu::Dim3 o_block = block_of(o.block_linear);
       bool o_wrote = o.written & racing, t_wrote = t.written & racing;
       Finding f;
       f.kind = "global-race";
@@ -615,9 +936,9 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
       f.message = fmt::format(
           "global byte {:#x}: {} by block {} and {} by block {} with no ordering between blocks",
           word * 4 + static_cast<unsigned>(__builtin_ctz(racing)), o_wrote ? "written" : "read",
-          dim_text(o.block), t_wrote ? "written" : "read", dim_text(block));
+          dim_text(o_block), t_wrote ? "written" : "read", dim_text(block));
       f.involved.push_back(
-          involved(o_wrote ? "write" : "read", kernel_, o.instr, o.block, o.thread));
+          involved(o_wrote ? "write" : "read", kernel_, o.instr, o_block, o.thread));
       f.involved.push_back(involved(t_wrote ? "write" : "read", kernel_, t.instr, block, t.thread));
       f.where = f.involved.back().where;
       f.count = static_cast<uint64_t>(__builtin_popcount(racing));  // racing bytes
@@ -626,13 +947,31 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
     o.touched |= t.touched;
     if (t.written & ~o.written) {  // the later writer owns the word from now on
       o.block_linear = linear;
-      o.block = block;
       o.after_atomic = t.after_atomic;
       o.instr = t.instr;
       o.thread = t.thread;
     }
     o.written |= t.written;
   }
+}
+
+uint32_t DefectCheck::owner_words(OwnerLine& ol) {
+  if (ol.words == kNoOwners) {
+    ol.words = static_cast<uint32_t>(owners_.size());
+    owners_.resize(owners_.size() + BlockDefects::kLineWords);
+    for (unsigned w = 0; ol.compact && w < BlockDefects::kLineWords; ++w)
+      if (ol.lane[w] != BlockDefects::kNoLane)
+        owners_[ol.words + w] = {ol.block_linear, 0xf,      0,
+                                 ol.after_atomic, ol.instr, ol.warp * 32 + ol.lane[w]};
+    ol.compact = false;
+  }
+  return ol.words;
+}
+
+emu::Dim3 DefectCheck::block_of(uint64_t linear) const {
+  uint64_t x = std::max(kernel_.grid.x, 1u), y = std::max(kernel_.grid.y, 1u);
+  return {static_cast<uint32_t>(linear % x), static_cast<uint32_t>(linear / x % y),
+          static_cast<uint32_t>(linear / x / y)};
 }
 
 void DefectCheck::on_kernel_end(bool) {

@@ -16,8 +16,12 @@
 //    first global atomic are taken to follow the kernel's own protocol).
 // Errors the emulator itself stops on (global out-of-bounds, deadlock) are
 // turned into findings by the caller with `from_emulator_error`.
+// Common patterns take fast paths with the same findings as the general
+// per-lane path (docs/check-cost.md, branch `defects`): streamed global
+// lines kept per line, shared words quiet for every reader noted per word.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <set>
@@ -44,7 +48,11 @@ struct MemoryLayout {
 
 class DefectCheck final : public emu::KernelObserver {
  public:
-  explicit DefectCheck(MemoryLayout layout) : layout_(std::move(layout)) {}
+  // `fast_paths` false: every access takes the general per-lane, per-byte
+  // path (full shadow records, no quiet-word notes). The findings are the
+  // same either way; tests compare the two.
+  explicit DefectCheck(MemoryLayout layout, bool fast_paths = true)
+      : layout_(std::move(layout)), fast_paths_(fast_paths) {}
 
   void on_kernel_begin(const emu::KernelInfo& info) override { kernel_ = info; }
   std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override;
@@ -59,15 +67,17 @@ class DefectCheck final : public emu::KernelObserver {
   friend class BlockDefects;
   // Who touched a global 4-byte word first, and which of its bytes were
   // touched and written so far (non-atomic accesses only).
+  // 24 bytes: the block is kept as its linear index (block_of).
   struct GlobalOwner {
     uint64_t block_linear = 0;
-    emu::Dim3 block;
     uint8_t touched = 0, written = 0;
     bool after_atomic = false;
     const emu::InstrInfo* instr = nullptr;
     uint32_t thread = 0;
   };
+  emu::Dim3 block_of(uint64_t linear) const;
   MemoryLayout layout_;
+  bool fast_paths_;
   emu::KernelInfo kernel_;
   std::vector<Finding> findings_;
   std::map<std::string, size_t> index_;  // merge key -> findings_ index
@@ -75,6 +85,20 @@ class DefectCheck final : public emu::KernelObserver {
   // at a time as in BlockDefects: word w of line slot L is owner L * 32 +
   // w % 32 (touched == 0: no owner yet). A flat table, no node per word.
   WordMap owner_lines_;
+  // By line slot: a line only one block's coalesced stream has touched
+  // (BlockDefects::GlobalLine) is kept as that stream, 2 bytes per word;
+  // owner_words makes its 32 GlobalOwner records when a merge needs them.
+  static constexpr uint32_t kNoOwners = UINT32_MAX;
+  struct OwnerLine {
+    uint64_t block_linear = 0;
+    const emu::InstrInfo* instr = nullptr;
+    uint32_t warp = 0;
+    uint32_t words = kNoOwners;  // its first record in owners_, once made
+    bool compact = false, after_atomic = false;
+    std::array<uint8_t, 32> lane{};  // as GlobalLine::lane
+  };
+  std::vector<OwnerLine> owner_line_;
+  uint32_t owner_words(OwnerLine& ol);
   std::vector<GlobalOwner> owners_;
   // Plain-load-vs-atomic races held back by the load, and the loads that
   // proved to be CAS-loop reads (see docs/emulator.md, "check").

@@ -1,0 +1,411 @@
+// DefectCheck's fast paths (compact global records, quiet-word notes for
+// shared loads, one test per broadcast) must give exactly the findings of
+// the general per-lane path: random event streams over a few words, so that
+// lanes collide, run through both, and the findings are compared field by
+// field. Hand-written cases pin the patterns the fast paths are built for.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "check/defects.h"
+#include "check/event_builder.h"
+
+namespace smemlab::check {
+namespace {
+
+using testing::access;
+using testing::instr;
+constexpr uint32_t kAll = 0xffffffffu;
+constexpr uint64_t kGlobal = 0x1000;
+
+std::string describe(const std::vector<Finding>& fs) {
+  std::string out;
+  for (const Finding& f : fs) {
+    out += f.kind + " x" + std::to_string(f.count) + ": " + f.message;
+    for (const Involved& v : f.involved)
+      out += " [" + v.role + " line " + std::to_string(v.ptx_line) + " block " +
+             std::to_string(v.block.x) + " thread " + std::to_string(v.thread) + "]";
+    out += "\n";
+  }
+  return out;
+}
+
+// One event of a block: a memory access, a barrier of both warps, or a
+// __syncwarp() of one warp.
+struct Event {
+  enum Kind { kMemory, kBarrier, kSyncwarp } kind = kMemory;
+  emu::MemAccess access{};
+  uint32_t warp = 0;
+};
+
+// The instructions the streams use; atomics include a CAS (the CAS-loop rule).
+struct Instrs {
+  emu::InstrInfo ld_s = instr(1, 10, "ld.shared.u32"), ld_s2 = instr(2, 11, "ld.shared.v4.f32"),
+                 st_s = instr(3, 12, "st.shared.u32"), at_s = instr(4, 13, "atom.shared.add.u32"),
+                 cas_s = instr(5, 14, "atom.shared.cas.b32"),
+                 cp = instr(6, 15, "cp.async.ca.shared.global"),
+                 ld_g = instr(7, 16, "ld.global.u32"), ld_g2 = instr(8, 17, "ld.global.v4.f32"),
+                 st_g = instr(9, 18, "st.global.u32"), at_g = instr(10, 19, "atom.global.add.u32"),
+                 cas_g = instr(11, 20, "atom.global.cas.b32"), bar = instr(12, 21, "bar.sync 0"),
+                 sw = instr(13, 22, "bar.warp.sync -1");
+};
+
+// Lane addresses of the patterns warps use: broadcast, unit stride, a
+// half-warp repeat, a broadcast with one lane elsewhere, random words.
+// `wrap`: unit strides wrap around within `span` (shared); else they run
+// past it (global: coalesced streams over several lines).
+std::function<uint64_t(unsigned)> pattern(std::mt19937& rng, uint64_t base, unsigned width,
+                                          uint64_t span, bool wrap = true) {
+  uint64_t slots = span / width;
+  uint64_t b = base + width * (rng() % slots);
+  switch (rng() % 6) {
+    case 0:
+      return [=](unsigned) { return b; };
+    case 1:
+      if (!wrap) return [=](unsigned l) { return b + uint64_t{width} * l; };
+      return [=](unsigned l) { return base + (b - base + uint64_t{width} * l) % span; };
+    case 2:
+      if (!wrap) {  // two rows of 16 lanes (a 16x16 tile's warp)
+        uint64_t row = uint64_t{width} * (16 + rng() % 3);
+        return [=](unsigned l) { return b + uint64_t{width} * (l % 16) + row * (l / 16); };
+      }
+      return [=](unsigned l) { return base + (b - base + uint64_t{width} * (l % 16)) % span; };
+    case 3: {
+      unsigned odd = rng() % 32;
+      uint64_t other = base + width * (rng() % slots);
+      return [=](unsigned l) { return l == odd ? other : b; };
+    }
+    case 4: {  // sub-word: lanes straddle words, or several lanes per word
+      unsigned shift = rng() % 4;
+      return [=](unsigned l) { return base + (b - base + shift + l) % span; };
+    }
+    default: {
+      std::array<uint64_t, 32> a;
+      for (auto& x : a) x = base + width * (rng() % slots);
+      return [=](unsigned l) { return a[l]; };
+    }
+  }
+}
+
+std::vector<Event> random_block(std::mt19937& rng, const Instrs& I) {
+  std::vector<Event> events;
+  static constexpr unsigned kWidths[] = {1, 2, 4, 4, 4, 8, 16};
+  int n = 20 + static_cast<int>(rng() % 60);
+  for (int i = 0; i < n; ++i) {
+    Event e;
+    unsigned r = rng() % 20;
+    if (r >= 16 && !events.empty() && events.back().kind == Event::kMemory) {
+      // The last access again: as it was (a re-read), by the other warp,
+      // with other lanes, or moved by a few words (a stream's next part).
+      e = events.back();
+      unsigned v = rng() % 4;
+      if (v == 1) e.access.warp ^= 1;
+      if (v == 2) e.access.mask = static_cast<uint32_t>(rng()) | 1u;
+      if (v == 3) {
+        int64_t shift = static_cast<int64_t>(e.access.width) * (static_cast<int>(rng() % 9) - 4);
+        for (uint64_t& x : e.access.addr) x += static_cast<uint64_t>(shift);
+      }
+    } else if (r == 0) {
+      e.kind = Event::kBarrier;
+    } else if (r == 1) {
+      e.kind = Event::kSyncwarp;
+      e.warp = rng() % 2;
+    } else {
+      bool shared = rng() % 2;
+      unsigned width = kWidths[rng() % 7];
+      emu::MemOp op;
+      const emu::InstrInfo* in;
+      unsigned o = rng() % 10;
+      if (o < 5) {
+        op = emu::MemOp::Load;
+        in = shared ? (o % 2 ? &I.ld_s : &I.ld_s2) : (o % 2 ? &I.ld_g : &I.ld_g2);
+      } else if (o < 8) {
+        op = emu::MemOp::Store;
+        in = shared ? &I.st_s : &I.st_g;
+      } else if (o == 8) {
+        op = emu::MemOp::Atomic;
+        width = 4;
+        bool cas = rng() % 2;
+        in = shared ? (cas ? &I.cas_s : &I.at_s) : (cas ? &I.cas_g : &I.at_g);
+      } else {
+        op = shared ? emu::MemOp::CpAsyncStore : emu::MemOp::CpAsyncLoad;
+        in = &I.cp;
+      }
+      uint32_t mask = rng() % 3 == 0 ? static_cast<uint32_t>(rng()) | 1u : kAll;
+      // 64 bytes of each space, so that lanes and warps collide; a shared
+      // access now and then runs past the 256-byte array.
+      uint64_t base = shared ? (rng() % 50 == 0 ? 240 : 0) : kGlobal;
+      uint32_t warp = rng() % 2;
+      e.access = access(shared ? emu::Space::Shared : emu::Space::Global, op, width, in, warp,
+                        pattern(rng, base, width, 64, shared), mask);
+    }
+    events.push_back(e);
+  }
+  return events;
+}
+
+std::vector<Finding> run(const std::vector<std::vector<Event>>& blocks, const Instrs& I,
+                         bool fast) {
+  DefectCheck check(MemoryLayout{{{"s", 0, 256}}, 256, 64}, fast);
+  emu::KernelInfo k;
+  k.block = {64, 1, 1};
+  k.grid = {static_cast<uint32_t>(blocks.size()), 1, 1};
+  check.on_kernel_begin(k);
+  for (uint32_t b = 0; b < blocks.size(); ++b) {
+    auto o = check.make_block_observer({b, 0, 0});
+    o->on_block_begin({b, 0, 0}, {64, 1, 1}, 256);
+    uint64_t epoch = 0;
+    for (Event e : blocks[b]) {
+      switch (e.kind) {
+        case Event::kMemory:
+          e.access.block = {b, 0, 0};
+          o->on_memory(e.access);
+          break;
+        case Event::kBarrier:
+          for (uint32_t w = 0; w < 2; ++w)
+            o->on_barrier({emu::BarrierKind::Sync, true, 0, 64, kAll, kAll, &I.bar, {b, 0, 0}, w});
+          o->on_barrier_release({0, ++epoch});
+          break;
+        case Event::kSyncwarp:
+          o->on_warp_sync({kAll, kAll, &I.sw, {b, 0, 0}, e.warp});
+          break;
+      }
+    }
+    o->on_block_end({b, 0, 0});
+    check.finish_block({b, 0, 0}, std::move(o));
+  }
+  check.on_kernel_end(true);
+  return check.findings();
+}
+
+TEST(DefectsFastPath, SameFindingsAsTheGeneralPathOnRandomStreams) {
+  Instrs I;
+  size_t with_findings = 0;
+  for (uint32_t seed = 0; seed < 400; ++seed) {
+    std::mt19937 rng(seed);
+    std::vector<std::vector<Event>> blocks(1 + rng() % 3);
+    for (auto& b : blocks) b = random_block(rng, I);
+    std::string fast = describe(run(blocks, I, true)), general = describe(run(blocks, I, false));
+    ASSERT_EQ(fast, general) << "seed " << seed;
+    with_findings += !general.empty();
+  }
+  // The streams must exercise the reporting paths, not only clean ones.
+  EXPECT_GT(with_findings, 100u);
+}
+
+// Also with long read-mostly streams: words read by one thread many times,
+// broadcasts repeated across epochs, then one racing lane.
+TEST(DefectsFastPath, SameFindingsOnReadMostlyStreams) {
+  Instrs I;
+  for (uint32_t seed = 0; seed < 100; ++seed) {
+    std::mt19937 rng(seed);
+    std::vector<Event> block;
+    // Initialize the shared words, then mostly loads with a rare store.
+    Event init;
+    init.access = access(emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, 0,
+                         [](unsigned l) { return 4 * l; });
+    block.push_back(init);
+    Event bar;
+    bar.kind = Event::kBarrier;
+    block.push_back(bar);
+    for (int i = 0; i < 200; ++i) {
+      Event e;
+      unsigned r = rng() % 40;
+      if (r == 0) {
+        e.kind = Event::kBarrier;
+      } else {
+        bool shared = rng() % 2;
+        bool store = r == 1;
+        unsigned width = store ? 4 : (rng() % 2 ? 4 : 16);
+        const emu::InstrInfo* in = shared ? (store ? &I.st_s : (width == 4 ? &I.ld_s : &I.ld_s2))
+                                          : (store ? &I.st_g : (width == 4 ? &I.ld_g : &I.ld_g2));
+        e.access = access(shared ? emu::Space::Shared : emu::Space::Global,
+                          store ? emu::MemOp::Store : emu::MemOp::Load, width, in, rng() % 2,
+                          pattern(rng, shared ? 0 : kGlobal, width, 128, shared),
+                          rng() % 4 ? kAll : static_cast<uint32_t>(rng()) | 1u);
+      }
+      block.push_back(e);
+    }
+    std::vector<std::vector<Event>> blocks{block, block};
+    std::string fast = describe(run(blocks, I, true)), general = describe(run(blocks, I, false));
+    ASSERT_EQ(fast, general) << "seed " << seed;
+  }
+}
+
+// A broadcast load that every lane of two warps reads (quiet for every
+// thread), then a warp whose lanes all read the word but one, which reads a
+// word the other warp wrote in this epoch: one race, naming that lane.
+TEST(DefectsFastPath, AlmostBroadcastWithOneRacingLane) {
+  Instrs I;
+  for (bool fast : {true, false}) {
+    std::vector<Event> block(5);
+    block[0].access = access(emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, 0,
+                             [](unsigned l) { return 4 * l; });
+    block[1].kind = Event::kBarrier;
+    for (uint32_t w = 0; w < 2; ++w)
+      block[2 + w].access =
+          access(emu::Space::Shared, emu::MemOp::Load, 4, &I.ld_s, w, [](unsigned) { return 8; });
+    block[4].access = access(
+        emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, 1, [](unsigned) { return 200; },
+        1u << 3);  // thread 35 writes word 50
+    block.push_back(block[2]);
+    block.back().access.addr[7] = 200;  // thread 7 reads it: RAW with thread 35
+    auto f = run({block}, I, fast);
+    ASSERT_EQ(f.size(), 1u) << describe(f);
+    EXPECT_EQ(f[0].kind, "race");
+    EXPECT_NE(f[0].message.find("between thread 35 and thread 7"), std::string::npos)
+        << f[0].message;
+    EXPECT_EQ(f[0].count, 1u);
+  }
+}
+
+// Global words streamed in once per thread (float4 loads, unit stride):
+// no finding; another thread's store to one of them afterwards is a WAR
+// naming the first reader, and a second block's store a global-race.
+TEST(DefectsFastPath, StreamedGlobalWordsKeepTheirReader) {
+  Instrs I;
+  for (bool fast : {true, false}) {
+    std::vector<Event> block(3);
+    for (uint32_t w = 0; w < 2; ++w)
+      block[w].access = access(emu::Space::Global, emu::MemOp::Load, 16, &I.ld_g2, w,
+                               [=](unsigned l) { return kGlobal + 16 * (32 * w + l); });
+    // Thread 40 stores into the third word of thread 5's float4.
+    block[2].access = access(
+        emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, 1,
+        [](unsigned) { return kGlobal + 16 * 5 + 8; }, 1u << 8);
+    auto f = run({block, {block[0]}}, I, fast);
+    ASSERT_EQ(f.size(), 2u) << describe(f);
+    EXPECT_EQ(f[0].kind, "race");
+    EXPECT_NE(f[0].message.find("WAR hazard on global byte 0x1058 between thread 5 and thread 40"),
+              std::string::npos)
+        << f[0].message;
+    EXPECT_EQ(f[1].kind, "global-race");
+    EXPECT_EQ(f[1].involved[0].thread, 40u);
+  }
+}
+
+// Sub-word global reads (bytes of one word by four lanes), then a whole
+// word store by another warp: the race names the byte's own reader.
+TEST(DefectsFastPath, SubWordGlobalReadersStayPerByte) {
+  Instrs I;
+  for (bool fast : {true, false}) {
+    std::vector<Event> block(2);
+    block[0].access = access(
+        emu::Space::Global, emu::MemOp::Load, 1, &I.ld_g, 0,
+        [](unsigned l) { return kGlobal + 2 + l; }, 0xfu);
+    block[1].access = access(
+        emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, 1, [](unsigned) { return kGlobal + 4; },
+        1u);
+    auto f = run({block}, I, fast);
+    ASSERT_EQ(f.size(), 1u) << describe(f);
+    // Lanes 2 and 3 read bytes 0x1004 and 0x1005; the store's first byte is 0x1004.
+    EXPECT_NE(f[0].message.find("global byte 0x1004 between thread 2 and thread 32"),
+              std::string::npos)
+        << f[0].message;
+  }
+}
+
+// A thread reading its own global word again in a later epoch, from
+// another instruction, then another warp writing it: the WAR names the
+// later read's instruction.
+TEST(DefectsFastPath, RereadFromAnotherInstructionIsTheReaderOfRecord) {
+  Instrs I;
+  for (bool fast : {true, false}) {
+    std::vector<Event> block(4);
+    block[0].access = access(emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, 0,
+                             [](unsigned l) { return kGlobal + 4 * l; });
+    block[1].kind = Event::kBarrier;
+    block[2].access = access(
+        emu::Space::Global, emu::MemOp::Load, 16, &I.ld_g2, 0,
+        [](unsigned l) { return kGlobal + 16 * l; }, 1u);
+    block[3].access = access(
+        emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, 1, [](unsigned) { return kGlobal + 8; },
+        1u);
+    auto f = run({block}, I, fast);
+    ASSERT_EQ(f.size(), 1u) << describe(f);
+    EXPECT_EQ(f[0].involved[0].ptx_line, I.ld_g2.ptx_line);
+    EXPECT_EQ(f[0].involved[0].thread, 0u);
+  }
+}
+
+// A coalesced stream continued in a later barrier epoch (or after a
+// __syncwarp()) by the same instruction and warp: the words read then are
+// read in the new epoch, so another thread's store to one of them in that
+// epoch is a WAR (warp-race for the same warp), and one to a word read
+// before the barrier is not.
+TEST(DefectsFastPath, StreamContinuedInALaterEpoch) {
+  Instrs I;
+  for (bool syncwarp : {false, true})
+    for (bool fast : {true, false}) {
+      std::vector<Event> block(5);
+      block[0].access = access(
+          emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, 0,
+          [](unsigned l) { return kGlobal + 4 * l; }, 0xffu);
+      block[1].kind = syncwarp ? Event::kSyncwarp : Event::kBarrier;
+      block[2].access = access(
+          emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, 0,
+          [](unsigned l) { return kGlobal + 4 * l; }, 0xff00u);
+      // Thread 9 read word 9 after the barrier; thread 3 read word 3 before.
+      uint32_t writer_warp = syncwarp ? 0 : 1;
+      block[3].access = access(
+          emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, writer_warp,
+          [](unsigned) { return kGlobal + 4 * 9; }, 1u << 20);
+      block[4].access = access(
+          emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, writer_warp,
+          [](unsigned) { return kGlobal + 4 * 3; }, 1u << 21);
+      auto f = run({block}, I, fast);
+      ASSERT_EQ(f.size(), 1u) << describe(f);
+      EXPECT_EQ(f[0].kind, syncwarp ? "warp-race" : "race");
+      EXPECT_EQ(f[0].involved[0].thread, 9u) << describe(f);
+    }
+}
+
+// Launch-wide owners of streamed lines: block 0 reads words 0-7 of a line,
+// block 1 words 0-15, block 2 writes words 3 and 12. Word 3's owner is
+// still block 0 (the first reader), word 12's is block 1.
+TEST(DefectsFastPath, StreamedLinesKeepTheirFirstReaderAcrossBlocks) {
+  Instrs I;
+  for (bool fast : {true, false}) {
+    std::vector<std::vector<Event>> blocks(3, std::vector<Event>(1));
+    for (uint32_t b = 0; b < 2; ++b)
+      blocks[b][0].access = access(
+          emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, 0,
+          [](unsigned l) { return kGlobal + 4 * l; }, b ? 0xffffu : 0xffu);
+    blocks[2][0].access = access(
+        emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, 0,
+        [](unsigned l) { return kGlobal + 4 * (l == 1 ? 12 : 3); }, 3u);
+    auto f = run(blocks, I, fast);
+    ASSERT_EQ(f.size(), 1u) << describe(f);  // merged: one finding, two words
+    EXPECT_EQ(f[0].kind, "global-race");
+    EXPECT_EQ(f[0].count, 8u) << describe(f);
+    EXPECT_EQ(f[0].involved[0].block.x, 0u) << describe(f);  // word 3, reported first
+    EXPECT_NE(f[0].message.find("global byte 0x100c: read by block (0,0,0)"), std::string::npos)
+        << f[0].message;
+  }
+}
+
+// Lanes reading a word another lane of the warp read first, by broadcast or
+// by a half-warp repeat, are its second reader: when the first reader then
+// writes the word, that is a warp-race with the second.
+TEST(DefectsFastPath, RepeatedLanesAreSecondReaders) {
+  Instrs I;
+  for (bool half : {false, true})
+    for (bool fast : {true, false}) {
+      std::vector<Event> block(4);
+      block[0].access = access(emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, 1,
+                               [](unsigned l) { return 4 * l; });
+      block[1].kind = Event::kBarrier;
+      block[2].access = access(emu::Space::Shared, emu::MemOp::Load, 4, &I.ld_s, 0,
+                               [=](unsigned l) { return half ? 4 * (l % 16) : 20; });
+      block[3].access = access(
+          emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, 0,
+          [=](unsigned) { return half ? 0 : 20; }, 1u);
+      auto f = run({block}, I, fast);
+      ASSERT_EQ(f.size(), 1u) << describe(f);
+      EXPECT_EQ(f[0].kind, "warp-race");
+      EXPECT_EQ(f[0].involved[0].thread, half ? 16u : 1u) << describe(f);
+    }
+}
+
+}  // namespace
+}  // namespace smemlab::check
