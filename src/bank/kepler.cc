@@ -22,6 +22,9 @@ class KeplerModel final : public Model {
   }
   unsigned banks() const override { return kBanks; }
   unsigned bank_bytes() const override { return mode_; }
+  // A shift rotates the banks and 16 keeps every width aligned, but in
+  // 4-byte mode which words share a 64-bit access depends on the 256-byte row.
+  uint64_t period() const override { return mode_ == 4 ? 256 : 16; }
 
   Result evaluate(const Request& r) const override {
     validate(r);

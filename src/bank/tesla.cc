@@ -166,6 +166,9 @@ class TeslaModel final : public Model {
   }
   unsigned banks() const override { return kBanks; }
   unsigned bank_bytes() const override { return 4; }
+  // A shift rotates the banks (same distinct words per bank); 16 keeps
+  // every width aligned.
+  uint64_t period() const override { return 16; }
 
   Result evaluate(const Request& r) const override {
     validate(r);

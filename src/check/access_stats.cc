@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "check/address_pattern.h"
+
 namespace smemlab::check {
 
 const char* access_class_name(AccessClass c) {
@@ -90,11 +92,25 @@ class BlockAccess final : public emu::BlockObserver {
     } else {
       return;
     }
-    AccessInstr& s = access_of(a.instr->pc);
+    PcState& p = state_of(a.instr->pc);
+    AccessInstr& s = *p.stats;
     s.instr = a.instr;
     s.cls = cls;
     s.width = a.width;
-    SectorCost c = sector_cost(a.mask, a.addr, a.width);
+    // Sectors are 32 bytes: a request shifted by a multiple of 32 touches as
+    // many, so the pc's last pattern usually answers without a recount.
+    AddressPattern key;
+    SectorCost c;
+    if (!key.make(0, a.width, 0, a.mask, a.addr, 32)) {
+      c = sector_cost(a.mask, a.addr, a.width);
+    } else if (p.known && p.key == key) {
+      c = p.cost;
+    } else {
+      c = sector_cost(a.mask, a.addr, a.width);
+      p.known = true;
+      p.key = key;
+      p.cost = c;
+    }
     ++s.counts.requests;
     s.counts.sectors += c.sectors;
     s.counts.ideal_sectors += c.ideal;
@@ -130,13 +146,20 @@ class BlockAccess final : public emu::BlockObserver {
   std::map<uint32_t, BranchInstr> branches;
 
  private:
-  // accesses' entry, through a pc-indexed table (std::map nodes do not move).
-  AccessInstr& access_of(uint32_t pc) {
-    if (pc >= index_.size()) index_.resize(pc + 1, nullptr);
-    if (!index_[pc]) index_[pc] = &accesses[pc];
-    return *index_[pc];
+  // Per pc: accesses' entry (std::map nodes do not move) and the last
+  // pattern costed there.
+  struct PcState {
+    AccessInstr* stats = nullptr;
+    bool known = false;
+    AddressPattern key;
+    SectorCost cost;
+  };
+  PcState& state_of(uint32_t pc) {
+    if (pc >= index_.size()) index_.resize(pc + 1);
+    if (!index_[pc].stats) index_[pc].stats = &accesses[pc];
+    return index_[pc];
   }
-  std::vector<AccessInstr*> index_;
+  std::vector<PcState> index_;
 
  public:
   std::map<uint32_t, std::pair<const emu::InstrInfo*, ExecCounts>> executed;

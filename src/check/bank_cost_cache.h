@@ -1,17 +1,23 @@
-// A memo of bank::Model::evaluate's counts per distinct request. A kernel
-// issues the same shared-memory request pattern again and again (every loop
-// iteration, every block: shared offsets are block-relative), and costing
-// one with the bank model is far dearer than recognizing it. Direct-mapped
-// and of fixed size, so memory stays bounded; a collision just evaluates
-// again. Not thread-safe: one per worker at a time (BankAnalysis pools them).
+// A memo of the bank models' counts per request *address pattern*
+// (address_pattern.h, modulo the models' common bank::Model::period). A
+// kernel issues the same pattern again and again (every loop iteration,
+// every warp and block at one pc, shifted by a tile offset), and costing it
+// with the bank model is far dearer than recognizing it. The hot path is one
+// compare with the last pattern seen at the same pc; other patterns go
+// through a direct-mapped table of fixed size (memory stays bounded, a
+// collision just evaluates again). Not thread-safe: one per worker at a
+// time (BankAnalysis pools them).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <vector>
 
 #include "bank/bank.h"
+#include "check/address_pattern.h"
 
 namespace smemlab::check {
 
@@ -23,21 +29,31 @@ struct BankCost {
 
 class BankCostCache {
  public:
-  explicit BankCostCache(size_t models)
-      : models_(models), keys_(kEntries), costs_(kEntries * models) {}
+  explicit BankCostCache(const std::vector<std::unique_ptr<bank::Model>>& models)
+      : models_(models.size()),
+        period_(period_of(models)),
+        keys_(kEntries),
+        costs_(kEntries * models.size()) {}
 
-  // The costs of `r` under each model (models() entries), evaluated on a
-  // miss. `models` must be the ones the cache was made for.
-  const BankCost* costs(const std::vector<std::unique_ptr<bank::Model>>& models,
-                        const bank::Request& r) {
-    Key k;
-    if (!make_key(r, k)) return nullptr;
-    size_t i = k.hash & (kEntries - 1);
-    BankCost* out = &costs_[i * models_];
-    if (keys_[i] == k) return out;
-    keys_[i] = k;
-    for (size_t m = 0; m < models_; ++m) out[m] = evaluate(*models[m], r, nullptr);
-    return out;
+  // The common period of the models (bank::Model::period): the key's modulus.
+  uint64_t period() const { return period_; }
+
+  // The memoized costs of `k` (models() entries), or nullptr. `pc` only
+  // places the fast per-pc slot.
+  const BankCost* find(uint32_t pc, const AddressPattern& k) {
+    if (pc < last_.size() && last_[pc].valid && last_[pc].key == k)
+      return &last_costs_[pc * models_];
+    size_t i = k.hash() & (kEntries - 1);
+    if (!keys_[i].valid || !(keys_[i].key == k)) return nullptr;
+    remember_at(pc, k, &costs_[i * models_]);
+    return &last_costs_[pc * models_];
+  }
+  // Records the costs of `k` (models() entries, from a full evaluation).
+  void store(uint32_t pc, const AddressPattern& k, const BankCost* costs) {
+    size_t i = k.hash() & (kEntries - 1);
+    keys_[i] = {k, true};
+    std::copy(costs, costs + models_, &costs_[i * models_]);
+    remember_at(pc, k, costs);
   }
 
   // One evaluation, keeping the full result when asked.
@@ -53,41 +69,32 @@ class BankCostCache {
     return c;
   }
 
+  static uint64_t period_of(const std::vector<std::unique_ptr<bank::Model>>& models) {
+    uint64_t p = 1;
+    for (const auto& m : models) p = std::lcm(p, m->period());
+    return p;
+  }
+
  private:
   static constexpr size_t kEntries = 2048;  // power of two
-  struct Key {
-    uint64_t hash = 0;
-    uint32_t mask = 0;
-    uint8_t op = 0, width = 0;
+  struct Slot {
+    AddressPattern key;
     bool valid = false;
-    uint32_t addr[32] = {};  // active lanes only; 0 elsewhere
-    bool operator==(const Key& o) const {
-      if (!valid || !o.valid || hash != o.hash || mask != o.mask || op != o.op ||
-          width != o.width)
-        return false;
-      for (int l = 0; l < 32; ++l)
-        if (addr[l] != o.addr[l]) return false;
-      return true;
-    }
   };
-  static bool make_key(const bank::Request& r, Key& k) {
-    k.mask = r.mask;
-    k.op = static_cast<uint8_t>(r.op);
-    k.width = static_cast<uint8_t>(r.width);
-    k.valid = true;
-    uint64_t h = (uint64_t{r.mask} << 8 | k.op << 5 | k.width) * 0x9e3779b97f4a7c15ull;
-    for (int l = 0; l < 32; ++l) {
-      uint64_t a = r.mask >> l & 1u ? r.addr[l] : 0;
-      if (a > UINT32_MAX) return false;  // not a shared offset: don't memoize
-      k.addr[l] = static_cast<uint32_t>(a);
-      h = (h ^ a) * 0x100000001b3ull + static_cast<uint64_t>(l);
+  void remember_at(uint32_t pc, const AddressPattern& k, const BankCost* costs) {
+    if (pc >= last_.size()) {
+      last_.resize(pc + 1);
+      last_costs_.resize((pc + 1) * models_);
     }
-    k.hash = h ^ (h >> 31);
-    return true;
+    last_[pc] = {k, true};
+    std::copy(costs, costs + models_, &last_costs_[pc * models_]);
   }
   size_t models_;
-  std::vector<Key> keys_;
+  uint64_t period_;
+  std::vector<Slot> keys_;
   std::vector<BankCost> costs_;
+  std::vector<Slot> last_;  // by pc
+  std::vector<BankCost> last_costs_;
 };
 
 // Caches handed to the blocks that run at one time (one per worker, as a
@@ -95,7 +102,7 @@ class BankCostCache {
 // blocks taught it.
 class BankCostCachePool {
  public:
-  std::unique_ptr<BankCostCache> take(size_t models) {
+  std::unique_ptr<BankCostCache> take(const std::vector<std::unique_ptr<bank::Model>>& models) {
     std::lock_guard<std::mutex> lock(mu_);
     if (free_.empty()) return std::make_unique<BankCostCache>(models);
     auto c = std::move(free_.back());
