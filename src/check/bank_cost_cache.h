@@ -30,13 +30,15 @@ struct BankCost {
 class BankCostCache {
  public:
   explicit BankCostCache(const std::vector<std::unique_ptr<bank::Model>>& models)
-      : models_(models.size()),
-        period_(period_of(models)),
-        keys_(kEntries),
-        costs_(kEntries * models.size()) {}
+      : models_(models.size()), keys_(kEntries), costs_(kEntries * models.size()) {
+    for (unsigned w = 0; w < std::size(period_); ++w) period_[w] = period_of(models, w);
+  }
 
-  // The common period of the models (bank::Model::period): the key's modulus.
-  uint64_t period() const { return period_; }
+  // The models' common period for requests of `width` bytes per lane
+  // (bank::Model::period): the pattern's modulus.
+  uint64_t period(unsigned width, const std::vector<std::unique_ptr<bank::Model>>& models) const {
+    return width < std::size(period_) ? period_[width] : period_of(models, width);
+  }
 
   // The memoized costs of `k` (models() entries), or nullptr. `pc` only
   // places the fast per-pc slot.
@@ -69,14 +71,17 @@ class BankCostCache {
     return c;
   }
 
-  static uint64_t period_of(const std::vector<std::unique_ptr<bank::Model>>& models) {
+  static uint64_t period_of(const std::vector<std::unique_ptr<bank::Model>>& models,
+                            unsigned width) {
     uint64_t p = 1;
-    for (const auto& m : models) p = std::lcm(p, m->period());
+    for (const auto& m : models) p = std::lcm(p, m->period(width));
     return p;
   }
 
  private:
-  static constexpr size_t kEntries = 2048;  // power of two
+  // Power of two. The per-pc slot answers most requests; this table holds
+  // a pc's other patterns (different masks or strides in turn).
+  static constexpr size_t kEntries = 512;
   struct Slot {
     AddressPattern key;
     bool valid = false;
@@ -90,7 +95,7 @@ class BankCostCache {
     std::copy(costs, costs + models_, &last_costs_[pc * models_]);
   }
   size_t models_;
-  uint64_t period_;
+  uint64_t period_[17];  // by width
   std::vector<Slot> keys_;
   std::vector<BankCost> costs_;
   std::vector<Slot> last_;  // by pc

@@ -130,9 +130,9 @@ class BlockBank final : public emu::BlockObserver {
     if (a.matrices && a.matrices < 4) mask &= (1u << (8 * a.matrices)) - 1u;
 
     AddressPattern key;
-    const bool keyed =
-        cache_ && mask &&
-        key.make(static_cast<uint8_t>(op), a.width, a.matrices, mask, a.addr, cache_->period());
+    const bool keyed = cache_ && mask &&
+                       key.make(static_cast<uint8_t>(op), a.width, a.matrices, mask, a.addr,
+                                cache_->period(a.matrices ? 16 : a.width, models_));
     const BankCost* costs = keyed ? cache_->find(pc, key) : nullptr;
     if (!costs) {
       bank::Request r = request_of(a, op);

@@ -142,8 +142,9 @@ TEST(BankAnalysis, LdmatrixAndStmatrixByTheMatrixRule) {
 // The pattern memo (bank_cost_cache.h) must give exactly what a fresh
 // evaluation of every request gives (BankAnalysis::record, no memo): fresh
 // random requests each run, most of them a few patterns shifted by random
-// multiples of 16 or 256 bytes (memo hits at one pc and across pcs, warps
-// and blocks), the rest new; plain, atomic, wide and ldmatrix/stmatrix
+// multiples of 4, 16 or 256 bytes (memo hits at one pc and across pcs, warps
+// and blocks), some shifted by amounts that are not (misses, misaligned
+// lanes), the rest new; plain, atomic, wide and ldmatrix/stmatrix
 // instructions, partial masks, misaligned lanes, several model sets (their
 // periods differ). Counts and every worst request (bank map included) must
 // be identical.
@@ -195,7 +196,9 @@ TEST(BankAnalysis, MemoizedCostsEqualFreshEvaluation) {
       auto obs = a.make_block_observer(block);
       for (int e = 0; e < 400; ++e) {
         Pattern p = rng() % 8 ? patterns[rng() % patterns.size()] : fresh_pattern();
-        uint64_t shift = rng() % 2 ? 16 * (rng() % 64) : 256 * (rng() % 16);
+        // Multiples of every period in use, of some, or of none.
+        const uint64_t unit[] = {256, 16, 4, 1};
+        uint64_t shift = unit[rng() % 4] * (rng() % 64);
         const Kind& k = kinds[p.pc];
         auto ev = access(
             emu::Space::Shared, k.op, p.width, &instrs[p.pc], static_cast<uint32_t>(rng() % 8),
