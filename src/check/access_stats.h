@@ -115,6 +115,10 @@ class AccessAnalysis final : public emu::KernelObserver {
   std::map<uint32_t, AccessInstr> accesses_;
   std::map<uint32_t, BranchInstr> branches_;
   std::map<uint32_t, std::pair<const emu::InstrInfo*, ExecCounts>> executed_;
+  // The maps' entries by pc, so merging a block costs no tree search.
+  std::vector<AccessInstr*> access_at_;
+  std::vector<BranchInstr*> branch_at_;
+  std::vector<std::pair<const emu::InstrInfo*, ExecCounts>*> executed_at_;
   emu::KernelInfo kernel_;
 };
 

@@ -174,7 +174,7 @@ class BlockBank final : public emu::BlockObserver {
     std::vector<PendingWorst> worst;  // per model
   };
   PcState& state_of(uint32_t pc) {
-    if (pc >= index_.size()) index_.resize(pc + 1);
+    if (pc >= index_.size()) index_.resize(std::max<size_t>(pc + 1, 2 * index_.size()));
     return index_[pc];
   }
   void init(PcState& p, uint32_t pc, const emu::MemAccess& a) {
