@@ -12,6 +12,11 @@
 
 namespace smemlab::check {
 
+// addr modulo period (a power of two in practice: no division then).
+inline uint32_t residue(uint64_t addr, uint64_t period) {
+  return static_cast<uint32_t>(period & (period - 1) ? addr % period : addr & (period - 1));
+}
+
 struct AddressPattern {
   uint32_t mask;
   uint32_t residue;  // first active lane's address modulo the period
@@ -46,7 +51,7 @@ struct AddressPattern {
     }
     if ((high >> 63) | (far >> 32)) return false;
     mask = mask_;
-    residue = static_cast<uint32_t>(period & (period - 1) ? base % period : base & (period - 1));
+    residue = check::residue(base, period);
     op = op_;
     width = static_cast<uint8_t>(width_);
     matrices = static_cast<uint8_t>(matrices_);

@@ -40,22 +40,52 @@ class BankCostCache {
     return width < std::size(period_) ? period_[width] : period_of(models, width);
   }
 
-  // The memoized costs of `k` (models() entries), or nullptr. `pc` only
-  // places the fast per-pc slot.
-  const BankCost* find(uint32_t pc, const AddressPattern& k) {
-    if (pc < last_.size() && last_[pc].valid && last_[pc].key == k)
-      return &last_costs_[pc * models_];
+  // The hot path: the costs of this pc's last request if this one has the
+  // same pattern, i.e. is the last one shifted by a multiple of `period`
+  // (one pass over the addresses, no key built); else nullptr.
+  const BankCost* same_as_last(uint32_t pc, uint8_t op, unsigned width, unsigned matrices,
+                               uint32_t mask, const uint64_t* addr, uint64_t period) const {
+    if (pc >= last_.size()) return nullptr;
+    const Last& s = last_[pc];
+    if (!s.valid || s.mask != mask || s.op != op || s.width != width || s.matrices != matrices)
+      return nullptr;
+    const unsigned first = static_cast<unsigned>(__builtin_ctz(mask));
+    const uint64_t d = addr[first] - s.ref[first];
+    if (residue(addr[first], period) != s.residue) return nullptr;
+    // Every active lane moved by d, and none reaches 2^63 (the last
+    // request's addresses did not): then the requests differ by one exact
+    // shift, a multiple of the period.
+    uint64_t diff = 0, high = 0;
+    if (mask == 0xffffffffu) {
+      for (unsigned l = 0; l < 32; ++l) {
+        diff |= (addr[l] - s.ref[l]) ^ d;
+        high |= addr[l];
+      }
+    } else {
+      for (unsigned l = 0; l < 32; ++l) {
+        uint64_t on = uint64_t{0} - (mask >> l & 1u);
+        diff |= ((addr[l] - s.ref[l]) ^ d) & on;
+        high |= addr[l] & on;
+      }
+    }
+    if (diff | (high >> 63)) return nullptr;
+    return &last_costs_[pc * models_];
+  }
+
+  // The memoized costs of `k` (models() entries), or nullptr; a hit
+  // becomes the pc's last request (`addr`: its addresses).
+  const BankCost* find(uint32_t pc, const AddressPattern& k, const uint64_t* addr) {
     size_t i = k.hash() & (kEntries - 1);
     if (!keys_[i].valid || !(keys_[i].key == k)) return nullptr;
-    remember_at(pc, k, &costs_[i * models_]);
+    remember_at(pc, k, addr, &costs_[i * models_]);
     return &last_costs_[pc * models_];
   }
   // Records the costs of `k` (models() entries, from a full evaluation).
-  void store(uint32_t pc, const AddressPattern& k, const BankCost* costs) {
+  void store(uint32_t pc, const AddressPattern& k, const uint64_t* addr, const BankCost* costs) {
     size_t i = k.hash() & (kEntries - 1);
     keys_[i] = {k, true};
     std::copy(costs, costs + models_, &costs_[i * models_]);
-    remember_at(pc, k, costs);
+    remember_at(pc, k, addr, costs);
   }
 
   // One evaluation, keeping the full result when asked.
@@ -86,19 +116,36 @@ class BankCostCache {
     AddressPattern key;
     bool valid = false;
   };
-  void remember_at(uint32_t pc, const AddressPattern& k, const BankCost* costs) {
+  // A pc's last request as it came (the addresses, not the offsets: the
+  // hot-path compare needs no key).
+  struct Last {
+    bool valid = false;
+    uint8_t op = 0, width = 0, matrices = 0;
+    uint32_t mask = 0, residue = 0;
+    uint64_t ref[32];
+  };
+  void remember_at(uint32_t pc, const AddressPattern& k, const uint64_t* addr,
+                   const BankCost* costs) {
     if (pc >= last_.size()) {
-      last_.resize(pc + 1);
-      last_costs_.resize((pc + 1) * models_);
+      size_t n = std::max<size_t>(pc + 1, 2 * last_.size());
+      last_.resize(n);
+      last_costs_.resize(n * models_);
     }
-    last_[pc] = {k, true};
+    Last& s = last_[pc];
+    s.valid = true;
+    s.op = k.op;
+    s.width = k.width;
+    s.matrices = k.matrices;
+    s.mask = k.mask;
+    s.residue = k.residue;
+    std::copy(addr, addr + 32, s.ref);
     std::copy(costs, costs + models_, &last_costs_[pc * models_]);
   }
   size_t models_;
   uint64_t period_[17];  // by width
   std::vector<Slot> keys_;
   std::vector<BankCost> costs_;
-  std::vector<Slot> last_;  // by pc
+  std::vector<Last> last_;  // by pc
   std::vector<BankCost> last_costs_;
 };
 

@@ -129,17 +129,24 @@ class BlockBank final : public emu::BlockObserver {
     uint32_t mask = a.mask;
     if (a.matrices && a.matrices < 4) mask &= (1u << (8 * a.matrices)) - 1u;
 
-    AddressPattern key;
-    const bool keyed = cache_ && mask &&
-                       key.make(static_cast<uint8_t>(op), a.width, a.matrices, mask, a.addr,
-                                cache_->period(a.matrices ? 16 : a.width, models_));
-    const BankCost* costs = keyed ? cache_->find(pc, key) : nullptr;
+    const unsigned width = a.matrices ? 16 : a.width;
+    const uint64_t period = cache_ ? cache_->period(width, models_) : 0;
+    const uint8_t op_code = static_cast<uint8_t>(op);
+    const BankCost* costs = cache_ && mask ? cache_->same_as_last(pc, op_code, a.width, a.matrices,
+                                                                  mask, a.addr, period)
+                                           : nullptr;
     if (!costs) {
-      bank::Request r = request_of(a, op);
-      for (size_t m = 0; m < models_.size(); ++m)
-        scratch_[m] = cost_of(*models_[m], r, a.matrices, nullptr);
-      if (keyed) cache_->store(pc, key, scratch_.data());
-      costs = scratch_.data();
+      AddressPattern key;
+      const bool keyed =
+          cache_ && mask && key.make(op_code, a.width, a.matrices, mask, a.addr, period);
+      if (keyed) costs = cache_->find(pc, key, a.addr);
+      if (!costs) {
+        bank::Request r = request_of(a, op);
+        for (size_t m = 0; m < models_.size(); ++m)
+          scratch_[m] = cost_of(*models_[m], r, a.matrices, nullptr);
+        if (keyed) cache_->store(pc, key, a.addr, scratch_.data());
+        costs = scratch_.data();
+      }
     }
     for (size_t m = 0; m < models_.size(); ++m) {
       const BankCost& k = costs[m];
