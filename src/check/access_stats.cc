@@ -176,8 +176,12 @@ template <class T>
 T& entry_at(std::map<uint32_t, T>& map, std::vector<T*>& index, uint32_t pc, const T& first,
             bool& fresh) {
   if (pc >= index.size()) index.resize(std::max<size_t>(pc + 1, 2 * index.size()), nullptr);
-  fresh = !index[pc];
-  if (fresh) index[pc] = &map.try_emplace(pc, first).first->second;
+  fresh = false;
+  if (!index[pc]) {
+    auto [it, inserted] = map.try_emplace(pc, first);
+    index[pc] = &it->second;
+    fresh = inserted;
+  }
   return *index[pc];
 }
 
@@ -191,7 +195,7 @@ void AccessAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver>
   auto* b = static_cast<BlockAccess*>(observer.get());
   bool fresh = false;
   for (auto& [pc, s] : b->accesses) {
-    AccessInstr& into = entry_at(accesses_, access_at_, pc, s, fresh);
+    AccessInstr& into = entry_at(accesses_, access_at_.at, pc, s, fresh);
     if (fresh) continue;
     into.counts.add(s.counts);
     if (s.worst_excess > into.worst_excess) {
@@ -201,11 +205,11 @@ void AccessAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver>
     }
   }
   for (auto& [pc, s] : b->branches) {
-    BranchInstr& into = entry_at(branches_, branch_at_, pc, s, fresh);
+    BranchInstr& into = entry_at(branches_, branch_at_.at, pc, s, fresh);
     if (!fresh) into.counts.add(s.counts);
   }
   for (const auto& e : b->executed) {
-    auto& into = entry_at(executed_, executed_at_, e.pc, {e.instr, e.counts}, fresh);
+    auto& into = entry_at(executed_, executed_at_.at, e.pc, {e.instr, e.counts}, fresh);
     if (!fresh) into.second.add(e.counts);
   }
 }

@@ -121,5 +121,30 @@ TEST(AccessAnalysis, MemoizedSectorsEqualARecount) {
   }
 }
 
+// A copy of the analysis merges into its own maps, not the original's (the
+// pc-indexed node pointers are not copied).
+TEST(AccessAnalysis, ACopyMergesIntoItsOwnCounts) {
+  using testing::access;
+  using testing::instr;
+  emu::InstrInfo ld = instr(3, 10, "ld.global");
+  auto block = [&](AccessAnalysis& a, uint32_t b) {
+    auto obs = a.make_block_observer({b, 1, 1});
+    obs->on_memory(access(emu::Space::Global, emu::MemOp::Load, 4, &ld, 0,
+                          [](unsigned l) { return 0x10000 + 4 * l; }));
+    obs->on_branch({1u, 2u, &ld, {b, 1, 1}, 0});
+    a.finish_block({b, 1, 1}, std::move(obs));
+  };
+  AccessAnalysis a;
+  block(a, 0);
+  AccessAnalysis copy = a;
+  block(copy, 1);
+  block(copy, 2);
+  EXPECT_EQ(a.accesses().at(3).counts.requests, 1u);
+  EXPECT_EQ(a.branches().at(3).counts.divergent, 1u);
+  EXPECT_EQ(copy.accesses().at(3).counts.requests, 3u);
+  EXPECT_EQ(copy.accesses().at(3).counts.sectors, 12u);
+  EXPECT_EQ(copy.branches().at(3).counts.divergent, 3u);
+}
+
 }  // namespace
 }  // namespace smemlab::check
