@@ -58,22 +58,35 @@ void add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned
 
 unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
                      std::vector<Wavefront>& passes) {
-  // Per bank, the distinct keys in order of first appearance (lane order).
-  std::map<unsigned, std::vector<uint64_t>> keys;
-  for (const Touch& t : touches) {
-    auto& k = keys[t.bank];
-    if (std::find(k.begin(), k.end(), t.key) == k.end()) k.push_back(t.key);
+  // The k-th distinct key of a bank (in lane order) is served by pass k.
+  // Quadratic in the touches (at most 128), but without a heap allocation:
+  // this runs for every request a caller's memo has not seen.
+  constexpr unsigned kMaxBanks = 64;
+  const size_t n = touches.size();
+  unsigned distinct[kMaxBanks] = {};
+  unsigned pass_small[128];
+  std::vector<unsigned> pass_large;
+  unsigned* pass = pass_small;
+  if (n > std::size(pass_small)) {
+    pass_large.resize(n);
+    pass = pass_large.data();
   }
   unsigned cost = 0;
-  for (const auto& [bank, k] : keys) cost = std::max(cost, static_cast<unsigned>(k.size()));
+  for (size_t i = 0; i < n; ++i) {
+    const Touch& t = touches[i];
+    if (t.bank >= kMaxBanks) throw Error("internal error: bank " + std::to_string(t.bank));
+    size_t j = 0;
+    while (j < i && (touches[j].bank != t.bank || touches[j].key != t.key)) ++j;
+    pass[i] = j < i ? pass[j] : distinct[t.bank]++;
+    cost = std::max(cost, pass[i] + 1);
+  }
 
   size_t base = passes.size();
   passes.resize(base + cost);
   for (unsigned p = 0; p < cost; ++p) passes[base + p].group = group;
-  for (const Touch& t : touches) {
-    const auto& k = keys[t.bank];
-    unsigned pass = static_cast<unsigned>(std::find(k.begin(), k.end(), t.key) - k.begin());
-    auto& slots = passes[base + pass].slots;
+  for (size_t i = 0; i < n; ++i) {
+    const Touch& t = touches[i];
+    auto& slots = passes[base + pass[i]].slots;
     auto it = std::find_if(slots.begin(), slots.end(),
                            [&](const Slot& s) { return s.bank == t.bank && s.word == t.word; });
     if (it == slots.end()) {

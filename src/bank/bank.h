@@ -76,6 +76,13 @@ class Model {
   virtual std::string description() const = 0;
   virtual unsigned banks() const = 0;
   virtual unsigned bank_bytes() const = 0;
+  // Shifting every address of a request of `width` bytes per lane by a
+  // multiple of this many bytes changes none of its counts (wavefronts,
+  // ideal, conflicts, ways, worst) nor whether it is refused; only the words
+  // a Result names move. Callers may therefore cost a request by its address
+  // pattern (offsets from one lane, plus that lane's address modulo the
+  // period). Always a multiple of `width`, so alignment is kept.
+  virtual uint64_t period(unsigned width) const = 0;
   // Throws Error for an invalid request.
   virtual Result evaluate(const Request& request) const = 0;
   // ldmatrix/stmatrix (bank/ldmatrix.h). Generations without the

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "bank/ldmatrix.h"
 #include "bank/test_util.h"
 
 namespace smemlab::bank {
@@ -140,6 +141,59 @@ TEST(Bank, PassesServeEveryLaneWordExactlyOnce) {
         }
       }
     }
+  }
+}
+
+// What callers memoize on (Model::period): shifting every address by a
+// multiple of the width's period leaves every count and the refusal unchanged, for
+// random requests of every width, op and mask, misaligned ones included; and
+// half the period does change some request (the period is not padded).
+TEST(Bank, CostsDependOnlyOnThePatternModuloThePeriod) {
+  std::mt19937_64 rng(std::random_device{}());
+  auto outcome = [](const Model& m, const Request& r, const MatrixRequest* mx) {
+    try {
+      Result res = mx ? m.evaluate_matrix(*mx) : m.evaluate(r);
+      return std::vector<unsigned>{res.wavefronts, res.ideal, res.bank_conflicts, res.ways,
+                                   res.worst_wavefronts};
+    } catch (const Error&) {
+      return std::vector<unsigned>{~0u};
+    }
+  };
+  for (const char* arch : {"sm_90", "sm_75", "sm_70", "sm_35:4", "sm_35:8", "sm_20", "sm_13"}) {
+    auto m = make_model(arch);
+    bool half_matters = false;
+    for (int trial = 0; trial < 400; ++trial) {
+      unsigned width = 1u << (rng() % 5);
+      Request r = make_request(
+          Op::Load, width, [&](unsigned) { return width * (rng() % 96) + 4096; },
+          rng() % 4 ? static_cast<uint32_t>(rng()) : 0xffffffffu);
+      r.op = static_cast<Op>(rng() % 3);
+      if (rng() % 10 == 0) r.addr[rng() % 32] += rng() % 16;  // misaligned, sometimes
+      MatrixRequest mx;
+      bool matrix = rng() % 4 == 0;
+      if (matrix) {
+        mx.store = rng() % 2;
+        mx.matrices = 1u << (rng() % 3);
+        mx.mask = r.mask;
+        for (unsigned l = 0; l < 32; ++l) mx.addr[l] = 16 * (rng() % 64) + 4096;
+      }
+      auto shifted = [&](int64_t by) {
+        Request s = r;
+        MatrixRequest t = mx;
+        for (unsigned l = 0; l < 32; ++l) {
+          s.addr[l] = static_cast<uint64_t>(static_cast<int64_t>(s.addr[l]) + by);
+          t.addr[l] = static_cast<uint64_t>(static_cast<int64_t>(t.addr[l]) + by);
+        }
+        return outcome(*m, s, matrix ? &t : nullptr);
+      };
+      uint64_t period = m->period(matrix ? 16 : width);
+      ASSERT_EQ(period % (matrix ? 16 : width), 0u) << arch;
+      auto base = outcome(*m, r, matrix ? &mx : nullptr);
+      int64_t k = static_cast<int64_t>(rng() % 64) - 16;
+      ASSERT_EQ(shifted(k * static_cast<int64_t>(period)), base) << arch << " trial " << trial;
+      if (shifted(static_cast<int64_t>(period / 2)) != base) half_matters = true;
+    }
+    EXPECT_TRUE(half_matters) << arch;
   }
 }
 

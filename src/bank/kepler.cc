@@ -22,6 +22,10 @@ class KeplerModel final : public Model {
   }
   unsigned banks() const override { return kBanks; }
   unsigned bank_bytes() const override { return mode_; }
+  // A shift by whole bank words rotates the banks and a multiple of the
+  // width keeps the lanes aligned, but in 4-byte mode which words share a
+  // 64-bit access depends on the 256-byte row.
+  uint64_t period(unsigned width) const override { return mode_ == 4 ? 256 : std::max(8u, width); }
 
   Result evaluate(const Request& r) const override {
     validate(r);

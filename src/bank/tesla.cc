@@ -166,6 +166,9 @@ class TeslaModel final : public Model {
   }
   unsigned banks() const override { return kBanks; }
   unsigned bank_bytes() const override { return 4; }
+  // A shift by whole 4-byte words rotates the banks (same distinct words
+  // per bank); a multiple of the width keeps the lanes aligned.
+  uint64_t period(unsigned width) const override { return std::max(4u, width); }
 
   Result evaluate(const Request& r) const override {
     validate(r);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "check/address_pattern.h"
+
 namespace smemlab::check {
 
 const char* access_class_name(AccessClass c) {
@@ -90,11 +92,26 @@ class BlockAccess final : public emu::BlockObserver {
     } else {
       return;
     }
-    AccessInstr& s = access_of(a.instr->pc);
+    PcState& p = state_of(a.instr->pc);
+    if (!p.stats) p.stats = &accesses[a.instr->pc];
+    AccessInstr& s = *p.stats;
     s.instr = a.instr;
     s.cls = cls;
     s.width = a.width;
-    SectorCost c = sector_cost(a.mask, a.addr, a.width);
+    // Sectors are 32 bytes: a request shifted by a multiple of 32 touches as
+    // many, so the pc's last pattern usually answers without a recount.
+    AddressPattern key;
+    SectorCost c;
+    if (!key.make(0, a.width, 0, a.mask, a.addr, 32)) {
+      c = sector_cost(a.mask, a.addr, a.width);
+    } else if (p.known && p.key == key) {
+      c = p.cost;
+    } else {
+      c = sector_cost(a.mask, a.addr, a.width);
+      p.known = true;
+      p.key = key;
+      p.cost = c;
+    }
     ++s.counts.requests;
     s.counts.sectors += c.sectors;
     s.counts.ideal_sectors += c.ideal;
@@ -109,7 +126,9 @@ class BlockAccess final : public emu::BlockObserver {
   }
   void on_branch(const emu::Branch& b) override {
     if ((b.taken | b.not_taken) == 0) return;
-    BranchInstr& s = branches[b.instr->pc];
+    PcState& p = state_of(b.instr->pc);
+    if (!p.branch) p.branch = &branches[b.instr->pc];
+    BranchInstr& s = *p.branch;
     s.instr = b.instr;
     if (b.taken && b.not_taken)
       ++s.counts.divergent;
@@ -120,27 +139,51 @@ class BlockAccess final : public emu::BlockObserver {
   void on_instruction_counts(const std::vector<emu::InstrCount>& counts,
                              const std::vector<const emu::InstrInfo*>& info) override {
     for (size_t pc = 0; pc < counts.size(); ++pc)
-      if (counts[pc].steps) {
-        auto& e = executed[static_cast<uint32_t>(pc)];
-        e.first = info[pc];
-        e.second.add({counts[pc].steps, counts[pc].lanes});
-      }
+      if (counts[pc].steps)
+        executed.push_back(
+            {static_cast<uint32_t>(pc), info[pc], {counts[pc].steps, counts[pc].lanes}});
   }
   std::map<uint32_t, AccessInstr> accesses;
   std::map<uint32_t, BranchInstr> branches;
+  struct Executed {
+    uint32_t pc;
+    const emu::InstrInfo* instr;
+    ExecCounts counts;
+  };
+  std::vector<Executed> executed;  // ascending pc
 
  private:
-  // accesses' entry, through a pc-indexed table (std::map nodes do not move).
-  AccessInstr& access_of(uint32_t pc) {
-    if (pc >= index_.size()) index_.resize(pc + 1, nullptr);
-    if (!index_[pc]) index_[pc] = &accesses[pc];
-    return *index_[pc];
+  // Per pc: the map entries (std::map nodes do not move) and the last
+  // pattern costed there. Grown geometrically: a block sees its pcs in
+  // program order, and each growth moves every entry.
+  struct PcState {
+    AccessInstr* stats = nullptr;
+    BranchInstr* branch = nullptr;
+    bool known = false;
+    AddressPattern key;
+    SectorCost cost;
+  };
+  PcState& state_of(uint32_t pc) {
+    if (pc >= index_.size()) index_.resize(std::max<size_t>(pc + 1, 2 * index_.size()));
+    return index_[pc];
   }
-  std::vector<AccessInstr*> index_;
-
- public:
-  std::map<uint32_t, std::pair<const emu::InstrInfo*, ExecCounts>> executed;
+  std::vector<PcState> index_;
 };
+
+// The analysis' entry of `pc` in `map`, through a pc-indexed table of its
+// nodes (one tree search per pc and kernel, not per pc and block).
+template <class T>
+T& entry_at(std::map<uint32_t, T>& map, std::vector<T*>& index, uint32_t pc, const T& first,
+            bool& fresh) {
+  if (pc >= index.size()) index.resize(std::max<size_t>(pc + 1, 2 * index.size()), nullptr);
+  fresh = false;
+  if (!index[pc]) {
+    auto [it, inserted] = map.try_emplace(pc, first);
+    index[pc] = &it->second;
+    fresh = inserted;
+  }
+  return *index[pc];
+}
 
 }  // namespace
 
@@ -150,23 +193,24 @@ std::unique_ptr<emu::BlockObserver> AccessAnalysis::make_block_observer(emu::Dim
 
 void AccessAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
   auto* b = static_cast<BlockAccess*>(observer.get());
+  bool fresh = false;
   for (auto& [pc, s] : b->accesses) {
-    auto [it, fresh] = accesses_.try_emplace(pc, s);
+    AccessInstr& into = entry_at(accesses_, access_at_.at, pc, s, fresh);
     if (fresh) continue;
-    it->second.counts.add(s.counts);
-    if (s.worst_excess > it->second.worst_excess) {
-      it->second.worst_excess = s.worst_excess;
-      it->second.worst_mask = s.worst_mask;
-      std::copy(std::begin(s.worst_addr), std::end(s.worst_addr), it->second.worst_addr);
+    into.counts.add(s.counts);
+    if (s.worst_excess > into.worst_excess) {
+      into.worst_excess = s.worst_excess;
+      into.worst_mask = s.worst_mask;
+      std::copy(std::begin(s.worst_addr), std::end(s.worst_addr), into.worst_addr);
     }
   }
   for (auto& [pc, s] : b->branches) {
-    auto [it, fresh] = branches_.try_emplace(pc, s);
-    if (!fresh) it->second.counts.add(s.counts);
+    BranchInstr& into = entry_at(branches_, branch_at_.at, pc, s, fresh);
+    if (!fresh) into.counts.add(s.counts);
   }
-  for (auto& [pc, e] : b->executed) {
-    auto [it, fresh] = executed_.try_emplace(pc, e);
-    if (!fresh) it->second.second.add(e.second);
+  for (const auto& e : b->executed) {
+    auto& into = entry_at(executed_, executed_at_.at, e.pc, {e.instr, e.counts}, fresh);
+    if (!fresh) into.second.add(e.counts);
   }
 }
 

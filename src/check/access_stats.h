@@ -115,6 +115,24 @@ class AccessAnalysis final : public emu::KernelObserver {
   std::map<uint32_t, AccessInstr> accesses_;
   std::map<uint32_t, BranchInstr> branches_;
   std::map<uint32_t, std::pair<const emu::InstrInfo*, ExecCounts>> executed_;
+  // The maps' entries by pc, so merging a block costs no tree search. A
+  // cache: a copy of the analysis starts with none (the pointers would
+  // name the original's nodes); a move keeps them (map nodes move along).
+  template <class T>
+  struct NodeIndex {
+    std::vector<T*> at;
+    NodeIndex() = default;
+    NodeIndex(const NodeIndex&) {}
+    NodeIndex& operator=(const NodeIndex&) {
+      at.clear();
+      return *this;
+    }
+    NodeIndex(NodeIndex&&) noexcept = default;
+    NodeIndex& operator=(NodeIndex&&) noexcept = default;
+  };
+  NodeIndex<AccessInstr> access_at_;
+  NodeIndex<BranchInstr> branch_at_;
+  NodeIndex<std::pair<const emu::InstrInfo*, ExecCounts>> executed_at_;
   emu::KernelInfo kernel_;
 };
 

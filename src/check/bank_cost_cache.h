@@ -1,17 +1,23 @@
-// A memo of bank::Model::evaluate's counts per distinct request. A kernel
-// issues the same shared-memory request pattern again and again (every loop
-// iteration, every block: shared offsets are block-relative), and costing
-// one with the bank model is far dearer than recognizing it. Direct-mapped
-// and of fixed size, so memory stays bounded; a collision just evaluates
-// again. Not thread-safe: one per worker at a time (BankAnalysis pools them).
+// A memo of the bank models' counts per request *address pattern*
+// (address_pattern.h, modulo the models' common bank::Model::period). A
+// kernel issues the same pattern again and again (every loop iteration,
+// every warp and block at one pc, shifted by a tile offset), and costing it
+// with the bank model is far dearer than recognizing it. The hot path is one
+// compare with the last pattern seen at the same pc; other patterns go
+// through a direct-mapped table of fixed size (memory stays bounded, a
+// collision just evaluates again). Not thread-safe: one per worker at a
+// time (BankAnalysis pools them).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <vector>
 
 #include "bank/bank.h"
+#include "check/address_pattern.h"
 
 namespace smemlab::check {
 
@@ -23,21 +29,63 @@ struct BankCost {
 
 class BankCostCache {
  public:
-  explicit BankCostCache(size_t models)
-      : models_(models), keys_(kEntries), costs_(kEntries * models) {}
+  explicit BankCostCache(const std::vector<std::unique_ptr<bank::Model>>& models)
+      : models_(models.size()), keys_(kEntries), costs_(kEntries * models.size()) {
+    for (unsigned w = 0; w < std::size(period_); ++w) period_[w] = period_of(models, w);
+  }
 
-  // The costs of `r` under each model (models() entries), evaluated on a
-  // miss. `models` must be the ones the cache was made for.
-  const BankCost* costs(const std::vector<std::unique_ptr<bank::Model>>& models,
-                        const bank::Request& r) {
-    Key k;
-    if (!make_key(r, k)) return nullptr;
-    size_t i = k.hash & (kEntries - 1);
-    BankCost* out = &costs_[i * models_];
-    if (keys_[i] == k) return out;
-    keys_[i] = k;
-    for (size_t m = 0; m < models_; ++m) out[m] = evaluate(*models[m], r, nullptr);
-    return out;
+  // The models' common period for requests of `width` bytes per lane
+  // (bank::Model::period): the pattern's modulus.
+  uint64_t period(unsigned width, const std::vector<std::unique_ptr<bank::Model>>& models) const {
+    return width < std::size(period_) ? period_[width] : period_of(models, width);
+  }
+
+  // The hot path: the costs of this pc's last request if this one has the
+  // same pattern, i.e. is the last one shifted by a multiple of `period`
+  // (one pass over the addresses, no key built); else nullptr.
+  const BankCost* same_as_last(uint32_t pc, uint8_t op, unsigned width, unsigned matrices,
+                               uint32_t mask, const uint64_t* addr, uint64_t period) const {
+    if (pc >= last_.size()) return nullptr;
+    const Last& s = last_[pc];
+    if (!s.valid || s.mask != mask || s.op != op || s.width != width || s.matrices != matrices)
+      return nullptr;
+    const unsigned first = static_cast<unsigned>(__builtin_ctz(mask));
+    const uint64_t d = addr[first] - s.ref[first];
+    if (residue(addr[first], period) != s.residue) return nullptr;
+    // Every active lane moved by d, and none reaches 2^63 (the last
+    // request's addresses did not): then the requests differ by one exact
+    // shift, a multiple of the period.
+    uint64_t diff = 0, high = 0;
+    if (mask == 0xffffffffu) {
+      for (unsigned l = 0; l < 32; ++l) {
+        diff |= (addr[l] - s.ref[l]) ^ d;
+        high |= addr[l];
+      }
+    } else {
+      for (unsigned l = 0; l < 32; ++l) {
+        uint64_t on = uint64_t{0} - (mask >> l & 1u);
+        diff |= ((addr[l] - s.ref[l]) ^ d) & on;
+        high |= addr[l] & on;
+      }
+    }
+    if (diff | (high >> 63)) return nullptr;
+    return &last_costs_[pc * models_];
+  }
+
+  // The memoized costs of `k` (models() entries), or nullptr; a hit
+  // becomes the pc's last request (`addr`: its addresses).
+  const BankCost* find(uint32_t pc, const AddressPattern& k, const uint64_t* addr) {
+    size_t i = k.hash() & (kEntries - 1);
+    if (!keys_[i].valid || !(keys_[i].key == k)) return nullptr;
+    remember_at(pc, k, addr, &costs_[i * models_]);
+    return &last_costs_[pc * models_];
+  }
+  // Records the costs of `k` (models() entries, from a full evaluation).
+  void store(uint32_t pc, const AddressPattern& k, const uint64_t* addr, const BankCost* costs) {
+    size_t i = k.hash() & (kEntries - 1);
+    keys_[i] = {k, true};
+    std::copy(costs, costs + models_, &costs_[i * models_]);
+    remember_at(pc, k, addr, costs);
   }
 
   // One evaluation, keeping the full result when asked.
@@ -53,41 +101,52 @@ class BankCostCache {
     return c;
   }
 
+  static uint64_t period_of(const std::vector<std::unique_ptr<bank::Model>>& models,
+                            unsigned width) {
+    uint64_t p = 1;
+    for (const auto& m : models) p = std::lcm(p, m->period(width));
+    return p;
+  }
+
  private:
-  static constexpr size_t kEntries = 2048;  // power of two
-  struct Key {
-    uint64_t hash = 0;
-    uint32_t mask = 0;
-    uint8_t op = 0, width = 0;
+  // Power of two. The per-pc slot answers most requests; this table holds
+  // a pc's other patterns (different masks or strides in turn).
+  static constexpr size_t kEntries = 512;
+  struct Slot {
+    AddressPattern key;
     bool valid = false;
-    uint32_t addr[32] = {};  // active lanes only; 0 elsewhere
-    bool operator==(const Key& o) const {
-      if (!valid || !o.valid || hash != o.hash || mask != o.mask || op != o.op ||
-          width != o.width)
-        return false;
-      for (int l = 0; l < 32; ++l)
-        if (addr[l] != o.addr[l]) return false;
-      return true;
-    }
   };
-  static bool make_key(const bank::Request& r, Key& k) {
-    k.mask = r.mask;
-    k.op = static_cast<uint8_t>(r.op);
-    k.width = static_cast<uint8_t>(r.width);
-    k.valid = true;
-    uint64_t h = (uint64_t{r.mask} << 8 | k.op << 5 | k.width) * 0x9e3779b97f4a7c15ull;
-    for (int l = 0; l < 32; ++l) {
-      uint64_t a = r.mask >> l & 1u ? r.addr[l] : 0;
-      if (a > UINT32_MAX) return false;  // not a shared offset: don't memoize
-      k.addr[l] = static_cast<uint32_t>(a);
-      h = (h ^ a) * 0x100000001b3ull + static_cast<uint64_t>(l);
+  // A pc's last request as it came (the addresses, not the offsets: the
+  // hot-path compare needs no key).
+  struct Last {
+    bool valid = false;
+    uint8_t op = 0, width = 0, matrices = 0;
+    uint32_t mask = 0, residue = 0;
+    uint64_t ref[32];
+  };
+  void remember_at(uint32_t pc, const AddressPattern& k, const uint64_t* addr,
+                   const BankCost* costs) {
+    if (pc >= last_.size()) {
+      size_t n = std::max<size_t>(pc + 1, 2 * last_.size());
+      last_.resize(n);
+      last_costs_.resize(n * models_);
     }
-    k.hash = h ^ (h >> 31);
-    return true;
+    Last& s = last_[pc];
+    s.valid = true;
+    s.op = k.op;
+    s.width = k.width;
+    s.matrices = k.matrices;
+    s.mask = k.mask;
+    s.residue = k.residue;
+    std::copy(addr, addr + 32, s.ref);
+    std::copy(costs, costs + models_, &last_costs_[pc * models_]);
   }
   size_t models_;
-  std::vector<Key> keys_;
+  uint64_t period_[17];  // by width
+  std::vector<Slot> keys_;
   std::vector<BankCost> costs_;
+  std::vector<Last> last_;  // by pc
+  std::vector<BankCost> last_costs_;
 };
 
 // Caches handed to the blocks that run at one time (one per worker, as a
@@ -95,7 +154,7 @@ class BankCostCache {
 // blocks taught it.
 class BankCostCachePool {
  public:
-  std::unique_ptr<BankCostCache> take(size_t models) {
+  std::unique_ptr<BankCostCache> take(const std::vector<std::unique_ptr<bank::Model>>& models) {
     std::lock_guard<std::mutex> lock(mu_);
     if (free_.empty()) return std::make_unique<BankCostCache>(models);
     auto c = std::move(free_.back());

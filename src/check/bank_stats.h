@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "bank/bank.h"
-#include "check/bank_cost_cache.h"
 #include "bank/ldmatrix.h"
+#include "check/bank_cost_cache.h"
 #include "check/source_lines.h"
 #include "emu/observer.h"
 
@@ -40,8 +40,9 @@ struct BankCounts {
 
 // The costliest request seen (most excess wavefronts; first seen on ties).
 struct WorstRequest {
-  bank::Request request;
+  bank::Request request;  // an ldmatrix/stmatrix in its plain form (bank::as_request)
   bank::Result result;
+  unsigned matrices = 0;  // ldmatrix/stmatrix: 1, 2 or 4; 0 for other instructions
   emu::Dim3 block;
   uint32_t warp = 0;
 };

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+
 #include "check/event_builder.h"
 #include "ptx/line_table.h"
 
@@ -103,7 +106,6 @@ TEST(BankAnalysis, UnmodelledAndNonSharedAccesses) {
   EXPECT_EQ(t[0].op[int(SharedOp::Load)].requests, 0u);
 }
 
-
 TEST(BankAnalysis, LdmatrixAndStmatrixByTheMatrixRule) {
   // ldmatrix.x4 with 128-byte rows: as a plain 16-byte load (quarter-warp
   // groups, loads merging) it would cost differently; the matrix rule says
@@ -117,8 +119,9 @@ TEST(BankAnalysis, LdmatrixAndStmatrixByTheMatrixRule) {
                   [](unsigned i) { return 128 * (i % 8); });
   l.matrices = 4;
   obs->on_memory(l);
-  auto s = access(emu::Space::Shared, emu::MemOp::Store, 16, &st, 0,
-                  [](unsigned i) { return 16 * i; }, 0xffffu);
+  auto s = access(
+      emu::Space::Shared, emu::MemOp::Store, 16, &st, 0, [](unsigned i) { return 16 * i; },
+      0xffffu);
   s.matrices = 2;
   obs->on_memory(s);
   a.finish_block({0, 0, 0}, std::move(obs));
@@ -129,11 +132,146 @@ TEST(BankAnalysis, LdmatrixAndStmatrixByTheMatrixRule) {
   EXPECT_EQ(ld90.ideal, 4u);
   EXPECT_EQ(ld90.bank_conflicts, 28u);
   EXPECT_EQ(t[0].op[int(SharedOp::Store)].wavefronts, 2u);
-  EXPECT_EQ(t[1].op[int(SharedOp::Load)].wavefronts, 32u);   // sm_80 has ldmatrix
+  EXPECT_EQ(t[1].op[int(SharedOp::Load)].wavefronts, 32u);  // sm_80 has ldmatrix
   EXPECT_EQ(t[1].op[int(SharedOp::Store)].unmodelled, 1u);  // but no stmatrix
   EXPECT_EQ(t[2].op[int(SharedOp::Load)].unmodelled, 1u);   // sm_70: neither
   ASSERT_TRUE(t[0].worst);
   EXPECT_EQ(t[0].worst->request.width, 16u);
+}
+
+// The pattern memo (bank_cost_cache.h) must give exactly what a fresh
+// evaluation of every request gives (BankAnalysis::record, no memo): fresh
+// random requests each run, most of them a few patterns shifted by random
+// multiples of 4, 16 or 256 bytes (memo hits at one pc and across pcs, warps
+// and blocks), some shifted by amounts that are not (misses, misaligned
+// lanes), the rest new; plain, atomic, wide and ldmatrix/stmatrix
+// instructions, partial masks, misaligned lanes, several model sets (their
+// periods differ). Counts and every worst request (bank map included) must
+// be identical.
+TEST(BankAnalysis, MemoizedCostsEqualFreshEvaluation) {
+  std::mt19937_64 rng(std::random_device{}());
+  struct Kind {
+    emu::MemOp op;
+    const char* text;
+    unsigned matrices;  // 0: widths vary
+  };
+  const Kind kinds[] = {
+      {emu::MemOp::Load, "ld.shared", 0},     {emu::MemOp::Store, "st.shared", 0},
+      {emu::MemOp::Atomic, "atom.shared", 0}, {emu::MemOp::Load, "ld.shared.v4", 0},
+      {emu::MemOp::Load, "ldmatrix.x4", 4},   {emu::MemOp::Store, "stmatrix.x2", 2},
+      {emu::MemOp::Load, "ldmatrix.x1", 1}};
+  std::vector<emu::InstrInfo> instrs;
+  for (uint32_t pc = 0; pc < std::size(kinds); ++pc)
+    instrs.push_back(instr(pc, 10 + static_cast<int>(pc), kinds[pc].text));
+  struct Pattern {
+    uint32_t pc, mask;
+    unsigned width;
+    uint64_t addr[32];
+  };
+  auto fresh_pattern = [&] {
+    Pattern p;
+    p.pc = static_cast<uint32_t>(rng() % std::size(kinds));
+    const Kind& k = kinds[p.pc];
+    p.width = k.matrices ? 16 : k.op == emu::MemOp::Atomic ? 4u << (rng() % 2) : 1u << (rng() % 5);
+    p.mask = rng() % 3 ? static_cast<uint32_t>(rng()) | 1u << (rng() % 32) : 0xffffffffu;
+    unsigned span = 1u + static_cast<unsigned>(rng() % 128);
+    for (auto& a : p.addr) a = p.width * (rng() % span);
+    if (rng() % 12 == 0) p.addr[rng() % 32] += rng() % 16;  // a misaligned lane
+    return p;
+  };
+  const std::vector<std::vector<const char*>> sets = {
+      {"sm_90"}, {"sm_75"}, {"sm_35:4"}, {"sm_13", "sm_20", "sm_35:4", "sm_35:8", "sm_90"}};
+  for (const auto& set : sets) {
+    auto ms = models(std::initializer_list<const char*>{});
+    for (const char* arch : set) ms.push_back(bank::make_model(arch));
+    auto ref_models = models({});
+    for (const char* arch : set) ref_models.push_back(bank::make_model(arch));
+    BankAnalysis a(std::move(ms));
+    a.on_kernel_begin({});
+    std::map<uint32_t, InstrStats> ref;
+    std::vector<Pattern> patterns;
+    for (int i = 0; i < 6; ++i) patterns.push_back(fresh_pattern());
+    for (uint32_t b = 0; b < 4; ++b) {
+      emu::Dim3 block{b, 1, 1};
+      auto obs = a.make_block_observer(block);
+      for (int e = 0; e < 400; ++e) {
+        Pattern p = rng() % 8 ? patterns[rng() % patterns.size()] : fresh_pattern();
+        // Multiples of every period in use, of some, or of none.
+        const uint64_t unit[] = {256, 16, 4, 1};
+        uint64_t shift = unit[rng() % 4] * (rng() % 64);
+        const Kind& k = kinds[p.pc];
+        auto ev = access(
+            emu::Space::Shared, k.op, p.width, &instrs[p.pc], static_cast<uint32_t>(rng() % 8),
+            [&](unsigned l) { return p.addr[l] + shift; }, p.mask);
+        ev.matrices = static_cast<uint8_t>(k.matrices);
+        ev.block = block;
+        obs->on_memory(ev);
+
+        InstrStats& r = ref[p.pc];
+        if (!r.instr) {
+          r.instr = &instrs[p.pc];
+          r.op = k.op == emu::MemOp::Load    ? SharedOp::Load
+                 : k.op == emu::MemOp::Store ? SharedOp::Store
+                                             : SharedOp::Atomic;
+          r.width = p.width;
+          r.models.resize(set.size());
+        }
+        bank::Request req;
+        req.op = r.op == SharedOp::Load    ? bank::Op::Load
+                 : r.op == SharedOp::Store ? bank::Op::Store
+                                           : bank::Op::Atomic;
+        req.width = p.width;
+        req.mask = p.mask;
+        std::copy(std::begin(ev.addr), std::end(ev.addr), req.addr.begin());
+        bank::MatrixRequest mx;
+        mx.store = r.op == SharedOp::Store;
+        mx.matrices = k.matrices;
+        mx.mask = p.mask;
+        mx.addr = req.addr;
+        BankAnalysis::record(ref_models, r, req, block, ev.warp, k.matrices ? &mx : nullptr);
+      }
+      a.finish_block(block, std::move(obs));
+    }
+    ASSERT_EQ(a.instructions().size(), ref.size());
+    for (const auto& [pc, want] : ref) {
+      const InstrStats& got = a.instructions().at(pc);
+      for (size_t m = 0; m < set.size(); ++m) {
+        SCOPED_TRACE(std::string(set[m]) + " pc " + std::to_string(pc));
+        for (int op = 0; op < kSharedOps; ++op) {
+          const BankCounts &g = got.models[m].op[op], &w = want.models[m].op[op];
+          EXPECT_EQ(g.requests, w.requests);
+          EXPECT_EQ(g.wavefronts, w.wavefronts);
+          EXPECT_EQ(g.ideal, w.ideal);
+          EXPECT_EQ(g.bank_conflicts, w.bank_conflicts);
+          EXPECT_EQ(g.worst_wavefronts, w.worst_wavefronts);
+          EXPECT_EQ(g.unmodelled, w.unmodelled);
+          EXPECT_EQ(g.max_ways, w.max_ways);
+        }
+        const auto &gw = got.models[m].worst, &ww = want.models[m].worst;
+        ASSERT_EQ(gw.has_value(), ww.has_value());
+        if (!gw) continue;
+        EXPECT_EQ(gw->block, ww->block);
+        EXPECT_EQ(gw->warp, ww->warp);
+        EXPECT_EQ(gw->matrices, ww->matrices);
+        EXPECT_EQ(gw->request.mask, ww->request.mask);
+        EXPECT_EQ(gw->request.width, ww->request.width);
+        EXPECT_EQ(gw->request.addr, ww->request.addr);
+        EXPECT_EQ(gw->result.wavefronts, ww->result.wavefronts);
+        EXPECT_EQ(gw->result.ideal, ww->result.ideal);
+        ASSERT_EQ(gw->result.passes.size(), ww->result.passes.size());
+        for (size_t i = 0; i < gw->result.passes.size(); ++i) {
+          const auto &gp = gw->result.passes[i], &wp = ww->result.passes[i];
+          EXPECT_EQ(gp.group, wp.group);
+          ASSERT_EQ(gp.slots.size(), wp.slots.size());
+          for (size_t j = 0; j < gp.slots.size(); ++j) {
+            EXPECT_EQ(gp.slots[j].bank, wp.slots[j].bank);
+            EXPECT_EQ(gp.slots[j].word, wp.slots[j].word);
+            EXPECT_EQ(gp.slots[j].lanes, wp.slots[j].lanes);
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -12,6 +12,11 @@ struct Pending {
   uint32_t mask = 0, seen = 0;
   uint64_t start[32] = {};
   std::vector<emu::MemAccess> members;  // as the PTX made them, for the fallback
+  // Empty again, keeping the members' storage: no allocation per access.
+  void reset() {
+    mask = seen = 0;
+    members.clear();
+  }
 };
 
 class Block final : public emu::BlockObserver {
@@ -67,7 +72,7 @@ class Block final : public emu::BlockObserver {
     if (p.members.empty()) return;
     ++fallbacks;
     for (const auto& m : p.members) inner_->on_memory(m);
-    p = Pending{};
+    p.reset();
   }
 
   void add_member(const emu::MemAccess& a, const Part& part, const Group& g) {
@@ -93,7 +98,7 @@ class Block final : public emu::BlockObserver {
     r.width = g.width;
     std::copy(std::begin(p.start), std::end(p.start), r.addr);
     r.instr = &g.info;
-    p = Pending{};
+    p.reset();
     inner_->on_memory(r);
   }
 
