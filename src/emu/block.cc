@@ -23,14 +23,23 @@ void fill_special(uint64_t* R, Program::SpecialKind kind, const LaunchEnv& env, 
   switch (kind) {
     case Program::TID_X:
     case Program::TID_Y:
-    case Program::TID_Z:
+    case Program::TID_Z: {
+      // Counted up from lane 0 (two divisions per warp, not per lane: this
+      // runs for every warp of every block).
+      uint32_t t = wi * 32, bx = env.block.x, by = env.block.y;
+      uint32_t x = t % bx, y = (t / bx) % by, z = t / (bx * by);
       for (uint32_t l = 0; l < 32; ++l) {
-        uint32_t t = wi * 32 + l;
-        R[l] = kind == Program::TID_X   ? t % env.block.x
-               : kind == Program::TID_Y ? (t / env.block.x) % env.block.y
-                                        : t / (env.block.x * env.block.y);
+        R[l] = kind == Program::TID_X ? x : kind == Program::TID_Y ? y : z;
+        if (++x == bx) {
+          x = 0;
+          if (++y == by) {
+            y = 0;
+            ++z;
+          }
+        }
       }
       return;
+    }
     case Program::LANEID:
       for (uint32_t l = 0; l < 32; ++l) R[l] = l;
       return;
