@@ -184,6 +184,7 @@ void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
     w.bar_wait |= exec;
     w.runnable &= ~exec;
     SMEMLAB_FOR_LANES(exec, w.bar_of[l] = static_cast<uint8_t>(id));
+    w.bar_lanes[id] |= exec;
   }
   barrier_check(b);
 }
@@ -196,9 +197,9 @@ void barrier_check(BlockCtx& b) {
     if (bar.arrived < expected) continue;
     const Op& op = b.prog->ops[bar.last_pc];
     for (Warp& w : b.warps) {
-      uint32_t lanes = 0;
-      SMEMLAB_FOR_LANES(w.bar_wait, lanes |= (w.bar_of[l] == id ? 1u : 0u) << l);
+      uint32_t lanes = w.bar_lanes[id] & w.bar_wait;
       if (!lanes) continue;
+      w.bar_lanes[id] = 0;
       if (op.code == code(BAR, U32) && op.aux == 2) {
         if (op.t2 == 0) {
           SMEMLAB_FOR_LANES(lanes, regw(w, op.r[2])[l] = bar.popc);
@@ -236,6 +237,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   b.obs = obs;
   b.steps = 0;
   b.lane_steps = 0;
+  b.global_hint = nullptr;
   b.printf_out.clear();
   for (auto& bar : b.bars) bar = Barrier{};
   uint32_t nthreads = static_cast<uint32_t>(env.block.count());

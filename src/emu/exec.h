@@ -34,8 +34,9 @@ struct Warp {
   uint32_t coll_wait = 0;  // waiting at a warp collective (their pc[] is that op)
   uint32_t bar_wait = 0;   // waiting at a barrier (their pc[] is the op after it)
   uint8_t bar_of[32] = {};
-  uint32_t carry = 0;  // CC.CF per lane (add.cc, addc, mad.lo.cc, ...)
-  uint32_t cpc = 0;    // when uniform: the pc of all runnable lanes
+  uint32_t bar_lanes[16] = {};  // per barrier id: lanes waiting at it (bar_of, as masks)
+  uint32_t carry = 0;           // CC.CF per lane (add.cc, addc, mad.lo.cc, ...)
+  uint32_t cpc = 0;             // when uniform: the pc of all runnable lanes
   bool uniform = true;
   uint32_t index = 0;
   uint64_t steps = 0;
@@ -119,6 +120,9 @@ struct BlockCtx {
   uint64_t lane_steps = 0;
   uint64_t clock_base = 0;
   uint64_t writes = 0;  // stores and atomics executed (any space)
+  // The allocation of the last fast global access (none on the device heap):
+  // consecutive accesses mostly hit the same buffer. Reset per block.
+  const GlobalMemory::Allocation* global_hint = nullptr;
   // Per-pc counts, only when the observer asks (else empty: no cost but a
   // test per warp-instruction).
   std::vector<InstrCount> counts;

@@ -270,70 +270,6 @@ inline void lanes_access(Warp& w, const Op& op, uint32_t exec, uint8_t* host, co
   }
 }
 
-// A full warp's 4-byte load from checked offsets a[]. Tile loads mostly
-// touch few distinct words: a row every lane reads (a[l] all equal), a row
-// per half-warp, or 16 consecutive words (contiguous within each half-warp,
-// e.g. both half-warps reading one 16-wide row). Those load each word once
-// and widen in vector registers instead of 32 dependent scalar loads.
-template <bool kSigned>
-inline void load_words(uint64_t* R, const uint8_t* host, const uint64_t* a) {
-  using W = std::conditional_t<kSigned, int32_t, uint32_t>;
-  auto widen = [](W v) {
-    return kSigned ? static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v);
-  };
-  uint64_t same = 0, run = 0;  // nonzero: some lane breaks the pattern
-  for (uint32_t h = 0; h < 32; h += 16)
-    for (uint32_t l = 0; l < 16; ++l) {
-      same |= a[h + l] ^ a[h];
-      run |= a[h + l] ^ (a[h] + 4 * l);
-    }
-  if (same == 0) {
-    W lo, hi;
-    std::memcpy(&lo, host + a[0], 4);
-    std::memcpy(&hi, host + a[16], 4);
-    uint64_t x = widen(lo), y = widen(hi);
-    for (uint32_t l = 0; l < 16; ++l) R[l] = x;
-    for (uint32_t l = 16; l < 32; ++l) R[l] = y;
-    return;
-  }
-  if (run == 0) {
-    W lo[16], hi[16];
-    std::memcpy(lo, host + a[0], sizeof(lo));
-    std::memcpy(hi, host + a[16], sizeof(hi));
-    for (uint32_t l = 0; l < 16; ++l) R[l] = widen(lo[l]);
-    for (uint32_t l = 0; l < 16; ++l) R[16 + l] = widen(hi[l]);
-    return;
-  }
-#pragma GCC unroll 8
-  for (uint32_t l = 0; l < 32; ++l) {
-    W v;
-    std::memcpy(&v, host + a[l], 4);
-    R[l] = widen(v);
-  }
-}
-
-// A full warp's 4-byte store: contiguous within each half-warp (a row per
-// warp, the common tile store) narrows and copies two runs of 16 words.
-// Lanes write in lane order either way, so overlapping runs end the same.
-inline void store_words(const uint64_t* R, uint8_t* host, const uint64_t* a) {
-  uint64_t run = 0;
-  for (uint32_t h = 0; h < 32; h += 16)
-    for (uint32_t l = 0; l < 16; ++l) run |= a[h + l] ^ (a[h] + 4 * l);
-  if (run == 0) {
-    uint32_t lo[16], hi[16];
-    for (uint32_t l = 0; l < 16; ++l) lo[l] = static_cast<uint32_t>(R[l]);
-    for (uint32_t l = 0; l < 16; ++l) hi[l] = static_cast<uint32_t>(R[16 + l]);
-    std::memcpy(host + a[0], lo, sizeof(lo));
-    std::memcpy(host + a[16], hi, sizeof(hi));
-    return;
-  }
-#pragma GCC unroll 8
-  for (uint32_t l = 0; l < 32; ++l) {
-    uint32_t v = static_cast<uint32_t>(R[l]);
-    std::memcpy(host + a[l], &v, 4);
-  }
-}
-
 // Fast path: every lane inside one window [lo, hi) of host memory `host`
 // (host + addr - lo is the byte), aligned; no per-lane translation.
 // Returns false (nothing done) if any lane is outside or misaligned.
@@ -361,11 +297,25 @@ bool fast_access(Warp& w, const Op& op, uint32_t exec, uint8_t* host, uint64_t l
     if (op.vec == 1 && op.width == 4 && (!kLoad || op.t == U32 || op.t == F32 || op.t == S32)) {
       uint64_t* R = regw(w, op.r[0]);
       if (kLoad && op.t == S32) {
-        load_words<true>(R, host, a);
+#pragma GCC unroll 8
+        for (uint32_t l = 0; l < 32; ++l) {
+          int32_t v;
+          std::memcpy(&v, host + a[l], 4);
+          R[l] = static_cast<uint64_t>(static_cast<int64_t>(v));
+        }
       } else if (kLoad) {
-        load_words<false>(R, host, a);
+#pragma GCC unroll 8
+        for (uint32_t l = 0; l < 32; ++l) {
+          uint32_t v;
+          std::memcpy(&v, host + a[l], 4);
+          R[l] = v;
+        }
       } else {
-        store_words(R, host, a);
+#pragma GCC unroll 8
+        for (uint32_t l = 0; l < 32; ++l) {
+          uint32_t v = static_cast<uint32_t>(R[l]);
+          std::memcpy(host + a[l], &v, 4);
+        }
       }
       return true;
     }

@@ -198,67 +198,94 @@ inline void isspacep(Warp& w, const Op& op, uint32_t exec) {
   w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | r;
 }
 
-// ld/st.shared of one 4-byte word per lane by a full warp with no observer:
-// the tile accesses of shared-memory kernels. Addresses with few distinct
-// runs — each half-warp reading one word (a row value broadcast), or 16
-// consecutive words (a row; both half-warps may read the same one) — are
-// recognized from the address register alone, so only the two run starts
-// are checked and each word is moved once, in vector registers. Returns
-// false (nothing done) for any other access; exec_memory does those.
+// ld/st of one 4-byte word per lane by a full warp with no observer, whose
+// addresses are affine in each half-warp (lane h+l at A[h] + stride*l, one
+// stride for both halves): a row per warp (stride 4), a value broadcast per
+// half-warp (stride 0), a column of a padded tile (stride 132), a 16-wide
+// tile row both half-warps read. The pattern is read from the address
+// register alone, so only the two half-warps' first and last words are
+// checked, not every lane; contiguous runs move as blocks in vector
+// registers. Returns false (nothing done) for any other access, or one
+// that is out of bounds or misaligned: exec_memory does those.
 template <bool kLoad, bool kSigned>
-inline bool shared_words(Step& s) {
+inline bool affine_words(Step& s) {
   const Op& op = s.op;
   BlockCtx& b = s.b;
-  if (s.exec != ~0u || b.obs || op.vec != 1 || op.width != 4 ||
-      static_cast<MSpace>(op.aux) != MSpace::Shared || b.shared_bytes < 64)
-    return false;
+  if (s.exec != ~0u || b.obs || op.vec != 1 || op.width != 4) return false;
   const uint64_t* A = reg(s.w, op.r[4]);
-  const uint64_t step = A[1] - A[0];
-  if (step != 0 && step != 4) return false;
-  uint64_t off = 0;  // lanes off the pattern
-  for (uint32_t h = 0; h < 32; h += 16)
-    for (uint32_t l = 0; l < 16; ++l) off |= A[h + l] ^ (A[h] + step * l);
+  const uint64_t stride = A[1] - A[0];
+  if (stride > (1u << 20)) return false;  // (negative strides too)
+  // One flat pass (it vectorizes): nonzero when some lane is off the pattern.
+  const uint64_t b0 = A[0], b1 = A[16];
+  uint64_t off = 0, at = 0;
+  for (uint32_t l = 0; l < 16; ++l, at += stride) off |= (A[l] - b0 - at) | (A[16 + l] - b1 - at);
   if (off) return false;
   const uint64_t a0 = A[0] + static_cast<uint64_t>(op.imm),
                  a1 = A[16] + static_cast<uint64_t>(op.imm);
-  const uint64_t last = b.shared_bytes - (step ? 64 : 4);  // highest start that fits
-  if (a0 > last || a1 > last || ((a0 | a1) & 3)) return false;
-  uint8_t* host = b.shared.data();
+  if ((a0 | a1 | stride) & 3) return false;
+  uint8_t* host;
+  uint64_t lo, size;
+  switch (static_cast<MSpace>(op.aux)) {
+    case MSpace::Shared:
+      host = b.shared.data(), lo = 0, size = b.shared_bytes;
+      break;
+    case MSpace::Global: {
+      const GlobalMemory::Allocation* g = b.global_hint;
+      if (!g || a0 - g->base >= g->size) {
+        g = b.env->global->find(a0);
+        if (!g) return false;
+        // Not the device heap's: a kernel may free those during the launch.
+        if (a0 < kHeapBase) b.global_hint = g;
+      }
+      host = g->data, lo = g->base, size = g->size;
+      break;
+    }
+    default:
+      return false;
+  }
+  // Offsets of both halves' first words within [lo, lo + size), the whole
+  // run of 16 inside (no wrap-around: a0 >= lo and the span is small).
+  const uint64_t span = stride * 15 + 4, x0 = a0 - lo, x1 = a1 - lo;
+  if (size < span || x0 > size - span || x1 > size - span) return false;
+  uint8_t *p0 = host + x0, *p1 = host + x1;
   uint64_t* R = regw(s.w, op.r[0]);
   using W = std::conditional_t<kSigned, int32_t, uint32_t>;
   auto widen = [](W v) {
     return kSigned ? static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v);
   };
   if (kLoad) {
-    W lo[16], hi[16];
-    if (step) {
-      std::memcpy(lo, host + a0, sizeof(lo));
-      std::memcpy(hi, host + a1, sizeof(hi));
-      for (uint32_t l = 0; l < 16; ++l) R[l] = widen(lo[l]);
-      for (uint32_t l = 0; l < 16; ++l) R[16 + l] = widen(hi[l]);
-    } else {
-      std::memcpy(lo, host + a0, 4);
-      std::memcpy(hi, host + a1, 4);
-      uint64_t x = widen(lo[0]), y = widen(hi[0]);
+    // All loads before any register write: R may be the address register.
+    W lo16[16], hi16[16];
+    if (stride == 0) {
+      std::memcpy(lo16, p0, 4);
+      std::memcpy(hi16, p1, 4);
+      uint64_t x = widen(lo16[0]), y = widen(hi16[0]);
       for (uint32_t l = 0; l < 16; ++l) R[l] = x;
       for (uint32_t l = 16; l < 32; ++l) R[l] = y;
+      return true;
     }
-  } else {
-    // In lane order, as the per-lane path: the second run overwrites what
-    // it shares with the first, and of lanes storing to one word the last
-    // one's value stays.
-    ++b.writes;
-    uint32_t lo[16], hi[16];
-    if (step) {
-      for (uint32_t l = 0; l < 16; ++l) lo[l] = static_cast<uint32_t>(R[l]);
-      for (uint32_t l = 0; l < 16; ++l) hi[l] = static_cast<uint32_t>(R[16 + l]);
-      std::memcpy(host + a0, lo, sizeof(lo));
-      std::memcpy(host + a1, hi, sizeof(hi));
+    if (stride == 4) {
+      std::memcpy(lo16, p0, sizeof(lo16));
+      std::memcpy(hi16, p1, sizeof(hi16));
     } else {
-      lo[0] = static_cast<uint32_t>(R[15]);
-      hi[0] = static_cast<uint32_t>(R[31]);
-      std::memcpy(host + a0, lo, 4);
-      std::memcpy(host + a1, hi, 4);
+      for (uint32_t l = 0; l < 16; ++l) std::memcpy(&lo16[l], p0 + stride * l, 4);
+      for (uint32_t l = 0; l < 16; ++l) std::memcpy(&hi16[l], p1 + stride * l, 4);
+    }
+    for (uint32_t l = 0; l < 16; ++l) R[l] = widen(lo16[l]);
+    for (uint32_t l = 0; l < 16; ++l) R[16 + l] = widen(hi16[l]);
+  } else {
+    // In lane order, as the per-lane path: of lanes storing to one word
+    // the last one's value stays.
+    ++b.writes;
+    uint32_t lo16[16], hi16[16];
+    for (uint32_t l = 0; l < 16; ++l) lo16[l] = static_cast<uint32_t>(R[l]);
+    for (uint32_t l = 0; l < 16; ++l) hi16[l] = static_cast<uint32_t>(R[16 + l]);
+    if (stride == 4) {
+      std::memcpy(p0, lo16, sizeof(lo16));
+      std::memcpy(p1, hi16, sizeof(hi16));
+    } else {
+      for (uint32_t l = 0; l < 16; ++l) std::memcpy(p0 + stride * l, &lo16[l], 4);
+      for (uint32_t l = 0; l < 16; ++l) std::memcpy(p1 + stride * l, &hi16[l], 4);
     }
   }
   return true;
@@ -267,7 +294,7 @@ inline bool shared_words(Step& s) {
 template <Base B, T TY>
 inline bool ld_st(Step& s) {
   if constexpr (TY == U32 || TY == S32 || TY == F32) {
-    if (shared_words<B == LD, TY == S32>(s)) return true;
+    if (affine_words<B == LD, TY == S32>(s)) return true;
   }
   exec_memory(s.b, s.w, s.op, s.pc, s.exec);
   return true;
