@@ -198,7 +198,7 @@ inline void isspacep(Warp& w, const Op& op, uint32_t exec) {
   w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | r;
 }
 
-// ld/st of one 4-byte word per lane by a full warp with no observer, whose
+// ld/st of one 4- or 8-byte word per lane by a full warp with no observer, whose
 // addresses are affine in each half-warp (lane h+l at A[h] + stride*l, one
 // stride for both halves): a row per warp (stride 4), a value broadcast per
 // half-warp (stride 0), a column of a padded tile (stride 132), a 16-wide
@@ -206,12 +206,14 @@ inline void isspacep(Warp& w, const Op& op, uint32_t exec) {
 // register alone, so only the two half-warps' first and last words are
 // checked, not every lane; contiguous runs move as blocks in vector
 // registers. Returns false (nothing done) for any other access, or one
-// that is out of bounds or misaligned: exec_memory does those.
-template <bool kLoad, bool kSigned>
+// that is out of bounds or misaligned: exec_memory does those. W: the
+// word as the register gets it (int32_t sign-extends).
+template <bool kLoad, typename W>
 inline bool affine_words(Step& s) {
+  constexpr uint32_t kBytes = sizeof(W);
   const Op& op = s.op;
   BlockCtx& b = s.b;
-  if (s.exec != ~0u || b.obs || op.vec != 1 || op.width != 4) return false;
+  if (s.exec != ~0u || b.obs || op.vec != 1 || op.width != kBytes) return false;
   const uint64_t* A = reg(s.w, op.r[4]);
   const uint64_t stride = A[1] - A[0];
   if (stride > (1u << 20)) return false;  // (negative strides too)
@@ -222,7 +224,7 @@ inline bool affine_words(Step& s) {
   if (off) return false;
   const uint64_t a0 = A[0] + static_cast<uint64_t>(op.imm),
                  a1 = A[16] + static_cast<uint64_t>(op.imm);
-  if ((a0 | a1 | stride) & 3) return false;
+  if ((a0 | a1 | stride) & (kBytes - 1)) return false;
   uint8_t* host;
   uint64_t lo, size;
   switch (static_cast<MSpace>(op.aux)) {
@@ -240,36 +242,44 @@ inline bool affine_words(Step& s) {
       host = g->data, lo = g->base, size = g->size;
       break;
     }
+    case MSpace::Param:  // (read-only spaces: loads only)
+      if (!kLoad) return false;
+      host = const_cast<uint8_t*>(b.env->params), lo = 0, size = b.prog->param_bytes;
+      break;
+    case MSpace::Const:
+      if (!kLoad) return false;
+      host = const_cast<uint8_t*>(b.env->const_bank), lo = 0, size = b.env->const_bytes;
+      break;
     default:
       return false;
   }
   // Offsets of both halves' first words within [lo, lo + size), the whole
   // run of 16 inside (no wrap-around: a0 >= lo and the span is small).
-  const uint64_t span = stride * 15 + 4, x0 = a0 - lo, x1 = a1 - lo;
+  const uint64_t span = stride * 15 + kBytes, x0 = a0 - lo, x1 = a1 - lo;
   if (size < span || x0 > size - span || x1 > size - span) return false;
   uint8_t *p0 = host + x0, *p1 = host + x1;
   uint64_t* R = regw(s.w, op.r[0]);
-  using W = std::conditional_t<kSigned, int32_t, uint32_t>;
   auto widen = [](W v) {
-    return kSigned ? static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v);
+    return std::is_signed_v<W> ? static_cast<uint64_t>(static_cast<int64_t>(v))
+                               : static_cast<uint64_t>(v);
   };
   if (kLoad) {
     // All loads before any register write: R may be the address register.
     W lo16[16], hi16[16];
     if (stride == 0) {
-      std::memcpy(lo16, p0, 4);
-      std::memcpy(hi16, p1, 4);
+      std::memcpy(lo16, p0, kBytes);
+      std::memcpy(hi16, p1, kBytes);
       uint64_t x = widen(lo16[0]), y = widen(hi16[0]);
       for (uint32_t l = 0; l < 16; ++l) R[l] = x;
       for (uint32_t l = 16; l < 32; ++l) R[l] = y;
       return true;
     }
-    if (stride == 4) {
+    if (stride == kBytes) {
       std::memcpy(lo16, p0, sizeof(lo16));
       std::memcpy(hi16, p1, sizeof(hi16));
     } else {
-      for (uint32_t l = 0; l < 16; ++l) std::memcpy(&lo16[l], p0 + stride * l, 4);
-      for (uint32_t l = 0; l < 16; ++l) std::memcpy(&hi16[l], p1 + stride * l, 4);
+      for (uint32_t l = 0; l < 16; ++l) std::memcpy(&lo16[l], p0 + stride * l, kBytes);
+      for (uint32_t l = 0; l < 16; ++l) std::memcpy(&hi16[l], p1 + stride * l, kBytes);
     }
     for (uint32_t l = 0; l < 16; ++l) R[l] = widen(lo16[l]);
     for (uint32_t l = 0; l < 16; ++l) R[16 + l] = widen(hi16[l]);
@@ -277,15 +287,16 @@ inline bool affine_words(Step& s) {
     // In lane order, as the per-lane path: of lanes storing to one word
     // the last one's value stays.
     ++b.writes;
-    uint32_t lo16[16], hi16[16];
-    for (uint32_t l = 0; l < 16; ++l) lo16[l] = static_cast<uint32_t>(R[l]);
-    for (uint32_t l = 0; l < 16; ++l) hi16[l] = static_cast<uint32_t>(R[16 + l]);
-    if (stride == 4) {
+    using U = std::make_unsigned_t<W>;
+    U lo16[16], hi16[16];
+    for (uint32_t l = 0; l < 16; ++l) lo16[l] = static_cast<U>(R[l]);
+    for (uint32_t l = 0; l < 16; ++l) hi16[l] = static_cast<U>(R[16 + l]);
+    if (stride == kBytes) {
       std::memcpy(p0, lo16, sizeof(lo16));
       std::memcpy(p1, hi16, sizeof(hi16));
     } else {
-      for (uint32_t l = 0; l < 16; ++l) std::memcpy(p0 + stride * l, &lo16[l], 4);
-      for (uint32_t l = 0; l < 16; ++l) std::memcpy(p1 + stride * l, &hi16[l], 4);
+      for (uint32_t l = 0; l < 16; ++l) std::memcpy(p0 + stride * l, &lo16[l], kBytes);
+      for (uint32_t l = 0; l < 16; ++l) std::memcpy(p1 + stride * l, &hi16[l], kBytes);
     }
   }
   return true;
@@ -293,8 +304,13 @@ inline bool affine_words(Step& s) {
 
 template <Base B, T TY>
 inline bool ld_st(Step& s) {
-  if constexpr (TY == U32 || TY == S32 || TY == F32) {
-    if (affine_words<B == LD, TY == S32>(s)) return true;
+  // (Types whose register value is the word zero- or sign-extended.)
+  if constexpr (TY == U32 || TY == F32) {
+    if (affine_words<B == LD, uint32_t>(s)) return true;
+  } else if constexpr (TY == S32) {
+    if (affine_words<B == LD, int32_t>(s)) return true;
+  } else if constexpr (TY == U64 || TY == S64 || TY == F64) {
+    if (affine_words<B == LD, uint64_t>(s)) return true;
   }
   exec_memory(s.b, s.w, s.op, s.pc, s.exec);
   return true;
