@@ -565,13 +565,17 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   } else {
     std::vector<std::thread> pool;
     std::string spawn_error;
+    // An ordinary launch runs blocks on the calling thread too (one thread
+    // fewer to start per launch); a cooperative one's caller is its watchdog.
+    unsigned helpers = cfg.cooperative ? nthreads : nthreads - 1;
     try {
-      for (unsigned i = 0; i < nthreads; ++i) pool.emplace_back(worker);
+      for (unsigned i = 0; i < helpers; ++i) pool.emplace_back(worker);
     } catch (const std::system_error& e) {
       spawn_error = e.what();
     }
     if (spawn_error.empty() && cfg.cooperative)
       watch_cooperative(cfg, nthreads, workers_done, ran, coop_writes, halt, halt_reason);
+    if (!cfg.cooperative) worker();
     if (!spawn_error.empty() && cfg.cooperative) {
       // The blocks that started would wait for those that cannot.
       int none = 0;
@@ -586,8 +590,6 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
           "a cooperative launch of {} blocks needs as many host threads; only {} could be "
           "started ({})",
           nblocks, pool.size(), spawn_error);
-    } else if (pool.empty()) {
-      worker();  // no thread could be started: this one runs the blocks
     }
   }
   {
