@@ -198,6 +198,24 @@ inline void isspacep(Warp& w, const Op& op, uint32_t exec) {
   w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | r;
 }
 
+// 16 consecutive words at p into 16 register lanes (widened as W says) and
+// back, as whole vectors: a memcpy through a stack array became `rep movs`,
+// whose start-up cost was most of a tile load.
+template <typename W>
+inline void load16(uint64_t* R, const uint8_t* p) {
+  using D = std::conditional_t<std::is_signed_v<W>, int64_t, uint64_t>;
+  typedef W VW __attribute__((vector_size(16 * sizeof(W)), aligned(1), may_alias));
+  typedef D VD __attribute__((vector_size(16 * sizeof(D)), aligned(1), may_alias));
+  *reinterpret_cast<VD*>(R) = __builtin_convertvector(*reinterpret_cast<const VW*>(p), VD);
+}
+template <typename W>
+inline void store16(uint8_t* p, const uint64_t* R) {
+  using U = std::make_unsigned_t<W>;
+  typedef U VU __attribute__((vector_size(16 * sizeof(U)), aligned(1), may_alias));
+  typedef uint64_t VD __attribute__((vector_size(16 * 8), aligned(1), may_alias));
+  *reinterpret_cast<VU*>(p) = __builtin_convertvector(*reinterpret_cast<const VD*>(R), VU);
+}
+
 // ld/st of one 4- or 8-byte word per lane by a full warp with no observer, whose
 // addresses are affine in each half-warp (lane h+l at A[h] + stride*l, one
 // stride for both halves): a row per warp (stride 4), a value broadcast per
@@ -274,30 +292,30 @@ inline bool affine_words(Step& s) {
       for (uint32_t l = 16; l < 32; ++l) R[l] = y;
       return true;
     }
-    if (stride == kBytes) {
-      std::memcpy(lo16, p0, sizeof(lo16));
-      std::memcpy(hi16, p1, sizeof(hi16));
-    } else {
-      for (uint32_t l = 0; l < 16; ++l) std::memcpy(&lo16[l], p0 + stride * l, kBytes);
-      for (uint32_t l = 0; l < 16; ++l) std::memcpy(&hi16[l], p1 + stride * l, kBytes);
+    if (stride == kBytes) {  // (the register file is no shared or global memory)
+      load16<W>(R, p0);
+      load16<W>(R + 16, p1);
+      return true;
     }
+    for (uint32_t l = 0; l < 16; ++l) std::memcpy(&lo16[l], p0 + stride * l, kBytes);
+    for (uint32_t l = 0; l < 16; ++l) std::memcpy(&hi16[l], p1 + stride * l, kBytes);
     for (uint32_t l = 0; l < 16; ++l) R[l] = widen(lo16[l]);
     for (uint32_t l = 0; l < 16; ++l) R[16 + l] = widen(hi16[l]);
   } else {
     // In lane order, as the per-lane path: of lanes storing to one word
     // the last one's value stays.
     ++b.writes;
+    if (stride == kBytes) {
+      store16<W>(p0, R);
+      store16<W>(p1, R + 16);
+      return true;
+    }
     using U = std::make_unsigned_t<W>;
     U lo16[16], hi16[16];
     for (uint32_t l = 0; l < 16; ++l) lo16[l] = static_cast<U>(R[l]);
     for (uint32_t l = 0; l < 16; ++l) hi16[l] = static_cast<U>(R[16 + l]);
-    if (stride == kBytes) {
-      std::memcpy(p0, lo16, sizeof(lo16));
-      std::memcpy(p1, hi16, sizeof(hi16));
-    } else {
-      for (uint32_t l = 0; l < 16; ++l) std::memcpy(p0 + stride * l, &lo16[l], kBytes);
-      for (uint32_t l = 0; l < 16; ++l) std::memcpy(p1 + stride * l, &hi16[l], kBytes);
-    }
+    for (uint32_t l = 0; l < 16; ++l) std::memcpy(p0 + stride * l, &lo16[l], kBytes);
+    for (uint32_t l = 0; l < 16; ++l) std::memcpy(p1 + stride * l, &hi16[l], kBytes);
   }
   return true;
 }
