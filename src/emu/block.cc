@@ -264,7 +264,9 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     if (lanes < 32) {
       if (per_warp) std::memcpy(w.R, reg_template_.data(), per_warp * sizeof(uint64_t));
     } else {
-      for (const auto& [first, count] : init_runs_)
+      // A warp slot of an earlier block of this program still holds the
+      // registers no op writes (constants, never-written zeros).
+      for (const auto& [first, count] : wi < warm_warps_ ? warm_runs_ : init_runs_)
         std::memcpy(w.R + size_t{first} * 32, reg_template_.data() + size_t{first} * 32,
                     size_t{count} * 32 * sizeof(uint64_t));
     }
@@ -274,6 +276,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     for (const auto& [r, kind] : p.specials)
       fill_special(w.R + size_t{r} * 32, kind, env, id, wi, nwarps);
   }
+  warm_warps_ = std::max(warm_warps_, nwarps);
   if (obs && obs->wants_instruction_counts())
     b.counts.assign(p.ops.size(), InstrCount{});
   else
@@ -357,14 +360,42 @@ void BlockRunner::prepare_template(const Program& p) {
     for (uint32_t r : t.coord) name(r);
   for (uint32_t r = 0; r < p.num_regs; ++r)
     if (!named[r]) skip[r] = true;
+  // Registers some op may write (every register an op of unknown operands,
+  // a tensor or a texture op names counts as written).
+  std::vector<bool> written(p.num_regs, false);
+  auto write = [&](uint32_t r) {
+    if (r < p.num_regs) written[r] = true;
+  };
+  for (const Op& op : p.ops) {
+    RegOperands o = reg_operands(op);
+    if (!o.known) {
+      for (uint32_t r : op.r) write(r);
+      continue;
+    }
+    for (uint8_t i = 0; i < o.ndef; ++i) write(op.r[o.def[i]]);
+  }
+  for (const TensorOp& t : p.tensor_ops) {
+    write(t.addr);
+    write(t.stride);
+    for (const auto* v : {&t.d, &t.a, &t.b, &t.c})
+      for (uint32_t r : *v) write(r);
+  }
+  for (const TexOp& t : p.tex_ops)
+    for (uint32_t r : t.coord) write(r);
+  auto add = [](std::vector<std::pair<uint32_t, uint32_t>>& runs, uint32_t r) {
+    if (!runs.empty() && runs.back().first + runs.back().second == r)
+      ++runs.back().second;
+    else
+      runs.push_back({r, 1});
+  };
   init_runs_.clear();
+  warm_runs_.clear();
   for (uint32_t r = 0; r < p.num_regs; ++r) {
     if (skip[r]) continue;
-    if (!init_runs_.empty() && init_runs_.back().first + init_runs_.back().second == r)
-      ++init_runs_.back().second;
-    else
-      init_runs_.push_back({r, 1});
+    add(init_runs_, r);
+    if (written[r]) add(warm_runs_, r);
   }
+  warm_warps_ = 0;
   template_prog_ = &p;
 }
 
