@@ -138,6 +138,101 @@ std::vector<bool> written_first(const Program& p) {
   return defined;
 }
 
+// Registers some thread may read before it writes them, by per-thread
+// liveness at the entry of the kernel's control-flow graph (the CFG of
+// decode_regalloc.cc: blocks end at branches, exits and traps; a branch
+// also falls through). Each lane reads only its own lane of a register
+// except through ops reg_operands does not know (shuffles, votes, tensor and
+// texture ops), so every register those name counts as read first, as do
+// constants. Only these need their template value at the start of a block
+// (short blocks spent a fifth of their time copying the rest). Everything,
+// if the CFG is not one this understands.
+std::vector<bool> read_first(const Program& p) {
+  const uint32_t n = p.num_regs;
+  const size_t nops = p.ops.size();
+  std::vector<bool> all(n, true);
+  if (n == 0 || nops == 0 || n > 4096) return all;
+  std::vector<bool> first(n, false);
+  auto mark = [&](uint32_t r) {
+    if (r < n) first[r] = true;
+  };
+  for (uint32_t r = 0; r < n && r < p.const_regs.size(); ++r)
+    if (p.const_regs[r]) first[r] = true;
+  for (const TensorOp& t : p.tensor_ops) {
+    mark(t.addr);
+    mark(t.stride);
+    for (const auto* v : {&t.d, &t.a, &t.b, &t.c})
+      for (uint32_t r : *v) mark(r);
+  }
+  for (const TexOp& t : p.tex_ops)
+    for (uint32_t r : t.coord) mark(r);
+  std::vector<RegOperands> opnd(nops);
+  std::vector<bool> leader(nops + 1, false);
+  leader[0] = true;
+  for (size_t pc = 0; pc < nops; ++pc) {
+    const Op& op = p.ops[pc];
+    opnd[pc] = reg_operands(op);
+    if (!opnd[pc].known)
+      for (uint32_t r : op.r) mark(r);
+    Base b = static_cast<Base>(op.code / 16);
+    if (b == BRA) {
+      uint64_t t = static_cast<uint64_t>(op.imm);
+      if (t > nops) return all;
+      leader[t] = true;
+    }
+    if (b == BRA || b == EXIT || b == TRAP) leader[pc + 1] = true;
+  }
+  std::vector<uint32_t> start, block_of(nops);
+  for (size_t pc = 0; pc < nops; ++pc) {
+    if (leader[pc]) start.push_back(static_cast<uint32_t>(pc));
+    block_of[pc] = static_cast<uint32_t>(start.size() - 1);
+  }
+  const size_t nb = start.size();
+  start.push_back(static_cast<uint32_t>(nops));
+  // gen: read before an unguarded write in the block; kill: written
+  // unguarded (a guarded write may leave some lanes unwritten). Bit sets.
+  const size_t words = (n + 63) / 64;
+  using Bits = std::vector<uint64_t>;
+  auto set = [](Bits& x, uint32_t r) { x[r >> 6] |= 1ull << (r & 63); };
+  auto test = [](const Bits& x, uint32_t r) { return (x[r >> 6] >> (r & 63)) & 1; };
+  std::vector<Bits> gen(nb, Bits(words, 0)), kill = gen, in = gen;
+  for (size_t b = 0; b < nb; ++b)
+    for (uint32_t pc = start[b]; pc < start[b + 1]; ++pc) {
+      const Op& op = p.ops[pc];
+      const RegOperands& o = opnd[pc];
+      for (uint8_t i = 0; i < o.nuse; ++i) {
+        uint32_t r = op.r[o.use[i]];
+        if (r < n && !test(kill[b], r)) set(gen[b], r);
+      }
+      if (op.guard < 0)
+        for (uint8_t i = 0; i < o.ndef; ++i)
+          if (op.r[o.def[i]] < n) set(kill[b], op.r[o.def[i]]);
+    }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t b = nb; b-- > 0;) {
+      Bits out(words, 0);
+      auto join = [&](size_t s) {
+        for (size_t w = 0; w < words; ++w) out[w] |= in[s][w];
+      };
+      if (b + 1 < nb) join(b + 1);
+      const Op& last = p.ops[start[b + 1] - 1];
+      if (static_cast<Base>(last.code / 16) == BRA && static_cast<uint64_t>(last.imm) < nops)
+        join(block_of[static_cast<size_t>(last.imm)]);
+      for (size_t w = 0; w < words; ++w) {
+        uint64_t v = gen[b][w] | (out[w] & ~kill[b][w]);
+        if (v != in[b][w]) {
+          in[b][w] = v;
+          changed = true;
+        }
+      }
+    }
+  }
+  for (uint32_t r = 0; r < n; ++r)
+    if (test(in[0], r)) first[r] = true;
+  return first;
+}
+
 void release_lanes(Warp& w, uint32_t lanes) {
   if (w.uniform) {
     SMEMLAB_FOR_LANES(w.runnable, w.pc[l] = w.cpc);
@@ -341,7 +436,9 @@ void BlockRunner::prepare_template(const Program& p) {
   for (size_t r = 0; r < p.const_regs.size(); ++r)
     if (p.const_regs[r])
       for (size_t l = 0; l < 32; ++l) reg_template_[r * 32 + l] = p.const_regs[r];
-  std::vector<bool> skip = written_first(p);
+  std::vector<bool> skip = written_first(p), first = read_first(p);
+  for (uint32_t r = 0; r < p.num_regs; ++r)
+    if (!first[r]) skip[r] = true;
   for (const auto& [r, kind] : p.specials) skip[r] = true;
   // Slots no op names (left over by register coalescing) are never touched.
   std::vector<bool> named(p.num_regs, false);
