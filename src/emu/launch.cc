@@ -575,7 +575,16 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     }
     if (spawn_error.empty() && cfg.cooperative)
       watch_cooperative(cfg, nthreads, workers_done, ran, coop_writes, halt, halt_reason);
-    if (!cfg.cooperative) worker();
+    if (!cfg.cooperative) {
+      try {
+        worker();
+      } catch (...) {
+        // (An observer throwing outside a block.) The helpers use this
+        // frame's state: they finish before the exception leaves it.
+        for (auto& t : pool) t.join();
+        throw;
+      }
+    }
     if (!spawn_error.empty() && cfg.cooperative) {
       // The blocks that started would wait for those that cannot.
       int none = 0;
