@@ -23,14 +23,23 @@ void fill_special(uint64_t* R, Program::SpecialKind kind, const LaunchEnv& env, 
   switch (kind) {
     case Program::TID_X:
     case Program::TID_Y:
-    case Program::TID_Z:
+    case Program::TID_Z: {
+      // Counted up from lane 0 (two divisions per warp, not per lane: this
+      // runs for every warp of every block).
+      uint32_t t = wi * 32, bx = env.block.x, by = env.block.y;
+      uint32_t x = t % bx, y = (t / bx) % by, z = t / (bx * by);
       for (uint32_t l = 0; l < 32; ++l) {
-        uint32_t t = wi * 32 + l;
-        R[l] = kind == Program::TID_X   ? t % env.block.x
-               : kind == Program::TID_Y ? (t / env.block.x) % env.block.y
-                                        : t / (env.block.x * env.block.y);
+        R[l] = kind == Program::TID_X ? x : kind == Program::TID_Y ? y : z;
+        if (++x == bx) {
+          x = 0;
+          if (++y == by) {
+            y = 0;
+            ++z;
+          }
+        }
       }
       return;
+    }
     case Program::LANEID:
       for (uint32_t l = 0; l < 32; ++l) R[l] = l;
       return;
@@ -129,6 +138,101 @@ std::vector<bool> written_first(const Program& p) {
   return defined;
 }
 
+// Registers some thread may read before it writes them, by per-thread
+// liveness at the entry of the kernel's control-flow graph (the CFG of
+// decode_regalloc.cc: blocks end at branches, exits and traps; a branch
+// also falls through). Each lane reads only its own lane of a register
+// except through ops reg_operands does not know (shuffles, votes, tensor and
+// texture ops), so every register those name counts as read first, as do
+// constants. Only these need their template value at the start of a block
+// (short blocks spent a fifth of their time copying the rest). Everything,
+// if the CFG is not one this understands.
+std::vector<bool> read_first(const Program& p) {
+  const uint32_t n = p.num_regs;
+  const size_t nops = p.ops.size();
+  std::vector<bool> all(n, true);
+  if (n == 0 || nops == 0 || n > 4096) return all;
+  std::vector<bool> first(n, false);
+  auto mark = [&](uint32_t r) {
+    if (r < n) first[r] = true;
+  };
+  for (uint32_t r = 0; r < n && r < p.const_regs.size(); ++r)
+    if (p.const_regs[r]) first[r] = true;
+  for (const TensorOp& t : p.tensor_ops) {
+    mark(t.addr);
+    mark(t.stride);
+    for (const auto* v : {&t.d, &t.a, &t.b, &t.c})
+      for (uint32_t r : *v) mark(r);
+  }
+  for (const TexOp& t : p.tex_ops)
+    for (uint32_t r : t.coord) mark(r);
+  std::vector<RegOperands> opnd(nops);
+  std::vector<bool> leader(nops + 1, false);
+  leader[0] = true;
+  for (size_t pc = 0; pc < nops; ++pc) {
+    const Op& op = p.ops[pc];
+    opnd[pc] = reg_operands(op);
+    if (!opnd[pc].known)
+      for (uint32_t r : op.r) mark(r);
+    Base b = static_cast<Base>(op.code / 16);
+    if (b == BRA) {
+      uint64_t t = static_cast<uint64_t>(op.imm);
+      if (t > nops) return all;
+      leader[t] = true;
+    }
+    if (b == BRA || b == EXIT || b == TRAP) leader[pc + 1] = true;
+  }
+  std::vector<uint32_t> start, block_of(nops);
+  for (size_t pc = 0; pc < nops; ++pc) {
+    if (leader[pc]) start.push_back(static_cast<uint32_t>(pc));
+    block_of[pc] = static_cast<uint32_t>(start.size() - 1);
+  }
+  const size_t nb = start.size();
+  start.push_back(static_cast<uint32_t>(nops));
+  // gen: read before an unguarded write in the block; kill: written
+  // unguarded (a guarded write may leave some lanes unwritten). Bit sets.
+  const size_t words = (n + 63) / 64;
+  using Bits = std::vector<uint64_t>;
+  auto set = [](Bits& x, uint32_t r) { x[r >> 6] |= 1ull << (r & 63); };
+  auto test = [](const Bits& x, uint32_t r) { return (x[r >> 6] >> (r & 63)) & 1; };
+  std::vector<Bits> gen(nb, Bits(words, 0)), kill = gen, in = gen;
+  for (size_t b = 0; b < nb; ++b)
+    for (uint32_t pc = start[b]; pc < start[b + 1]; ++pc) {
+      const Op& op = p.ops[pc];
+      const RegOperands& o = opnd[pc];
+      for (uint8_t i = 0; i < o.nuse; ++i) {
+        uint32_t r = op.r[o.use[i]];
+        if (r < n && !test(kill[b], r)) set(gen[b], r);
+      }
+      if (op.guard < 0)
+        for (uint8_t i = 0; i < o.ndef; ++i)
+          if (op.r[o.def[i]] < n) set(kill[b], op.r[o.def[i]]);
+    }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t b = nb; b-- > 0;) {
+      Bits out(words, 0);
+      auto join = [&](size_t s) {
+        for (size_t w = 0; w < words; ++w) out[w] |= in[s][w];
+      };
+      if (b + 1 < nb) join(b + 1);
+      const Op& last = p.ops[start[b + 1] - 1];
+      if (static_cast<Base>(last.code / 16) == BRA && static_cast<uint64_t>(last.imm) < nops)
+        join(block_of[static_cast<size_t>(last.imm)]);
+      for (size_t w = 0; w < words; ++w) {
+        uint64_t v = gen[b][w] | (out[w] & ~kill[b][w]);
+        if (v != in[b][w]) {
+          in[b][w] = v;
+          changed = true;
+        }
+      }
+    }
+  }
+  for (uint32_t r = 0; r < n; ++r)
+    if (test(in[0], r)) first[r] = true;
+  return first;
+}
+
 void release_lanes(Warp& w, uint32_t lanes) {
   if (w.uniform) {
     SMEMLAB_FOR_LANES(w.runnable, w.pc[l] = w.cpc);
@@ -175,6 +279,7 @@ void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
     w.bar_wait |= exec;
     w.runnable &= ~exec;
     SMEMLAB_FOR_LANES(exec, w.bar_of[l] = static_cast<uint8_t>(id));
+    w.bar_lanes[id] |= exec;
   }
   barrier_check(b);
 }
@@ -187,9 +292,9 @@ void barrier_check(BlockCtx& b) {
     if (bar.arrived < expected) continue;
     const Op& op = b.prog->ops[bar.last_pc];
     for (Warp& w : b.warps) {
-      uint32_t lanes = 0;
-      SMEMLAB_FOR_LANES(w.bar_wait, lanes |= (w.bar_of[l] == id ? 1u : 0u) << l);
+      uint32_t lanes = w.bar_lanes[id] & w.bar_wait;
       if (!lanes) continue;
+      w.bar_lanes[id] = 0;
       if (op.code == code(BAR, U32) && op.aux == 2) {
         if (op.t2 == 0) {
           SMEMLAB_FOR_LANES(lanes, regw(w, op.r[2])[l] = bar.popc);
@@ -227,6 +332,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   b.obs = obs;
   b.steps = 0;
   b.lane_steps = 0;
+  b.global_hint = nullptr;
   b.printf_out.clear();
   for (auto& bar : b.bars) bar = Barrier{};
   uint32_t nthreads = static_cast<uint32_t>(env.block.count());
@@ -253,7 +359,9 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     if (lanes < 32) {
       if (per_warp) std::memcpy(w.R, reg_template_.data(), per_warp * sizeof(uint64_t));
     } else {
-      for (const auto& [first, count] : init_runs_)
+      // A warp slot of an earlier block of this program still holds the
+      // registers no op writes (constants, never-written zeros).
+      for (const auto& [first, count] : wi < warm_warps_ ? warm_runs_ : init_runs_)
         std::memcpy(w.R + size_t{first} * 32, reg_template_.data() + size_t{first} * 32,
                     size_t{count} * 32 * sizeof(uint64_t));
     }
@@ -263,6 +371,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     for (const auto& [r, kind] : p.specials)
       fill_special(w.R + size_t{r} * 32, kind, env, id, wi, nwarps);
   }
+  warm_warps_ = std::max(warm_warps_, nwarps);
   if (obs && obs->wants_instruction_counts())
     b.counts.assign(p.ops.size(), InstrCount{});
   else
@@ -327,7 +436,9 @@ void BlockRunner::prepare_template(const Program& p) {
   for (size_t r = 0; r < p.const_regs.size(); ++r)
     if (p.const_regs[r])
       for (size_t l = 0; l < 32; ++l) reg_template_[r * 32 + l] = p.const_regs[r];
-  std::vector<bool> skip = written_first(p);
+  std::vector<bool> skip = written_first(p), first = read_first(p);
+  for (uint32_t r = 0; r < p.num_regs; ++r)
+    if (!first[r]) skip[r] = true;
   for (const auto& [r, kind] : p.specials) skip[r] = true;
   // Slots no op names (left over by register coalescing) are never touched.
   std::vector<bool> named(p.num_regs, false);
@@ -346,14 +457,42 @@ void BlockRunner::prepare_template(const Program& p) {
     for (uint32_t r : t.coord) name(r);
   for (uint32_t r = 0; r < p.num_regs; ++r)
     if (!named[r]) skip[r] = true;
+  // Registers some op may write (every register an op of unknown operands,
+  // a tensor or a texture op names counts as written).
+  std::vector<bool> written(p.num_regs, false);
+  auto write = [&](uint32_t r) {
+    if (r < p.num_regs) written[r] = true;
+  };
+  for (const Op& op : p.ops) {
+    RegOperands o = reg_operands(op);
+    if (!o.known) {
+      for (uint32_t r : op.r) write(r);
+      continue;
+    }
+    for (uint8_t i = 0; i < o.ndef; ++i) write(op.r[o.def[i]]);
+  }
+  for (const TensorOp& t : p.tensor_ops) {
+    write(t.addr);
+    write(t.stride);
+    for (const auto* v : {&t.d, &t.a, &t.b, &t.c})
+      for (uint32_t r : *v) write(r);
+  }
+  for (const TexOp& t : p.tex_ops)
+    for (uint32_t r : t.coord) write(r);
+  auto add = [](std::vector<std::pair<uint32_t, uint32_t>>& runs, uint32_t r) {
+    if (!runs.empty() && runs.back().first + runs.back().second == r)
+      ++runs.back().second;
+    else
+      runs.push_back({r, 1});
+  };
   init_runs_.clear();
+  warm_runs_.clear();
   for (uint32_t r = 0; r < p.num_regs; ++r) {
     if (skip[r]) continue;
-    if (!init_runs_.empty() && init_runs_.back().first + init_runs_.back().second == r)
-      ++init_runs_.back().second;
-    else
-      init_runs_.push_back({r, 1});
+    add(init_runs_, r);
+    if (written[r]) add(warm_runs_, r);
   }
+  warm_warps_ = 0;
   template_prog_ = &p;
 }
 

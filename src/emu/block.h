@@ -22,6 +22,11 @@ class BlockRunner {
   // Register ranges [first, first + count) a full warp copies from the
   // template; the others are written before any read (see block.cc).
   std::vector<std::pair<uint32_t, uint32_t>> init_runs_;
+  // The part of init_runs_ some op writes: all a full warp copies when its
+  // slot held this program's registers in an earlier block (warp index
+  // below warm_warps_), since the others still hold their template values.
+  std::vector<std::pair<uint32_t, uint32_t>> warm_runs_;
+  uint32_t warm_warps_ = 0;
 };
 
 }  // namespace smemlab::emu

@@ -34,8 +34,9 @@ struct Warp {
   uint32_t coll_wait = 0;  // waiting at a warp collective (their pc[] is that op)
   uint32_t bar_wait = 0;   // waiting at a barrier (their pc[] is the op after it)
   uint8_t bar_of[32] = {};
-  uint32_t carry = 0;  // CC.CF per lane (add.cc, addc, mad.lo.cc, ...)
-  uint32_t cpc = 0;    // when uniform: the pc of all runnable lanes
+  uint32_t bar_lanes[16] = {};  // per barrier id: lanes waiting at it (bar_of, as masks)
+  uint32_t carry = 0;           // CC.CF per lane (add.cc, addc, mad.lo.cc, ...)
+  uint32_t cpc = 0;             // when uniform: the pc of all runnable lanes
   bool uniform = true;
   uint32_t index = 0;
   uint64_t steps = 0;
@@ -72,6 +73,15 @@ struct AsyncState {
 };
 
 class Device;
+struct BlockCtx;
+struct Warp;
+
+// One copy of the interpreter loop (warp_loop.h): portable or AVX2.
+using RunWarpFn = uint64_t (*)(BlockCtx& b, Warp& w, uint64_t slice);
+// The copy for this launch: AVX2 where the CPU has it, unless the
+// environment's SMEMLAB_EMU_ISA says `portable` (tests run both); null with
+// *error set when SMEMLAB_EMU_ISA names something else or an unusable copy.
+RunWarpFn select_run_warp(std::string* error);
 
 struct LaunchEnv {
   const Program* prog = nullptr;
@@ -82,13 +92,14 @@ struct LaunchEnv {
   uint32_t const_bytes = 0;
   Dim3 grid, block;
   uint32_t dynamic_shared = 0;
-  uint64_t budget = 0;         // warp-instructions per block
-  DeviceHeap* heap = nullptr;  // malloc/free in kernels
+  uint64_t budget = 0;                      // warp-instructions per block
+  DeviceHeap* heap = nullptr;               // malloc/free in kernels
   const std::atomic<bool>* stop = nullptr;  // set: end the block ("interrupted")
   // Cooperative launches: the grid-sync workspace (%envreg1:%envreg2), and
   // the launch-wide count of stores and atomics blocks add to (progress).
   uint64_t grid_workspace = 0;
   std::atomic<uint64_t>* cooperative = nullptr;
+  RunWarpFn run_warp = nullptr;  // null: the process-wide choice
 };
 
 struct BlockCtx {
@@ -109,6 +120,9 @@ struct BlockCtx {
   uint64_t lane_steps = 0;
   uint64_t clock_base = 0;
   uint64_t writes = 0;  // stores and atomics executed (any space)
+  // The allocation of the last fast global access (none on the device heap):
+  // consecutive accesses mostly hit the same buffer. Reset per block.
+  const GlobalMemory::Allocation* global_hint = nullptr;
   // Per-pc counts, only when the observer asks (else empty: no cost but a
   // test per warp-instruction).
   std::vector<InstrCount> counts;
@@ -122,8 +136,8 @@ struct BlockCtx {
 uint8_t* read_generic(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, uint64_t addr,
                       uint32_t size);
 
-// Runs warp `w` until it blocks, exits or `slice` warp-instructions pass.
-// Returns the number of warp-instructions executed.
+// Runs warp `w` until it blocks, exits or `slice` warp-instructions pass
+// (with b.env->run_warp). Returns the number of warp-instructions executed.
 uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice);
 
 // What a Flow executor sees of one warp-instruction (see instructions.def).

@@ -70,7 +70,8 @@ uint64_t Device::create_texture(const texture::Descriptor& d) {
     throw std::invalid_argument("texture: pitch smaller than a row");
   if (d.filter == texture::Filter::Linear && d.read == texture::Read::Element &&
       d.format != texture::Format::F16 && d.format != texture::Format::F32)
-    throw std::invalid_argument("texture: linear filtering of integer texels needs a normalized-float read");
+    throw std::invalid_argument(
+        "texture: linear filtering of integer texels needs a normalized-float read");
   uint64_t rows = uint64_t{d.height} * d.depth * d.layers;
   uint64_t bytes = (rows - 1) * d.row_bytes() + d.width * d.texel_bytes();
   if (!mem_.translate(d.base, bytes))
@@ -88,8 +89,7 @@ bool Device::destroy_texture(uint64_t handle) {
 
 const texture::Descriptor* Device::texture(uint64_t handle) const {
   uint64_t i = handle & ~kTextureTag;
-  if ((handle & kTextureTag) != kTextureTag || i == 0 || i > textures_.size() ||
-      !textures_[i - 1])
+  if ((handle & kTextureTag) != kTextureTag || i == 0 || i > textures_.size() || !textures_[i - 1])
     return nullptr;
   return &*textures_[i - 1];
 }
@@ -138,8 +138,9 @@ Module::Module(Device& dev, ptx::Module m) : dev_(dev), ptx_(std::move(m)) {
       uint32_t off = align_up(static_cast<uint32_t>(const_bank_.size()), al);
       // CUDA's constant bank is 64 KiB.
       if (uint64_t{off} + static_cast<uint64_t>(g.size_bytes()) > 64 * 1024)
-        throw ptx::ParseError(ptx_.path, g.pos.line, g.pos.col,
-                              fmt::format("'{}' does not fit in the 65536-byte constant bank", g.name));
+        throw ptx::ParseError(
+            ptx_.path, g.pos.line, g.pos.col,
+            fmt::format("'{}' does not fit in the 65536-byte constant bank", g.name));
       size_t size = static_cast<size_t>(std::max<int64_t>(g.size_bytes(), 1));
       const_bank_.resize(off + size, 0);
       std::copy_n(g.init.begin(), std::min(g.init.size(), size), const_bank_.begin() + off);
@@ -322,8 +323,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
                                       p.params[i].size));
     std::memcpy(params.data() + p.params[i].offset, args[i].data(), args[i].size());
   }
-  if (std::string e = launch_limits_error(cfg.grid, cfg.block); !e.empty())
-    return launch_error(e);
+  if (std::string e = launch_limits_error(cfg.grid, cfg.block); !e.empty()) return launch_error(e);
   if (cfg.threads > kMaxHostThreads)
     return launch_error(
         fmt::format("{} host threads requested; the limit is {}", cfg.threads, kMaxHostThreads));
@@ -344,6 +344,9 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   env.budget = cfg.budget;
   env.heap = &m.device().memory().heap();
   env.stop = cfg.stop;
+  std::string isa_error;
+  env.run_warp = select_run_warp(&isa_error);
+  if (!env.run_warp) return launch_error(isa_error);
 
   KernelObserver* ko = cfg.observer;
   if (ko)
@@ -362,8 +365,8 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   uint64_t nwarps = (cfg.block.count() + 31) / 32;
   uint64_t block_bytes = nwarps * 32 * (uint64_t{p.num_regs} * 8 + p.frame_bytes) +
                          nwarps * p.num_preds * 4 + p.static_shared + cfg.dynamic_shared + 1;
-  nthreads = static_cast<unsigned>(
-      std::clamp<uint64_t>(kMaxBlockStateBytes / block_bytes, 1, nthreads));
+  nthreads =
+      static_cast<unsigned>(std::clamp<uint64_t>(kMaxBlockStateBytes / block_bytes, 1, nthreads));
   // Cooperative: every block on its own thread, all resident at once.
   std::atomic<bool> halt{false};
   std::atomic<int> halt_reason{0};  // 1: a block faulted, 2: no progress, 3: cfg.stop
@@ -424,17 +427,46 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     }
   };
 
+  // A block with nothing to hand over (no observer, no printf output) only
+  // marks itself done, without the lock: with many threads and short blocks
+  // the lock and the map were a large share of a block's cost. The blocks
+  // with something to hand over still go out in block order; the drain
+  // steps over the marked ones, and runs once more after the workers end.
+  // (Grids too large for a byte per block keep the lock for every block.)
+  constexpr uint64_t kMaxQuietBlocks = uint64_t{1} << 24;
+  std::vector<std::atomic<uint8_t>> quiet(cfg.progress || nblocks > kMaxQuietBlocks ? 0 : nblocks);
+  std::atomic<uint64_t> waiting{0};  // pending.size(), read without the lock
+  auto drain = [&]() {
+    for (;;) {
+      if (!pending.empty() && pending.begin()->first == next_finish) {
+        auto node = pending.extract(pending.begin());
+        print(node.mapped().printf_out);
+        if (ko && node.mapped().obs)
+          ko->finish_block(node.mapped().id, std::move(node.mapped().obs));
+      } else if (!(next_finish < quiet.size() && quiet[next_finish].load())) {
+        waiting.store(pending.size());
+        return;
+      }
+      ++next_finish;
+    }
+  };
   // Blocks that got no observer have none to finish: observers only ever
   // see the ones they made.
   auto finish = [&](uint64_t idx, Dim3 id, std::unique_ptr<BlockObserver> obs, std::string out) {
+    if (!obs && out.empty() && !quiet.empty()) {
+      // Both sequentially consistent (against `waiting` set before the
+      // drain reads `quiet`): either the drain saw this mark or this sees
+      // the blocks waiting and drains them, so nothing waits until the end.
+      quiet[idx].store(1);
+      if (waiting.load() == 0) return;
+      std::lock_guard<std::mutex> lock(mu);
+      drain();
+      return;
+    }
     std::lock_guard<std::mutex> lock(mu);
     pending[idx] = {id, std::move(obs), std::move(out)};
-    while (!pending.empty() && pending.begin()->first == next_finish) {
-      auto node = pending.extract(pending.begin());
-      print(node.mapped().printf_out);
-      if (ko && node.mapped().obs) ko->finish_block(node.mapped().id, std::move(node.mapped().obs));
-      ++next_finish;
-    }
+    waiting.store(pending.size());
+    drain();
     if (cfg.progress) cfg.progress(next_finish, nblocks, false);
   };
 
@@ -451,6 +483,20 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
 
   auto worker = [&]() {
     BlockRunner runner;
+    // Counted here and added once: shared counters bumped per block would
+    // bounce one cache line between all the workers.
+    uint64_t my_steps = 0, my_lane_steps = 0, my_ran = 0;
+    struct Flush {
+      std::atomic<uint64_t>& steps;
+      std::atomic<uint64_t>& lane_steps;
+      std::atomic<uint64_t>& ran;
+      uint64_t &s, &l, &r;
+      ~Flush() {
+        steps.fetch_add(s);
+        lane_steps.fetch_add(l);
+        ran.fetch_add(r);
+      }
+    } flush{steps, lane_steps, ran, my_steps, my_lane_steps, my_ran};
     struct Done {
       std::atomic<unsigned>& n;
       ~Done() { n.fetch_add(1); }
@@ -478,7 +524,11 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       std::unique_ptr<BlockObserver> obs = ko ? ko->make_block_observer(id) : nullptr;
       try {
         runner.run(env, id, obs.get());
-        ran.fetch_add(1);
+        // A cooperative launch's watchdog counts finished blocks as they finish.
+        if (cfg.cooperative)
+          ran.fetch_add(1);
+        else
+          ++my_ran;
       } catch (const Fault& f) {
         if (cfg.cooperative) {
           // Blocks stopped because of another block's fault or a stall are
@@ -504,8 +554,8 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
         err.block = id;
         record(idx, std::move(err));
       }
-      steps.fetch_add(runner.context().steps);
-      lane_steps.fetch_add(runner.context().lane_steps);
+      my_steps += runner.context().steps;
+      my_lane_steps += runner.context().lane_steps;
       // (A failing block's output up to its fault is printed, as on a GPU.)
       finish(idx, id, std::move(obs), std::move(runner.context_mut().printf_out));
     }
@@ -515,13 +565,26 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   } else {
     std::vector<std::thread> pool;
     std::string spawn_error;
+    // An ordinary launch runs blocks on the calling thread too (one thread
+    // fewer to start per launch); a cooperative one's caller is its watchdog.
+    unsigned helpers = cfg.cooperative ? nthreads : nthreads - 1;
     try {
-      for (unsigned i = 0; i < nthreads; ++i) pool.emplace_back(worker);
+      for (unsigned i = 0; i < helpers; ++i) pool.emplace_back(worker);
     } catch (const std::system_error& e) {
       spawn_error = e.what();
     }
     if (spawn_error.empty() && cfg.cooperative)
       watch_cooperative(cfg, nthreads, workers_done, ran, coop_writes, halt, halt_reason);
+    if (!cfg.cooperative) {
+      try {
+        worker();
+      } catch (...) {
+        // (An observer throwing outside a block.) The helpers use this
+        // frame's state: they finish before the exception leaves it.
+        for (auto& t : pool) t.join();
+        throw;
+      }
+    }
     if (!spawn_error.empty() && cfg.cooperative) {
       // The blocks that started would wait for those that cannot.
       int none = 0;
@@ -536,9 +599,11 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
           "a cooperative launch of {} blocks needs as many host threads; only {} could be "
           "started ({})",
           nblocks, pool.size(), spawn_error);
-    } else if (pool.empty()) {
-      worker();  // no thread could be started: this one runs the blocks
     }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    drain();  // blocks waiting behind quiet ones that finished last
   }
   if (cfg.cooperative) {
     m.device().free(workspace);

@@ -13,7 +13,21 @@
 
 #include "emu/exec.h"
 
+// The interpreter loop is compiled once per host ISA (warp_loop.h); each
+// copy instantiates these templates in its own inline namespace, so the
+// AVX2 instantiations never stand in for the portable ones at link time.
+#ifndef SMEMLAB_ISA_NS
+#define SMEMLAB_ISA_NS isa_portable
+#endif
+
 namespace smemlab::emu {
+
+// fma.rn.f32 with the CPU's FMA instruction (same single rounding as
+// std::fma, without a libm call per lane); defined in warp.cc.
+bool cpu_has_fma();
+void ffma32_hw(uint64_t* D, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint32_t exec);
+
+inline namespace SMEMLAB_ISA_NS {
 
 template <T TY>
 struct Tr;
@@ -288,11 +302,6 @@ inline void shf(Warp& w, const Op& op, uint32_t exec) {
   });
 }
 
-// fma.rn.f32 with the CPU's FMA instruction (same single rounding as
-// std::fma, without a libm call per lane); defined in warp.cc.
-bool cpu_has_fma();
-void ffma32_hw(uint64_t* D, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint32_t exec);
-
 template <Base B, T TY>
 inline void fast_float(Warp& w, const Op& op, uint32_t exec) {
   using V = typename Tr<TY>::V;
@@ -301,6 +310,11 @@ inline void fast_float(Warp& w, const Op& op, uint32_t exec) {
   if constexpr (B == FFMA) {
     const uint64_t* C = reg(w, op.r[3]);
     if constexpr (std::is_same_v<V, float>) {
+#ifdef SMEMLAB_ISA_FMA  // this copy runs only where the CPU has FMA
+      SMEMLAB_FOR_LANES(
+          exec, D[l] = put(__builtin_fmaf(get<float>(A[l]), get<float>(Bv[l]), get<float>(C[l]))));
+      return;
+#endif
       if (cpu_has_fma()) {
         ffma32_hw(D, A, Bv, C, exec);
         return;
@@ -476,4 +490,5 @@ inline void setp_typed(Warp& w, const Op& op, uint32_t exec) {
   setp_write(w, op, exec, res);
 }
 
+}  // namespace SMEMLAB_ISA_NS
 }  // namespace smemlab::emu

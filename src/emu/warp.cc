@@ -1,14 +1,14 @@
-// The warp interpreter: SIMT with per-lane PCs. Each step takes the lowest PC
-// over the runnable lanes and executes that op once for the lanes at it
-// (one warp-instruction). While all runnable lanes share one PC the warp is
-// "uniform" and the per-lane PCs are not touched at all (the fast path).
+// The warp interpreter's entry: the portable copy of the loop (warp_loop.h),
+// the choice between it and the AVX2 copy (warp_avx2.cc), and the helpers
+// both share.
 #include <fmt/format.h>
 
-#include "emu/decode_context.h"
+#include <cstdlib>
+#include <string_view>
+
 #include "emu/exec.h"
-#include "emu/half.h"
-#include "emu/instructions.h"
 #include "emu/ops_alu.h"
+#include "emu/warp_loop.h"
 
 namespace smemlab::emu {
 
@@ -27,340 +27,45 @@ void fault(const Warp& w, uint32_t pc, int lane, const char* kind, std::string m
   throw Fault{kind, std::move(msg), w.index, lane, pc};
 }
 
+namespace isa_avx2 {
+// Null where the compiler cannot build the AVX2 copy (see warp_avx2.cc).
+extern const RunWarpFn run_warp_avx2;
+}  // namespace isa_avx2
+
 namespace {
-
-inline void materialize(Warp& w) {
-  if (!w.uniform) return;
-  SMEMLAB_FOR_LANES(w.runnable, w.pc[l] = w.cpc);
-  w.uniform = false;
+bool cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                          __builtin_cpu_supports("bmi2");
+  return has;
 }
-
-inline void set_pc(Warp& w, uint32_t lanes, uint32_t pc) { SMEMLAB_FOR_LANES(lanes, w.pc[l] = pc); }
-
-template <typename U>
-void carry_impl(Warp& w, const Op& op, uint32_t exec) {
-  using Wd = std::conditional_t<sizeof(U) == 4, uint64_t, unsigned __int128>;
-  constexpr int bits = sizeof(U) * 8;
-  uint64_t* D = regw(w, op.r[0]);
-  const uint64_t *A = reg(w, op.r[1]), *B = reg(w, op.r[2]);
-  const uint64_t* C = op.aux >= 2 ? reg(w, op.r[3]) : A;
-  bool cin = op.aux2 & 1, cout = op.aux2 & 2;
-  uint32_t cf = 0;
-  SMEMLAB_FOR_LANES(exec, {
-    Wd in = cin ? ((w.carry >> l) & 1u) : 0;
-    Wd a = static_cast<U>(A[l]), b = static_cast<U>(B[l]);
-    Wd r;
-    bool c;
-    if (op.aux == 1) {  // a - (b + cin), borrow out
-      r = a - b - in;
-      c = a < b + in;
-    } else {
-      Wd x = op.aux == 0   ? a
-             : op.aux == 2 ? static_cast<U>(a * b)
-                           : static_cast<U>((a * b) >> bits);
-      Wd y = op.aux == 0 ? b : static_cast<U>(C[l]);
-      r = x + y + in;
-      c = (r >> bits) != 0;
-    }
-    D[l] = static_cast<U>(r);
-    cf |= static_cast<uint32_t>(c) << l;
-  });
-  if (cout) w.carry = (w.carry & ~exec) | cf;
-}
-
-// setp.f16/.bf16: compare as f32 (exact: every half value is an f32 value).
-void setp_half(Warp& w, const Op& op, uint32_t exec) {
-  bool bf = op.t == BF16;
-  auto f = [bf](uint64_t x) {
-    return bf ? bf16_to_float(static_cast<uint16_t>(x)) : half_to_float(static_cast<uint16_t>(x));
-  };
-  const uint64_t *A = reg(w, op.r[2]), *B = reg(w, op.r[3]);
-  uint32_t res = 0;
-  SMEMLAB_FOR_LANES(
-      exec, res |= static_cast<uint32_t>(compare(static_cast<Cmp>(op.aux), f(A[l]), f(B[l]))) << l);
-  setp_write(w, op, exec, res);
-}
-
-void plogic_impl(Warp& w, const Op& op, uint32_t exec) {
-  uint32_t a = w.P[op.r[1]] ^ ((op.aux2 & 1) ? ~0u : 0u);
-  uint32_t b = op.aux < 3 ? (w.P[op.r[2]] ^ ((op.aux2 & 2) ? ~0u : 0u)) : 0;
-  uint32_t r = op.aux == 0   ? (a & b)
-               : op.aux == 1 ? (a | b)
-               : op.aux == 2 ? (a ^ b)
-               : op.aux == 3 ? ~a
-                             : a;
-  w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | (r & exec);
-}
-
-void pack_impl(Warp& w, const Op& op, uint32_t exec, bool unpack) {
-  uint32_t total = static_cast<uint32_t>(type_bytes(static_cast<T>(op.t))) * 8;
-  uint32_t part = total / op.vec;
-  uint64_t pm = part >= 64 ? ~0ull : ((1ull << part) - 1);
-  SMEMLAB_FOR_LANES(exec, {
-    if (unpack) {
-      uint64_t v = reg(w, op.r[4])[l];
-      for (uint32_t i = 0; i < op.vec; ++i) regw(w, op.r[i])[l] = (v >> (i * part)) & pm;
-    } else {
-      uint64_t v = 0;
-      for (uint32_t i = 0; i < op.vec; ++i) v |= (reg(w, op.r[i + 1])[l] & pm) << (i * part);
-      regw(w, op.r[0])[l] = v;
-    }
-  });
-}
-
-uint64_t window(MSpace s) {
-  switch (s) {
-    case MSpace::Shared:
-      return kSharedWindow;
-    case MSpace::Local:
-      return kLocalWindow;
-    case MSpace::Const:
-      return kConstWindow;
-    case MSpace::Param:
-      return kParamWindow;
-    default:
-      return 0;
-  }
-}
-
-// ---- Executors of the Inline/InlineFlow rows of instructions.def ---------
-// (Flow executors return false when they set the lanes' PCs themselves.)
-
-template <Base, T>
-inline void nop(Warp&, const Op&, uint32_t) {}
-
-template <Base, T TY>
-inline void mov(Warp& w, const Op& op, uint32_t exec) {
-  // Floats move as bits of their width.
-  constexpr T as = TY == F32 || TY == F16X2 || TY == BF16X2 ? U32
-                   : TY == F64                              ? U64
-                   : TY == F16 || TY == BF16                ? U16
-                                                            : TY;
-  using V = typename Tr<as>::V;
-  uint64_t* D = regw(w, op.r[0]);
-  const uint64_t* A = reg(w, op.r[1]);
-  SMEMLAB_FOR_LANES(exec, D[l] = put(get<V>(A[l])));
-}
-
-template <Base, T TY>
-inline void carry(Warp& w, const Op& op, uint32_t exec) {
-  if constexpr (TY == U32)
-    carry_impl<uint32_t>(w, op, exec);
-  else
-    carry_impl<uint64_t>(w, op, exec);
-}
-
-template <Base, T TY>
-inline void setp(Warp& w, const Op& op, uint32_t exec) {
-  if constexpr (TY == F16 || TY == BF16)
-    setp_half(w, op, exec);
-  else
-    setp_typed<TY>(w, op, exec);
-}
-
-template <Base, T>
-inline void selp(Warp& w, const Op& op, uint32_t exec) {
-  uint64_t* D = regw(w, op.r[0]);
-  const uint64_t *A = reg(w, op.r[1]), *B = reg(w, op.r[2]);
-  uint32_t p = w.P[op.r[3]];
-  SMEMLAB_FOR_LANES(exec, D[l] = ((p >> l) & 1u) ? A[l] : B[l]);
-}
-
-template <Base, T>
-inline void plogic(Warp& w, const Op& op, uint32_t exec) {
-  plogic_impl(w, op, exec);
-}
-
-template <Base B, T>
-inline void pack(Warp& w, const Op& op, uint32_t exec) {
-  pack_impl(w, op, exec, B == UNPACK);
-}
-
-template <Base, T>
-inline void cvta(Warp& w, const Op& op, uint32_t exec) {
-  uint64_t win = window(static_cast<MSpace>(op.aux));
-  uint64_t* D = regw(w, op.r[0]);
-  const uint64_t* A = reg(w, op.r[1]);
-  bool to = op.aux2 == 1, narrow = op.t == U32;
-  SMEMLAB_FOR_LANES(exec, {
-    uint64_t v = win == 0 ? A[l]
-                 : to     ? A[l] - win
-                          : (narrow ? static_cast<uint32_t>(A[l]) : A[l]) + win;
-    D[l] = narrow ? static_cast<uint32_t>(v) : v;
-  });
-}
-
-template <Base, T>
-inline void isspacep(Warp& w, const Op& op, uint32_t exec) {
-  MSpace sp = static_cast<MSpace>(op.aux);
-  uint64_t win = window(sp);
-  const uint64_t* A = reg(w, op.r[1]);
-  uint32_t r = 0;
-  SMEMLAB_FOR_LANES(exec, {
-    bool in =
-        sp == MSpace::Global ? is_global_address(A[l]) : (A[l] >= win && A[l] - win < kWindowSize);
-    r |= static_cast<uint32_t>(in) << l;
-  });
-  w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | r;
-}
-
-// Deterministic clocks: the block's warp-instruction count so far (for
-// %globaltimer too: a monotonic count, not nanoseconds).
-template <Base, T TY>
-inline bool read_clock(Step& s) {
-  uint64_t v = s.b.clock_base + s.b.steps + s.n;
-  if (s.op.aux == SP_GLOBALTIMER_HI) v >>= 32;
-  uint64_t* D = regw(s.w, s.op.r[0]);
-  SMEMLAB_FOR_LANES(s.exec, D[l] = TY == U32 || TY == S32 ? static_cast<uint32_t>(v) : v);
-  return true;
-}
-
-template <Base, T>
-inline bool trap(Step& s) {
-  if (s.exec) fault(s.w, s.pc, __builtin_ctz(s.exec), "trap", "the kernel executed trap");
-  return true;
-}
-
-template <Base, T>
-inline bool bra(Step& s) {
-  Warp& w = s.w;
-  uint32_t target = static_cast<uint32_t>(s.op.imm);
-  uint32_t nt = s.group & ~s.exec;
-  if (s.b.obs) s.b.obs->on_branch(Branch{s.exec, nt, &s.b.prog->info[s.op.info], s.b.id, w.index});
-  if (w.uniform && nt == 0) {
-    w.cpc = target;
-  } else if (w.uniform && s.exec == 0) {
-    w.cpc = s.pc + 1;
-  } else {
-    materialize(w);
-    set_pc(w, s.exec, target);
-    set_pc(w, nt, s.pc + 1);
-  }
-  return false;
-}
-
-template <Base, T>
-inline bool exit_lanes(Step& s) {
-  Warp& w = s.w;
-  if (s.exec == 0) return true;
-  materialize(w);
-  set_pc(w, s.group & ~s.exec, s.pc + 1);
-  w.live &= ~s.exec;
-  w.runnable &= ~s.exec;
-  on_exit_lanes(s.b, w, s.pc, s.exec);
-  // Lanes waiting at a collective for the lanes that just exited: let
-  // them re-check (exited lanes count as arrived).
-  w.runnable |= w.coll_wait;
-  w.coll_wait = 0;
-  return false;
-}
-
-template <Base, T>
-inline bool bar(Step& s) {
-  if (s.exec == 0) return true;
-  materialize(s.w);
-  set_pc(s.w, s.group, s.pc + 1);
-  barrier_arrive(s.b, s.w, s.op, s.pc, s.exec);
-  return false;
-}
-
-template <Base, T>
-inline bool collective(Step& s) {
-  Warp& w = s.w;
-  const Op* ops = s.b.prog->ops.data();
-  if (s.exec == 0) return true;
-  if (!collective_ready(w, ops, s.op, s.exec)) {
-    materialize(w);
-    set_pc(w, s.group & ~s.exec, s.pc + 1);
-    w.coll_wait |= s.exec;  // their pc[] stays at this op
-    w.runnable &= ~s.exec;
-    return false;
-  }
-  uint32_t waiting = collective_partners(w, ops, s.op);
-  exec_collective(s.b, w, s.op, s.pc, s.exec, waiting);
-  if (!waiting) return true;
-  materialize(w);
-  w.coll_wait &= ~waiting;
-  w.runnable |= waiting;
-  SMEMLAB_FOR_LANES(waiting, w.pc[l] += 1);  // each after its own instruction
-  set_pc(w, s.group, s.pc + 1);
-  return false;
-}
-
 }  // namespace
 
+RunWarpFn select_run_warp(std::string* error) {
+  const char* e = std::getenv("SMEMLAB_EMU_ISA");
+  std::string_view want = e ? e : "";
+  RunWarpFn avx2 = isa_avx2::run_warp_avx2 && cpu_has_avx2() ? isa_avx2::run_warp_avx2 : nullptr;
+  if (want.empty() || want == "auto") return avx2 ? avx2 : isa_portable::run_warp_isa;
+  if (want == "portable") return isa_portable::run_warp_isa;
+  if (want == "avx2") {
+    if (avx2) return avx2;
+    if (error)
+      *error = isa_avx2::run_warp_avx2
+                   ? "SMEMLAB_EMU_ISA=avx2: this CPU lacks AVX2, FMA or BMI2"
+                   : "SMEMLAB_EMU_ISA=avx2: this build has no AVX2 interpreter (not x86-64 GCC)";
+    return nullptr;
+  }
+  if (error)
+    *error = fmt::format("SMEMLAB_EMU_ISA='{}': expected 'auto', 'portable' or 'avx2'", want);
+  return nullptr;
+}
+
 uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
-  const Op* ops = b.prog->ops.data();
-  uint64_t n = 0, lanes = 0;
-  while (w.runnable && n < slice) {
-    uint32_t pc, group;
-    if (w.uniform) {
-      pc = w.cpc;
-      group = w.runnable;
-    } else {
-      pc = UINT32_MAX;
-      SMEMLAB_FOR_LANES(w.runnable, pc = w.pc[l] < pc ? w.pc[l] : pc);
-      group = 0;
-      SMEMLAB_FOR_LANES(w.runnable, group |= (w.pc[l] == pc ? 1u : 0u) << l);
-      if (group == w.runnable) {
-        w.uniform = true;
-        w.cpc = pc;
-      }
-    }
-    const Op& op = ops[pc];
-    uint32_t at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
-    lanes += at_pc;
-    if (!b.counts.empty()) {
-      ++b.counts[pc].steps;
-      b.counts[pc].lanes += at_pc;
-    }
-    uint32_t exec = group;
-    if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
-    ++n;
-    // One case per (op, type) of instructions.def.
-#define SMEMLAB_CASE_Inline(ty, base, executor) \
-  case code(base, ty):                          \
-    executor<base, ty>(w, op, exec);            \
-    break;
-#define SMEMLAB_CASE_Call(ty, base, executor) \
-  case code(base, ty):                        \
-    executor(b, w, op, pc, exec);             \
-    break;
-#define SMEMLAB_CASE_InlineFlow(ty, base, executor) \
-  case code(base, ty): {                            \
-    Step s{b, w, op, pc, group, exec, n};           \
-    if (executor<base, ty>(s)) break;               \
-    continue;                                       \
-  }
-#define SMEMLAB_CASE_CallFlow(ty, base, executor) \
-  case code(base, ty): {                          \
-    Step s{b, w, op, pc, group, exec, n};         \
-    if (executor(s)) break;                       \
-    continue;                                     \
-  }
-#define SMEMLAB_OP(base, types, executor, kind) \
-  SMEMLAB_TYPES_##types(SMEMLAB_CASE_##kind, base, executor)
-    switch (op.code) {
-#include "emu/instructions.def"
-      default:
-        // Unreachable for decoded programs: the decoder emits only codes of
-        // the table (implemented()).
-        fault(w, pc, -1, "unsupported",
-              fmt::format("'{}' with this type is not implemented", b.prog->info[op.info].text));
-    }
-#undef SMEMLAB_CASE_Inline
-#undef SMEMLAB_CASE_InlineFlow
-#undef SMEMLAB_CASE_Call
-#undef SMEMLAB_CASE_CallFlow
-    if (w.uniform) {
-      w.cpc = pc + 1;
-    } else {
-      set_pc(w, group, pc + 1);
-    }
-  }
-  w.steps += n;
-  b.lane_steps += lanes;
-  return n;
+  if (b.env && b.env->run_warp) return b.env->run_warp(b, w, slice);
+  static const RunWarpFn fallback = [] {
+    RunWarpFn f = select_run_warp(nullptr);
+    return f ? f : isa_portable::run_warp_isa;
+  }();
+  return fallback(b, w, slice);
 }
 
 }  // namespace smemlab::emu

@@ -1,0 +1,498 @@
+// The warp interpreter's loop and its inline executors, compiled once per
+// host ISA (warp.cc: portable x86-64; warp_avx2.cc: AVX2 + FMA + BMI2, so
+// the per-lane loops over 64-bit register slots vectorize four lanes at a
+// time). Each copy lives in its own inline namespace (SMEMLAB_ISA_NS, see
+// ops_alu.h) so the two never collide at link time; warp.cc picks one per
+// launch (select_run_warp). Include only from those two files.
+//
+// SIMT with per-lane PCs: each step takes the lowest PC over the runnable
+// lanes and executes that op once for the lanes at it (one
+// warp-instruction). While all runnable lanes share one PC the warp is
+// "uniform" and the per-lane PCs are not touched at all (the fast path).
+#pragma once
+
+#include <fmt/format.h>
+
+#include "emu/decode_context.h"
+#include "emu/exec.h"
+#include "emu/half.h"
+#include "emu/instructions.h"
+#include "emu/ops_alu.h"
+
+namespace smemlab::emu {
+inline namespace SMEMLAB_ISA_NS {
+namespace {
+
+inline void materialize(Warp& w) {
+  if (!w.uniform) return;
+  SMEMLAB_FOR_LANES(w.runnable, w.pc[l] = w.cpc);
+  w.uniform = false;
+}
+
+inline void set_pc(Warp& w, uint32_t lanes, uint32_t pc) { SMEMLAB_FOR_LANES(lanes, w.pc[l] = pc); }
+
+template <typename U>
+void carry_impl(Warp& w, const Op& op, uint32_t exec) {
+  using Wd = std::conditional_t<sizeof(U) == 4, uint64_t, unsigned __int128>;
+  constexpr int bits = sizeof(U) * 8;
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t *A = reg(w, op.r[1]), *B = reg(w, op.r[2]);
+  const uint64_t* C = op.aux >= 2 ? reg(w, op.r[3]) : A;
+  bool cin = op.aux2 & 1, cout = op.aux2 & 2;
+  uint32_t cf = 0;
+  SMEMLAB_FOR_LANES(exec, {
+    Wd in = cin ? ((w.carry >> l) & 1u) : 0;
+    Wd a = static_cast<U>(A[l]), b = static_cast<U>(B[l]);
+    Wd r;
+    bool c;
+    if (op.aux == 1) {  // a - (b + cin), borrow out
+      r = a - b - in;
+      c = a < b + in;
+    } else {
+      Wd x = op.aux == 0   ? a
+             : op.aux == 2 ? static_cast<U>(a * b)
+                           : static_cast<U>((a * b) >> bits);
+      Wd y = op.aux == 0 ? b : static_cast<U>(C[l]);
+      r = x + y + in;
+      c = (r >> bits) != 0;
+    }
+    D[l] = static_cast<U>(r);
+    cf |= static_cast<uint32_t>(c) << l;
+  });
+  if (cout) w.carry = (w.carry & ~exec) | cf;
+}
+
+// setp.f16/.bf16: compare as f32 (exact: every half value is an f32 value).
+void setp_half(Warp& w, const Op& op, uint32_t exec) {
+  bool bf = op.t == BF16;
+  auto f = [bf](uint64_t x) {
+    return bf ? bf16_to_float(static_cast<uint16_t>(x)) : half_to_float(static_cast<uint16_t>(x));
+  };
+  const uint64_t *A = reg(w, op.r[2]), *B = reg(w, op.r[3]);
+  uint32_t res = 0;
+  SMEMLAB_FOR_LANES(
+      exec, res |= static_cast<uint32_t>(compare(static_cast<Cmp>(op.aux), f(A[l]), f(B[l]))) << l);
+  setp_write(w, op, exec, res);
+}
+
+void plogic_impl(Warp& w, const Op& op, uint32_t exec) {
+  uint32_t a = w.P[op.r[1]] ^ ((op.aux2 & 1) ? ~0u : 0u);
+  uint32_t b = op.aux < 3 ? (w.P[op.r[2]] ^ ((op.aux2 & 2) ? ~0u : 0u)) : 0;
+  uint32_t r = op.aux == 0   ? (a & b)
+               : op.aux == 1 ? (a | b)
+               : op.aux == 2 ? (a ^ b)
+               : op.aux == 3 ? ~a
+                             : a;
+  w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | (r & exec);
+}
+
+void pack_impl(Warp& w, const Op& op, uint32_t exec, bool unpack) {
+  uint32_t total = static_cast<uint32_t>(type_bytes(static_cast<T>(op.t))) * 8;
+  uint32_t part = total / op.vec;
+  uint64_t pm = part >= 64 ? ~0ull : ((1ull << part) - 1);
+  SMEMLAB_FOR_LANES(exec, {
+    if (unpack) {
+      uint64_t v = reg(w, op.r[4])[l];
+      for (uint32_t i = 0; i < op.vec; ++i) regw(w, op.r[i])[l] = (v >> (i * part)) & pm;
+    } else {
+      uint64_t v = 0;
+      for (uint32_t i = 0; i < op.vec; ++i) v |= (reg(w, op.r[i + 1])[l] & pm) << (i * part);
+      regw(w, op.r[0])[l] = v;
+    }
+  });
+}
+
+uint64_t window(MSpace s) {
+  switch (s) {
+    case MSpace::Shared:
+      return kSharedWindow;
+    case MSpace::Local:
+      return kLocalWindow;
+    case MSpace::Const:
+      return kConstWindow;
+    case MSpace::Param:
+      return kParamWindow;
+    default:
+      return 0;
+  }
+}
+
+// ---- Executors of the Inline/InlineFlow rows of instructions.def ---------
+// (Flow executors return false when they set the lanes' PCs themselves.)
+
+template <Base, T>
+inline void nop(Warp&, const Op&, uint32_t) {}
+
+template <Base, T TY>
+inline void mov(Warp& w, const Op& op, uint32_t exec) {
+  // Floats move as bits of their width.
+  constexpr T as = TY == F32 || TY == F16X2 || TY == BF16X2 ? U32
+                   : TY == F64                              ? U64
+                   : TY == F16 || TY == BF16                ? U16
+                                                            : TY;
+  using V = typename Tr<as>::V;
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t* A = reg(w, op.r[1]);
+  SMEMLAB_FOR_LANES(exec, D[l] = put(get<V>(A[l])));
+}
+
+template <Base, T TY>
+inline void carry(Warp& w, const Op& op, uint32_t exec) {
+  if constexpr (TY == U32)
+    carry_impl<uint32_t>(w, op, exec);
+  else
+    carry_impl<uint64_t>(w, op, exec);
+}
+
+template <Base, T TY>
+inline void setp(Warp& w, const Op& op, uint32_t exec) {
+  if constexpr (TY == F16 || TY == BF16)
+    setp_half(w, op, exec);
+  else
+    setp_typed<TY>(w, op, exec);
+}
+
+template <Base, T>
+inline void selp(Warp& w, const Op& op, uint32_t exec) {
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t *A = reg(w, op.r[1]), *B = reg(w, op.r[2]);
+  uint32_t p = w.P[op.r[3]];
+  SMEMLAB_FOR_LANES(exec, D[l] = ((p >> l) & 1u) ? A[l] : B[l]);
+}
+
+template <Base, T>
+inline void plogic(Warp& w, const Op& op, uint32_t exec) {
+  plogic_impl(w, op, exec);
+}
+
+template <Base B, T>
+inline void pack(Warp& w, const Op& op, uint32_t exec) {
+  pack_impl(w, op, exec, B == UNPACK);
+}
+
+template <Base, T>
+inline void cvta(Warp& w, const Op& op, uint32_t exec) {
+  uint64_t win = window(static_cast<MSpace>(op.aux));
+  uint64_t* D = regw(w, op.r[0]);
+  const uint64_t* A = reg(w, op.r[1]);
+  bool to = op.aux2 == 1, narrow = op.t == U32;
+  SMEMLAB_FOR_LANES(exec, {
+    uint64_t v = win == 0 ? A[l]
+                 : to     ? A[l] - win
+                          : (narrow ? static_cast<uint32_t>(A[l]) : A[l]) + win;
+    D[l] = narrow ? static_cast<uint32_t>(v) : v;
+  });
+}
+
+template <Base, T>
+inline void isspacep(Warp& w, const Op& op, uint32_t exec) {
+  MSpace sp = static_cast<MSpace>(op.aux);
+  uint64_t win = window(sp);
+  const uint64_t* A = reg(w, op.r[1]);
+  uint32_t r = 0;
+  SMEMLAB_FOR_LANES(exec, {
+    bool in =
+        sp == MSpace::Global ? is_global_address(A[l]) : (A[l] >= win && A[l] - win < kWindowSize);
+    r |= static_cast<uint32_t>(in) << l;
+  });
+  w.P[op.r[0]] = (w.P[op.r[0]] & ~exec) | r;
+}
+
+// 16 consecutive words at p into 16 register lanes (widened as W says) and
+// back, as whole vectors: a memcpy through a stack array became `rep movs`,
+// whose start-up cost was most of a tile load.
+template <typename W>
+inline void load16(uint64_t* R, const uint8_t* p) {
+  using D = std::conditional_t<std::is_signed_v<W>, int64_t, uint64_t>;
+  typedef W VW __attribute__((vector_size(16 * sizeof(W)), aligned(1), may_alias));
+  typedef D VD __attribute__((vector_size(16 * sizeof(D)), aligned(1), may_alias));
+  *reinterpret_cast<VD*>(R) = __builtin_convertvector(*reinterpret_cast<const VW*>(p), VD);
+}
+template <typename W>
+inline void store16(uint8_t* p, const uint64_t* R) {
+  using U = std::make_unsigned_t<W>;
+  typedef U VU __attribute__((vector_size(16 * sizeof(U)), aligned(1), may_alias));
+  typedef uint64_t VD __attribute__((vector_size(16 * 8), aligned(1), may_alias));
+  *reinterpret_cast<VU*>(p) = __builtin_convertvector(*reinterpret_cast<const VD*>(R), VU);
+}
+
+// ld/st of one 4- or 8-byte word per lane by a full warp with no observer, whose
+// addresses are affine in each half-warp (lane h+l at A[h] + stride*l, one
+// stride for both halves): a row per warp (stride 4), a value broadcast per
+// half-warp (stride 0), a column of a padded tile (stride 132), a 16-wide
+// tile row both half-warps read. The pattern is read from the address
+// register alone, so only the two half-warps' first and last words are
+// checked, not every lane; contiguous runs move as blocks in vector
+// registers. Returns false (nothing done) for any other access, or one
+// that is out of bounds or misaligned: exec_memory does those. W: the
+// word as the register gets it (int32_t sign-extends).
+template <bool kLoad, typename W>
+inline bool affine_words(Step& s) {
+  constexpr uint32_t kBytes = sizeof(W);
+  const Op& op = s.op;
+  BlockCtx& b = s.b;
+  if (s.exec != ~0u || b.obs || op.vec != 1 || op.width != kBytes) return false;
+  const uint64_t* A = reg(s.w, op.r[4]);
+  const uint64_t stride = A[1] - A[0];
+  if (stride > (1u << 20)) return false;  // (negative strides too)
+  // One flat pass (it vectorizes): nonzero when some lane is off the pattern.
+  const uint64_t b0 = A[0], b1 = A[16];
+  uint64_t off = 0, at = 0;
+  for (uint32_t l = 0; l < 16; ++l, at += stride) off |= (A[l] - b0 - at) | (A[16 + l] - b1 - at);
+  if (off) return false;
+  const uint64_t a0 = A[0] + static_cast<uint64_t>(op.imm),
+                 a1 = A[16] + static_cast<uint64_t>(op.imm);
+  if ((a0 | a1 | stride) & (kBytes - 1)) return false;
+  uint8_t* host;
+  uint64_t lo, size;
+  switch (static_cast<MSpace>(op.aux)) {
+    case MSpace::Shared:
+      host = b.shared.data(), lo = 0, size = b.shared_bytes;
+      break;
+    case MSpace::Global: {
+      const GlobalMemory::Allocation* g = b.global_hint;
+      if (!g || a0 - g->base >= g->size) {
+        g = b.env->global->find(a0);
+        if (!g) return false;
+        // Not the device heap's: a kernel may free those during the launch.
+        if (a0 < kHeapBase) b.global_hint = g;
+      }
+      host = g->data, lo = g->base, size = g->size;
+      break;
+    }
+    case MSpace::Param:  // (read-only spaces: loads only)
+      if (!kLoad) return false;
+      host = const_cast<uint8_t*>(b.env->params), lo = 0, size = b.prog->param_bytes;
+      break;
+    case MSpace::Const:
+      if (!kLoad) return false;
+      host = const_cast<uint8_t*>(b.env->const_bank), lo = 0, size = b.env->const_bytes;
+      break;
+    default:
+      return false;
+  }
+  // Offsets of both halves' first words within [lo, lo + size), the whole
+  // run of 16 inside (no wrap-around: a0 >= lo and the span is small).
+  const uint64_t span = stride * 15 + kBytes, x0 = a0 - lo, x1 = a1 - lo;
+  if (size < span || x0 > size - span || x1 > size - span) return false;
+  uint8_t *p0 = host + x0, *p1 = host + x1;
+  uint64_t* R = regw(s.w, op.r[0]);
+  auto widen = [](W v) {
+    return std::is_signed_v<W> ? static_cast<uint64_t>(static_cast<int64_t>(v))
+                               : static_cast<uint64_t>(v);
+  };
+  if (kLoad) {
+    // All loads before any register write: R may be the address register.
+    W lo16[16], hi16[16];
+    if (stride == 0) {
+      std::memcpy(lo16, p0, kBytes);
+      std::memcpy(hi16, p1, kBytes);
+      uint64_t x = widen(lo16[0]), y = widen(hi16[0]);
+      for (uint32_t l = 0; l < 16; ++l) R[l] = x;
+      for (uint32_t l = 16; l < 32; ++l) R[l] = y;
+      return true;
+    }
+    if (stride == kBytes) {  // (the register file is no shared or global memory)
+      load16<W>(R, p0);
+      load16<W>(R + 16, p1);
+      return true;
+    }
+    for (uint32_t l = 0; l < 16; ++l) std::memcpy(&lo16[l], p0 + stride * l, kBytes);
+    for (uint32_t l = 0; l < 16; ++l) std::memcpy(&hi16[l], p1 + stride * l, kBytes);
+    for (uint32_t l = 0; l < 16; ++l) R[l] = widen(lo16[l]);
+    for (uint32_t l = 0; l < 16; ++l) R[16 + l] = widen(hi16[l]);
+  } else {
+    // In lane order, as the per-lane path: of lanes storing to one word
+    // the last one's value stays.
+    ++b.writes;
+    if (stride == kBytes) {
+      store16<W>(p0, R);
+      store16<W>(p1, R + 16);
+      return true;
+    }
+    using U = std::make_unsigned_t<W>;
+    U lo16[16], hi16[16];
+    for (uint32_t l = 0; l < 16; ++l) lo16[l] = static_cast<U>(R[l]);
+    for (uint32_t l = 0; l < 16; ++l) hi16[l] = static_cast<U>(R[16 + l]);
+    for (uint32_t l = 0; l < 16; ++l) std::memcpy(p0 + stride * l, &lo16[l], kBytes);
+    for (uint32_t l = 0; l < 16; ++l) std::memcpy(p1 + stride * l, &hi16[l], kBytes);
+  }
+  return true;
+}
+
+template <Base B, T TY>
+inline bool ld_st(Step& s) {
+  // (Types whose register value is the word zero- or sign-extended.)
+  if constexpr (TY == U32 || TY == F32) {
+    if (affine_words<B == LD, uint32_t>(s)) return true;
+  } else if constexpr (TY == S32) {
+    if (affine_words<B == LD, int32_t>(s)) return true;
+  } else if constexpr (TY == U64 || TY == S64 || TY == F64) {
+    if (affine_words<B == LD, uint64_t>(s)) return true;
+  }
+  exec_memory(s.b, s.w, s.op, s.pc, s.exec);
+  return true;
+}
+
+// Deterministic clocks: the block's warp-instruction count so far (for
+// %globaltimer too: a monotonic count, not nanoseconds).
+template <Base, T TY>
+inline bool read_clock(Step& s) {
+  uint64_t v = s.b.clock_base + s.b.steps + s.n;
+  if (s.op.aux == SP_GLOBALTIMER_HI) v >>= 32;
+  uint64_t* D = regw(s.w, s.op.r[0]);
+  SMEMLAB_FOR_LANES(s.exec, D[l] = TY == U32 || TY == S32 ? static_cast<uint32_t>(v) : v);
+  return true;
+}
+
+template <Base, T>
+inline bool trap(Step& s) {
+  if (s.exec) fault(s.w, s.pc, __builtin_ctz(s.exec), "trap", "the kernel executed trap");
+  return true;
+}
+
+template <Base, T>
+inline bool bra(Step& s) {
+  Warp& w = s.w;
+  uint32_t target = static_cast<uint32_t>(s.op.imm);
+  uint32_t nt = s.group & ~s.exec;
+  if (s.b.obs) s.b.obs->on_branch(Branch{s.exec, nt, &s.b.prog->info[s.op.info], s.b.id, w.index});
+  if (w.uniform && nt == 0) {
+    w.cpc = target;
+  } else if (w.uniform && s.exec == 0) {
+    w.cpc = s.pc + 1;
+  } else {
+    materialize(w);
+    set_pc(w, s.exec, target);
+    set_pc(w, nt, s.pc + 1);
+  }
+  return false;
+}
+
+template <Base, T>
+inline bool exit_lanes(Step& s) {
+  Warp& w = s.w;
+  if (s.exec == 0) return true;
+  materialize(w);
+  set_pc(w, s.group & ~s.exec, s.pc + 1);
+  w.live &= ~s.exec;
+  w.runnable &= ~s.exec;
+  on_exit_lanes(s.b, w, s.pc, s.exec);
+  // Lanes waiting at a collective for the lanes that just exited: let
+  // them re-check (exited lanes count as arrived).
+  w.runnable |= w.coll_wait;
+  w.coll_wait = 0;
+  return false;
+}
+
+template <Base, T>
+inline bool bar(Step& s) {
+  if (s.exec == 0) return true;
+  materialize(s.w);
+  set_pc(s.w, s.group, s.pc + 1);
+  barrier_arrive(s.b, s.w, s.op, s.pc, s.exec);
+  return false;
+}
+
+template <Base, T>
+inline bool collective(Step& s) {
+  Warp& w = s.w;
+  const Op* ops = s.b.prog->ops.data();
+  if (s.exec == 0) return true;
+  if (!collective_ready(w, ops, s.op, s.exec)) {
+    materialize(w);
+    set_pc(w, s.group & ~s.exec, s.pc + 1);
+    w.coll_wait |= s.exec;  // their pc[] stays at this op
+    w.runnable &= ~s.exec;
+    return false;
+  }
+  uint32_t waiting = collective_partners(w, ops, s.op);
+  exec_collective(s.b, w, s.op, s.pc, s.exec, waiting);
+  if (!waiting) return true;
+  materialize(w);
+  w.coll_wait &= ~waiting;
+  w.runnable |= waiting;
+  SMEMLAB_FOR_LANES(waiting, w.pc[l] += 1);  // each after its own instruction
+  set_pc(w, s.group, s.pc + 1);
+  return false;
+}
+
+}  // namespace
+
+// run_warp for this ISA.
+uint64_t run_warp_isa(BlockCtx& b, Warp& w, uint64_t slice) {
+  const Op* ops = b.prog->ops.data();
+  uint64_t n = 0, lanes = 0;
+  while (w.runnable && n < slice) {
+    uint32_t pc, group;
+    if (w.uniform) {
+      pc = w.cpc;
+      group = w.runnable;
+    } else {
+      pc = UINT32_MAX;
+      SMEMLAB_FOR_LANES(w.runnable, pc = w.pc[l] < pc ? w.pc[l] : pc);
+      group = 0;
+      SMEMLAB_FOR_LANES(w.runnable, group |= (w.pc[l] == pc ? 1u : 0u) << l);
+      if (group == w.runnable) {
+        w.uniform = true;
+        w.cpc = pc;
+      }
+    }
+    const Op& op = ops[pc];
+    uint32_t at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
+    lanes += at_pc;
+    if (!b.counts.empty()) {
+      ++b.counts[pc].steps;
+      b.counts[pc].lanes += at_pc;
+    }
+    uint32_t exec = group;
+    if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
+    ++n;
+    // One case per (op, type) of instructions.def.
+#define SMEMLAB_CASE_Inline(ty, base, executor) \
+  case code(base, ty):                          \
+    executor<base, ty>(w, op, exec);            \
+    break;
+#define SMEMLAB_CASE_Call(ty, base, executor) \
+  case code(base, ty):                        \
+    executor(b, w, op, pc, exec);             \
+    break;
+#define SMEMLAB_CASE_InlineFlow(ty, base, executor) \
+  case code(base, ty): {                            \
+    Step s{b, w, op, pc, group, exec, n};           \
+    if (executor<base, ty>(s)) break;               \
+    continue;                                       \
+  }
+#define SMEMLAB_CASE_CallFlow(ty, base, executor) \
+  case code(base, ty): {                          \
+    Step s{b, w, op, pc, group, exec, n};         \
+    if (executor(s)) break;                       \
+    continue;                                     \
+  }
+#define SMEMLAB_OP(base, types, executor, kind) \
+  SMEMLAB_TYPES_##types(SMEMLAB_CASE_##kind, base, executor)
+    switch (op.code) {
+#include "emu/instructions.def"
+      default:
+        // Unreachable for decoded programs: the decoder emits only codes of
+        // the table (implemented()).
+        fault(w, pc, -1, "unsupported",
+              fmt::format("'{}' with this type is not implemented", b.prog->info[op.info].text));
+    }
+#undef SMEMLAB_CASE_Inline
+#undef SMEMLAB_CASE_InlineFlow
+#undef SMEMLAB_CASE_Call
+#undef SMEMLAB_CASE_CallFlow
+    if (w.uniform) {
+      w.cpc = pc + 1;
+    } else {
+      set_pc(w, group, pc + 1);
+    }
+  }
+  w.steps += n;
+  b.lane_steps += lanes;
+  return n;
+}
+
+}  // namespace SMEMLAB_ISA_NS
+}  // namespace smemlab::emu
