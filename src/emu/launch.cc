@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "emu/block.h"
+#include "emu/worker_pool.h"
 #include "ptx/parser.h"
 
 namespace smemlab::emu {
@@ -560,39 +561,30 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       finish(idx, id, std::move(obs), std::move(runner.context_mut().printf_out));
     }
   };
-  if (nthreads <= 1 && !cfg.cooperative) {
-    worker();
+  if (!cfg.cooperative) {
+    // The caller runs blocks too; the helpers come from the pool kept
+    // between launches (worker_pool.h).
+    run_with_helpers(nthreads > 1 ? nthreads - 1 : 0, worker);
   } else {
     std::vector<std::thread> pool;
     std::string spawn_error;
-    // An ordinary launch runs blocks on the calling thread too (one thread
-    // fewer to start per launch); a cooperative one's caller is its watchdog.
-    unsigned helpers = cfg.cooperative ? nthreads : nthreads - 1;
+    // Every block on a thread of its own, started here; the caller is the
+    // watchdog.
     try {
-      for (unsigned i = 0; i < helpers; ++i) pool.emplace_back(worker);
+      for (unsigned i = 0; i < nthreads; ++i) pool.emplace_back(worker);
     } catch (const std::system_error& e) {
       spawn_error = e.what();
     }
-    if (spawn_error.empty() && cfg.cooperative)
+    if (spawn_error.empty())
       watch_cooperative(cfg, nthreads, workers_done, ran, coop_writes, halt, halt_reason);
-    if (!cfg.cooperative) {
-      try {
-        worker();
-      } catch (...) {
-        // (An observer throwing outside a block.) The helpers use this
-        // frame's state: they finish before the exception leaves it.
-        for (auto& t : pool) t.join();
-        throw;
-      }
-    }
-    if (!spawn_error.empty() && cfg.cooperative) {
+    if (!spawn_error.empty()) {
       // The blocks that started would wait for those that cannot.
       int none = 0;
       halt_reason.compare_exchange_strong(none, 1);
       halt.store(true);
     }
     for (auto& t : pool) t.join();
-    if (!spawn_error.empty() && cfg.cooperative) {
+    if (!spawn_error.empty()) {
       first_error = LaunchError{};
       first_error->kind = "launch";
       first_error->message = fmt::format(
