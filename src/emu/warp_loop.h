@@ -231,7 +231,7 @@ inline bool affine_words(Step& s) {
   constexpr uint32_t kBytes = sizeof(W);
   const Op& op = s.op;
   BlockCtx& b = s.b;
-  if (s.exec != ~0u || b.obs || op.vec != 1 || op.width != kBytes) return false;
+  if (s.exec != ~0u || op.vec != 1 || op.width != kBytes) return false;
   const uint64_t* A = reg(s.w, op.r[4]);
   const uint64_t stride = A[1] - A[0];
   if (stride > (1u << 20)) return false;  // (negative strides too)
@@ -275,47 +275,66 @@ inline bool affine_words(Step& s) {
   // run of 16 inside (no wrap-around: a0 >= lo and the span is small).
   const uint64_t span = stride * 15 + kBytes, x0 = a0 - lo, x1 = a1 - lo;
   if (size < span || x0 > size - span || x1 > size - span) return false;
-  uint8_t *p0 = host + x0, *p1 = host + x1;
-  uint64_t* R = regw(s.w, op.r[0]);
-  auto widen = [](W v) {
-    return std::is_signed_v<W> ? static_cast<uint64_t>(static_cast<int64_t>(v))
-                               : static_cast<uint64_t>(v);
+  // Observers see the same event as from exec_memory: the lanes' addresses
+  // (taken before a load can overwrite its own address register) in the
+  // access's space.
+  uint64_t shown[32];
+  if (b.obs)
+    for (uint32_t l = 0; l < 32; ++l) shown[l] = A[l] + static_cast<uint64_t>(op.imm);
+  auto move = [&] {
+    uint8_t *p0 = host + x0, *p1 = host + x1;
+    uint64_t* R = regw(s.w, op.r[0]);
+    auto widen = [](W v) {
+      return std::is_signed_v<W> ? static_cast<uint64_t>(static_cast<int64_t>(v))
+                                 : static_cast<uint64_t>(v);
+    };
+    if (kLoad) {
+      // All loads before any register write: R may be the address register.
+      W lo16[16], hi16[16];
+      if (stride == 0) {
+        std::memcpy(lo16, p0, kBytes);
+        std::memcpy(hi16, p1, kBytes);
+        uint64_t x = widen(lo16[0]), y = widen(hi16[0]);
+        for (uint32_t l = 0; l < 16; ++l) R[l] = x;
+        for (uint32_t l = 16; l < 32; ++l) R[l] = y;
+        return;
+      }
+      if (stride == kBytes) {  // (the register file is no shared or global memory)
+        load16<W>(R, p0);
+        load16<W>(R + 16, p1);
+        return;
+      }
+      for (uint32_t l = 0; l < 16; ++l) std::memcpy(&lo16[l], p0 + stride * l, kBytes);
+      for (uint32_t l = 0; l < 16; ++l) std::memcpy(&hi16[l], p1 + stride * l, kBytes);
+      for (uint32_t l = 0; l < 16; ++l) R[l] = widen(lo16[l]);
+      for (uint32_t l = 0; l < 16; ++l) R[16 + l] = widen(hi16[l]);
+    } else {
+      // In lane order, as the per-lane path: of lanes storing to one word
+      // the last one's value stays.
+      ++b.writes;
+      if (stride == kBytes) {
+        store16<W>(p0, R);
+        store16<W>(p1, R + 16);
+        return;
+      }
+      using U = std::make_unsigned_t<W>;
+      U lo16[16], hi16[16];
+      for (uint32_t l = 0; l < 16; ++l) lo16[l] = static_cast<U>(R[l]);
+      for (uint32_t l = 0; l < 16; ++l) hi16[l] = static_cast<U>(R[16 + l]);
+      for (uint32_t l = 0; l < 16; ++l) std::memcpy(p0 + stride * l, &lo16[l], kBytes);
+      for (uint32_t l = 0; l < 16; ++l) std::memcpy(p1 + stride * l, &hi16[l], kBytes);
+    }
   };
-  if (kLoad) {
-    // All loads before any register write: R may be the address register.
-    W lo16[16], hi16[16];
-    if (stride == 0) {
-      std::memcpy(lo16, p0, kBytes);
-      std::memcpy(hi16, p1, kBytes);
-      uint64_t x = widen(lo16[0]), y = widen(hi16[0]);
-      for (uint32_t l = 0; l < 16; ++l) R[l] = x;
-      for (uint32_t l = 16; l < 32; ++l) R[l] = y;
-      return true;
-    }
-    if (stride == kBytes) {  // (the register file is no shared or global memory)
-      load16<W>(R, p0);
-      load16<W>(R + 16, p1);
-      return true;
-    }
-    for (uint32_t l = 0; l < 16; ++l) std::memcpy(&lo16[l], p0 + stride * l, kBytes);
-    for (uint32_t l = 0; l < 16; ++l) std::memcpy(&hi16[l], p1 + stride * l, kBytes);
-    for (uint32_t l = 0; l < 16; ++l) R[l] = widen(lo16[l]);
-    for (uint32_t l = 0; l < 16; ++l) R[16 + l] = widen(hi16[l]);
-  } else {
-    // In lane order, as the per-lane path: of lanes storing to one word
-    // the last one's value stays.
-    ++b.writes;
-    if (stride == kBytes) {
-      store16<W>(p0, R);
-      store16<W>(p1, R + 16);
-      return true;
-    }
-    using U = std::make_unsigned_t<W>;
-    U lo16[16], hi16[16];
-    for (uint32_t l = 0; l < 16; ++l) lo16[l] = static_cast<U>(R[l]);
-    for (uint32_t l = 0; l < 16; ++l) hi16[l] = static_cast<U>(R[16 + l]);
-    for (uint32_t l = 0; l < 16; ++l) std::memcpy(p0 + stride * l, &lo16[l], kBytes);
-    for (uint32_t l = 0; l < 16; ++l) std::memcpy(p1 + stride * l, &hi16[l], kBytes);
+  move();
+  if (b.obs) {
+    const MSpace ms = static_cast<MSpace>(op.aux);
+    const Space sp = ms == MSpace::Shared   ? Space::Shared
+                     : ms == MSpace::Global ? Space::Global
+                     : ms == MSpace::Param  ? Space::Param
+                                            : Space::Const;
+    Space spaces[32];
+    for (uint32_t l = 0; l < 32; ++l) spaces[l] = sp;
+    mem_emit(b, s.w, op, kLoad ? MemOp::Load : MemOp::Store, kBytes, ~0u, spaces, shown);
   }
   return true;
 }
