@@ -63,7 +63,7 @@ function(smemlab_pch target)
   endif()
 endfunction()
 
-# The unit tests' shared PCH: one object library compiles it, every
+# The unit tests' shared PCH: one small executable compiles it, every
 # smemlab_test reuses it (same flags: the tests add only include paths and
 # definitions that the headers do not use; -Winvalid-pch, which CMake adds,
 # turns a mismatch into a build error under SMEMLAB_WERROR).
@@ -72,12 +72,18 @@ function(smemlab_test_pch target)
     return()
   endif()
   if(NOT TARGET smemlab_test_pch)
-    file(WRITE ${CMAKE_BINARY_DIR}/smemlab_test_pch.cc "// The unit tests' precompiled header.\n")
-    add_library(smemlab_test_pch OBJECT ${CMAKE_BINARY_DIR}/smemlab_test_pch.cc)
+    # An executable, as the tests are: its PCH is compiled with their -fPIE
+    # (an OBJECT or static library's would be -fPIC, which GCC rejects).
+    file(WRITE ${CMAKE_BINARY_DIR}/smemlab_test_pch.cc
+         "// Only the owner of the unit tests' precompiled header.\nint main() { return 0; }\n")
+    add_executable(smemlab_test_pch EXCLUDE_FROM_ALL ${CMAKE_BINARY_DIR}/smemlab_test_pch.cc)
     target_link_libraries(smemlab_test_pch PRIVATE GTest::gtest fmt::fmt-header-only)
     target_precompile_headers(smemlab_test_pch PRIVATE <gtest/gtest.h> <fmt/format.h> <string> <vector>
                               <map> <algorithm> <memory> <sstream> <fstream>)
     smemlab_warnings(smemlab_test_pch)
   endif()
   target_precompile_headers(${target} REUSE_FROM smemlab_test_pch)
+  # GCC uses a PCH only where the macros it was made with (FMT_HEADER_ONLY)
+  # are defined alike; a test that does not use fmt is unaffected by it.
+  target_link_libraries(${target} PRIVATE fmt::fmt-header-only)
 endfunction()
