@@ -25,16 +25,35 @@ $L:
 }
 PTX
 
-# Waits up to 60 s for the process to show it is running, then signals it.
-interrupt() {  # PID SIGNAL FILE-THAT-APPEARS-WHEN-RUNNING
+# Whether PID has installed a handler for signal number N (SigCgt in
+# /proc/PID/status). Without /proc, after 3 s it is taken to have one.
+catches() {  # PID N
+  local mask
+  if [ ! -r "/proc/$1/status" ]; then
+    sleep 3
+    return 0
+  fi
+  mask=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+  [ -n "$mask" ] && (((16#$mask >> ($2 - 1)) & 1))
+}
+
+# Waits up to 60 s for the process to show it is running and to catch INT and
+# TERM (a signal before that ends it with 128+N, which the checks below
+# report), then signals it. Polling, not a fixed sleep: the test takes as
+# long as the machine needs, however loaded.
+wait_running() {  # PID FILE-THAT-APPEARS-WHEN-RUNNING
   for _ in $(seq 600); do
-    if [ -n "$3" ] && compgen -G "$3" >/dev/null; then break; fi
-    [ -z "$3" ] && break
+    if [ -z "$2" ] || compgen -G "$2" >/dev/null; then
+      catches "$1" 2 && catches "$1" 15 && break
+    fi
     sleep 0.1
   done
-  # Time to install the handlers even on a loaded machine (a signal before
-  # that ends the process with 128+N, which the checks below report).
-  sleep 3
+  # And a moment for the launch itself to start (a signal just before it
+  # stops the launch at its first block, with the same outcome).
+  sleep 0.5
+}
+interrupt() {  # PID SIGNAL FILE-THAT-APPEARS-WHEN-RUNNING
+  wait_running "$1" "$3"
   kill "-$2" "$1"
   wait "$1"
 }
@@ -66,8 +85,33 @@ PTX
 grep -q "blocks/s" "$tmp/err" && fail "progress line written to a stderr that is not a terminal"
 if command -v script >/dev/null; then
   for quiet in "" --quiet; do
-    script -qec "timeout -s INT 15 '$smemlab' run '$tmp/empty.ptx' --grid 2147483647 --block 32 $quiet" \
-      "$tmp/typescript" >/dev/null 2>&1
+    # script -f writes the typescript as it comes: interrupted once the line
+    # is there (at most 60 s), or, with --quiet, 3 s into the launch (the
+    # line would come after one).
+    rm -f "$tmp/typescript" "$tmp/pid"
+    script -qfec "echo \$\$ >'$tmp/pid'; exec '$smemlab' run '$tmp/empty.ptx' --grid 2147483647 --block 32 $quiet" \
+      "$tmp/typescript" >/dev/null 2>&1 &
+    script_pid=$!
+    for _ in $(seq 600); do
+      [ -s "$tmp/pid" ] && catches "$(cat "$tmp/pid")" 2 && break
+      sleep 0.1
+    done
+    if [ -z "$quiet" ]; then
+      for _ in $(seq 600); do
+        grep -q "blocks/s" "$tmp/typescript" 2>/dev/null && break
+        sleep 0.1
+      done
+    else
+      sleep 3
+    fi
+    pid=$(cat "$tmp/pid" 2>/dev/null)
+    if [ -n "$pid" ]; then
+      kill -INT "$pid"
+    else
+      fail "progress run$quiet: smemlab did not start under script(1)"
+      kill "$script_pid"
+    fi
+    wait "$script_pid"
     if [ -z "$quiet" ]; then
       grep -q "empty: [0-9]*/2147483647 blocks, [0-9]* blocks/s" "$tmp/typescript" ||
         fail "no progress line on a terminal: $(tr '\r' '\n' <"$tmp/typescript" | tail -3)"
