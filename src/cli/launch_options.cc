@@ -1,46 +1,16 @@
 #include "cli/launch_options.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cctype>
-#include <chrono>
 #include <cstdio>
-#include <functional>
 
 #include "cli/commands.h"
+#include "report/progress.h"
 
 namespace smemlab::cli {
 
 static_assert(kInterrupted == session::kInterruptedStatus);
-
-namespace {
-
-// --- Progress --------------------------------------------------------------
-// "kernel: 1234/65536 blocks, 812 blocks/s" on a terminal's stderr, once the
-// launch has run a second, at most 5 times a second; erased at the end.
-std::function<void(uint64_t, uint64_t, bool)> progress_line(const std::string& name) {
-  if (!isatty(STDERR_FILENO)) return {};
-  auto start = std::chrono::steady_clock::now();
-  auto last = start;
-  bool shown = false;
-  return [=](uint64_t done, uint64_t total, bool end) mutable {
-    if (end) {
-      if (shown) fmt::print(stderr, "\r\033[K");
-      return;
-    }
-    auto now = std::chrono::steady_clock::now();
-    double secs = std::chrono::duration<double>(now - start).count();
-    if (secs < 1.0 || now - last < std::chrono::milliseconds(200)) return;
-    last = now;
-    shown = true;
-    fmt::print(stderr, "\r\033[K{}: {}/{} blocks, {:.0f} blocks/s", name, done, total,
-               static_cast<double>(done) / secs);
-    std::fflush(stderr);
-  };
-}
-
-}  // namespace
 
 // CLI11 reads "-1" into an unsigned option as 2^64-1; digits only.
 const CLI::Validator kUnsigned(
@@ -122,7 +92,7 @@ void stop_if_interrupted() {
 
 void prepare_launch_with_progress(const LaunchOptions& o, Prepared* p) {
   session::prepare_launch(o, p);
-  if (!o.quiet) p->config.progress = progress_line(demangle(p->kernel));
+  if (!o.quiet) p->config.progress = report::terminal_progress(demangle(p->kernel));
 }
 
 }  // namespace smemlab::cli

@@ -36,6 +36,7 @@ struct ProgramOptions {
   uint64_t launch_skip = 0;
   int64_t launch_count = -1;
   bool json = false;
+  bool quiet = false;  // no progress line
   int64_t fail_on_excess = -1;
   std::string level = "sass";
 };
@@ -216,6 +217,7 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
     if (o.launch_count >= 0)
       setenv("SMEMLAB_LAUNCH_COUNT", std::to_string(o.launch_count).c_str(), 1);
     setenv("SMEMLAB_JSON", o.json ? "1" : "0", 1);
+    setenv("SMEMLAB_QUIET", o.quiet ? "1" : "0", 1);
     setenv("SMEMLAB_LEVEL", o.level.c_str(), 1);
     setenv("SMEMLAB_OUTPUT", o.output.c_str(), 1);
     setenv("SMEMLAB_STATUS", status_path.c_str(), 1);
@@ -334,6 +336,8 @@ int program_main(int argc, char** argv, int dashdash) {
                  "sm_70, sm_35 (Kepler: the program's bank-size choice applies), sm_20, sm_13")
       ->capture_default_str();
   app.add_option("--output", o.output, "write smemlab's lines to FILE instead of stderr");
+  app.add_flag("--quiet,-q", o.quiet,
+               "no progress line (shown on a terminal's stderr for each launch over 1 s)");
   app.footer(
       "Exit status: the program's own (128+N if signal N killed it); check: 1 when it found "
       "errors; analyze --fail-on-excess: 1 above the threshold; 2 usage errors (APP missing or "

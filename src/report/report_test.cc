@@ -1,9 +1,11 @@
 #include "report/report.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "check/event_builder.h"
 #include "ptx/line_table.h"
+#include "report/progress.h"
 
 namespace smemlab::report {
 namespace {
@@ -38,8 +40,8 @@ struct Fixture {
     c->on_memory(glob);
     banks.finish_block({0, 0, 0}, std::move(b));
     access.finish_block({0, 0, 0}, std::move(c));
-    a.run = {"k.cu", "colRead(int*)", "_Z7colReadPi", {1, 1, 1}, {32, 1, 1}, 0, 1, 1, "",
-             sass::Level::Ptx, "--level ptx", {}, 0};
+    a.run = {"k.cu", "colRead(int*)",  "_Z7colReadPi", {1, 1, 1}, {32, 1, 1}, 0, 1, 1,
+             "",     sass::Level::Ptx, "--level ptx",  {},        0};
     a.banks = &banks;
     a.access = &access;
     a.findings = &findings;
@@ -115,8 +117,14 @@ TEST(Report, TextAnnotatesTheSource) {
 // <script> element; program-mode sections round-trip through JSON.
 TEST(Report, HtmlPageEscapesClosingTagsInItsData) {
   Fixture f;
-  std::vector<std::string> src = {"</script><script>alert(1)</script>", "b", "c", "d",
-                                  "e", "  x = g[i];", "  y = s[i][0];", "}"};
+  std::vector<std::string> src = {"</script><script>alert(1)</script>",
+                                  "b",
+                                  "c",
+                                  "d",
+                                  "e",
+                                  "  x = g[i];",
+                                  "  y = s[i][0];",
+                                  "}"};
   HtmlSection s{"k<<<>>>", f.a, src, 3};
   std::string page = analyze_html({s}, "t");
   size_t closes = 0;
@@ -139,6 +147,28 @@ TEST(Report, HtmlPageEscapesClosingTagsInItsData) {
   }
   EXPECT_FALSE(j["lines"]["k.cu:7"]["banks"]["sm_90"].contains("store"));  // no store: left out
   EXPECT_EQ(sections_html({j}, "t"), page);
+}
+
+}  // namespace
+}  // namespace smemlab::report
+
+namespace smemlab::report {
+namespace {
+
+TEST(Progress, RateAndTimeLeft) {
+  EXPECT_EQ(progress_text("k", 0, 100, 0.0), "k: 0/100 blocks");
+  EXPECT_EQ(progress_text("k", 0, 100, 2.0), "k: 0/100 blocks, 0 blocks/s");
+  EXPECT_EQ(progress_text("k", 25, 100, 5.0), "k: 25/100 blocks, 5 blocks/s, 15 s left");
+  EXPECT_EQ(progress_text("launch 3: k", 10, 1000, 1.0),
+            "launch 3: k: 10/1000 blocks, 10 blocks/s, 1 min 39 s left");
+  EXPECT_EQ(progress_text("k", 1, 7201, 1.0), "k: 1/7201 blocks, 1 blocks/s, 2 h 0 min left");
+  EXPECT_EQ(progress_text("k", 100, 100, 4.0), "k: 100/100 blocks, 25 blocks/s");
+}
+
+TEST(Progress, NothingWhenStderrIsNoTerminal) {
+  // ctest runs tests with stderr on a pipe or file.
+  if (isatty(STDERR_FILENO)) GTEST_SKIP() << "stderr is a terminal here";
+  EXPECT_FALSE(terminal_progress("k"));
 }
 
 }  // namespace

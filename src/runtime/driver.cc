@@ -13,13 +13,13 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "report/progress.h"
 #include "runtime/fix_hooks.h"
 #include "runtime/mempool.h"
 #include "sass/tools.h"
 #include "session/launch_analysis.h"
 
 namespace smemlab::runtime {
-
 
 Driver& Driver::get() {
   static Driver* d = new Driver();  // never destroyed: atexit handlers still call in
@@ -73,16 +73,17 @@ void Driver::watch_exit() {
 
 void Driver::not_supported(const char* entry, const char* code) {
   if (reported_.insert(entry).second)
-    note(fmt::format("CUDA driver entry point {} is not implemented by smemlab's emulated "
-                     "driver; it returned {}",
-                     entry, code));
+    note(
+        fmt::format("CUDA driver entry point {} is not implemented by smemlab's emulated "
+                    "driver; it returned {}",
+                    entry, code));
 }
 
 void Driver::write_summary(bool finished) {
   if (options.status.empty()) return;
-  nlohmann::json j = {{"finished", finished},     {"launches", launches},
-                      {"analyzed", analyzed},     {"findings", findings},
-                      {"api_errors", api_errors}, {"failed_kernels", failed_kernels},
+  nlohmann::json j = {{"finished", finished},       {"launches", launches},
+                      {"analyzed", analyzed},       {"findings", findings},
+                      {"api_errors", api_errors},   {"failed_kernels", failed_kernels},
                       {"excess_wavefronts", excess}};
   std::ofstream(options.status, std::ios::trunc) << j.dump() << "\n";
 }
@@ -96,13 +97,14 @@ void Driver::finish() {
     for (const auto& [base, a] : allocs) {
       if (a.internal || a.kind == MemKind::Registered) continue;
       ++n, bytes += a.size;
-      api_error("leak", fmt::format("{} allocation of {} bytes at 0x{:x}{} was not freed before exit",
-                                    a.kind == MemKind::Host      ? "pinned host"
-                                    : a.kind == MemKind::Managed ? "managed"
-                                                                 : "device",
-                                    a.size, base,
-                                    a.pool ? fmt::format(" (cudaMallocAsync, from {})", pool_origin(a.pool))
-                                           : ""));
+      api_error("leak",
+                fmt::format(
+                    "{} allocation of {} bytes at 0x{:x}{} was not freed before exit",
+                    a.kind == MemKind::Host      ? "pinned host"
+                    : a.kind == MemKind::Managed ? "managed"
+                                                 : "device",
+                    a.size, base,
+                    a.pool ? fmt::format(" (cudaMallocAsync, from {})", pool_origin(a.pool)) : ""));
     }
     if (n) note(fmt::format("LEAK SUMMARY: {} bytes leaked in {} allocations", bytes, n));
   }
@@ -190,10 +192,12 @@ CUresult Driver::release(uint64_t base, const char* api) {
   auto it = allocs.find(base);
   if (it == allocs.end()) {
     if (freed.count(base))
-      api_error("double-free", fmt::format("{}(0x{:x}): the allocation was already freed", api, base));
+      api_error("double-free",
+                fmt::format("{}(0x{:x}): the allocation was already freed", api, base));
     else if (const Allocation* a = find(base))
-      api_error("invalid-free", fmt::format("{}(0x{:x}): not the start of the {}-byte allocation at 0x{:x}",
-                                            api, base, a->size, a->base));
+      api_error("invalid-free",
+                fmt::format("{}(0x{:x}): not the start of the {}-byte allocation at 0x{:x}", api,
+                            base, a->size, a->base));
     else
       api_error("invalid-free", fmt::format("{}(0x{:x}): not an allocation", api, base));
     return CUDA_ERROR_INVALID_VALUE;
@@ -202,7 +206,9 @@ CUresult Driver::release(uint64_t base, const char* api) {
   allocs.erase(it);
   if (a.pool) pool_released(a.pool, a.size);
   device.memory().free(base);
-  if (a.owned) ::munmap(reinterpret_cast<void*>(base), std::max<uint64_t>((a.size + 4095) & ~uint64_t{4095}, 4096));
+  if (a.owned)
+    ::munmap(reinterpret_cast<void*>(base),
+             std::max<uint64_t>((a.size + 4095) & ~uint64_t{4095}, 4096));
   freed[base] = a.size;
   return CUDA_SUCCESS;
 }
@@ -223,19 +229,21 @@ bool Driver::resolve(const char* api, const char* role, uint64_t addr, uint64_t 
   }
   const emu::GlobalMemory::Allocation* inside = device.memory().find(addr);
   if (inside) {
-    api_error("memcpy-out-of-bounds",
-              fmt::format("{}: {} range [0x{:x}, 0x{:x}) of {} bytes ends {} bytes past the end of "
-                          "the {}-byte allocation at 0x{:x}",
-                          api, role, addr, addr + bytes, bytes,
-                          addr + bytes - (inside->base + inside->size), inside->size, inside->base));
+    api_error(
+        "memcpy-out-of-bounds",
+        fmt::format("{}: {} range [0x{:x}, 0x{:x}) of {} bytes ends {} bytes past the end of "
+                    "the {}-byte allocation at 0x{:x}",
+                    api, role, addr, addr + bytes, bytes,
+                    addr + bytes - (inside->base + inside->size), inside->size, inside->base));
     return false;
   }
   auto f = freed.upper_bound(addr);
-  if (f != freed.begin() && addr - std::prev(f)->first < std::max<uint64_t>(std::prev(f)->second, 1)) {
-    api_error("use-after-free", fmt::format("{}: {} 0x{:x} is in the {}-byte allocation at 0x{:x}, "
-                                            "which was freed",
-                                            api, role, addr, std::prev(f)->second,
-                                            std::prev(f)->first));
+  if (f != freed.begin() &&
+      addr - std::prev(f)->first < std::max<uint64_t>(std::prev(f)->second, 1)) {
+    api_error("use-after-free",
+              fmt::format("{}: {} 0x{:x} is in the {}-byte allocation at 0x{:x}, "
+                          "which was freed",
+                          api, role, addr, std::prev(f)->second, std::prev(f)->first));
     return false;
   }
   if (must_be_device) {
@@ -331,7 +339,8 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   }
   uint32_t limit = static_cast<uint32_t>(spec.shared_per_block);
   if (f->max_dynamic_shared > 0)
-    limit = std::max<uint32_t>(limit, prog->static_shared + static_cast<uint32_t>(f->max_dynamic_shared));
+    limit = std::max<uint32_t>(limit,
+                               prog->static_shared + static_cast<uint32_t>(f->max_dynamic_shared));
   if (prog->static_shared + shared > limit) {
     note(fmt::format(
         "ERROR: launch {} of {}: {} bytes of shared memory ({} static + {} dynamic) exceed the {} "
@@ -349,6 +358,9 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   cfg.dynamic_shared = shared;
   cfg.cooperative = cooperative;
   cfg.stall_seconds = static_cast<double>(options.stall_seconds);
+  // On a terminal only (the program's stderr): launches over a second show it.
+  if (!options.quiet)
+    cfg.progress = report::terminal_progress(fmt::format("launch {}: {}", index, kname));
   bool selected = options.mode != Mode::Run;
   if (selected && !options.kernel_regex.empty()) {
     try {
@@ -426,12 +438,13 @@ const sass::KernelLevel& Driver::level_of(Function* f) {
     }
     if (cubin.empty()) {
       if (m.sass.origin.empty())
-        m.sass.origin = m.ptx_sm == sm || sass_for(m.entries, sm).empty()
-                            ? fmt::format("the fatbin has no {} SASS, only {}", gpu, describe(m.entries))
-                            : fmt::format(
-                                  "the fatbin's {} SASS was not built from its "
-                                  "compute_{} PTX",
-                                  gpu, m.ptx_sm);
+        m.sass.origin =
+            m.ptx_sm == sm || sass_for(m.entries, sm).empty()
+                ? fmt::format("the fatbin has no {} SASS, only {}", gpu, describe(m.entries))
+                : fmt::format(
+                      "the fatbin's {} SASS was not built from its "
+                      "compute_{} PTX",
+                      gpu, m.ptx_sm);
     } else {
       sass::Tools tools = sass::find_tools();
       sass::Disassembled d;

@@ -8,6 +8,7 @@
 //   SMEMLAB_STATUS    file the runtime writes its exit summary to (JSON)
 //   SMEMLAB_HTML      file the runtime appends each analyzed launch's HTML
 //                     section to (JSON Lines; the CLI makes the page of them)
+//   SMEMLAB_QUIET     1: no progress line for long launches (--quiet)
 //   SMEMLAB_STALL_SECONDS  a cooperative launch with no progress this long
 //                     (default 10) ends as a deadlock (emu::LaunchConfig)
 #pragma once
@@ -32,6 +33,7 @@ struct Options {
   sass::Level level = sass::Level::Sass;
   std::string output, status, html;
   uint64_t stall_seconds = 10;
+  bool quiet = false;
 };
 
 Options options_from_env();
