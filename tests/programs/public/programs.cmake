@@ -98,7 +98,8 @@ program_test(public_blog_transpose_analyze 0
              ARGS analyze -k transposeCoalesced --launch-count 1 -- ./blog_transpose)
 option(SMEMLAB_LONG_TESTS "Also run the public programs that take many minutes on the emulator" OFF)
 if(SMEMLAB_LONG_TESTS)
-  # Every launch analyzed (`analyze -- ./blog_transpose`): about 25 minutes here.
+  # Every launch analyzed (`analyze -- ./blog_transpose`): 58 s wall here (2026-11-23, idle
+  # 2-core machine; about 25 minutes before the emulator work of that day).
   program_test(public_blog_transpose_analyze_all 0
                EXPECT "conflict-free transpose" "505 kernel launches, 505 analyzed"
                ARGS analyze -- ./blog_transpose)
