@@ -291,6 +291,22 @@ class BlockDefects final : public emu::BlockObserver {
   }
 
  private:
+  // `thread` wrote the word now: the fast store path and the general path
+  // record a write the same way.
+  void note_write(Shadow& s, uint32_t thread, bool atomic, const emu::InstrInfo* instr) {
+    uint32_t warp = thread / 32;
+    s.w_lanes = s.w_event == event_ && s.w_thread / 32 == warp ? s.w_lanes : 0;
+    s.w_lanes |= 1u << (thread % 32);
+    s.written = s.ever_written = true;
+    s.w_atomic = atomic;
+    s.w_thread = thread;
+    s.w_epoch = epoch_;
+    s.w_wepoch = wepoch_[warp];
+    s.w_event = event_;
+    s.w_instr = instr;
+    s.read = s.r2 = false;
+  }
+
   struct PendingRead {
     uint32_t thread;
     const emu::InstrInfo* instr;
@@ -453,20 +469,7 @@ class BlockDefects final : public emu::BlockObserver {
       if (s.written && s.w_epoch == epoch_ && s.w_thread != thread) return false;
       if (s.read && s.r_epoch == epoch_ && (s.r_thread != thread || s.r2)) return false;
     }
-    uint32_t warp = thread / 32;
-    for (uint32_t w = first; w < end; ++w) {
-      Shadow& s = shared_.word(w);
-      s.w_lanes = s.w_event == event_ && s.w_thread / 32 == warp ? s.w_lanes : 0;
-      s.w_lanes |= 1u << (thread % 32);
-      s.written = s.ever_written = true;
-      s.w_atomic = false;
-      s.w_thread = thread;
-      s.w_epoch = epoch_;
-      s.w_wepoch = wepoch_[warp];
-      s.w_event = event_;
-      s.w_instr = a.instr;
-      s.read = s.r2 = false;
-    }
+    for (uint32_t w = first; w < end; ++w) note_write(shared_.word(w), thread, false, a.instr);
     return true;
   }
 
@@ -585,16 +588,7 @@ class BlockDefects final : public emu::BlockObserver {
           if (auto p = pending_uninit_.find(byte);
               p != pending_uninit_.end() && p->second.thread != thread)
             pending_uninit_.erase(p);
-        s.w_lanes = s.w_event == event_ && s.w_thread / 32 == warp ? s.w_lanes : 0;
-        s.w_lanes |= 1u << (thread % 32);
-        s.written = s.ever_written = true;
-        s.w_atomic = atomic;
-        s.w_thread = thread;
-        s.w_epoch = epoch_;
-        s.w_wepoch = wepoch_[warp];
-        s.w_event = event_;
-        s.w_instr = a.instr;
-        s.read = s.r2 = false;
+        note_write(s, thread, atomic, a.instr);
       }
       if (reads) {
         if (!s.read || s.r_epoch != epoch_) {
