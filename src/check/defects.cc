@@ -41,6 +41,14 @@ class ShadowWords {
   void add(size_t words) { words_.resize(words_.size() + words); }
   size_t size() const { return words_.size(); }
   bool whole(uint32_t slot) const { return words_[slot].bytes == kWhole; }
+  // All four bytes of the word written at some time (without splitting it).
+  bool ever_written(uint32_t slot) const {
+    const Word& w = words_[slot];
+    if (w.bytes == kWhole) return w.shadow.ever_written;
+    for (const Shadow& b : bytes_[w.bytes])
+      if (!b.ever_written) return false;
+    return true;
+  }
   Shadow& word(uint32_t slot) { return words_[slot].shadow; }
   Shadow& byte(uint32_t slot, unsigned k) {
     Word& w = words_[slot];
@@ -63,23 +71,97 @@ class ShadowWords {
 
 std::string dim_text(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
 
+// A whole-warp shared load held back (BlockDefects::log_load): lane
+// h * 16 + l read `width` bytes at a_h + stride * l.
+struct LoggedLoad {
+  const emu::InstrInfo* instr;
+  uint64_t a0, a1, stride;
+  uint32_t warp;
+  uint8_t width;
+};
+
 }  // namespace
+
+struct DefectCheck::Buffers {
+  ShadowWords shared;  // slot = shared word (offset / 4)
+  std::vector<uint32_t> quiet_until;
+  std::vector<LoggedLoad> log;
+  std::vector<uint16_t> var_of_word;
+  std::vector<uint8_t> written_whole;
+  std::vector<uint32_t> unwritten;
+};
+
+DefectCheck::DefectCheck(MemoryLayout layout, bool fast_paths)
+    : layout_(std::move(layout)), fast_paths_(fast_paths) {}
+
+DefectCheck::~DefectCheck() = default;
+
+std::unique_ptr<DefectCheck::Buffers> DefectCheck::take_buffers() {
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  if (pool_.empty()) return std::make_unique<Buffers>();
+  auto b = std::move(pool_.back());
+  pool_.pop_back();
+  return b;
+}
+
+void DefectCheck::give_back(std::unique_ptr<Buffers> b) {
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  pool_.push_back(std::move(b));
+}
 
 class BlockDefects final : public emu::BlockObserver {
  public:
   BlockDefects(DefectCheck& owner, emu::Dim3 block)
-      : owner_(owner), block_(block), compact_(owner.fast_paths_) {}
+      : owner_(owner),
+        block_(block),
+        compact_(owner.fast_paths_),
+        buf_(owner.take_buffers()),
+        shared_(buf_->shared),
+        quiet_until_(buf_->quiet_until),
+        log_(buf_->log),
+        var_of_word_(buf_->var_of_word),
+        written_whole_(buf_->written_whole),
+        unwritten_(buf_->unwritten) {
+    log_.clear();
+  }
+  ~BlockDefects() override { owner_.give_back(std::move(buf_)); }
 
   void on_block_begin(emu::Dim3, emu::Dim3 dim, uint32_t shared_bytes) override {
     threads_ = static_cast<uint32_t>(dim.count());
     shared_.reset(shared_bytes / 4 + 1);
     quiet_until_.assign(shared_bytes / 4 + 1, 0);
     wepoch_.assign((threads_ + 31) / 32, 0);
+    // The variables' whole words, the first variable holding a word naming it.
+    const MemoryLayout& L = owner_.layout_;
+    var_of_word_.assign(shared_bytes / 4 + 1, kNoVar);
+    written_whole_.assign(shared_bytes / 4 + 1, 0);
+    unwritten_.assign(L.shared.size() + 1, 0);
+    shared_bytes_ = shared_bytes;
+    overlap_ = false;
+    auto claim = [&](size_t var, uint64_t offset, uint64_t size) {
+      if (var >= kNoVar) return;
+      uint64_t first = (offset + 3) / 4,
+               end = std::min<uint64_t>((offset + size) / 4, shared_bytes / 4);
+      for (uint64_t w = first; w < end; ++w) {
+        overlap_ |= var_of_word_[w] != kNoVar;
+        if (var_of_word_[w] == kNoVar) {
+          var_of_word_[w] = static_cast<uint16_t>(var);
+          ++unwritten_[var];
+        }
+      }
+    };
+    for (size_t v = 0; v < L.shared.size(); ++v) claim(v, L.shared[v].offset, L.shared[v].size);
+    claim(L.shared.size(), L.dynamic_offset, owner_.kernel_.dynamic_shared);
   }
 
   void on_memory(const emu::MemAccess& a) override {
     ++event_;
     if (a.mask == 0) return;
+    if (a.space == emu::Space::Shared) {
+      if (compact_ && log_load(a)) return;
+      replay_loads();  // (in event order before anything else touches the shadow)
+      if (a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad) epoch_writes_ = true;
+    }
     // Warp-wide tests first, so that the per-lane loop below only checks
     // alignment and shared bounds lane by lane when some lane fails them.
     uint64_t bits = 0, lo = UINT64_MAX, hi = 0;
@@ -95,59 +177,12 @@ class BlockDefects final : public emu::BlockObserver {
                      in_shared_bounds(lo, hi - lo + a.width);
     if (a.space == emu::Space::Shared && a.op == emu::MemOp::Load && aligned && in_bounds &&
         a.width % 4 == 0) {
-      // Most shared loads read whole words that need no update (see
-      // quiet_read): tested here per lane without the general path's setup.
-      // A broadcast (every lane at one address) is one test when its words
-      // are quiet for every thread.
-      if (lo == hi && compact_) {
-        bool quiet = true;
-        for (uint64_t w = lo / 4; quiet && w < (lo + a.width) / 4; ++w)
-          quiet = quiet_until_[w] == epoch_ + 1;
-        if (quiet) return;
-      }
-      // A whole warp: when the words of the lanes not repeating the lane
-      // before or the lane 16 below are all quiet for every thread, the
-      // load changes nothing (tests only, so the per-lane loop below stays
-      // in lane order when it is needed).
-      if (a.mask == UINT32_MAX && compact_) {
-        uint32_t repeat = 0;
-        for (unsigned l = 1; l < 32; ++l) repeat |= uint32_t{a.addr[l] == a.addr[l - 1]} << l;
-        for (unsigned l = 16; l < 32; ++l) repeat |= uint32_t{a.addr[l] == a.addr[l - 16]} << l;
-        bool quiet = true;
-        for (uint32_t m = ~repeat; quiet && m; m &= m - 1) {
-          uint64_t addr = a.addr[__builtin_ctz(m)];
-          for (uint64_t w = addr / 4; quiet && w < (addr + a.width) / 4; ++w)
-            quiet = quiet_until_[w] == epoch_ + 1;
-        }
-        if (quiet) return;
-      }
-      // A lane at the address of the lane before it, or of the lane 16
-      // below (a half-warp repeat), whose words were quiet for every thread
-      // needs no test: nothing a load does changes that.
-      uint32_t all_quiet = 0;      // lanes whose words are quiet for every thread
-      uint64_t prev = UINT64_MAX;  // address of the last lane tested
-      bool prev_quiet = false;     // its words quiet for every thread
-      for (uint32_t m = a.mask; m; m &= m - 1) {
-        unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
-        uint64_t addr = a.addr[lane];
-        if ((addr == prev && prev_quiet) ||
-            (lane >= 16 && (all_quiet >> (lane - 16) & 1u) && addr == a.addr[lane - 16])) {
-          all_quiet |= 1u << lane;
-          prev = addr;
-          prev_quiet = true;
-          continue;
-        }
-        prev = addr;
-        uint32_t thread = a.warp * 32 + lane;
-        Quiet q = Quiet::kAll;
-        for (uint64_t w = addr / 4; q != Quiet::kNo && w < (addr + a.width) / 4; ++w)
-          q = std::min(q, quiet_shared(static_cast<uint32_t>(w), thread));
-        if (q == Quiet::kNo) shared(a, thread, addr, true);
-        prev_quiet = q == Quiet::kAll;
-        if (prev_quiet) all_quiet |= 1u << lane;
-      }
+      shared_load(a, lo, hi);
       return;
     }
+    if (a.space == emu::Space::Shared && a.op == emu::MemOp::Store && compact_ && aligned &&
+        in_bounds && a.width % 4 == 0 && pending_uninit_.empty() && warp_store(a))
+      return;
     uint32_t lanes = a.mask;
     if (a.space == emu::Space::Global && compact_ && aligned && a.width % 4 == 0 &&
         (a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad))
@@ -169,6 +204,162 @@ class BlockDefects final : public emu::BlockObserver {
         local(a, thread, addr);
       else if (a.space == emu::Space::Global)
         global(a, thread, addr);
+    }
+  }
+
+  // A whole warp's load of whole words, each half-warp at evenly spaced
+  // addresses (a row, a column, a broadcast), inside one variable, in a
+  // barrier epoch with no shared write so far, of words all written
+  // before: no finding can come of it, and what it records (its readers)
+  // matters only if a write comes later in this epoch. Such loads are kept
+  // as their pattern and replayed, in order, before any other shared
+  // access; a barrier drops them unseen. False: not such a load.
+  bool log_load(const emu::MemAccess& a) {
+    if (a.op != emu::MemOp::Load || a.mask != UINT32_MAX || epoch_writes_ || a.width % 4 != 0 ||
+        (a.width & (a.width - 1)) != 0)
+      return false;
+    const uint64_t* A = a.addr;
+    HalfAffine h;
+    if (!half_affine(a, &h)) return false;
+    const uint64_t b0 = h.a0, b1 = h.a1, stride = h.stride;
+    if (((b0 | b1 | stride) & (a.width - 1)) != 0) return false;
+    const uint64_t lo = std::min(b0, b1), end = std::max(b0, b1) + stride * 15 + a.width;
+    if (end > shared_bytes_) return false;
+    const uint16_t var = var_of_word_[lo / 4];
+    if (var == kNoVar || var_of_word_[(end - 1) / 4] != var) return false;
+    if (unwritten_[var] != 0 || overlap_) {  // then word by word
+      for (uint32_t l = 0; l < 32; ++l)
+        for (uint64_t w = A[l] / 4; w < (A[l] + a.width) / 4; ++w)
+          if (!written_whole_[w]) return false;
+    }
+    if (log_.size() == kMaxLog) replay_loads();  // (bounded memory)
+    log_.push_back({a.instr, b0, b1, stride, a.warp, a.width});
+    return true;
+  }
+
+  // A whole warp's shared addresses as two evenly spaced half-warps: lane
+  // h * 16 + l at a_h + stride * l (what the emulator's affine path moves).
+  struct HalfAffine {
+    uint64_t a0, a1, stride;
+  };
+  static bool half_affine(const emu::MemAccess& a, HalfAffine* h) {
+    if (a.mask != UINT32_MAX) return false;
+    const uint64_t* A = a.addr;
+    const uint64_t b0 = A[0], b1 = A[16], stride = A[1] - A[0];
+    if (stride > kMaxStride || ((b0 | b1) >> 32) != 0) return false;
+    uint64_t off = 0;  // nonzero when some lane is off the pattern (vectorizes)
+    for (uint64_t l = 0; l < 16; ++l)
+      off |= (A[l] - b0 - stride * l) | (A[16 + l] - b1 - stride * l);
+    *h = {b0, b1, stride};
+    return off == 0;
+  }
+
+  // A warp's plain store of whole, aligned words inside the shared
+  // variables, none of them written or read by another thread in this
+  // barrier epoch: plain_store for every lane at once, without the per-lane
+  // path's set-up. Testing all lanes before writing any is the same as lane
+  // by lane: a word two lanes store to passes the tests for both, and the
+  // second lane's write, of the same instruction, is no hazard with the
+  // first (hazards() would only add it to the writing lanes, as note_write
+  // does). False: nothing done.
+  bool warp_store(const emu::MemAccess& a) {
+    const uint32_t words = a.width / 4;
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
+      const uint32_t thread = a.warp * 32 + l, first = static_cast<uint32_t>(a.addr[l] / 4);
+      for (uint32_t w = first; w < first + words; ++w) {
+        if (!shared_.whole(w)) return false;
+        const Shadow& s = shared_.word(w);
+        if (s.written && s.w_epoch == epoch_ && s.w_thread != thread) return false;
+        if (s.read && s.r_epoch == epoch_ && (s.r_thread != thread || s.r2)) return false;
+      }
+    }
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
+      const uint32_t thread = a.warp * 32 + l, first = static_cast<uint32_t>(a.addr[l] / 4);
+      for (uint32_t w = first; w < first + words; ++w) {
+        quiet_until_[w] = 0;
+        note_write(shared_.word(w), thread, false, a.instr);
+      }
+      note_written_whole(a.addr[l], a.width);
+    }
+    return true;
+  }
+
+  void replay_loads() {
+    if (log_.empty()) return;
+    emu::MemAccess r;
+    r.space = emu::Space::Shared;
+    r.op = emu::MemOp::Load;
+    r.matrices = 0;
+    r.mask = UINT32_MAX;
+    r.block = block_;
+    for (const LoggedLoad& g : log_) {
+      r.width = g.width;
+      r.instr = g.instr;
+      r.warp = g.warp;
+      for (uint64_t l = 0; l < 16; ++l) {
+        r.addr[l] = g.a0 + g.stride * l;
+        r.addr[16 + l] = g.a1 + g.stride * l;
+      }
+      shared_load(r, std::min(g.a0, g.a1), std::max(g.a0, g.a1) + g.stride * 15);
+    }
+    log_.clear();
+  }
+
+  // A shared load of whole words, aligned and inside one variable, by
+  // warp `a.warp`; lo and hi: its lowest and highest lane address.
+  void shared_load(const emu::MemAccess& a, uint64_t lo, uint64_t hi) {
+    // Most shared loads read whole words that need no update (see
+    // quiet_read): tested here per lane without the general path's setup.
+    // A broadcast (every lane at one address) is one test when its words
+    // are quiet for every thread.
+    if (lo == hi && compact_) {
+      bool quiet = true;
+      for (uint64_t w = lo / 4; quiet && w < (lo + a.width) / 4; ++w)
+        quiet = quiet_until_[w] == epoch_ + 1;
+      if (quiet) return;
+    }
+    // A whole warp: when the words of the lanes not repeating the lane
+    // before or the lane 16 below are all quiet for every thread, the
+    // load changes nothing (tests only, so the per-lane loop below stays
+    // in lane order when it is needed).
+    if (a.mask == UINT32_MAX && compact_) {
+      uint32_t repeat = 0;
+      for (unsigned l = 1; l < 32; ++l) repeat |= uint32_t{a.addr[l] == a.addr[l - 1]} << l;
+      for (unsigned l = 16; l < 32; ++l) repeat |= uint32_t{a.addr[l] == a.addr[l - 16]} << l;
+      bool quiet = true;
+      for (uint32_t m = ~repeat; quiet && m; m &= m - 1) {
+        uint64_t addr = a.addr[__builtin_ctz(m)];
+        for (uint64_t w = addr / 4; quiet && w < (addr + a.width) / 4; ++w)
+          quiet = quiet_until_[w] == epoch_ + 1;
+      }
+      if (quiet) return;
+    }
+    // A lane at the address of the lane before it, or of the lane 16
+    // below (a half-warp repeat), whose words were quiet for every thread
+    // needs no test: nothing a load does changes that.
+    uint32_t all_quiet = 0;      // lanes whose words are quiet for every thread
+    uint64_t prev = UINT64_MAX;  // address of the last lane tested
+    bool prev_quiet = false;     // its words quiet for every thread
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
+      uint64_t addr = a.addr[lane];
+      if ((addr == prev && prev_quiet) ||
+          (lane >= 16 && (all_quiet >> (lane - 16) & 1u) && addr == a.addr[lane - 16])) {
+        all_quiet |= 1u << lane;
+        prev = addr;
+        prev_quiet = true;
+        continue;
+      }
+      prev = addr;
+      uint32_t thread = a.warp * 32 + lane;
+      Quiet q = Quiet::kAll;
+      for (uint64_t w = addr / 4; q != Quiet::kNo && w < (addr + a.width) / 4; ++w)
+        q = std::min(q, quiet_shared(static_cast<uint32_t>(w), thread));
+      if (q == Quiet::kNo) shared(a, thread, addr, true);
+      prev_quiet = q == Quiet::kAll;
+      if (prev_quiet) all_quiet |= 1u << lane;
     }
   }
 
@@ -204,6 +395,8 @@ class BlockDefects final : public emu::BlockObserver {
   }
 
   void on_barrier_release(const emu::BarrierRelease& r) override {
+    log_.clear();  // (a load's readers only matter until the epoch ends)
+    epoch_writes_ = false;
     flush_uninitialized();
     raw_reads_.clear();
     ++epoch_;
@@ -224,10 +417,16 @@ class BlockDefects final : public emu::BlockObserver {
              w.instr, w.warp * 32 + static_cast<uint32_t>(__builtin_ctz(w.mask | 1u << 31)),
              nullptr, 0, "collective");
     // __syncwarp orders memory between its lanes; other collectives do not.
-    if (w.instr->text.rfind("bar.warp.sync", 0) == 0 && w.warp < wepoch_.size()) ++wepoch_[w.warp];
+    if (w.instr->text.rfind("bar.warp.sync", 0) == 0 && w.warp < wepoch_.size()) {
+      replay_loads();  // (they read in the warp-sync epoch before this one)
+      ++wepoch_[w.warp];
+    }
   }
 
-  void on_block_end(emu::Dim3) override { flush_uninitialized(); }
+  void on_block_end(emu::Dim3) override {
+    log_.clear();
+    flush_uninitialized();
+  }
 
   void on_exit(const emu::Exit& e) override {
     exited_ += static_cast<uint32_t>(__builtin_popcount(e.mask));
@@ -449,13 +648,26 @@ class BlockDefects final : public emu::BlockObserver {
     if (writes || addr % 4 != 0 || a.width % 4 != 0)  // may write or split its words
       for (uint64_t w = addr / 4; w <= (addr + a.width - 1) / 4; ++w) quiet_until_[w] = 0;
     if (compact_ && a.op == emu::MemOp::Store && addr % 4 == 0 && a.width % 4 == 0 &&
-        pending_uninit_.empty() && plain_store(a, thread, addr))
+        pending_uninit_.empty() && plain_store(a, thread, addr)) {
+      note_written_whole(addr, a.width);
       return;
+    }
     if (compact_ && a.op == emu::MemOp::Load && addr % 4 == 0 && a.width % 4 == 0 &&
         plain_load(a, thread, addr))
       return;
     hazards(a, thread, addr, reads, writes, shared_,
             [](uint64_t word, uint64_t, uint64_t) { return static_cast<uint32_t>(word); });
+    if (writes) note_written_whole(addr, a.width);
+  }
+
+  // Words of [addr, addr + width) whose four bytes have now all been
+  // written: counted off their variable's unwritten words (log_load).
+  void note_written_whole(uint64_t addr, uint32_t width) {
+    for (uint64_t w = addr / 4; w <= (addr + width - 1) / 4; ++w)
+      if (!written_whole_[w] && shared_.ever_written(static_cast<uint32_t>(w))) {
+        written_whole_[w] = 1;
+        if (var_of_word_[w] != kNoVar) --unwritten_[var_of_word_[w]];
+      }
   }
 
   // A plain store of whole shared words that no other thread wrote or read
@@ -826,15 +1038,30 @@ class BlockDefects final : public emu::BlockObserver {
   DefectCheck& owner_;
   emu::Dim3 block_;
   bool compact_;  // DefectCheck::fast_paths_: compact global records, quiet-word notes
+  std::unique_ptr<DefectCheck::Buffers> buf_;  // what the references below are in
+  ShadowWords& shared_;
+  // By shared word: epoch + 1 while the word is quiet for every reader
+  // (quiet_shared), else anything else.
+  std::vector<uint32_t>& quiet_until_;
+  // Loads held back by log_load, in event order.
+  std::vector<LoggedLoad>& log_;
+  // By shared word: the variable holding it whole (layout order, the
+  // dynamic window last; kNoVar: none, or a partial word), and whether all
+  // its bytes were written; by variable: its words not yet written whole.
+  std::vector<uint16_t>& var_of_word_;
+  std::vector<uint8_t>& written_whole_;
+  std::vector<uint32_t>& unwritten_;
   uint32_t threads_ = 0, exited_ = 0, epoch_ = 0;
   bool atomic_seen_ = false;
   const emu::InstrInfo* cas_instr_ = nullptr;
   bool cas_ = false;
   uint64_t event_ = 0;
-  ShadowWords shared_;  // slot = shared word (offset / 4)
-  // By shared word: epoch + 1 while the word is quiet for every reader
-  // (quiet_shared), else anything else.
-  std::vector<uint32_t> quiet_until_;
+  static constexpr size_t kMaxLog = 4096;
+  static constexpr uint64_t kMaxStride = 1u << 20;
+  bool epoch_writes_ = false;  // this barrier epoch had a shared access that writes
+  static constexpr uint16_t kNoVar = UINT16_MAX;
+  bool overlap_ = false;  // variables share words: test word by word
+  uint32_t shared_bytes_ = 0;
   ShadowWords global_shadow_;  // full records of global words (GlobalTouch::aux)
   static constexpr uint32_t kSettled = UINT32_MAX;  // see hazards()
   // The line of the last global lookup and its first record.

@@ -24,6 +24,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,8 +52,8 @@ class DefectCheck final : public emu::KernelObserver {
   // `fast_paths` false: every access takes the general per-lane, per-byte
   // path (full shadow records, no quiet-word notes). The findings are the
   // same either way; tests compare the two.
-  explicit DefectCheck(MemoryLayout layout, bool fast_paths = true)
-      : layout_(std::move(layout)), fast_paths_(fast_paths) {}
+  explicit DefectCheck(MemoryLayout layout, bool fast_paths = true);
+  ~DefectCheck() override;
 
   void on_kernel_begin(const emu::KernelInfo& info) override { kernel_ = info; }
   std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override;
@@ -76,6 +77,13 @@ class DefectCheck final : public emu::KernelObserver {
     uint32_t thread = 0;
   };
   emu::Dim3 block_of(uint64_t linear) const;
+  // A block's shared-memory shadow, kept from finished blocks for the next
+  // ones (reset, not allocated again: no page faults per block).
+  struct Buffers;
+  std::unique_ptr<Buffers> take_buffers();
+  void give_back(std::unique_ptr<Buffers> b);
+  std::mutex pool_mu_;  // (blocks start on several worker threads)
+  std::vector<std::unique_ptr<Buffers>> pool_;
   MemoryLayout layout_;
   bool fast_paths_;
   emu::KernelInfo kernel_;

@@ -144,16 +144,23 @@ std::vector<Event> random_block(std::mt19937& rng, const Instrs& I) {
   return events;
 }
 
-std::vector<Finding> run(const std::vector<std::vector<Event>>& blocks, const Instrs& I,
-                         bool fast) {
-  DefectCheck check(MemoryLayout{{{"s", 0, 256}}, 256, 64}, fast);
+// The blocks' shared memory: its variables and size, warps per block.
+struct Shape {
+  MemoryLayout layout{{{"s", 0, 256}}, 256, 64};
+  uint32_t shared_bytes = 256, dynamic_shared = 0, warps = 2;
+};
+
+std::vector<Finding> run(const std::vector<std::vector<Event>>& blocks, const Instrs& I, bool fast,
+                         const Shape& shape = {}) {
+  DefectCheck check(shape.layout, fast);
   emu::KernelInfo k;
-  k.block = {64, 1, 1};
+  k.block = {32 * shape.warps, 1, 1};
   k.grid = {static_cast<uint32_t>(blocks.size()), 1, 1};
+  k.dynamic_shared = shape.dynamic_shared;
   check.on_kernel_begin(k);
   for (uint32_t b = 0; b < blocks.size(); ++b) {
     auto o = check.make_block_observer({b, 0, 0});
-    o->on_block_begin({b, 0, 0}, {64, 1, 1}, 256);
+    o->on_block_begin({b, 0, 0}, k.block, shape.shared_bytes);
     uint64_t epoch = 0;
     for (Event e : blocks[b]) {
       switch (e.kind) {
@@ -162,8 +169,9 @@ std::vector<Finding> run(const std::vector<std::vector<Event>>& blocks, const In
           o->on_memory(e.access);
           break;
         case Event::kBarrier:
-          for (uint32_t w = 0; w < 2; ++w)
-            o->on_barrier({emu::BarrierKind::Sync, true, 0, 64, kAll, kAll, &I.bar, {b, 0, 0}, w});
+          for (uint32_t w = 0; w < shape.warps; ++w)
+            o->on_barrier({emu::BarrierKind::Sync, true, 0, k.block.x, kAll, kAll, &I.bar,
+                           {b, 0, 0}, w});
           o->on_barrier_release({0, ++epoch});
           break;
         case Event::kSyncwarp:
@@ -404,6 +412,142 @@ TEST(DefectsFastPath, RepeatedLanesAreSecondReaders) {
       ASSERT_EQ(f.size(), 1u) << describe(f);
       EXPECT_EQ(f[0].kind, "warp-race");
       EXPECT_EQ(f[0].involved[0].thread, half ? 16u : 1u) << describe(f);
+    }
+}
+
+// Tile kernels' shared traffic: whole warps storing and loading rows,
+// columns and broadcasts (each half-warp evenly spaced, as the emulator's
+// affine path moves them) in two static variables and the dynamic window,
+// some words left unwritten, with barriers, __syncwarp(), atomics, partial
+// masks, sub-word and single-lane accesses among them: the held-back loads
+// (replayed before any other shared access, dropped at a barrier) and the
+// whole-warp stores must leave the findings of the general path.
+TEST(DefectsFastPath, SameFindingsOnTileStreams) {
+  Instrs I;
+  Shape shape;
+  shape.layout = MemoryLayout{{{"a", 0, 512}, {"b", 512, 510}}, 1024, 0};
+  shape.shared_bytes = 1024 + 256;
+  shape.dynamic_shared = 256;
+  shape.warps = 4;
+  size_t with_findings = 0;
+  for (uint32_t seed = 0; seed < 300; ++seed) {
+    std::mt19937 rng(seed);
+    std::vector<std::vector<Event>> blocks(1 + rng() % 2);
+    for (auto& block : blocks) {
+      // Most words written first, so that later loads read initialized words.
+      for (uint32_t w = 0; w < 4; ++w)
+        for (uint64_t row = 0; row < 1280; row += 128 * 4) {
+          if (rng() % 8 == 0) continue;
+          Event e;
+          e.access = access(emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, w,
+                            [=](unsigned l) { return row + 128 * w + 4 * l; });
+          block.push_back(e);
+        }
+      Event bar;
+      bar.kind = Event::kBarrier;
+      block.push_back(bar);
+      int n = 30 + static_cast<int>(rng() % 80);
+      for (int i = 0; i < n; ++i) {
+        Event e;
+        unsigned r = rng() % 100;
+        if (r < 8) {
+          e.kind = Event::kBarrier;
+        } else if (r < 12) {
+          e.kind = Event::kSyncwarp;
+          e.warp = rng() % 4;
+        } else {
+          static constexpr unsigned kWidths[] = {4, 4, 4, 8, 16, 1, 2};
+          static constexpr uint64_t kStrides[] = {0, 4, 8, 16, 32, 64, 128, 132};
+          static constexpr uint64_t kRows[] = {0, 64, 128, 256, 520};
+          unsigned width = kWidths[rng() % (r < 90 ? 5 : 7)];
+          uint64_t stride = std::max<uint64_t>(kStrides[rng() % 8], r % 3 ? width : 0);
+          uint64_t a0 = width * (rng() % (1280 / width)), a1 = a0 + kRows[rng() % 5];
+          if (rng() % 4 == 0) std::swap(a0, a1);
+          emu::MemOp op = r < 70 ? emu::MemOp::Load : r < 95 ? emu::MemOp::Store : emu::MemOp::Atomic;
+          if (op == emu::MemOp::Atomic) width = 4;
+          const emu::InstrInfo* in = op == emu::MemOp::Load ? (width == 16 ? &I.ld_s2 : &I.ld_s)
+                                     : op == emu::MemOp::Store ? &I.st_s
+                                                               : &I.at_s;
+          uint32_t mask = rng() % 8 ? kAll : (rng() % 2 ? 1u << rng() % 32 : uint32_t(rng()) | 1u);
+          e.access = access(
+              emu::Space::Shared, op, width, in, rng() % 4,
+              [=](unsigned l) { return (l < 16 ? a0 : a1) + stride * (l % 16); }, mask);
+          if (rng() % 10 == 0) e.access.addr[rng() % 32] += width;  // one lane off the pattern
+        }
+        block.push_back(e);
+      }
+    }
+    std::string fast = describe(run(blocks, I, true, shape)),
+                general = describe(run(blocks, I, false, shape));
+    ASSERT_EQ(fast, general) << "seed " << seed;
+    with_findings += !general.empty();
+  }
+  EXPECT_GT(with_findings, 60u);
+}
+
+// Loads held back in an epoch without shared writes are replayed, in order,
+// before a later store of the epoch: the store's WAR names the first two
+// readers of the word as the general path records them; after a barrier
+// they are gone (the store is clean).
+TEST(DefectsFastPath, HeldBackLoadsAreTheReadersOfRecord) {
+  Instrs I;
+  for (bool barrier : {false, true})
+    for (bool fast : {true, false}) {
+      std::vector<Event> block(6);
+      block[0].access = access(emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, 0,
+                               [](unsigned l) { return 4 * l; });
+      block[1].kind = Event::kBarrier;
+      // Warp 1 reads word 5 by broadcast; then warp 0 reads words 0-15 twice.
+      block[2].access =
+          access(emu::Space::Shared, emu::MemOp::Load, 4, &I.ld_s, 1, [](unsigned) { return 20; });
+      block[3].access = access(emu::Space::Shared, emu::MemOp::Load, 4, &I.ld_s2, 0,
+                               [](unsigned l) { return 4 * (l % 16); });
+      block[4].kind = barrier ? Event::kBarrier : Event::kSyncwarp;
+      // Thread 5 writes word 5: readers of record are threads 32 and 33.
+      block[5].access = access(
+          emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, 0, [](unsigned) { return 20; },
+          1u << 5);
+      auto f = run({block}, I, fast);
+      if (barrier) {
+        EXPECT_TRUE(f.empty()) << describe(f);
+        continue;
+      }
+      ASSERT_EQ(f.size(), 1u) << describe(f);
+      EXPECT_EQ(f[0].kind, "race");
+      EXPECT_NE(f[0].message.find("WAR hazard on shared byte 20 between thread 32 and thread 5"),
+                std::string::npos)
+          << f[0].message;
+    }
+}
+
+// A load held back, then a __syncwarp() of its warp, then a lane of that
+// warp writing a word another lane read: the __syncwarp() orders the two
+// (no finding), as it would have had the load been recorded at once; with
+// the other warp's __syncwarp() instead, a warp-race.
+TEST(DefectsFastPath, HeldBackLoadsKeepTheirWarpSyncEpoch) {
+  Instrs I;
+  for (uint32_t synced_warp : {0u, 1u})
+    for (bool fast : {true, false}) {
+      std::vector<Event> block(5);
+      block[0].access = access(emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, 1,
+                               [](unsigned l) { return 4 * l; });
+      block[1].kind = Event::kBarrier;
+      // Word 5 read by threads 5 and 21 (a half-warp repeat).
+      block[2].access = access(emu::Space::Shared, emu::MemOp::Load, 4, &I.ld_s, 0,
+                               [](unsigned l) { return 4 * (l % 16); });
+      block[3].kind = Event::kSyncwarp;
+      block[3].warp = synced_warp;
+      block[4].access = access(
+          emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, 0, [](unsigned) { return 20; },
+          1u << 5);
+      auto f = run({block}, I, fast);
+      if (synced_warp == 0) {
+        EXPECT_TRUE(f.empty()) << describe(f);
+        continue;
+      }
+      ASSERT_EQ(f.size(), 1u) << describe(f);
+      EXPECT_EQ(f[0].kind, "warp-race");
+      EXPECT_EQ(f[0].involved[0].thread, 21u) << describe(f);
     }
 }
 

@@ -28,7 +28,8 @@ std::vector<std::unique_ptr<bank::Model>> parse_models(const std::string& archs)
 // (optional) observes the same launch (`fix` records accesses).
 void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun* out,
                   const std::string& blocks = "", sass::Level level = sass::Level::Sass,
-                  emu::KernelObserver* extra = nullptr);
+                  emu::KernelObserver* extra = nullptr,
+                  session::Analyses what = session::Analyses::All);
 
 // A file's `// smemlab:` recipe lines (without the prefix), in order, with
 // the kernel each names (for `report`).

@@ -18,7 +18,8 @@ struct CheckOptions {
 
 void check_kernel(CheckOptions& o) {
   AnalysisRun run;
-  run_analyses(o.launch, "sm_90", &run, "", sass::Level::Ptx);  // findings only: PTX level
+  run_analyses(o.launch, "sm_90", &run, "", sass::Level::Ptx, nullptr,
+               session::Analyses::FindingsOnly);
   if (run.status.error && run.status.error->kind == "decode")
     throw UsageError(run.status.error->what());
   if (o.json) {

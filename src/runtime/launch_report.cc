@@ -26,10 +26,12 @@ void write_all(int fd, const std::string& s) {
 // site in the kernel's own file too, so that file wins over headers.
 std::string main_file(const session::LaunchAnalysis& a) {
   std::map<std::string, size_t> votes;
-  for (const auto& l : a.banks->lines()) ++votes[l.where.file];
-  for (const auto& [pc, acc] : a.access.accesses())
-    for (const auto& where : check::lines_of(a.access.kernel().lines, acc.instr->loc))
-      ++votes[where.file];
+  if (a.banks) {  // (check: findings only)
+    for (const auto& l : a.banks->lines()) ++votes[l.where.file];
+    for (const auto& [pc, acc] : a.access.accesses())
+      for (const auto& where : check::lines_of(a.access.kernel().lines, acc.instr->loc))
+        ++votes[where.file];
+  }
   for (const auto& f : a.findings)
     if (!f.where.file.empty()) ++votes[f.where.file];
   std::string best;
@@ -72,9 +74,11 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
   const report::RunInfo& r = a.info;
   if (!options.html.empty()) html_section(index, a);
   uint64_t e = 0;
-  auto totals = a.banks->totals();
-  if (!totals.empty())
-    for (const auto& c : totals.front().op) e += c.wavefronts - c.ideal;
+  if (a.banks) {
+    auto totals = a.banks->totals();
+    if (!totals.empty())
+      for (const auto& c : totals.front().op) e += c.wavefronts - c.ideal;
+  }
   excess += e;
   bool check = options.mode == Mode::Check;
   findings += a.findings.size();

@@ -99,26 +99,35 @@ check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 dim) {
 void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig cfg,
                     const std::vector<emu::ArgBytes>& args,
                     std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
-                    sass::Level level, const std::string& ptx_text, emu::KernelObserver* extra) {
-  analyze_launch(m, kernel, std::move(cfg), args, std::move(models), out,
-                 sass::choose_level(level, ptx_text, m.ptx(), kernel, m.kernel(kernel)), extra);
+                    sass::Level level, const std::string& ptx_text, emu::KernelObserver* extra,
+                    Analyses what) {
+  // The level only matters to the counts: findings are always of the PTX.
+  sass::KernelLevel chosen =
+      what == Analyses::All
+          ? sass::choose_level(level, ptx_text, m.ptx(), kernel, m.kernel(kernel))
+          : sass::choose_level(sass::Level::Ptx, ptx_text, m.ptx(), kernel, m.kernel(kernel));
+  analyze_launch(m, kernel, std::move(cfg), args, std::move(models), out, std::move(chosen), extra,
+                 what);
 }
 
 void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig cfg,
                     const std::vector<emu::ArgBytes>& args,
                     std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
-                    sass::KernelLevel level, emu::KernelObserver* extra) {
-  out->banks = std::make_unique<check::BankAnalysis>(std::move(models));
+                    sass::KernelLevel level, emu::KernelObserver* extra, Analyses what) {
+  bool counts = what == Analyses::All;
+  if (counts) out->banks = std::make_unique<check::BankAnalysis>(std::move(models));
   out->defects = std::make_unique<check::DefectCheck>(layout_of(m.kernel(kernel)));
   out->level = std::move(level);
   check::ObserverSet counted;
-  counted.add(out->banks.get());
-  counted.add(&out->access);
+  if (counts) {
+    counted.add(out->banks.get());
+    counted.add(&out->access);
+  }
   sass::Regroup regroup(&counted, &out->level.map);
   check::ObserverSet set;
-  if (out->level.map.regroups())
+  if (counts && out->level.map.regroups())
     set.add(&regroup);
-  else
+  else if (counts)
     set.add(&counted);
   set.add(out->defects.get());
   if (extra) set.add(extra);
@@ -135,7 +144,7 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
   r.block = cfg.block;
   r.dynamic_shared = cfg.dynamic_shared;
   r.blocks_total = cfg.grid.count();
-  r.blocks_observed = out->banks->blocks_observed();
+  r.blocks_observed = counts ? out->banks->blocks_observed() : out->status.blocks_run;
   r.level = out->level.level;
   r.level_reason = out->level.reason;
   r.unmapped = out->level.map.notes;
@@ -143,8 +152,10 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
   if (!cfg.only_blocks.empty()) {
     r.sampling = fmt::format("{} blocks spread evenly over the grid; counts scaled by {:.3f}",
                              cfg.only_blocks.size(), report::scale(r));
-    out->banks->scale(report::scale(r));
-    out->access.scale(report::scale(r));
+    if (counts) {
+      out->banks->scale(report::scale(r));
+      out->access.scale(report::scale(r));
+    }
   }
 }
 

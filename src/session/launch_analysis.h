@@ -28,7 +28,7 @@ struct OptionError : std::runtime_error {
 };
 
 struct LaunchAnalysis {
-  std::unique_ptr<check::BankAnalysis> banks;
+  std::unique_ptr<check::BankAnalysis> banks;  // null with Analyses::FindingsOnly
   check::AccessAnalysis access;
   std::unique_ptr<check::DefectCheck> defects;
   sass::KernelLevel level;  // the PTX -> SASS map the counts went through
@@ -48,7 +48,12 @@ std::vector<std::unique_ptr<bank::Model>> parse_models(const std::string& archs)
 inline constexpr uint64_t kDefaultSample = 64;
 std::vector<emu::Dim3> sample_blocks(emu::Dim3 grid, const std::string& spec);
 
-// Runs the launch with all analyses; a kernel that fails (out-of-bounds,
+// What a launch is emulated with: everything (`analyze`, `report`, `fix`),
+// or the defect checkers alone (`check`, which prints findings only and so
+// need not pay for the bank and access counts).
+enum class Analyses : uint8_t { All, FindingsOnly };
+
+// Runs the launch with all analyses (`what`); a kernel that fails (out-of-bounds,
 // deadlock, ...) leaves its error in status and in findings. With
 // cfg.only_blocks set, counts are scaled to the whole grid (RunInfo says by
 // how much).
@@ -60,14 +65,15 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
                     const std::vector<emu::ArgBytes>& args,
                     std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
                     sass::Level level = sass::Level::Ptx, const std::string& ptx_text = "",
-                    emu::KernelObserver* extra = nullptr);
+                    emu::KernelObserver* extra = nullptr, Analyses what = Analyses::All);
 
 // The same with the level already chosen (program mode chooses it once per
 // kernel with sass::choose_program_level and reuses it for every launch).
 void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig cfg,
                     const std::vector<emu::ArgBytes>& args,
                     std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
-                    sass::KernelLevel level, emu::KernelObserver* extra = nullptr);
+                    sass::KernelLevel level, emu::KernelObserver* extra = nullptr,
+                    Analyses what = Analyses::All);
 
 // The error the emulator stopped on, as a finding of `check`.
 check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 block_dim);
