@@ -247,9 +247,11 @@ class BlockDefects final : public emu::BlockObserver {
     const uint64_t* A = a.addr;
     const uint64_t b0 = A[0], b1 = A[16], stride = A[1] - A[0];
     if (stride > kMaxStride || ((b0 | b1) >> 32) != 0) return false;
-    uint64_t off = 0;  // nonzero when some lane is off the pattern (vectorizes)
-    for (uint64_t l = 0; l < 16; ++l)
-      off |= (A[l] - b0 - stride * l) | (A[16 + l] - b1 - stride * l);
+    // Nonzero when some lane is off the pattern: differences, not products
+    // (it vectorizes without 64-bit multiplies).
+    uint64_t off = 0;
+    for (uint32_t l = 0; l < 15; ++l)
+      off |= ((A[l + 1] - A[l]) ^ stride) | ((A[17 + l] - A[16 + l]) ^ stride);
     *h = {b0, b1, stride};
     return off == 0;
   }
