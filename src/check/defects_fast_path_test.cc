@@ -170,8 +170,8 @@ std::vector<Finding> run(const std::vector<std::vector<Event>>& blocks, const In
           break;
         case Event::kBarrier:
           for (uint32_t w = 0; w < shape.warps; ++w)
-            o->on_barrier({emu::BarrierKind::Sync, true, 0, k.block.x, kAll, kAll, &I.bar,
-                           {b, 0, 0}, w});
+            o->on_barrier(
+                {emu::BarrierKind::Sync, true, 0, k.block.x, kAll, kAll, &I.bar, {b, 0, 0}, w});
           o->on_barrier_release({0, ++epoch});
           break;
         case Event::kSyncwarp:
@@ -463,9 +463,11 @@ TEST(DefectsFastPath, SameFindingsOnTileStreams) {
           uint64_t stride = std::max<uint64_t>(kStrides[rng() % 8], r % 3 ? width : 0);
           uint64_t a0 = width * (rng() % (1280 / width)), a1 = a0 + kRows[rng() % 5];
           if (rng() % 4 == 0) std::swap(a0, a1);
-          emu::MemOp op = r < 70 ? emu::MemOp::Load : r < 95 ? emu::MemOp::Store : emu::MemOp::Atomic;
+          emu::MemOp op = r < 70   ? emu::MemOp::Load
+                          : r < 95 ? emu::MemOp::Store
+                                   : emu::MemOp::Atomic;
           if (op == emu::MemOp::Atomic) width = 4;
-          const emu::InstrInfo* in = op == emu::MemOp::Load ? (width == 16 ? &I.ld_s2 : &I.ld_s)
+          const emu::InstrInfo* in = op == emu::MemOp::Load    ? (width == 16 ? &I.ld_s2 : &I.ld_s)
                                      : op == emu::MemOp::Store ? &I.st_s
                                                                : &I.at_s;
           uint32_t mask = rng() % 8 ? kAll : (rng() % 2 ? 1u << rng() % 32 : uint32_t(rng()) | 1u);

@@ -31,8 +31,8 @@ std::vector<std::unique_ptr<bank::Model>> parse_models(const std::string& archs)
 }
 
 void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun* out,
-                  const std::string& blocks, sass::Level level,
-                  emu::KernelObserver* extra, session::Analyses what) {
+                  const std::string& blocks, sass::Level level, emu::KernelObserver* extra,
+                  session::Analyses what) {
   auto models = parse_models(archs);
   prepare_launch_with_progress(o, &out->prepared);
   Prepared& p = out->prepared;

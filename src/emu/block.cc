@@ -11,6 +11,7 @@
 #include <map>
 #include <thread>
 
+#include "emu/liveness.h"
 #include "emu/reg_operands.h"
 
 namespace smemlab::emu {
@@ -167,69 +168,16 @@ std::vector<bool> read_first(const Program& p) {
   for (const TexOp& t : p.tex_ops)
     for (uint32_t r : t.coord) mark(r);
   std::vector<RegOperands> opnd(nops);
-  std::vector<bool> leader(nops + 1, false);
-  leader[0] = true;
   for (size_t pc = 0; pc < nops; ++pc) {
-    const Op& op = p.ops[pc];
-    opnd[pc] = reg_operands(op);
+    opnd[pc] = reg_operands(p.ops[pc]);
     if (!opnd[pc].known)
-      for (uint32_t r : op.r) mark(r);
-    Base b = static_cast<Base>(op.code / 16);
-    if (b == BRA) {
-      uint64_t t = static_cast<uint64_t>(op.imm);
-      if (t > nops) return all;
-      leader[t] = true;
-    }
-    if (b == BRA || b == EXIT || b == TRAP) leader[pc + 1] = true;
+      for (uint32_t r : p.ops[pc].r) mark(r);
   }
-  std::vector<uint32_t> start, block_of(nops);
-  for (size_t pc = 0; pc < nops; ++pc) {
-    if (leader[pc]) start.push_back(static_cast<uint32_t>(pc));
-    block_of[pc] = static_cast<uint32_t>(start.size() - 1);
-  }
-  const size_t nb = start.size();
-  start.push_back(static_cast<uint32_t>(nops));
-  // gen: read before an unguarded write in the block; kill: written
-  // unguarded (a guarded write may leave some lanes unwritten). Bit sets.
-  const size_t words = (n + 63) / 64;
-  using Bits = std::vector<uint64_t>;
-  auto set = [](Bits& x, uint32_t r) { x[r >> 6] |= 1ull << (r & 63); };
-  auto test = [](const Bits& x, uint32_t r) { return (x[r >> 6] >> (r & 63)) & 1; };
-  std::vector<Bits> gen(nb, Bits(words, 0)), kill = gen, in = gen;
-  for (size_t b = 0; b < nb; ++b)
-    for (uint32_t pc = start[b]; pc < start[b + 1]; ++pc) {
-      const Op& op = p.ops[pc];
-      const RegOperands& o = opnd[pc];
-      for (uint8_t i = 0; i < o.nuse; ++i) {
-        uint32_t r = op.r[o.use[i]];
-        if (r < n && !test(kill[b], r)) set(gen[b], r);
-      }
-      if (op.guard < 0)
-        for (uint8_t i = 0; i < o.ndef; ++i)
-          if (op.r[o.def[i]] < n) set(kill[b], op.r[o.def[i]]);
-    }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t b = nb; b-- > 0;) {
-      Bits out(words, 0);
-      auto join = [&](size_t s) {
-        for (size_t w = 0; w < words; ++w) out[w] |= in[s][w];
-      };
-      if (b + 1 < nb) join(b + 1);
-      const Op& last = p.ops[start[b + 1] - 1];
-      if (static_cast<Base>(last.code / 16) == BRA && static_cast<uint64_t>(last.imm) < nops)
-        join(block_of[static_cast<size_t>(last.imm)]);
-      for (size_t w = 0; w < words; ++w) {
-        uint64_t v = gen[b][w] | (out[w] & ~kill[b][w]);
-        if (v != in[b][w]) {
-          in[b][w] = v;
-          changed = true;
-        }
-      }
-    }
-  }
+  std::optional<BasicBlocks> g = basic_blocks(p.ops);
+  if (!g) return all;
+  Liveness L = liveness(p, *g, opnd, [n](uint32_t r) { return r < n; });
   for (uint32_t r = 0; r < n; ++r)
-    if (test(in[0], r)) first[r] = true;
+    if (test_bit(L.live_in[0], r)) first[r] = true;
   return first;
 }
 

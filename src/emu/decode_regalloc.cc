@@ -17,15 +17,16 @@
 #include <vector>
 
 #include "emu/decode_context.h"
+#include "emu/liveness.h"
 #include "emu/reg_operands.h"
 
 namespace smemlab::emu {
 namespace {
 
-using Bits = std::vector<uint64_t>;
-inline void set(Bits& b, uint32_t i) { b[i >> 6] |= 1ull << (i & 63); }
-inline void clear(Bits& b, uint32_t i) { b[i >> 6] &= ~(1ull << (i & 63)); }
-inline bool test(const Bits& b, uint32_t i) { return (b[i >> 6] >> (i & 63)) & 1; }
+using Bits = RegBits;
+inline void set(Bits& b, uint32_t i) { set_bit(b, i); }
+inline void clear(Bits& b, uint32_t i) { clear_bit(b, i); }
+inline bool test(const Bits& b, uint32_t i) { return test_bit(b, i); }
 
 }  // namespace
 
@@ -56,71 +57,13 @@ void coalesce_registers(Program& p) {
       for (uint32_t r : p.ops[pc].r) pin(r);
   }
 
-  // Basic blocks: leaders are the entry, branch targets and the op after a
-  // branch, exit or trap.
-  std::vector<bool> leader(nops + 1, false);
-  leader[0] = true;
-  for (size_t pc = 0; pc < nops; ++pc) {
-    Base b = static_cast<Base>(p.ops[pc].code / 16);
-    if (b == BRA) {
-      uint64_t t = static_cast<uint64_t>(p.ops[pc].imm);
-      if (t > nops) return;  // not a target this pass understands
-      leader[t] = true;
-    }
-    if (b == BRA || b == EXIT || b == TRAP) leader[pc + 1] = true;
-  }
-  std::vector<uint32_t> start, block_of(nops);
-  for (size_t pc = 0; pc < nops; ++pc) {
-    if (leader[pc]) start.push_back(static_cast<uint32_t>(pc));
-    block_of[pc] = static_cast<uint32_t>(start.size() - 1);
-  }
-  const size_t nb = start.size();
-  start.push_back(static_cast<uint32_t>(nops));
-  // Successors: the next block always (a guarded or divergent branch falls
-  // through; an extra edge only makes ranges longer), and a branch's target.
-  std::vector<std::vector<uint32_t>> succ(nb);
-  for (size_t b = 0; b < nb; ++b) {
-    const Op& last = p.ops[start[b + 1] - 1];
-    Base lb = static_cast<Base>(last.code / 16);
-    if (b + 1 < nb) succ[b].push_back(static_cast<uint32_t>(b + 1));
-    if (lb == BRA && static_cast<uint64_t>(last.imm) < nops)
-      succ[b].push_back(block_of[static_cast<size_t>(last.imm)]);
-  }
-  const size_t words = (n + 63) / 64;
+  std::optional<BasicBlocks> g = basic_blocks(p.ops);
+  if (!g) return;  // not a CFG this pass understands
+  const size_t nb = g->count(), words = (n + 63) / 64;
+  const std::vector<uint32_t>& start = g->start;
   auto is_free = [&](uint32_t r) { return r < n && !pinned[r]; };
-  // Per block: registers read before an unguarded write (gen) and written
-  // unguarded (kill). A guarded write writes only some lanes, so it kills
-  // nothing.
-  std::vector<Bits> gen(nb, Bits(words, 0)), kill(nb, Bits(words, 0));
-  for (size_t b = 0; b < nb; ++b) {
-    for (uint32_t pc = start[b]; pc < start[b + 1]; ++pc) {
-      const Op& op = p.ops[pc];
-      const RegOperands& o = opnd[pc];
-      for (uint8_t i = 0; i < o.nuse; ++i) {
-        uint32_t r = op.r[o.use[i]];
-        if (is_free(r) && !test(kill[b], r)) set(gen[b], r);
-      }
-      if (op.guard < 0)
-        for (uint8_t i = 0; i < o.ndef; ++i)
-          if (is_free(op.r[o.def[i]])) set(kill[b], op.r[o.def[i]]);
-    }
-  }
-  std::vector<Bits> live_in(nb, Bits(words, 0)), live_out(nb, Bits(words, 0));
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t b = nb; b-- > 0;) {
-      Bits out(words, 0);
-      for (uint32_t s : succ[b])
-        for (size_t w = 0; w < words; ++w) out[w] |= live_in[s][w];
-      Bits in(words);
-      for (size_t w = 0; w < words; ++w) in[w] = gen[b][w] | (out[w] & ~kill[b][w]);
-      if (in != live_in[b]) {
-        live_in[b] = std::move(in);
-        changed = true;
-      }
-      live_out[b] = std::move(out);
-    }
-  }
+  Liveness L = liveness(p, *g, opnd, is_free);
+  const std::vector<Bits>&live_in = L.live_in, &live_out = L.live_out;
   // A register that may be read before any write must read zero: it keeps
   // its own (zeroed) slot.
   for (uint32_t r = 0; r < n; ++r)

@@ -97,9 +97,9 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
     write_all(out_fd_, j.dump() + "\n");
     return;
   }
-  std::string head = fmt::format("launch {}: {} grid ({},{},{}) block ({},{},{}) dynamic shared {} B",
-                                 index, r.kernel, r.grid.x, r.grid.y, r.grid.z, r.block.x,
-                                 r.block.y, r.block.z, r.dynamic_shared);
+  std::string head = fmt::format(
+      "launch {}: {} grid ({},{},{}) block ({},{},{}) dynamic shared {} B", index, r.kernel,
+      r.grid.x, r.grid.y, r.grid.z, r.block.x, r.block.y, r.block.z, r.dynamic_shared);
   if (check) {
     if (a.findings.empty()) return;  // as compute-sanitizer: only what is wrong
     note(head + "\n" + report::findings_text(a.findings));

@@ -1,7 +1,5 @@
 #include "session/launch_analysis.h"
 
-#include "sass/regroup.h"
-
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -56,7 +54,8 @@ std::vector<emu::Dim3> sample_blocks(emu::Dim3 grid, const std::string& spec) {
       n = std::stoull(spec, &pos);
       if (pos != spec.size() || n == 0) throw std::invalid_argument(spec);
     } catch (const std::exception&) {
-      throw OptionError(fmt::format("--blocks: expected 'all' or a positive count, got '{}'", spec));
+      throw OptionError(
+          fmt::format("--blocks: expected 'all' or a positive count, got '{}'", spec));
     }
   }
   if (n >= total) return {};
