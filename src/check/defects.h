@@ -83,19 +83,21 @@ class DefectCheck final : public emu::KernelObserver {
   std::map<std::string, size_t> index_;  // merge key -> findings_ index
   // Owners of the global words touched so far, 32 words (a 128-byte line)
   // at a time as in BlockDefects: word w of line slot L is owner L * 32 +
-  // w % 32 (touched == 0: no owner yet). A flat table, no node per word.
-  WordMap owner_lines_;
-  // By line slot: a line only one block's coalesced stream has touched
-  // (BlockDefects::GlobalLine) is kept as that stream, 2 bytes per word;
-  // owner_words makes its 32 GlobalOwner records when a merge needs them.
+  // w % 32 (touched == 0: no owner yet). A flat table, no node per word;
+  // lines are looked up a page at a time, so a block's lines, merged in
+  // address order, mostly cost an array index each.
+  LineMap owner_lines_;
+  // By line slot: a line only one block's compact stream has touched
+  // (BlockDefects::GlobalLine: reads, or words written once) is kept as
+  // that stream, 2 bytes per word; owner_words makes its 32 GlobalOwner
+  // records when a merge needs them.
   static constexpr uint32_t kNoOwners = UINT32_MAX;
   struct OwnerLine {
     uint64_t block_linear = 0;
     const emu::InstrInfo* instr = nullptr;
-    uint32_t warp = 0;
     uint32_t words = kNoOwners;  // its first record in owners_, once made
-    bool compact = false, after_atomic = false;
-    std::array<uint8_t, 32> lane{};  // as GlobalLine::lane
+    bool compact = false, write = false, after_atomic = false;
+    std::array<uint16_t, 32> thread{};  // as GlobalLine::thread
   };
   std::vector<OwnerLine> owner_line_;
   uint32_t owner_words(OwnerLine& ol);
