@@ -67,8 +67,8 @@ std::string dim_text(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d
 
 class BlockDefects final : public emu::BlockObserver {
  public:
-  BlockDefects(DefectCheck& owner, emu::Dim3 block)
-      : owner_(owner), block_(block), compact_(owner.fast_paths_) {}
+  // `records`: empty global records to fill (DefectCheck::spare_ or new).
+  BlockDefects(DefectCheck& owner, emu::Dim3 block, std::unique_ptr<GlobalRecords> records);
 
   void on_block_begin(emu::Dim3, emu::Dim3 dim, uint32_t shared_bytes) override {
     threads_ = static_cast<uint32_t>(dim.count());
@@ -275,9 +275,12 @@ class BlockDefects final : public emu::BlockObserver {
     bool compact = false, write = false, after_atomic = false;
     std::array<uint16_t, kLineWords> thread;  // kNoThread: word not accessed
   };
-  LineMap global_lines;                   // 128-byte line -> line slot
-  std::vector<GlobalLine> global_line;    // by line slot
-  std::vector<GlobalTouch> global_touch;  // word records (GlobalLine::words)
+  // These and global_shadow_ are members of `records`, handed back to
+  // the DefectCheck for the next block when this one is finished.
+  std::unique_ptr<GlobalRecords> records;
+  LineMap& global_lines;                   // 128-byte line -> line slot
+  std::vector<GlobalLine>& global_line;    // by line slot
+  std::vector<GlobalTouch>& global_touch;  // word records (GlobalLine::words)
 
   // Word `w` of line `g`'s record, as the per-word path would have made it
   // (a compact write's shadow record is made by words_of).
@@ -870,7 +873,7 @@ class BlockDefects final : public emu::BlockObserver {
   // By shared word: epoch + 1 while the word is quiet for every reader
   // (quiet_shared), else anything else.
   std::vector<uint32_t> quiet_until_;
-  ShadowWords global_shadow_;  // full records of global words (GlobalTouch::aux)
+  ShadowWords& global_shadow_;  // full records of global words (GlobalTouch::aux)
   static constexpr uint32_t kSettled = UINT32_MAX;  // see hazards()
   // The line of the last global lookup and its first record.
   uint64_t last_line_ = 0;
@@ -890,8 +893,47 @@ class BlockDefects final : public emu::BlockObserver {
   std::map<std::tuple<emu::Space, uint32_t, uint64_t>, const emu::InstrInfo*> raw_reads_;
 };
 
+struct GlobalRecords {
+  LineMap lines;
+  std::vector<BlockDefects::GlobalLine> line;
+  std::vector<BlockDefects::GlobalTouch> touch;
+  ShadowWords shadow;
+
+  // Empty, keeping the memory.
+  void clear() {
+    lines.clear();
+    line.clear();
+    touch.clear();
+    shadow.reset(0);
+  }
+};
+
+BlockDefects::BlockDefects(DefectCheck& owner, emu::Dim3 block,
+                           std::unique_ptr<GlobalRecords> records)
+    : records(std::move(records)),
+      global_lines(this->records->lines),
+      global_line(this->records->line),
+      global_touch(this->records->touch),
+      owner_(owner),
+      block_(block),
+      compact_(owner.fast_paths_),
+      global_shadow_(this->records->shadow) {}
+
+DefectCheck::DefectCheck(MemoryLayout layout, bool fast_paths)
+    : layout_(std::move(layout)), fast_paths_(fast_paths) {}
+DefectCheck::~DefectCheck() = default;
+
 std::unique_ptr<emu::BlockObserver> DefectCheck::make_block_observer(emu::Dim3 block) {
-  return std::make_unique<BlockDefects>(*this, block);
+  std::unique_ptr<GlobalRecords> records;
+  {
+    std::lock_guard<std::mutex> lock(spare_mu_);
+    if (!spare_.empty()) {
+      records = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  }
+  if (!records) records = std::make_unique<GlobalRecords>();
+  return std::make_unique<BlockDefects>(*this, block, std::move(records));
 }
 
 void DefectCheck::add(Finding f) {
@@ -980,6 +1022,9 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
       if (t.touched) merge(owners_[base + w], t, line * kLineWords + w);
     }
   });
+  b->records->clear();
+  std::lock_guard<std::mutex> lock(spare_mu_);
+  spare_.push_back(std::move(b->records));
 }
 
 uint32_t DefectCheck::owner_words(OwnerLine& ol) {

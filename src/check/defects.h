@@ -24,6 +24,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,13 +47,17 @@ struct MemoryLayout {
   uint32_t frame_bytes = 0;       // per-thread local frame
 };
 
+// A block's records of the global memory it touched (defects.cc); kept
+// after the block for a later block to reuse.
+struct GlobalRecords;
+
 class DefectCheck final : public emu::KernelObserver {
  public:
   // `fast_paths` false: every access takes the general per-lane, per-byte
   // path (full shadow records, no quiet-word notes). The findings are the
   // same either way; tests compare the two.
-  explicit DefectCheck(MemoryLayout layout, bool fast_paths = true)
-      : layout_(std::move(layout)), fast_paths_(fast_paths) {}
+  explicit DefectCheck(MemoryLayout layout, bool fast_paths = true);
+  ~DefectCheck() override;
 
   void on_kernel_begin(const emu::KernelInfo& info) override { kernel_ = info; }
   std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override;
@@ -100,6 +105,11 @@ class DefectCheck final : public emu::KernelObserver {
     std::array<uint16_t, 32> thread{};  // as GlobalLine::thread
   };
   std::vector<OwnerLine> owner_line_;
+  // Records of finished blocks, emptied, for the next blocks: their memory
+  // is faulted in already and sized for blocks like them. Blocks are made
+  // on the emulator's worker threads, hence the lock.
+  std::mutex spare_mu_;
+  std::vector<std::unique_ptr<GlobalRecords>> spare_;
   uint32_t owner_words(OwnerLine& ol);
   std::vector<GlobalOwner> owners_;
   // Plain-load-vs-atomic races held back by the load, and the loads that
