@@ -278,9 +278,9 @@ class BlockDefects final : public emu::BlockObserver {
   // These and global_shadow_ are members of `records`, handed back to
   // the DefectCheck for the next block when this one is finished.
   std::unique_ptr<GlobalRecords> records;
-  LineMap& global_lines;                   // 128-byte line -> line slot
-  std::vector<GlobalLine>& global_line;    // by line slot
-  std::vector<GlobalTouch>& global_touch;  // word records (GlobalLine::words)
+  LineMap& global_lines;                     // 128-byte line -> line slot
+  ChunkedVector<GlobalLine>& global_line;    // by line slot
+  ChunkedVector<GlobalTouch>& global_touch;  // word records (GlobalLine::words)
 
   // Word `w` of line `g`'s record, as the per-word path would have made it
   // (a compact write's shadow record is made by words_of).
@@ -743,7 +743,7 @@ class BlockDefects final : public emu::BlockObserver {
   uint32_t words_of(GlobalLine& g) {
     if (g.words == kNoWords) {
       auto words = static_cast<uint32_t>(global_touch.size());
-      global_touch.resize(global_touch.size() + kLineWords);
+      global_touch.grow(kLineWords);
       for (unsigned w = 0; w < kLineWords; ++w) {
         GlobalTouch& t = global_touch[words + w];
         t = touch(g, w);
@@ -895,8 +895,8 @@ class BlockDefects final : public emu::BlockObserver {
 
 struct GlobalRecords {
   LineMap lines;
-  std::vector<BlockDefects::GlobalLine> line;
-  std::vector<BlockDefects::GlobalTouch> touch;
+  ChunkedVector<BlockDefects::GlobalLine> line;
+  ChunkedVector<BlockDefects::GlobalTouch> touch;
   ShadowWords shadow;
 
   // Empty, keeping the memory.
@@ -1030,7 +1030,7 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
 uint32_t DefectCheck::owner_words(OwnerLine& ol) {
   if (ol.words == kNoOwners) {
     ol.words = static_cast<uint32_t>(owners_.size());
-    owners_.resize(owners_.size() + BlockDefects::kLineWords);
+    owners_.grow(BlockDefects::kLineWords);
     for (unsigned w = 0; ol.compact && w < BlockDefects::kLineWords; ++w)
       if (ol.thread[w] != BlockDefects::kNoThread)
         owners_[ol.words + w] = {

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "check/chunked_vector.h"
 #include "check/finding.h"
 #include "check/word_map.h"
 #include "emu/observer.h"
@@ -104,14 +105,14 @@ class DefectCheck final : public emu::KernelObserver {
     bool compact = false, write = false, after_atomic = false;
     std::array<uint16_t, 32> thread{};  // as GlobalLine::thread
   };
-  std::vector<OwnerLine> owner_line_;
+  ChunkedVector<OwnerLine> owner_line_;
   // Records of finished blocks, emptied, for the next blocks: their memory
   // is faulted in already and sized for blocks like them. Blocks are made
   // on the emulator's worker threads, hence the lock.
   std::mutex spare_mu_;
   std::vector<std::unique_ptr<GlobalRecords>> spare_;
   uint32_t owner_words(OwnerLine& ol);
-  std::vector<GlobalOwner> owners_;
+  ChunkedVector<GlobalOwner> owners_;
   // Plain-load-vs-atomic races held back by the load, and the loads that
   // proved to be CAS-loop reads (see docs/emulator.md, "check").
   std::vector<std::pair<const emu::InstrInfo*, Finding>> deferred_;
