@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 namespace smemlab::check {
@@ -16,16 +18,20 @@ namespace smemlab::check {
 template <class T, unsigned kBits = 10>
 class ChunkedVector {
  public:
+  static_assert(std::is_trivially_destructible_v<T>, "clear() and grow() destroy nothing");
   static constexpr size_t kChunk = size_t{1} << kBits;
 
   T& operator[](size_t i) { return chunks_[i >> kBits][i & (kChunk - 1)]; }
   const T& operator[](size_t i) const { return chunks_[i >> kBits][i & (kChunk - 1)]; }
   size_t size() const { return size_; }
-  // Appends `n` value-initialized elements.
+  // Appends `n` default-initialized elements (members without an
+  // initializer are left as they are: no zeroing of arrays the caller
+  // fills anyway).
   void grow(size_t n) {
     for (size_t end = size_ + n; size_ < end; ++size_) {
-      if (size_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<T[]>(kChunk));
-      (*this)[size_] = T{};
+      if (size_ == chunks_.size() * kChunk)
+        chunks_.push_back(std::make_unique_for_overwrite<T[]>(kChunk));
+      new (&(*this)[size_]) T;
     }
   }
   T& emplace_back() {

@@ -1,5 +1,5 @@
 // ChunkedVector against std::vector: same elements across chunk boundaries,
-// elements never move, and reuse after clear() starts from fresh values.
+// elements never move, and reuse after clear() starts from default values.
 #include "check/chunked_vector.h"
 
 #include <gtest/gtest.h>
@@ -25,7 +25,7 @@ TEST(ChunkedVector, GrowsInChunksWithoutMovingElements) {
       v.grow(n);
       ASSERT_EQ(v.size(), start + n);
       for (size_t i = start; i < v.size(); ++i) {
-        EXPECT_EQ(v[i].a, 7u) << i;  // value-initialized, also after clear()
+        EXPECT_EQ(v[i].a, 7u) << i;  // default-initialized, also after clear()
         v[i].a = i * 3 + static_cast<uint64_t>(round);
         want.push_back(v[i].a);
       }

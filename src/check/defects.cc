@@ -786,7 +786,7 @@ class BlockDefects final : public emu::BlockObserver {
       if (addr <= prev || addr - prev < a.width) return a.mask;
       prev = addr;
     }
-    uint32_t rest = 0, wepoch = wepoch_[a.warp];
+    uint32_t rest = 0, wepoch = wepoch_[a.warp], words = a.width / 4u;
     for (uint32_t m = a.mask; m;) {
       // The lanes in the line of the first lane left (widths divide the
       // line, so no lane straddles two).
@@ -796,7 +796,8 @@ class BlockDefects final : public emu::BlockObserver {
         in_line |= 1u << __builtin_ctz(k);
       m &= ~in_line;
       GlobalLine& g = line_of(line);
-      if (g.words == kNoWords && !g.compact) {
+      bool fresh = g.words == kNoWords && !g.compact;
+      if (fresh) {
         g.compact = true;
         g.write = write;
         g.instr = a.instr;
@@ -807,13 +808,13 @@ class BlockDefects final : public emu::BlockObserver {
       }
       // A word may be accessed again by its own thread only (the
       // instruction fixes whether the line is read or written).
-      bool ok = g.compact && g.instr == a.instr && g.epoch == epoch_ && g.wepoch == wepoch &&
-                g.after_atomic == atomic_seen_;
-      for (uint32_t k = in_line; ok && k; k &= k - 1) {
+      bool ok = fresh || (g.compact && g.instr == a.instr && g.epoch == epoch_ &&
+                          g.wepoch == wepoch && g.after_atomic == atomic_seen_);
+      for (uint32_t k = in_line; ok && !fresh && k; k &= k - 1) {
         auto l = static_cast<unsigned>(__builtin_ctz(k));
         auto thread = static_cast<uint16_t>(a.warp * 32 + l);
-        for (uint64_t w = a.addr[l] / 4; ok && w < (a.addr[l] + a.width) / 4; ++w) {
-          uint16_t t = g.thread[w % kLineWords];
+        for (unsigned i = 0, w = static_cast<unsigned>(a.addr[l] / 4); ok && i < words; ++i) {
+          uint16_t t = g.thread[(w + i) % kLineWords];
           ok = t == kNoThread || t == thread;
         }
       }
@@ -823,8 +824,9 @@ class BlockDefects final : public emu::BlockObserver {
       }
       for (uint32_t k = in_line; k; k &= k - 1) {
         auto l = static_cast<unsigned>(__builtin_ctz(k));
-        for (uint64_t w = a.addr[l] / 4; w < (a.addr[l] + a.width) / 4; ++w)
-          g.thread[w % kLineWords] = static_cast<uint16_t>(a.warp * 32 + l);
+        auto thread = static_cast<uint16_t>(a.warp * 32 + l);
+        for (unsigned i = 0, w = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i)
+          g.thread[(w + i) % kLineWords] = thread;
       }
       if (write) g.event = event_;
     }
