@@ -17,8 +17,9 @@
 // Errors the emulator itself stops on (global out-of-bounds, deadlock) are
 // turned into findings by the caller with `from_emulator_error`.
 // Common patterns take fast paths with the same findings as the general
-// per-lane path (docs/check-cost.md, branch `defects`): streamed global
-// lines kept per line, shared words quiet for every reader noted per word.
+// per-lane path (docs/check-cost.md, branches `defects` and `global`):
+// global lines streamed in, or written once, kept per line; shared words
+// quiet for every reader noted per word.
 #pragma once
 
 #include <array>
