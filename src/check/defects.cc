@@ -261,10 +261,10 @@ class BlockDefects final : public emu::BlockObserver {
   // instruction in one barrier and warp-sync epoch, each word read by one
   // thread (a coalesced stream; the warps may differ), is kept as just that
   // and the thread of each word: about 2 bytes per word instead of a 24-byte
-  // record. Likewise a line whose words were each written once, by plain
-  // whole-word stores of one instruction in one epoch, and not otherwise
-  // accessed (a stream's output, as a transpose's tile rows). `words_of`
-  // turns it into word records when anything else comes.
+  // record. Likewise a line whose words were each written by one thread,
+  // by plain whole-word stores of one instruction in one epoch, and not
+  // read (a stream's output, as a transpose's tile rows). `words_of` turns
+  // it into word records when anything else comes.
   static constexpr uint16_t kNoThread = 0xffff;
   static constexpr uint32_t kNoWords = UINT32_MAX;
   struct GlobalLine {
