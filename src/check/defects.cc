@@ -1001,7 +1001,13 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
       if (!touched) return;
     }
     uint32_t l = owner_lines_.slot(line);
-    if (l == owner_line_.size()) owner_line_.emplace_back();
+    if (l == owner_line_.size()) {
+      OwnerLine& fresh = owner_line_.emplace_back();
+      if (g.compact) {  // made once, not default-made and then overwritten
+        fresh = {linear, g.instr, kNoOwners, true, g.write, g.after_atomic, g.thread};
+        return;
+      }
+    }
     OwnerLine& ol = owner_line_[l];
     if (g.compact && ol.words == kNoOwners) {
       // A compact line of this block (one stream's reads or writes): on a
