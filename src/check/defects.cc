@@ -82,49 +82,10 @@ struct LoggedLoad {
 
 }  // namespace
 
-struct DefectCheck::Buffers {
-  ShadowWords shared;  // slot = shared word (offset / 4)
-  std::vector<uint32_t> quiet_until;
-  std::vector<LoggedLoad> log;
-  std::vector<uint16_t> var_of_word;
-  std::vector<uint8_t> written_whole;
-  std::vector<uint32_t> unwritten;
-};
-
-DefectCheck::DefectCheck(MemoryLayout layout, bool fast_paths)
-    : layout_(std::move(layout)), fast_paths_(fast_paths) {}
-
-DefectCheck::~DefectCheck() = default;
-
-std::unique_ptr<DefectCheck::Buffers> DefectCheck::take_buffers() {
-  std::lock_guard<std::mutex> lock(pool_mu_);
-  if (pool_.empty()) return std::make_unique<Buffers>();
-  auto b = std::move(pool_.back());
-  pool_.pop_back();
-  return b;
-}
-
-void DefectCheck::give_back(std::unique_ptr<Buffers> b) {
-  std::lock_guard<std::mutex> lock(pool_mu_);
-  pool_.push_back(std::move(b));
-}
-
 class BlockDefects final : public emu::BlockObserver {
  public:
-  BlockDefects(DefectCheck& owner, emu::Dim3 block)
-      : owner_(owner),
-        block_(block),
-        compact_(owner.fast_paths_),
-        buf_(owner.take_buffers()),
-        shared_(buf_->shared),
-        quiet_until_(buf_->quiet_until),
-        log_(buf_->log),
-        var_of_word_(buf_->var_of_word),
-        written_whole_(buf_->written_whole),
-        unwritten_(buf_->unwritten) {
-    log_.clear();
-  }
-  ~BlockDefects() override { owner_.give_back(std::move(buf_)); }
+  // `records`: emptied records to fill (DefectCheck::spare_ or new).
+  BlockDefects(DefectCheck& owner, emu::Dim3 block, std::unique_ptr<BlockRecords> records);
 
   void on_block_begin(emu::Dim3, emu::Dim3 dim, uint32_t shared_bytes) override {
     threads_ = static_cast<uint32_t>(dim.count());
@@ -185,7 +146,7 @@ class BlockDefects final : public emu::BlockObserver {
       return;
     uint32_t lanes = a.mask;
     if (a.space == emu::Space::Global && compact_ && aligned && a.width % 4 == 0 &&
-        (a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad))
+        (a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad || a.op == emu::MemOp::Store))
       lanes = global_stream(a);
     for (uint32_t m = lanes; m; m &= m - 1) {
       unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
@@ -458,36 +419,48 @@ class BlockDefects final : public emu::BlockObserver {
     uint8_t state = kFresh;
   };
   static constexpr uint32_t kLineWords = 32;
-  // A line whose accesses so far are all one warp's plain whole-word reads
-  // from one instruction in one barrier and warp-sync epoch, each word read
-  // by one lane (a coalesced stream), is kept as just that and the lane of
-  // each word: about 2 bytes per word instead of a 24-byte record.
-  // `words_of` turns it into word records when anything else comes.
-  static constexpr uint8_t kNoLane = 0xff;
+  // A line whose accesses so far are all plain whole-word reads from one
+  // instruction in one barrier and warp-sync epoch, each word read by one
+  // thread (a coalesced stream; the warps may differ), is kept as just that
+  // and the thread of each word: about 2 bytes per word instead of a 24-byte
+  // record. Likewise a line whose words were each written by one thread,
+  // by plain whole-word stores of one instruction in one epoch, and not
+  // read (a stream's output, as a transpose's tile rows). `words_of` turns
+  // it into word records when anything else comes.
+  static constexpr uint16_t kNoThread = 0xffff;
   static constexpr uint32_t kNoWords = UINT32_MAX;
   struct GlobalLine {
     const emu::InstrInfo* instr = nullptr;
-    uint32_t warp = 0, epoch = 0, wepoch = 0;
+    uint64_t event = 0;  // write: the last store to the line (see words_of)
+    uint32_t epoch = 0, wepoch = 0;
     uint32_t words = kNoWords;  // its first record in global_touch, once made
-    bool compact = false, after_atomic = false;
-    std::array<uint8_t, kLineWords> lane;  // kNoLane: word not read
+    bool compact = false, write = false, after_atomic = false;
+    std::array<uint16_t, kLineWords> thread;  // kNoThread: word not accessed
   };
-  WordMap global_lines;                   // 128-byte line -> line slot
-  std::vector<GlobalLine> global_line;    // by line slot
-  std::vector<GlobalTouch> global_touch;  // word records (GlobalLine::words)
+  // These and global_shadow_ are members of `records`, handed back to
+  // the DefectCheck for the next block when this one is finished.
+  std::unique_ptr<BlockRecords> records;
+  LineMap& global_lines;                     // 128-byte line -> line slot
+  ChunkedVector<GlobalLine>& global_line;    // by line slot
+  ChunkedVector<GlobalTouch>& global_touch;  // word records (GlobalLine::words)
 
-  // Word `w` of line `g`'s record, as the per-word path would have made it.
+  // Word `w` of line `g`'s record, as the per-word path would have made it
+  // (a compact write's shadow record is made by words_of).
   GlobalTouch touch(const GlobalLine& g, unsigned w) const {
     if (g.words != kNoWords) return global_touch[g.words + w];
     GlobalTouch t;
-    if (!g.compact || g.lane[w] == kNoLane) return t;
+    if (!g.compact || g.thread[w] == kNoThread) return t;
     t.instr = g.instr;
-    t.thread = g.warp * 32 + g.lane[w];
-    t.epoch = g.epoch;
-    t.aux = g.wepoch;
+    t.thread = g.thread[w];
     t.touched = 0xf;
     t.after_atomic = g.after_atomic;
-    t.state = kReadOnce;
+    if (g.write) {
+      t.written = 0xf;
+    } else {
+      t.epoch = g.epoch;
+      t.aux = g.wepoch;
+      t.state = kReadOnce;
+    }
     return t;
   }
 
@@ -945,30 +918,50 @@ class BlockDefects final : public emu::BlockObserver {
   uint32_t words_of(GlobalLine& g) {
     if (g.words == kNoWords) {
       auto words = static_cast<uint32_t>(global_touch.size());
-      global_touch.resize(global_touch.size() + kLineWords);
-      for (unsigned w = 0; w < kLineWords; ++w) global_touch[words + w] = touch(g, w);
+      global_touch.grow(kLineWords);
+      for (unsigned w = 0; w < kLineWords; ++w) {
+        GlobalTouch& t = global_touch[words + w];
+        t = touch(g, w);
+        if (!g.compact || !g.write || g.thread[w] == kNoThread) continue;
+        // The shadow of the word's one write, as note_write left it. The
+        // line's last store event stands in for the word's own: only
+        // equality with the current event is ever tested, and the current
+        // access is later than every store of the line.
+        uint32_t i = full_record(t);
+        Shadow& s = global_shadow_.word(i);
+        s.written = s.ever_written = true;
+        s.w_thread = t.thread;
+        s.w_lanes = 1u << (t.thread % 32);
+        s.w_epoch = g.epoch;
+        s.w_wepoch = g.wepoch;
+        s.w_event = g.event;
+        s.w_instr = g.instr;
+      }
       g.words = words;
       g.compact = false;
     }
     return g.words;
   }
 
-  // A plain load of whole aligned words: the lines where it continues a
-  // coalesced stream (see GlobalLine) take it here, as the per-word path
-  // would (a fresh word becomes read once by its lane, a re-read by the
-  // same lane in the same epoch changes nothing); returns the lanes left
-  // for the per-lane path. No finding can come from the lines taken here,
-  // so taking them first leaves the findings and their order unchanged.
+  // A plain load or store of whole aligned words: the lines where it
+  // continues a coalesced stream (see GlobalLine) take it here, as the
+  // per-word path would (a fresh word becomes read once by its thread, or
+  // written once; a re-read by the same thread in the same epoch changes
+  // nothing); returns the lanes left for the per-lane path. No finding can
+  // come from the lines taken here, so taking them first leaves the
+  // findings and their order unchanged.
   uint32_t global_stream(const emu::MemAccess& a) {
+    bool write = a.op == emu::MemOp::Store;
+    if (uint64_t{a.warp} * 32 + 31 >= kNoThread) return a.mask;  // threads fit in 16 bits
     // Lanes at increasing addresses, none overlapping the last: every word
-    // is read by one lane, and the lanes of a line are consecutive.
+    // is accessed by one lane, and the lanes of a line are consecutive.
     uint64_t prev = a.addr[__builtin_ctz(a.mask)];
     for (uint32_t m = a.mask & (a.mask - 1); m; m &= m - 1) {
       uint64_t addr = a.addr[__builtin_ctz(m)];
       if (addr <= prev || addr - prev < a.width) return a.mask;
       prev = addr;
     }
-    uint32_t rest = 0, wepoch = wepoch_[a.warp];
+    uint32_t rest = 0, wepoch = wepoch_[a.warp], words = a.width / 4u;
     for (uint32_t m = a.mask; m;) {
       // The lanes in the line of the first lane left (widths divide the
       // line, so no lane straddles two).
@@ -978,31 +971,39 @@ class BlockDefects final : public emu::BlockObserver {
         in_line |= 1u << __builtin_ctz(k);
       m &= ~in_line;
       GlobalLine& g = line_of(line);
-      if (g.words == kNoWords && !g.compact) {
+      bool fresh = g.words == kNoWords && !g.compact;
+      if (fresh) {
         g.compact = true;
+        g.write = write;
         g.instr = a.instr;
-        g.warp = a.warp;
         g.epoch = epoch_;
         g.wepoch = wepoch;
         g.after_atomic = atomic_seen_;
-        g.lane.fill(kNoLane);
+        g.thread.fill(kNoThread);
       }
-      bool ok = g.compact && g.instr == a.instr && g.warp == a.warp && g.epoch == epoch_ &&
-                g.wepoch == wepoch && g.after_atomic == atomic_seen_;
-      for (uint32_t k = in_line; ok && k; k &= k - 1) {
-        unsigned l = static_cast<unsigned>(__builtin_ctz(k));
-        for (uint64_t w = a.addr[l] / 4; ok && w < (a.addr[l] + a.width) / 4; ++w)
-          ok = g.lane[w % kLineWords] == kNoLane || g.lane[w % kLineWords] == l;
+      // A word may be accessed again by its own thread only (the
+      // instruction fixes whether the line is read or written).
+      bool ok = fresh || (g.compact && g.instr == a.instr && g.epoch == epoch_ &&
+                          g.wepoch == wepoch && g.after_atomic == atomic_seen_);
+      for (uint32_t k = in_line; ok && !fresh && k; k &= k - 1) {
+        auto l = static_cast<unsigned>(__builtin_ctz(k));
+        auto thread = static_cast<uint16_t>(a.warp * 32 + l);
+        for (unsigned i = 0, w = static_cast<unsigned>(a.addr[l] / 4); ok && i < words; ++i) {
+          uint16_t t = g.thread[(w + i) % kLineWords];
+          ok = t == kNoThread || t == thread;
+        }
       }
       if (!ok) {
         rest |= in_line;
         continue;
       }
       for (uint32_t k = in_line; k; k &= k - 1) {
-        unsigned l = static_cast<unsigned>(__builtin_ctz(k));
-        for (uint64_t w = a.addr[l] / 4; w < (a.addr[l] + a.width) / 4; ++w)
-          g.lane[w % kLineWords] = static_cast<uint8_t>(l);
+        auto l = static_cast<unsigned>(__builtin_ctz(k));
+        auto thread = static_cast<uint16_t>(a.warp * 32 + l);
+        for (unsigned i = 0, w = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i)
+          g.thread[(w + i) % kLineWords] = thread;
       }
+      if (write) g.event = event_;
     }
     return rest;
   }
@@ -1040,7 +1041,7 @@ class BlockDefects final : public emu::BlockObserver {
   DefectCheck& owner_;
   emu::Dim3 block_;
   bool compact_;  // DefectCheck::fast_paths_: compact global records, quiet-word notes
-  std::unique_ptr<DefectCheck::Buffers> buf_;  // what the references below are in
+  // The shared-memory shadow (members of `records`, as the global ones).
   ShadowWords& shared_;
   // By shared word: epoch + 1 while the word is quiet for every reader
   // (quiet_shared), else anything else.
@@ -1064,7 +1065,7 @@ class BlockDefects final : public emu::BlockObserver {
   static constexpr uint16_t kNoVar = UINT16_MAX;
   bool overlap_ = false;  // variables share words: test word by word
   uint32_t shared_bytes_ = 0;
-  ShadowWords global_shadow_;  // full records of global words (GlobalTouch::aux)
+  ShadowWords& global_shadow_;  // full records of global words (GlobalTouch::aux)
   static constexpr uint32_t kSettled = UINT32_MAX;  // see hazards()
   // The line of the last global lookup and its first record.
   uint64_t last_line_ = 0;
@@ -1084,8 +1085,61 @@ class BlockDefects final : public emu::BlockObserver {
   std::map<std::tuple<emu::Space, uint32_t, uint64_t>, const emu::InstrInfo*> raw_reads_;
 };
 
+struct BlockRecords {
+  LineMap lines;
+  ChunkedVector<BlockDefects::GlobalLine> line;
+  ChunkedVector<BlockDefects::GlobalTouch> touch;
+  ShadowWords shadow;
+  // The shared-memory side (BlockDefects::on_block_begin sizes and resets it).
+  ShadowWords shared;  // slot = shared word (offset / 4)
+  std::vector<uint32_t> quiet_until;
+  std::vector<LoggedLoad> log;
+  std::vector<uint16_t> var_of_word;
+  std::vector<uint8_t> written_whole;
+  std::vector<uint32_t> unwritten;
+
+  // Empty, keeping the memory.
+  void clear() {
+    lines.clear();
+    line.clear();
+    touch.clear();
+    shadow.reset(0);
+    log.clear();
+  }
+};
+
+BlockDefects::BlockDefects(DefectCheck& owner, emu::Dim3 block,
+                           std::unique_ptr<BlockRecords> records)
+    : records(std::move(records)),
+      global_lines(this->records->lines),
+      global_line(this->records->line),
+      global_touch(this->records->touch),
+      owner_(owner),
+      block_(block),
+      compact_(owner.fast_paths_),
+      shared_(this->records->shared),
+      quiet_until_(this->records->quiet_until),
+      log_(this->records->log),
+      var_of_word_(this->records->var_of_word),
+      written_whole_(this->records->written_whole),
+      unwritten_(this->records->unwritten),
+      global_shadow_(this->records->shadow) {}
+
+DefectCheck::DefectCheck(MemoryLayout layout, bool fast_paths)
+    : layout_(std::move(layout)), fast_paths_(fast_paths) {}
+DefectCheck::~DefectCheck() = default;
+
 std::unique_ptr<emu::BlockObserver> DefectCheck::make_block_observer(emu::Dim3 block) {
-  return std::make_unique<BlockDefects>(*this, block);
+  std::unique_ptr<BlockRecords> records;
+  {
+    std::lock_guard<std::mutex> lock(spare_mu_);
+    if (!spare_.empty()) {
+      records = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  }
+  if (!records) records = std::make_unique<BlockRecords>();
+  return std::make_unique<BlockDefects>(*this, block, std::move(records));
 }
 
 void DefectCheck::add(Finding f) {
@@ -1108,47 +1162,11 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
   cas_reads_.insert(b->validated.begin(), b->validated.end());
   uint64_t linear =
       block.x + uint64_t{kernel_.grid.x} * (block.y + uint64_t{kernel_.grid.y} * block.z);
-  // Words in address order (deterministic findings).
-  const std::vector<uint64_t>& lines = b->global_lines.keys();
-  std::vector<uint32_t> order(lines.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](uint32_t x, uint32_t y) { return lines[x] < lines[y]; });
-  constexpr uint32_t kLineWords = BlockDefects::kLineWords;
-  uint32_t owner_line = UINT32_MAX;
-  uint32_t owner_base = 0;
-  for (uint32_t record = 0, n = static_cast<uint32_t>(order.size() * kLineWords); record < n;
-       ++record) {
-    uint32_t line = order[record / kLineWords];
-    uint64_t word = lines[line] * kLineWords + record % kLineWords;
-    const BlockDefects::GlobalLine& g = b->global_line[line];
-    const BlockDefects::GlobalTouch t = b->touch(g, record % kLineWords);
-    if (!t.touched) continue;  // not accessed, or by atomics only
-    if (line != owner_line) {  // one lookup per line of the block's records
-      owner_line = line;
-      uint32_t l = owner_lines_.slot(lines[line]);
-      if (l == owner_line_.size()) owner_line_.emplace_back();
-      OwnerLine& ol = owner_line_[l];
-      if (g.compact && ol.words == kNoOwners) {
-        // A coalesced stream of this block (reads only): on a fresh line
-        // it becomes the line's owner as is; on a line whose owner read
-        // every word it reads it changes nothing (no writes: no race, no
-        // new owner, no new bytes). Else the words are merged one by one.
-        bool covered = ol.compact;
-        for (unsigned w = 0; covered && w < kLineWords; ++w)
-          covered = g.lane[w] == BlockDefects::kNoLane || ol.lane[w] != BlockDefects::kNoLane;
-        if (!ol.compact) ol = {linear, g.instr, g.warp, kNoOwners, true, g.after_atomic, g.lane};
-        if (ol.block_linear == linear || covered) {
-          record += kLineWords - 1 - record % kLineWords;  // on to the next line
-          continue;
-        }
-      }
-      owner_base = owner_words(ol);
-    }
-    GlobalOwner& o = owners_[owner_base + record % kLineWords];
+  // Word `word`'s owner `o` meets this block's record `t` of the word.
+  auto merge = [&](GlobalOwner& o, const BlockDefects::GlobalTouch& t, uint64_t word) {
     bool fresh = o.touched == 0;
     if (fresh) o = GlobalOwner{linear, t.touched, t.written, t.after_atomic, t.instr, t.thread};
-    if (fresh || o.block_linear == linear) continue;
+    if (fresh || o.block_linear == linear) return;
     uint8_t racing = static_cast<uint8_t>((o.written & t.touched) | (o.touched & t.written));
     if (racing && !o.after_atomic && !t.after_atomic) {
       emu::Dim3 o_block = block_of(o.block_linear);
@@ -1175,17 +1193,61 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
       o.thread = t.thread;
     }
     o.written |= t.written;
-  }
+  };
+  // Lines in address order (deterministic findings).
+  constexpr uint32_t kLineWords = BlockDefects::kLineWords;
+  b->global_lines.for_each_in_order([&](uint32_t slot, uint64_t line) {
+    const BlockDefects::GlobalLine& g = b->global_line[slot];
+    if (!g.compact) {  // lines accessed by atomics only have no owners
+      bool touched = false;
+      for (unsigned w = 0; !touched && w < kLineWords; ++w)
+        touched = b->global_touch[g.words + w].touched;
+      if (!touched) return;
+    }
+    uint32_t l = owner_lines_.slot(line);
+    if (l == owner_line_.size()) {
+      OwnerLine& fresh = owner_line_.emplace_back();
+      if (g.compact) {  // made once, not default-made and then overwritten
+        fresh = {linear, g.instr, kNoOwners, true, g.write, g.after_atomic, g.thread};
+        return;
+      }
+    }
+    OwnerLine& ol = owner_line_[l];
+    if (g.compact && ol.words == kNoOwners) {
+      // A compact line of this block (one stream's reads or writes): on a
+      // fresh line it becomes the line's owner as is; a stream of reads on
+      // a line whose owner read every word it reads changes nothing (no
+      // writes: no race, no new owner, no new bytes). Else the words are
+      // merged one by one.
+      if (!ol.compact) {
+        ol = {linear, g.instr, kNoOwners, true, g.write, g.after_atomic, g.thread};
+        return;
+      }
+      bool covered = !ol.write && !g.write;
+      for (unsigned w = 0; covered && w < kLineWords; ++w)
+        covered = g.thread[w] == BlockDefects::kNoThread || ol.thread[w] != BlockDefects::kNoThread;
+      if (covered) return;
+    }
+    uint32_t base = owner_words(ol);
+    for (unsigned w = 0; w < kLineWords; ++w) {
+      const BlockDefects::GlobalTouch t = b->touch(g, w);
+      if (t.touched) merge(owners_[base + w], t, line * kLineWords + w);
+    }
+  });
+  b->records->clear();
+  std::lock_guard<std::mutex> lock(spare_mu_);
+  spare_.push_back(std::move(b->records));
 }
 
 uint32_t DefectCheck::owner_words(OwnerLine& ol) {
   if (ol.words == kNoOwners) {
     ol.words = static_cast<uint32_t>(owners_.size());
-    owners_.resize(owners_.size() + BlockDefects::kLineWords);
+    owners_.grow(BlockDefects::kLineWords);
     for (unsigned w = 0; ol.compact && w < BlockDefects::kLineWords; ++w)
-      if (ol.lane[w] != BlockDefects::kNoLane)
-        owners_[ol.words + w] = {ol.block_linear, 0xf,      0,
-                                 ol.after_atomic, ol.instr, ol.warp * 32 + ol.lane[w]};
+      if (ol.thread[w] != BlockDefects::kNoThread)
+        owners_[ol.words + w] = {
+            ol.block_linear, 0xf,      static_cast<uint8_t>(ol.write ? 0xf : 0),
+            ol.after_atomic, ol.instr, ol.thread[w]};
     ol.compact = false;
   }
   return ol.words;

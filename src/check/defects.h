@@ -17,8 +17,9 @@
 // Errors the emulator itself stops on (global out-of-bounds, deadlock) are
 // turned into findings by the caller with `from_emulator_error`.
 // Common patterns take fast paths with the same findings as the general
-// per-lane path (docs/check-cost.md, branch `defects`): streamed global
-// lines kept per line, shared words quiet for every reader noted per word.
+// per-lane path (docs/check-cost.md, branches `defects` and `global`):
+// global lines streamed in, or written once, kept per line; shared words
+// quiet for every reader noted per word.
 #pragma once
 
 #include <array>
@@ -29,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "check/chunked_vector.h"
 #include "check/finding.h"
 #include "check/word_map.h"
 #include "emu/observer.h"
@@ -46,6 +48,10 @@ struct MemoryLayout {
   uint32_t dynamic_offset = 0;    // where the extern .shared window starts
   uint32_t frame_bytes = 0;       // per-thread local frame
 };
+
+// A block's records of the shared and global memory it touched
+// (defects.cc); kept after the block for a later block to reuse.
+struct BlockRecords;
 
 class DefectCheck final : public emu::KernelObserver {
  public:
@@ -77,13 +83,6 @@ class DefectCheck final : public emu::KernelObserver {
     uint32_t thread = 0;
   };
   emu::Dim3 block_of(uint64_t linear) const;
-  // A block's shared-memory shadow, kept from finished blocks for the next
-  // ones (reset, not allocated again: no page faults per block).
-  struct Buffers;
-  std::unique_ptr<Buffers> take_buffers();
-  void give_back(std::unique_ptr<Buffers> b);
-  std::mutex pool_mu_;  // (blocks start on several worker threads)
-  std::vector<std::unique_ptr<Buffers>> pool_;
   MemoryLayout layout_;
   bool fast_paths_;
   emu::KernelInfo kernel_;
@@ -91,23 +90,30 @@ class DefectCheck final : public emu::KernelObserver {
   std::map<std::string, size_t> index_;  // merge key -> findings_ index
   // Owners of the global words touched so far, 32 words (a 128-byte line)
   // at a time as in BlockDefects: word w of line slot L is owner L * 32 +
-  // w % 32 (touched == 0: no owner yet). A flat table, no node per word.
-  WordMap owner_lines_;
-  // By line slot: a line only one block's coalesced stream has touched
-  // (BlockDefects::GlobalLine) is kept as that stream, 2 bytes per word;
-  // owner_words makes its 32 GlobalOwner records when a merge needs them.
+  // w % 32 (touched == 0: no owner yet). A flat table, no node per word;
+  // lines are looked up a page at a time, so a block's lines, merged in
+  // address order, mostly cost an array index each.
+  LineMap owner_lines_;
+  // By line slot: a line only one block's compact stream has touched
+  // (BlockDefects::GlobalLine: reads, or words written once) is kept as
+  // that stream, 2 bytes per word; owner_words makes its 32 GlobalOwner
+  // records when a merge needs them.
   static constexpr uint32_t kNoOwners = UINT32_MAX;
   struct OwnerLine {
     uint64_t block_linear = 0;
     const emu::InstrInfo* instr = nullptr;
-    uint32_t warp = 0;
     uint32_t words = kNoOwners;  // its first record in owners_, once made
-    bool compact = false, after_atomic = false;
-    std::array<uint8_t, 32> lane{};  // as GlobalLine::lane
+    bool compact = false, write = false, after_atomic = false;
+    std::array<uint16_t, 32> thread{};  // as GlobalLine::thread
   };
-  std::vector<OwnerLine> owner_line_;
+  ChunkedVector<OwnerLine> owner_line_;
+  // Records of finished blocks, emptied, for the next blocks: their memory
+  // is faulted in already and sized for blocks like them. Blocks are made
+  // on the emulator's worker threads, hence the lock.
+  std::mutex spare_mu_;
+  std::vector<std::unique_ptr<BlockRecords>> spare_;
   uint32_t owner_words(OwnerLine& ol);
-  std::vector<GlobalOwner> owners_;
+  ChunkedVector<GlobalOwner> owners_;
   // Plain-load-vs-atomic races held back by the load, and the loads that
   // proved to be CAS-loop reads (see docs/emulator.md, "check").
   std::vector<std::pair<const emu::InstrInfo*, Finding>> deferred_;

@@ -553,5 +553,169 @@ TEST(DefectsFastPath, HeldBackLoadsKeepTheirWarpSyncEpoch) {
     }
 }
 
+// Streams over many lines and pages, by several blocks: coalesced loads
+// and stores (unit stride, rows of a tile, a warp continuing where another
+// stopped, misaligned so that warps share lines), re-reads, reads of
+// words written before, atomics after streams, partial masks, barriers:
+// the compact read and write lines and the page-wise line tables must give
+// the general path's findings, in its order.
+TEST(DefectsFastPath, SameFindingsOnStreamsOverManyLines) {
+  Instrs I;
+  emu::InstrInfo st_g4 = instr(14, 23, "st.global.v4.f32"), ld_g3 = instr(15, 24, "ld.global.f32");
+  // Bases on a few pages, far apart and near each other (pages are 4 KB).
+  const uint64_t bases[] = {kGlobal, kGlobal + 4096 * 3 - 64, kGlobal + 4096 * 7,
+                            (uint64_t{1} << 40) + 128, kGlobal + 4096 * 3 + 4096 * 64};
+  size_t with_findings = 0, global_races = 0;
+  for (uint32_t seed = 0; seed < 300; ++seed) {
+    std::mt19937 rng(seed);
+    std::vector<std::vector<Event>> blocks(1 + rng() % 5);
+    for (auto& block : blocks) {
+      int n = 10 + static_cast<int>(rng() % 40);
+      for (int i = 0; i < n; ++i) {
+        Event e;
+        unsigned r = rng() % 24;
+        if (r >= 18 && !block.empty() && block.back().kind == Event::kMemory) {
+          // The last access continued: by the other warp where it stopped
+          // (or overlapping it), re-read or re-written, or one row down.
+          e = block.back();
+          unsigned v = rng() % 4;
+          int64_t shift = 0;
+          if (v == 0) shift = 32 * int64_t{e.access.width};
+          if (v == 1) shift = 128 * (1 + static_cast<int64_t>(rng() % 4));
+          if (v == 2) shift = int64_t{e.access.width} * (static_cast<int>(rng() % 9) - 4);
+          for (uint64_t& x : e.access.addr) x += static_cast<uint64_t>(shift);
+          if (rng() % 2) e.access.warp ^= 1;
+        } else if (r == 0) {
+          e.kind = Event::kBarrier;
+        } else if (r == 1) {
+          e.kind = Event::kSyncwarp;
+          e.warp = rng() % 2;
+        } else {
+          unsigned o = rng() % 12;
+          emu::MemOp op = o < 6    ? emu::MemOp::Load
+                          : o < 11 ? emu::MemOp::Store
+                                   : emu::MemOp::Atomic;
+          unsigned width = op == emu::MemOp::Atomic ? 4 : rng() % 3 ? 4 : 16;
+          const emu::InstrInfo* in = op == emu::MemOp::Atomic  ? (rng() % 2 ? &I.at_g : &I.cas_g)
+                                     : op == emu::MemOp::Store ? (width == 4 ? &I.st_g : &st_g4)
+                                     : width == 16             ? &I.ld_g2
+                                     : rng() % 2               ? &I.ld_g
+                                                               : &ld_g3;
+          uint64_t base = bases[rng() % 5] + 128 * (rng() % 3);
+          uint32_t mask = rng() % 4 == 0 ? static_cast<uint32_t>(rng()) | 1u : kAll;
+          e.access = access(emu::Space::Global, op, width, in, rng() % 2,
+                            pattern(rng, base, width, 256, false), mask);
+        }
+        block.push_back(e);
+      }
+    }
+    auto fast_f = run(blocks, I, true), general_f = run(blocks, I, false);
+    std::string fast = describe(fast_f), general = describe(general_f);
+    ASSERT_EQ(fast, general) << "seed " << seed;
+    with_findings += !general.empty();
+    for (const Finding& f : general_f) global_races += f.kind == "global-race";
+  }
+  EXPECT_GT(with_findings, 100u);
+  EXPECT_GT(global_races, 100u);
+}
+
+// A tile written once per word by two warps of one instruction (a
+// transpose's output rows, misaligned so that the warps share a line):
+// clean alone; a later read by another thread of the block is a RAW naming
+// the word's writer; another block reading a word is a global-race naming
+// it, and the writer re-reading its own word is nothing.
+TEST(DefectsFastPath, WordsWrittenOnceKeepTheirWriter) {
+  Instrs I;
+  for (bool fast : {true, false}) {
+    std::vector<Event> block(2);
+    for (uint32_t w = 0; w < 2; ++w)
+      block[w].access = access(emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, w,
+                               [=](unsigned l) { return kGlobal + 64 + 4 * (32 * w + l); });
+    // Thread 40 (warp 1, lane 8) wrote word 16 + 40 = 56; word 20 is thread 4's.
+    std::vector<Event> own = block, other = block;
+    own.push_back(block[1]);
+    own.back().access.op = emu::MemOp::Load;
+    own.back().access.instr = &I.ld_g;
+    other.push_back(block[0]);
+    other.back().access = access(
+        emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, 0,
+        [](unsigned) { return kGlobal + 4 * 56; }, 1u << 3);
+    EXPECT_EQ(describe(run({own}, I, fast)), "");
+    auto f = run({other}, I, fast);
+    ASSERT_EQ(f.size(), 1u) << describe(f);
+    EXPECT_EQ(f[0].kind, "race");
+    EXPECT_NE(f[0].message.find("RAW hazard on global byte 0x10e0 between thread 40 and thread 3"),
+              std::string::npos)
+        << f[0].message;
+    std::vector<Event> reader(1);
+    reader[0].access = access(
+        emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, 1,
+        [](unsigned) { return kGlobal + 4 * 20; }, 1u);
+    f = run({block, reader}, I, fast);
+    ASSERT_EQ(f.size(), 1u) << describe(f);
+    EXPECT_EQ(f[0].kind, "global-race");
+    EXPECT_NE(f[0].message.find("global byte 0x1050: written by block (0,0,0) and read by block "
+                                "(1,0,0)"),
+              std::string::npos)
+        << f[0].message;
+    EXPECT_EQ(f[0].involved[0].thread, 4u);
+    EXPECT_EQ(f[0].involved[1].thread, 32u);
+  }
+}
+
+// A stream continued after the block's first global atomic: the words read
+// after it follow the kernel's own protocol (no global-race), those read
+// before do not. Block 1 writes word 3 (read before) and word 10 (after).
+TEST(DefectsFastPath, StreamContinuedAfterAnAtomic) {
+  Instrs I;
+  for (bool fast : {true, false}) {
+    std::vector<std::vector<Event>> blocks(2, std::vector<Event>(1));
+    blocks[0].resize(3);
+    for (uint32_t part = 0; part < 2; ++part)
+      blocks[0][2 * part].access = access(
+          emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, 0,
+          [](unsigned l) { return kGlobal + 4 * l; }, part ? 0xff00u : 0xffu);
+    blocks[0][1].access = access(
+        emu::Space::Global, emu::MemOp::Atomic, 4, &I.at_g, 1,
+        [](unsigned) { return kGlobal + 4096; }, 1u);
+    blocks[1][0].access = access(
+        emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, 0,
+        [](unsigned l) { return kGlobal + 4 * (l ? 10 : 3); }, 3u);
+    auto f = run(blocks, I, fast);
+    ASSERT_EQ(f.size(), 1u) << describe(f);
+    EXPECT_EQ(f[0].count, 4u) << describe(f);  // word 3's bytes only
+    EXPECT_NE(f[0].message.find("global byte 0x100c: read by block (0,0,0)"), std::string::npos)
+        << f[0].message;
+  }
+}
+
+// Threads are kept in 16 bits on the stream path: a block whose last warp
+// would need thread 65535 takes the general path there (the emulator's
+// blocks are smaller; the checker must not depend on it).
+TEST(DefectsFastPath, ThreadsBeyondSixteenBitsTakeTheGeneralPath) {
+  Instrs I;
+  for (bool fast : {true, false}) {
+    DefectCheck check(MemoryLayout{{{"s", 0, 256}}, 256, 64}, fast);
+    emu::KernelInfo k;
+    k.block = {65536, 1, 1};
+    k.grid = {1, 1, 1};
+    check.on_kernel_begin(k);
+    auto o = check.make_block_observer({0, 0, 0});
+    o->on_block_begin({0, 0, 0}, k.block, 256);
+    o->on_memory(access(emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, 2047,
+                        [](unsigned l) { return kGlobal + 4 * l; }));
+    o->on_memory(access(
+        emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, 0,
+        [](unsigned) { return kGlobal + 4 * 31; }, 1u));
+    o->on_block_end({0, 0, 0});
+    check.finish_block({0, 0, 0}, std::move(o));
+    check.on_kernel_end(true);
+    ASSERT_EQ(check.findings().size(), 1u) << describe(check.findings());
+    EXPECT_NE(check.findings()[0].message.find("between thread 65535 and thread 0"),
+              std::string::npos)
+        << check.findings()[0].message;
+  }
+}
+
 }  // namespace
 }  // namespace smemlab::check
