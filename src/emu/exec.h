@@ -127,6 +127,9 @@ struct BlockCtx {
   // test per warp-instruction).
   std::vector<InstrCount> counts;
   std::string printf_out;  // this block's printf output, in execution order
+  // The memory event being built when every lane of an access resolved to
+  // one space (see stage_access); `block` is set once per block.
+  MemAccess event{};
 };
 
 [[noreturn]] void fault(const Warp& w, uint32_t pc, int lane, const char* kind, std::string msg);
@@ -172,6 +175,28 @@ uint8_t* mem_translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t
                        uint64_t addr, uint32_t size, Space* space, uint64_t* shown);
 void mem_emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
               const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0);
+// The event of an access by `exec` lanes that all resolved to space `sp`,
+// lane l at A[l] + off (lanes outside `exec` zero), built in b.event in one
+// branch-free pass. Stage it before the data moves (a load may overwrite its
+// own address register) and report it after with report_access, so observers
+// see the same as from mem_emit, without its per-lane space test and copies.
+inline void stage_access(BlockCtx& b, const Warp& w, const Op& op, MemOp mop, uint32_t width,
+                         uint32_t exec, Space sp, const uint64_t* A, uint64_t off) {
+  MemAccess& a = b.event;
+  a.space = sp;
+  a.op = mop;
+  a.width = static_cast<uint8_t>(width);
+  a.matrices = 0;
+  a.mask = exec;
+  if (exec == ~0u) {
+    for (uint32_t l = 0; l < 32; ++l) a.addr[l] = A[l] + off;
+  } else {
+    for (uint32_t l = 0; l < 32; ++l) a.addr[l] = (A[l] + off) & (0 - uint64_t{(exec >> l) & 1u});
+  }
+  a.instr = &b.prog->info[op.info];
+  a.warp = w.index;
+}
+inline void report_access(BlockCtx& b) { b.obs->on_memory(b.event); }
 // A warp collective; `exec` lanes execute it together. Returns false if it
 // must wait for more lanes of its member mask (nothing done then).
 bool collective_ready(const Warp& w, const Op* ops, const Op& op, uint32_t group);

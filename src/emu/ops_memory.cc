@@ -360,9 +360,19 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
   T t = static_cast<T>(op.t);
   if (base != ATOM) {
     bool done = false;
-    // With an observer, the addresses are taken before a load can overwrite
-    // its own address register.
-    if (b.obs) SMEMLAB_FOR_LANES(exec, shown[l] = A[l] + static_cast<uint64_t>(op.imm));
+    // With an observer, the event of a fast access (all lanes in space ms) is
+    // built before a load can overwrite its own address register; the
+    // per-lane path below builds its own.
+    const bool fast_space = ms == MSpace::Shared || ms == MSpace::Global ||
+                            (base == LD && (ms == MSpace::Param || ms == MSpace::Const));
+    if (b.obs && fast_space) {
+      Space sp = ms == MSpace::Shared   ? Space::Shared
+                 : ms == MSpace::Global ? Space::Global
+                 : ms == MSpace::Param  ? Space::Param
+                                        : Space::Const;
+      stage_access(b, w, op, base == LD ? MemOp::Load : MemOp::Store, total, exec, sp, A,
+                   static_cast<uint64_t>(op.imm));
+    }
     if (ms == MSpace::Shared) {
       done = base == LD
                  ? fast_access<true>(w, op, exec, b.shared.data(), 0, b.shared_bytes, total)
@@ -383,14 +393,7 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
       }
     }
     if (done) {
-      if (b.obs) {
-        Space sp = ms == MSpace::Shared   ? Space::Shared
-                   : ms == MSpace::Global ? Space::Global
-                   : ms == MSpace::Param  ? Space::Param
-                                          : Space::Const;
-        SMEMLAB_FOR_LANES(exec, spaces[l] = sp);
-        emit(b, w, op, base == LD ? MemOp::Load : MemOp::Store, total, exec, spaces, shown);
-      }
+      if (b.obs) report_access(b);
       return;
     }
   }
