@@ -188,10 +188,16 @@ inline void stage_access(BlockCtx& b, const Warp& w, const Op& op, MemOp mop, ui
   a.width = static_cast<uint8_t>(width);
   a.matrices = 0;
   a.mask = exec;
+  // As vectors of 4 lanes: written as a loop over lanes it stayed one lane
+  // at a time (the compiler cannot tell the register file from the event).
+  typedef uint64_t V4 __attribute__((vector_size(32), aligned(8), may_alias));
+  const V4* src = reinterpret_cast<const V4*>(A);
+  V4* dst = reinterpret_cast<V4*>(a.addr);
   if (exec == ~0u) {
-    for (uint32_t l = 0; l < 32; ++l) a.addr[l] = A[l] + off;
+    for (uint32_t i = 0; i < 8; ++i) dst[i] = src[i] + off;
   } else {
-    for (uint32_t l = 0; l < 32; ++l) a.addr[l] = (A[l] + off) & (0 - uint64_t{(exec >> l) & 1u});
+    const V4 lanes = {0, 1, 2, 3}, bits = V4{} + exec;
+    for (uint32_t i = 0; i < 8; ++i) dst[i] = (src[i] + off) & -((bits >> (lanes + 4 * i)) & 1);
   }
   a.instr = &b.prog->info[op.info];
   a.warp = w.index;

@@ -202,6 +202,18 @@ uint64_t atom_apply(const Op& op, uint8_t* p, uint64_t bv, uint64_t cv, bool glo
 
 void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
           const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0) {
+  if (exec == 0) return;
+  // Mostly every lane resolved to one space: one event, built in one pass.
+  // (Lanes outside exec may hold anything in addrs; stage_access zeroes them.)
+  const Space first = spaces[__builtin_ctz(exec)];
+  uint32_t same = 0;
+  SMEMLAB_FOR_LANES(exec, same |= static_cast<uint32_t>(spaces[l] == first) << l);
+  if (same == exec) {
+    stage_access(b, w, op, mop, width, exec, first, addrs, 0);
+    b.event.matrices = matrices;
+    report_access(b);
+    return;
+  }
   uint32_t done = 0;
   while (done != exec) {
     uint32_t first = static_cast<uint32_t>(__builtin_ctz(exec & ~done));

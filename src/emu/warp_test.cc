@@ -337,6 +337,63 @@ TEST_P(AffineAccess, ObserversSeeTheSameEventsOnEveryPath) {
   }
 }
 
+// A generic access whose lanes resolve to different spaces is one event per
+// space, in the order of each space's lowest lane, each with only its lanes.
+TEST_P(AffineAccess, GenericAccessIsOneEventPerSpace) {
+  const char* text = R"(.version 9.0
+.target sm_90
+.address_size 64
+.shared .align 8 .b8 sh[256];
+.visible .entry mix(.param .u64 buf)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [buf];
+  mov.u32 %r1, %tid.x;
+  mov.u64 %rd2, sh;
+  cvta.shared.u64 %rd3, %rd2;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd3, %rd4;
+  mul.wide.u32 %rd6, %r1, 8;
+  add.s64 %rd7, %rd1, %rd6;
+  and.b32 %r2, %r1, 1;
+  setp.eq.u32 %p1, %r2, 1;
+  selp.b64 %rd5, %rd7, %rd5, %p1;
+  setp.ne.u32 %p1, %r1, 4;
+  @%p1 ld.u32 %r3, [%rd5];
+  ret;
+}
+)";
+  Device dev;
+  auto m = Module::load_text(dev, text, "mix.ptx");
+  uint64_t buf = dev.malloc(32 * 8);
+  EventLog log;
+  LaunchConfig cfg{{1}, {32}};
+  cfg.observer = &log;
+  auto st = launch(*m, "mix", cfg, buf);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  ASSERT_EQ(log.blocks.size(), 1u);
+  auto it = log.blocks[0]->events.find({0, 0, 22});  // the generic load's line
+  ASSERT_NE(it, log.blocks[0]->events.end());
+  const std::vector<MemAccess>& ev = it->second;
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].space, Space::Shared);
+  EXPECT_EQ(ev[0].mask, 0x55555555u & ~(1u << 4));  // lane 4 is off
+  EXPECT_EQ(ev[1].space, Space::Global);
+  EXPECT_EQ(ev[1].mask, 0xaaaaaaaau);
+  for (const MemAccess& a : ev) {
+    EXPECT_EQ(a.instr->text.rfind("ld.u32", 0), 0u) << a.instr->text;
+    EXPECT_EQ(a.op, MemOp::Load);
+    EXPECT_EQ(a.width, 4u);
+    EXPECT_EQ(a.warp, 0u);
+  }
+  for (uint32_t l = 0; l < 32; ++l) {
+    EXPECT_EQ(ev[0].addr[l], (ev[0].mask >> l) & 1u ? 4 * l : 0) << l;
+    EXPECT_EQ(ev[1].addr[l], (ev[1].mask >> l) & 1u ? buf + 8 * l : 0) << l;
+  }
+}
+
 // A shuffle by all lanes at one instruction takes a shortcut; with an
 // observer it must still report the warp sync the general path reports (the
 // member mask operand and the lanes executing it) and shuffle the same.
