@@ -278,6 +278,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   b.prog = &p;
   b.id = id;
   b.obs = obs;
+  b.event.block = id;
   b.steps = 0;
   b.lane_steps = 0;
   b.global_hint = nullptr;

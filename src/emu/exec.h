@@ -127,6 +127,9 @@ struct BlockCtx {
   // test per warp-instruction).
   std::vector<InstrCount> counts;
   std::string printf_out;  // this block's printf output, in execution order
+  // The memory event being built when every lane of an access resolved to
+  // one space (see stage_access); `block` is set once per block.
+  MemAccess event{};
 };
 
 [[noreturn]] void fault(const Warp& w, uint32_t pc, int lane, const char* kind, std::string msg);
@@ -172,6 +175,34 @@ uint8_t* mem_translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t
                        uint64_t addr, uint32_t size, Space* space, uint64_t* shown);
 void mem_emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
               const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0);
+// The event of an access by `exec` lanes that all resolved to space `sp`,
+// lane l at A[l] + off (lanes outside `exec` zero), built in b.event in one
+// branch-free pass. Stage it before the data moves (a load may overwrite its
+// own address register) and report it after with report_access, so observers
+// see the same as from mem_emit, without its per-lane space test and copies.
+inline void stage_access(BlockCtx& b, const Warp& w, const Op& op, MemOp mop, uint32_t width,
+                         uint32_t exec, Space sp, const uint64_t* A, uint64_t off) {
+  MemAccess& a = b.event;
+  a.space = sp;
+  a.op = mop;
+  a.width = static_cast<uint8_t>(width);
+  a.matrices = 0;
+  a.mask = exec;
+  // As vectors of 4 lanes: written as a loop over lanes it stayed one lane
+  // at a time (the compiler cannot tell the register file from the event).
+  typedef uint64_t V4 __attribute__((vector_size(32), aligned(8), may_alias));
+  const V4* src = reinterpret_cast<const V4*>(A);
+  V4* dst = reinterpret_cast<V4*>(a.addr);
+  if (exec == ~0u) {
+    for (uint32_t i = 0; i < 8; ++i) dst[i] = src[i] + off;
+  } else {
+    const V4 lanes = {0, 1, 2, 3}, bits = V4{} + exec;
+    for (uint32_t i = 0; i < 8; ++i) dst[i] = (src[i] + off) & -((bits >> (lanes + 4 * i)) & 1);
+  }
+  a.instr = &b.prog->info[op.info];
+  a.warp = w.index;
+}
+inline void report_access(BlockCtx& b) { b.obs->on_memory(b.event); }
 // A warp collective; `exec` lanes execute it together. Returns false if it
 // must wait for more lanes of its member mask (nothing done then).
 bool collective_ready(const Warp& w, const Op* ops, const Op& op, uint32_t group);

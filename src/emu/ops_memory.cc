@@ -202,6 +202,18 @@ uint64_t atom_apply(const Op& op, uint8_t* p, uint64_t bv, uint64_t cv, bool glo
 
 void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
           const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0) {
+  if (exec == 0) return;
+  // Mostly every lane resolved to one space: one event, built in one pass.
+  // (Lanes outside exec may hold anything in addrs; stage_access zeroes them.)
+  const Space first = spaces[__builtin_ctz(exec)];
+  uint32_t same = 0;
+  SMEMLAB_FOR_LANES(exec, same |= static_cast<uint32_t>(spaces[l] == first) << l);
+  if (same == exec) {
+    stage_access(b, w, op, mop, width, exec, first, addrs, 0);
+    b.event.matrices = matrices;
+    report_access(b);
+    return;
+  }
   uint32_t done = 0;
   while (done != exec) {
     uint32_t first = static_cast<uint32_t>(__builtin_ctz(exec & ~done));
@@ -360,9 +372,19 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
   T t = static_cast<T>(op.t);
   if (base != ATOM) {
     bool done = false;
-    // With an observer, the addresses are taken before a load can overwrite
-    // its own address register.
-    if (b.obs) SMEMLAB_FOR_LANES(exec, shown[l] = A[l] + static_cast<uint64_t>(op.imm));
+    // With an observer, the event of a fast access (all lanes in space ms) is
+    // built before a load can overwrite its own address register; the
+    // per-lane path below builds its own.
+    const bool fast_space = ms == MSpace::Shared || ms == MSpace::Global ||
+                            (base == LD && (ms == MSpace::Param || ms == MSpace::Const));
+    if (b.obs && fast_space) {
+      Space sp = ms == MSpace::Shared   ? Space::Shared
+                 : ms == MSpace::Global ? Space::Global
+                 : ms == MSpace::Param  ? Space::Param
+                                        : Space::Const;
+      stage_access(b, w, op, base == LD ? MemOp::Load : MemOp::Store, total, exec, sp, A,
+                   static_cast<uint64_t>(op.imm));
+    }
     if (ms == MSpace::Shared) {
       done = base == LD
                  ? fast_access<true>(w, op, exec, b.shared.data(), 0, b.shared_bytes, total)
@@ -383,14 +405,7 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
       }
     }
     if (done) {
-      if (b.obs) {
-        Space sp = ms == MSpace::Shared   ? Space::Shared
-                   : ms == MSpace::Global ? Space::Global
-                   : ms == MSpace::Param  ? Space::Param
-                                          : Space::Const;
-        SMEMLAB_FOR_LANES(exec, spaces[l] = sp);
-        emit(b, w, op, base == LD ? MemOp::Load : MemOp::Store, total, exec, spaces, shown);
-      }
+      if (b.obs) report_access(b);
       return;
     }
   }

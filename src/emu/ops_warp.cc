@@ -108,7 +108,11 @@ void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t g
   // Lanes may come from different instructions of the same kind (partners
   // waiting elsewhere): each lane uses its own instruction's operands.
   Base base = static_cast<Base>(op.code / 16);
-  if (base == SHFL && partners == 0 && !b.obs) {  // the common case, operands hoisted
+  if (base == SHFL && partners == 0) {  // the common case, operands hoisted
+    // (The one event the general path below reports for it.)
+    if (b.obs)
+      b.obs->on_warp_sync(WarpSync{member_mask(w, op, static_cast<uint32_t>(__builtin_ctz(group))),
+                                   group, &b.prog->info[op.info], b.id, w.index});
     shfl_one(w, op, group);
     return;
   }

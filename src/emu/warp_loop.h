@@ -216,7 +216,7 @@ inline void store16(uint8_t* p, const uint64_t* R) {
   *reinterpret_cast<VU*>(p) = __builtin_convertvector(*reinterpret_cast<const VD*>(R), VU);
 }
 
-// ld/st of one 4- or 8-byte word per lane by a full warp with no observer, whose
+// ld/st of one 4- or 8-byte word per lane by a full warp, whose
 // addresses are affine in each half-warp (lane h+l at A[h] + stride*l, one
 // stride for both halves): a row per warp (stride 4), a value broadcast per
 // half-warp (stride 0), a column of a padded tile (stride 132), a 16-wide
@@ -278,9 +278,15 @@ inline bool affine_words(Step& s) {
   // Observers see the same event as from exec_memory: the lanes' addresses
   // (taken before a load can overwrite its own address register) in the
   // access's space.
-  uint64_t shown[32];
-  if (b.obs)
-    for (uint32_t l = 0; l < 32; ++l) shown[l] = A[l] + static_cast<uint64_t>(op.imm);
+  if (b.obs) {
+    const MSpace ms = static_cast<MSpace>(op.aux);
+    const Space sp = ms == MSpace::Shared   ? Space::Shared
+                     : ms == MSpace::Global ? Space::Global
+                     : ms == MSpace::Param  ? Space::Param
+                                            : Space::Const;
+    stage_access(b, s.w, op, kLoad ? MemOp::Load : MemOp::Store, kBytes, ~0u, sp, A,
+                 static_cast<uint64_t>(op.imm));
+  }
   auto move = [&] {
     uint8_t *p0 = host + x0, *p1 = host + x1;
     uint64_t* R = regw(s.w, op.r[0]);
@@ -326,16 +332,7 @@ inline bool affine_words(Step& s) {
     }
   };
   move();
-  if (b.obs) {
-    const MSpace ms = static_cast<MSpace>(op.aux);
-    const Space sp = ms == MSpace::Shared   ? Space::Shared
-                     : ms == MSpace::Global ? Space::Global
-                     : ms == MSpace::Param  ? Space::Param
-                                            : Space::Const;
-    Space spaces[32];
-    for (uint32_t l = 0; l < 32; ++l) spaces[l] = sp;
-    mem_emit(b, s.w, op, kLoad ? MemOp::Load : MemOp::Store, kBytes, ~0u, spaces, shown);
-  }
+  if (b.obs) report_access(b);
   return true;
 }
 
