@@ -17,12 +17,19 @@ class ObserverSet final : public emu::KernelObserver {
   void on_kernel_begin(const emu::KernelInfo& info) override {
     for (auto* c : children_) c->on_kernel_begin(info);
   }
+  // One child (check's DefectCheck alone): its own block observers, with no
+  // fan-out per event.
   std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override {
+    if (children_.size() == 1) return children_[0]->make_block_observer(block);
     auto set = std::make_unique<BlockSet>();
     for (auto* c : children_) set->parts.push_back(c->make_block_observer(block));
     return set;
   }
   void finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserver> o) override {
+    if (children_.size() == 1) {
+      if (o) children_[0]->finish_block(block, std::move(o));
+      return;
+    }
     auto* set = static_cast<BlockSet*>(o.get());
     if (!set) return;
     // A child that made no observer for this block gets no finish_block.

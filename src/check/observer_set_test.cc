@@ -80,5 +80,28 @@ TEST(ObserverSet, ChildWithoutObserverForABlockIsNotFinished) {
   EXPECT_EQ(b.finished, 4);
 }
 
+// A set of one hands its child's own block observers through (no fan-out),
+// and its blocks back to it, skipped ones included.
+TEST(ObserverSet, OneChildGetsItsOwnBlockObserversBack) {
+  emu::Device dev;
+  auto m = emu::Module::load_text(
+      dev, ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n",
+      "k.ptx");
+  Counting a;
+  a.skip_odd = true;
+  ObserverSet set;
+  set.add(&a);
+  emu::LaunchConfig cfg{{8}, {32}};
+  cfg.threads = 2;
+  cfg.observer = &set;
+  ASSERT_TRUE(emu::launch(*m, "k", cfg).ok());
+  EXPECT_EQ(a.made, 4);
+  EXPECT_EQ(a.finished, 4);
+  auto o = set.make_block_observer({0, 0, 0});
+  EXPECT_NE(dynamic_cast<Counting::Block*>(o.get()), nullptr);
+  set.finish_block({0, 0, 0}, std::move(o));
+  EXPECT_EQ(a.finished, 5);
+}
+
 }  // namespace
 }  // namespace smemlab::check
