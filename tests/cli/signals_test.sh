@@ -125,7 +125,7 @@ else
 fi
 
 # ... and never in a JSON or SARIF stream: stderr a terminal, the stream
-# redirected; a launch of about 2 s of emulation on one host thread (it ends
+# redirected; a launch of a few seconds of emulation on one host thread (it ends
 # normally), so the line is shown on the terminal while the stream stays one
 # document.
 cat >"$tmp/loop.ptx" <<'PTX'
@@ -139,7 +139,7 @@ cat >"$tmp/loop.ptx" <<'PTX'
 	mov.u32 	%r0, 0;
 $L:
 	add.u32 	%r0, %r0, 1;
-	setp.lt.u32 	%p0, %r0, 400000;
+	setp.lt.u32 	%p0, %r0, 2000000;
 	@%p0 bra.uni 	$L;
 	ret;
 }
