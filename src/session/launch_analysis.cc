@@ -101,11 +101,9 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
                     sass::Level level, const std::string& ptx_text, emu::KernelObserver* extra,
                     Analyses what) {
   // The level only matters to the counts: findings are always of the PTX.
-  sass::KernelLevel chosen =
-      what == Analyses::All
-          ? sass::choose_level(level, ptx_text, m.ptx(), kernel, m.kernel(kernel))
-          : sass::choose_level(sass::Level::Ptx, ptx_text, m.ptx(), kernel, m.kernel(kernel));
-  analyze_launch(m, kernel, std::move(cfg), args, std::move(models), out, std::move(chosen), extra,
+  if (what != Analyses::All) level = sass::Level::Ptx;
+  analyze_launch(m, kernel, std::move(cfg), args, std::move(models), out,
+                 sass::choose_level(level, ptx_text, m.ptx(), kernel, m.kernel(kernel)), extra,
                  what);
 }
 
