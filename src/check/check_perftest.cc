@@ -2,17 +2,21 @@
 // most 3x `run`; issue 14: `analyze --blocks all` at most 2x): the same
 // launch of a suite kernel emulated with no observer (what `run` does), with
 // the bank + memory-access analyses, with the DefectCheck observer, and with
-// all three (what `analyze --blocks all` and `check` run). Launches are the
+// all three (what `analyze --blocks all` runs; `check` runs DefectCheck
+// alone). Launches are the
 // kernels' own `// smemlab:` recipes in kernels/*.cu (nvcc compiles them
 // once, outside the timed loop), larger launches of the same kernels, and
 // looping kernels (many iterations per thread). One host thread, so the
 // numbers are per-core cost. After the runs, a table gives each mode's time
-// as a ratio to plain emulation of the same launch, in the same run.
+// as a ratio to plain emulation of the same launch, timed in pairs (each
+// launch of a mode beside a plain one), so that a shared machine's drift
+// in speed does not enter the ratio.
 // Results are recorded in docs/check-cost.md.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,6 +42,13 @@ struct IgnoreEvents final : emu::KernelObserver {
     return std::make_unique<emu::BlockObserver>();
   }
 };
+
+// CPU time of the calling thread, in seconds.
+double thread_cpu() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 // SMEMLAB_KERNELS_DIR in the environment overrides the build-time path.
 std::string kernel_file(const char* name) {
@@ -79,7 +90,26 @@ void run(benchmark::State& state, const char* file, const char* kernel, const La
   }
   const emu::Program& prog = p.module->kernel(p.kernel);
   uint64_t warp_instr = 0, findings = 0;
+  // Plain emulation of the same launch, run beside each timed launch of
+  // another mode (before it on even iterations, after it on odd ones) with
+  // the timer paused: the ratio of the two CPU times summed over the run is
+  // taken over the same stretch of time, so the drift of a shared machine's
+  // speed (up to 1.6x within seconds on the VMs measured) cancels out.
+  double mode_cpu = 0, plain_cpu = 0;
+  uint64_t iteration = 0;
+  auto plain = [&] {
+    state.PauseTiming();
+    double t0 = thread_cpu();
+    emu::LaunchConfig cfg = p.config;
+    cfg.observer = nullptr;
+    emu::launch_raw(*p.module, p.kernel, cfg, p.args.bytes);
+    plain_cpu += thread_cpu() - t0;
+    state.ResumeTiming();
+  };
   for (auto _ : state) {
+    bool paired = mode != kNone, before = iteration++ % 2 == 0;
+    if (paired && before) plain();
+    double t0 = thread_cpu();
     // Fresh analyses per launch: they accumulate, and setting them up is
     // part of what checking costs.
     std::vector<std::unique_ptr<bank::Model>> models;
@@ -98,13 +128,16 @@ void run(benchmark::State& state, const char* file, const char* kernel, const La
     emu::LaunchConfig cfg = p.config;
     cfg.observer = mode == kNone ? nullptr : &set;
     auto st = emu::launch_raw(*p.module, p.kernel, cfg, p.args.bytes);
+    mode_cpu += thread_cpu() - t0;
     if (!st.ok()) {
       state.SkipWithError(st.error->what().c_str());
       return;
     }
     warp_instr += st.warp_instructions;
     findings += defects.findings().size();
+    if (paired && !before) plain();
   }
+  if (mode != kNone && plain_cpu > 0) state.counters["paired"] = mode_cpu / plain_cpu;
   state.counters["warp_instr/s"] =
       benchmark::Counter(static_cast<double>(warp_instr), benchmark::Counter::kIsRate);
   // The suite is clean: a finding here means the benchmark measures a
@@ -187,30 +220,37 @@ class RatioReporter : public benchmark::ConsoleReporter {
       if (at == std::string::npos) continue;
       int mode = std::atoi(name.c_str() + at + 6);
       auto& slot = times_[name.substr(0, at)];
-      if (r.run_type == Run::RT_Aggregate || !slot.count(mode)) slot[mode] = r.GetAdjustedCPUTime();
+      if (r.run_type == Run::RT_Aggregate || !slot.count(mode)) {
+        slot[mode] = r.GetAdjustedCPUTime();
+        auto c = r.counters.find("paired");
+        if (c != r.counters.end()) paired_[name.substr(0, at)][mode] = c->second.value;
+      }
     }
   }
   void Finalize() override {
     ConsoleReporter::Finalize();
-    std::printf("\nCPU time per launch over plain emulation (run = mode 0):\n");
-    std::printf("%-32s %12s %16s %16s %16s %16s\n", "launch", "run (us)", "bank+access",
+    std::printf(
+        "\nCPU time per launch over plain emulation (run = mode 0), in microseconds; the ratio\n"
+        "in parentheses is paired (each launch of the mode beside a plain one, see run()):\n");
+    std::printf("%-32s %12s %17s %17s %17s %17s\n", "launch", "run (us)", "bank+access",
                 "DefectCheck", "all (analyze)", "events only");
     for (const auto& [launch, t] : times_) {
       if (!t.count(kNone)) continue;
       double base = t.at(kNone);
       std::printf("%-32s %12.1f", launch.c_str(), base);
       for (int m : {kBankAccess, kDefects, kAll, kEvents}) {
+        const auto& pr = paired_[launch];
         if (t.count(m))
-          std::printf(" %9.1f (%4.1fx)", t.at(m), t.at(m) / base);
+          std::printf(" %9.1f (%4.2fx)", t.at(m), pr.count(m) ? pr.at(m) : t.at(m) / base);
         else
-          std::printf(" %16s", "-");
+          std::printf(" %17s", "-");
       }
       std::printf("\n");
     }
   }
 
  private:
-  std::map<std::string, std::map<int, double>> times_;
+  std::map<std::string, std::map<int, double>> times_, paired_;
 };
 
 }  // namespace

@@ -418,20 +418,25 @@ class BlockDefects final : public emu::BlockObserver {
   };
   static constexpr uint32_t kLineWords = 32;
   // A line whose accesses so far are all plain whole-word reads from one
-  // instruction in one barrier and warp-sync epoch, each word read by one
-  // thread (a coalesced stream; the warps may differ), is kept as just that
-  // and the thread of each word: about 2 bytes per word instead of a 24-byte
-  // record. Likewise a line whose words were each written by one thread,
-  // by plain whole-word stores of one instruction in one epoch, and not
-  // read (a stream's output, as a transpose's tile rows). `words_of` turns
-  // it into word records when anything else comes.
+  // instruction, each word read by one thread (a coalesced stream; the
+  // warps may differ), is kept as just that and the thread of each word:
+  // about 2 bytes per word instead of a 24-byte record. Likewise a line
+  // whose words were each written by one thread, by plain whole-word stores
+  // of one instruction, and not read (a stream's output, as a transpose's
+  // tile rows). `words_of` turns it into word records when anything else
+  // comes. The stream may go on in later barrier epochs (a tiled loop's
+  // next tile in the same line): a word's epoch then matters only as
+  // "this line's last epoch or an earlier one" (the hazard tests compare it
+  // with the current epoch, which never goes back), so the line keeps its
+  // last epoch and which words were accessed in it (`now`).
   static constexpr uint16_t kNoThread = 0xffff;
   static constexpr uint32_t kNoWords = UINT32_MAX;
   struct GlobalLine {
     const emu::InstrInfo* instr = nullptr;
     uint64_t event = 0;  // write: the last store to the line (see words_of)
-    uint32_t epoch = 0, wepoch = 0;
-    uint32_t words = kNoWords;  // its first record in global_touch, once made
+    uint32_t epoch = 0, wepoch = 0;  // the last barrier epoch and its warp-sync epoch
+    uint32_t now = 0;                // words accessed in barrier epoch `epoch`
+    uint32_t words = kNoWords;       // its first record in global_touch, once made
     bool compact = false, write = false, after_atomic = false;
     std::array<uint16_t, kLineWords> thread;  // kNoThread: word not accessed
   };
@@ -441,6 +446,12 @@ class BlockDefects final : public emu::BlockObserver {
   LineMap& global_lines;                     // 128-byte line -> line slot
   ChunkedVector<GlobalLine>& global_line;    // by line slot
   ChunkedVector<GlobalTouch>& global_touch;  // word records (GlobalLine::words)
+
+  // The barrier epoch of word `w`'s access in compact line `g`: the line's
+  // last, or one before it (which the current epoch never equals again).
+  static uint32_t epoch_of(const GlobalLine& g, unsigned w) {
+    return g.now >> w & 1u ? g.epoch : g.epoch - 1;
+  }
 
   // Word `w` of line `g`'s record, as the per-word path would have made it
   // (a compact write's shadow record is made by words_of).
@@ -455,7 +466,7 @@ class BlockDefects final : public emu::BlockObserver {
     if (g.write) {
       t.written = 0xf;
     } else {
-      t.epoch = g.epoch;
+      t.epoch = epoch_of(g, w);
       t.aux = g.wepoch;
       t.state = kReadOnce;
     }
@@ -930,7 +941,7 @@ class BlockDefects final : public emu::BlockObserver {
         s.written = s.ever_written = true;
         s.w_thread = t.thread;
         s.w_lanes = 1u << (t.thread % 32);
-        s.w_epoch = g.epoch;
+        s.w_epoch = epoch_of(g, w);
         s.w_wepoch = g.wepoch;
         s.w_event = g.event;
         s.w_instr = g.instr;
@@ -949,8 +960,27 @@ class BlockDefects final : public emu::BlockObserver {
   // come from the lines taken here, so taking them first leaves the
   // findings and their order unchanged.
   uint32_t global_stream(const emu::MemAccess& a) {
-    bool write = a.op == emu::MemOp::Store;
     if (uint64_t{a.warp} * 32 + 31 >= kNoThread) return a.mask;  // threads fit in 16 bits
+    const uint32_t words = a.width / 4u;
+    if (words > kLineWords) return a.mask;
+    // A whole warp at consecutive addresses (most coalesced code): its
+    // lines and their lanes follow from the first address.
+    if (a.mask == UINT32_MAX) {
+      uint64_t off = 0;
+      for (unsigned l = 0; l < 31; ++l) off |= (a.addr[l + 1] - a.addr[l]) ^ a.width;
+      if (off == 0) {
+        uint32_t rest = 0;
+        for (unsigned l = 0; l < 32;) {
+          // (addresses are width-aligned, so a line holds whole lanes)
+          auto first = static_cast<unsigned>(a.addr[l] / 4 % kLineWords);
+          unsigned n = std::min(32 - l, (kLineWords - first) / words);
+          uint32_t in_line = static_cast<uint32_t>(((uint64_t{1} << n) - 1) << l);
+          if (!stream_line(a, a.addr[l] / (4 * kLineWords), in_line)) rest |= in_line;
+          l += n;
+        }
+        return rest;
+      }
+    }
     // Lanes at increasing addresses, none overlapping the last: every word
     // is accessed by one lane, and the lanes of a line are consecutive.
     uint64_t prev = a.addr[__builtin_ctz(a.mask)];
@@ -959,7 +989,7 @@ class BlockDefects final : public emu::BlockObserver {
       if (addr <= prev || addr - prev < a.width) return a.mask;
       prev = addr;
     }
-    uint32_t rest = 0, wepoch = wepoch_[a.warp], words = a.width / 4u;
+    uint32_t rest = 0;
     for (uint32_t m = a.mask; m;) {
       // The lanes in the line of the first lane left (widths divide the
       // line, so no lane straddles two).
@@ -968,42 +998,58 @@ class BlockDefects final : public emu::BlockObserver {
       for (uint32_t k = m; k && a.addr[__builtin_ctz(k)] / (4 * kLineWords) == line; k &= k - 1)
         in_line |= 1u << __builtin_ctz(k);
       m &= ~in_line;
-      GlobalLine& g = line_of(line);
-      bool fresh = g.words == kNoWords && !g.compact;
-      if (fresh) {
-        g.compact = true;
-        g.write = write;
-        g.instr = a.instr;
-        g.epoch = epoch_;
-        g.wepoch = wepoch;
-        g.after_atomic = atomic_seen_;
-        g.thread.fill(kNoThread);
-      }
-      // A word may be accessed again by its own thread only (the
-      // instruction fixes whether the line is read or written).
-      bool ok = fresh || (g.compact && g.instr == a.instr && g.epoch == epoch_ &&
-                          g.wepoch == wepoch && g.after_atomic == atomic_seen_);
-      for (uint32_t k = in_line; ok && !fresh && k; k &= k - 1) {
-        auto l = static_cast<unsigned>(__builtin_ctz(k));
-        auto thread = static_cast<uint16_t>(a.warp * 32 + l);
-        for (unsigned i = 0, w = static_cast<unsigned>(a.addr[l] / 4); ok && i < words; ++i) {
-          uint16_t t = g.thread[(w + i) % kLineWords];
-          ok = t == kNoThread || t == thread;
-        }
-      }
-      if (!ok) {
-        rest |= in_line;
-        continue;
-      }
-      for (uint32_t k = in_line; k; k &= k - 1) {
-        auto l = static_cast<unsigned>(__builtin_ctz(k));
-        auto thread = static_cast<uint16_t>(a.warp * 32 + l);
-        for (unsigned i = 0, w = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i)
-          g.thread[(w + i) % kLineWords] = thread;
-      }
-      if (write) g.event = event_;
+      if (!stream_line(a, line, in_line)) rest |= in_line;
     }
     return rest;
+  }
+
+  // global_stream's step for one line: lanes `in_line` of `a` access it,
+  // each its own words. False: the line does not continue a stream (nothing
+  // done).
+  bool stream_line(const emu::MemAccess& a, uint64_t line, uint32_t in_line) {
+    const bool write = a.op == emu::MemOp::Store;
+    const uint32_t wepoch = wepoch_[a.warp], words = a.width / 4u;
+    GlobalLine& g = line_of(line);
+    bool fresh = g.words == kNoWords && !g.compact;
+    if (fresh) {
+      g.compact = true;
+      g.write = write;
+      g.instr = a.instr;
+      g.epoch = epoch_;
+      g.wepoch = wepoch;
+      g.now = 0;
+      g.after_atomic = atomic_seen_;
+      g.thread.fill(kNoThread);
+    }
+    // A word may be accessed again by its own thread only (the
+    // instruction fixes whether the line is read or written). Within one
+    // barrier epoch the warp-sync epoch must stay (the words keep one).
+    bool ok = fresh || (g.compact && g.instr == a.instr && g.after_atomic == atomic_seen_ &&
+                        (g.epoch != epoch_ || g.wepoch == wepoch));
+    for (uint32_t k = in_line; ok && !fresh && k; k &= k - 1) {
+      auto l = static_cast<unsigned>(__builtin_ctz(k));
+      auto thread = static_cast<uint16_t>(a.warp * 32 + l);
+      for (unsigned i = 0, w = static_cast<unsigned>(a.addr[l] / 4); ok && i < words; ++i) {
+        uint16_t t = g.thread[(w + i) % kLineWords];
+        ok = t == kNoThread || t == thread;
+      }
+    }
+    if (!ok) return false;
+    if (g.epoch != epoch_) {  // (epochs only grow)
+      g.epoch = epoch_;
+      g.wepoch = wepoch;
+      g.now = 0;
+    }
+    for (uint32_t k = in_line; k; k &= k - 1) {
+      auto l = static_cast<unsigned>(__builtin_ctz(k));
+      auto thread = static_cast<uint16_t>(a.warp * 32 + l);
+      for (unsigned i = 0, w = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i) {
+        g.thread[(w + i) % kLineWords] = thread;
+        g.now |= 1u << ((w + i) % kLineWords);
+      }
+    }
+    if (write) g.event = event_;
+    return true;
   }
 
   // The full shadow record of a global word, made from its compact state.

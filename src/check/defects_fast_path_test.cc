@@ -571,16 +571,19 @@ TEST(DefectsFastPath, SameFindingsOnStreamsOverManyLines) {
     std::vector<std::vector<Event>> blocks(1 + rng() % 5);
     for (auto& block : blocks) {
       int n = 10 + static_cast<int>(rng() % 40);
+      int last = -1;  // the block's last memory access
       for (int i = 0; i < n; ++i) {
         Event e;
         unsigned r = rng() % 24;
-        if (r >= 18 && !block.empty() && block.back().kind == Event::kMemory) {
-          // The last access continued: by the other warp where it stopped
-          // (or overlapping it), re-read or re-written, or one row down.
-          e = block.back();
+        if (r >= 18 && last >= 0) {
+          // The last access continued (after a barrier or __syncwarp()
+          // perhaps, as a tiled loop's next tile): by the other warp where
+          // it stopped or half-way (or overlapping it), re-read or
+          // re-written, or one row down.
+          e = block[static_cast<size_t>(last)];
           unsigned v = rng() % 4;
           int64_t shift = 0;
-          if (v == 0) shift = 32 * int64_t{e.access.width};
+          if (v == 0) shift = (rng() % 2 ? 32 : 16) * int64_t{e.access.width};
           if (v == 1) shift = 128 * (1 + static_cast<int64_t>(rng() % 4));
           if (v == 2) shift = int64_t{e.access.width} * (static_cast<int>(rng() % 9) - 4);
           for (uint64_t& x : e.access.addr) x += static_cast<uint64_t>(shift);
@@ -606,6 +609,7 @@ TEST(DefectsFastPath, SameFindingsOnStreamsOverManyLines) {
           e.access = access(emu::Space::Global, op, width, in, rng() % 2,
                             pattern(rng, base, width, 256, false), mask);
         }
+        if (e.kind == Event::kMemory) last = static_cast<int>(block.size());
         block.push_back(e);
       }
     }
