@@ -433,7 +433,7 @@ class BlockDefects final : public emu::BlockObserver {
   static constexpr uint32_t kNoWords = UINT32_MAX;
   struct GlobalLine {
     const emu::InstrInfo* instr = nullptr;
-    uint64_t event = 0;  // write: the last store to the line (see words_of)
+    uint64_t event = 0;              // write: the last store to the line (see words_of)
     uint32_t epoch = 0, wepoch = 0;  // the last barrier epoch and its warp-sync epoch
     uint32_t now = 0;                // words accessed in barrier epoch `epoch`
     uint32_t words = kNoWords;       // its first record in global_touch, once made
