@@ -14,9 +14,9 @@
 // Results are recorded in docs/check-cost.md.
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -201,10 +201,9 @@ void register_recipes() {
       std::string kernel = line.substr(k + 9, line.find(' ', k + 9) - (k + 9));
       if (!seen.insert(kernel).second) continue;
       std::string name = "BM_recipe/" + f.stem().string() + "/" + kernel;
-      benchmark::RegisterBenchmark(name.c_str(),
-                                   [file = f.string(), kernel](benchmark::State& s) {
-                                     run_recipe(s, file, kernel);
-                                   })
+      benchmark::RegisterBenchmark(
+          name.c_str(),
+          [file = f.string(), kernel](benchmark::State& s) { run_recipe(s, file, kernel); })
           ->ArgName("mode")
           ->Arg(kDefects)
           ->Arg(kAll)

@@ -148,6 +148,16 @@ class BlockDefects final : public emu::BlockObserver {
     if (a.space == emu::Space::Global && compact_ && aligned && a.width % 4 == 0 &&
         (a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad || a.op == emu::MemOp::Store))
       lanes = global_stream(a);
+    if (a.space == emu::Space::Global && compact_ && aligned && a.width % 4 == 0 &&
+        (a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad)) {
+      // Lane by lane as below, less the lanes whose words are quiet (see
+      // quiet_global): they would change nothing and report nothing.
+      for (uint32_t m = lanes; m; m &= m - 1) {
+        auto lane = static_cast<unsigned>(__builtin_ctz(m));
+        if (!quiet_global(a.addr[lane], a.width / 4)) global(a, a.warp * 32 + lane, a.addr[lane]);
+      }
+      return;
+    }
     for (uint32_t m = lanes; m; m &= m - 1) {
       unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
       uint32_t thread = a.warp * 32 + lane;
@@ -901,6 +911,7 @@ class BlockDefects final : public emu::BlockObserver {
                 }
               } else {
                 shadow = full_record(t);
+                if (!(plain_read && hi - lo == 4)) t.epoch = 0;  // may end its quiet (quiet_global)
               }
               if (plain) {
                 auto bytes = static_cast<uint8_t>(((1u << (hi - lo)) - 1u) << (lo - word * 4));
@@ -915,6 +926,37 @@ class BlockDefects final : public emu::BlockObserver {
               }
               return shadow;
             });
+    if (compact_ && plain_read && addr % 4 == 0 && a.width % 4 == 0)
+      note_quiet_global(addr, a.width / 4);
+  }
+
+  // A global word with a full record is quiet while it was read whole by
+  // two threads in this barrier epoch and not written in it: a plain load
+  // of it by any thread changes nothing and reports nothing (hazards()
+  // returns at quiet_global_read; its bytes are touched already). Noted in
+  // the word's record as GlobalTouch::epoch = epoch + 1 (unused by full
+  // records otherwise) when a load leaves it so, and cleared by any other
+  // access to it; a barrier ends it by moving the epoch. Lookups go only
+  // through the line of the last global access (global_loads' lanes mostly
+  // share it): a word elsewhere is simply not known to be quiet.
+  bool quiet_global(uint64_t addr, uint32_t words) const {
+    if (!has_line_) return false;
+    for (uint64_t w = addr / 4; w < addr / 4 + words; ++w) {
+      if (w / kLineWords != last_line_) return false;
+      const GlobalTouch& t = global_touch[last_base_ + static_cast<uint32_t>(w % kLineWords)];
+      if (t.state != kFull || t.epoch != epoch_ + 1) return false;
+    }
+    return true;
+  }
+  // After a plain load of whole words at `addr` (in the last line looked up).
+  void note_quiet_global(uint64_t addr, uint32_t words) {
+    for (uint64_t w = addr / 4; w < addr / 4 + words; ++w) {
+      if (w / kLineWords != last_line_) return;
+      GlobalTouch& t = global_touch[last_base_ + static_cast<uint32_t>(w % kLineWords)];
+      if (t.state != kFull || !global_shadow_.whole(t.aux)) continue;
+      const Shadow& s = global_shadow_.word(t.aux);
+      if (s.r2 && quiet_global_read(s, s.r_thread)) t.epoch = epoch_ + 1;
+    }
   }
 
   GlobalLine& line_of(uint64_t line) {
@@ -1068,6 +1110,7 @@ class BlockDefects final : public emu::BlockObserver {
       s.r_wepoch = t.aux;
     }
     t.state = kFull;
+    t.epoch = 0;  // (not quiet: see quiet_global)
     t.aux = i;
     return i;
   }
@@ -1280,8 +1323,7 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
       // that several blocks read (a matmul's A and B tiles).
       if (g.compact && !g.write) {
         const GlobalOwner& o = owners_[base + w];
-        if (g.thread[w] == BlockDefects::kNoThread ||
-            (o.touched == 0xf && o.written == 0))
+        if (g.thread[w] == BlockDefects::kNoThread || (o.touched == 0xf && o.written == 0))
           continue;
       }
       const BlockDefects::GlobalTouch t = b->touch(g, w);
