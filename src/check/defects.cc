@@ -38,7 +38,12 @@ class ShadowWords {
     words_.assign(words, Word{});
     bytes_.clear();
   }
-  void add(size_t words) { words_.resize(words_.size() + words); }
+  // (Copies of a fresh record: value-initializing one in place compiles to
+  // `rep stos`, whose start-up cost dominates one global word's record.)
+  void add(size_t words) {
+    static const Word kFresh{};
+    words_.insert(words_.end(), words, kFresh);
+  }
   size_t size() const { return words_.size(); }
   bool whole(uint32_t slot) const { return words_[slot].bytes == kWhole; }
   // All four bytes of the word written at some time (without splitting it).
