@@ -131,11 +131,19 @@ class BlockDefects final : public emu::BlockObserver {
     // Warp-wide tests first, so that the per-lane loop below only checks
     // alignment and shared bounds lane by lane when some lane fails them.
     uint64_t bits = 0, lo = UINT64_MAX, hi = 0;
-    for (uint32_t m = a.mask; m; m &= m - 1) {
-      uint64_t addr = a.addr[__builtin_ctz(m)];
-      bits |= addr;
-      lo = std::min(lo, addr);
-      hi = std::max(hi, addr);
+    if (a.mask == UINT32_MAX) {  // (no bit-by-bit walk: it vectorizes)
+      for (unsigned l = 0; l < 32; ++l) {
+        bits |= a.addr[l];
+        lo = std::min(lo, a.addr[l]);
+        hi = std::max(hi, a.addr[l]);
+      }
+    } else {
+      for (uint32_t m = a.mask; m; m &= m - 1) {
+        uint64_t addr = a.addr[__builtin_ctz(m)];
+        bits |= addr;
+        lo = std::min(lo, addr);
+        hi = std::max(hi, addr);
+      }
     }
     bool pow2 = (a.width & (a.width - 1)) == 0;
     bool aligned = pow2 && (bits & (a.width - 1)) == 0;
