@@ -460,6 +460,9 @@ class BlockDefects final : public emu::BlockObserver {
     uint32_t epoch = 0, wepoch = 0;  // the last barrier epoch and its warp-sync epoch
     uint32_t now = 0;                // words accessed in barrier epoch `epoch`
     uint32_t words = kNoWords;       // its first record in global_touch, once made
+    // Once in word records: the words quiet in barrier epoch quiet_epoch - 1
+    // (see quiet_global).
+    uint32_t quiet = 0, quiet_epoch = 0;
     bool compact = false, write = false, after_atomic = false;
     std::array<uint16_t, kLineWords> thread;  // kNoThread: word not accessed
   };
@@ -903,7 +906,8 @@ class BlockDefects final : public emu::BlockObserver {
             [&](uint64_t word, uint64_t lo, uint64_t hi) {
               uint64_t line = word / kLineWords;
               if (line != last_line_ || !has_line_) {
-                last_base_ = words_of(line_of(line));
+                last_g_ = &line_of(line);
+                last_base_ = words_of(*last_g_);
                 last_line_ = line;
                 has_line_ = true;
               }
@@ -924,7 +928,8 @@ class BlockDefects final : public emu::BlockObserver {
                 }
               } else {
                 shadow = full_record(t);
-                if (!(plain_read && hi - lo == 4)) t.epoch = 0;  // may end its quiet (quiet_global)
+                if (!(plain_read && hi - lo == 4))  // may end its quiet (quiet_global)
+                  last_g_->quiet &= ~(1u << (word % kLineWords));
               }
               if (plain) {
                 auto bytes = static_cast<uint8_t>(((1u << (hi - lo)) - 1u) << (lo - word * 4));
@@ -947,28 +952,31 @@ class BlockDefects final : public emu::BlockObserver {
   // two threads in this barrier epoch and not written in it: a plain load
   // of it by any thread changes nothing and reports nothing (hazards()
   // returns at quiet_global_read; its bytes are touched already). Noted in
-  // the word's record as GlobalTouch::epoch = epoch + 1 (unused by full
-  // records otherwise) when a load leaves it so, and cleared by any other
-  // access to it; a barrier ends it by moving the epoch. Lookups go only
-  // through the line of the last global access (global_loads' lanes mostly
-  // share it): a word elsewhere is simply not known to be quiet.
+  // its line (GlobalLine::quiet, one bit per word, stamped with the epoch)
+  // when a load leaves it so, and cleared by any other access to it; a
+  // barrier ends it by moving the epoch. Only the line of the last global
+  // access is asked (the lanes of a load mostly share it): a word elsewhere
+  // is simply not known to be quiet. One bit in the line, not a mark in the
+  // word's record: the records of a large input are cache misses.
   bool quiet_global(uint64_t addr, uint32_t words) const {
-    if (!has_line_) return false;
-    for (uint64_t w = addr / 4; w < addr / 4 + words; ++w) {
-      if (w / kLineWords != last_line_) return false;
-      const GlobalTouch& t = global_touch[last_base_ + static_cast<uint32_t>(w % kLineWords)];
-      if (t.state != kFull || t.epoch != epoch_ + 1) return false;
-    }
+    if (!has_line_ || last_g_->quiet_epoch != epoch_ + 1) return false;
+    for (uint64_t w = addr / 4; w < addr / 4 + words; ++w)
+      if (w / kLineWords != last_line_ || !(last_g_->quiet >> (w % kLineWords) & 1u)) return false;
     return true;
   }
   // After a plain load of whole words at `addr` (in the last line looked up).
   void note_quiet_global(uint64_t addr, uint32_t words) {
     for (uint64_t w = addr / 4; w < addr / 4 + words; ++w) {
       if (w / kLineWords != last_line_) return;
-      GlobalTouch& t = global_touch[last_base_ + static_cast<uint32_t>(w % kLineWords)];
+      const GlobalTouch& t = global_touch[last_base_ + static_cast<uint32_t>(w % kLineWords)];
       if (t.state != kFull || !global_shadow_.whole(t.aux)) continue;
       const Shadow& s = global_shadow_.word(t.aux);
-      if (s.r2 && quiet_global_read(s, s.r_thread)) t.epoch = epoch_ + 1;
+      if (!s.r2 || !quiet_global_read(s, s.r_thread)) continue;
+      if (last_g_->quiet_epoch != epoch_ + 1) {
+        last_g_->quiet = 0;
+        last_g_->quiet_epoch = epoch_ + 1;
+      }
+      last_g_->quiet |= 1u << (w % kLineWords);
     }
   }
 
@@ -1123,7 +1131,6 @@ class BlockDefects final : public emu::BlockObserver {
       s.r_wepoch = t.aux;
     }
     t.state = kFull;
-    t.epoch = 0;  // (not quiet: see quiet_global)
     t.aux = i;
     return i;
   }
@@ -1167,7 +1174,8 @@ class BlockDefects final : public emu::BlockObserver {
   uint32_t shared_bytes_ = 0;
   ShadowWords& global_shadow_;  // full records of global words (GlobalTouch::aux)
   static constexpr uint32_t kSettled = UINT32_MAX;  // see hazards()
-  // The line of the last global lookup and its first record.
+  // The line of the last global lookup, its first record and itself.
+  GlobalLine* last_g_ = nullptr;
   uint64_t last_line_ = 0;
   uint32_t last_base_ = 0;
   bool has_line_ = false;
