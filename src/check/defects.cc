@@ -465,6 +465,16 @@ class BlockDefects final : public emu::BlockObserver {
     uint32_t quiet = 0, quiet_epoch = 0;
     bool compact = false, write = false, after_atomic = false;
     std::array<uint16_t, kLineWords> thread;  // kNoThread: word not accessed
+    // A read line's second readers: words read in barrier epoch `epoch` by
+    // a second thread (thread2, kNoThread: none), all from instruction
+    // instr2 in warp-sync epoch wepoch2 (a stream read again by other
+    // threads: a rotated pass, the next row of a naive matmul). A word with
+    // two readers in the epoch is quiet: further reads change nothing. Kept
+    // only while the line's epoch stays.
+    bool has2 = false;
+    const emu::InstrInfo* instr2 = nullptr;
+    uint32_t wepoch2 = 0;
+    std::array<uint16_t, kLineWords> thread2;
   };
   // These and global_shadow_ are members of `records`, handed back to
   // the DefectCheck for the next block when this one is finished.
@@ -994,13 +1004,22 @@ class BlockDefects final : public emu::BlockObserver {
       for (unsigned w = 0; w < kLineWords; ++w) {
         GlobalTouch& t = global_touch[words + w];
         t = touch(g, w);
-        if (!g.compact || !g.write || g.thread[w] == kNoThread) continue;
+        if (!g.compact || g.thread[w] == kNoThread) continue;
+        if (!g.write && (!g.has2 || g.thread2[w] == kNoThread)) continue;
         // The shadow of the word's one write, as note_write left it. The
         // line's last store event stands in for the word's own: only
         // equality with the current event is ever tested, and the current
         // access is later than every store of the line.
         uint32_t i = full_record(t);
         Shadow& s = global_shadow_.word(i);
+        if (!g.write) {  // a second reader (the loop only gets here with one)
+          s.r2 = true;
+          s.r2_atomic = false;
+          s.r2_thread = g.thread2[w];
+          s.r2_wepoch = g.wepoch2;
+          s.r2_instr = g.instr2;
+          continue;
+        }
         s.written = s.ever_written = true;
         s.w_thread = t.thread;
         s.w_lanes = 1u << (t.thread % 32);
@@ -1082,23 +1101,44 @@ class BlockDefects final : public emu::BlockObserver {
       g.wepoch = wepoch;
       g.now = 0;
       g.after_atomic = atomic_seen_;
+      g.has2 = false;
       g.thread.fill(kNoThread);
     }
-    // A word may be accessed again by its own thread only (the
-    // instruction fixes whether the line is read or written). Within one
-    // barrier epoch the warp-sync epoch must stay (the words keep one).
-    bool ok = fresh || (g.compact && g.instr == a.instr && g.after_atomic == atomic_seen_ &&
-                        (g.epoch != epoch_ || g.wepoch == wepoch));
-    for (uint32_t k = in_line; ok && !fresh && k; k &= k - 1) {
+    if (!g.compact || g.write != write || g.after_atomic != atomic_seen_) return false;
+    // What the per-word path would do to each word, as one of: a first
+    // access (or its own thread's again in a later epoch) from the line's
+    // instruction, which must keep the line's warp-sync epoch within one
+    // barrier epoch; a second reader; nothing (its own thread again in this
+    // epoch, or a word with two readers already). Anything else: the
+    // per-word path. The line moves to a later epoch only without second
+    // readers (they hold the epoch).
+    const bool same = g.instr == a.instr, moved = g.epoch != epoch_;
+    if (moved && (!same || g.has2)) return false;
+    enum Kind : uint8_t { kNothing, kFirst, kSecond };
+    std::array<uint8_t, kLineWords> kind;
+    for (uint32_t k = in_line; k; k &= k - 1) {
       auto l = static_cast<unsigned>(__builtin_ctz(k));
       auto thread = static_cast<uint16_t>(a.warp * 32 + l);
-      for (unsigned i = 0, w = static_cast<unsigned>(a.addr[l] / 4); ok && i < words; ++i) {
-        uint16_t t = g.thread[(w + i) % kLineWords];
-        ok = t == kNoThread || t == thread;
+      for (unsigned i = 0, w0 = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i) {
+        const unsigned w = (w0 + i) % kLineWords;
+        const uint16_t t = g.thread[w];
+        const bool cur = !moved && (g.now >> w & 1u);
+        if (t == kNoThread || (t == thread && !cur) || (write && t == thread)) {
+          if (!same || (!moved && g.wepoch != wepoch)) return false;
+          kind[w] = kFirst;
+        } else if (t == thread) {
+          kind[w] = kNothing;
+        } else if (write || !cur) {
+          return false;
+        } else if (g.has2 && g.thread2[w] != kNoThread) {
+          kind[w] = kNothing;
+        } else {
+          if (g.has2 && (g.instr2 != a.instr || g.wepoch2 != wepoch)) return false;
+          kind[w] = kSecond;
+        }
       }
     }
-    if (!ok) return false;
-    if (g.epoch != epoch_) {  // (epochs only grow)
+    if (moved) {  // (epochs only grow)
       g.epoch = epoch_;
       g.wepoch = wepoch;
       g.now = 0;
@@ -1106,9 +1146,20 @@ class BlockDefects final : public emu::BlockObserver {
     for (uint32_t k = in_line; k; k &= k - 1) {
       auto l = static_cast<unsigned>(__builtin_ctz(k));
       auto thread = static_cast<uint16_t>(a.warp * 32 + l);
-      for (unsigned i = 0, w = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i) {
-        g.thread[(w + i) % kLineWords] = thread;
-        g.now |= 1u << ((w + i) % kLineWords);
+      for (unsigned i = 0, w0 = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i) {
+        const unsigned w = (w0 + i) % kLineWords;
+        if (kind[w] == kFirst) {
+          g.thread[w] = thread;
+          g.now |= 1u << w;
+        } else if (kind[w] == kSecond) {
+          if (!g.has2) {
+            g.has2 = true;
+            g.instr2 = a.instr;
+            g.wepoch2 = wepoch;
+            g.thread2.fill(kNoThread);
+          }
+          g.thread2[w] = thread;
+        }
       }
     }
     if (write) g.event = event_;

@@ -693,6 +693,54 @@ TEST(DefectsFastPath, StreamContinuedAfterAnAtomic) {
   }
 }
 
+// A stream read again by other threads of the same epoch (the line's
+// second readers): a later store by a word's first reader is a WAR with
+// the second reader, a warp-race only when no __syncwarp() came between
+// them. Lanes 0-15 of warp 0 read words 0-15; (after a __syncwarp() or
+// not) lanes 16-23 read words 0-7, then (after one or not) lanes 24-31
+// words 8-15; then (after one or not) thread 8 stores word 8: its second
+// reader is thread 24, in the warp-sync epoch of its own read.
+TEST(DefectsFastPath, SecondReadersKeepTheirWarpSyncEpoch) {
+  Instrs I;
+  emu::InstrInfo ld_g3 = instr(15, 24, "ld.global.f32");
+  for (unsigned sync = 0; sync < 8; ++sync) {
+    std::vector<Event> block;
+    auto read = [&](uint32_t lanes, unsigned first_lane, unsigned first_word,
+                    const emu::InstrInfo* in) {
+      Event e;
+      e.access = access(
+          emu::Space::Global, emu::MemOp::Load, 4, in, 0,
+          [=](unsigned l) { return kGlobal + 4 * (first_word + l - first_lane); }, lanes);
+      block.push_back(e);
+    };
+    auto syncwarp = [&] {
+      Event e;
+      e.kind = Event::kSyncwarp;
+      e.warp = 0;
+      block.push_back(e);
+    };
+    read(0xffffu, 0, 0, &I.ld_g);
+    if (sync & 4) syncwarp();
+    read(0xff0000u, 16, 0, &ld_g3);
+    if (sync & 1) syncwarp();
+    read(0xff000000u, 24, 8, &ld_g3);
+    if (sync & 2) syncwarp();
+    Event st;
+    st.access = access(
+        emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, 0,
+        [](unsigned) { return kGlobal + 4 * 8; }, 1u << 8);
+    block.push_back(st);
+    auto fast = run({block}, I, true), general = run({block}, I, false);
+    ASSERT_EQ(describe(fast), describe(general)) << "sync " << sync;
+    // A warp-race unless a __syncwarp() came after thread 24's read.
+    ASSERT_EQ(fast.size(), sync & 2 ? 0u : 1u) << describe(fast);
+    if (!fast.empty()) {
+      EXPECT_NE(fast[0].message.find("between thread 24 and thread 8"), std::string::npos)
+          << fast[0].message;
+    }
+  }
+}
+
 // Threads are kept in 16 bits on the stream path: a block whose last warp
 // would need thread 65535 takes the general path there (the emulator's
 // blocks are smaller; the checker must not depend on it).
