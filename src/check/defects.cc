@@ -1065,12 +1065,18 @@ class BlockDefects final : public emu::BlockObserver {
     }
     // Lanes at increasing addresses, none overlapping the last: every word
     // is accessed by one lane, and the lanes of a line are consecutive.
+    // Else, lanes all in one line (a broadcast, a half-warp repeat) are
+    // taken in lane order.
     uint64_t prev = a.addr[__builtin_ctz(a.mask)];
+    bool increasing = true, one_line = true;
+    const uint64_t first_line = prev / (4 * kLineWords);
     for (uint32_t m = a.mask & (a.mask - 1); m; m &= m - 1) {
       uint64_t addr = a.addr[__builtin_ctz(m)];
-      if (addr <= prev || addr - prev < a.width) return a.mask;
+      increasing &= addr > prev && addr - prev >= a.width;
+      one_line &= addr / (4 * kLineWords) == first_line;
       prev = addr;
     }
+    if (!increasing) return one_line && stream_line(a, first_line, a.mask) ? 0 : a.mask;
     uint32_t rest = 0;
     for (uint32_t m = a.mask; m;) {
       // The lanes in the line of the first lane left (widths divide the
@@ -1105,62 +1111,61 @@ class BlockDefects final : public emu::BlockObserver {
       g.thread.fill(kNoThread);
     }
     if (!g.compact || g.write != write || g.after_atomic != atomic_seen_) return false;
-    // What the per-word path would do to each word, as one of: a first
-    // access (or its own thread's again in a later epoch) from the line's
+    // What the per-word path would do to each word, lane by lane in lane
+    // order (lanes may share words), on copies of the line: a first access
+    // (or its own thread's again in a later epoch) from the line's
     // instruction, which must keep the line's warp-sync epoch within one
-    // barrier epoch; a second reader; nothing (its own thread again in this
-    // epoch, or a word with two readers already). Anything else: the
+    // barrier epoch; a second reader; nothing (its own thread again in
+    // this epoch, or a word with two readers already). Anything else: the
     // per-word path. The line moves to a later epoch only without second
     // readers (they hold the epoch).
     const bool same = g.instr == a.instr, moved = g.epoch != epoch_;
     if (moved && (!same || g.has2)) return false;
-    enum Kind : uint8_t { kNothing, kFirst, kSecond };
-    std::array<uint8_t, kLineWords> kind;
+    std::array<uint16_t, kLineWords> first = g.thread, second;
+    if (g.has2)
+      second = g.thread2;
+    else
+      second.fill(kNoThread);
+    uint32_t now = moved ? 0 : g.now, wepoch2 = g.wepoch2;
+    bool has2 = g.has2;
+    const emu::InstrInfo* instr2 = g.instr2;
     for (uint32_t k = in_line; k; k &= k - 1) {
       auto l = static_cast<unsigned>(__builtin_ctz(k));
       auto thread = static_cast<uint16_t>(a.warp * 32 + l);
       for (unsigned i = 0, w0 = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i) {
         const unsigned w = (w0 + i) % kLineWords;
-        const uint16_t t = g.thread[w];
-        const bool cur = !moved && (g.now >> w & 1u);
+        const uint16_t t = first[w];
+        const bool cur = now >> w & 1u;
         if (t == kNoThread || (t == thread && !cur) || (write && t == thread)) {
           if (!same || (!moved && g.wepoch != wepoch)) return false;
-          kind[w] = kFirst;
-        } else if (t == thread) {
-          kind[w] = kNothing;
+          first[w] = thread;
+          now |= 1u << w;
+        } else if (t == thread || (!write && cur && second[w] != kNoThread)) {
+          // nothing
         } else if (write || !cur) {
           return false;
-        } else if (g.has2 && g.thread2[w] != kNoThread) {
-          kind[w] = kNothing;
         } else {
-          if (g.has2 && (g.instr2 != a.instr || g.wepoch2 != wepoch)) return false;
-          kind[w] = kSecond;
+          if (has2 && (instr2 != a.instr || wepoch2 != wepoch)) return false;
+          if (!has2) {
+            has2 = true;
+            instr2 = a.instr;
+            wepoch2 = wepoch;
+          }
+          second[w] = thread;
         }
       }
     }
     if (moved) {  // (epochs only grow)
       g.epoch = epoch_;
       g.wepoch = wepoch;
-      g.now = 0;
     }
-    for (uint32_t k = in_line; k; k &= k - 1) {
-      auto l = static_cast<unsigned>(__builtin_ctz(k));
-      auto thread = static_cast<uint16_t>(a.warp * 32 + l);
-      for (unsigned i = 0, w0 = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i) {
-        const unsigned w = (w0 + i) % kLineWords;
-        if (kind[w] == kFirst) {
-          g.thread[w] = thread;
-          g.now |= 1u << w;
-        } else if (kind[w] == kSecond) {
-          if (!g.has2) {
-            g.has2 = true;
-            g.instr2 = a.instr;
-            g.wepoch2 = wepoch;
-            g.thread2.fill(kNoThread);
-          }
-          g.thread2[w] = thread;
-        }
-      }
+    g.thread = first;
+    g.now = now;
+    if (has2) {
+      g.has2 = true;
+      g.instr2 = instr2;
+      g.wepoch2 = wepoch2;
+      g.thread2 = second;
     }
     if (write) g.event = event_;
     return true;
