@@ -471,17 +471,21 @@ class BlockDefects final : public emu::BlockObserver {
     // threads: a rotated pass, the next row of a naive matmul). A word with
     // two readers in the epoch is quiet: further reads change nothing. Kept
     // only while the line's epoch stays.
-    bool has2 = false;
+    // thread2 lives in global_second (index `second`; kNoSecond: no second
+    // readers), so that lines without them stay small.
+    bool has2() const { return second != kNoSecond; }
     const emu::InstrInfo* instr2 = nullptr;
-    uint32_t wepoch2 = 0;
-    std::array<uint16_t, kLineWords> thread2;
+    uint32_t wepoch2 = 0, second = kNoSecond;
   };
+  static constexpr uint32_t kNoSecond = UINT32_MAX;
+  using Threads = std::array<uint16_t, kLineWords>;
   // These and global_shadow_ are members of `records`, handed back to
   // the DefectCheck for the next block when this one is finished.
   std::unique_ptr<BlockRecords> records;
   LineMap& global_lines;                     // 128-byte line -> line slot
   ChunkedVector<GlobalLine>& global_line;    // by line slot
   ChunkedVector<GlobalTouch>& global_touch;  // word records (GlobalLine::words)
+  ChunkedVector<Threads>& global_second;     // second readers (GlobalLine::second)
 
   // The barrier epoch of word `w`'s access in compact line `g`: the line's
   // last, or one before it (which the current epoch never equals again).
@@ -1005,7 +1009,7 @@ class BlockDefects final : public emu::BlockObserver {
         GlobalTouch& t = global_touch[words + w];
         t = touch(g, w);
         if (!g.compact || g.thread[w] == kNoThread) continue;
-        if (!g.write && (!g.has2 || g.thread2[w] == kNoThread)) continue;
+        if (!g.write && (!g.has2() || global_second[g.second][w] == kNoThread)) continue;
         // The shadow of the word's one write, as note_write left it. The
         // line's last store event stands in for the word's own: only
         // equality with the current event is ever tested, and the current
@@ -1015,7 +1019,7 @@ class BlockDefects final : public emu::BlockObserver {
         if (!g.write) {  // a second reader (the loop only gets here with one)
           s.r2 = true;
           s.r2_atomic = false;
-          s.r2_thread = g.thread2[w];
+          s.r2_thread = global_second[g.second][w];
           s.r2_wepoch = g.wepoch2;
           s.r2_instr = g.instr2;
           continue;
@@ -1057,7 +1061,7 @@ class BlockDefects final : public emu::BlockObserver {
           auto first = static_cast<unsigned>(a.addr[l] / 4 % kLineWords);
           unsigned n = std::min(32 - l, (kLineWords - first) / words);
           uint32_t in_line = static_cast<uint32_t>(((uint64_t{1} << n) - 1) << l);
-          if (!stream_line(a, a.addr[l] / (4 * kLineWords), in_line)) rest |= in_line;
+          if (!stream_line(a, a.addr[l] / (4 * kLineWords), in_line, true)) rest |= in_line;
           l += n;
         }
         return rest;
@@ -1076,7 +1080,7 @@ class BlockDefects final : public emu::BlockObserver {
       one_line &= addr / (4 * kLineWords) == first_line;
       prev = addr;
     }
-    if (!increasing) return one_line && stream_line(a, first_line, a.mask) ? 0 : a.mask;
+    if (!increasing) return one_line && stream_line(a, first_line, a.mask, false) ? 0 : a.mask;
     uint32_t rest = 0;
     for (uint32_t m = a.mask; m;) {
       // The lanes in the line of the first lane left (widths divide the
@@ -1086,15 +1090,15 @@ class BlockDefects final : public emu::BlockObserver {
       for (uint32_t k = m; k && a.addr[__builtin_ctz(k)] / (4 * kLineWords) == line; k &= k - 1)
         in_line |= 1u << __builtin_ctz(k);
       m &= ~in_line;
-      if (!stream_line(a, line, in_line)) rest |= in_line;
+      if (!stream_line(a, line, in_line, true)) rest |= in_line;
     }
     return rest;
   }
 
-  // global_stream's step for one line: lanes `in_line` of `a` access it,
-  // each its own words. False: the line does not continue a stream (nothing
-  // done).
-  bool stream_line(const emu::MemAccess& a, uint64_t line, uint32_t in_line) {
+  // global_stream's step for one line: lanes `in_line` of `a` access it
+  // (`distinct`: each its own words). False: the line does not continue a
+  // stream (nothing done).
+  bool stream_line(const emu::MemAccess& a, uint64_t line, uint32_t in_line, bool distinct) {
     const bool write = a.op == emu::MemOp::Store;
     const uint32_t wepoch = wepoch_[a.warp], words = a.width / 4u;
     GlobalLine& g = line_of(line);
@@ -1107,8 +1111,20 @@ class BlockDefects final : public emu::BlockObserver {
       g.wepoch = wepoch;
       g.now = 0;
       g.after_atomic = atomic_seen_;
-      g.has2 = false;
+      g.second = kNoSecond;
       g.thread.fill(kNoThread);
+      if (distinct) {  // (most streams: every word a first access)
+        for (uint32_t k = in_line; k; k &= k - 1) {
+          auto l = static_cast<unsigned>(__builtin_ctz(k));
+          auto thread = static_cast<uint16_t>(a.warp * 32 + l);
+          for (unsigned i = 0, w0 = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i) {
+            g.thread[(w0 + i) % kLineWords] = thread;
+            g.now |= 1u << ((w0 + i) % kLineWords);
+          }
+        }
+        if (write) g.event = event_;
+        return true;
+      }
     }
     if (!g.compact || g.write != write || g.after_atomic != atomic_seen_) return false;
     // What the per-word path would do to each word, lane by lane in lane
@@ -1120,14 +1136,14 @@ class BlockDefects final : public emu::BlockObserver {
     // per-word path. The line moves to a later epoch only without second
     // readers (they hold the epoch).
     const bool same = g.instr == a.instr, moved = g.epoch != epoch_;
-    if (moved && (!same || g.has2)) return false;
+    if (moved && (!same || g.has2())) return false;
     std::array<uint16_t, kLineWords> first = g.thread, second;
-    if (g.has2)
-      second = g.thread2;
+    if (g.has2())
+      second = global_second[g.second];
     else
       second.fill(kNoThread);
     uint32_t now = moved ? 0 : g.now, wepoch2 = g.wepoch2;
-    bool has2 = g.has2;
+    bool has2 = g.has2();
     const emu::InstrInfo* instr2 = g.instr2;
     for (uint32_t k = in_line; k; k &= k - 1) {
       auto l = static_cast<unsigned>(__builtin_ctz(k));
@@ -1162,10 +1178,13 @@ class BlockDefects final : public emu::BlockObserver {
     g.thread = first;
     g.now = now;
     if (has2) {
-      g.has2 = true;
+      if (!g.has2()) {
+        g.second = static_cast<uint32_t>(global_second.size());
+        global_second.emplace_back();
+      }
       g.instr2 = instr2;
       g.wepoch2 = wepoch2;
-      g.thread2 = second;
+      global_second[g.second] = second;
     }
     if (write) g.event = event_;
     return true;
@@ -1253,6 +1272,7 @@ struct BlockRecords {
   LineMap lines;
   ChunkedVector<BlockDefects::GlobalLine> line;
   ChunkedVector<BlockDefects::GlobalTouch> touch;
+  ChunkedVector<BlockDefects::Threads> second;
   ShadowWords shadow;
   // The shared-memory side (BlockDefects::on_block_begin sizes and resets it).
   ShadowWords shared;  // slot = shared word (offset / 4)
@@ -1267,6 +1287,7 @@ struct BlockRecords {
     lines.clear();
     line.clear();
     touch.clear();
+    second.clear();
     shadow.reset(0);
     log.clear();
   }
@@ -1278,6 +1299,7 @@ BlockDefects::BlockDefects(DefectCheck& owner, emu::Dim3 block,
       global_lines(this->records->lines),
       global_line(this->records->line),
       global_touch(this->records->touch),
+      global_second(this->records->second),
       owner_(owner),
       block_(block),
       compact_(owner.fast_paths_),
