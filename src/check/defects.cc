@@ -322,6 +322,24 @@ class BlockDefects final : public emu::BlockObserver {
       }
       if (quiet) return;
     }
+    // Every lane's words written before this epoch or by the lane itself
+    // (no hazard, no uninitialized read: plain_load's test, which no
+    // load changes): their readers updated lane by lane without the
+    // per-lane path's set-up.
+    if (compact_) {
+      bool ok = true;
+      for (uint32_t m = a.mask; ok && m; m &= m - 1) {
+        auto lane = static_cast<unsigned>(__builtin_ctz(m));
+        ok = plain_load_ok(a, a.warp * 32 + lane, a.addr[lane]);
+      }
+      if (ok) {
+        for (uint32_t m = a.mask; m; m &= m - 1) {
+          auto lane = static_cast<unsigned>(__builtin_ctz(m));
+          plain_load_apply(a, a.warp * 32 + lane, a.addr[lane]);
+        }
+        return;
+      }
+    }
     // A lane at the address of the lane before it, or of the lane 16
     // below (a half-warp repeat), whose words were quiet for every thread
     // needs no test: nothing a load does changes that.
@@ -713,6 +731,11 @@ class BlockDefects final : public emu::BlockObserver {
   // or by this thread (no RAW, not uninitialized): hazards()'s reader
   // update without its per-byte setup; false (nothing done) else.
   bool plain_load(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
+    if (!plain_load_ok(a, thread, addr)) return false;
+    plain_load_apply(a, thread, addr);
+    return true;
+  }
+  bool plain_load_ok(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
     uint32_t first = static_cast<uint32_t>(addr / 4), end = first + a.width / 4;
     for (uint32_t w = first; w < end; ++w) {
       if (!shared_.whole(w)) return false;
@@ -720,6 +743,10 @@ class BlockDefects final : public emu::BlockObserver {
       if (!s.ever_written || (s.written && s.w_epoch == epoch_ && s.w_thread != thread))
         return false;
     }
+    return true;
+  }
+  void plain_load_apply(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
+    uint32_t first = static_cast<uint32_t>(addr / 4), end = first + a.width / 4;
     uint32_t wepoch = wepoch_[thread / 32];
     for (uint32_t w = first; w < end; ++w) {
       Shadow& s = shared_.word(w);
@@ -753,7 +780,6 @@ class BlockDefects final : public emu::BlockObserver {
         }
       }
     }
-    return true;
   }
 
   // RAW/WAR/WAW hazards between threads of the block over the bytes of one
