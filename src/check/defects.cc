@@ -484,19 +484,37 @@ class BlockDefects final : public emu::BlockObserver {
     bool compact = false, write = false, after_atomic = false;
     std::array<uint16_t, kLineWords> thread;  // kNoThread: word not accessed
     // A read line's second readers: words read in barrier epoch `epoch` by
-    // a second thread (thread2, kNoThread: none), all from instruction
-    // instr2 in warp-sync epoch wepoch2 (a stream read again by other
-    // threads: a rotated pass, the next row of a naive matmul). A word with
-    // two readers in the epoch is quiet: further reads change nothing. Kept
-    // only while the line's epoch stays.
-    // thread2 lives in global_second (index `second`; kNoSecond: no second
-    // readers), so that lines without them stay small.
+    // a second thread (kNoThread: none), all in warp-sync epoch wepoch2 (a
+    // stream read again by other threads: a rotated pass, the next row of a
+    // naive matmul, a broadcast's second lane). A word with two readers in
+    // the epoch is quiet: further reads change nothing. Kept only while the
+    // line's epoch stays. Their threads live in global_second (index
+    // `second`; kNoSecond: none), so that lines without them stay small.
     bool has2() const { return second != kNoSecond; }
-    const emu::InstrInfo* instr2 = nullptr;
     uint32_t wepoch2 = 0, second = kNoSecond;
+    uint32_t two = 0;  // words with a second reader
+    // A read line's words read by up to kLineInstrs instructions (an
+    // unrolled loop's loads, each its words of the line): their list and
+    // each word's first and second reader's in global_instrs (index
+    // `instrs`; kNoSecond: `instr` alone). Such a line does not move to a
+    // later epoch.
+    uint32_t instrs = kNoSecond;
   };
   static constexpr uint32_t kNoSecond = UINT32_MAX;
   using Threads = std::array<uint16_t, kLineWords>;
+  static constexpr unsigned kLineInstrs = 4;
+  struct LineInstrs {
+    std::array<const emu::InstrInfo*, kLineInstrs> instr;
+    unsigned n = 0;
+    std::array<uint8_t, kLineWords> of, of2;  // word -> index in `instr`
+  };
+  // The instruction of word `w`'s first access (or second reader) in
+  // compact line `g`.
+  const emu::InstrInfo* instr_of(const GlobalLine& g, unsigned w, bool second = false) const {
+    if (g.instrs == kNoSecond) return g.instr;
+    const LineInstrs& li = global_instrs[g.instrs];
+    return li.instr[second ? li.of2[w] : li.of[w]];
+  }
   // These and global_shadow_ are members of `records`, handed back to
   // the DefectCheck for the next block when this one is finished.
   std::unique_ptr<BlockRecords> records;
@@ -504,6 +522,7 @@ class BlockDefects final : public emu::BlockObserver {
   ChunkedVector<GlobalLine>& global_line;    // by line slot
   ChunkedVector<GlobalTouch>& global_touch;  // word records (GlobalLine::words)
   ChunkedVector<Threads>& global_second;     // second readers (GlobalLine::second)
+  ChunkedVector<LineInstrs>& global_instrs;  // first readers' instructions (GlobalLine::instrs)
 
   // The barrier epoch of word `w`'s access in compact line `g`: the line's
   // last, or one before it (which the current epoch never equals again).
@@ -517,7 +536,7 @@ class BlockDefects final : public emu::BlockObserver {
     if (g.words != kNoWords) return global_touch[g.words + w];
     GlobalTouch t;
     if (!g.compact || g.thread[w] == kNoThread) return t;
-    t.instr = g.instr;
+    t.instr = instr_of(g, w);
     t.thread = g.thread[w];
     t.touched = 0xf;
     t.after_atomic = g.after_atomic;
@@ -1047,7 +1066,7 @@ class BlockDefects final : public emu::BlockObserver {
           s.r2_atomic = false;
           s.r2_thread = global_second[g.second][w];
           s.r2_wepoch = g.wepoch2;
-          s.r2_instr = g.instr2;
+          s.r2_instr = instr_of(g, w, true);
           continue;
         }
         s.written = s.ever_written = true;
@@ -1138,6 +1157,8 @@ class BlockDefects final : public emu::BlockObserver {
       g.now = 0;
       g.after_atomic = atomic_seen_;
       g.second = kNoSecond;
+      g.two = 0;
+      g.instrs = kNoSecond;
       g.thread.fill(kNoThread);
       if (distinct) {  // (most streams: every word a first access)
         for (uint32_t k = in_line; k; k &= k - 1) {
@@ -1161,8 +1182,36 @@ class BlockDefects final : public emu::BlockObserver {
     // this epoch, or a word with two readers already). Anything else: the
     // per-word path. The line moves to a later epoch only without second
     // readers (they hold the epoch).
-    const bool same = g.instr == a.instr, moved = g.epoch != epoch_;
-    if (moved && (!same || g.has2())) return false;
+    const bool same = g.instr == a.instr, moved = g.epoch != epoch_, multi = g.instrs != kNoSecond;
+    if (moved && (!same || g.has2() || multi)) return false;
+    if (!write && g.two) {  // every word read twice already: nothing to do
+      uint32_t touched = 0;
+      for (uint32_t k = in_line; k; k &= k - 1) {
+        auto w0 = static_cast<unsigned>(a.addr[__builtin_ctz(k)] / 4 % kLineWords);
+        touched |= static_cast<uint32_t>(((uint64_t{1} << words) - 1) << w0);
+      }
+      if ((touched & ~g.two) == 0) return true;
+    }
+    LineInstrs li;
+    if (multi) {
+      li = global_instrs[g.instrs];
+    } else {  // (of and of2 are filled when a second instruction comes)
+      li.instr[0] = g.instr;
+      li.n = 1;
+    }
+    // The index of a.instr among the line's first readers' instructions,
+    // added if new and there is room; -1: none (writes keep one).
+    int index = same ? 0 : -1;
+    for (unsigned i = 1; index < 0 && !write && i < li.n; ++i)
+      if (li.instr[i] == a.instr) index = static_cast<int>(i);
+    if (index < 0 && !write && li.n < kLineInstrs) {
+      if (li.n == 1) {
+        li.of.fill(0);
+        li.of2.fill(0);
+      }
+      li.instr[li.n] = a.instr;
+      index = static_cast<int>(li.n++);
+    }
     std::array<uint16_t, kLineWords> first = g.thread, second;
     if (g.has2())
       second = global_second[g.second];
@@ -1170,16 +1219,29 @@ class BlockDefects final : public emu::BlockObserver {
       second.fill(kNoThread);
     uint32_t now = moved ? 0 : g.now, wepoch2 = g.wepoch2;
     bool has2 = g.has2();
-    const emu::InstrInfo* instr2 = g.instr2;
+    uint32_t two = g.two;
+    // A read lane at the address of the lane before it whose words had two
+    // readers after it: nothing (a broadcast's third to last lanes).
+    uint64_t prev = UINT64_MAX;
+    bool prev_two = false;
     for (uint32_t k = in_line; k; k &= k - 1) {
       auto l = static_cast<unsigned>(__builtin_ctz(k));
       auto thread = static_cast<uint16_t>(a.warp * 32 + l);
+      if (a.addr[l] == prev && prev_two) continue;
+      prev = a.addr[l];
+      prev_two = !write;
       for (unsigned i = 0, w0 = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i) {
         const unsigned w = (w0 + i) % kLineWords;
         const uint16_t t = first[w];
         const bool cur = now >> w & 1u;
         if (t == kNoThread || (t == thread && !cur) || (write && t == thread)) {
-          if (!same || (!moved && g.wepoch != wepoch)) return false;
+          if (index < 0 || (!moved && g.wepoch != wepoch)) return false;
+          // (a word's own thread again in a later epoch: from its own
+          // instruction only, which stays its first access)
+          if (t == kNoThread)
+            li.of[w] = static_cast<uint8_t>(index);
+          else if (li.instr[li.of[w]] != a.instr)
+            return false;
           first[w] = thread;
           now |= 1u << w;
         } else if (t == thread || (!write && cur && second[w] != kNoThread)) {
@@ -1187,15 +1249,18 @@ class BlockDefects final : public emu::BlockObserver {
         } else if (write || !cur) {
           return false;
         } else {
-          if (has2 && (instr2 != a.instr || wepoch2 != wepoch)) return false;
+          if (index < 0 || (has2 && wepoch2 != wepoch)) return false;
+          li.of2[w] = static_cast<uint8_t>(index);
           if (!has2) {
             has2 = true;
-            instr2 = a.instr;
             wepoch2 = wepoch;
           }
           second[w] = thread;
+          two |= 1u << w;
         }
       }
+      for (unsigned i = 0, w0 = static_cast<unsigned>(a.addr[l] / 4); prev_two && i < words; ++i)
+        prev_two = second[(w0 + i) % kLineWords] != kNoThread;
     }
     if (moved) {  // (epochs only grow)
       g.epoch = epoch_;
@@ -1203,14 +1268,21 @@ class BlockDefects final : public emu::BlockObserver {
     }
     g.thread = first;
     g.now = now;
+    if (li.n > 1) {
+      if (!multi) {
+        g.instrs = static_cast<uint32_t>(global_instrs.size());
+        global_instrs.emplace_back();
+      }
+      global_instrs[g.instrs] = li;
+    }
     if (has2) {
       if (!g.has2()) {
         g.second = static_cast<uint32_t>(global_second.size());
         global_second.emplace_back();
       }
-      g.instr2 = instr2;
       g.wepoch2 = wepoch2;
       global_second[g.second] = second;
+      g.two = two;
     }
     if (write) g.event = event_;
     return true;
@@ -1299,6 +1371,7 @@ struct BlockRecords {
   ChunkedVector<BlockDefects::GlobalLine> line;
   ChunkedVector<BlockDefects::GlobalTouch> touch;
   ChunkedVector<BlockDefects::Threads> second;
+  ChunkedVector<BlockDefects::LineInstrs> instrs;
   ShadowWords shadow;
   // The shared-memory side (BlockDefects::on_block_begin sizes and resets it).
   ShadowWords shared;  // slot = shared word (offset / 4)
@@ -1314,6 +1387,7 @@ struct BlockRecords {
     line.clear();
     touch.clear();
     second.clear();
+    instrs.clear();
     shadow.reset(0);
     log.clear();
   }
@@ -1326,6 +1400,7 @@ BlockDefects::BlockDefects(DefectCheck& owner, emu::Dim3 block,
       global_line(this->records->line),
       global_touch(this->records->touch),
       global_second(this->records->second),
+      global_instrs(this->records->instrs),
       owner_(owner),
       block_(block),
       compact_(owner.fast_paths_),
@@ -1419,13 +1494,15 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
     uint32_t l = owner_lines_.slot(line);
     if (l == owner_line_.size()) {
       OwnerLine& fresh = owner_line_.emplace_back();
-      if (g.compact) {  // made once, not default-made and then overwritten
+      if (g.compact &&
+          g.instrs ==
+              BlockDefects::kNoSecond) {  // made once, not default-made and then overwritten
         fresh = {linear, g.instr, kNoOwners, true, g.write, g.after_atomic, g.thread};
         return;
       }
     }
     OwnerLine& ol = owner_line_[l];
-    if (g.compact && ol.words == kNoOwners) {
+    if (g.compact && g.instrs == BlockDefects::kNoSecond && ol.words == kNoOwners) {
       // A compact line of this block (one stream's reads or writes): on a
       // fresh line it becomes the line's owner as is; a stream of reads on
       // a line whose owner read every word it reads changes nothing (no

@@ -741,6 +741,37 @@ TEST(DefectsFastPath, SecondReadersKeepTheirWarpSyncEpoch) {
   }
 }
 
+// A line first read by several instructions (an unrolled loop's loads):
+// a thread re-reading its word of an earlier epoch from another
+// instruction becomes the word's reader of record with that instruction,
+// so a later store by another lane is a warp-race naming it (PTX line 24).
+TEST(DefectsFastPath, RereadInALineOfSeveralInstructions) {
+  Instrs I;
+  emu::InstrInfo ld_g3 = instr(15, 24, "ld.global.f32");
+  auto read = [&](uint32_t lanes, const emu::InstrInfo* in) {
+    Event e;
+    e.access = access(
+        emu::Space::Global, emu::MemOp::Load, 4, in, 0, [](unsigned l) { return kGlobal + 4 * l; },
+        lanes);
+    return e;
+  };
+  std::vector<Event> block;
+  block.push_back(read(0xffu, &I.ld_g));
+  block.emplace_back().kind = Event::kBarrier;
+  block.push_back(read(0xff00u, &I.ld_g));
+  block.push_back(read(0xff0000u, &ld_g3));
+  block.push_back(read(1u << 3, &ld_g3));
+  Event st;
+  st.access = access(
+      emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, 0,
+      [](unsigned) { return kGlobal + 4 * 3; }, 1u << 5);
+  block.push_back(st);
+  auto fast = run({block}, I, true), general = run({block}, I, false);
+  ASSERT_EQ(describe(fast), describe(general));
+  ASSERT_EQ(general.size(), 1u) << describe(general);
+  EXPECT_EQ(general[0].involved[0].ptx_line, 24) << describe(general);
+}
+
 // Threads are kept in 16 bits on the stream path: a block whose last warp
 // would need thread 65535 takes the general path there (the emulator's
 // blocks are smaller; the checker must not depend on it).
