@@ -493,11 +493,11 @@ class BlockDefects final : public emu::BlockObserver {
     bool has2() const { return second != kNoSecond; }
     uint32_t wepoch2 = 0, second = kNoSecond;
     uint32_t two = 0;  // words with a second reader
-    // A read line's words read by up to kLineInstrs instructions (an
-    // unrolled loop's loads, each its words of the line): their list and
-    // each word's first and second reader's in global_instrs (index
-    // `instrs`; kNoSecond: `instr` alone). Such a line does not move to a
-    // later epoch.
+    // A line's words accessed by up to kLineInstrs instructions (an
+    // unrolled loop's loads or stores, each its words of the line): their
+    // list and each word's first access's and second reader's in
+    // global_instrs (index `instrs`; kNoSecond: `instr` alone). Such a
+    // line does not move to a later epoch.
     uint32_t instrs = kNoSecond;
   };
   static constexpr uint32_t kNoSecond = UINT32_MAX;
@@ -1075,7 +1075,7 @@ class BlockDefects final : public emu::BlockObserver {
         s.w_epoch = epoch_of(g, w);
         s.w_wepoch = g.wepoch;
         s.w_event = g.event;
-        s.w_instr = g.instr;
+        s.w_instr = instr_of(g, w);
       }
       g.words = words;
       g.compact = false;
@@ -1173,6 +1173,14 @@ class BlockDefects final : public emu::BlockObserver {
         return true;
       }
     }
+    return stream_line_general(a, g, in_line);
+  }
+
+  // stream_line for a line that is not fresh, or lanes that may share words.
+  [[gnu::noinline]] bool stream_line_general(const emu::MemAccess& a, GlobalLine& g,
+                                             uint32_t in_line) {
+    const bool write = a.op == emu::MemOp::Store;
+    const uint32_t wepoch = wepoch_[a.warp], words = a.width / 4u;
     if (!g.compact || g.write != write || g.after_atomic != atomic_seen_) return false;
     // What the per-word path would do to each word, lane by lane in lane
     // order (lanes may share words), on copies of the line: a first access
@@ -1200,11 +1208,11 @@ class BlockDefects final : public emu::BlockObserver {
       li.n = 1;
     }
     // The index of a.instr among the line's first readers' instructions,
-    // added if new and there is room; -1: none (writes keep one).
+    // added if new and there is room; -1: none.
     int index = same ? 0 : -1;
-    for (unsigned i = 1; index < 0 && !write && i < li.n; ++i)
+    for (unsigned i = 1; index < 0 && i < li.n; ++i)
       if (li.instr[i] == a.instr) index = static_cast<int>(i);
-    if (index < 0 && !write && li.n < kLineInstrs) {
+    if (index < 0 && li.n < kLineInstrs) {
       if (li.n == 1) {
         li.of.fill(0);
         li.of2.fill(0);
