@@ -18,6 +18,7 @@
 
 #include "bank/bank.h"
 #include "check/address_pattern.h"
+#include "check/address_shift.h"
 
 namespace smemlab::check {
 
@@ -47,28 +48,15 @@ class BankCostCache {
                                uint32_t mask, const uint64_t* addr, uint64_t period) const {
     if (pc >= last_.size()) return nullptr;
     const Last& s = last_[pc];
-    if (!s.valid || s.mask != mask || s.op != op || s.width != width || s.matrices != matrices)
+    if (!s.valid || s.ref.mask != mask || s.op != op || s.width != width || s.matrices != matrices)
       return nullptr;
     const unsigned first = static_cast<unsigned>(__builtin_ctz(mask));
-    const uint64_t d = addr[first] - s.ref[first];
     if (residue(addr[first], period) != s.residue) return nullptr;
     // Every active lane moved by d, and none reaches 2^63 (the last
     // request's addresses did not): then the requests differ by one exact
     // shift, a multiple of the period.
-    uint64_t diff = 0, high = 0;
-    if (mask == 0xffffffffu) {
-      for (unsigned l = 0; l < 32; ++l) {
-        diff |= (addr[l] - s.ref[l]) ^ d;
-        high |= addr[l];
-      }
-    } else {
-      for (unsigned l = 0; l < 32; ++l) {
-        uint64_t on = uint64_t{0} - (mask >> l & 1u);
-        diff |= ((addr[l] - s.ref[l]) ^ d) & on;
-        high |= addr[l] & on;
-      }
-    }
-    if (diff | (high >> 63)) return nullptr;
+    uint64_t d;
+    if (!same_shift(s.ref, mask, addr, &d)) return nullptr;
     return &last_costs_[pc * models_];
   }
 
@@ -121,8 +109,8 @@ class BankCostCache {
   struct Last {
     bool valid = false;
     uint8_t op = 0, width = 0, matrices = 0;
-    uint32_t mask = 0, residue = 0;
-    uint64_t ref[32];
+    uint32_t residue = 0;
+    ShiftRef ref;
   };
   void remember_at(uint32_t pc, const AddressPattern& k, const uint64_t* addr,
                    const BankCost* costs) {
@@ -132,13 +120,12 @@ class BankCostCache {
       last_costs_.resize(n * models_);
     }
     Last& s = last_[pc];
-    s.valid = true;
+    // Always true here (a pattern is made only of addresses below 2^63).
+    s.valid = make_shift_ref(s.ref, k.mask, addr);
     s.op = k.op;
     s.width = k.width;
     s.matrices = k.matrices;
-    s.mask = k.mask;
     s.residue = k.residue;
-    std::copy(addr, addr + 32, s.ref);
     std::copy(costs, costs + models_, &last_costs_[pc * models_]);
   }
   size_t models_;
