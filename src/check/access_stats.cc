@@ -152,8 +152,7 @@ class BlockAccess final : public emu::BlockObserver {
 
  private:
   // Per pc: the map entries (std::map nodes do not move) and the last
-  // request costed there. Grown geometrically: a block sees its pcs in
-  // program order, and each growth moves every entry.
+  // request costed there.
   struct PcState {
     AccessInstr* stats = nullptr;
     BranchInstr* branch = nullptr;
@@ -163,10 +162,16 @@ class BlockAccess final : public emu::BlockObserver {
     SectorCost cost;
   };
   PcState& state_of(uint32_t pc) {
-    if (pc >= index_.size()) index_.resize(std::max<size_t>(pc + 1, 2 * index_.size()));
-    return index_[pc];
+    if (pc < state_at_.size() && state_at_[pc]) return states_[state_at_[pc] - 1];
+    if (pc >= state_at_.size()) state_at_.resize(std::max<size_t>(pc + 1, 2 * state_at_.size()), 0);
+    states_.emplace_back();
+    state_at_[pc] = static_cast<uint32_t>(states_.size());
+    return states_.back();
   }
-  std::vector<PcState> index_;
+  // states_[state_at_[pc] - 1] (0: none yet): 4 bytes per pc, the ~300-byte
+  // records only for the pcs that access memory or branch.
+  std::vector<uint32_t> state_at_;
+  std::vector<PcState> states_;
 };
 
 // The analysis' entry of `pc` in `map`, through a pc-indexed table of its
