@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "check/address_pattern.h"
+#include "check/address_shift.h"
 
 namespace smemlab::check {
 
@@ -99,17 +99,15 @@ class BlockAccess final : public emu::BlockObserver {
     s.cls = cls;
     s.width = a.width;
     // Sectors are 32 bytes: a request shifted by a multiple of 32 touches as
-    // many, so the pc's last pattern usually answers without a recount.
-    AddressPattern key;
+    // many, so the pc's last request usually answers without a recount.
     SectorCost c;
-    if (!key.make(0, a.width, 0, a.mask, a.addr, 32)) {
-      c = sector_cost(a.mask, a.addr, a.width);
-    } else if (p.known && p.key == key) {
+    uint64_t d;
+    if (p.known && p.width == a.width && same_shift(p.ref, a.mask, a.addr, &d) && d % 32 == 0) {
       c = p.cost;
     } else {
       c = sector_cost(a.mask, a.addr, a.width);
-      p.known = true;
-      p.key = key;
+      p.known = make_shift_ref(p.ref, a.mask, a.addr);
+      p.width = a.width;
       p.cost = c;
     }
     ++s.counts.requests;
@@ -154,20 +152,26 @@ class BlockAccess final : public emu::BlockObserver {
 
  private:
   // Per pc: the map entries (std::map nodes do not move) and the last
-  // pattern costed there. Grown geometrically: a block sees its pcs in
-  // program order, and each growth moves every entry.
+  // request costed there.
   struct PcState {
     AccessInstr* stats = nullptr;
     BranchInstr* branch = nullptr;
-    bool known = false;
-    AddressPattern key;
+    bool known = false;  // ref, width and cost hold the last request's
+    unsigned width = 0;
+    ShiftRef ref;
     SectorCost cost;
   };
   PcState& state_of(uint32_t pc) {
-    if (pc >= index_.size()) index_.resize(std::max<size_t>(pc + 1, 2 * index_.size()));
-    return index_[pc];
+    if (pc < state_at_.size() && state_at_[pc]) return states_[state_at_[pc] - 1];
+    if (pc >= state_at_.size()) state_at_.resize(std::max<size_t>(pc + 1, 2 * state_at_.size()), 0);
+    states_.emplace_back();
+    state_at_[pc] = static_cast<uint32_t>(states_.size());
+    return states_.back();
   }
-  std::vector<PcState> index_;
+  // states_[state_at_[pc] - 1] (0: none yet): 4 bytes per pc, the ~300-byte
+  // records only for the pcs that access memory or branch.
+  std::vector<uint32_t> state_at_;
+  std::vector<PcState> states_;
 };
 
 // The analysis' entry of `pc` in `map`, through a pc-indexed table of its

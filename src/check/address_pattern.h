@@ -1,11 +1,11 @@
 // The address pattern of one warp-level memory access, the key under which
-// bank_cost_cache.h and access_stats.cc memoize a request's cost: active
-// mask, op, width, each active lane's offset from the first active lane,
-// and that lane's address modulo a period. A cost that is unchanged when
-// every address moves by a multiple of the period (bank::Model::period; 32
-// for 32-byte sectors) is a function of the pattern, so in a loop, or in
-// other warps and blocks, a pc that issues the same pattern again is costed
-// by one compare instead of a fresh evaluation.
+// bank_cost_cache.h memoizes a request's cost: active mask, op, width, each
+// active lane's offset from the first active lane, and that lane's address
+// modulo a period. A cost that is unchanged when every address moves by a
+// multiple of the period (bank::Model::period) is a function of the
+// pattern, so in a loop, or in other warps and blocks, a pc that issues the
+// same pattern again is costed by a lookup (or, the pc's last pattern, by
+// one compare: address_shift.h) instead of a fresh evaluation.
 #pragma once
 
 #include <cstdint>

@@ -18,6 +18,7 @@
 
 #include "bank/bank.h"
 #include "check/address_pattern.h"
+#include "check/address_shift.h"
 
 namespace smemlab::check {
 
@@ -30,7 +31,7 @@ struct BankCost {
 class BankCostCache {
  public:
   explicit BankCostCache(const std::vector<std::unique_ptr<bank::Model>>& models)
-      : models_(models.size()), keys_(kEntries), costs_(kEntries * models.size()) {
+      : models_(models.size()), keys_(kFirstEntries), costs_(kFirstEntries * models.size()) {
     for (unsigned w = 0; w < std::size(period_); ++w) period_[w] = period_of(models, w);
   }
 
@@ -45,44 +46,39 @@ class BankCostCache {
   // (one pass over the addresses, no key built); else nullptr.
   const BankCost* same_as_last(uint32_t pc, uint8_t op, unsigned width, unsigned matrices,
                                uint32_t mask, const uint64_t* addr, uint64_t period) const {
-    if (pc >= last_.size()) return nullptr;
-    const Last& s = last_[pc];
-    if (!s.valid || s.mask != mask || s.op != op || s.width != width || s.matrices != matrices)
+    if (pc >= last_at_.size() || !last_at_[pc]) return nullptr;
+    const size_t i = last_at_[pc] - 1;
+    const Last& s = last_[i];
+    if (!s.valid || s.ref.mask != mask || s.op != op || s.width != width || s.matrices != matrices)
       return nullptr;
     const unsigned first = static_cast<unsigned>(__builtin_ctz(mask));
-    const uint64_t d = addr[first] - s.ref[first];
     if (residue(addr[first], period) != s.residue) return nullptr;
     // Every active lane moved by d, and none reaches 2^63 (the last
     // request's addresses did not): then the requests differ by one exact
     // shift, a multiple of the period.
-    uint64_t diff = 0, high = 0;
-    if (mask == 0xffffffffu) {
-      for (unsigned l = 0; l < 32; ++l) {
-        diff |= (addr[l] - s.ref[l]) ^ d;
-        high |= addr[l];
-      }
-    } else {
-      for (unsigned l = 0; l < 32; ++l) {
-        uint64_t on = uint64_t{0} - (mask >> l & 1u);
-        diff |= ((addr[l] - s.ref[l]) ^ d) & on;
-        high |= addr[l] & on;
-      }
-    }
-    if (diff | (high >> 63)) return nullptr;
-    return &last_costs_[pc * models_];
+    uint64_t d;
+    if (!same_shift(s.ref, mask, addr, &d)) return nullptr;
+    return &last_costs_[i * models_];
   }
 
   // The memoized costs of `k` (models() entries), or nullptr; a hit
   // becomes the pc's last request (`addr`: its addresses).
   const BankCost* find(uint32_t pc, const AddressPattern& k, const uint64_t* addr) {
-    size_t i = k.hash() & (kEntries - 1);
+    size_t i = k.hash() & (keys_.size() - 1);
     if (!keys_[i].valid || !(keys_[i].key == k)) return nullptr;
-    remember_at(pc, k, addr, &costs_[i * models_]);
-    return &last_costs_[pc * models_];
+    return remember_at(pc, k, addr, &costs_[i * models_]);
   }
   // Records the costs of `k` (models() entries, from a full evaluation).
   void store(uint32_t pc, const AddressPattern& k, const uint64_t* addr, const BankCost* costs) {
-    size_t i = k.hash() & (kEntries - 1);
+    // A table that has taken as many patterns as it has entries doubles
+    // (up to kEntries), starting empty again: a launch with few patterns
+    // sets up and touches a few KiB, not the whole table.
+    if (++stored_ > keys_.size() && keys_.size() < kEntries) {
+      keys_.assign(2 * keys_.size(), Slot{});
+      costs_.assign(keys_.size() * models_, BankCost{});
+      stored_ = 1;
+    }
+    size_t i = k.hash() & (keys_.size() - 1);
     keys_[i] = {k, true};
     std::copy(costs, costs + models_, &costs_[i * models_]);
     remember_at(pc, k, addr, costs);
@@ -109,9 +105,9 @@ class BankCostCache {
   }
 
  private:
-  // Power of two. The per-pc slot answers most requests; this table holds
+  // Powers of two. The per-pc slot answers most requests; this table holds
   // a pc's other patterns (different masks or strides in turn).
-  static constexpr size_t kEntries = 512;
+  static constexpr size_t kFirstEntries = 32, kEntries = 512;
   struct Slot {
     AddressPattern key;
     bool valid = false;
@@ -121,32 +117,40 @@ class BankCostCache {
   struct Last {
     bool valid = false;
     uint8_t op = 0, width = 0, matrices = 0;
-    uint32_t mask = 0, residue = 0;
-    uint64_t ref[32];
+    uint32_t residue = 0;
+    ShiftRef ref;
   };
-  void remember_at(uint32_t pc, const AddressPattern& k, const uint64_t* addr,
-                   const BankCost* costs) {
-    if (pc >= last_.size()) {
-      size_t n = std::max<size_t>(pc + 1, 2 * last_.size());
-      last_.resize(n);
-      last_costs_.resize(n * models_);
+  // Makes `addr` the pc's last request; returns its costs' copy.
+  const BankCost* remember_at(uint32_t pc, const AddressPattern& k, const uint64_t* addr,
+                              const BankCost* costs) {
+    if (pc >= last_at_.size()) last_at_.resize(std::max<size_t>(pc + 1, 2 * last_at_.size()), 0);
+    if (!last_at_[pc]) {
+      last_.emplace_back();
+      last_costs_.resize(last_.size() * models_);
+      last_at_[pc] = static_cast<uint32_t>(last_.size());
     }
-    Last& s = last_[pc];
-    s.valid = true;
+    const size_t i = last_at_[pc] - 1;
+    Last& s = last_[i];
+    // Always true here (a pattern is made only of addresses below 2^63).
+    s.valid = make_shift_ref(s.ref, k.mask, addr);
     s.op = k.op;
     s.width = k.width;
     s.matrices = k.matrices;
-    s.mask = k.mask;
     s.residue = k.residue;
-    std::copy(addr, addr + 32, s.ref);
-    std::copy(costs, costs + models_, &last_costs_[pc * models_]);
+    std::copy(costs, costs + models_, &last_costs_[i * models_]);
+    return &last_costs_[i * models_];
   }
   size_t models_;
   uint64_t period_[17];  // by width
   std::vector<Slot> keys_;
   std::vector<BankCost> costs_;
-  std::vector<Last> last_;  // by pc
-  std::vector<BankCost> last_costs_;
+  size_t stored_ = 0;  // patterns stored since keys_ last grew
+  // A pc's last request lives at last_[last_at_[pc] - 1] (0: none yet):
+  // 4 bytes per pc, the ~300-byte records only for pcs that reach shared
+  // memory.
+  std::vector<uint32_t> last_at_;
+  std::vector<Last> last_;
+  std::vector<BankCost> last_costs_;  // last_ x model
 };
 
 // Caches handed to the blocks that run at one time (one per worker, as a

@@ -92,17 +92,36 @@ bool add_cost(BankCounts& c, const BankCost& k) {
   return true;
 }
 
-// A block's costliest request of one pc under one model, kept without its
-// full bank::Result: that is built in BankAnalysis::finish_block, and only
-// if the request is the costliest of the kernel so far.
+// A block's costliest request of one pc under one model, kept as it came:
+// the request and its full bank::Result are built in
+// BankAnalysis::finish_block, and only if it is the costliest of the kernel
+// so far.
 struct PendingWorst {
   bool set = false;
+  uint8_t matrices = 0;
+  uint8_t width = 0;
   unsigned excess = 0;
-  unsigned matrices = 0;
-  bank::Request request;
+  uint32_t mask = 0;
   uint32_t warp = 0;
+  uint64_t addr[32];
+
+  // The request as the models take it; an ldmatrix/stmatrix in its plain
+  // form (bank::as_request).
+  bank::Request request(bank::Op op) const {
+    bank::Request r;
+    r.op = op;
+    r.width = width;
+    r.mask = mask;
+    std::copy(std::begin(addr), std::end(addr), r.addr.begin());
+    if (matrices) return bank::as_request(matrix_of(r, matrices));
+    return r;
+  }
 };
 
+// A block's counts, kept per shared-memory instruction it ran (a site, in
+// the order first met; pc -> site through a table of 4 bytes per pc) in
+// flat arrays of site x model: no allocation per instruction and block
+// beyond the arrays' growth, and no tree on the per-event path.
 class BlockBank final : public emu::BlockObserver {
  public:
   BlockBank(const std::vector<std::unique_ptr<bank::Model>>& models, BankCostCachePool& pool,
@@ -121,10 +140,9 @@ class BlockBank final : public emu::BlockObserver {
       return;
     }
     const uint32_t pc = a.instr->pc;
-    PcState& p = state_of(pc);
-    if (!p.stats) init(p, pc, a);
-    InstrStats& s = *p.stats;
-    const bank::Op op = bank_op(s.op);
+    const size_t site = site_of(pc, a);
+    const SharedOp sop = sites[site].op;
+    const bank::Op op = bank_op(sop);
     // ldmatrix/stmatrix: only the row lanes take part (bank::as_request).
     uint32_t mask = a.mask;
     if (a.matrices && a.matrices < 4) mask &= (1u << (8 * a.matrices)) - 1u;
@@ -141,83 +159,80 @@ class BlockBank final : public emu::BlockObserver {
           cache_ && mask && key.make(op_code, a.width, a.matrices, mask, a.addr, period);
       if (keyed) costs = cache_->find(pc, key, a.addr);
       if (!costs) {
-        bank::Request r = request_of(a, op);
+        PendingWorst r;
+        fill(r, a);
+        const bank::Request req = r.request(op);
         for (size_t m = 0; m < models_.size(); ++m)
-          scratch_[m] = cost_of(*models_[m], r, a.matrices, nullptr);
+          scratch_[m] = cost_of(*models_[m], req, a.matrices, nullptr);
         if (keyed) cache_->store(pc, key, a.addr, scratch_.data());
         costs = scratch_.data();
       }
     }
-    for (size_t m = 0; m < models_.size(); ++m) {
+    const size_t n = models_.size();
+    BankCounts* counts = &counts_[site * n];
+    PendingWorst* worst = &worst_[site * n];
+    for (size_t m = 0; m < n; ++m) {
       const BankCost& k = costs[m];
-      if (!add_cost(s.models[m].op[static_cast<int>(s.op)], k)) continue;
-      PendingWorst& w = p.worst[m];
+      if (!add_cost(counts[m], k)) continue;
+      PendingWorst& w = worst[m];
       if (w.set && k.wavefronts - k.ideal <= w.excess) continue;
+      fill(w, a);
       w.set = true;
       w.excess = k.wavefronts - k.ideal;
-      w.matrices = a.matrices;
-      w.request = request_of(a, op);
-      w.warp = a.warp;
     }
   }
 
   // The block is done: its cache goes back for the next block on this worker.
   void on_block_end(emu::Dim3) override { pool_.give(std::move(cache_)); }
 
-  // This block's costliest request of `pc` under model m (none: nullptr).
-  const PendingWorst* worst(uint32_t pc, size_t m) const {
-    if (pc >= index_.size() || !index_[pc].stats || !index_[pc].worst[m].set) return nullptr;
-    return &index_[pc].worst[m];
+  // This block's counts and costliest request of a site under model m.
+  const BankCounts& counts(size_t site, size_t m) const {
+    return counts_[site * models_.size() + m];
+  }
+  const PendingWorst* worst(size_t site, size_t m) const {
+    const PendingWorst& w = worst_[site * models_.size() + m];
+    return w.set ? &w : nullptr;
   }
 
+  struct Site {
+    uint32_t pc;
+    SharedOp op;
+    unsigned width;
+    const emu::InstrInfo* instr;
+  };
   const std::vector<std::unique_ptr<bank::Model>>& models_;
   const emu::Dim3 block;
-  std::map<uint32_t, InstrStats> by_pc;
+  std::vector<Site> sites;
   uint64_t cp_async = 0;
 
  private:
-  struct PcState {
-    InstrStats* stats = nullptr;      // by_pc's entry (std::map nodes do not move)
-    std::vector<PendingWorst> worst;  // per model
-  };
-  PcState& state_of(uint32_t pc) {
-    if (pc >= index_.size()) index_.resize(std::max<size_t>(pc + 1, 2 * index_.size()));
-    return index_[pc];
+  size_t site_of(uint32_t pc, const emu::MemAccess& a) {
+    if (pc < site_at_.size() && site_at_[pc]) return site_at_[pc] - 1;
+    if (pc >= site_at_.size()) site_at_.resize(std::max<size_t>(pc + 1, 2 * site_at_.size()), 0);
+    // The first access of a pc fixes its op and width (as InstrStats keeps them).
+    const SharedOp op = a.op == emu::MemOp::Load    ? SharedOp::Load
+                        : a.op == emu::MemOp::Store ? SharedOp::Store
+                                                    : SharedOp::Atomic;
+    sites.push_back({pc, op, a.width, a.instr});
+    counts_.resize(sites.size() * models_.size());
+    worst_.resize(sites.size() * models_.size());
+    site_at_[pc] = static_cast<uint32_t>(sites.size());
+    return sites.size() - 1;
   }
-  void init(PcState& p, uint32_t pc, const emu::MemAccess& a) {
-    InstrStats& s = by_pc[pc];
-    s.instr = a.instr;
-    s.op = a.op == emu::MemOp::Load    ? SharedOp::Load
-           : a.op == emu::MemOp::Store ? SharedOp::Store
-                                       : SharedOp::Atomic;
-    s.width = a.width;
-    s.models.resize(models_.size());
-    p.stats = &s;
-    p.worst.resize(models_.size());
-  }
-  // The request as the models take it; an ldmatrix/stmatrix in its plain
-  // form (bank::as_request).
-  static bank::Request request_of(const emu::MemAccess& a, bank::Op op) {
-    bank::Request r;
-    r.op = op;
-    r.width = a.width;
-    r.mask = a.mask;
-    std::copy(std::begin(a.addr), std::end(a.addr), r.addr.begin());
-    if (a.matrices) {
-      bank::MatrixRequest m;
-      m.store = op == bank::Op::Store;
-      m.matrices = a.matrices;
-      m.mask = a.mask;
-      m.addr = r.addr;
-      return bank::as_request(m);
-    }
-    return r;
+  static void fill(PendingWorst& w, const emu::MemAccess& a) {
+    w.matrices = a.matrices;
+    w.width = a.width;
+    w.mask = a.mask;
+    w.warp = a.warp;
+    std::copy(std::begin(a.addr), std::end(a.addr), w.addr);
   }
 
   BankCostCachePool& pool_;
   std::unique_ptr<BankCostCache> cache_;
-  std::vector<BankCost> scratch_;  // costs of a request the cache did not know
-  std::vector<PcState> index_;
+  std::vector<BankCost> scratch_;    // costs of a request the cache did not know
+  std::vector<uint32_t> site_at_;    // by pc: site + 1, 0 for none yet
+  std::vector<BankCounts> counts_;   // site x model
+  std::vector<PendingWorst> worst_;  // site x model
 };
 
 }  // namespace
@@ -253,20 +268,29 @@ void BankAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> o
   auto* b = static_cast<BlockBank*>(observer.get());
   ++blocks_;
   cp_async_ += b->cp_async;
-  for (auto& [pc, s] : b->by_pc) {
-    auto [it, fresh] = by_pc_.try_emplace(pc, s);
+  for (size_t site = 0; site < b->sites.size(); ++site) {
+    const auto& st = b->sites[site];
+    auto [it, fresh] = by_pc_.try_emplace(st.pc);
+    InstrStats& s = it->second;
+    if (fresh) {
+      s.instr = st.instr;
+      s.op = st.op;
+      s.width = st.width;
+      s.models.resize(models_.size());
+    }
+    const int op = static_cast<int>(s.op);
     for (size_t m = 0; m < models_.size(); ++m) {
-      ModelCounts& into = it->second.models[m];
-      if (!fresh)
-        for (int i = 0; i < kSharedOps; ++i) into.op[i].add(s.models[m].op[i]);
+      ModelCounts& into = s.models[m];
+      into.op[op].add(b->counts(site, m));
       // The block's costliest request replaces the kernel's only when
       // strictly costlier (earlier blocks win ties): only then is its full
       // result (the bank map shown) built.
-      const PendingWorst* w = b->worst(pc, m);
+      const PendingWorst* w = b->worst(site, m);
       if (!w || (into.worst && w->excess <= excess(into.worst->result))) continue;
+      const bank::Request request = w->request(bank_op(s.op));
       bank::Result res;
-      cost_of(*models_[m], w->request, w->matrices, &res);
-      into.worst = WorstRequest{w->request, std::move(res), w->matrices, b->block, w->warp};
+      cost_of(*models_[m], request, w->matrices, &res);
+      into.worst = WorstRequest{request, std::move(res), w->matrices, b->block, w->warp};
     }
   }
 }
