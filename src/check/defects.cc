@@ -1248,7 +1248,7 @@ class BlockDefects final : public emu::BlockObserver {
           // instruction only, which stays its first access)
           if (t == kNoThread)
             li.of[w] = static_cast<uint8_t>(index);
-          else if (li.instr[li.of[w]] != a.instr)
+          else if (li.instr[li.n == 1 ? 0 : li.of[w]] != a.instr)  // (of: filled once n > 1)
             return false;
           first[w] = thread;
           now |= 1u << w;
