@@ -183,7 +183,7 @@ void run_recipe(benchmark::State& state, const std::string& file, const std::str
 }
 
 // Every kernel of kernels/*.cu at its first recipe, as `check` and
-// `analyze` (modes 2 and 3, each paired with plain emulation): the "every
+// `analyze` (modes 1-3, each paired with plain emulation): the "every
 // suite kernel" of issue 10's target. Registered from the files' text.
 void register_recipes() {
   namespace fs = std::filesystem;
@@ -205,6 +205,7 @@ void register_recipes() {
           name.c_str(),
           [file = f.string(), kernel](benchmark::State& s) { run_recipe(s, file, kernel); })
           ->ArgName("mode")
+          ->Arg(kBankAccess)
           ->Arg(kDefects)
           ->Arg(kAll)
           ->Unit(benchmark::kMicrosecond)
