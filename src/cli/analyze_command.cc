@@ -1,6 +1,7 @@
 // `smemlab analyze FILE.cu|FILE.ptx`: per source line, the shared-memory
 // bank conflicts (per chosen generation), global/local sectors per request
-// and branch divergence of one emulated launch, plus the checkers' findings.
+// and branch divergence of one emulated launch; the emulator's stops
+// (faults, deadlocks) as findings, and with --check also the checkers'.
 #include <fmt/format.h>
 
 #include <limits>
@@ -18,6 +19,7 @@ struct AnalyzeOptions {
   std::string blocks;
   std::string level = "sass";
   bool json = false, sarif = false;
+  bool check = false;  // also run `check`'s defect checkers
   std::string html;  // also write the HTML source view here
   uint64_t fail_on_excess = std::numeric_limits<uint64_t>::max();
 };
@@ -32,7 +34,8 @@ uint64_t excess_wavefronts(const check::BankAnalysis& b) {
 void analyze(AnalyzeOptions& o) {
   AnalysisRun run;
   run_analyses(o.launch, o.archs, &run, o.blocks,
-               o.level == "ptx" ? sass::Level::Ptx : sass::Level::Sass);
+               o.level == "ptx" ? sass::Level::Ptx : sass::Level::Sass, nullptr,
+               o.check ? session::Analyses::All : session::Analyses::Counts);
   if (run.status.error && run.status.error->kind == "decode")
     throw UsageError(run.status.error->what());
   report::Analysis a{run.info, run.banks.get(), &run.access, &run.findings};
@@ -79,6 +82,9 @@ void add_analyze_command(CLI::App& app) {
                   "ptx, saying why, where they are missing) or of the PTX as written")
       ->check(CLI::IsMember({"sass", "ptx"}))
       ->capture_default_str();
+  cmd->add_flag("--check", o->check,
+                "also run check's defect checkers (races, barriers, bounds, initialization) on "
+                "the same blocks and list their findings; costs about what `check` costs");
   cmd->add_flag("--json", o->json, "JSON output");
   cmd->add_flag("--sarif", o->sarif,
                 "SARIF 2.1.0 output (one result per line with excess wavefronts)");

@@ -39,6 +39,7 @@ struct ProgramOptions {
   bool quiet = false;  // no progress line
   int64_t fail_on_excess = -1;
   std::string level = "sass";
+  bool check = false;  // analyze --check: the defect checkers too
 };
 
 std::string dir_of(const std::string& path) {
@@ -219,6 +220,7 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
     setenv("SMEMLAB_JSON", o.json ? "1" : "0", 1);
     setenv("SMEMLAB_QUIET", o.quiet ? "1" : "0", 1);
     setenv("SMEMLAB_LEVEL", o.level.c_str(), 1);
+    setenv("SMEMLAB_ANALYZE_CHECK", o.check ? "1" : "0", 1);
     setenv("SMEMLAB_OUTPUT", o.output.c_str(), 1);
     setenv("SMEMLAB_STATUS", status_path.c_str(), 1);
     if (!html_path.empty())
@@ -330,6 +332,9 @@ int program_main(int argc, char** argv, int dashdash) {
                    "the PTX")
         ->check(CLI::IsMember({"sass", "ptx"}))
         ->capture_default_str();
+    app.add_flag("--check", o.check,
+                 "also run check's defect checkers on each analyzed launch and list their "
+                 "findings; costs about what `check` costs");
   }
   app.add_option("--arch", o.archs,
                  "the emulated device (first) and the bank models: sm_90 (H100, default), sm_80, "

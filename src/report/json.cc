@@ -228,7 +228,10 @@ json analyze_json(const Analysis& a) {
   }
   if (a.banks->cp_async_requests())
     j["unmodelled"] = {{"cp_async_shared_requests", a.banks->cp_async_requests()}};
-  if (a.findings) j["findings"] = findings_json(*a.findings);
+  if (a.findings) {
+    j["findings"] = findings_json(*a.findings);
+    j["defects_checked"] = a.run.defects_checked;
+  }
   return j;
 }
 

@@ -31,6 +31,9 @@ struct RunInfo {
   std::string level_reason;
   std::vector<sass::Note> unmapped;  // PTX accesses kept at PTX level at the SASS level
   uint64_t regroup_fallbacks = 0;    // merged-group executions counted at PTX level
+  // Whether the defect checkers ran (`check`, `analyze --check`); without
+  // them the findings are only the emulator's own stops (faults, deadlocks).
+  bool defects_checked = false;
 };
 
 // The counting level as JSON ({"name", "reason", "unmapped": [...]}) and as

@@ -394,10 +394,13 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
       // Every block runs: the program reads the launch's results (no sampling).
       emu::KernelObserver* fix_observer = nullptr;  // `fix -- APP` only (fix_hooks.h)
       emu::Module& run_from = FixHooks::get().before(*this, m, f->name, cfg, &fix_observer);
-      // check: findings only, without the bank and access counts.
-      session::analyze_launch(
-          run_from, f->name, cfg, args, session::parse_models(archs), &a, level_of(f), fix_observer,
-          options.mode == Mode::Check ? session::Analyses::FindingsOnly : session::Analyses::All);
+      // check: findings only, without the bank and access counts; analyze:
+      // the counts, with the findings too under --check.
+      session::Analyses what = options.mode == Mode::Check ? session::Analyses::FindingsOnly
+                               : options.analyze_check     ? session::Analyses::All
+                                                           : session::Analyses::Counts;
+      session::analyze_launch(run_from, f->name, cfg, args, session::parse_models(archs), &a,
+                              level_of(f), fix_observer, what);
       FixHooks::get().after(*this, m, index, f->name, cfg);
     } catch (const std::runtime_error& e) {
       note(fmt::format("ERROR: {}", e.what()));

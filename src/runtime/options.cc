@@ -35,6 +35,7 @@ Options options_from_env() {
   o.status = env("SMEMLAB_STATUS");
   o.html = env("SMEMLAB_HTML");
   o.quiet = env("SMEMLAB_QUIET") == "1";
+  o.analyze_check = env("SMEMLAB_ANALYZE_CHECK") == "1";
   o.stall_seconds = std::max<uint64_t>(1, env_u64("SMEMLAB_STALL_SECONDS", o.stall_seconds));
   return o;
 }

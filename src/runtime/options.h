@@ -34,6 +34,7 @@ struct Options {
   std::string output, status, html;
   uint64_t stall_seconds = 10;
   bool quiet = false;
+  bool analyze_check = false;  // `analyze --check`: the defect checkers too
 };
 
 Options options_from_env();

@@ -101,7 +101,7 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
                     sass::Level level, const std::string& ptx_text, emu::KernelObserver* extra,
                     Analyses what) {
   // The level only matters to the counts: findings are always of the PTX.
-  if (what != Analyses::All) level = sass::Level::Ptx;
+  if (what == Analyses::FindingsOnly) level = sass::Level::Ptx;
   analyze_launch(m, kernel, std::move(cfg), args, std::move(models), out,
                  sass::choose_level(level, ptx_text, m.ptx(), kernel, m.kernel(kernel)), extra,
                  what);
@@ -111,9 +111,9 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
                     const std::vector<emu::ArgBytes>& args,
                     std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
                     sass::KernelLevel level, emu::KernelObserver* extra, Analyses what) {
-  bool counts = what == Analyses::All;
+  bool counts = what != Analyses::FindingsOnly, checks = what != Analyses::Counts;
   if (counts) out->banks = std::make_unique<check::BankAnalysis>(std::move(models));
-  out->defects = std::make_unique<check::DefectCheck>(layout_of(m.kernel(kernel)));
+  if (checks) out->defects = std::make_unique<check::DefectCheck>(layout_of(m.kernel(kernel)));
   out->level = std::move(level);
   check::ObserverSet counted;
   if (counts) {
@@ -126,12 +126,12 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
     set.add(&regroup);
   else if (counts)
     set.add(&counted);
-  set.add(out->defects.get());
+  if (checks) set.add(out->defects.get());
   if (extra) set.add(extra);
   cfg.observer = &set;
   out->status = emu::launch_raw(m, kernel, cfg, args);
 
-  out->findings = out->defects->findings();
+  if (checks) out->findings = out->defects->findings();
   if (out->status.error) out->findings.push_back(finding_from(*out->status.error, cfg.block));
 
   report::RunInfo& r = out->info;
@@ -140,6 +140,7 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
   r.grid = cfg.grid;
   r.block = cfg.block;
   r.dynamic_shared = cfg.dynamic_shared;
+  r.defects_checked = checks;
   r.blocks_total = cfg.grid.count();
   r.blocks_observed = counts ? out->banks->blocks_observed() : out->status.blocks_run;
   r.level = out->level.level;

@@ -1,6 +1,6 @@
-// One emulated launch with every analysis attached (bank statistics,
-// memory-access statistics, defect checks) and the emulator's stop turned
-// into a finding. Used by the CLI's recipe mode (`analyze FILE.cu`) and by
+// One emulated launch with the analyses attached (bank statistics and
+// memory-access statistics, the defect checks, or both) and the emulator's
+// stop turned into a finding. Used by the CLI's recipe mode (`analyze FILE.cu`) and by
 // the CUDA runtime (`analyze -- ./app`): whoever prepared the launch (a
 // recipe, or a program's cuLaunchKernel) hands over module, kernel, config
 // and argument bytes.
@@ -30,7 +30,7 @@ struct OptionError : std::runtime_error {
 struct LaunchAnalysis {
   std::unique_ptr<check::BankAnalysis> banks;  // null with Analyses::FindingsOnly
   check::AccessAnalysis access;
-  std::unique_ptr<check::DefectCheck> defects;
+  std::unique_ptr<check::DefectCheck> defects;  // null with Analyses::Counts
   sass::KernelLevel level;  // the PTX -> SASS map the counts went through
   emu::LaunchStatus status;
   report::RunInfo info;  // `source` is left to the caller
@@ -48,10 +48,13 @@ std::vector<std::unique_ptr<bank::Model>> parse_models(const std::string& archs)
 inline constexpr uint64_t kDefaultSample = 64;
 std::vector<emu::Dim3> sample_blocks(emu::Dim3 grid, const std::string& spec);
 
-// What a launch is emulated with: everything (`analyze`, `report`, `fix`),
-// or the defect checkers alone (`check`, which prints findings only and so
-// need not pay for the bank and access counts).
-enum class Analyses : uint8_t { All, FindingsOnly };
+// What a launch is emulated with: everything (`analyze --check`, `report`,
+// `fix`, which proves a fix adds no finding), the counts alone (`analyze`,
+// the Nsight Compute of the pair: whole-grid counts at close to emulation
+// speed; the emulator's own stops are still findings), or the defect
+// checkers alone (`check`, the compute-sanitizer, which prints findings only
+// and so need not pay for the counts).
+enum class Analyses : uint8_t { All, Counts, FindingsOnly };
 
 // Runs the launch with all analyses (`what`); a kernel that fails (out-of-bounds,
 // deadlock, ...) leaves its error in status and in findings. With

@@ -1,2 +1,2 @@
-# analyze also runs the checkers: findings are listed after the bank report.
-analyze ../../defects/race_missing_sync.cu
+# analyze --check also runs the checkers: findings are listed after the bank report.
+analyze --check ../../defects/race_missing_sync.cu
