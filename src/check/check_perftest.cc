@@ -1,9 +1,9 @@
 // Cost of checking and analyzing over plain emulation (issue 10: `check` at
 // most 3x `run`; issue 14: `analyze --blocks all` at most 2x): the same
 // launch of a suite kernel emulated with no observer (what `run` does), with
-// the bank + memory-access analyses, with the DefectCheck observer, and with
-// all three (what `analyze --blocks all` runs; `check` runs DefectCheck
-// alone). Launches are the
+// the bank + memory-access analyses (what `analyze --blocks all` runs), with
+// the DefectCheck observer (what `check` runs), and with all three (`analyze
+// --check`). Launches are the
 // kernels' own `// smemlab:` recipes in kernels/*.cu (nvcc compiles them
 // once, outside the timed loop), larger launches of the same kernels, and
 // looping kernels (many iterations per thread). One host thread, so the
@@ -301,8 +301,8 @@ class RatioReporter : public benchmark::ConsoleReporter {
     std::printf(
         "\nCPU time per launch over plain emulation (run = mode 0), in microseconds; the ratio\n"
         "in parentheses is paired (each launch of the mode beside a plain one, see run()):\n");
-    std::printf("%-32s %12s %17s %17s %17s %17s\n", "launch", "run (us)", "bank+access",
-                "DefectCheck", "all (analyze)", "events only");
+    std::printf("%-32s %12s %17s %17s %17s %17s\n", "launch", "run (us)", "analyze",
+                "check", "analyze --check", "events only");
     for (const auto& [launch, t] : times_) {
       // (Without mode 0 in the run, only the paired ratios are shown.)
       double base = t.count(kNone) ? t.at(kNone) : NAN;
