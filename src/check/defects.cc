@@ -241,8 +241,8 @@ class BlockDefects final : public emu::BlockObserver {
   }
 
   // A warp's plain store of whole, aligned words inside the shared
-  // variables, none of them written or read by another thread in this
-  // barrier epoch: plain_store for every lane at once, without the per-lane
+  // variables, each passing store_needs_no_test: plain_store for every
+  // lane at once, without the per-lane
   // path's set-up. Testing all lanes before writing any is the same as lane
   // by lane: a word two lanes store to passes the tests for both, and the
   // second lane's write, of the same instruction, is no hazard with the
@@ -253,12 +253,8 @@ class BlockDefects final : public emu::BlockObserver {
     for (uint32_t m = a.mask; m; m &= m - 1) {
       const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
       const uint32_t thread = a.warp * 32 + l, first = static_cast<uint32_t>(a.addr[l] / 4);
-      for (uint32_t w = first; w < first + words; ++w) {
-        if (!shared_.whole(w)) return false;
-        const Shadow& s = shared_.word(w);
-        if (s.written && s.w_epoch == epoch_ && s.w_thread != thread) return false;
-        if (s.read && s.r_epoch == epoch_ && (s.r_thread != thread || s.r2)) return false;
-      }
+      for (uint32_t w = first; w < first + words; ++w)
+        if (!shared_.whole(w) || !store_needs_no_test(shared_.word(w), thread)) return false;
     }
     for (uint32_t m = a.mask; m; m &= m - 1) {
       const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
@@ -731,24 +727,40 @@ class BlockDefects final : public emu::BlockObserver {
       }
   }
 
-  // A plain store of whole shared words that no other thread wrote or read
-  // in this barrier epoch (a thread filling its own slot): what hazards()
-  // does to them without its per-byte setup; false (nothing done) else.
+  // An access of `thread` to a word `other` accessed earlier in this
+  // barrier epoch (in `other`'s warp-sync epoch `other_wepoch`) is no
+  // hazard when it is the same thread, or a lane of the same warp with a
+  // __syncwarp() between (hazards()'s conflict() reports nothing then).
+  bool ordered(uint32_t thread, uint32_t other, uint32_t other_wepoch) const {
+    return other == thread || (other / 32 == thread / 32 && other_wepoch != wepoch_[thread / 32]);
+  }
+
+  // A plain store to a whole shared word that needs only note_write: no
+  // access of this barrier epoch by another thread unordered with it (a
+  // thread filling its own slot; a warp-synchronous step after __syncwarp()).
+  bool store_needs_no_test(const Shadow& s, uint32_t thread) const {
+    if (s.written && s.w_epoch == epoch_ && !ordered(thread, s.w_thread, s.w_wepoch)) return false;
+    return !(s.read && s.r_epoch == epoch_) ||
+           (ordered(thread, s.r_thread, s.r_wepoch) &&
+            (!s.r2 || ordered(thread, s.r2_thread, s.r2_wepoch)));
+  }
+
+  // A plain store of whole shared words that store_needs_no_test allows:
+  // what hazards() does to them without its per-byte setup; false (nothing
+  // done) else.
   bool plain_store(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
     uint32_t first = static_cast<uint32_t>(addr / 4), end = first + a.width / 4;
-    for (uint32_t w = first; w < end; ++w) {
-      if (!shared_.whole(w)) return false;
-      const Shadow& s = shared_.word(w);
-      if (s.written && s.w_epoch == epoch_ && s.w_thread != thread) return false;
-      if (s.read && s.r_epoch == epoch_ && (s.r_thread != thread || s.r2)) return false;
-    }
+    for (uint32_t w = first; w < end; ++w)
+      if (!shared_.whole(w) || !store_needs_no_test(shared_.word(w), thread)) return false;
     for (uint32_t w = first; w < end; ++w) note_write(shared_.word(w), thread, false, a.instr);
     return true;
   }
 
-  // A plain load of whole shared words written before this barrier epoch
-  // or by this thread (no RAW, not uninitialized): hazards()'s reader
-  // update without its per-byte setup; false (nothing done) else.
+  // A plain load of whole shared words written before this barrier epoch,
+  // or by this thread, or by a plain store of a lane of its warp before a
+  // __syncwarp() (no RAW, not uninitialized; an atomic writer would hold
+  // the read back, see hazards()): hazards()'s reader update without its
+  // per-byte setup; false (nothing done) else.
   bool plain_load(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
     if (!plain_load_ok(a, thread, addr)) return false;
     plain_load_apply(a, thread, addr);
@@ -759,7 +771,9 @@ class BlockDefects final : public emu::BlockObserver {
     for (uint32_t w = first; w < end; ++w) {
       if (!shared_.whole(w)) return false;
       const Shadow& s = shared_.word(w);
-      if (!s.ever_written || (s.written && s.w_epoch == epoch_ && s.w_thread != thread))
+      if (!s.ever_written ||
+          (s.written && s.w_epoch == epoch_ &&
+           (s.w_atomic ? s.w_thread != thread : !ordered(thread, s.w_thread, s.w_wepoch))))
         return false;
     }
     return true;
@@ -856,11 +870,13 @@ class BlockDefects final : public emu::BlockObserver {
         conflict(writes && !atomic ? "WAW" : "RAW", "write", s.w_thread, s.w_wepoch, s.w_instr,
                  byte, deferred ? a.instr : nullptr);
       }
-      if (writes && s.read && s.r_epoch == epoch_ && !(atomic && s.r_atomic)) {
-        if (s.r_thread != thread)
+      // Both readers: the first may be ordered before this write by a
+      // __syncwarp() of its warp while the second (another warp) is not.
+      if (writes && s.read && s.r_epoch == epoch_) {
+        if (s.r_thread != thread && !(atomic && s.r_atomic))
           conflict("WAR", "read", s.r_thread, s.r_wepoch, s.r_instr, byte,
                    atomic ? s.r_instr : nullptr);
-        else if (s.r2 && !(atomic && s.r2_atomic))
+        if (s.r2 && s.r2_thread != thread && !(atomic && s.r2_atomic))
           conflict("WAR", "read", s.r2_thread, s.r2_wepoch, s.r2_instr, byte,
                    atomic ? s.r2_instr : nullptr);
       }

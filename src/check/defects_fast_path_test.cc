@@ -487,6 +487,67 @@ TEST(DefectsFastPath, SameFindingsOnTileStreams) {
   EXPECT_GT(with_findings, 60u);
 }
 
+// Warp-synchronous code (the last warp of a tree reduction, a warp's
+// scan): one warp stores and loads shared words at shifting offsets with
+// __syncwarp() between most steps, its lanes reading what other lanes
+// wrote; now and then a step without the __syncwarp(), another warp's
+// access, an atomic, a barrier. Stores and loads ordered by a __syncwarp()
+// take the plain paths; their findings must be the general path's.
+TEST(DefectsFastPath, SameFindingsOnWarpSynchronousStreams) {
+  Instrs I;
+  Shape shape;
+  shape.warps = 4;
+  size_t with_findings = 0;
+  for (uint32_t seed = 0; seed < 400; ++seed) {
+    std::mt19937 rng(seed);
+    std::vector<std::vector<Event>> blocks(1 + rng() % 2);
+    for (auto& block : blocks) {
+      for (uint32_t w = 0; w < 2; ++w) {
+        Event e;
+        e.access = access(emu::Space::Shared, emu::MemOp::Store, 4, &I.st_s, w,
+                          [=](unsigned l) { return 128 * w + 4 * l; });
+        block.push_back(e);
+      }
+      Event bar;
+      bar.kind = Event::kBarrier;
+      if (rng() % 4) block.push_back(bar);
+      int n = 20 + static_cast<int>(rng() % 60);
+      for (int i = 0; i < n; ++i) {
+        unsigned r = rng() % 100;
+        Event e;
+        if (r < 30) {
+          e.kind = Event::kSyncwarp;
+          e.warp = rng() % 8 ? 0 : 1 + rng() % 3;
+        } else if (r < 33) {
+          e.kind = Event::kBarrier;
+        } else {
+          uint32_t warp = rng() % 8 ? 0 : 1 + rng() % 3;
+          uint64_t off = rng() % 40, span = 64;
+          emu::MemOp op = r < 65   ? emu::MemOp::Load
+                          : r < 90 ? emu::MemOp::Store
+                                   : emu::MemOp::Atomic;
+          const emu::InstrInfo* in = op == emu::MemOp::Load    ? &I.ld_s
+                                     : op == emu::MemOp::Store ? &I.st_s
+                                     : rng() % 2               ? &I.cas_s
+                                                               : &I.at_s;
+          uint32_t mask = rng() % 2   ? kAll
+                          : rng() % 2 ? 0xffffu >> (rng() % 16)
+                                      : uint32_t(rng()) | 1u;
+          e.access = access(
+              emu::Space::Shared, op, 4, in, warp,
+              [=](unsigned l) { return 4 * ((l + off) % span); }, mask);
+        }
+        block.push_back(e);
+      }
+    }
+    std::string fast = describe(run(blocks, I, true, shape)),
+                general = describe(run(blocks, I, false, shape));
+    ASSERT_EQ(fast, general) << "seed " << seed;
+    with_findings += !general.empty();
+  }
+  EXPECT_GT(with_findings, 100u);
+}
+
 // Loads held back in an epoch without shared writes are replayed, in order,
 // before a later store of the epoch: the store's WAR names the first two
 // readers of the word as the general path records them; after a barrier

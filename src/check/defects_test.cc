@@ -13,9 +13,10 @@ constexpr uint32_t kAll = 0xffffffffu;
 
 // A 64-thread block over a 256-byte shared array `s` at offset 0.
 struct Harness {
-  DefectCheck check{MemoryLayout{{{"s", 0, 256}}, 256, 64}};
+  DefectCheck check;
   std::unique_ptr<emu::BlockObserver> block;
-  Harness() {
+  explicit Harness(bool fast_paths = true)
+      : check(MemoryLayout{{{"s", 0, 256}}, 256, 64}, fast_paths) {
     emu::KernelInfo k;
     k.block = {64, 1, 1};
     k.grid = {2, 1, 1};
@@ -100,6 +101,32 @@ TEST(Defects, IntraWarpHazardsNeedSyncwarp) {
       EXPECT_EQ(f[0].kind, "warp-race");
       EXPECT_EQ(f[0].severity, Severity::Warning);
     }
+  }
+}
+
+// A word's two readers of an epoch: lane 1 of warp 0, then thread 40 of
+// warp 1. A __syncwarp() of warp 0 orders the first read before lane 0's
+// write, not the second: still a WAR race with thread 40 (missed when only
+// the first reader was tested once it was another thread).
+TEST(Defects, WriteAfterASyncwarpStillRacesWithTheOtherWarpsReader) {
+  for (bool fast : {true, false}) {
+    Harness h(fast);
+    emu::InstrInfo st = instr(1, 10, "st.shared.u32"), ld = instr(2, 11, "ld.shared.u32"),
+                   sw = instr(3, 12, "bar.warp.sync -1");
+    h.store(st, 0, [](unsigned l) { return 4 * l; });
+    h.barrier(instr(4, 13, "bar.sync 0"), 1);
+    h.load(
+        ld, 0, [](unsigned) { return 0; }, 1u << 1);
+    h.load(
+        ld, 1, [](unsigned) { return 0; }, 1u << 8);
+    h.block->on_warp_sync({kAll, kAll, &sw, {0, 0, 0}, 0});
+    h.store(
+        st, 0, [](unsigned) { return 0; }, 1u);
+    auto f = h.finish();
+    ASSERT_EQ(f.size(), 1u) << "fast " << fast;
+    EXPECT_EQ(f[0].kind, "race");
+    EXPECT_NE(f[0].message.find("WAR"), std::string::npos);
+    EXPECT_NE(f[0].message.find("thread 40 and thread 0"), std::string::npos) << f[0].message;
   }
 }
 
