@@ -183,8 +183,15 @@ void run_recipe(benchmark::State& state, const std::string& file, const std::str
 }
 
 // Every kernel of kernels/*.cu at its first recipe, as `check` and
-// `analyze` (modes 1-3, each paired with plain emulation): the "every
+// `analyze` (modes 0-3, 1-3 each paired with plain emulation): the "every
 // suite kernel" of issue 10's target. Registered from the files' text.
+// SMEMLAB_PERF_ITERATIONS=N: every benchmark runs exactly N iterations, so
+// that instruction counts (callgrind) of two modes or two builds compare.
+void fixed_iterations(benchmark::internal::Benchmark* b) {
+  if (const char* n = std::getenv("SMEMLAB_PERF_ITERATIONS"); n && std::atoi(n) > 0)
+    b->Iterations(std::atoi(n));
+}
+
 void register_recipes() {
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
@@ -205,11 +212,13 @@ void register_recipes() {
           name.c_str(),
           [file = f.string(), kernel](benchmark::State& s) { run_recipe(s, file, kernel); })
           ->ArgName("mode")
+          ->Arg(kNone)
           ->Arg(kBankAccess)
           ->Arg(kDefects)
           ->Arg(kAll)
           ->Unit(benchmark::kMicrosecond)
-          ->UseRealTime();
+          ->UseRealTime()
+          ->Apply(fixed_iterations);
     }
   }
 }
@@ -259,6 +268,7 @@ void BM_matmul_tiled16_k2048(benchmark::State& s) {
 void modes(benchmark::internal::Benchmark* b) {
   b->ArgName("mode")->Arg(kNone)->Arg(kBankAccess)->Arg(kDefects)->Arg(kAll)->Arg(kEvents);
   b->Unit(benchmark::kMicrosecond)->UseRealTime();
+  fixed_iterations(b);
 }
 
 BENCHMARK(BM_transposeCoalesced)->Apply(modes);
@@ -301,8 +311,8 @@ class RatioReporter : public benchmark::ConsoleReporter {
     std::printf(
         "\nCPU time per launch over plain emulation (run = mode 0), in microseconds; the ratio\n"
         "in parentheses is paired (each launch of the mode beside a plain one, see run()):\n");
-    std::printf("%-32s %12s %17s %17s %17s %17s\n", "launch", "run (us)", "analyze",
-                "check", "analyze --check", "events only");
+    std::printf("%-32s %12s %17s %17s %17s %17s\n", "launch", "run (us)", "analyze", "check",
+                "analyze --check", "events only");
     for (const auto& [launch, t] : times_) {
       // (Without mode 0 in the run, only the paired ratios are shown.)
       double base = t.count(kNone) ? t.at(kNone) : NAN;

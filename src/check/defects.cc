@@ -132,21 +132,17 @@ class BlockDefects final : public emu::BlockObserver {
     // alignment and shared bounds lane by lane when some lane fails them.
     uint64_t bits = 0, lo = UINT64_MAX, hi = 0;
     if (a.mask == UINT32_MAX) {  // (no bit-by-bit walk: it vectorizes)
-      for (unsigned l = 0; l < 32; ++l) {
-        bits |= a.addr[l];
-        lo = std::min(lo, a.addr[l]);
-        hi = std::max(hi, a.addr[l]);
-      }
+      for (unsigned l = 0; l < 32; ++l) bits |= a.addr[l];
     } else {
-      for (uint32_t m = a.mask; m; m &= m - 1) {
-        uint64_t addr = a.addr[__builtin_ctz(m)];
-        bits |= addr;
-        lo = std::min(lo, addr);
-        hi = std::max(hi, addr);
-      }
+      for (uint32_t m = a.mask; m; m &= m - 1) bits |= a.addr[__builtin_ctz(m)];
     }
     bool pow2 = (a.width & (a.width - 1)) == 0;
     bool aligned = pow2 && (bits & (a.width - 1)) == 0;
+    // Kernel parameters and constants: only their alignment is checked.
+    if (aligned && a.space != emu::Space::Shared && a.space != emu::Space::Global &&
+        a.space != emu::Space::Local)
+      return;
+    if (a.space == emu::Space::Shared) lanes_range(a, bits, &lo, &hi);
     bool in_bounds = a.space == emu::Space::Shared && hi - lo <= UINT32_MAX &&
                      in_shared_bounds(lo, hi - lo + a.width);
     if (a.space == emu::Space::Shared && a.op == emu::MemOp::Load && aligned && in_bounds &&
@@ -188,6 +184,25 @@ class BlockDefects final : public emu::BlockObserver {
         local(a, thread, addr);
       else if (a.space == emu::Space::Global)
         global(a, thread, addr);
+    }
+  }
+
+  // The lowest and highest address of a's lanes; `bits`: their OR.
+  static void lanes_range(const emu::MemAccess& a, uint64_t bits, uint64_t* lo, uint64_t* hi) {
+    if (a.mask == UINT32_MAX && bits >> 32 == 0) {  // (32-bit min/max vectorize)
+      uint32_t l32 = UINT32_MAX, h32 = 0;
+      for (unsigned l = 0; l < 32; ++l) {
+        l32 = std::min(l32, static_cast<uint32_t>(a.addr[l]));
+        h32 = std::max(h32, static_cast<uint32_t>(a.addr[l]));
+      }
+      *lo = l32;
+      *hi = h32;
+      return;
+    }
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      uint64_t addr = a.addr[__builtin_ctz(m)];
+      *lo = std::min(*lo, addr);
+      *hi = std::max(*hi, addr);
     }
   }
 
@@ -721,10 +736,13 @@ class BlockDefects final : public emu::BlockObserver {
   // written: counted off their variable's unwritten words (log_load).
   void note_written_whole(uint64_t addr, uint32_t width) {
     for (uint64_t w = addr / 4; w <= (addr + width - 1) / 4; ++w)
-      if (!written_whole_[w] && shared_.ever_written(static_cast<uint32_t>(w))) {
-        written_whole_[w] = 1;
-        if (var_of_word_[w] != kNoVar) --unwritten_[var_of_word_[w]];
-      }
+      if (!written_whole_[w]) note_word_written_whole(static_cast<uint32_t>(w));
+  }
+  [[gnu::noinline]] void note_word_written_whole(uint32_t w) {
+    if (shared_.ever_written(w)) {
+      written_whole_[w] = 1;
+      if (var_of_word_[w] != kNoVar) --unwritten_[var_of_word_[w]];
+    }
   }
 
   // An access of `thread` to a word `other` accessed earlier in this
@@ -1122,11 +1140,24 @@ class BlockDefects final : public emu::BlockObserver {
           auto first = static_cast<unsigned>(a.addr[l] / 4 % kLineWords);
           unsigned n = std::min(32 - l, (kLineWords - first) / words);
           uint32_t in_line = static_cast<uint32_t>(((uint64_t{1} << n) - 1) << l);
-          if (!stream_line(a, a.addr[l] / (4 * kLineWords), in_line, true)) rest |= in_line;
+          auto in_words = static_cast<uint32_t>(((uint64_t{1} << (n * words)) - 1) << first);
+          if (!stream_line(a, a.addr[l] / (4 * kLineWords), in_line, true, in_words))
+            rest |= in_line;
           l += n;
         }
         return rest;
       }
+    }
+    // A load with every lane at one address (a broadcast): its first two
+    // lanes one by one; after them its words have two readers in this
+    // epoch, and the other lanes' reads change nothing (see
+    // stream_line_general). Lanes left: the per-word path's, in order.
+    if (a.op != emu::MemOp::Store && broadcast(a)) {
+      const uint32_t l0 = a.mask & -a.mask, l1 = (a.mask & ~l0) & -(a.mask & ~l0);
+      const uint64_t line = a.addr[__builtin_ctz(a.mask)] / (4 * kLineWords);
+      if (!stream_line(a, line, l0, true)) return a.mask;
+      if (l1 && !stream_line(a, line, l1, true)) return a.mask & ~l0;
+      return 0;
     }
     // Lanes at increasing addresses, none overlapping the last: every word
     // is accessed by one lane, and the lanes of a line are consecutive.
@@ -1156,10 +1187,23 @@ class BlockDefects final : public emu::BlockObserver {
     return rest;
   }
 
+  // Every active lane of `a` at one address.
+  static bool broadcast(const emu::MemAccess& a) {
+    const uint64_t first = a.addr[__builtin_ctz(a.mask)];
+    uint64_t off = 0;
+    if (a.mask == UINT32_MAX) {  // (no bit-by-bit walk: it vectorizes)
+      for (unsigned l = 0; l < 32; ++l) off |= a.addr[l] ^ first;
+    } else {
+      for (uint32_t m = a.mask; m; m &= m - 1) off |= a.addr[__builtin_ctz(m)] ^ first;
+    }
+    return off == 0;
+  }
+
   // global_stream's step for one line: lanes `in_line` of `a` access it
-  // (`distinct`: each its own words). False: the line does not continue a
-  // stream (nothing done).
-  bool stream_line(const emu::MemAccess& a, uint64_t line, uint32_t in_line, bool distinct) {
+  // (`distinct`: each its own words; `in_words`, when not 0: the words they
+  // access). False: the line does not continue a stream (nothing done).
+  bool stream_line(const emu::MemAccess& a, uint64_t line, uint32_t in_line, bool distinct,
+                   uint32_t in_words = 0) {
     const bool write = a.op == emu::MemOp::Store;
     const uint32_t wepoch = wepoch_[a.warp], words = a.width / 4u;
     GlobalLine& g = line_of(line);
@@ -1176,6 +1220,15 @@ class BlockDefects final : public emu::BlockObserver {
       g.two = 0;
       g.instrs = kNoSecond;
       g.thread.fill(kNoThread);
+      if (distinct && in_words && words == 1) {  // a warp's run of consecutive words
+        const unsigned w0 = static_cast<unsigned>(a.addr[__builtin_ctz(in_line)] / 4 % kLineWords);
+        const unsigned t0 = a.warp * 32 + static_cast<unsigned>(__builtin_ctz(in_line));
+        for (unsigned i = 0, n = static_cast<unsigned>(__builtin_popcount(in_line)); i < n; ++i)
+          g.thread[w0 + i] = static_cast<uint16_t>(t0 + i);
+        g.now = in_words;
+        if (write) g.event = event_;
+        return true;
+      }
       if (distinct) {  // (most streams: every word a first access)
         for (uint32_t k = in_line; k; k &= k - 1) {
           auto l = static_cast<unsigned>(__builtin_ctz(k));
@@ -1189,7 +1242,108 @@ class BlockDefects final : public emu::BlockObserver {
         return true;
       }
     }
-    return stream_line_general(a, g, in_line);
+    return distinct ? stream_line_distinct(a, g, in_line, in_words)
+                    : stream_line_general(a, g, in_line);
+  }
+
+  // stream_line_general for lanes that each access their own words (a
+  // strided store's one lane per line, a stream's next warp): no word's
+  // step depends on another lane's, so the words are tested first and
+  // changed in place after, without copying the line.
+  bool stream_line_distinct(const emu::MemAccess& a, GlobalLine& g, uint32_t in_line,
+                            uint32_t in_words) {
+    const bool write = a.op == emu::MemOp::Store;
+    const uint32_t wepoch = wepoch_[a.warp], words = a.width / 4u;
+    if (!g.compact || g.write != write || g.after_atomic != atomic_seen_) return false;
+    const bool same = g.instr == a.instr, moved = g.epoch != epoch_, multi = g.instrs != kNoSecond;
+    if (moved && (!same || g.has2() || multi)) return false;
+    if (!write && g.two) {  // every word read twice already: nothing to do
+      uint32_t touched = in_words;
+      for (uint32_t k = in_words ? 0 : in_line; k; k &= k - 1) {
+        auto w0 = static_cast<unsigned>(a.addr[__builtin_ctz(k)] / 4 % kLineWords);
+        touched |= static_cast<uint32_t>(((uint64_t{1} << words) - 1) << w0);
+      }
+      if ((touched & ~g.two) == 0) return true;
+    }
+    const uint32_t now = moved ? 0 : g.now;
+    const uint16_t* second = g.has2() ? global_second[g.second].data() : nullptr;
+    // The words this access makes a first access (`firsts`; `fresh` of them
+    // untouched before) or a second reader (`seconds`).
+    uint32_t firsts = 0, fresh = 0, seconds = 0;
+    for (uint32_t k = in_line; k; k &= k - 1) {
+      auto l = static_cast<unsigned>(__builtin_ctz(k));
+      auto thread = static_cast<uint16_t>(a.warp * 32 + l);
+      for (unsigned i = 0, w0 = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i) {
+        const unsigned w = (w0 + i) % kLineWords;
+        const uint16_t t = g.thread[w];
+        const bool cur = now >> w & 1u;
+        if (t == kNoThread) {
+          fresh |= 1u << w;
+          firsts |= 1u << w;
+        } else if ((t == thread && !cur) || (write && t == thread)) {
+          if (instr_of(g, w) != a.instr) return false;
+          firsts |= 1u << w;
+        } else if (t == thread || (!write && cur && second && second[w] != kNoThread)) {
+          // nothing
+        } else if (write || !cur) {
+          return false;
+        } else {
+          seconds |= 1u << w;
+        }
+      }
+    }
+    if (firsts && !moved && g.wepoch != wepoch) return false;
+    if (seconds && g.has2() && g.wepoch2 != wepoch) return false;
+    // The index of a.instr among the line's instructions, added if new.
+    unsigned index = 0;
+    if ((firsts | seconds) && !same) {
+      const LineInstrs* li = multi ? &global_instrs[g.instrs] : nullptr;
+      unsigned n = li ? li->n : 1;
+      index = n;
+      for (unsigned i = 1; li && i < n; ++i)
+        if (li->instr[i] == a.instr) index = i;
+      if (index == n) {
+        if (n == kLineInstrs) return false;
+        if (!multi) {
+          g.instrs = static_cast<uint32_t>(global_instrs.size());
+          LineInstrs& made = global_instrs.emplace_back();
+          made.instr[0] = g.instr;
+          made.n = 1;
+          made.of.fill(0);
+          made.of2.fill(0);
+        }
+        LineInstrs& grown = global_instrs[g.instrs];
+        grown.instr[grown.n++] = a.instr;
+      }
+    }
+    if (moved) {  // (epochs only grow)
+      g.epoch = epoch_;
+      g.wepoch = wepoch;
+    }
+    g.now = now | firsts;
+    LineInstrs* li = g.instrs != kNoSecond ? &global_instrs[g.instrs] : nullptr;
+    if (seconds && !g.has2()) {
+      g.second = static_cast<uint32_t>(global_second.size());
+      global_second.emplace_back().fill(kNoThread);
+      g.wepoch2 = wepoch;
+    }
+    for (uint32_t k = in_line; k; k &= k - 1) {
+      auto l = static_cast<unsigned>(__builtin_ctz(k));
+      auto thread = static_cast<uint16_t>(a.warp * 32 + l);
+      for (unsigned i = 0, w0 = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i) {
+        const unsigned w = (w0 + i) % kLineWords;
+        if (firsts >> w & 1u) {
+          g.thread[w] = thread;
+          if (li && (fresh >> w & 1u)) li->of[w] = static_cast<uint8_t>(index);
+        } else if (seconds >> w & 1u) {
+          global_second[g.second][w] = thread;
+          if (li) li->of2[w] = static_cast<uint8_t>(index);
+        }
+      }
+    }
+    g.two |= seconds;
+    if (write) g.event = event_;
+    return true;
   }
 
   // stream_line for a line that is not fresh, or lanes that may share words.

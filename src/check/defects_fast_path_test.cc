@@ -548,6 +548,39 @@ TEST(DefectsFastPath, SameFindingsOnWarpSynchronousStreams) {
   EXPECT_GT(with_findings, 100u);
 }
 
+// A broadcast global load takes its first two lanes one by one; when the
+// second lane cannot continue the line (here: the line's second readers
+// are of warp 1's later warp-sync epoch), it and the lanes after it take
+// the per-word path, and lane 1 stays a reader of record: lane 0's write
+// of the word, without a __syncwarp(), is a warp-race with lane 1's read.
+TEST(DefectsFastPath, BroadcastWhoseSecondLaneLeavesTheLine) {
+  Instrs I;
+  std::vector<Event> block;
+  auto mem = [&](emu::MemOp op, const emu::InstrInfo* in, uint32_t warp,
+                 std::function<uint64_t(unsigned)> f, uint32_t mask) {
+    Event e;
+    e.access = access(emu::Space::Global, op, 4, in, warp, f, mask);
+    block.push_back(e);
+  };
+  mem(
+      emu::MemOp::Load, &I.ld_g, 0, [](unsigned l) { return kGlobal + 4 * l; }, 0xffffu);
+  Event sync;
+  sync.kind = Event::kSyncwarp;
+  sync.warp = 1;
+  block.push_back(sync);
+  mem(
+      emu::MemOp::Load, &I.ld_g, 1, [](unsigned l) { return kGlobal + 4 * l; }, 0xffffu);
+  mem(
+      emu::MemOp::Load, &I.ld_g, 0, [](unsigned) { return kGlobal + 80; }, kAll);
+  mem(
+      emu::MemOp::Store, &I.st_g, 0, [](unsigned) { return kGlobal + 80; }, 1u);
+  auto fast = run({block}, I, true), general = run({block}, I, false);
+  EXPECT_EQ(describe(fast), describe(general));
+  ASSERT_EQ(fast.size(), 1u) << describe(fast);
+  EXPECT_EQ(fast[0].kind, "warp-race");
+  EXPECT_NE(fast[0].message.find("thread 1 and thread 0"), std::string::npos) << fast[0].message;
+}
+
 // Loads held back in an epoch without shared writes are replayed, in order,
 // before a later store of the epoch: the store's WAR names the first two
 // readers of the word as the general path records them; after a barrier
