@@ -16,7 +16,7 @@ namespace {
 struct AnalyzeOptions {
   LaunchOptions launch;
   std::string archs = "sm_90";
-  std::string blocks;
+  std::string blocks = "all";
   std::string level = "sass";
   bool json = false, sarif = false;
   bool check = false;  // also run `check`'s defect checkers
@@ -74,9 +74,10 @@ void add_analyze_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option(
       "--blocks", o->blocks,
-      "blocks to emulate: 'all', or N spread evenly over the grid (counts scaled to the "
-      "grid; exact when the access pattern does not depend on blockIdx); default: all up "
-      "to 64 blocks, else a sample of 64");
+      "blocks to emulate: 'all' (exact counts, as Nsight Compute), or N spread evenly over "
+      "the grid (faster; counts scaled to the grid, exact when the access pattern does not "
+      "depend on blockIdx)")
+      ->capture_default_str();
   cmd->add_option("--level", o->level,
                   "count the requests of the SASS the GPU runs (ptxas + nvdisasm; falls back to "
                   "ptx, saying why, where they are missing) or of the PTX as written")
