@@ -1,23 +1,45 @@
 #include "sass/regroup.h"
 
 #include <algorithm>
-#include <map>
 #include <vector>
 
 namespace smemlab::sass {
 namespace {
 
 // A merged SASS instruction of one warp, waiting for its other members.
+// The members arrived with one lane mask and one start address per lane
+// (add_member tests that), so each is kept as what tells it apart: its
+// instruction, width and offset from the start. (Lanes outside the mask
+// carry no address: no observer reads them.)
 struct Pending {
   uint32_t mask = 0, seen = 0;
+  emu::Space space{};
+  emu::MemOp op{};
+  uint8_t matrices = 0;
   uint64_t start[32] = {};
-  std::vector<emu::MemAccess> members;  // as the PTX made them, for the fallback
+  struct Member {
+    const emu::InstrInfo* instr;
+    int32_t rel;
+    uint8_t width;
+  };
+  std::vector<Member> members;
   // Empty again, keeping the members' storage: no allocation per access.
   void reset() {
     mask = seen = 0;
     members.clear();
   }
 };
+
+// `a` with the address of each lane moved by `rel` (start = addr + rel).
+void shifted(const emu::MemAccess& a, const uint64_t* from, int64_t by, emu::MemAccess* r) {
+  r->space = a.space;
+  r->op = a.op;
+  r->matrices = a.matrices;
+  r->mask = a.mask;
+  r->block = a.block;
+  r->warp = a.warp;
+  for (unsigned l = 0; l < 32; ++l) r->addr[l] = from[l] + static_cast<uint64_t>(by);
+}
 
 class Block final : public emu::BlockObserver {
  public:
@@ -30,6 +52,9 @@ class Block final : public emu::BlockObserver {
     inner_->on_instruction_counts(c, info);
   }
   void on_block_begin(emu::Dim3 b, emu::Dim3 d, uint32_t s) override {
+    block_ = b;
+    groups_ = static_cast<uint32_t>(map_.groups.size());
+    slot_.assign(((d.count() + 31) / 32) * groups_, kNone);
     inner_->on_block_begin(b, d, s);
   }
   void on_barrier(const emu::BarrierArrive& a) override { inner_->on_barrier(a); }
@@ -38,8 +63,9 @@ class Block final : public emu::BlockObserver {
   void on_branch(const emu::Branch& b) override { inner_->on_branch(b); }
   void on_exit(const emu::Exit& e) override { inner_->on_exit(e); }
   void on_block_end(emu::Dim3 b) override {
-    for (auto& [key, p] : pending_) flush(p);
-    pending_.clear();
+    // In (warp, group) order: the order the analyses see them in.
+    for (uint32_t i = 0; i < slot_.size(); ++i)
+      if (slot_[i] != kNone) flush(pool_[slot_[i]], i / groups_);
     inner_->on_block_end(b);
   }
 
@@ -54,11 +80,10 @@ class Block final : public emu::BlockObserver {
     for (const Part& part : *parts) {
       const Group& g = map_.groups[part.group];
       if (g.members == 1) {
-        emu::MemAccess r = a;
-        r.width = part.width;
-        for (auto& x : r.addr) x += static_cast<uint64_t>(static_cast<int64_t>(part.rel));
-        r.instr = &g.info;
-        inner_->on_memory(r);
+        shifted(a, a.addr, part.rel, &r_);
+        r_.width = part.width;
+        r_.instr = &g.info;
+        inner_->on_memory(r_);
         continue;
       }
       add_member(a, part, g);
@@ -68,38 +93,60 @@ class Block final : public emu::BlockObserver {
   uint64_t fallbacks = 0;
 
  private:
-  void flush(Pending& p) {
+  // The members so far at PTX level, as they came.
+  void flush(Pending& p, uint32_t warp) {
     if (p.members.empty()) return;
     ++fallbacks;
-    for (const auto& m : p.members) inner_->on_memory(m);
+    r_.space = p.space;
+    r_.op = p.op;
+    r_.matrices = p.matrices;
+    r_.block = block_;
+    r_.mask = p.mask;
+    r_.warp = warp;
+    for (const Pending::Member& m : p.members) {
+      for (unsigned l = 0; l < 32; ++l) r_.addr[l] = p.start[l] - static_cast<uint64_t>(m.rel);
+      r_.width = m.width;
+      r_.instr = m.instr;
+      inner_->on_memory(r_);
+    }
     p.reset();
   }
 
+  Pending& pending(uint32_t warp, uint32_t group) {
+    uint32_t& slot = slot_[warp * groups_ + group];
+    if (slot == kNone) {
+      slot = static_cast<uint32_t>(used_++);
+      if (slot == pool_.size()) pool_.emplace_back();
+    }
+    return pool_[slot];
+  }
+
   void add_member(const emu::MemAccess& a, const Part& part, const Group& g) {
-    Pending& p = pending_[{a.warp, part.group}];
-    uint64_t start[32];
-    for (unsigned l = 0; l < 32; ++l)
-      start[l] = a.addr[l] + static_cast<uint64_t>(static_cast<int64_t>(part.rel));
+    Pending& p = pending(a.warp, part.group);
+    const auto rel = static_cast<uint64_t>(static_cast<int64_t>(part.rel));
     auto same_start = [&] {
+      uint64_t diff = 0;  // (branch-free: it vectorizes)
       for (unsigned l = 0; l < 32; ++l)
-        if ((a.mask >> l & 1u) && start[l] != p.start[l]) return false;
-      return true;
+        diff |= (a.addr[l] + rel - p.start[l]) & (uint64_t{0} - (a.mask >> l & 1u));
+      return diff == 0;
     };
     if (!p.members.empty() && ((p.seen >> part.member & 1u) || p.mask != a.mask || !same_start()))
-      flush(p);
+      flush(p, a.warp);
     if (p.members.empty()) {
       p.mask = a.mask;
-      std::copy(std::begin(start), std::end(start), p.start);
+      p.space = a.space;
+      p.op = a.op;
+      p.matrices = a.matrices;
+      for (unsigned l = 0; l < 32; ++l) p.start[l] = a.addr[l] + rel;
     }
     p.seen |= 1u << part.member;
-    p.members.push_back(a);
+    p.members.push_back({a.instr, part.rel, a.width});
     if (p.members.size() < g.members) return;
-    emu::MemAccess r = a;
-    r.width = g.width;
-    std::copy(std::begin(p.start), std::end(p.start), r.addr);
-    r.instr = &g.info;
+    shifted(a, p.start, 0, &r_);
+    r_.width = g.width;
+    r_.instr = &g.info;
     p.reset();
-    inner_->on_memory(r);
+    inner_->on_memory(r_);
   }
 
  public:
@@ -107,7 +154,14 @@ class Block final : public emu::BlockObserver {
 
  private:
   const KernelMap& map_;
-  std::map<std::pair<uint32_t, uint32_t>, Pending> pending_;  // (warp, group)
+  // By warp * groups_ + group: its Pending in pool_ (kNone: none yet).
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t groups_ = 0;
+  emu::Dim3 block_{};
+  std::vector<uint32_t> slot_;
+  std::vector<Pending> pool_;
+  size_t used_ = 0;
+  emu::MemAccess r_{};  // the access handed on (built in place, not copied)
 };
 
 }  // namespace
