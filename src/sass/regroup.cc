@@ -126,8 +126,12 @@ class Block final : public emu::BlockObserver {
     const auto rel = static_cast<uint64_t>(static_cast<int64_t>(part.rel));
     auto same_start = [&] {
       uint64_t diff = 0;  // (branch-free: it vectorizes)
-      for (unsigned l = 0; l < 32; ++l)
-        diff |= (a.addr[l] + rel - p.start[l]) & (uint64_t{0} - (a.mask >> l & 1u));
+      if (a.mask == UINT32_MAX) {
+        for (unsigned l = 0; l < 32; ++l) diff |= a.addr[l] + rel - p.start[l];
+      } else {
+        for (unsigned l = 0; l < 32; ++l)
+          diff |= (a.addr[l] + rel - p.start[l]) & (uint64_t{0} - (a.mask >> l & 1u));
+      }
       return diff == 0;
     };
     if (!p.members.empty() && ((p.seen >> part.member & 1u) || p.mask != a.mask || !same_start()))
