@@ -43,6 +43,12 @@ void validate(const Request& r) {
   }
 }
 
+Cost cost_of(const Result& r) {
+  return {r.wavefronts, r.ideal, r.bank_conflicts, r.ways, r.worst_wavefronts};
+}
+
+Cost Model::cost(const Request& request) const { return cost_of(evaluate(request)); }
+
 namespace detail {
 
 void add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned banks,
@@ -125,6 +131,58 @@ Result serve_in_groups(const Request& r, unsigned group_size, unsigned banks, bo
   res.bank_conflicts = res.wavefronts - res.ideal;
   res.worst_wavefronts = res.wavefronts;
   return res;
+}
+
+namespace {
+
+// serve_group's cost alone: the most distinct keys any bank holds. Each
+// bank keeps a chain of the keys met so far (the touches are at most 32
+// lanes x 4 words), so a conflict-free group costs one compare per touch.
+unsigned count_group(const Request& r, uint32_t lanes, unsigned banks, bool lane_keys) {
+  constexpr unsigned kMaxBanks = 64, kMaxTouches = 32 * 4;
+  if (banks > kMaxBanks) throw Error("internal error: " + std::to_string(banks) + " banks");
+  int8_t head[kMaxBanks];
+  std::fill(head, head + banks, int8_t{-1});
+  unsigned distinct[kMaxBanks] = {};
+  uint64_t key[kMaxTouches];
+  int8_t next[kMaxTouches];
+  unsigned n = 0, cost = 0;
+  for (uint32_t left = lanes; left; left &= left - 1) {
+    const unsigned lane = static_cast<unsigned>(__builtin_ctz(left));
+    const uint64_t first = r.addr[lane] / 4, last = (r.addr[lane] + r.width - 1) / 4;
+    for (uint64_t w = first; w <= last; ++w) {
+      const unsigned bank = static_cast<unsigned>(w % banks);
+      const uint64_t k = lane_keys ? lane : w;
+      int i = head[bank];
+      while (i >= 0 && key[i] != k) i = next[i];
+      if (i >= 0) continue;
+      if (n == kMaxTouches) throw Error("internal error: more than 128 bank words in a group");
+      key[n] = k;
+      next[n] = head[bank];
+      head[bank] = static_cast<int8_t>(n);
+      ++n;
+      cost = std::max(cost, ++distinct[bank]);
+    }
+  }
+  return cost;
+}
+
+}  // namespace
+
+Cost count_in_groups(const Request& r, unsigned group_size, unsigned banks, bool lane_keys,
+                     unsigned extra_pass) {
+  Cost c;
+  for (unsigned first = 0; first < 32; first += group_size) {
+    const uint32_t lanes = lanes_in(r.mask, first, group_size);
+    if (!lanes) continue;
+    const unsigned cost = count_group(r, lanes, banks, lane_keys) + extra_pass;
+    c.wavefronts += cost;
+    c.ways = std::max(c.ways, cost);
+    ++c.ideal;
+  }
+  c.bank_conflicts = c.wavefronts - c.ideal;
+  c.worst_wavefronts = c.wavefronts;
+  return c;
 }
 
 }  // namespace detail

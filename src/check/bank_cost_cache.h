@@ -84,13 +84,18 @@ class BankCostCache {
     remember_at(pc, k, addr, costs);
   }
 
-  // One evaluation, keeping the full result when asked.
+  // One evaluation, keeping the full result when asked; otherwise only the
+  // counts (bank::Model::cost: no passes built).
   static BankCost evaluate(const bank::Model& model, const bank::Request& r, bank::Result* full) {
     BankCost c;
     try {
+      if (!full) {
+        const bank::Cost k = model.cost(r);
+        return {k.wavefronts, k.ideal, k.bank_conflicts, k.worst_wavefronts, k.ways, false};
+      }
       bank::Result res = model.evaluate(r);
       c = {res.wavefronts, res.ideal, res.bank_conflicts, res.worst_wavefronts, res.ways, false};
-      if (full) *full = std::move(res);
+      *full = std::move(res);
     } catch (const bank::Error&) {
       c.unmodelled = true;
     }
