@@ -98,17 +98,31 @@ class BlockAccess final : public emu::BlockObserver {
     s.instr = a.instr;
     s.cls = cls;
     s.width = a.width;
-    // Sectors are 32 bytes: a request shifted by a multiple of 32 touches as
-    // many, so the pc's last request usually answers without a recount.
+    // A request that is the pc's last one shifted (same offsets between its
+    // lanes) asks for as many bytes, as many distinct ones, and touches as
+    // many 32-byte sectors as any earlier shift whose first active address
+    // had the same residue modulo 32: a loop's strides (4 bytes a step, a
+    // row of odd length) walk through a few residues, each counted once.
     SectorCost c;
     uint64_t d;
-    if (p.known && p.width == a.width && same_shift(p.ref, a.mask, a.addr, &d) && d % 32 == 0) {
-      c = p.cost;
+    const unsigned first = static_cast<unsigned>(__builtin_ctz(a.mask));
+    const unsigned r = static_cast<unsigned>(a.addr[first] % 32);
+    if (p.known && p.width == a.width && same_shift(p.ref, a.mask, a.addr, &d)) {
+      if (p.seen >> r & 1u) {
+        c = {p.sectors[r], p.ideal, p.bytes};
+      } else {
+        c = sector_cost(a.mask, a.addr, a.width);
+        p.sectors[r] = static_cast<uint32_t>(c.sectors);
+        p.seen |= 1u << r;
+      }
     } else {
       c = sector_cost(a.mask, a.addr, a.width);
       p.known = make_shift_ref(p.ref, a.mask, a.addr);
       p.width = a.width;
-      p.cost = c;
+      p.ideal = c.ideal;
+      p.bytes = c.bytes;
+      p.sectors[r] = static_cast<uint32_t>(c.sectors);
+      p.seen = 1u << r;
     }
     ++s.counts.requests;
     s.counts.sectors += c.sectors;
@@ -156,10 +170,15 @@ class BlockAccess final : public emu::BlockObserver {
   struct PcState {
     AccessInstr* stats = nullptr;
     BranchInstr* branch = nullptr;
-    bool known = false;  // ref, width and cost hold the last request's
+    bool known = false;  // ref and width hold the last request's pattern
     unsigned width = 0;
     ShiftRef ref;
-    SectorCost cost;
+    // The pattern's counts: bytes and distinct bytes do not change with a
+    // shift; sectors are kept per first-lane residue mod 32 (bit r of
+    // `seen`: sectors[r] is known; at most 2 sectors a lane, so 64).
+    uint64_t ideal = 0, bytes = 0;
+    uint32_t seen = 0;
+    uint32_t sectors[32];
   };
   PcState& state_of(uint32_t pc) {
     if (pc < state_at_.size() && state_at_[pc]) return states_[state_at_[pc] - 1];
@@ -168,7 +187,7 @@ class BlockAccess final : public emu::BlockObserver {
     state_at_[pc] = static_cast<uint32_t>(states_.size());
     return states_.back();
   }
-  // states_[state_at_[pc] - 1] (0: none yet): 4 bytes per pc, the ~300-byte
+  // states_[state_at_[pc] - 1] (0: none yet): 4 bytes per pc, the ~450-byte
   // records only for the pcs that access memory or branch.
   std::vector<uint32_t> state_at_;
   std::vector<PcState> states_;
