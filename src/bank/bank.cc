@@ -65,48 +65,66 @@ void add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned
 unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
                      std::vector<Wavefront>& passes) {
   // The k-th distinct key of a bank (in lane order) is served by pass k.
-  // Quadratic in the touches (at most 128), but without a heap allocation:
-  // this runs for every request a caller's memo has not seen.
-  constexpr unsigned kMaxBanks = 64;
+  // This runs for every request whose passes are wanted (a bank map, the
+  // costliest request of an instruction), so it allocates once per pass:
+  // a chain of the distinct keys per bank finds a touch's pass, then the
+  // touches sorted by (pass, bank, word) give each pass its slots, already
+  // in bank order.
+  constexpr unsigned kMaxBanks = 64, kNone = ~0u, kSmall = 128;
   const size_t n = touches.size();
+  unsigned head[kMaxBanks];  // a bank's chain of first touches of its keys
+  std::fill(std::begin(head), std::end(head), kNone);
   unsigned distinct[kMaxBanks] = {};
-  unsigned pass_small[128];
-  std::vector<unsigned> pass_large;
-  unsigned* pass = pass_small;
-  if (n > std::size(pass_small)) {
-    pass_large.resize(n);
-    pass = pass_large.data();
+  unsigned small[3 * kSmall];
+  std::vector<unsigned> large;
+  unsigned* pass = small;  // by touch
+  if (n > kSmall) {
+    large.resize(3 * n);
+    pass = large.data();
   }
+  unsigned* next = pass + n;
+  unsigned* order = pass + 2 * n;
   unsigned cost = 0;
   for (size_t i = 0; i < n; ++i) {
     const Touch& t = touches[i];
     if (t.bank >= kMaxBanks) throw Error("internal error: bank " + std::to_string(t.bank));
-    size_t j = 0;
-    while (j < i && (touches[j].bank != t.bank || touches[j].key != t.key)) ++j;
-    pass[i] = j < i ? pass[j] : distinct[t.bank]++;
-    cost = std::max(cost, pass[i] + 1);
-  }
-
-  size_t base = passes.size();
-  passes.resize(base + cost);
-  for (unsigned p = 0; p < cost; ++p) passes[base + p].group = group;
-  for (size_t i = 0; i < n; ++i) {
-    const Touch& t = touches[i];
-    auto& slots = passes[base + pass[i]].slots;
-    auto it = std::find_if(slots.begin(), slots.end(),
-                           [&](const Slot& s) { return s.bank == t.bank && s.word == t.word; });
-    if (it == slots.end()) {
-      slots.push_back({t.bank, t.word, 0});
-      it = slots.end() - 1;
+    unsigned j = head[t.bank];
+    while (j != kNone && touches[j].key != t.key) j = next[j];
+    if (j != kNone) {
+      pass[i] = pass[j];
+    } else {
+      pass[i] = distinct[t.bank]++;
+      next[i] = head[t.bank];
+      head[t.bank] = static_cast<unsigned>(i);
     }
-    it->lanes |= 1u << t.lane;
+    cost = std::max(cost, pass[i] + 1);
+    order[i] = static_cast<unsigned>(i);
   }
-  for (unsigned p = 0; p < cost; ++p) {
-    auto& slots = passes[base + p].slots;
-    std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
-      return a.bank != b.bank ? a.bank < b.bank : a.word < b.word;
-    });
+  auto before = [&](unsigned a, unsigned b) {
+    const Touch &x = touches[a], &y = touches[b];
+    if (pass[a] != pass[b]) return pass[a] < pass[b];
+    return x.bank != y.bank ? x.bank < y.bank : x.word < y.word;
+  };
+  std::sort(order, order + n, before);
+
+  const size_t base = passes.size();
+  passes.resize(base + cost);
+  for (size_t i = 0; i < n;) {
+    // One pass: its distinct (bank, word) slots, counted, then filled.
+    const unsigned p = pass[order[i]];
+    size_t end = i, slots = 0;
+    for (; end < n && pass[order[end]] == p; ++end)
+      if (end == i || before(order[end - 1], order[end])) ++slots;
+    auto& out = passes[base + p].slots;
+    out.reserve(slots);
+    for (size_t k = i; k < end; ++k) {
+      const Touch& t = touches[order[k]];
+      if (k == i || before(order[k - 1], order[k])) out.push_back({t.bank, t.word, 0});
+      out.back().lanes |= 1u << t.lane;
+    }
+    i = end;
   }
+  for (unsigned p = 0; p < cost; ++p) passes[base + p].group = group;
   return cost;
 }
 
@@ -114,10 +132,12 @@ Result serve_in_groups(const Request& r, unsigned group_size, unsigned banks, bo
                        unsigned extra_pass) {
   Result res;
   unsigned groups = 0;
+  std::vector<Touch> touches;
+  touches.reserve(static_cast<size_t>(std::min(group_size, 32u)) * ((r.width + 3) / 4 + 1));
   for (unsigned first = 0; first < 32; first += group_size) {
     uint32_t lanes = lanes_in(r.mask, first, group_size);
     if (!lanes) continue;
-    std::vector<Touch> touches;
+    touches.clear();
     add_touches(r, lanes, 4, banks, touches);
     if (lane_keys)
       for (Touch& t : touches) t.key = t.lane;
