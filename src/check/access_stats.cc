@@ -93,8 +93,11 @@ class BlockAccess final : public emu::BlockObserver {
       return;
     }
     PcState& p = state_of(a.instr->pc);
-    if (!p.stats) p.stats = &accesses[a.instr->pc];
-    AccessInstr& s = *p.stats;
+    if (p.stats == kNone) {
+      p.stats = static_cast<uint32_t>(accesses.size());
+      accesses.emplace_back(a.instr->pc, AccessInstr{});
+    }
+    AccessInstr& s = accesses[p.stats].second;
     s.instr = a.instr;
     s.cls = cls;
     s.width = a.width;
@@ -139,8 +142,11 @@ class BlockAccess final : public emu::BlockObserver {
   void on_branch(const emu::Branch& b) override {
     if ((b.taken | b.not_taken) == 0) return;
     PcState& p = state_of(b.instr->pc);
-    if (!p.branch) p.branch = &branches[b.instr->pc];
-    BranchInstr& s = *p.branch;
+    if (p.branch == kNone) {
+      p.branch = static_cast<uint32_t>(branches.size());
+      branches.emplace_back(b.instr->pc, BranchInstr{});
+    }
+    BranchInstr& s = branches[p.branch].second;
     s.instr = b.instr;
     if (b.taken && b.not_taken)
       ++s.counts.divergent;
@@ -155,8 +161,10 @@ class BlockAccess final : public emu::BlockObserver {
         executed.push_back(
             {static_cast<uint32_t>(pc), info[pc], {counts[pc].steps, counts[pc].lanes}});
   }
-  std::map<uint32_t, AccessInstr> accesses;
-  std::map<uint32_t, BranchInstr> branches;
+  // By pc, in the order first met (finish_block merges each pc on its own,
+  // so the order does not matter): no tree node per pc and block.
+  std::vector<std::pair<uint32_t, AccessInstr>> accesses;
+  std::vector<std::pair<uint32_t, BranchInstr>> branches;
   struct Executed {
     uint32_t pc;
     const emu::InstrInfo* instr;
@@ -165,11 +173,12 @@ class BlockAccess final : public emu::BlockObserver {
   std::vector<Executed> executed;  // ascending pc
 
  private:
-  // Per pc: the map entries (std::map nodes do not move) and the last
-  // request costed there.
+  static constexpr uint32_t kNone = ~0u;
+  // Per pc: its entries in `accesses` and `branches` (kNone: none yet) and
+  // the last request costed there.
   struct PcState {
-    AccessInstr* stats = nullptr;
-    BranchInstr* branch = nullptr;
+    uint32_t stats = kNone;
+    uint32_t branch = kNone;
     bool known = false;  // ref and width hold the last request's pattern
     unsigned width = 0;
     ShiftRef ref;
