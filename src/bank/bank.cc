@@ -105,7 +105,18 @@ unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
     if (pass[a] != pass[b]) return pass[a] < pass[b];
     return x.bank != y.bank ? x.bank < y.bank : x.word < y.word;
   };
-  std::sort(order, order + n, before);
+  // Lane order is nearly this order already (ascending banks, or one bank's
+  // passes in turn): insertion sort does it in about n compares.
+  if (n <= kSmall) {
+    for (size_t i = 1; i < n; ++i) {
+      const unsigned v = order[i];
+      size_t k = i;
+      for (; k > 0 && before(v, order[k - 1]); --k) order[k] = order[k - 1];
+      order[k] = v;
+    }
+  } else {
+    std::sort(order, order + n, before);
+  }
 
   const size_t base = passes.size();
   passes.resize(base + cost);
