@@ -1,6 +1,7 @@
 #include "bank/bank.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <map>
 #include <string>
@@ -53,6 +54,19 @@ namespace detail {
 
 void add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned banks,
                  std::vector<Touch>& out) {
+  // Every model has power-of-two banks and words: shifts and masks, not a
+  // 64-bit division per word.
+  if (std::has_single_bit(word_bytes) && std::has_single_bit(banks)) {
+    const int shift = std::countr_zero(word_bytes);
+    const uint64_t bank_mask = banks - 1;
+    for (uint32_t left = lanes; left; left &= left - 1) {
+      const unsigned lane = static_cast<unsigned>(std::countr_zero(left));
+      const uint64_t first = r.addr[lane] >> shift, last = (r.addr[lane] + r.width - 1) >> shift;
+      for (uint64_t w = first; w <= last; ++w)
+        out.push_back({lane, static_cast<unsigned>(w & bank_mask), w, w});
+    }
+    return;
+  }
   for (unsigned lane = 0; lane < 32; ++lane) {
     if (!(lanes >> lane & 1u)) continue;
     uint64_t first = r.addr[lane] / word_bytes;
@@ -75,15 +89,16 @@ unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
   unsigned head[kMaxBanks];  // a bank's chain of first touches of its keys
   std::fill(std::begin(head), std::end(head), kNone);
   unsigned distinct[kMaxBanks] = {};
-  unsigned small[3 * kSmall];
+  unsigned small[4 * kSmall];
   std::vector<unsigned> large;
   unsigned* pass = small;  // by touch
   if (n > kSmall) {
-    large.resize(3 * n);
+    large.resize(4 * n);
     pass = large.data();
   }
   unsigned* next = pass + n;
   unsigned* order = pass + 2 * n;
+  unsigned* rank = pass + 3 * n;  // (pass, bank) as one number, for the sort
   unsigned cost = 0;
   for (size_t i = 0; i < n; ++i) {
     const Touch& t = touches[i];
@@ -99,11 +114,10 @@ unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
     }
     cost = std::max(cost, pass[i] + 1);
     order[i] = static_cast<unsigned>(i);
+    rank[i] = pass[i] * kMaxBanks + t.bank;
   }
   auto before = [&](unsigned a, unsigned b) {
-    const Touch &x = touches[a], &y = touches[b];
-    if (pass[a] != pass[b]) return pass[a] < pass[b];
-    return x.bank != y.bank ? x.bank < y.bank : x.word < y.word;
+    return rank[a] != rank[b] ? rank[a] < rank[b] : touches[a].word < touches[b].word;
   };
   // Lane order is nearly this order already (ascending banks, or one bank's
   // passes in turn): insertion sort does it in about n compares.
@@ -123,14 +137,19 @@ unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
   for (size_t i = 0; i < n;) {
     // One pass: its distinct (bank, word) slots, counted, then filled.
     const unsigned p = pass[order[i]];
-    size_t end = i, slots = 0;
-    for (; end < n && pass[order[end]] == p; ++end)
-      if (end == i || before(order[end - 1], order[end])) ++slots;
+    size_t end = i + 1, slots = 1;
+    for (; end < n && pass[order[end]] == p; ++end) {
+      const unsigned a = order[end - 1], b = order[end];
+      // Sorted: a slot starts where (bank, word) changes; mark it in `next`.
+      next[b] = rank[a] != rank[b] || touches[a].word != touches[b].word;
+      slots += next[b];
+    }
+    next[order[i]] = 1;
     auto& out = passes[base + p].slots;
     out.reserve(slots);
     for (size_t k = i; k < end; ++k) {
       const Touch& t = touches[order[k]];
-      if (k == i || before(order[k - 1], order[k])) out.push_back({t.bank, t.word, 0});
+      if (next[order[k]]) out.push_back({t.bank, t.word, 0});
       out.back().lanes |= 1u << t.lane;
     }
     i = end;
@@ -178,11 +197,12 @@ unsigned count_group(const Request& r, uint32_t lanes, unsigned banks, bool lane
   uint64_t key[kMaxTouches];
   int8_t next[kMaxTouches];
   unsigned n = 0, cost = 0;
+  const bool pow2 = std::has_single_bit(banks);  // a mask, not a division, per word
   for (uint32_t left = lanes; left; left &= left - 1) {
     const unsigned lane = static_cast<unsigned>(__builtin_ctz(left));
     const uint64_t first = r.addr[lane] / 4, last = (r.addr[lane] + r.width - 1) / 4;
     for (uint64_t w = first; w <= last; ++w) {
-      const unsigned bank = static_cast<unsigned>(w % banks);
+      const unsigned bank = static_cast<unsigned>(pow2 ? w & (banks - 1) : w % banks);
       const uint64_t k = lane_keys ? lane : w;
       int i = head[bank];
       while (i >= 0 && key[i] != k) i = next[i];
