@@ -59,6 +59,17 @@ namespace {
 
 class BlockAccess final : public emu::BlockObserver {
  public:
+  // Sized up front by what an earlier block of the kernel met (`hint`):
+  // no growth, and no copy of the per-pc records, request by request.
+  explicit BlockAccess(const AccessSizes& hint) {
+    state_at_.assign(hint.pc_span, 0);
+    states_.reserve(hint.pcs);
+    accesses.reserve(hint.accesses);
+    branches.reserve(hint.branches);
+  }
+  AccessSizes sizes() const {
+    return {state_at_.size(), states_.size(), accesses.size(), branches.size()};
+  }
   void on_memory(const emu::MemAccess& a) override {
     if (a.mask == 0) return;
     AccessClass cls;
@@ -220,11 +231,23 @@ T& entry_at(std::map<uint32_t, T>& map, std::vector<T*>& index, uint32_t pc, con
 }  // namespace
 
 std::unique_ptr<emu::BlockObserver> AccessAnalysis::make_block_observer(emu::Dim3) {
-  return std::make_unique<BlockAccess>();
+  AccessSizes hint;
+  {
+    std::lock_guard<std::mutex> lock(sizes_.mu);
+    hint = sizes_.seen;
+  }
+  return std::make_unique<BlockAccess>(hint);
 }
 
 void AccessAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
   auto* b = static_cast<BlockAccess*>(observer.get());
+  {
+    const AccessSizes got = b->sizes();
+    std::lock_guard<std::mutex> lock(sizes_.mu);
+    AccessSizes& s = sizes_.seen;
+    s = {std::max(s.pc_span, got.pc_span), std::max(s.pcs, got.pcs),
+         std::max(s.accesses, got.accesses), std::max(s.branches, got.branches)};
+  }
   bool fresh = false;
   for (auto& [pc, s] : b->accesses) {
     AccessInstr& into = entry_at(accesses_, access_at_.at, pc, s, fresh);
