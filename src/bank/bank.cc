@@ -1,6 +1,7 @@
 #include "bank/bank.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <map>
 #include <string>
@@ -43,10 +44,29 @@ void validate(const Request& r) {
   }
 }
 
+Cost cost_of(const Result& r) {
+  return {r.wavefronts, r.ideal, r.bank_conflicts, r.ways, r.worst_wavefronts};
+}
+
+Cost Model::cost(const Request& request) const { return cost_of(evaluate(request)); }
+
 namespace detail {
 
 void add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned banks,
                  std::vector<Touch>& out) {
+  // Every model has power-of-two banks and words: shifts and masks, not a
+  // 64-bit division per word.
+  if (std::has_single_bit(word_bytes) && std::has_single_bit(banks)) {
+    const int shift = std::countr_zero(word_bytes);
+    const uint64_t bank_mask = banks - 1;
+    for (uint32_t left = lanes; left; left &= left - 1) {
+      const unsigned lane = static_cast<unsigned>(std::countr_zero(left));
+      const uint64_t first = r.addr[lane] >> shift, last = (r.addr[lane] + r.width - 1) >> shift;
+      for (uint64_t w = first; w <= last; ++w)
+        out.push_back({lane, static_cast<unsigned>(w & bank_mask), w, w});
+    }
+    return;
+  }
   for (unsigned lane = 0; lane < 32; ++lane) {
     if (!(lanes >> lane & 1u)) continue;
     uint64_t first = r.addr[lane] / word_bytes;
@@ -59,48 +79,82 @@ void add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned
 unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
                      std::vector<Wavefront>& passes) {
   // The k-th distinct key of a bank (in lane order) is served by pass k.
-  // Quadratic in the touches (at most 128), but without a heap allocation:
-  // this runs for every request a caller's memo has not seen.
-  constexpr unsigned kMaxBanks = 64;
+  // This runs for every request whose passes are wanted (a bank map, the
+  // costliest request of an instruction), so it allocates once per pass:
+  // a chain of the distinct keys per bank finds a touch's pass, then the
+  // touches sorted by (pass, bank, word) give each pass its slots, already
+  // in bank order.
+  constexpr unsigned kMaxBanks = 64, kNone = ~0u, kSmall = 128;
   const size_t n = touches.size();
+  unsigned head[kMaxBanks];  // a bank's chain of first touches of its keys
+  std::fill(std::begin(head), std::end(head), kNone);
   unsigned distinct[kMaxBanks] = {};
-  unsigned pass_small[128];
-  std::vector<unsigned> pass_large;
-  unsigned* pass = pass_small;
-  if (n > std::size(pass_small)) {
-    pass_large.resize(n);
-    pass = pass_large.data();
+  unsigned small[4 * kSmall];
+  std::vector<unsigned> large;
+  unsigned* pass = small;  // by touch
+  if (n > kSmall) {
+    large.resize(4 * n);
+    pass = large.data();
   }
+  unsigned* next = pass + n;
+  unsigned* order = pass + 2 * n;
+  unsigned* rank = pass + 3 * n;  // (pass, bank) as one number, for the sort
   unsigned cost = 0;
   for (size_t i = 0; i < n; ++i) {
     const Touch& t = touches[i];
     if (t.bank >= kMaxBanks) throw Error("internal error: bank " + std::to_string(t.bank));
-    size_t j = 0;
-    while (j < i && (touches[j].bank != t.bank || touches[j].key != t.key)) ++j;
-    pass[i] = j < i ? pass[j] : distinct[t.bank]++;
+    unsigned j = head[t.bank];
+    while (j != kNone && touches[j].key != t.key) j = next[j];
+    if (j != kNone) {
+      pass[i] = pass[j];
+    } else {
+      pass[i] = distinct[t.bank]++;
+      next[i] = head[t.bank];
+      head[t.bank] = static_cast<unsigned>(i);
+    }
     cost = std::max(cost, pass[i] + 1);
+    order[i] = static_cast<unsigned>(i);
+    rank[i] = pass[i] * kMaxBanks + t.bank;
+  }
+  auto before = [&](unsigned a, unsigned b) {
+    return rank[a] != rank[b] ? rank[a] < rank[b] : touches[a].word < touches[b].word;
+  };
+  // Lane order is nearly this order already (ascending banks, or one bank's
+  // passes in turn): insertion sort does it in about n compares.
+  if (n <= kSmall) {
+    for (size_t i = 1; i < n; ++i) {
+      const unsigned v = order[i];
+      size_t k = i;
+      for (; k > 0 && before(v, order[k - 1]); --k) order[k] = order[k - 1];
+      order[k] = v;
+    }
+  } else {
+    std::sort(order, order + n, before);
   }
 
-  size_t base = passes.size();
+  const size_t base = passes.size();
   passes.resize(base + cost);
-  for (unsigned p = 0; p < cost; ++p) passes[base + p].group = group;
-  for (size_t i = 0; i < n; ++i) {
-    const Touch& t = touches[i];
-    auto& slots = passes[base + pass[i]].slots;
-    auto it = std::find_if(slots.begin(), slots.end(),
-                           [&](const Slot& s) { return s.bank == t.bank && s.word == t.word; });
-    if (it == slots.end()) {
-      slots.push_back({t.bank, t.word, 0});
-      it = slots.end() - 1;
+  for (size_t i = 0; i < n;) {
+    // One pass: its distinct (bank, word) slots, counted, then filled.
+    const unsigned p = pass[order[i]];
+    size_t end = i + 1, slots = 1;
+    for (; end < n && pass[order[end]] == p; ++end) {
+      const unsigned a = order[end - 1], b = order[end];
+      // Sorted: a slot starts where (bank, word) changes; mark it in `next`.
+      next[b] = rank[a] != rank[b] || touches[a].word != touches[b].word;
+      slots += next[b];
     }
-    it->lanes |= 1u << t.lane;
+    next[order[i]] = 1;
+    auto& out = passes[base + p].slots;
+    out.reserve(slots);
+    for (size_t k = i; k < end; ++k) {
+      const Touch& t = touches[order[k]];
+      if (next[order[k]]) out.push_back({t.bank, t.word, 0});
+      out.back().lanes |= 1u << t.lane;
+    }
+    i = end;
   }
-  for (unsigned p = 0; p < cost; ++p) {
-    auto& slots = passes[base + p].slots;
-    std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
-      return a.bank != b.bank ? a.bank < b.bank : a.word < b.word;
-    });
-  }
+  for (unsigned p = 0; p < cost; ++p) passes[base + p].group = group;
   return cost;
 }
 
@@ -108,10 +162,12 @@ Result serve_in_groups(const Request& r, unsigned group_size, unsigned banks, bo
                        unsigned extra_pass) {
   Result res;
   unsigned groups = 0;
+  std::vector<Touch> touches;
+  touches.reserve(static_cast<size_t>(std::min(group_size, 32u)) * ((r.width + 3) / 4 + 1));
   for (unsigned first = 0; first < 32; first += group_size) {
     uint32_t lanes = lanes_in(r.mask, first, group_size);
     if (!lanes) continue;
-    std::vector<Touch> touches;
+    touches.clear();
     add_touches(r, lanes, 4, banks, touches);
     if (lane_keys)
       for (Touch& t : touches) t.key = t.lane;
@@ -125,6 +181,59 @@ Result serve_in_groups(const Request& r, unsigned group_size, unsigned banks, bo
   res.bank_conflicts = res.wavefronts - res.ideal;
   res.worst_wavefronts = res.wavefronts;
   return res;
+}
+
+namespace {
+
+// serve_group's cost alone: the most distinct keys any bank holds. Each
+// bank keeps a chain of the keys met so far (the touches are at most 32
+// lanes x 4 words), so a conflict-free group costs one compare per touch.
+unsigned count_group(const Request& r, uint32_t lanes, unsigned banks, bool lane_keys) {
+  constexpr unsigned kMaxBanks = 64, kMaxTouches = 32 * 4;
+  if (banks > kMaxBanks) throw Error("internal error: " + std::to_string(banks) + " banks");
+  int8_t head[kMaxBanks];
+  std::fill(head, head + banks, int8_t{-1});
+  unsigned distinct[kMaxBanks] = {};
+  uint64_t key[kMaxTouches];
+  int8_t next[kMaxTouches];
+  unsigned n = 0, cost = 0;
+  const bool pow2 = std::has_single_bit(banks);  // a mask, not a division, per word
+  for (uint32_t left = lanes; left; left &= left - 1) {
+    const unsigned lane = static_cast<unsigned>(__builtin_ctz(left));
+    const uint64_t first = r.addr[lane] / 4, last = (r.addr[lane] + r.width - 1) / 4;
+    for (uint64_t w = first; w <= last; ++w) {
+      const unsigned bank = static_cast<unsigned>(pow2 ? w & (banks - 1) : w % banks);
+      const uint64_t k = lane_keys ? lane : w;
+      int i = head[bank];
+      while (i >= 0 && key[i] != k) i = next[i];
+      if (i >= 0) continue;
+      if (n == kMaxTouches) throw Error("internal error: more than 128 bank words in a group");
+      key[n] = k;
+      next[n] = head[bank];
+      head[bank] = static_cast<int8_t>(n);
+      ++n;
+      cost = std::max(cost, ++distinct[bank]);
+    }
+  }
+  return cost;
+}
+
+}  // namespace
+
+Cost count_in_groups(const Request& r, unsigned group_size, unsigned banks, bool lane_keys,
+                     unsigned extra_pass) {
+  Cost c;
+  for (unsigned first = 0; first < 32; first += group_size) {
+    const uint32_t lanes = lanes_in(r.mask, first, group_size);
+    if (!lanes) continue;
+    const unsigned cost = count_group(r, lanes, banks, lane_keys) + extra_pass;
+    c.wavefronts += cost;
+    c.ways = std::max(c.ways, cost);
+    ++c.ideal;
+  }
+  c.bank_conflicts = c.wavefronts - c.ideal;
+  c.worst_wavefronts = c.wavefronts;
+  return c;
 }
 
 }  // namespace detail

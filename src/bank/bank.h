@@ -58,6 +58,14 @@ struct Result {
   unsigned worst_wavefronts = 0;
 };
 
+// A Result's counts without its passes: what a caller summing many requests
+// needs (check's BankAnalysis), at a fraction of the cost of building the
+// passes.
+struct Cost {
+  unsigned wavefronts = 0, ideal = 0, bank_conflicts = 0, ways = 0, worst_wavefronts = 0;
+};
+Cost cost_of(const Result& result);
+
 // Bad requests (misaligned address, unsupported width) and unknown
 // architecture names are errors, never guesses.
 class Error : public std::runtime_error {
@@ -85,6 +93,10 @@ class Model {
   virtual uint64_t period(unsigned width) const = 0;
   // Throws Error for an invalid request.
   virtual Result evaluate(const Request& request) const = 0;
+  // Exactly evaluate(request)'s counts, and the same Error for a request it
+  // refuses. The default calls evaluate; models with a cheaper count that
+  // builds no passes override it.
+  virtual Cost cost(const Request& request) const;
   // ldmatrix/stmatrix (bank/ldmatrix.h). Generations without the
   // instruction, or whose rule was not measured, throw Error.
   virtual Result evaluate_matrix(const MatrixRequest& request) const;

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
 
 #include "bank/ldmatrix.h"
+#include "bank/models.h"
 #include "bank/test_util.h"
 
 namespace smemlab::bank {
@@ -194,6 +196,116 @@ TEST(Bank, CostsDependOnlyOnThePatternModuloThePeriod) {
       if (shifted(static_cast<int64_t>(period / 2)) != base) half_matters = true;
     }
     EXPECT_TRUE(half_matters) << arch;
+  }
+}
+
+// Model::cost is evaluate's counts without the passes, through a separate
+// count (count_in_groups) on the models that override it: on random
+// requests of every op, width and mask -- clustered addresses for
+// conflicts and broadcasts, pairs of lanes on one address for the load
+// merge, misaligned lanes now and then -- both give the same counts, or
+// the same Error.
+TEST(Bank, CostMatchesEvaluateOnRandomRequests) {
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  auto counts = [](auto&& run) {
+    try {
+      Cost c = run();
+      return std::vector<unsigned>{c.wavefronts, c.ideal, c.bank_conflicts, c.ways,
+                                   c.worst_wavefronts};
+    } catch (const Error& e) {
+      return std::vector<unsigned>{~0u, static_cast<unsigned>(std::hash<std::string>{}(e.what()))};
+    }
+  };
+  for (const char* arch :
+       {"sm_90", "sm_80", "sm_70", "sm_120", "sm_35:4", "sm_35:8", "sm_20", "sm_13"}) {
+    auto m = make_model(arch);
+    unsigned conflicted = 0;
+    for (int trial = 0; trial < 3000; ++trial) {
+      const unsigned width = 1u << (rng() % 5);
+      const unsigned span = 1u + static_cast<unsigned>(rng() % 512);  // in widths
+      Request r = make_request(
+          static_cast<Op>(rng() % 3), width, [&](unsigned) { return width * (rng() % span); },
+          rng() % 3 ? 0xffffffffu : static_cast<uint32_t>(rng() >> (rng() % 33)));
+      if (rng() % 4 == 0)  // lanes pair up (i ^ 1 or i ^ 2): loads may merge
+        for (unsigned l = 0, d = 1u + rng() % 2; l < 32; ++l) r.addr[l] = r.addr[l & ~d];
+      if (rng() % 20 == 0) r.addr[rng() % 32] += 1 + rng() % 15;  // misaligned, sometimes
+      if (rng() % 20 == 0) r.width = 3;                           // unsupported width
+      auto full = counts([&] { return cost_of(m->evaluate(r)); });
+      auto fast = counts([&] { return m->cost(r); });
+      ASSERT_EQ(fast, full) << arch << " trial " << trial << " seed " << seed;
+      if (full.size() == 5 && full[2] > 0) ++conflicted;
+    }
+    EXPECT_GT(conflicted, 100u) << arch;  // the trials reach the conflict paths
+  }
+}
+
+// serve_group (chains per bank, touches sorted into slots) against the
+// rule written plainly: the k-th distinct key of a bank in touch order goes
+// to pass k, each pass's slots are its distinct (bank, word) pairs with the
+// lanes that asked, sorted by bank then word. Random touches, keys as the
+// models make them (the word, the 256-byte row, the lane), more than 128 of
+// them now and then.
+TEST(Bank, ServeGroupMatchesThePlainRule) {
+  using detail::Touch;
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  auto plain = [](const std::vector<Touch>& t, unsigned group, std::vector<Wavefront>& passes) {
+    std::vector<unsigned> pass(t.size());
+    std::vector<std::vector<uint64_t>> keys(64);
+    unsigned cost = 0;
+    for (size_t i = 0; i < t.size(); ++i) {
+      auto& k = keys[t[i].bank];
+      auto it = std::find(k.begin(), k.end(), t[i].key);
+      pass[i] = static_cast<unsigned>(it - k.begin());
+      if (it == k.end()) k.push_back(t[i].key);
+      cost = std::max(cost, pass[i] + 1);
+    }
+    size_t base = passes.size();
+    passes.resize(base + cost);
+    for (unsigned p = 0; p < cost; ++p) {
+      passes[base + p].group = group;
+      auto& slots = passes[base + p].slots;
+      for (size_t i = 0; i < t.size(); ++i) {
+        if (pass[i] != p) continue;
+        auto it = std::find_if(slots.begin(), slots.end(), [&](const Slot& s) {
+          return s.bank == t[i].bank && s.word == t[i].word;
+        });
+        if (it == slots.end()) it = slots.insert(slots.end(), {t[i].bank, t[i].word, 0});
+        it->lanes |= 1u << t[i].lane;
+      }
+      std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
+        return a.bank != b.bank ? a.bank < b.bank : a.word < b.word;
+      });
+    }
+    return cost;
+  };
+  for (int trial = 0; trial < 3000; ++trial) {
+    const unsigned banks = rng() % 2 ? 32 : 16;
+    const size_t n = rng() % 8 == 0 ? 129 + rng() % 40 : rng() % 129;
+    const uint64_t words = 1 + rng() % 300;
+    const unsigned keying = static_cast<unsigned>(rng() % 3);
+    std::vector<Touch> touches;
+    for (size_t i = 0; i < n; ++i) {
+      const unsigned lane = static_cast<unsigned>(rng() % 32);
+      const uint64_t w = rng() % words;
+      const uint64_t key = keying == 0 ? w : keying == 1 ? w / 64 : lane;
+      touches.push_back({lane, static_cast<unsigned>(w % banks), w, key});
+    }
+    std::vector<Wavefront> got(1), want(1);  // appended after an earlier group's pass
+    const unsigned group = static_cast<unsigned>(rng() % 4);
+    ASSERT_EQ(detail::serve_group(touches, group, got), plain(touches, group, want))
+        << "seed " << seed << " trial " << trial;
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t p = 0; p < got.size(); ++p) {
+      ASSERT_EQ(got[p].group, want[p].group) << "seed " << seed << " trial " << trial;
+      ASSERT_EQ(got[p].slots.size(), want[p].slots.size()) << "seed " << seed << " trial " << trial;
+      for (size_t k = 0; k < got[p].slots.size(); ++k) {
+        const Slot &a = got[p].slots[k], &b = want[p].slots[k];
+        ASSERT_TRUE(a.bank == b.bank && a.word == b.word && a.lanes == b.lanes)
+            << "seed " << seed << " trial " << trial << " pass " << p << " slot " << k;
+      }
+    }
   }
 }
 

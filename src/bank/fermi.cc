@@ -28,18 +28,27 @@ class FermiModel final : public Model {
   uint64_t period(unsigned width) const override { return std::max(4u, width); }
 
   Result evaluate(const Request& r) const override {
-    validate(r);
-    if (r.op == Op::Atomic)
-      throw Error(name() +
-                  ": shared-memory atomics are not modelled before sm_70 "
-                  "(Fermi emulates them with lock/update/unlock sequences)");
+    check(r);
     if (r.mask == 0) return Result{};
     // 128-bit: the guide's extra pass per quarter-warp; it carries no words.
     return serve_in_groups(r, r.width <= 4 ? 32 : 128 / r.width, kBanks, false,
                            r.width == 16 ? 1 : 0);
   }
+  Cost cost(const Request& r) const override {
+    check(r);
+    if (r.mask == 0) return Cost{};
+    return count_in_groups(r, r.width <= 4 ? 32 : 128 / r.width, kBanks, false,
+                           r.width == 16 ? 1 : 0);
+  }
 
  private:
+  void check(const Request& r) const {
+    validate_fast(r);
+    if (r.op == Op::Atomic)
+      throw Error(name() +
+                  ": shared-memory atomics are not modelled before sm_70 "
+                  "(Fermi emulates them with lock/update/unlock sequences)");
+  }
   unsigned sm_;
 };
 

@@ -42,6 +42,27 @@ unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
 Result serve_in_groups(const Request& r, unsigned group_size, unsigned banks, bool lane_keys,
                        unsigned extra_pass = 0);
 
+// serve_in_groups' counts alone, without building the passes (bank::Cost):
+// the same numbers, through a per-bank chain of distinct keys instead of
+// wavefront slot lists. `r` must be valid (validate).
+Cost count_in_groups(const Request& r, unsigned group_size, unsigned banks, bool lane_keys,
+                     unsigned extra_pass = 0);
+
+// validate(r) for the hot path: a few ORs when the request is valid, the
+// full check (and its Error naming the lane) otherwise.
+inline void validate_fast(const Request& r) {
+  const unsigned w = r.width;
+  bool ok =
+      (w == 1 || w == 2 || w == 4 || w == 8 || w == 16) && (r.op != Op::Atomic || w == 4 || w == 8);
+  if (ok) {
+    uint64_t low = 0;
+    for (unsigned lane = 0; lane < 32; ++lane)
+      low |= r.addr[lane] & (uint64_t{0} - (r.mask >> lane & 1u));
+    ok = (low & (w - 1)) == 0;
+  }
+  if (!ok) validate(r);
+}
+
 // Lanes of `mask` inside [first, first+count).
 inline uint32_t lanes_in(uint32_t mask, unsigned first, unsigned count) {
   uint32_t range = count >= 32 ? 0xffffffffu : ((1u << count) - 1u) << first;

@@ -49,14 +49,12 @@ class VoltaModel final : public Model {
   Result evaluate(const Request& r) const override {
     validate(r);
     if (r.mask == 0) return Result{};
-    // Lane groups served separately; atomics serialize every lane on a bank,
-    // even lanes on the same word.
-    unsigned group_size = 32;
-    if (r.op != Op::Atomic && r.width > 4) {
-      group_size = 128 / r.width;
-      if (r.op == Op::Load && loads_merge(r)) group_size *= 2;
-    }
-    return serve_in_groups(r, group_size, kBanks, r.op == Op::Atomic);
+    return serve_in_groups(r, group_size(r), kBanks, r.op == Op::Atomic);
+  }
+  Cost cost(const Request& r) const override {
+    validate_fast(r);
+    if (r.mask == 0) return Cost{};
+    return count_in_groups(r, group_size(r), kBanks, r.op == Op::Atomic);
   }
 
   Result evaluate_matrix(const MatrixRequest& r) const override {
@@ -68,6 +66,16 @@ class VoltaModel final : public Model {
   }
 
  private:
+  // Lane groups served separately; atomics serialize every lane on a bank,
+  // even lanes on the same word.
+  static unsigned group_size(const Request& r) {
+    unsigned size = 32;
+    if (r.op != Op::Atomic && r.width > 4) {
+      size = 128 / r.width;
+      if (r.op == Op::Load && loads_merge(r)) size *= 2;
+    }
+    return size;
+  }
   unsigned sm_;
 };
 

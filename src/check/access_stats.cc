@@ -59,6 +59,17 @@ namespace {
 
 class BlockAccess final : public emu::BlockObserver {
  public:
+  // Sized up front by what an earlier block of the kernel met (`hint`):
+  // no growth, and no copy of the per-pc records, request by request.
+  explicit BlockAccess(const AccessSizes& hint) {
+    state_at_.assign(hint.pc_span, 0);
+    states_.reserve(hint.pcs);
+    accesses.reserve(hint.accesses);
+    branches.reserve(hint.branches);
+  }
+  AccessSizes sizes() const {
+    return {state_at_.size(), states_.size(), accesses.size(), branches.size()};
+  }
   void on_memory(const emu::MemAccess& a) override {
     if (a.mask == 0) return;
     AccessClass cls;
@@ -93,22 +104,39 @@ class BlockAccess final : public emu::BlockObserver {
       return;
     }
     PcState& p = state_of(a.instr->pc);
-    if (!p.stats) p.stats = &accesses[a.instr->pc];
-    AccessInstr& s = *p.stats;
+    if (p.stats == kNone) {
+      p.stats = static_cast<uint32_t>(accesses.size());
+      accesses.emplace_back(a.instr->pc, AccessInstr{});
+    }
+    AccessInstr& s = accesses[p.stats].second;
     s.instr = a.instr;
     s.cls = cls;
     s.width = a.width;
-    // Sectors are 32 bytes: a request shifted by a multiple of 32 touches as
-    // many, so the pc's last request usually answers without a recount.
+    // A request that is the pc's last one shifted (same offsets between its
+    // lanes) asks for as many bytes, as many distinct ones, and touches as
+    // many 32-byte sectors as any earlier shift whose first active address
+    // had the same residue modulo 32: a loop's strides (4 bytes a step, a
+    // row of odd length) walk through a few residues, each counted once.
     SectorCost c;
     uint64_t d;
-    if (p.known && p.width == a.width && same_shift(p.ref, a.mask, a.addr, &d) && d % 32 == 0) {
-      c = p.cost;
+    const unsigned first = static_cast<unsigned>(__builtin_ctz(a.mask));
+    const unsigned r = static_cast<unsigned>(a.addr[first] % 32);
+    if (p.known && p.width == a.width && same_shift(p.ref, a.mask, a.addr, &d)) {
+      if (p.seen >> r & 1u) {
+        c = {p.sectors[r], p.ideal, p.bytes};
+      } else {
+        c = sector_cost(a.mask, a.addr, a.width);
+        p.sectors[r] = static_cast<uint32_t>(c.sectors);
+        p.seen |= 1u << r;
+      }
     } else {
       c = sector_cost(a.mask, a.addr, a.width);
       p.known = make_shift_ref(p.ref, a.mask, a.addr);
       p.width = a.width;
-      p.cost = c;
+      p.ideal = c.ideal;
+      p.bytes = c.bytes;
+      p.sectors[r] = static_cast<uint32_t>(c.sectors);
+      p.seen = 1u << r;
     }
     ++s.counts.requests;
     s.counts.sectors += c.sectors;
@@ -125,8 +153,11 @@ class BlockAccess final : public emu::BlockObserver {
   void on_branch(const emu::Branch& b) override {
     if ((b.taken | b.not_taken) == 0) return;
     PcState& p = state_of(b.instr->pc);
-    if (!p.branch) p.branch = &branches[b.instr->pc];
-    BranchInstr& s = *p.branch;
+    if (p.branch == kNone) {
+      p.branch = static_cast<uint32_t>(branches.size());
+      branches.emplace_back(b.instr->pc, BranchInstr{});
+    }
+    BranchInstr& s = branches[p.branch].second;
     s.instr = b.instr;
     if (b.taken && b.not_taken)
       ++s.counts.divergent;
@@ -141,8 +172,10 @@ class BlockAccess final : public emu::BlockObserver {
         executed.push_back(
             {static_cast<uint32_t>(pc), info[pc], {counts[pc].steps, counts[pc].lanes}});
   }
-  std::map<uint32_t, AccessInstr> accesses;
-  std::map<uint32_t, BranchInstr> branches;
+  // By pc, in the order first met (finish_block merges each pc on its own,
+  // so the order does not matter): no tree node per pc and block.
+  std::vector<std::pair<uint32_t, AccessInstr>> accesses;
+  std::vector<std::pair<uint32_t, BranchInstr>> branches;
   struct Executed {
     uint32_t pc;
     const emu::InstrInfo* instr;
@@ -151,15 +184,21 @@ class BlockAccess final : public emu::BlockObserver {
   std::vector<Executed> executed;  // ascending pc
 
  private:
-  // Per pc: the map entries (std::map nodes do not move) and the last
-  // request costed there.
+  static constexpr uint32_t kNone = ~0u;
+  // Per pc: its entries in `accesses` and `branches` (kNone: none yet) and
+  // the last request costed there.
   struct PcState {
-    AccessInstr* stats = nullptr;
-    BranchInstr* branch = nullptr;
-    bool known = false;  // ref, width and cost hold the last request's
+    uint32_t stats = kNone;
+    uint32_t branch = kNone;
+    bool known = false;  // ref and width hold the last request's pattern
     unsigned width = 0;
     ShiftRef ref;
-    SectorCost cost;
+    // The pattern's counts: bytes and distinct bytes do not change with a
+    // shift; sectors are kept per first-lane residue mod 32 (bit r of
+    // `seen`: sectors[r] is known; at most 2 sectors a lane, so 64).
+    uint64_t ideal = 0, bytes = 0;
+    uint32_t seen = 0;
+    uint32_t sectors[32];
   };
   PcState& state_of(uint32_t pc) {
     if (pc < state_at_.size() && state_at_[pc]) return states_[state_at_[pc] - 1];
@@ -168,7 +207,7 @@ class BlockAccess final : public emu::BlockObserver {
     state_at_[pc] = static_cast<uint32_t>(states_.size());
     return states_.back();
   }
-  // states_[state_at_[pc] - 1] (0: none yet): 4 bytes per pc, the ~300-byte
+  // states_[state_at_[pc] - 1] (0: none yet): 4 bytes per pc, the ~450-byte
   // records only for the pcs that access memory or branch.
   std::vector<uint32_t> state_at_;
   std::vector<PcState> states_;
@@ -192,11 +231,23 @@ T& entry_at(std::map<uint32_t, T>& map, std::vector<T*>& index, uint32_t pc, con
 }  // namespace
 
 std::unique_ptr<emu::BlockObserver> AccessAnalysis::make_block_observer(emu::Dim3) {
-  return std::make_unique<BlockAccess>();
+  AccessSizes hint;
+  {
+    std::lock_guard<std::mutex> lock(sizes_.mu);
+    hint = sizes_.seen;
+  }
+  return std::make_unique<BlockAccess>(hint);
 }
 
 void AccessAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
   auto* b = static_cast<BlockAccess*>(observer.get());
+  {
+    const AccessSizes got = b->sizes();
+    std::lock_guard<std::mutex> lock(sizes_.mu);
+    AccessSizes& s = sizes_.seen;
+    s = {std::max(s.pc_span, got.pc_span), std::max(s.pcs, got.pcs),
+         std::max(s.accesses, got.accesses), std::max(s.branches, got.branches)};
+  }
   bool fresh = false;
   for (auto& [pc, s] : b->accesses) {
     AccessInstr& into = entry_at(accesses_, access_at_.at, pc, s, fresh);

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "check/source_lines.h"
@@ -88,6 +89,12 @@ struct SectorCost {
 };
 SectorCost sector_cost(uint32_t mask, const uint64_t* addr, unsigned width);
 
+// How much a block's per-pc tables held (AccessAnalysis sizes the next
+// blocks' tables by the largest seen).
+struct AccessSizes {
+  size_t pc_span = 0, pcs = 0, accesses = 0, branches = 0;
+};
+
 class AccessAnalysis final : public emu::KernelObserver {
  public:
   void on_kernel_begin(const emu::KernelInfo& info) override { kernel_ = info; }
@@ -130,6 +137,19 @@ class AccessAnalysis final : public emu::KernelObserver {
     NodeIndex(NodeIndex&&) noexcept = default;
     NodeIndex& operator=(NodeIndex&&) noexcept = default;
   };
+  // Blocks are made on worker threads while others finish: a lock. A copy
+  // starts with the original's sizes (only a hint).
+  struct SeenSizes {
+    std::mutex mu;
+    AccessSizes seen;
+    SeenSizes() = default;
+    SeenSizes(const SeenSizes& o) : seen(o.seen) {}
+    SeenSizes& operator=(const SeenSizes& o) {
+      seen = o.seen;
+      return *this;
+    }
+  };
+  SeenSizes sizes_;
   NodeIndex<AccessInstr> access_at_;
   NodeIndex<BranchInstr> branch_at_;
   NodeIndex<std::pair<const emu::InstrInfo*, ExecCounts>> executed_at_;

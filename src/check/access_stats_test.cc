@@ -121,6 +121,46 @@ TEST(AccessAnalysis, MemoizedSectorsEqualARecount) {
   }
 }
 
+// The memo keeps a pattern's sectors per first-lane residue mod 32: one
+// random pattern per pc (strided, broadcast, scattered; misaligned wide
+// lanes too), shifted by random amounts that are mostly not multiples of
+// 32, must count as a recount of every request does.
+TEST(AccessAnalysis, SectorsPerResidueEqualARecount) {
+  using testing::access;
+  using testing::instr;
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 20; ++round) {
+    const unsigned width = 1u << (rng() % 5);
+    emu::InstrInfo ins = instr(0, 10, "ld.global");
+    const uint32_t mask =
+        rng() % 2 ? 0xffffffffu : static_cast<uint32_t>(rng()) | 1u << (rng() % 32);
+    const uint64_t stride = rng() % 3 == 0 ? 0 : 1 + rng() % 70;
+    uint64_t addr[32];
+    for (unsigned l = 0; l < 32; ++l) addr[l] = 0x10000 + (rng() % 4 ? l * stride : rng() % 256);
+    AccessAnalysis a;
+    a.on_kernel_begin({});
+    SectorCounts want;
+    auto obs = a.make_block_observer({0, 1, 1});
+    uint64_t shift = 0;
+    for (int e = 0; e < 300; ++e) {
+      shift += rng() % 4 ? rng() % 8 * width : rng() % 100;
+      auto ev = access(
+          emu::Space::Global, emu::MemOp::Load, width, &ins, 0,
+          [&](unsigned l) { return addr[l] + shift; }, mask);
+      obs->on_memory(ev);
+      SectorCost c = sector_cost(ev.mask, ev.addr, ev.width);
+      want.add({1, c.sectors, c.ideal, c.bytes});
+    }
+    a.finish_block({0, 1, 1}, std::move(obs));
+    const AccessInstr& got = a.accesses().at(0);
+    ASSERT_EQ(got.counts.requests, want.requests) << "seed " << seed;
+    ASSERT_EQ(got.counts.sectors, want.sectors) << "seed " << seed << " round " << round;
+    ASSERT_EQ(got.counts.ideal_sectors, want.ideal_sectors) << "seed " << seed;
+    ASSERT_EQ(got.counts.bytes, want.bytes) << "seed " << seed;
+  }
+}
+
 // A copy of the analysis merges into its own maps, not the original's (the
 // pc-indexed node pointers are not copied).
 TEST(AccessAnalysis, ACopyMergesIntoItsOwnCounts) {

@@ -41,6 +41,9 @@ inline bool same_shift(const ShiftRef& ref, uint32_t mask, const uint64_t* addr,
   const unsigned first = static_cast<unsigned>(__builtin_ctz(mask));
   const uint64_t d = addr[first] - ref.addr[first];
   *shift = d;
+  // One active lane (a single thread's access) moved by d by definition:
+  // only the 2^63 bound is left to check.
+  if ((mask & (mask - 1)) == 0) return shift_stays_low(ref, d);
   return shift_stays_low(ref, d) && lanes_shifted(mask, addr, ref.addr, d);
 }
 

@@ -89,6 +89,35 @@ TEST(AddressShift, SameShiftEqualsALaneByLaneCheck) {
   EXPECT_GT(differ, 10000);
 }
 
+// One active lane (same_shift skips the lane pass): against the lane-by-lane
+// check, with the lane near 2^63 or 0 so that the bound decides, and the
+// other lanes holding garbage.
+TEST(AddressShift, OneLaneEqualsALaneByLaneCheck) {
+  std::mt19937_64 rng(std::random_device{}());
+  const uint64_t top = uint64_t{1} << 63;
+  int same = 0, differ = 0;
+  for (int i = 0; i < 100000; ++i) {
+    const uint32_t mask = 1u << (rng() % 32);
+    const unsigned lane = static_cast<unsigned>(__builtin_ctz(mask));
+    uint64_t ref[32], addr[32];
+    for (unsigned l = 0; l < 32; ++l) {
+      ref[l] = rng();
+      addr[l] = rng();
+    }
+    ref[lane] = rng() % 2 ? top - 1 - rng() % 4096 : rng() % 4096;
+    addr[lane] = rng() % 3 ? ref[lane] + (rng() % 8192) - 4096 : rng();
+    const uint32_t addr_mask = rng() % 16 == 0 ? 1u << (rng() % 32) : mask;
+    ShiftRef r;
+    ASSERT_TRUE(make_shift_ref(r, mask, ref));
+    uint64_t shift = 0;
+    const bool want = reference(mask, ref, addr_mask, addr);
+    ASSERT_EQ(same_shift(r, addr_mask, addr, &shift), want) << i;
+    (want ? same : differ)++;
+  }
+  EXPECT_GT(same, 10000);
+  EXPECT_GT(differ, 10000);
+}
+
 TEST(AddressShift, EdgesOf2To63) {
   const uint64_t top = uint64_t{1} << 63;
   uint64_t ref[32], addr[32];

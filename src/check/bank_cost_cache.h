@@ -35,6 +35,12 @@ class BankCostCache {
     for (unsigned w = 0; w < std::size(period_); ++w) period_[w] = period_of(models, w);
   }
 
+  // What earlier blocks on this worker met: how many pcs reached shared
+  // memory, and one past the highest such pc (a block sizes its arrays by
+  // them up front instead of growing them request by request).
+  size_t pcs_seen() const { return last_.size(); }
+  size_t pc_span() const { return last_at_.size(); }
+
   // The models' common period for requests of `width` bytes per lane
   // (bank::Model::period): the pattern's modulus.
   uint64_t period(unsigned width, const std::vector<std::unique_ptr<bank::Model>>& models) const {
@@ -84,13 +90,18 @@ class BankCostCache {
     remember_at(pc, k, addr, costs);
   }
 
-  // One evaluation, keeping the full result when asked.
+  // One evaluation, keeping the full result when asked; otherwise only the
+  // counts (bank::Model::cost: no passes built).
   static BankCost evaluate(const bank::Model& model, const bank::Request& r, bank::Result* full) {
     BankCost c;
     try {
+      if (!full) {
+        const bank::Cost k = model.cost(r);
+        return {k.wavefronts, k.ideal, k.bank_conflicts, k.worst_wavefronts, k.ways, false};
+      }
       bank::Result res = model.evaluate(r);
       c = {res.wavefronts, res.ideal, res.bank_conflicts, res.worst_wavefronts, res.ways, false};
-      if (full) *full = std::move(res);
+      *full = std::move(res);
     } catch (const bank::Error&) {
       c.unmodelled = true;
     }

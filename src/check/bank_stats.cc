@@ -130,7 +130,15 @@ class BlockBank final : public emu::BlockObserver {
         block(block),
         pool_(pool),
         cache_(pool.take(models)),
-        scratch_(models.size()) {}
+        scratch_(models.size()) {
+    // Blocks of one kernel mostly run the same shared-memory instructions.
+    if (const size_t n = cache_->pcs_seen()) {
+      sites.reserve(n);
+      counts_.reserve(n * models.size());
+      worst_.reserve(n * models.size());
+      site_at_.assign(cache_->pc_span(), 0);
+    }
+  }
   ~BlockBank() override { pool_.give(std::move(cache_)); }
 
   void on_memory(const emu::MemAccess& a) override {
