@@ -44,7 +44,7 @@ void shifted(const emu::MemAccess& a, const uint64_t* from, int64_t by, emu::Mem
 class Block final : public emu::BlockObserver {
  public:
   Block(std::unique_ptr<emu::BlockObserver> inner, const KernelMap& map)
-      : inner_(std::move(inner)), map_(map) {}
+      : inner_(std::move(inner)), map_(map), groups_(static_cast<uint32_t>(map.groups.size())) {}
 
   bool wants_instruction_counts() const override { return inner_->wants_instruction_counts(); }
   void on_instruction_counts(const std::vector<emu::InstrCount>& c,
@@ -53,7 +53,6 @@ class Block final : public emu::BlockObserver {
   }
   void on_block_begin(emu::Dim3 b, emu::Dim3 d, uint32_t s) override {
     block_ = b;
-    groups_ = static_cast<uint32_t>(map_.groups.size());
     slot_.assign(((d.count() + 31) / 32) * groups_, kNone);
     inner_->on_block_begin(b, d, s);
   }
@@ -113,7 +112,9 @@ class Block final : public emu::BlockObserver {
   }
 
   Pending& pending(uint32_t warp, uint32_t group) {
-    uint32_t& slot = slot_[warp * groups_ + group];
+    const size_t at = size_t{warp} * groups_ + group;
+    if (at >= slot_.size()) slot_.resize(at + 1, kNone);  // (a warp past on_block_begin's)
+    uint32_t& slot = slot_[at];
     if (slot == kNone) {
       slot = static_cast<uint32_t>(used_++);
       if (slot == pool_.size()) pool_.emplace_back();
