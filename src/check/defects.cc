@@ -803,6 +803,11 @@ class BlockDefects final : public emu::BlockObserver {
     for (uint32_t w = first; w < end; ++w) {
       Shadow& s = shared_.word(w);
       if (quiet_read(s, thread)) continue;  // hazards() leaves these as they are
+      // (A word this read gives its second reader is quiet for every thread
+      // from now on: noted as quiet_shared notes it, for the warp-wide test.)
+      if (s.read && s.r_epoch == epoch_ && s.r_thread != thread && !s.r2 &&
+          !(s.written && s.w_epoch == epoch_))
+        quiet_until_[w] = epoch_ + 1;
       if (!s.read || s.r_epoch != epoch_) {
         s.read = true;
         s.r2 = false;
