@@ -1252,6 +1252,30 @@ class BlockDefects final : public emu::BlockObserver {
                     : stream_line_general(a, g, in_line);
   }
 
+  // What both line steps test first: whether line `g` can take lanes
+  // `in_line` of `a` at all (kNo: the per-word path), or they only read
+  // words with two readers already (kDone: nothing to do); `in_words`, when
+  // not 0, the words they access. A compact line moves to a later epoch
+  // only from its own instruction, without second readers or several
+  // instructions (they hold the epoch).
+  enum class Step { kNo, kDone, kGo };
+  Step line_step(const emu::MemAccess& a, const GlobalLine& g, uint32_t in_line,
+                 uint32_t in_words) const {
+    const bool write = a.op == emu::MemOp::Store;
+    if (!g.compact || g.write != write || g.after_atomic != atomic_seen_) return Step::kNo;
+    if (g.epoch != epoch_ && (g.instr != a.instr || g.has2() || g.instrs != kNoSecond))
+      return Step::kNo;
+    if (!write && g.two) {
+      uint32_t touched = in_words;
+      for (uint32_t k = in_words ? 0 : in_line; k; k &= k - 1) {
+        auto w0 = static_cast<unsigned>(a.addr[__builtin_ctz(k)] / 4 % kLineWords);
+        touched |= static_cast<uint32_t>(((uint64_t{1} << (a.width / 4u)) - 1) << w0);
+      }
+      if ((touched & ~g.two) == 0) return Step::kDone;
+    }
+    return Step::kGo;
+  }
+
   // stream_line_general for lanes that each access their own words (a
   // strided store's one lane per line, a stream's next warp): no word's
   // step depends on another lane's, so the words are tested first and
@@ -1260,17 +1284,8 @@ class BlockDefects final : public emu::BlockObserver {
                             uint32_t in_words) {
     const bool write = a.op == emu::MemOp::Store;
     const uint32_t wepoch = wepoch_[a.warp], words = a.width / 4u;
-    if (!g.compact || g.write != write || g.after_atomic != atomic_seen_) return false;
+    if (Step st = line_step(a, g, in_line, in_words); st != Step::kGo) return st == Step::kDone;
     const bool same = g.instr == a.instr, moved = g.epoch != epoch_, multi = g.instrs != kNoSecond;
-    if (moved && (!same || g.has2() || multi)) return false;
-    if (!write && g.two) {  // every word read twice already: nothing to do
-      uint32_t touched = in_words;
-      for (uint32_t k = in_words ? 0 : in_line; k; k &= k - 1) {
-        auto w0 = static_cast<unsigned>(a.addr[__builtin_ctz(k)] / 4 % kLineWords);
-        touched |= static_cast<uint32_t>(((uint64_t{1} << words) - 1) << w0);
-      }
-      if ((touched & ~g.two) == 0) return true;
-    }
     const uint32_t now = moved ? 0 : g.now;
     const uint16_t* second = g.has2() ? global_second[g.second].data() : nullptr;
     // The words this access makes a first access (`firsts`; `fresh` of them
@@ -1357,7 +1372,7 @@ class BlockDefects final : public emu::BlockObserver {
                                              uint32_t in_line) {
     const bool write = a.op == emu::MemOp::Store;
     const uint32_t wepoch = wepoch_[a.warp], words = a.width / 4u;
-    if (!g.compact || g.write != write || g.after_atomic != atomic_seen_) return false;
+    if (Step st = line_step(a, g, in_line, 0); st != Step::kGo) return st == Step::kDone;
     // What the per-word path would do to each word, lane by lane in lane
     // order (lanes may share words), on copies of the line: a first access
     // (or its own thread's again in a later epoch) from the line's
@@ -1367,15 +1382,6 @@ class BlockDefects final : public emu::BlockObserver {
     // per-word path. The line moves to a later epoch only without second
     // readers (they hold the epoch).
     const bool same = g.instr == a.instr, moved = g.epoch != epoch_, multi = g.instrs != kNoSecond;
-    if (moved && (!same || g.has2() || multi)) return false;
-    if (!write && g.two) {  // every word read twice already: nothing to do
-      uint32_t touched = 0;
-      for (uint32_t k = in_line; k; k &= k - 1) {
-        auto w0 = static_cast<unsigned>(a.addr[__builtin_ctz(k)] / 4 % kLineWords);
-        touched |= static_cast<uint32_t>(((uint64_t{1} << words) - 1) << w0);
-      }
-      if ((touched & ~g.two) == 0) return true;
-    }
     LineInstrs li;
     if (multi) {
       li = global_instrs[g.instrs];
