@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -434,22 +436,52 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   // with something to hand over still go out in block order; the drain
   // steps over the marked ones, and runs once more after the workers end.
   // (Grids too large for a byte per block keep the lock for every block.)
+  //
+  // One thread at a time hands blocks over (`finishing`), and it calls
+  // finish_block outside the lock: an observer's merge (DefectCheck's
+  // global owners) then runs beside the other workers' blocks instead of
+  // stopping every worker that finishes a block meanwhile. Workers wait
+  // before starting a block while more than `backlog` finished ones wait to
+  // be handed over, so the blocks held stay bounded when the hand-over is
+  // the slower side (not in a cooperative launch: its blocks are all
+  // resident at once).
   constexpr uint64_t kMaxQuietBlocks = uint64_t{1} << 24;
   std::vector<std::atomic<uint8_t>> quiet(cfg.progress || nblocks > kMaxQuietBlocks ? 0 : nblocks);
   std::atomic<uint64_t> waiting{0};  // pending.size(), read without the lock
-  auto drain = [&]() {
+  bool finishing = false;            // a thread is handing blocks over (under mu)
+  std::condition_variable handed_over;
+  const uint64_t backlog = cfg.cooperative ? UINT64_MAX : 4 * uint64_t{nthreads} + 4;
+  // With `lock` held: the blocks that can go now, in order.
+  auto take_ready = [&](std::vector<Finished>& out) {
     for (;;) {
       if (!pending.empty() && pending.begin()->first == next_finish) {
-        auto node = pending.extract(pending.begin());
-        print(node.mapped().printf_out);
-        if (ko && node.mapped().obs)
-          ko->finish_block(node.mapped().id, std::move(node.mapped().obs));
+        out.push_back(std::move(pending.extract(pending.begin()).mapped()));
       } else if (!(next_finish < quiet.size() && quiet[next_finish].load())) {
         waiting.store(pending.size());
         return;
       }
       ++next_finish;
     }
+  };
+  auto drain = [&](std::unique_lock<std::mutex>& lock) {
+    if (finishing) return;  // that thread takes these too
+    finishing = true;
+    std::vector<Finished> ready;
+    for (;;) {
+      ready.clear();
+      take_ready(ready);
+      if (cfg.progress && !ready.empty()) cfg.progress(next_finish, nblocks, false);
+      if (ready.empty()) break;
+      lock.unlock();
+      for (Finished& f : ready) {
+        print(f.printf_out);
+        if (ko && f.obs) ko->finish_block(f.id, std::move(f.obs));
+      }
+      ready.clear();  // the observers go before more blocks start
+      lock.lock();
+      handed_over.notify_all();
+    }
+    finishing = false;
   };
   // Blocks that got no observer have none to finish: observers only ever
   // see the ones they made.
@@ -460,15 +492,22 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       // the blocks waiting and drains them, so nothing waits until the end.
       quiet[idx].store(1);
       if (waiting.load() == 0) return;
-      std::lock_guard<std::mutex> lock(mu);
-      drain();
+      std::unique_lock<std::mutex> lock(mu);
+      drain(lock);
       return;
     }
-    std::lock_guard<std::mutex> lock(mu);
+    std::unique_lock<std::mutex> lock(mu);
     pending[idx] = {id, std::move(obs), std::move(out)};
     waiting.store(pending.size());
-    drain();
-    if (cfg.progress) cfg.progress(next_finish, nblocks, false);
+    drain(lock);
+  };
+  // Before a worker starts another block. The blocks below the next one
+  // have all started, so the one the hand-over waits for is running and
+  // this wait ends.
+  auto throttle = [&]() {
+    if (waiting.load() <= backlog) return;
+    std::unique_lock<std::mutex> lock(mu);
+    handed_over.wait(lock, [&] { return pending.size() <= backlog; });
   };
 
   auto record = [&](uint64_t idx, LaunchError err) {
@@ -503,6 +542,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       ~Done() { n.fetch_add(1); }
     } done{workers_done};
     for (;;) {
+      throttle();
       uint64_t idx = next.fetch_add(1);
       if (idx >= nblocks) return;
       Dim3 id = !cfg.only_blocks.empty()
@@ -594,8 +634,8 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     }
   }
   {
-    std::lock_guard<std::mutex> lock(mu);
-    drain();  // blocks waiting behind quiet ones that finished last
+    std::unique_lock<std::mutex> lock(mu);
+    drain(lock);  // blocks waiting behind quiet ones that finished last
   }
   if (cfg.cooperative) {
     m.device().free(workspace);

@@ -2,6 +2,7 @@
 // frames, and stopping a launch (issue 10).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 #include <tuple>
@@ -31,7 +32,8 @@ TEST(LaunchLimits, CudaGridAndBlockLimitsAreNamed) {
 
 TEST(LaunchLimits, LaunchRejectsThemAndTooManyHostThreads) {
   Device dev;
-  auto m = Module::load_text(dev, std::string(kHead) + ".visible .entry k()\n{\n ret;\n}\n", "k.ptx");
+  auto m =
+      Module::load_text(dev, std::string(kHead) + ".visible .entry k()\n{\n ret;\n}\n", "k.ptx");
   LaunchConfig cfg{{1, 65536}, {32}};
   EXPECT_EQ(error_of(launch(*m, "k", cfg)),
             "grid (1,65536,1): CUDA allows at most 2147483647 in x, 65535 in y and z");
@@ -43,7 +45,8 @@ TEST(LaunchLimits, LaunchRejectsThemAndTooManyHostThreads) {
 TEST(LaunchLimits, KernelWithoutRegistersRuns) {
   // No registers at all: the register file is empty (no memcpy from null).
   Device dev;
-  auto m = Module::load_text(dev, std::string(kHead) + ".visible .entry k()\n{\n ret;\n}\n", "k.ptx");
+  auto m =
+      Module::load_text(dev, std::string(kHead) + ".visible .entry k()\n{\n ret;\n}\n", "k.ptx");
   EXPECT_EQ(m->kernel("k").num_regs, 0u);
   LaunchConfig cfg{{3}, {64}};
   auto st = launch(*m, "k", cfg);
@@ -54,14 +57,17 @@ TEST(LaunchLimits, KernelWithoutRegistersRuns) {
 TEST(LaunchLimits, HugeLocalFrameIsADecodeErrorWithPosition) {
   Device dev;
   auto m = Module::load_text(
-      dev, std::string(kHead) + ".visible .entry k()\n{\n .local .align 4 .b8 d[1073741824];\n ret;\n}\n",
+      dev,
+      std::string(kHead) +
+          ".visible .entry k()\n{\n .local .align 4 .b8 d[1073741824];\n ret;\n}\n",
       "k.ptx");
   try {
     m->kernel("k");
     FAIL() << "no error";
   } catch (const DecodeError& e) {
-    EXPECT_STREQ(e.what(),
-                 "k.ptx:6:2: local memory per thread exceeds CUDA's limit of 524288 bytes with 'd'");
+    EXPECT_STREQ(
+        e.what(),
+        "k.ptx:6:2: local memory per thread exceeds CUDA's limit of 524288 bytes with 'd'");
   }
 }
 
@@ -83,11 +89,14 @@ TEST(LaunchLimits, StaticSharedBeyondTheLimitIsADecodeError) {
 
 TEST(LaunchLimits, StopFlagEndsTheLaunchAndProgressIsReported) {
   Device dev;
-  auto m = Module::load_text(dev, std::string(kHead) + ".visible .entry k()\n{\n ret;\n}\n", "k.ptx");
+  auto m =
+      Module::load_text(dev, std::string(kHead) + ".visible .entry k()\n{\n ret;\n}\n", "k.ptx");
   std::vector<std::tuple<uint64_t, uint64_t, bool>> calls;
   LaunchConfig cfg{{10}, {32}};
   cfg.threads = 1;
-  cfg.progress = [&](uint64_t done, uint64_t total, bool end) { calls.emplace_back(done, total, end); };
+  cfg.progress = [&](uint64_t done, uint64_t total, bool end) {
+    calls.emplace_back(done, total, end);
+  };
   auto st = launch(*m, "k", cfg);
   ASSERT_TRUE(st.ok());
   ASSERT_EQ(calls.size(), 11u);
@@ -106,9 +115,7 @@ TEST(LaunchLimits, StopFlagEndsTheLaunchAndProgressIsReported) {
 TEST(LaunchLimits, StopFlagEndsALongBlock) {
   // An endless loop: without the flag this runs until the budget.
   Device dev;
-  auto m = Module::load_text(dev,
-                             std::string(kHead) +
-                                 ".visible .entry k()\n{\n$L:\n bra $L;\n}\n",
+  auto m = Module::load_text(dev, std::string(kHead) + ".visible .entry k()\n{\n$L:\n bra $L;\n}\n",
                              "k.ptx");
   std::atomic<bool> stop{false};
   LaunchConfig cfg{{1}, {32}};
@@ -122,6 +129,51 @@ TEST(LaunchLimits, StopFlagEndsALongBlock) {
   t.join();
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error->kind, "interrupted");
+}
+
+// finish_block is handed blocks in block order by one thread at a time,
+// outside the launch's lock; when it is slower than the blocks, workers
+// wait instead of piling up finished blocks (launch.cc, `backlog`).
+TEST(LaunchLimits, SlowFinishBlockKeepsOrderAndBoundsTheBlocksHeld) {
+  struct Slow final : KernelObserver {
+    std::atomic<int> alive{0}, most{0}, in_finish{0};
+    std::atomic<bool> overlapped{false};
+    std::vector<uint32_t> order;
+    struct Block final : BlockObserver {
+      std::atomic<int>& alive;
+      explicit Block(std::atomic<int>& a) : alive(a) {}
+      ~Block() override { alive.fetch_sub(1); }
+    };
+    std::unique_ptr<BlockObserver> make_block_observer(Dim3) override {
+      int now = alive.fetch_add(1) + 1;
+      for (int m = most.load(); now > m && !most.compare_exchange_weak(m, now);) {
+      }
+      return std::make_unique<Block>(alive);
+    }
+    void finish_block(Dim3 b, std::unique_ptr<BlockObserver>) override {
+      if (in_finish.fetch_add(1) != 0) overlapped = true;
+      order.push_back(b.x);
+      std::this_thread::sleep_for(std::chrono::microseconds(300));
+      in_finish.fetch_sub(1);
+    }
+  };
+  Device dev;
+  auto m =
+      Module::load_text(dev, std::string(kHead) + ".visible .entry k()\n{\n ret;\n}\n", "k.ptx");
+  Slow obs;
+  LaunchConfig cfg{{400}, {32}};
+  cfg.threads = 4;
+  cfg.observer = &obs;
+  auto st = launch(*m, "k", cfg);
+  ASSERT_TRUE(st.ok()) << error_of(st);
+  EXPECT_FALSE(obs.overlapped);
+  ASSERT_EQ(obs.order.size(), 400u);
+  for (uint32_t i = 0; i < 400; ++i) ASSERT_EQ(obs.order[i], i);
+  // Bounded by the launch, not the grid: up to backlog (4 x 4 + 4) plus a
+  // block per worker waiting, as many in the batch being handed over, and
+  // one running per worker. Without the wait, nearly all 400 would be.
+  EXPECT_LE(obs.most.load(), 2 * (4 * 4 + 4 + 4) + 4);
+  EXPECT_EQ(obs.alive.load(), 0);
 }
 
 }  // namespace
