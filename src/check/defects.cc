@@ -1681,46 +1681,48 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
         touched = b->global_touch[g.words + w].touched;
       if (!touched) return;
     }
+    // The words of a compact line (reads or writes of one stream).
+    uint32_t words = 0;
+    if (g.compact)
+      for (unsigned w = 0; w < kLineWords; ++w)
+        words |= uint32_t{g.thread[w] != BlockDefects::kNoThread} << w;
     uint32_t l = owner_lines_.slot(line);
     if (l == owner_line_.size()) {
       OwnerLine& fresh = owner_line_.emplace_back();
       if (g.compact &&
           g.instrs ==
               BlockDefects::kNoSecond) {  // made once, not default-made and then overwritten
-        fresh = {linear, g.instr, kNoOwners, true, g.write, g.after_atomic, g.thread};
+        fresh = {linear,  g.instr,        kNoOwners,           true,
+                 g.write, g.after_atomic, g.write ? 0 : words, g.thread};
         return;
       }
     }
     OwnerLine& ol = owner_line_[l];
-    if (g.compact && g.instrs == BlockDefects::kNoSecond && ol.words == kNoOwners) {
-      // A compact line of this block (one stream's reads or writes): on a
-      // fresh line it becomes the line's owner as is; a stream of reads on
-      // a line whose owner read every word it reads changes nothing (no
-      // writes: no race, no new owner, no new bytes). Else the words are
+    // A stream of reads of words that some block read whole and none wrote
+    // changes nothing (see OwnerLine::read_only): the common case of input
+    // data that several blocks read (a matmul's A and B tiles).
+    if (g.compact && !g.write && (words & ~ol.read_only) == 0) return;
+    if (g.compact && g.instrs == BlockDefects::kNoSecond && ol.words == kNoOwners && !ol.compact) {
+      // A compact line of this block (one stream's reads or writes) on a
+      // fresh line becomes the line's owner as is. Else the words are
       // merged one by one.
-      if (!ol.compact) {
-        ol = {linear, g.instr, kNoOwners, true, g.write, g.after_atomic, g.thread};
-        return;
-      }
-      bool covered = !ol.write && !g.write;
-      for (unsigned w = 0; covered && w < kLineWords; ++w)
-        covered = g.thread[w] == BlockDefects::kNoThread || ol.thread[w] != BlockDefects::kNoThread;
-      if (covered) return;
+      ol = {linear,  g.instr,        kNoOwners,           true,
+            g.write, g.after_atomic, g.write ? 0 : words, g.thread};
+      return;
     }
     uint32_t base = owner_words(ol);
     for (unsigned w = 0; w < kLineWords; ++w) {
-      // A compact line's read of a word another block read whole and no
-      // block wrote changes nothing (the merge below would find no race,
-      // no new bytes and no new writer): the common case of input data
-      // that several blocks read (a matmul's A and B tiles).
-      if (g.compact && !g.write) {
-        const GlobalOwner& o = owners_[base + w];
-        if (g.thread[w] == BlockDefects::kNoThread || (o.touched == 0xf && o.written == 0))
-          continue;
-      }
+      // (A compact line's read of a read-only word changes nothing.)
+      if (g.compact && !g.write && (~words | ol.read_only) >> w & 1u) continue;
       const BlockDefects::GlobalTouch t = b->touch(g, w);
       if (t.touched) merge(owners_[base + w], t, line * kLineWords + w);
     }
+    uint32_t read_only = 0;
+    for (unsigned w = 0; w < kLineWords; ++w) {
+      const GlobalOwner& o = owners_[base + w];
+      read_only |= uint32_t{o.touched == 0xf && o.written == 0} << w;
+    }
+    ol.read_only = read_only;
   });
   b->records->clear();
   std::lock_guard<std::mutex> lock(spare_mu_);

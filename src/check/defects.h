@@ -104,6 +104,11 @@ class DefectCheck final : public emu::KernelObserver {
     const emu::InstrInfo* instr = nullptr;
     uint32_t words = kNoOwners;  // its first record in owners_, once made
     bool compact = false, write = false, after_atomic = false;
+    // Words some block read whole and none wrote, in either form: a
+    // further plain whole-word read of them changes nothing (no race, no
+    // new bytes, no new writer), so a block's read-only line of such words
+    // needs no merge (an input tile every block reads).
+    uint32_t read_only = 0;
     std::array<uint16_t, 32> thread{};  // as GlobalLine::thread
   };
   ChunkedVector<OwnerLine> owner_line_;
