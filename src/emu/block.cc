@@ -306,12 +306,12 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     // A partial warp starts from the whole template: a shuffle may read a
     // lane that is no thread, and that must read zero as before.
     if (lanes < 32) {
-      if (per_warp) std::memcpy(w.R, reg_template_.data(), per_warp * sizeof(uint64_t));
+      if (per_warp) std::memcpy(w.R, init_->reg_template.data(), per_warp * sizeof(uint64_t));
     } else {
       // A warp slot of an earlier block of this program still holds the
       // registers no op writes (constants, never-written zeros).
-      for (const auto& [first, count] : wi < warm_warps_ ? warm_runs_ : init_runs_)
-        std::memcpy(w.R + size_t{first} * 32, reg_template_.data() + size_t{first} * 32,
+      for (const auto& [first, count] : wi < warm_warps_ ? init_->warm_runs : init_->init_runs)
+        std::memcpy(w.R + size_t{first} * 32, init_->reg_template.data() + size_t{first} * 32,
                     size_t{count} * 32 * sizeof(uint64_t));
     }
     w.exists = lanes == 32 ? ~0u : ((1u << lanes) - 1);
@@ -381,10 +381,22 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
 // constant registers (immediates, symbol addresses) filled in; those written
 // before any read and the special registers (filled per warp) are left out.
 void BlockRunner::prepare_template(const Program& p) {
-  reg_template_.assign(size_t{p.num_regs} * 32, 0);
+  if (p.reg_init) {
+    init_ = p.reg_init.get();
+  } else {
+    own_init_ = make_reg_init(p);
+    init_ = &own_init_;
+  }
+  warm_warps_ = 0;
+  template_prog_ = &p;
+}
+
+RegInit make_reg_init(const Program& p) {
+  RegInit init;
+  init.reg_template.assign(size_t{p.num_regs} * 32, 0);
   for (size_t r = 0; r < p.const_regs.size(); ++r)
     if (p.const_regs[r])
-      for (size_t l = 0; l < 32; ++l) reg_template_[r * 32 + l] = p.const_regs[r];
+      for (size_t l = 0; l < 32; ++l) init.reg_template[r * 32 + l] = p.const_regs[r];
   std::vector<bool> skip = written_first(p), first = read_first(p);
   for (uint32_t r = 0; r < p.num_regs; ++r)
     if (!first[r]) skip[r] = true;
@@ -434,15 +446,12 @@ void BlockRunner::prepare_template(const Program& p) {
     else
       runs.push_back({r, 1});
   };
-  init_runs_.clear();
-  warm_runs_.clear();
   for (uint32_t r = 0; r < p.num_regs; ++r) {
     if (skip[r]) continue;
-    add(init_runs_, r);
-    if (written[r]) add(warm_runs_, r);
+    add(init.init_runs, r);
+    if (written[r]) add(init.warm_runs, r);
   }
-  warm_warps_ = 0;
-  template_prog_ = &p;
+  return init;
 }
 
 void BlockRunner::deadlock() {

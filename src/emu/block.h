@@ -6,6 +6,8 @@
 
 namespace smemlab::emu {
 
+RegInit make_reg_init(const Program& p);
+
 class BlockRunner {
  public:
   // Throws Fault when the kernel fails in this block.
@@ -18,14 +20,10 @@ class BlockRunner {
   void prepare_template(const Program& p);
   BlockCtx ctx_;
   const Program* template_prog_ = nullptr;
-  std::vector<uint64_t> reg_template_;
-  // Register ranges [first, first + count) a full warp copies from the
-  // template; the others are written before any read (see block.cc).
-  std::vector<std::pair<uint32_t, uint32_t>> init_runs_;
-  // The part of init_runs_ some op writes: all a full warp copies when its
-  // slot held this program's registers in an earlier block (warp index
-  // below warm_warps_), since the others still hold their template values.
-  std::vector<std::pair<uint32_t, uint32_t>> warm_runs_;
+  const RegInit* init_ = nullptr;  // the program's, or own_init_
+  RegInit own_init_;
+  // Warp slots below this one hold this program's registers from an
+  // earlier block: they copy only RegInit::warm_runs.
   uint32_t warm_warps_ = 0;
 };
 

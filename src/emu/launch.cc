@@ -187,6 +187,9 @@ const Program& Module::kernel(const std::string& name) {
   if (!f || !f->is_entry)
     throw DecodeError(fmt::format("{}: no kernel named '{}'", ptx_.path, name));
   auto p = decode_kernel(ptx_, *f, layout_);
+  // Once per program rather than per launch and worker (a launch of small
+  // blocks spent a tenth of its time on it).
+  p->reg_init = std::make_shared<const RegInit>(make_reg_init(*p));
   const Program& ref = *p;
   programs_[name] = std::move(p);
   return ref;

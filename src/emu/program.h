@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "emu/observer.h"
@@ -99,11 +100,11 @@ enum Builtin : uint8_t { B_VPRINTF, B_ASSERTFAIL, B_MALLOC, B_FREE };
 enum MbarKind : uint8_t {
   MB_INIT,
   MB_INVAL,
-  MB_ARRIVE,       // r0 = state (or ~0), r1 = count (or ~0), r2 = tx (or ~0); aux2 & 1: drop
-  MB_EXPECT_TX,    // r1 = bytes
-  MB_COMPLETE_TX,  // r1 = bytes
-  MB_TEST_WAIT,    // r0 = predicate, r1 = token or parity; aux2 & 2: .parity
-  MB_PENDING,      // mbarrier.pending_count: r0 = d, r1 = state
+  MB_ARRIVE,         // r0 = state (or ~0), r1 = count (or ~0), r2 = tx (or ~0); aux2 & 1: drop
+  MB_EXPECT_TX,      // r1 = bytes
+  MB_COMPLETE_TX,    // r1 = bytes
+  MB_TEST_WAIT,      // r0 = predicate, r1 = token or parity; aux2 & 2: .parity
+  MB_PENDING,        // mbarrier.pending_count: r0 = d, r1 = state
   MB_CPASYNC_ARRIVE  // cp.async.mbarrier.arrive; aux2 & 4: .noinc
 };
 // CPASYNC's aux: the copy, commit_group, wait_group N (imm = N), wait_all.
@@ -165,12 +166,12 @@ constexpr uint8_t kFtz = 0x10, kSat = 0x20;
 // mma.sync and wmma.* operands (more registers than Op::r holds).
 struct TensorOp {
   enum Kind : uint8_t { Mma, WmmaLoad, WmmaStore, WmmaMma } kind = Mma;
-  tensor::MmaSpec spec;                              // shape and types
-  tensor::Operand which = tensor::Operand::A;        // WmmaLoad/Store: the fragment
-  tensor::Elem elem = tensor::Elem::F16;             // WmmaLoad/Store: element type
-  bool row_major = true;                             // WmmaLoad/Store: memory layout
-  MSpace space = MSpace::Generic;                    // WmmaLoad/Store
-  uint32_t addr = 0, stride = UINT32_MAX;            // registers (stride in elements)
+  tensor::MmaSpec spec;                        // shape and types
+  tensor::Operand which = tensor::Operand::A;  // WmmaLoad/Store: the fragment
+  tensor::Elem elem = tensor::Elem::F16;       // WmmaLoad/Store: element type
+  bool row_major = true;                       // WmmaLoad/Store: memory layout
+  MSpace space = MSpace::Generic;              // WmmaLoad/Store
+  uint32_t addr = 0, stride = UINT32_MAX;      // registers (stride in elements)
   int64_t offset = 0;
   std::vector<uint32_t> d, a, b, c;  // registers; WmmaLoad: d, WmmaStore: c
 };
@@ -183,6 +184,17 @@ struct TexOp {
   T dtype = F32;            // F32, S32 or U32 results
   uint8_t ncoord = 0;
   uint32_t coord[4] = {0, 0, 0, 0};
+};
+
+// A warp's registers at the start of a block, derived from the ops once per
+// program (make_reg_init, block.cc): the template (constants, zeros), the
+// register ranges [first, first + count) a full warp copies from it (the
+// others are written before any read), and the part of those some op
+// writes (all a warp slot that held this program's registers in an
+// earlier block must copy again).
+struct RegInit {
+  std::vector<uint64_t> reg_template;
+  std::vector<std::pair<uint32_t, uint32_t>> init_runs, warm_runs;
 };
 
 struct Program {
@@ -245,6 +257,9 @@ struct Program {
   const ptx::LineTable* lines = nullptr;
   std::vector<TensorOp> tensor_ops;  // operands of MMA ops
   std::vector<TexOp> tex_ops;        // operands of TEX ops
+  // Made once by Module::kernel; null (a program decoded elsewhere): each
+  // BlockRunner makes its own.
+  std::shared_ptr<const RegInit> reg_init;
 };
 
 // Register value of type t, extended to 64 bits (signed types sign-extend).
