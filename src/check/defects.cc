@@ -1681,19 +1681,13 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
         touched = b->global_touch[g.words + w].touched;
       if (!touched) return;
     }
-    // The words of a compact line (reads or writes of one stream).
-    uint32_t words = 0;
-    if (g.compact)
-      for (unsigned w = 0; w < kLineWords; ++w)
-        words |= uint32_t{g.thread[w] != BlockDefects::kNoThread} << w;
     uint32_t l = owner_lines_.slot(line);
     if (l == owner_line_.size()) {
       OwnerLine& fresh = owner_line_.emplace_back();
       if (g.compact &&
           g.instrs ==
               BlockDefects::kNoSecond) {  // made once, not default-made and then overwritten
-        fresh = {linear,  g.instr,        kNoOwners,           true,
-                 g.write, g.after_atomic, g.write ? 0 : words, g.thread};
+        fresh = {linear, g.instr, kNoOwners, true, g.write, g.after_atomic, 0, g.thread};
         return;
       }
     }
@@ -1701,36 +1695,49 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
     // A stream of reads of words that some block read whole and none wrote
     // changes nothing (see OwnerLine::read_only): the common case of input
     // data that several blocks read (a matmul's A and B tiles).
-    if (g.compact && !g.write && (words & ~ol.read_only) == 0) return;
+    const bool reads = g.compact && !g.write;
+    const uint32_t words = reads ? present(g.thread) : 0;
+    if (reads && (words & ~read_only(ol)) == 0) return;
     if (g.compact && g.instrs == BlockDefects::kNoSecond && ol.words == kNoOwners && !ol.compact) {
       // A compact line of this block (one stream's reads or writes) on a
       // fresh line becomes the line's owner as is. Else the words are
       // merged one by one.
-      ol = {linear,  g.instr,        kNoOwners,           true,
-            g.write, g.after_atomic, g.write ? 0 : words, g.thread};
+      ol = {linear, g.instr, kNoOwners, true, g.write, g.after_atomic, 0, g.thread};
       return;
     }
     uint32_t base = owner_words(ol);
     for (unsigned w = 0; w < kLineWords; ++w) {
       // (A compact line's read of a read-only word changes nothing.)
-      if (g.compact && !g.write && (~words | ol.read_only) >> w & 1u) continue;
+      if (reads && (~words | ol.read_only) >> w & 1u) continue;
       const BlockDefects::GlobalTouch t = b->touch(g, w);
-      if (t.touched) merge(owners_[base + w], t, line * kLineWords + w);
+      if (!t.touched) continue;
+      GlobalOwner& o = owners_[base + w];
+      merge(o, t, line * kLineWords + w);
+      // Only merged words change, so read_only stays exact bit by bit.
+      ol.read_only = (ol.read_only & ~(1u << w)) | uint32_t{o.touched == 0xf && o.written == 0}
+                                                       << w;
     }
-    uint32_t read_only = 0;
-    for (unsigned w = 0; w < kLineWords; ++w) {
-      const GlobalOwner& o = owners_[base + w];
-      read_only |= uint32_t{o.touched == 0xf && o.written == 0} << w;
-    }
-    ol.read_only = read_only;
   });
   b->records->clear();
   std::lock_guard<std::mutex> lock(spare_mu_);
   spare_.push_back(std::move(b->records));
 }
 
+// Bit w: word w has a thread (BlockDefects::kNoThread: not accessed).
+uint32_t DefectCheck::present(const std::array<uint16_t, 32>& thread) {
+  uint32_t m = 0;
+  for (unsigned w = 0; w < 32; ++w) m |= uint32_t{thread[w] != BlockDefects::kNoThread} << w;
+  return m;
+}
+
+uint32_t DefectCheck::read_only(const OwnerLine& ol) {
+  if (!ol.compact) return ol.read_only;
+  return ol.write ? 0 : present(ol.thread);
+}
+
 uint32_t DefectCheck::owner_words(OwnerLine& ol) {
   if (ol.words == kNoOwners) {
+    ol.read_only = read_only(ol);
     ol.words = static_cast<uint32_t>(owners_.size());
     owners_.grow(BlockDefects::kLineWords);
     for (unsigned w = 0; ol.compact && w < BlockDefects::kLineWords; ++w)

@@ -104,10 +104,11 @@ class DefectCheck final : public emu::KernelObserver {
     const emu::InstrInfo* instr = nullptr;
     uint32_t words = kNoOwners;  // its first record in owners_, once made
     bool compact = false, write = false, after_atomic = false;
-    // Words some block read whole and none wrote, in either form: a
-    // further plain whole-word read of them changes nothing (no race, no
-    // new bytes, no new writer), so a block's read-only line of such words
-    // needs no merge (an input tile every block reads).
+    // Once in owner records (!compact): the words some block read whole
+    // and none wrote. A further plain whole-word read of them changes
+    // nothing (no race, no new bytes, no new writer), so a block's stream
+    // of reads of such words needs no merge (an input tile every block
+    // reads). read_only() gives it for either form.
     uint32_t read_only = 0;
     std::array<uint16_t, 32> thread{};  // as GlobalLine::thread
   };
@@ -118,6 +119,8 @@ class DefectCheck final : public emu::KernelObserver {
   std::mutex spare_mu_;
   std::vector<std::unique_ptr<BlockRecords>> spare_;
   uint32_t owner_words(OwnerLine& ol);
+  static uint32_t present(const std::array<uint16_t, 32>& thread);
+  static uint32_t read_only(const OwnerLine& ol);
   ChunkedVector<GlobalOwner> owners_;
   // Plain-load-vs-atomic races held back by the load, and the loads that
   // proved to be CAS-loop reads (see docs/emulator.md, "check").
