@@ -506,11 +506,18 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   };
   // Before a worker starts another block. The blocks below the next one
   // have all started, so the one the hand-over waits for is running and
-  // this wait ends.
+  // this wait ends. Not once the launch ends early (a fault, a stop): a
+  // worker that takes a block then skips it without handing it over, and
+  // the blocks finished above it never go (the stop flag is set by a
+  // signal handler, which cannot notify, hence the timed wait).
+  auto ending = [&] {
+    return fault_at.load() != UINT64_MAX || (cfg.stop && cfg.stop->load(std::memory_order_relaxed));
+  };
   auto throttle = [&]() {
     if (waiting.load() <= backlog) return;
     std::unique_lock<std::mutex> lock(mu);
-    handed_over.wait(lock, [&] { return pending.size() <= backlog; });
+    while (pending.size() > backlog && !ending())
+      handed_over.wait_for(lock, std::chrono::milliseconds(10));
   };
 
   auto record = [&](uint64_t idx, LaunchError err) {
@@ -522,6 +529,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       while (idx < cur && !fault_at.compare_exchange_weak(cur, idx)) {
       }
     }
+    handed_over.notify_all();  // (workers waiting in throttle go on to stop)
   };
 
   auto worker = [&]() {
