@@ -197,7 +197,8 @@ void register_recipes() {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(kernel_file(""), ec))
-    if (e.path().extension() == ".cu") files.push_back(e.path());
+    if (e.path().extension() == ".cu" && e.path().filename().string()[0] != '.')
+      files.push_back(e.path());  // (not `smemlab fix`'s hidden copies)
   std::sort(files.begin(), files.end());
   for (const fs::path& f : files) {
     std::ifstream in(f);

@@ -112,8 +112,11 @@ void report(ReportOptions& o) {
     }
   }
   std::vector<std::string> files;
+  // (Hidden files are skipped: `smemlab fix` writes its rewritten copies
+  // beside the original as .smemlab-fix-*.cu while it runs.)
   for (const auto& e : fs::directory_iterator(o.kernels))
-    if (e.path().extension() == ".cu") files.push_back(e.path().string());
+    if (e.path().extension() == ".cu" && e.path().filename().string()[0] != '.')
+      files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
 
   std::vector<Row> rows;
