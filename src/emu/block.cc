@@ -377,9 +377,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   if (obs) obs->on_block_end(id);
 }
 
-// Registers start as a copy of one warp's template: zeros, with the
-// constant registers (immediates, symbol addresses) filled in; those written
-// before any read and the special registers (filled per warp) are left out.
+// The program's RegInit (made by Module::kernel), or one of our own.
 void BlockRunner::prepare_template(const Program& p) {
   if (p.reg_init) {
     init_ = p.reg_init.get();
@@ -391,6 +389,9 @@ void BlockRunner::prepare_template(const Program& p) {
   template_prog_ = &p;
 }
 
+// Registers start as a copy of one warp's template: zeros, with the
+// constant registers (immediates, symbol addresses) filled in; those written
+// before any read and the special registers (filled per warp) are left out.
 RegInit make_reg_init(const Program& p) {
   RegInit init;
   init.reg_template.assign(size_t{p.num_regs} * 32, 0);
