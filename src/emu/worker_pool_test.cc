@@ -73,7 +73,19 @@ TEST(WorkerPool, TheCallersExceptionWaitsForTheHelpers) {
 }
 
 TEST(WorkerPool, AForkedChildGetsThreadsOfItsOwn) {
-  run_with_helpers(2, [] {});  // the parent has a pool now
+  // The parent has a pool now, and its threads have started. The wait
+  // matters under ASan: GCC 12's allocator is not fork-safe, and a helper
+  // still starting (the runtime frees memory then) can hold its lock at the
+  // fork, so the child's first allocation waits forever (seen in CI: the
+  // child killed by the alarm below, 11 times in 240 loaded runs).
+  std::atomic<unsigned> arrived{0};
+  run_with_helpers(2, [&] {
+    arrived.fetch_add(1);
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (arrived.load() < 3 && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
+  });
+  ASSERT_EQ(arrived.load(), 3u);
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
