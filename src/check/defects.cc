@@ -511,9 +511,22 @@ class BlockDefects final : public emu::BlockObserver {
     // global_instrs (index `instrs`; kNoSecond: `instr` alone). Such a
     // line does not move to a later epoch.
     uint32_t instrs = kNoSecond;
+    // A read line whose words their readers write back in place
+    // (`d[t] = f(d[t])`) becomes a write line (see stream_in_place); while
+    // only some of its words are written, the others' reads are kept in
+    // global_in_place (index `in_place`; kNoSecond: none).
+    uint32_t in_place = kNoSecond;
   };
   static constexpr uint32_t kNoSecond = UINT32_MAX;
   using Threads = std::array<uint16_t, kLineWords>;
+  // The reads of a line's words not yet written in place: what the read
+  // line's fields said of them (instruction, epoch and `now`, warp-sync
+  // epoch).
+  struct InPlace {
+    const emu::InstrInfo* instr;
+    uint32_t epoch, now, wepoch;
+    uint32_t unwritten;  // read words not written yet
+  };
   static constexpr unsigned kLineInstrs = 4;
   struct LineInstrs {
     std::array<const emu::InstrInfo*, kLineInstrs> instr;
@@ -535,6 +548,14 @@ class BlockDefects final : public emu::BlockObserver {
   ChunkedVector<GlobalTouch>& global_touch;  // word records (GlobalLine::words)
   ChunkedVector<Threads>& global_second;     // second readers (GlobalLine::second)
   ChunkedVector<LineInstrs>& global_instrs;  // first readers' instructions (GlobalLine::instrs)
+  ChunkedVector<InPlace>& global_in_place;   // reads not yet written back (GlobalLine::in_place)
+
+  // Word `w` of compact line `g` read and not yet written in place: its read.
+  const InPlace* read_in_place(const GlobalLine& g, unsigned w) const {
+    if (g.in_place == kNoSecond) return nullptr;
+    const InPlace& ip = global_in_place[g.in_place];
+    return ip.unwritten >> w & 1u ? &ip : nullptr;
+  }
 
   // The barrier epoch of word `w`'s access in compact line `g`: the line's
   // last, or one before it (which the current epoch never equals again).
@@ -552,7 +573,12 @@ class BlockDefects final : public emu::BlockObserver {
     t.thread = g.thread[w];
     t.touched = 0xf;
     t.after_atomic = g.after_atomic;
-    if (g.write) {
+    if (const InPlace* ip = read_in_place(g, w)) {
+      t.instr = ip->instr;
+      t.epoch = ip->now >> w & 1u ? ip->epoch : ip->epoch - 1;
+      t.aux = ip->wepoch;
+      t.state = kReadOnce;
+    } else if (g.write) {
       t.written = 0xf;
     } else {
       t.epoch = epoch_of(g, w);
@@ -1093,7 +1119,7 @@ class BlockDefects final : public emu::BlockObserver {
       for (unsigned w = 0; w < kLineWords; ++w) {
         GlobalTouch& t = global_touch[words + w];
         t = touch(g, w);
-        if (!g.compact || g.thread[w] == kNoThread) continue;
+        if (!g.compact || g.thread[w] == kNoThread || read_in_place(g, w)) continue;
         if (!g.write && (!g.has2() || global_second[g.second][w] == kNoThread)) continue;
         // The shadow of the word's one write, as note_write left it. The
         // line's last store event stands in for the word's own: only
@@ -1119,6 +1145,7 @@ class BlockDefects final : public emu::BlockObserver {
       }
       g.words = words;
       g.compact = false;
+      g.in_place = kNoSecond;
     }
     return g.words;
   }
@@ -1225,6 +1252,7 @@ class BlockDefects final : public emu::BlockObserver {
       g.second = kNoSecond;
       g.two = 0;
       g.instrs = kNoSecond;
+      g.in_place = kNoSecond;
       g.thread.fill(kNoThread);
       if (distinct && in_words && words == 1) {  // a warp's run of consecutive words
         const unsigned w0 = static_cast<unsigned>(a.addr[__builtin_ctz(in_line)] / 4 % kLineWords);
@@ -1248,8 +1276,54 @@ class BlockDefects final : public emu::BlockObserver {
         return true;
       }
     }
+    if (write && g.compact && (!g.write || g.in_place != kNoSecond))
+      return distinct && stream_in_place(a, g, in_line);
     return distinct ? stream_line_distinct(a, g, in_line, in_words)
                     : stream_line_general(a, g, in_line);
+  }
+
+  // A store whose lanes each write back words their own thread read in
+  // this compact line (`d[t] = f(d[t])`; the first such store to a read
+  // line, or one continuing it from the same instruction in the same
+  // epochs). The per-word path finds no hazard there (the word's one
+  // reader is the writer) and leaves each word as a write by its thread:
+  // its read forgotten (note_write), the store its instruction of record.
+  // That is a compact write line's word, so the line becomes one; the
+  // words the store leaves read keep their reads in global_in_place until
+  // written. False: nothing done (the per-word path takes it).
+  bool stream_in_place(const emu::MemAccess& a, GlobalLine& g, uint32_t in_line) {
+    const uint32_t wepoch = wepoch_[a.warp], words = a.width / 4u;
+    const bool first = !g.write;
+    if (g.after_atomic != atomic_seen_) return false;
+    if (first ? g.has2() || g.instrs != kNoSecond
+              : g.instr != a.instr || g.epoch != epoch_ || g.wepoch != wepoch)
+      return false;
+    uint32_t written = 0;
+    for (uint32_t k = in_line; k; k &= k - 1) {
+      auto l = static_cast<unsigned>(__builtin_ctz(k));
+      auto thread = static_cast<uint16_t>(a.warp * 32 + l);
+      for (unsigned i = 0, w0 = static_cast<unsigned>(a.addr[l] / 4); i < words; ++i) {
+        const unsigned w = (w0 + i) % kLineWords;
+        if (g.thread[w] != thread) return false;
+        written |= 1u << w;
+      }
+    }
+    if (first) {
+      if (uint32_t left = DefectCheck::present(g.thread) & ~written) {
+        g.in_place = static_cast<uint32_t>(global_in_place.size());
+        global_in_place.emplace_back() = {g.instr, g.epoch, g.now, g.wepoch, left};
+      }
+      g.write = true;
+      g.instr = a.instr;
+      g.epoch = epoch_;
+      g.wepoch = wepoch;
+      g.now = 0;
+    } else if (uint32_t& left = global_in_place[g.in_place].unwritten; (left &= ~written) == 0) {
+      g.in_place = kNoSecond;  // a write line like any other from now on
+    }
+    g.now |= written;
+    g.event = event_;
+    return true;
   }
 
   // What both line steps test first: whether line `g` can take lanes
@@ -1262,7 +1336,8 @@ class BlockDefects final : public emu::BlockObserver {
   Step line_step(const emu::MemAccess& a, const GlobalLine& g, uint32_t in_line,
                  uint32_t in_words) const {
     const bool write = a.op == emu::MemOp::Store;
-    if (!g.compact || g.write != write || g.after_atomic != atomic_seen_) return Step::kNo;
+    if (!g.compact || g.write != write || g.after_atomic != atomic_seen_ || g.in_place != kNoSecond)
+      return Step::kNo;
     if (g.epoch != epoch_ && (g.instr != a.instr || g.has2() || g.instrs != kNoSecond))
       return Step::kNo;
     if (!write && g.two) {
@@ -1562,6 +1637,7 @@ struct BlockRecords {
   ChunkedVector<BlockDefects::GlobalTouch> touch;
   ChunkedVector<BlockDefects::Threads> second;
   ChunkedVector<BlockDefects::LineInstrs> instrs;
+  ChunkedVector<BlockDefects::InPlace> in_place;
   ShadowWords shadow;
   // The shared-memory side (BlockDefects::on_block_begin sizes and resets it).
   ShadowWords shared;  // slot = shared word (offset / 4)
@@ -1578,6 +1654,7 @@ struct BlockRecords {
     touch.clear();
     second.clear();
     instrs.clear();
+    in_place.clear();
     shadow.reset(0);
     log.clear();
   }
@@ -1591,6 +1668,7 @@ BlockDefects::BlockDefects(DefectCheck& owner, emu::Dim3 block,
       global_touch(this->records->touch),
       global_second(this->records->second),
       global_instrs(this->records->instrs),
+      global_in_place(this->records->in_place),
       owner_(owner),
       block_(block),
       compact_(owner.fast_paths_),
@@ -1684,9 +1762,9 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
     uint32_t l = owner_lines_.slot(line);
     if (l == owner_line_.size()) {
       OwnerLine& fresh = owner_line_.emplace_back();
-      if (g.compact &&
-          g.instrs ==
-              BlockDefects::kNoSecond) {  // made once, not default-made and then overwritten
+      // (made once, not default-made and then overwritten)
+      if (g.compact && g.instrs == BlockDefects::kNoSecond &&
+          g.in_place == BlockDefects::kNoSecond) {
         fresh = {linear, g.instr, kNoOwners, true, g.write, g.after_atomic, 0, g.thread};
         return;
       }
@@ -1698,7 +1776,8 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
     const bool reads = g.compact && !g.write;
     const uint32_t words = reads ? present(g.thread) : 0;
     if (reads && (words & ~read_only(ol)) == 0) return;
-    if (g.compact && g.instrs == BlockDefects::kNoSecond && ol.words == kNoOwners && !ol.compact) {
+    if (g.compact && g.instrs == BlockDefects::kNoSecond && g.in_place == BlockDefects::kNoSecond &&
+        ol.words == kNoOwners && !ol.compact) {
       // A compact line of this block (one stream's reads or writes) on a
       // fresh line becomes the line's owner as is. Else the words are
       // merged one by one.

@@ -870,6 +870,101 @@ TEST(DefectsFastPath, RereadInALineOfSeveralInstructions) {
 // Threads are kept in 16 bits on the stream path: a block whose last warp
 // would need thread 65535 takes the general path there (the emulator's
 // blocks are smaller; the checker must not depend on it).
+// Global words read and then written back in place by their readers
+// (`d[t] = f(d[t])`, BlockDefects::stream_in_place): whole lines or parts
+// of them, one warp's store or several, in the read's epoch or a later one,
+// with the things that must leave the compact form: a store by another
+// lane or warp (a race), by another instruction, after a __syncwarp() or
+// an atomic, re-reads after the write, and other blocks over the same
+// words (global-race). Findings as the general path's, field by field.
+TEST(DefectsFastPath, SameFindingsOnInPlaceUpdates) {
+  Instrs I;
+  emu::InstrInfo st_g2 = instr(14, 23, "st.global.v2.u32");
+  size_t with_findings = same_findings_on(400, I, Shape{}, [&](std::mt19937& rng) {
+    std::vector<std::vector<Event>> blocks(1 + rng() % 3);
+    for (auto& block : blocks) {
+      // Each warp reads its part of 64 words (whole or partial masks, 4 or
+      // 8 bytes a lane), then the parts are written back.
+      uint64_t base = kGlobal + 128 * (rng() % 2) + 4 * (rng() % 4 == 0 ? rng() % 8 : 0);
+      unsigned width = rng() % 4 == 0 ? 8 : 4;
+      std::array<uint32_t, 2> masks{};
+      for (uint32_t w = 0; w < 2; ++w) {
+        masks[w] = rng() % 3 == 0 ? static_cast<uint32_t>(rng()) | 1u : kAll;
+        Event e;
+        e.access = access(
+            emu::Space::Global, emu::MemOp::Load, width, width == 4 ? &I.ld_g : &I.ld_g2, w,
+            [=](unsigned l) { return base + uint64_t{width} * (32 * w + l); }, masks[w]);
+        block.push_back(e);
+      }
+      if (rng() % 2) block.push_back(Event{Event::kBarrier});
+      unsigned stores = 1 + rng() % 3;
+      for (unsigned k = 0; k < stores; ++k) {
+        for (uint32_t w = 0; w < 2; ++w) {
+          Event e;
+          unsigned r = rng() % 12;
+          uint32_t warp = r == 0 ? w ^ 1 : w;  // another warp's words
+          uint32_t mask = r == 1 ? static_cast<uint32_t>(rng()) | 1u : masks[w];
+          int64_t shift = r == 2 ? static_cast<int64_t>(width) * (static_cast<int>(rng() % 5) - 2)
+                                 : 0;  // other lanes' words
+          const emu::InstrInfo* in = r == 3 ? &st_g2 : &I.st_g;
+          e.access = access(
+              emu::Space::Global, emu::MemOp::Store, width, in, warp,
+              [=](unsigned l) {
+                return static_cast<uint64_t>(
+                    static_cast<int64_t>(base + uint64_t{width} * (32 * w + l)) + shift);
+              },
+              mask);
+          block.push_back(e);
+          if (r == 4) block.push_back(Event{Event::kSyncwarp, {}, w});
+          if (r == 5) block.push_back(Event{Event::kBarrier});
+          if (r == 6) {  // a re-read after the write
+            Event re = block[w];
+            re.access.warp = rng() % 2;
+            block.push_back(re);
+          }
+          if (r == 7) {
+            Event at;
+            at.access = access(
+                emu::Space::Global, emu::MemOp::Atomic, 4, &I.at_g, w,
+                [=](unsigned) { return kGlobal + 4096; }, 1u);
+            block.push_back(at);
+          }
+        }
+      }
+    }
+    return blocks;
+  });
+  EXPECT_GT(with_findings, 100u);
+}
+
+// dynamicReverse's global side: each thread reads d[t], then after a
+// barrier writes d[t]. No finding; a second block doing the same to the
+// same words races with the first (written by both), naming the stores.
+TEST(DefectsFastPath, InPlaceUpdateIsAWriteOfRecord) {
+  Instrs I;
+  for (bool fast : {true, false}) {
+    std::vector<Event> block(5);
+    for (uint32_t w = 0; w < 2; ++w) {
+      block[w].access = access(emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, w,
+                               [=](unsigned l) { return kGlobal + 4 * (32 * w + l); });
+      block[3 + w].access = block[w].access;
+      block[3 + w].access.op = emu::MemOp::Store;
+      block[3 + w].access.instr = &I.st_g;
+    }
+    block[2].kind = Event::kBarrier;
+    EXPECT_EQ(describe(run({block}, I, fast)), "");
+    auto f = run({block, block}, I, fast);
+    ASSERT_EQ(f.size(), 1u) << describe(f);
+    EXPECT_EQ(f[0].kind, "global-race");
+    EXPECT_NE(f[0].message.find("global byte 0x1000: written by block (0,0,0) and written by "
+                                "block (1,0,0)"),
+              std::string::npos)
+        << f[0].message;
+    EXPECT_EQ(f[0].involved[0].ptx_line, 18);  // the store, not the load
+    EXPECT_EQ(f[0].count, 256u);
+  }
+}
+
 TEST(DefectsFastPath, ThreadsBeyondSixteenBitsTakeTheGeneralPath) {
   Instrs I;
   for (bool fast : {true, false}) {
