@@ -306,6 +306,13 @@ class BlockDefects final : public emu::BlockObserver {
 
   // A shared load of whole words, aligned and inside one variable, by
   // warp `a.warp`; lo and hi: its lowest and highest lane address.
+  // Every word of [addr, addr + width) quiet for every thread (quiet_shared).
+  bool quiet_for_all(uint64_t addr, unsigned width) const {
+    for (uint64_t w = addr / 4; w < (addr + width) / 4; ++w)
+      if (quiet_until_[w] != epoch_ + 1) return false;
+    return true;
+  }
+
   void shared_load(const emu::MemAccess& a, uint64_t lo, uint64_t hi) {
     // Most shared loads read whole words that need no update (see
     // quiet_read): tested here per lane without the general path's setup.
@@ -338,16 +345,22 @@ class BlockDefects final : public emu::BlockObserver {
     // (no hazard, no uninitialized read: plain_load's test, which no
     // load changes): their readers updated lane by lane without the
     // per-lane path's set-up.
+    // Lanes whose words are quiet for every thread (quiet_until_, one
+    // 4-byte test a word) are skipped: a load leaves them as they are. The
+    // lanes that repeat a word (a row broadcast to groups of lanes) mostly
+    // are, once its first two readers are recorded.
     if (compact_) {
       bool ok = true;
       for (uint32_t m = a.mask; ok && m; m &= m - 1) {
         auto lane = static_cast<unsigned>(__builtin_ctz(m));
-        ok = plain_load_ok(a, a.warp * 32 + lane, a.addr[lane]);
+        ok = quiet_for_all(a.addr[lane], a.width) ||
+             plain_load_ok(a, a.warp * 32 + lane, a.addr[lane]);
       }
       if (ok) {
         for (uint32_t m = a.mask; m; m &= m - 1) {
           auto lane = static_cast<unsigned>(__builtin_ctz(m));
-          plain_load_apply(a, a.warp * 32 + lane, a.addr[lane]);
+          if (!quiet_for_all(a.addr[lane], a.width))
+            plain_load_apply(a, a.warp * 32 + lane, a.addr[lane]);
         }
         return;
       }
