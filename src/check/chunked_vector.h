@@ -41,6 +41,8 @@ class ChunkedVector {
     return (*this)[size_ - 1];
   }
   void clear() { size_ = 0; }
+  // Memory held (whole chunks), whatever size() is.
+  size_t capacity_bytes() const { return chunks_.size() * kChunk * sizeof(T); }
 
  private:
   std::vector<std::unique_ptr<T[]>> chunks_;

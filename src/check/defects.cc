@@ -45,6 +45,9 @@ class ShadowWords {
     words_.insert(words_.end(), words, kFresh);
   }
   size_t size() const { return words_.size(); }
+  size_t capacity_bytes() const {
+    return words_.capacity() * sizeof(Word) + bytes_.capacity() * sizeof(bytes_[0]);
+  }
   bool whole(uint32_t slot) const { return words_[slot].bytes == kWhole; }
   // All four bytes of the word written at some time (without splitting it).
   bool ever_written(uint32_t slot) const {
@@ -1660,6 +1663,14 @@ struct BlockRecords {
   std::vector<uint8_t> written_whole;
   std::vector<uint32_t> unwritten;
 
+  // The memory held, roughly (the larger parts).
+  size_t bytes() const {
+    return line.capacity_bytes() + touch.capacity_bytes() + second.capacity_bytes() +
+           instrs.capacity_bytes() + in_place.capacity_bytes() + shadow.capacity_bytes() +
+           shared.capacity_bytes() + quiet_until.capacity() * sizeof(uint32_t) +
+           var_of_word.capacity() * sizeof(uint16_t) + written_whole.capacity();
+  }
+
   // Empty, keeping the memory.
   void clear() {
     lines.clear();
@@ -1693,9 +1704,49 @@ BlockDefects::BlockDefects(DefectCheck& owner, emu::Dim3 block,
       unwritten_(this->records->unwritten),
       global_shadow_(this->records->shadow) {}
 
+namespace {
+
+// Emptied records of the DefectChecks that have ended, for the next one. A
+// program makes many short launches, and a block's records allocated
+// afresh (and their memory faulted in) in every launch cost more than
+// checking a small block. Bounded in number and in memory held.
+class SpareRecords {
+ public:
+  static SpareRecords& get() {
+    static SpareRecords pool;
+    return pool;
+  }
+  std::unique_ptr<BlockRecords> take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (spare_.empty()) return nullptr;
+    std::unique_ptr<BlockRecords> r = std::move(spare_.back());
+    spare_.pop_back();
+    bytes_ -= r->bytes();
+    return r;
+  }
+  void give(std::vector<std::unique_ptr<BlockRecords>>& records) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& r : records) {
+      size_t b = r->bytes();
+      if (spare_.size() == kMaxRecords || bytes_ + b > kMaxBytes) break;
+      bytes_ += b;
+      spare_.push_back(std::move(r));
+    }
+    records.clear();
+  }
+
+ private:
+  static constexpr size_t kMaxRecords = 64, kMaxBytes = size_t{64} << 20;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<BlockRecords>> spare_;
+  size_t bytes_ = 0;
+};
+
+}  // namespace
+
 DefectCheck::DefectCheck(MemoryLayout layout, bool fast_paths)
     : layout_(std::move(layout)), fast_paths_(fast_paths) {}
-DefectCheck::~DefectCheck() = default;
+DefectCheck::~DefectCheck() { SpareRecords::get().give(spare_); }
 
 std::unique_ptr<emu::BlockObserver> DefectCheck::make_block_observer(emu::Dim3 block) {
   std::unique_ptr<BlockRecords> records;
@@ -1706,6 +1757,7 @@ std::unique_ptr<emu::BlockObserver> DefectCheck::make_block_observer(emu::Dim3 b
       spare_.pop_back();
     }
   }
+  if (!records) records = SpareRecords::get().take();
   if (!records) records = std::make_unique<BlockRecords>();
   return std::make_unique<BlockDefects>(*this, block, std::move(records));
 }

@@ -115,7 +115,8 @@ class DefectCheck final : public emu::KernelObserver {
   ChunkedVector<OwnerLine> owner_line_;
   // Records of finished blocks, emptied, for the next blocks: their memory
   // is faulted in already and sized for blocks like them. Blocks are made
-  // on the emulator's worker threads, hence the lock.
+  // on the emulator's worker threads, hence the lock. When the check ends
+  // they go to a bounded pool for the next DefectCheck (defects.cc).
   std::mutex spare_mu_;
   std::vector<std::unique_ptr<BlockRecords>> spare_;
   uint32_t owner_words(OwnerLine& ol);
