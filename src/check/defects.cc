@@ -1294,6 +1294,8 @@ class BlockDefects final : public emu::BlockObserver {
     }
     if (write && g.compact && (!g.write || g.in_place != kNoSecond))
       return distinct && stream_in_place(a, g, in_line);
+    if (distinct && words == 1 && (in_line & (in_line - 1)) == 0)
+      return stream_word(a, g, static_cast<unsigned>(__builtin_ctz(in_line)));
     return distinct ? stream_line_distinct(a, g, in_line, in_words)
                     : stream_line_general(a, g, in_line);
   }
@@ -1367,6 +1369,63 @@ class BlockDefects final : public emu::BlockObserver {
     return Step::kGo;
   }
 
+  // The index of `instr` among line `g`'s instructions, added if new (the
+  // list made when the line had one); -1: the list is full (nothing done).
+  int line_instr(GlobalLine& g, const emu::InstrInfo* instr) {
+    if (g.instr == instr) return 0;
+    const bool multi = g.instrs != kNoSecond;
+    const unsigned n = multi ? global_instrs[g.instrs].n : 1;
+    for (unsigned i = 1; i < n; ++i)
+      if (global_instrs[g.instrs].instr[i] == instr) return static_cast<int>(i);
+    if (n == kLineInstrs) return -1;
+    if (!multi) {
+      g.instrs = static_cast<uint32_t>(global_instrs.size());
+      LineInstrs& made = global_instrs.emplace_back();
+      made.instr[0] = g.instr;
+      made.n = 1;
+      made.of.fill(0);
+      made.of2.fill(0);
+    }
+    LineInstrs& grown = global_instrs[g.instrs];
+    grown.instr[grown.n++] = instr;
+    return static_cast<int>(n);
+  }
+
+  // stream_line_distinct for one lane's one word (a strided access, as a
+  // column of a row-major array: a line per lane) in a line of one
+  // instruction: the same steps without the loops over lanes and words.
+  // A second reader, or another instruction, takes the general step.
+  bool stream_word(const emu::MemAccess& a, GlobalLine& g, unsigned lane) {
+    const bool write = a.op == emu::MemOp::Store;
+    const auto w = static_cast<unsigned>(a.addr[lane] / 4 % kLineWords);
+    if (Step st = line_step(a, g, 1u << lane, 1u << w); st != Step::kGo) return st == Step::kDone;
+    const auto thread = static_cast<uint16_t>(a.warp * 32 + lane);
+    const uint32_t wepoch = wepoch_[a.warp];
+    const bool moved = g.epoch != epoch_;
+    const uint32_t now = moved ? 0 : g.now;
+    const uint16_t t = g.thread[w];
+    const bool cur = now >> w & 1u;
+    if (t == kNoThread || (t == thread && (!cur || write))) {  // a first access (again)
+      if (t != kNoThread && instr_of(g, w) != a.instr) return false;
+      if (!moved && g.wepoch != wepoch) return false;
+      const int index = line_instr(g, a.instr);
+      if (index < 0) return false;
+      if (moved) {  // (epochs only grow)
+        g.epoch = epoch_;
+        g.wepoch = wepoch;
+      }
+      g.now = now | 1u << w;
+      g.thread[w] = thread;
+      if (t == kNoThread && g.instrs != kNoSecond)
+        global_instrs[g.instrs].of[w] = static_cast<uint8_t>(index);
+      if (write) g.event = event_;
+      return true;
+    }
+    if (t == thread || (!write && cur && g.has2() && global_second[g.second][w] != kNoThread))
+      return true;  // nothing changes
+    return stream_line_distinct(a, g, 1u << lane, 0);
+  }
+
   // stream_line_general for lanes that each access their own words (a
   // strided store's one lane per line, a stream's next warp): no word's
   // step depends on another lane's, so the words are tested first and
@@ -1376,7 +1435,7 @@ class BlockDefects final : public emu::BlockObserver {
     const bool write = a.op == emu::MemOp::Store;
     const uint32_t wepoch = wepoch_[a.warp], words = a.width / 4u;
     if (Step st = line_step(a, g, in_line, in_words); st != Step::kGo) return st == Step::kDone;
-    const bool same = g.instr == a.instr, moved = g.epoch != epoch_, multi = g.instrs != kNoSecond;
+    const bool same = g.instr == a.instr, moved = g.epoch != epoch_;
     const uint32_t now = moved ? 0 : g.now;
     const uint16_t* second = g.has2() ? global_second[g.second].data() : nullptr;
     // The words this access makes a first access (`firsts`; `fresh` of them
@@ -1406,28 +1465,8 @@ class BlockDefects final : public emu::BlockObserver {
     }
     if (firsts && !moved && g.wepoch != wepoch) return false;
     if (seconds && g.has2() && g.wepoch2 != wepoch) return false;
-    // The index of a.instr among the line's instructions, added if new.
-    unsigned index = 0;
-    if ((firsts | seconds) && !same) {
-      const LineInstrs* li = multi ? &global_instrs[g.instrs] : nullptr;
-      unsigned n = li ? li->n : 1;
-      index = n;
-      for (unsigned i = 1; li && i < n; ++i)
-        if (li->instr[i] == a.instr) index = i;
-      if (index == n) {
-        if (n == kLineInstrs) return false;
-        if (!multi) {
-          g.instrs = static_cast<uint32_t>(global_instrs.size());
-          LineInstrs& made = global_instrs.emplace_back();
-          made.instr[0] = g.instr;
-          made.n = 1;
-          made.of.fill(0);
-          made.of2.fill(0);
-        }
-        LineInstrs& grown = global_instrs[g.instrs];
-        grown.instr[grown.n++] = a.instr;
-      }
-    }
+    int index = 0;
+    if ((firsts | seconds) && !same && (index = line_instr(g, a.instr)) < 0) return false;
     if (moved) {  // (epochs only grow)
       g.epoch = epoch_;
       g.wepoch = wepoch;

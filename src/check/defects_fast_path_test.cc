@@ -937,6 +937,43 @@ TEST(DefectsFastPath, SameFindingsOnInPlaceUpdates) {
   EXPECT_GT(with_findings, 100u);
 }
 
+// Strided accesses, one lane per 128-byte line (a column of a row-major
+// array, BlockDefects::stream_word): reads and writes by both warps at
+// neighbouring columns, again in later epochs or after a __syncwarp(), from
+// a second instruction now and then, over one to three blocks.
+TEST(DefectsFastPath, SameFindingsOnStridedStreams) {
+  Instrs I;
+  size_t with_findings = same_findings_on(400, I, Shape{}, [&](std::mt19937& rng) {
+    std::vector<std::vector<Event>> blocks(1 + rng() % 3);
+    for (auto& block : blocks) {
+      int n = 10 + static_cast<int>(rng() % 30);
+      for (int i = 0; i < n; ++i) {
+        Event e;
+        unsigned r = rng() % 16;
+        if (r == 0) {
+          e.kind = Event::kBarrier;
+        } else if (r == 1) {
+          e.kind = Event::kSyncwarp;
+          e.warp = rng() % 2;
+        } else {
+          bool store = rng() % 3 == 0;
+          const emu::InstrInfo* in =
+              store ? &I.st_g : (rng() % 8 == 0 ? &I.ld_g2 : &I.ld_g);  // ld_g2: 16 bytes
+          unsigned width = in == &I.ld_g2 ? 16 : 4;
+          uint64_t column = kGlobal + 4 * (rng() % 3), stride = 128 * (1 + rng() % 2);
+          uint32_t mask = rng() % 3 == 0 ? static_cast<uint32_t>(rng()) | 1u : kAll;
+          e.access = access(
+              emu::Space::Global, store ? emu::MemOp::Store : emu::MemOp::Load, width, in,
+              rng() % 2, [=](unsigned l) { return column + stride * l; }, mask);
+        }
+        block.push_back(e);
+      }
+    }
+    return blocks;
+  });
+  EXPECT_GT(with_findings, 100u);
+}
+
 // dynamicReverse's global side: each thread reads d[t], then after a
 // barrier writes d[t]. No finding; a second block doing the same to the
 // same words races with the first (written by both), naming the stores.
