@@ -348,22 +348,30 @@ class BlockDefects final : public emu::BlockObserver {
     // (no hazard, no uninitialized read: plain_load's test, which no
     // load changes): their readers updated lane by lane without the
     // per-lane path's set-up.
-    // Lanes whose words are quiet for every thread (quiet_until_, one
-    // 4-byte test a word) are skipped: a load leaves them as they are. The
-    // lanes that repeat a word (a row broadcast to groups of lanes) mostly
-    // are, once its first two readers are recorded.
+    // A lane whose words are quiet for every thread (quiet_until_, one
+    // 4-byte test a word) is skipped: a load leaves them as they are. Only
+    // a lane not above every lane before it is tested: lanes that share a
+    // word (a row broadcast to groups of lanes) mostly are quiet, once the
+    // word's first two readers are recorded, and lanes at increasing
+    // addresses pay one compare.
     if (compact_) {
       bool ok = true;
+      uint64_t top = 0;  // the highest lane address so far, plus one
       for (uint32_t m = a.mask; ok && m; m &= m - 1) {
         auto lane = static_cast<unsigned>(__builtin_ctz(m));
-        ok = quiet_for_all(a.addr[lane], a.width) ||
-             plain_load_ok(a, a.warp * 32 + lane, a.addr[lane]);
+        const uint64_t addr = a.addr[lane];
+        ok = (addr < top && quiet_for_all(addr, a.width)) ||
+             plain_load_ok(a, a.warp * 32 + lane, addr);
+        top = std::max(top, addr + 1);
       }
       if (ok) {
+        top = 0;
         for (uint32_t m = a.mask; m; m &= m - 1) {
           auto lane = static_cast<unsigned>(__builtin_ctz(m));
-          if (!quiet_for_all(a.addr[lane], a.width))
-            plain_load_apply(a, a.warp * 32 + lane, a.addr[lane]);
+          const uint64_t addr = a.addr[lane];
+          if (addr >= top || !quiet_for_all(addr, a.width))
+            plain_load_apply(a, a.warp * 32 + lane, addr);
+          top = std::max(top, addr + 1);
         }
         return;
       }
