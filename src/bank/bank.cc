@@ -100,6 +100,7 @@ unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
   unsigned* order = pass + 2 * n;
   unsigned* rank = pass + 3 * n;  // (pass, bank) as one number, for the sort
   unsigned cost = 0;
+  unsigned descents = 0;  // 0: lane order is (pass, bank) order
   for (size_t i = 0; i < n; ++i) {
     const Touch& t = touches[i];
     if (t.bank >= kMaxBanks) throw Error("internal error: bank " + std::to_string(t.bank));
@@ -115,12 +116,30 @@ unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
     cost = std::max(cost, pass[i] + 1);
     order[i] = static_cast<unsigned>(i);
     rank[i] = pass[i] * kMaxBanks + t.bank;
+    descents += i > 0 && rank[i] < rank[i - 1];
   }
   auto before = [&](unsigned a, unsigned b) {
     return rank[a] != rank[b] ? rank[a] < rank[b] : touches[a].word < touches[b].word;
   };
-  // Lane order is nearly this order already (ascending banks, or one bank's
-  // passes in turn): insertion sort does it in about n compares.
+  // Lane order is mostly this order already (ascending banks, or one bank's
+  // passes in turn): insertion sort does it in about n compares. Other
+  // orders (descending banks: a reversed array; a permutation) would cost
+  // it up to n^2/2 moves, so they are first put in (pass, bank) order by
+  // two stable counting sorts, which leave only words within one bank and
+  // pass (Kepler's 8-byte rows) for the insertion sort.
+  if (descents && n <= kSmall) {
+    unsigned count[kSmall + 1];     // by bank, then by pass (cost <= n passes)
+    unsigned* sorted_order = next;  // free until the slots are marked below
+    auto counting_sort = [&](auto key_of, unsigned keys) {
+      std::fill(count, count + keys + 1, 0u);
+      for (size_t i = 0; i < n; ++i) ++count[key_of(order[i]) + 1];
+      for (unsigned k = 1; k <= keys; ++k) count[k] += count[k - 1];
+      for (size_t i = 0; i < n; ++i) sorted_order[count[key_of(order[i])]++] = order[i];
+      std::copy(sorted_order, sorted_order + n, order);
+    };
+    counting_sort([&](unsigned i) { return touches[i].bank; }, kMaxBanks);
+    counting_sort([&](unsigned i) { return pass[i]; }, cost);
+  }
   if (n <= kSmall) {
     for (size_t i = 1; i < n; ++i) {
       const unsigned v = order[i];

@@ -28,7 +28,7 @@ class KeplerModel final : public Model {
   uint64_t period(unsigned width) const override { return mode_ == 4 ? 256 : std::max(8u, width); }
 
   Result evaluate(const Request& r) const override {
-    validate(r);
+    validate_fast(r);
     if (r.op == Op::Atomic)
       throw Error(name() +
                   ": shared-memory atomics are not modelled before sm_70 "

@@ -66,9 +66,10 @@ class BlockAccess final : public emu::BlockObserver {
     states_.reserve(hint.pcs);
     accesses.reserve(hint.accesses);
     branches.reserve(hint.branches);
+    executed.reserve(hint.executed);
   }
   AccessSizes sizes() const {
-    return {state_at_.size(), states_.size(), accesses.size(), branches.size()};
+    return {state_at_.size(), states_.size(), accesses.size(), branches.size(), executed.size()};
   }
   void on_memory(const emu::MemAccess& a) override {
     if (a.mask == 0) return;
@@ -170,18 +171,13 @@ class BlockAccess final : public emu::BlockObserver {
     for (size_t pc = 0; pc < counts.size(); ++pc)
       if (counts[pc].steps)
         executed.push_back(
-            {static_cast<uint32_t>(pc), info[pc], {counts[pc].steps, counts[pc].lanes}});
+            {static_cast<uint32_t>(pc), {info[pc], {counts[pc].steps, counts[pc].lanes}}});
   }
   // By pc, in the order first met (finish_block merges each pc on its own,
   // so the order does not matter): no tree node per pc and block.
   std::vector<std::pair<uint32_t, AccessInstr>> accesses;
   std::vector<std::pair<uint32_t, BranchInstr>> branches;
-  struct Executed {
-    uint32_t pc;
-    const emu::InstrInfo* instr;
-    ExecCounts counts;
-  };
-  std::vector<Executed> executed;  // ascending pc
+  std::vector<std::pair<uint32_t, AccessAnalysis::Executed>> executed;  // ascending pc
 
  private:
   static constexpr uint32_t kNone = ~0u;
@@ -213,21 +209,6 @@ class BlockAccess final : public emu::BlockObserver {
   std::vector<PcState> states_;
 };
 
-// The analysis' entry of `pc` in `map`, through a pc-indexed table of its
-// nodes (one tree search per pc and kernel, not per pc and block).
-template <class T>
-T& entry_at(std::map<uint32_t, T>& map, std::vector<T*>& index, uint32_t pc, const T& first,
-            bool& fresh) {
-  if (pc >= index.size()) index.resize(std::max<size_t>(pc + 1, 2 * index.size()), nullptr);
-  fresh = false;
-  if (!index[pc]) {
-    auto [it, inserted] = map.try_emplace(pc, first);
-    index[pc] = &it->second;
-    fresh = inserted;
-  }
-  return *index[pc];
-}
-
 }  // namespace
 
 std::unique_ptr<emu::BlockObserver> AccessAnalysis::make_block_observer(emu::Dim3) {
@@ -246,27 +227,21 @@ void AccessAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver>
     std::lock_guard<std::mutex> lock(sizes_.mu);
     AccessSizes& s = sizes_.seen;
     s = {std::max(s.pc_span, got.pc_span), std::max(s.pcs, got.pcs),
-         std::max(s.accesses, got.accesses), std::max(s.branches, got.branches)};
+         std::max(s.accesses, got.accesses), std::max(s.branches, got.branches),
+         std::max(s.executed, got.executed)};
   }
-  bool fresh = false;
-  for (auto& [pc, s] : b->accesses) {
-    AccessInstr& into = entry_at(accesses_, access_at_.at, pc, s, fresh);
-    if (fresh) continue;
+  accesses_.merge(b->accesses, [](AccessInstr& into, const AccessInstr& s) {
     into.counts.add(s.counts);
     if (s.worst_excess > into.worst_excess) {
       into.worst_excess = s.worst_excess;
       into.worst_mask = s.worst_mask;
       std::copy(std::begin(s.worst_addr), std::end(s.worst_addr), into.worst_addr);
     }
-  }
-  for (auto& [pc, s] : b->branches) {
-    BranchInstr& into = entry_at(branches_, branch_at_.at, pc, s, fresh);
-    if (!fresh) into.counts.add(s.counts);
-  }
-  for (const auto& e : b->executed) {
-    auto& into = entry_at(executed_, executed_at_.at, e.pc, {e.instr, e.counts}, fresh);
-    if (!fresh) into.second.add(e.counts);
-  }
+  });
+  branches_.merge(b->branches,
+                  [](BranchInstr& into, const BranchInstr& s) { into.counts.add(s.counts); });
+  executed_.merge(b->executed,
+                  [](Executed& into, const Executed& e) { into.second.add(e.second); });
 }
 
 }  // namespace smemlab::check

@@ -3,9 +3,11 @@
 // divergence per branch instruction, gathered from the emulator's events.
 #pragma once
 
-#include <map>
+#include <algorithm>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "check/source_lines.h"
@@ -92,21 +94,74 @@ SectorCost sector_cost(uint32_t mask, const uint64_t* addr, unsigned width);
 // How much a block's per-pc tables held (AccessAnalysis sizes the next
 // blocks' tables by the largest seen).
 struct AccessSizes {
-  size_t pc_span = 0, pcs = 0, accesses = 0, branches = 0;
+  size_t pc_span = 0, pcs = 0, accesses = 0, branches = 0, executed = 0;
+};
+
+// An analysis' entries by pc, in ascending pc order, as a std::map would
+// give them, but kept in one array with a pc-indexed table of positions:
+// a short launch's blocks merge in with no tree node allocated per pc.
+template <class T>
+class ByPc {
+ public:
+  using value_type = std::pair<uint32_t, T>;
+  auto begin() const { return entries_.begin(); }
+  auto end() const { return entries_.end(); }
+  auto begin() { return entries_.begin(); }
+  auto end() { return entries_.end(); }
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  // Throws std::out_of_range for a pc with no entry (as std::map::at).
+  const T& at(uint32_t pc) const {
+    if (pc >= index_.size() || !index_[pc]) throw std::out_of_range("ByPc::at");
+    return entries_[index_[pc] - 1].second;
+  }
+  // Merges a block's entries (one per pc, any order): a pc met before gets
+  // add(entry, block's), a new one a copy of the block's.
+  template <class Add>
+  void merge(const std::vector<value_type>& from, Add add) {
+    // The first block sizes both arrays at once (one allocation each).
+    if (entries_.empty()) {
+      entries_.reserve(from.size());
+      uint32_t top = 0;
+      for (const auto& e : from) top = std::max(top, e.first);
+      if (!from.empty()) index_.resize(std::max(index_.size(), size_t{top} + 1), 0);
+    }
+    bool sorted = true;
+    const size_t had = entries_.size();
+    for (const auto& [pc, v] : from) {
+      if (pc < index_.size() && index_[pc]) {
+        add(entries_[index_[pc] - 1].second, v);
+        continue;
+      }
+      if (pc >= index_.size()) index_.resize(std::max<size_t>(pc + 1, 2 * index_.size()), 0);
+      sorted = sorted && (entries_.empty() || entries_.back().first < pc);
+      entries_.emplace_back(pc, v);
+      index_[pc] = static_cast<uint32_t>(entries_.size());
+    }
+    if (sorted || entries_.size() == had) return;
+    std::sort(entries_.begin(), entries_.end(),
+              [](const value_type& a, const value_type& b) { return a.first < b.first; });
+    for (size_t i = 0; i < entries_.size(); ++i)
+      index_[entries_[i].first] = static_cast<uint32_t>(i + 1);
+  }
+
+ private:
+  std::vector<value_type> entries_;  // ascending pc
+  std::vector<uint32_t> index_;      // by pc: position in entries_ + 1, 0 for none
 };
 
 class AccessAnalysis final : public emu::KernelObserver {
  public:
+  using Executed = std::pair<const emu::InstrInfo*, ExecCounts>;
+
   void on_kernel_begin(const emu::KernelInfo& info) override { kernel_ = info; }
   std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override;
   void finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserver> observer) override;
 
-  const std::map<uint32_t, AccessInstr>& accesses() const { return accesses_; }
-  const std::map<uint32_t, BranchInstr>& branches() const { return branches_; }
+  const ByPc<AccessInstr>& accesses() const { return accesses_; }
+  const ByPc<BranchInstr>& branches() const { return branches_; }
   // Per instruction that ran: how often, with how many lanes.
-  const std::map<uint32_t, std::pair<const emu::InstrInfo*, ExecCounts>>& executed() const {
-    return executed_;
-  }
+  const ByPc<Executed>& executed() const { return executed_; }
   const emu::KernelInfo& kernel() const { return kernel_; }
   // Multiplies every count by f (rounded): sampled blocks -> whole grid.
   void scale(double f) {
@@ -119,24 +174,9 @@ class AccessAnalysis final : public emu::KernelObserver {
   }
 
  private:
-  std::map<uint32_t, AccessInstr> accesses_;
-  std::map<uint32_t, BranchInstr> branches_;
-  std::map<uint32_t, std::pair<const emu::InstrInfo*, ExecCounts>> executed_;
-  // The maps' entries by pc, so merging a block costs no tree search. A
-  // cache: a copy of the analysis starts with none (the pointers would
-  // name the original's nodes); a move keeps them (map nodes move along).
-  template <class T>
-  struct NodeIndex {
-    std::vector<T*> at;
-    NodeIndex() = default;
-    NodeIndex(const NodeIndex&) {}
-    NodeIndex& operator=(const NodeIndex&) {
-      at.clear();
-      return *this;
-    }
-    NodeIndex(NodeIndex&&) noexcept = default;
-    NodeIndex& operator=(NodeIndex&&) noexcept = default;
-  };
+  ByPc<AccessInstr> accesses_;
+  ByPc<BranchInstr> branches_;
+  ByPc<Executed> executed_;
   // Blocks are made on worker threads while others finish: a lock. A copy
   // starts with the original's sizes (only a hint).
   struct SeenSizes {
@@ -150,9 +190,6 @@ class AccessAnalysis final : public emu::KernelObserver {
     }
   };
   SeenSizes sizes_;
-  NodeIndex<AccessInstr> access_at_;
-  NodeIndex<BranchInstr> branch_at_;
-  NodeIndex<std::pair<const emu::InstrInfo*, ExecCounts>> executed_at_;
   emu::KernelInfo kernel_;
 };
 

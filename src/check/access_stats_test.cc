@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
+#include <vector>
 
 #include "check/event_builder.h"
 
@@ -184,6 +186,39 @@ TEST(AccessAnalysis, ACopyMergesIntoItsOwnCounts) {
   EXPECT_EQ(copy.accesses().at(3).counts.requests, 3u);
   EXPECT_EQ(copy.accesses().at(3).counts.sectors, 12u);
   EXPECT_EQ(copy.branches().at(3).counts.divergent, 3u);
+}
+
+// Entries stay in ascending pc order, each pc's counts summed, when later
+// blocks meet pcs below, between and above the first block's (the table
+// is re-sorted and its pc index rebuilt).
+TEST(AccessAnalysis, PcsFirstMetByLaterBlocksStaySortedAndSummed) {
+  using testing::access;
+  using testing::instr;
+  std::vector<emu::InstrInfo> ld;
+  for (uint32_t pc = 0; pc < 8; ++pc) ld.push_back(instr(pc, 10, "ld.global"));
+  AccessAnalysis a;
+  const std::vector<std::vector<uint32_t>> blocks = {{5, 3}, {7, 1, 3}, {4, 0, 5}, {6, 2, 1}};
+  std::map<uint32_t, uint64_t> want;
+  for (uint32_t b = 0; b < blocks.size(); ++b) {
+    auto obs = a.make_block_observer({b, 1, 1});
+    for (uint32_t pc : blocks[b]) {
+      obs->on_memory(access(emu::Space::Global, emu::MemOp::Load, 4, &ld[pc], 0,
+                            [](unsigned l) { return 0x10000 + 4 * l; }));
+      obs->on_branch({1u, 2u, &ld[pc], {b, 1, 1}, 0});
+      ++want[pc];
+    }
+    a.finish_block({b, 1, 1}, std::move(obs));
+  }
+  std::vector<uint32_t> got_pcs;
+  for (const auto& [pc, s] : a.accesses()) {
+    got_pcs.push_back(pc);
+    EXPECT_EQ(s.counts.requests, want[pc]) << pc;
+    EXPECT_EQ(a.accesses().at(pc).counts.requests, want[pc]) << pc;
+    EXPECT_EQ(a.branches().at(pc).counts.divergent, want[pc]) << pc;
+  }
+  EXPECT_EQ(got_pcs, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(a.branches().size(), 8u);
+  EXPECT_THROW(a.accesses().at(8), std::out_of_range);
 }
 
 }  // namespace
