@@ -9,9 +9,9 @@
 
 #include "cli/commands.h"
 #include "cli/launch_options.h"
+#include "emu/half.h"
 #ifdef SMEMLAB_HAVE_GPU
 #include "cli/gpu_run.h"
-#include "emu/half.h"
 #include "gpu/device_launch.h"
 #endif
 
@@ -181,11 +181,12 @@ void run(RunOptions& o) {
         demangle(p.kernel), c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
         p.module->kernel(p.kernel).static_shared, c.dynamic_shared, st.warp_instructions, secs);
   if (o.stats && !o.gpu)
-    fmt::print(stderr,
-               "smemlab run: stats: {} warp-instructions in {:.3f} s ({:.1f} M warp-instructions/s) "
-               "on {} host thread{}\n",
-               st.warp_instructions, secs, secs > 0 ? st.warp_instructions / secs / 1e6 : 0.0,
-               st.threads, st.threads == 1 ? "" : "s");
+    fmt::print(
+        stderr,
+        "smemlab run: stats: {} warp-instructions in {:.3f} s ({:.1f} M warp-instructions/s) "
+        "on {} host thread{}\n",
+        st.warp_instructions, secs, secs > 0 ? st.warp_instructions / secs / 1e6 : 0.0, st.threads,
+        st.threads == 1 ? "" : "s");
   for (const auto& [i, path] : dumps) {
     auto data = buffer(i);
     std::ofstream out(path, std::ios::binary);
