@@ -532,8 +532,10 @@ class BlockDefects final : public emu::BlockObserver {
     // A line's words accessed by up to kLineInstrs instructions (an
     // unrolled loop's loads or stores, each its words of the line): their
     // list and each word's first access's and second reader's in
-    // global_instrs (index `instrs`; kNoSecond: `instr` alone). Such a
-    // line does not move to a later epoch.
+    // global_instrs (index `instrs`; kNoSecond: `instr` alone). A word's
+    // instruction is its own, so such a line moves to later epochs as a
+    // line of one instruction does (a tiled loop's unrolled loads of the
+    // next tile in the same lines).
     uint32_t instrs = kNoSecond;
     // A read line whose words their readers write back in place
     // (`d[t] = f(d[t])`) becomes a write line (see stream_in_place); while
@@ -551,7 +553,7 @@ class BlockDefects final : public emu::BlockObserver {
     uint32_t epoch, now, wepoch;
     uint32_t unwritten;  // read words not written yet
   };
-  static constexpr unsigned kLineInstrs = 4;
+  static constexpr unsigned kLineInstrs = 8;
   struct LineInstrs {
     std::array<const emu::InstrInfo*, kLineInstrs> instr;
     unsigned n = 0;
@@ -1356,16 +1358,14 @@ class BlockDefects final : public emu::BlockObserver {
   // `in_line` of `a` at all (kNo: the per-word path), or they only read
   // words with two readers already (kDone: nothing to do); `in_words`, when
   // not 0, the words they access. A compact line moves to a later epoch
-  // only from its own instruction, without second readers or several
-  // instructions (they hold the epoch).
+  // only without second readers (they hold the epoch).
   enum class Step { kNo, kDone, kGo };
   Step line_step(const emu::MemAccess& a, const GlobalLine& g, uint32_t in_line,
                  uint32_t in_words) const {
     const bool write = a.op == emu::MemOp::Store;
     if (!g.compact || g.write != write || g.after_atomic != atomic_seen_ || g.in_place != kNoSecond)
       return Step::kNo;
-    if (g.epoch != epoch_ && (g.instr != a.instr || g.has2() || g.instrs != kNoSecond))
-      return Step::kNo;
+    if (g.epoch != epoch_ && g.has2()) return Step::kNo;
     if (!write && g.two) {
       uint32_t touched = in_words;
       for (uint32_t k = in_words ? 0 : in_line; k; k &= k - 1) {
