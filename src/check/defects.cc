@@ -49,6 +49,8 @@ class ShadowWords {
     return words_.capacity() * sizeof(Word) + bytes_.capacity() * sizeof(bytes_[0]);
   }
   bool whole(uint32_t slot) const { return words_[slot].bytes == kWhole; }
+  // Every word whole: none split by a sub-word access so far.
+  bool all_whole() const { return bytes_.empty(); }
   // All four bytes of the word written at some time (without splitting it).
   bool ever_written(uint32_t slot) const {
     const Word& w = words_[slot];
@@ -298,7 +300,16 @@ class BlockDefects final : public emu::BlockObserver {
       r.width = g.width;
       r.instr = g.instr;
       r.warp = g.warp;
-      for (uint64_t l = 0; l < 16; ++l) {
+      if (shared_.all_whole()) {
+        // What shared_load would do: its words were ever written and none
+        // in this epoch when log_load took it, and nothing has touched them
+        // since (that would have replayed it), so every lane passes
+        // plain_load_ok; only the readers' update is left, lane by lane.
+        for (uint32_t l = 0; l < 32; ++l)
+          plain_load_apply(r, g.warp * 32 + l, (l < 16 ? g.a0 : g.a1) + g.stride * (l % 16));
+        continue;
+      }
+      for (uint64_t l = 0; l < 16; ++l) {  // (a split word: shared_load's per-byte path)
         r.addr[l] = g.a0 + g.stride * l;
         r.addr[16 + l] = g.a1 + g.stride * l;
       }
