@@ -5,6 +5,7 @@
 #include <charconv>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "bank/models.h"
 
@@ -52,8 +53,10 @@ Cost Model::cost(const Request& request) const { return cost_of(evaluate(request
 
 namespace detail {
 
-void add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned banks,
-                 std::vector<Touch>& out) {
+size_t add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned banks,
+                   Touch* out) {
+  if (r.width > 16) throw Error("internal error: width " + std::to_string(r.width));
+  Touch* at = out;
   // Every model has power-of-two banks and words: shifts and masks, not a
   // 64-bit division per word.
   if (std::has_single_bit(word_bytes) && std::has_single_bit(banks)) {
@@ -63,44 +66,87 @@ void add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned
       const unsigned lane = static_cast<unsigned>(std::countr_zero(left));
       const uint64_t first = r.addr[lane] >> shift, last = (r.addr[lane] + r.width - 1) >> shift;
       for (uint64_t w = first; w <= last; ++w)
-        out.push_back({lane, static_cast<unsigned>(w & bank_mask), w, w});
+        *at++ = {lane, static_cast<unsigned>(w & bank_mask), w, w};
     }
-    return;
+    return static_cast<size_t>(at - out);
   }
   for (unsigned lane = 0; lane < 32; ++lane) {
     if (!(lanes >> lane & 1u)) continue;
     uint64_t first = r.addr[lane] / word_bytes;
     uint64_t last = (r.addr[lane] + r.width - 1) / word_bytes;
-    for (uint64_t w = first; w <= last; ++w)
-      out.push_back({lane, static_cast<unsigned>(w % banks), w, w});
+    for (uint64_t w = first; w <= last; ++w) *at++ = {lane, static_cast<unsigned>(w % banks), w, w};
   }
+  return static_cast<size_t>(at - out);
 }
 
-unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
+namespace {
+
+// serve_group where every bank touched holds one key in one word (no
+// conflict; lanes on the same word share it): one pass, a slot per bank, in
+// bank order, with no chains or sorting. False, with nothing appended, for
+// any other group.
+bool serve_conflict_free(std::span<const Touch> touches, unsigned group,
+                         std::vector<Wavefront>& passes) {
+  constexpr unsigned kMaxBanks = 64;
+  uint64_t used = 0;  // bit b: bank b is touched
+  uint64_t word[kMaxBanks], key[kMaxBanks];
+  uint32_t lanes[kMaxBanks];
+  for (const Touch& t : touches) {
+    if (t.bank >= kMaxBanks) return false;  // serve_group reports it
+    const uint64_t bit = uint64_t{1} << t.bank;
+    if (!(used & bit)) {
+      used |= bit;
+      word[t.bank] = t.word;
+      key[t.bank] = t.key;
+      lanes[t.bank] = 1u << t.lane;
+    } else if (word[t.bank] == t.word && key[t.bank] == t.key) {
+      lanes[t.bank] |= 1u << t.lane;
+    } else {
+      return false;
+    }
+  }
+  if (!used) return false;
+  Wavefront& pass = passes.emplace_back();
+  pass.group = group;
+  pass.slots.reserve(static_cast<size_t>(std::popcount(used)));
+  for (uint64_t left = used; left; left &= left - 1) {
+    const unsigned b = static_cast<unsigned>(std::countr_zero(left));
+    pass.slots.push_back({b, word[b], lanes[b]});
+  }
+  return true;
+}
+
+}  // namespace
+
+unsigned serve_group(std::span<const Touch> touches, unsigned group,
                      std::vector<Wavefront>& passes) {
   // The k-th distinct key of a bank (in lane order) is served by pass k.
   // This runs for every request whose passes are wanted (a bank map, the
   // costliest request of an instruction), so it allocates once per pass:
-  // a chain of the distinct keys per bank finds a touch's pass, then the
-  // touches sorted by (pass, bank, word) give each pass its slots, already
-  // in bank order.
+  // a chain of the distinct keys per bank finds a touch's pass, then each
+  // pass gets its slots in bank order.
+  // Most requests are served in one pass, with no conflict to sort out.
+  if (serve_conflict_free(touches, group, passes)) return 1;
   constexpr unsigned kMaxBanks = 64, kNone = ~0u, kSmall = 128;
   const size_t n = touches.size();
   unsigned head[kMaxBanks];  // a bank's chain of first touches of its keys
   std::fill(std::begin(head), std::end(head), kNone);
   unsigned distinct[kMaxBanks] = {};
-  unsigned small[4 * kSmall];
+  unsigned small[5 * kSmall];
   std::vector<unsigned> large;
   unsigned* pass = small;  // by touch
   if (n > kSmall) {
-    large.resize(4 * n);
+    large.resize(5 * n);
     pass = large.data();
   }
   unsigned* next = pass + n;
   unsigned* order = pass + 2 * n;
-  unsigned* rank = pass + 3 * n;  // (pass, bank) as one number, for the sort
+  unsigned* rank = pass + 3 * n;   // (pass, bank) as one number, for the sort
+  unsigned* lanes = pass + 4 * n;  // by a key's first touch: the lanes of the key
+  unsigned* start = rank;          // by pass: its slots (distinct keys) when one_word
+  uint64_t banks = 0;              // bit b: bank b is touched
+  bool one_word = true;            // each key of a bank is a single word
   unsigned cost = 0;
-  unsigned descents = 0;  // 0: lane order is (pass, bank) order
   for (size_t i = 0; i < n; ++i) {
     const Touch& t = touches[i];
     if (t.bank >= kMaxBanks) throw Error("internal error: bank " + std::to_string(t.bank));
@@ -108,25 +154,61 @@ unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
     while (j != kNone && touches[j].key != t.key) j = next[j];
     if (j != kNone) {
       pass[i] = pass[j];
+      lanes[j] |= 1u << t.lane;
+      one_word = one_word && touches[j].word == t.word;
     } else {
       pass[i] = distinct[t.bank]++;
+      if (pass[i] == cost) start[cost] = 0;  // a pass no bank reached before
+      ++start[pass[i]];
       next[i] = head[t.bank];
       head[t.bank] = static_cast<unsigned>(i);
+      lanes[i] = 1u << t.lane;
+      banks |= uint64_t{1} << t.bank;
     }
     cost = std::max(cost, pass[i] + 1);
+  }
+
+  const size_t base = passes.size();
+  passes.resize(base + cost);
+  for (unsigned p = 0; p < cost; ++p) passes[base + p].group = group;
+  if (one_word) {
+    // The common case (only a key that is Kepler's 256-byte row can span
+    // two words of a bank): a pass holds one slot per bank, the key's first
+    // touch with all its lanes. Walking the banks in ascending order (each
+    // chain holds one key per pass) puts every pass's slots in bank order
+    // without a sort.
+    for (unsigned p = 0, at = 0; p < cost; ++p) {  // counts -> where each pass begins
+      passes[base + p].slots.reserve(start[p]);
+      at += std::exchange(start[p], at);
+    }
+    for (uint64_t left = banks; left; left &= left - 1)
+      for (unsigned j = head[std::countr_zero(left)]; j != kNone; j = next[j])
+        order[start[pass[j]]++] = j;
+    for (unsigned p = 0, k = 0; p < cost; ++p)
+      for (auto& out = passes[base + p].slots; k < start[p]; ++k) {
+        const Touch& t = touches[order[k]];
+        out.push_back({t.bank, t.word, lanes[order[k]]});
+      }
+    return cost;
+  }
+
+  unsigned descents = 0;  // 0: lane order is (pass, bank) order
+  for (size_t i = 0; i < n; ++i) {
     order[i] = static_cast<unsigned>(i);
-    rank[i] = pass[i] * kMaxBanks + t.bank;
+    rank[i] = pass[i] * kMaxBanks + touches[i].bank;
     descents += i > 0 && rank[i] < rank[i - 1];
   }
   auto before = [&](unsigned a, unsigned b) {
     return rank[a] != rank[b] ? rank[a] < rank[b] : touches[a].word < touches[b].word;
   };
-  // Lane order is mostly this order already (ascending banks, or one bank's
-  // passes in turn): insertion sort does it in about n compares. Other
-  // orders (descending banks: a reversed array; a permutation) would cost
-  // it up to n^2/2 moves, so they are first put in (pass, bank) order by
-  // two stable counting sorts, which leave only words within one bank and
-  // pass (Kepler's 8-byte rows) for the insertion sort.
+  // A key spans several words of a bank (Kepler's 4-byte mode: a 256-byte
+  // row): the touches are sorted by (pass, bank, word). Lane order is
+  // mostly this order already (ascending banks, or one bank's passes in
+  // turn): insertion sort does it in about n compares. Other orders
+  // (descending banks: a reversed array; a permutation) would cost it up to
+  // n^2/2 moves, so they are first put in (pass, bank) order by two stable
+  // counting sorts, which leave only words within one bank and pass for the
+  // insertion sort.
   if (descents && n <= kSmall) {
     unsigned count[kSmall + 1];     // by bank, then by pass (cost <= n passes)
     unsigned* sorted_order = next;  // free until the slots are marked below
@@ -151,8 +233,6 @@ unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
     std::sort(order, order + n, before);
   }
 
-  const size_t base = passes.size();
-  passes.resize(base + cost);
   for (size_t i = 0; i < n;) {
     // One pass: its distinct (bank, word) slots, counted, then filled.
     const unsigned p = pass[order[i]];
@@ -173,7 +253,6 @@ unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
     }
     i = end;
   }
-  for (unsigned p = 0; p < cost; ++p) passes[base + p].group = group;
   return cost;
 }
 
@@ -181,16 +260,14 @@ Result serve_in_groups(const Request& r, unsigned group_size, unsigned banks, bo
                        unsigned extra_pass) {
   Result res;
   unsigned groups = 0;
-  std::vector<Touch> touches;
-  touches.reserve(static_cast<size_t>(std::min(group_size, 32u)) * ((r.width + 3) / 4 + 1));
+  Touch touches[32 * kMaxWordsPerLane];
   for (unsigned first = 0; first < 32; first += group_size) {
     uint32_t lanes = lanes_in(r.mask, first, group_size);
     if (!lanes) continue;
-    touches.clear();
-    add_touches(r, lanes, 4, banks, touches);
+    const size_t n = add_touches(r, lanes, 4, banks, touches);
     if (lane_keys)
-      for (Touch& t : touches) t.key = t.lane;
-    unsigned cost = serve_group(touches, groups, res.passes);
+      for (size_t i = 0; i < n; ++i) touches[i].key = touches[i].lane;
+    unsigned cost = serve_group({touches, n}, groups, res.passes);
     for (unsigned e = 0; e < extra_pass; ++e, ++cost) res.passes.push_back({groups, {}});
     res.wavefronts += cost;
     res.ways = std::max(res.ways, cost);
@@ -206,17 +283,46 @@ namespace {
 
 // serve_group's cost alone: the most distinct keys any bank holds. Each
 // bank keeps a chain of the keys met so far (the touches are at most 32
-// lanes x 4 words), so a conflict-free group costs one compare per touch.
+// lanes x 4 words).
 unsigned count_group(const Request& r, uint32_t lanes, unsigned banks, bool lane_keys) {
   constexpr unsigned kMaxBanks = 64, kMaxTouches = 32 * 4;
   if (banks > kMaxBanks) throw Error("internal error: " + std::to_string(banks) + " banks");
+  const bool pow2 = std::has_single_bit(banks);  // a mask, not a division, per word
+  // Most groups have one key per bank (no conflict: one pass). Checking
+  // that takes a key per bank and no chains; the first bank met again with
+  // another key sends the group to the chains below.
+  uint64_t used = 0, only[kMaxBanks];
+  bool one_key = true;
+  auto see = [&](unsigned lane, uint64_t w) {
+    const unsigned bank = static_cast<unsigned>(pow2 ? w & (banks - 1) : w % banks);
+    const uint64_t k = lane_keys ? lane : w, bit = uint64_t{1} << bank;
+    if (!(used & bit)) {
+      used |= bit;
+      only[bank] = k;
+    } else {
+      one_key = one_key && only[bank] == k;
+    }
+  };
+  if (r.width <= 4) {  // valid, so aligned: one word a lane
+    for (uint32_t left = lanes; left && one_key; left &= left - 1) {
+      const unsigned lane = static_cast<unsigned>(__builtin_ctz(left));
+      see(lane, r.addr[lane] / 4);
+    }
+  } else {
+    for (uint32_t left = lanes; left && one_key; left &= left - 1) {
+      const unsigned lane = static_cast<unsigned>(__builtin_ctz(left));
+      const uint64_t first = r.addr[lane] / 4, last = (r.addr[lane] + r.width - 1) / 4;
+      for (uint64_t w = first; w <= last; ++w) see(lane, w);
+    }
+  }
+  if (one_key) return used ? 1 : 0;
+
   int8_t head[kMaxBanks];
   std::fill(head, head + banks, int8_t{-1});
   unsigned distinct[kMaxBanks] = {};
   uint64_t key[kMaxTouches];
   int8_t next[kMaxTouches];
   unsigned n = 0, cost = 0;
-  const bool pow2 = std::has_single_bit(banks);  // a mask, not a division, per word
   for (uint32_t left = lanes; left; left &= left - 1) {
     const unsigned lane = static_cast<unsigned>(__builtin_ctz(left));
     const uint64_t first = r.addr[lane] / 4, last = (r.addr[lane] + r.width - 1) / 4;

@@ -245,7 +245,8 @@ TEST(Bank, CostMatchesEvaluateOnRandomRequests) {
 // to pass k, each pass's slots are its distinct (bank, word) pairs with the
 // lanes that asked, sorted by bank then word. Random touches, keys as the
 // models make them (the word, the 256-byte row, the lane), more than 128 of
-// them now and then.
+// them now and then; a quarter of the trials keep to one word per bank
+// (conflict-free but for lane keys), the rest conflict.
 TEST(Bank, ServeGroupMatchesThePlainRule) {
   using detail::Touch;
   const uint64_t seed = std::random_device{}();
@@ -285,10 +286,13 @@ TEST(Bank, ServeGroupMatchesThePlainRule) {
     const size_t n = rng() % 8 == 0 ? 129 + rng() % 40 : rng() % 129;
     const uint64_t words = 1 + rng() % 300;
     const unsigned keying = static_cast<unsigned>(rng() % 3);
+    // One word per bank: `banks` consecutive words, or fewer.
+    const bool one_word_per_bank = rng() % 4 == 0;
+    const uint64_t base = rng() % 1000, spread = 1 + rng() % banks;
     std::vector<Touch> touches;
     for (size_t i = 0; i < n; ++i) {
       const unsigned lane = static_cast<unsigned>(rng() % 32);
-      const uint64_t w = rng() % words;
+      const uint64_t w = one_word_per_bank ? base + rng() % spread : rng() % words;
       const uint64_t key = keying == 0 ? w : keying == 1 ? w / 64 : lane;
       touches.push_back({lane, static_cast<unsigned>(w % banks), w, key});
     }

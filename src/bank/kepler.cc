@@ -35,13 +35,13 @@ class KeplerModel final : public Model {
                   "(Kepler emulates them with lock/update/unlock sequences)");
     Result res;
     if (r.mask == 0) return res;
-    std::vector<Touch> touches;
-    add_touches(r, r.mask, mode_, kBanks, touches);
+    Touch touches[32 * kMaxWordsPerLane];
+    const size_t n = add_touches(r, r.mask, mode_, kBanks, touches);
     // 4-byte mode: words i and i+32 share a bank but travel in the same
     // 64-bit bank access when they lie in one 64-word (256-byte) row.
     if (mode_ == 4)
-      for (Touch& t : touches) t.key = t.word / 64;
-    res.wavefronts = serve_group(touches, 0, res.passes);
+      for (size_t i = 0; i < n; ++i) touches[i].key = touches[i].word / 64;
+    res.wavefronts = serve_group({touches, n}, 0, res.passes);
     unsigned active = static_cast<unsigned>(__builtin_popcount(r.mask));
     // The banks move 32 x 8 = 256 bytes per pass.
     res.ideal = std::max(1u, (active * r.width + 255) / 256);

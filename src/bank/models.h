@@ -3,6 +3,8 @@
 #pragma once
 
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "bank/bank.h"
 
@@ -23,15 +25,21 @@ struct Touch {
   uint64_t key;
 };
 
-// Appends the bank words of each active lane of `lanes`: the access of
-// `width` bytes at addr covers words [addr/word_bytes, (addr+width-1)/word_bytes].
-void add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned banks,
-                 std::vector<Touch>& out);
+// The most bank words (of 4 bytes or more) one lane's access of up to 16
+// bytes covers, aligned or not.
+inline constexpr unsigned kMaxWordsPerLane = 5;
+
+// Writes the bank words of each active lane of `lanes` to `out`, which has
+// room for kMaxWordsPerLane per lane (a caller's array: no allocation per
+// request), and returns how many: the access of `width` bytes at addr
+// covers words [addr/word_bytes, (addr+width-1)/word_bytes].
+size_t add_touches(const Request& r, uint32_t lanes, unsigned word_bytes, unsigned banks,
+                   Touch* out);
 
 // Cost of serving `touches` as one group: the maximum over banks of distinct
 // keys. Appends one Wavefront per pass (the k-th distinct key of every bank
 // goes to pass k) tagged with `group`. Returns the cost (0 for no touches).
-unsigned serve_group(const std::vector<Touch>& touches, unsigned group,
+unsigned serve_group(std::span<const Touch> touches, unsigned group,
                      std::vector<Wavefront>& passes);
 
 // Serves the active lanes in groups of `group_size` consecutive lanes (32:

@@ -25,6 +25,27 @@ const char* access_class_name(AccessClass c) {
 }
 
 SectorCost sector_cost(uint32_t mask, const uint64_t* addr, unsigned width) {
+  SectorCost c;
+  if (!mask) return c;
+  // Each active lane's bytes start where the previous one's end (a
+  // unit-stride access, the common case): they form one range, whose
+  // sectors are those it spans; unless it wraps past 2^64 (left to the
+  // general count below).
+  const uint64_t begin = addr[__builtin_ctz(mask)];
+  uint64_t end_of_last = begin;
+  bool abutting = width > 0;
+  unsigned lanes = 0;
+  for (uint32_t left = mask; left; left &= left - 1, ++lanes) {
+    const uint64_t a = addr[__builtin_ctz(left)];
+    abutting &= a == end_of_last;
+    end_of_last = a + width;
+  }
+  c.bytes = uint64_t{lanes} * width;
+  if (abutting && end_of_last > begin) {
+    c.sectors = (end_of_last - 1) / 32 - begin / 32 + 1;
+    c.ideal = (c.bytes + 31) / 32;
+    return c;
+  }
   // The active lanes' byte ranges, sorted by start (most requests already
   // are: lanes ascend), then one pass counts the union's bytes and sectors.
   std::pair<uint64_t, uint64_t> ranges[32];  // [begin, end) bytes
@@ -37,8 +58,6 @@ SectorCost sector_cost(uint32_t mask, const uint64_t* addr, unsigned width) {
     ++n;
   }
   if (!sorted) std::sort(ranges, ranges + n);
-  SectorCost c;
-  c.bytes = uint64_t{n} * width;
   uint64_t distinct = 0, end = 0, next_sector = 0;  // sectors below next_sector are counted
   for (unsigned i = 0; i < n; ++i) {
     auto [b, e] = ranges[i];
@@ -168,6 +187,9 @@ class BlockAccess final : public emu::BlockObserver {
   bool wants_instruction_counts() const override { return true; }
   void on_instruction_counts(const std::vector<emu::InstrCount>& counts,
                              const std::vector<const emu::InstrInfo*>& info) override {
+    // (A launch's first blocks have no size hint: one allocation, not a
+    // doubling per few pcs.)
+    if (executed.capacity() == 0) executed.reserve(counts.size());
     for (size_t pc = 0; pc < counts.size(); ++pc)
       if (counts[pc].steps)
         executed.push_back(
@@ -230,7 +252,7 @@ void AccessAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver>
          std::max(s.accesses, got.accesses), std::max(s.branches, got.branches),
          std::max(s.executed, got.executed)};
   }
-  accesses_.merge(b->accesses, [](AccessInstr& into, const AccessInstr& s) {
+  accesses_.merge(std::move(b->accesses), [](AccessInstr& into, const AccessInstr& s) {
     into.counts.add(s.counts);
     if (s.worst_excess > into.worst_excess) {
       into.worst_excess = s.worst_excess;
@@ -238,9 +260,9 @@ void AccessAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver>
       std::copy(std::begin(s.worst_addr), std::end(s.worst_addr), into.worst_addr);
     }
   });
-  branches_.merge(b->branches,
+  branches_.merge(std::move(b->branches),
                   [](BranchInstr& into, const BranchInstr& s) { into.counts.add(s.counts); });
-  executed_.merge(b->executed,
+  executed_.merge(std::move(b->executed),
                   [](Executed& into, const Executed& e) { into.second.add(e.second); });
 }
 

@@ -115,16 +115,28 @@ class ByPc {
     if (pc >= index_.size() || !index_[pc]) throw std::out_of_range("ByPc::at");
     return entries_[index_[pc] - 1].second;
   }
-  // Merges a block's entries (one per pc, any order): a pc met before gets
-  // add(entry, block's), a new one a copy of the block's.
+  // Merges a block's entries (one per pc, any order; taken): a pc met
+  // before gets add(entry, block's), a new one the block's.
   template <class Add>
-  void merge(const std::vector<value_type>& from, Add add) {
-    // The first block sizes both arrays at once (one allocation each).
+  void merge(std::vector<value_type>&& from, Add add) {
+    // The first block's entries move in whole (a short launch's only
+    // block: no copy), sorted if they came out of order, and the index is
+    // sized at once.
     if (entries_.empty()) {
-      entries_.reserve(from.size());
+      entries_ = std::move(from);
       uint32_t top = 0;
-      for (const auto& e : from) top = std::max(top, e.first);
-      if (!from.empty()) index_.resize(std::max(index_.size(), size_t{top} + 1), 0);
+      bool sorted = true;
+      for (size_t i = 0; i < entries_.size(); ++i) {
+        top = std::max(top, entries_[i].first);
+        sorted = sorted && (i == 0 || entries_[i - 1].first < entries_[i].first);
+      }
+      if (!sorted)
+        std::sort(entries_.begin(), entries_.end(),
+                  [](const value_type& a, const value_type& b) { return a.first < b.first; });
+      if (!entries_.empty()) index_.resize(std::max(index_.size(), size_t{top} + 1), 0);
+      for (size_t i = 0; i < entries_.size(); ++i)
+        index_[entries_[i].first] = static_cast<uint32_t>(i + 1);
+      return;
     }
     bool sorted = true;
     const size_t had = entries_.size();

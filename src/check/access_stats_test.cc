@@ -4,6 +4,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "check/event_builder.h"
@@ -33,6 +34,51 @@ TEST(SectorCost, BroadcastAndMisalignedRows) {
   EXPECT_EQ(m.sectors, 5u);
   EXPECT_EQ(m.ideal, 4u);
   EXPECT_EQ(sector_cost(0, addr, 4).sectors, 0u);
+}
+
+// sector_cost against the rule written plainly (the set of bytes asked
+// for, and of the 32-byte sectors they lie in) on random requests: lanes
+// at a unit stride (one range, the common case), with gaps, overlapping,
+// descending or scattered; partial masks; every width.
+TEST(SectorCost, MatchesThePlainRuleOnRandomRequests) {
+  const uint64_t seed = std::random_device{}();
+  std::mt19937_64 rng(seed);
+  unsigned one_range = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const unsigned width = 1u << (rng() % 5);
+    const uint32_t mask = rng() % 3 ? 0xffffffffu : static_cast<uint32_t>(rng() >> (rng() % 33));
+    const uint64_t base = rng() % 4096;
+    const unsigned shape = static_cast<unsigned>(rng() % 4);
+    uint64_t addr[32], at = base;
+    for (unsigned l = 0; l < 32; ++l) {
+      if (shape == 0) {  // unit stride over the active lanes
+        addr[l] = at;
+        if (mask >> l & 1u) at += width;
+      } else if (shape == 1) {  // unit stride, now and then a lane off it
+        addr[l] = base + uint64_t{width} * l + (rng() % 16 == 0 ? rng() % 64 : 0);
+      } else if (shape == 2) {  // descending
+        addr[l] = base + uint64_t{width} * (31 - l);
+      } else {
+        addr[l] = base + rng() % 512;
+      }
+    }
+    std::set<uint64_t> bytes, sectors;
+    uint64_t asked = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!(mask >> l & 1u)) continue;
+      asked += width;
+      for (uint64_t b = addr[l]; b < addr[l] + width; ++b) {
+        bytes.insert(b);
+        sectors.insert(b / 32);
+      }
+    }
+    const SectorCost c = sector_cost(mask, addr, width);
+    ASSERT_EQ(c.sectors, sectors.size()) << "seed " << seed << " trial " << trial;
+    ASSERT_EQ(c.ideal, (bytes.size() + 31) / 32) << "seed " << seed << " trial " << trial;
+    ASSERT_EQ(c.bytes, asked) << "seed " << seed << " trial " << trial;
+    one_range += shape == 0 && mask != 0;
+  }
+  EXPECT_GT(one_range, 1000u);
 }
 
 TEST(AccessAnalysis, CountsPerInstructionAndBranches) {
@@ -219,6 +265,32 @@ TEST(AccessAnalysis, PcsFirstMetByLaterBlocksStaySortedAndSummed) {
   EXPECT_EQ(got_pcs, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(a.branches().size(), 8u);
   EXPECT_THROW(a.accesses().at(8), std::out_of_range);
+}
+
+// A launch's only block, its pcs met out of order (a loop's body below its
+// test): its entries, taken whole, come out in ascending pc order too.
+TEST(AccessAnalysis, AnOnlyBlockMetOutOfOrderIsSorted) {
+  using testing::access;
+  using testing::instr;
+  std::vector<emu::InstrInfo> ld;
+  for (uint32_t pc = 0; pc < 8; ++pc) ld.push_back(instr(pc, 10, "ld.global"));
+  AccessAnalysis a;
+  auto obs = a.make_block_observer({0, 1, 1});
+  for (uint32_t pc : {6u, 2u, 4u, 6u, 1u}) {
+    obs->on_memory(access(emu::Space::Global, emu::MemOp::Load, 4, &ld[pc], 0,
+                          [](unsigned l) { return 0x10000 + 4 * l; }));
+    obs->on_branch({1u, 0u, &ld[pc], {0, 1, 1}, 0});
+  }
+  a.finish_block({0, 1, 1}, std::move(obs));
+  std::vector<uint32_t> accesses, branches;
+  for (const auto& [pc, s] : a.accesses()) accesses.push_back(pc);
+  for (const auto& [pc, s] : a.branches()) branches.push_back(pc);
+  EXPECT_EQ(accesses, (std::vector<uint32_t>{1, 2, 4, 6}));
+  EXPECT_EQ(branches, (std::vector<uint32_t>{1, 2, 4, 6}));
+  EXPECT_EQ(a.accesses().at(6).counts.requests, 2u);
+  EXPECT_EQ(a.accesses().at(1).counts.requests, 1u);
+  EXPECT_EQ(a.branches().at(6).counts.uniform, 2u);
+  EXPECT_THROW(a.accesses().at(3), std::out_of_range);
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ struct BankCost {
 class BankCostCache {
  public:
   explicit BankCostCache(const std::vector<std::unique_ptr<bank::Model>>& models)
-      : models_(models.size()), keys_(kFirstEntries), costs_(kFirstEntries * models.size()) {
+      : models_(models.size()) {
     for (unsigned w = 0; w < std::size(period_); ++w) period_[w] = period_of(models, w);
   }
 
@@ -40,6 +40,8 @@ class BankCostCache {
   // them up front instead of growing them request by request).
   size_t pcs_seen() const { return last_.size(); }
   size_t pc_span() const { return last_at_.size(); }
+  // Whether a request of `pc` was costed through this cache before.
+  bool knows(uint32_t pc) const { return pc < last_at_.size() && last_at_[pc]; }
 
   // The models' common period for requests of `width` bytes per lane
   // (bank::Model::period): the pattern's modulus.
@@ -68,23 +70,29 @@ class BankCostCache {
   }
 
   // The memoized costs of `k` (models() entries), or nullptr; a hit
-  // becomes the pc's last request (`addr`: its addresses).
-  const BankCost* find(uint32_t pc, const AddressPattern& k, const uint64_t* addr) {
-    size_t i = k.hash() & (keys_.size() - 1);
+  // becomes the pc's last request (`addr`: its addresses). `hash`: k.hash(),
+  // made once for find and store.
+  const BankCost* find(uint32_t pc, const AddressPattern& k, uint64_t hash, const uint64_t* addr) {
+    if (keys_.empty()) return nullptr;
+    size_t i = hash & (keys_.size() - 1);
     if (!keys_[i].valid || !(keys_[i].key == k)) return nullptr;
     return remember_at(pc, k, addr, &costs_[i * models_]);
   }
   // Records the costs of `k` (models() entries, from a full evaluation).
-  void store(uint32_t pc, const AddressPattern& k, const uint64_t* addr, const BankCost* costs) {
-    // A table that has taken as many patterns as it has entries doubles
-    // (up to kEntries), starting empty again: a launch with few patterns
-    // sets up and touches a few KiB, not the whole table.
-    if (++stored_ > keys_.size() && keys_.size() < kEntries) {
-      keys_.assign(2 * keys_.size(), Slot{});
-      costs_.assign(keys_.size() * models_, BankCost{});
+  void store(uint32_t pc, const AddressPattern& k, uint64_t hash, const uint64_t* addr,
+             const BankCost* costs) {
+    // The table is made by the first store (a launch whose every request
+    // repeats its pc's last pattern makes none) with kFirstEntries; one that
+    // has taken as many patterns as it has entries doubles (up to
+    // kEntries), starting empty again: a launch with few patterns sets up
+    // and touches a few KiB, not the whole table.
+    if (keys_.empty() || (++stored_ > keys_.size() && keys_.size() < kEntries)) {
+      const size_t entries = keys_.empty() ? kFirstEntries : 2 * keys_.size();
+      keys_.assign(entries, Slot{});
+      costs_.assign(entries * models_, BankCost{});
       stored_ = 1;
     }
-    size_t i = k.hash() & (keys_.size() - 1);
+    size_t i = hash & (keys_.size() - 1);
     keys_[i] = {k, true};
     std::copy(costs, costs + models_, &costs_[i * models_]);
     remember_at(pc, k, addr, costs);

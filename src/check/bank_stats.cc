@@ -95,7 +95,8 @@ bool add_cost(BankCounts& c, const BankCost& k) {
 // A block's costliest request of one pc under one model, kept as it came:
 // the request and its full bank::Result are built in
 // BankAnalysis::finish_block, and only if it is the costliest of the kernel
-// so far.
+// so far; `full` holds that result when it was built on the way (see
+// BlockBank::on_memory).
 struct PendingWorst {
   bool set = false;
   uint8_t matrices = 0;
@@ -104,6 +105,7 @@ struct PendingWorst {
   uint32_t mask = 0;
   uint32_t warp = 0;
   uint64_t addr[32];
+  std::optional<bank::Result> full;
 
   // The request as the models take it; an ldmatrix/stmatrix in its plain
   // form (bank::as_request).
@@ -130,7 +132,8 @@ class BlockBank final : public emu::BlockObserver {
         block(block),
         pool_(pool),
         cache_(pool.take(models)),
-        scratch_(models.size()) {
+        scratch_(models.size()),
+        full_(models.size()) {
     // Blocks of one kernel mostly run the same shared-memory instructions.
     if (const size_t n = cache_->pcs_seen()) {
       sites.reserve(n);
@@ -161,18 +164,25 @@ class BlockBank final : public emu::BlockObserver {
     const BankCost* costs = cache_ && mask ? cache_->same_as_last(pc, op_code, a.width, a.matrices,
                                                                   mask, a.addr, period)
                                            : nullptr;
+    // A pc this worker's cache has not met yet (the launch's first block on
+    // the worker) has its first request costed in full: it becomes the
+    // block's costliest one at the pc, whose bank map finish_block would
+    // otherwise build in a second evaluation (a short launch's largest cost).
+    bool mapped = false;
     if (!costs) {
       AddressPattern key;
       const bool keyed =
           cache_ && mask && key.make(op_code, a.width, a.matrices, mask, a.addr, period);
-      if (keyed) costs = cache_->find(pc, key, a.addr);
+      const uint64_t hash = keyed ? key.hash() : 0;
+      if (keyed) costs = cache_->find(pc, key, hash, a.addr);
       if (!costs) {
         PendingWorst r;
         fill(r, a);
         const bank::Request req = r.request(op);
+        mapped = cache_ && !cache_->knows(pc);
         for (size_t m = 0; m < models_.size(); ++m)
-          scratch_[m] = cost_of(*models_[m], req, a.matrices, nullptr);
-        if (keyed) cache_->store(pc, key, a.addr, scratch_.data());
+          scratch_[m] = cost_of(*models_[m], req, a.matrices, mapped ? &full_[m] : nullptr);
+        if (keyed) cache_->store(pc, key, hash, a.addr, scratch_.data());
         costs = scratch_.data();
       }
     }
@@ -187,6 +197,10 @@ class BlockBank final : public emu::BlockObserver {
       fill(w, a);
       w.set = true;
       w.excess = k.wavefronts - k.ideal;
+      if (mapped)
+        w.full = std::move(full_[m]);
+      else
+        w.full.reset();
     }
   }
 
@@ -197,8 +211,8 @@ class BlockBank final : public emu::BlockObserver {
   const BankCounts& counts(size_t site, size_t m) const {
     return counts_[site * models_.size() + m];
   }
-  const PendingWorst* worst(size_t site, size_t m) const {
-    const PendingWorst& w = worst_[site * models_.size() + m];
+  PendingWorst* worst(size_t site, size_t m) {
+    PendingWorst& w = worst_[site * models_.size() + m];
     return w.set ? &w : nullptr;
   }
 
@@ -238,6 +252,7 @@ class BlockBank final : public emu::BlockObserver {
   BankCostCachePool& pool_;
   std::unique_ptr<BankCostCache> cache_;
   std::vector<BankCost> scratch_;    // costs of a request the cache did not know
+  std::vector<bank::Result> full_;   // its full results, where built (by model)
   std::vector<uint32_t> site_at_;    // by pc: site + 1, 0 for none yet
   std::vector<BankCounts> counts_;   // site x model
   std::vector<PendingWorst> worst_;  // site x model
@@ -293,11 +308,14 @@ void BankAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> o
       // The block's costliest request replaces the kernel's only when
       // strictly costlier (earlier blocks win ties): only then is its full
       // result (the bank map shown) built.
-      const PendingWorst* w = b->worst(site, m);
+      PendingWorst* w = b->worst(site, m);
       if (!w || (into.worst && w->excess <= excess(into.worst->result))) continue;
       const bank::Request request = w->request(bank_op(s.op));
       bank::Result res;
-      cost_of(*models_[m], request, w->matrices, &res);
+      if (w->full)
+        res = std::move(*w->full);
+      else
+        cost_of(*models_[m], request, w->matrices, &res);
       into.worst = WorstRequest{request, std::move(res), w->matrices, b->block, w->warp};
     }
   }
