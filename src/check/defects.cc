@@ -1770,9 +1770,11 @@ namespace {
 // checking a small block. Bounded in number and in memory held.
 class SpareRecords {
  public:
+  // Never destroyed: a launch on another thread may end while the process
+  // exits (still reachable, so not a leak to LeakSanitizer).
   static SpareRecords& get() {
-    static SpareRecords pool;
-    return pool;
+    static auto* pool = new SpareRecords;
+    return *pool;
   }
   std::unique_ptr<BlockRecords> take() {
     std::lock_guard<std::mutex> lock(mu_);
