@@ -860,7 +860,9 @@ class BlockDefects final : public emu::BlockObserver {
     }
     return true;
   }
-  void plain_load_apply(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
+  // (Inlined: it runs per lane, and the call cost more than its common case.)
+  [[gnu::always_inline]] void plain_load_apply(const emu::MemAccess& a, uint32_t thread,
+                                               uint64_t addr) {
     uint32_t first = static_cast<uint32_t>(addr / 4), end = first + a.width / 4;
     uint32_t wepoch = wepoch_[thread / 32];
     for (uint32_t w = first; w < end; ++w) {

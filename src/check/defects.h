@@ -18,8 +18,9 @@
 // turned into findings by the caller with `from_emulator_error`.
 // Common patterns take fast paths with the same findings as the general
 // per-lane path (docs/check-cost.md, branches `defects` and `global`):
-// global lines streamed in, or written once, kept per line; shared words
-// quiet for every reader noted per word.
+// global lines streamed in, written once, or read and written back in place
+// by the same threads, kept per line; shared words quiet for every reader
+// noted per word; block records kept for the next blocks and launches.
 #pragma once
 
 #include <array>
