@@ -318,8 +318,6 @@ class BlockDefects final : public emu::BlockObserver {
     log_.clear();
   }
 
-  // A shared load of whole words, aligned and inside one variable, by
-  // warp `a.warp`; lo and hi: its lowest and highest lane address.
   // Every word of [addr, addr + width) quiet for every thread (quiet_shared).
   bool quiet_for_all(uint64_t addr, unsigned width) const {
     for (uint64_t w = addr / 4; w < (addr + width) / 4; ++w)
@@ -327,17 +325,14 @@ class BlockDefects final : public emu::BlockObserver {
     return true;
   }
 
+  // A shared load of whole words, aligned and inside one variable, by
+  // warp `a.warp`; lo and hi: its lowest and highest lane address.
   void shared_load(const emu::MemAccess& a, uint64_t lo, uint64_t hi) {
     // Most shared loads read whole words that need no update (see
     // quiet_read): tested here per lane without the general path's setup.
     // A broadcast (every lane at one address) is one test when its words
     // are quiet for every thread.
-    if (lo == hi && compact_) {
-      bool quiet = true;
-      for (uint64_t w = lo / 4; quiet && w < (lo + a.width) / 4; ++w)
-        quiet = quiet_until_[w] == epoch_ + 1;
-      if (quiet) return;
-    }
+    if (lo == hi && compact_ && quiet_for_all(lo, a.width)) return;
     // A whole warp: when the words of the lanes not repeating the lane
     // before or the lane 16 below are all quiet for every thread, the
     // load changes nothing (tests only, so the per-lane loop below stays
@@ -348,11 +343,8 @@ class BlockDefects final : public emu::BlockObserver {
       for (unsigned l = 1; l < 32; ++l) repeat |= uint32_t{a.addr[l] == a.addr[l - 1]} << l;
       for (unsigned l = 16; l < 32; ++l) repeat |= uint32_t{a.addr[l] == a.addr[l - 16]} << l;
       bool quiet = true;
-      for (uint32_t m = ~repeat; quiet && m; m &= m - 1) {
-        uint64_t addr = a.addr[__builtin_ctz(m)];
-        for (uint64_t w = addr / 4; quiet && w < (addr + a.width) / 4; ++w)
-          quiet = quiet_until_[w] == epoch_ + 1;
-      }
+      for (uint32_t m = ~repeat; quiet && m; m &= m - 1)
+        quiet = quiet_for_all(a.addr[__builtin_ctz(m)], a.width);
       if (quiet) return;
     }
     // Every lane's words written before this epoch or by the lane itself
@@ -596,8 +588,10 @@ class BlockDefects final : public emu::BlockObserver {
 
   // The barrier epoch of word `w`'s access in compact line `g`: the line's
   // last, or one before it (which the current epoch never equals again).
-  static uint32_t epoch_of(const GlobalLine& g, unsigned w) {
-    return g.now >> w & 1u ? g.epoch : g.epoch - 1;
+  static uint32_t epoch_of(const GlobalLine& g, unsigned w) { return epoch_of(g.now, g.epoch, w); }
+  // The same from a line's (or an InPlace record's) `now` and epoch.
+  static uint32_t epoch_of(uint32_t now, uint32_t epoch, unsigned w) {
+    return now >> w & 1u ? epoch : epoch - 1;
   }
 
   // Word `w` of line `g`'s record, as the per-word path would have made it
@@ -612,7 +606,7 @@ class BlockDefects final : public emu::BlockObserver {
     t.after_atomic = g.after_atomic;
     if (const InPlace* ip = read_in_place(g, w)) {
       t.instr = ip->instr;
-      t.epoch = ip->now >> w & 1u ? ip->epoch : ip->epoch - 1;
+      t.epoch = epoch_of(ip->now, ip->epoch, w);
       t.aux = ip->wepoch;
       t.state = kReadOnce;
     } else if (g.write) {
@@ -1413,9 +1407,8 @@ class BlockDefects final : public emu::BlockObserver {
   }
 
   // stream_line_distinct for one lane's one word (a strided access, as a
-  // column of a row-major array: a line per lane) in a line of one
-  // instruction: the same steps without the loops over lanes and words.
-  // A second reader, or another instruction, takes the general step.
+  // column of a row-major array: a line per lane): the same steps without
+  // the loops over lanes and words. A second reader takes the general step.
   bool stream_word(const emu::MemAccess& a, GlobalLine& g, unsigned lane) {
     const bool write = a.op == emu::MemOp::Store;
     const auto w = static_cast<unsigned>(a.addr[lane] / 4 % kLineWords);
