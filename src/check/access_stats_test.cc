@@ -234,23 +234,33 @@ TEST(AccessAnalysis, ACopyMergesIntoItsOwnCounts) {
   EXPECT_EQ(copy.branches().at(3).counts.divergent, 3u);
 }
 
+// Eight global loads at pcs 0..7, and a block's coalesced load and branch
+// at one of them (lane 0 jumps, lanes `not_taken` fall through: divergent
+// unless none).
+std::vector<emu::InstrInfo> loads_at_pcs() {
+  std::vector<emu::InstrInfo> ld;
+  for (uint32_t pc = 0; pc < 8; ++pc) ld.push_back(testing::instr(pc, 10, "ld.global"));
+  return ld;
+}
+void load_and_branch(emu::BlockObserver& obs, const emu::InstrInfo& in, emu::Dim3 block,
+                     uint32_t not_taken) {
+  obs.on_memory(testing::access(emu::Space::Global, emu::MemOp::Load, 4, &in, 0,
+                                [](unsigned l) { return 0x10000 + 4 * l; }));
+  obs.on_branch({1u, not_taken, &in, block, 0});
+}
+
 // Entries stay in ascending pc order, each pc's counts summed, when later
 // blocks meet pcs below, between and above the first block's (the table
 // is re-sorted and its pc index rebuilt).
 TEST(AccessAnalysis, PcsFirstMetByLaterBlocksStaySortedAndSummed) {
-  using testing::access;
-  using testing::instr;
-  std::vector<emu::InstrInfo> ld;
-  for (uint32_t pc = 0; pc < 8; ++pc) ld.push_back(instr(pc, 10, "ld.global"));
+  const std::vector<emu::InstrInfo> ld = loads_at_pcs();
   AccessAnalysis a;
   const std::vector<std::vector<uint32_t>> blocks = {{5, 3}, {7, 1, 3}, {4, 0, 5}, {6, 2, 1}};
   std::map<uint32_t, uint64_t> want;
   for (uint32_t b = 0; b < blocks.size(); ++b) {
     auto obs = a.make_block_observer({b, 1, 1});
     for (uint32_t pc : blocks[b]) {
-      obs->on_memory(access(emu::Space::Global, emu::MemOp::Load, 4, &ld[pc], 0,
-                            [](unsigned l) { return 0x10000 + 4 * l; }));
-      obs->on_branch({1u, 2u, &ld[pc], {b, 1, 1}, 0});
+      load_and_branch(*obs, ld[pc], {b, 1, 1}, 2u);
       ++want[pc];
     }
     a.finish_block({b, 1, 1}, std::move(obs));
@@ -270,17 +280,10 @@ TEST(AccessAnalysis, PcsFirstMetByLaterBlocksStaySortedAndSummed) {
 // A launch's only block, its pcs met out of order (a loop's body below its
 // test): its entries, taken whole, come out in ascending pc order too.
 TEST(AccessAnalysis, AnOnlyBlockMetOutOfOrderIsSorted) {
-  using testing::access;
-  using testing::instr;
-  std::vector<emu::InstrInfo> ld;
-  for (uint32_t pc = 0; pc < 8; ++pc) ld.push_back(instr(pc, 10, "ld.global"));
+  const std::vector<emu::InstrInfo> ld = loads_at_pcs();
   AccessAnalysis a;
   auto obs = a.make_block_observer({0, 1, 1});
-  for (uint32_t pc : {6u, 2u, 4u, 6u, 1u}) {
-    obs->on_memory(access(emu::Space::Global, emu::MemOp::Load, 4, &ld[pc], 0,
-                          [](unsigned l) { return 0x10000 + 4 * l; }));
-    obs->on_branch({1u, 0u, &ld[pc], {0, 1, 1}, 0});
-  }
+  for (uint32_t pc : {6u, 2u, 4u, 6u, 1u}) load_and_branch(*obs, ld[pc], {0, 1, 1}, 0u);
   a.finish_block({0, 1, 1}, std::move(obs));
   std::vector<uint32_t> accesses, branches;
   for (const auto& [pc, s] : a.accesses()) accesses.push_back(pc);
