@@ -77,6 +77,22 @@ class ShadowWords {
   };
   std::vector<Word> words_;
   std::vector<std::array<Shadow, 4>> bytes_;
+
+ public:
+  // The word records as a plain pointer, for loops over a warp's lanes: a
+  // store into a record could alias the vector's own pointer, which the
+  // compiler would then reload for every record (records never move
+  // between reset() and the next reset() or add()).
+  class View {
+   public:
+    explicit View(Word* words) : words_(words) {}
+    bool whole(uint32_t slot) const { return words_[slot].bytes == kWhole; }
+    Shadow& word(uint32_t slot) const { return words_[slot].shadow; }
+
+   private:
+    Word* words_;
+  };
+  View view() { return View(words_.data()); }
 };
 
 std::string dim_text(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
@@ -93,6 +109,17 @@ struct LoggedLoad {
 }  // namespace
 
 class BlockDefects final : public emu::BlockObserver {
+  // What a warp's lanes read of the block's state, read once for all of
+  // them: a lane's stores into shadow records may alias the members, and
+  // the compiler would reload them lane by lane. Valid while the warp's
+  // access is handled (no barrier, __syncwarp or event in between).
+  struct WarpNow {
+    uint32_t epoch, wepoch;  // the barrier epoch; the warp's warp-sync epoch
+    uint64_t event;
+    ShadowWords::View shared;
+    uint32_t* quiet_until;
+  };
+
  public:
   // `records`: emptied records to fill (DefectCheck::spare_ or new).
   BlockDefects(DefectCheck& owner, emu::Dim3 block, std::unique_ptr<BlockRecords> records);
@@ -156,8 +183,10 @@ class BlockDefects final : public emu::BlockObserver {
       return;
     }
     if (a.space == emu::Space::Shared && a.op == emu::MemOp::Store && compact_ && aligned &&
-        in_bounds && a.width % 4 == 0 && pending_uninit_.empty() && warp_store(a))
+        in_bounds && a.width % 4 == 0 && pending_uninit_.empty()) {
+      warp_store(a);
       return;
+    }
     uint32_t lanes = a.mask;
     if (a.space == emu::Space::Global && compact_ && aligned && a.width % 4 == 0 &&
         (a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad || a.op == emu::MemOp::Store))
@@ -261,31 +290,41 @@ class BlockDefects final : public emu::BlockObserver {
   }
 
   // A warp's plain store of whole, aligned words inside the shared
-  // variables, each passing store_needs_no_test: plain_store for every
-  // lane at once, without the per-lane
-  // path's set-up. Testing all lanes before writing any is the same as lane
-  // by lane: a word two lanes store to passes the tests for both, and the
-  // second lane's write, of the same instruction, is no hazard with the
-  // first (hazards() would only add it to the writing lanes, as note_write
-  // does). False: nothing done.
-  bool warp_store(const emu::MemAccess& a) {
-    const uint32_t words = a.width / 4;
+  // variables, lane by lane: a lane whose words all pass
+  // store_needs_no_test is plain_store without the per-lane path's set-up
+  // (shared()'s bounds, alignment and kind tests, known to pass here);
+  // another lane takes shared() itself. Lane order is kept, so each lane
+  // sees the words as the lanes before it left them.
+  // (kWords: the words of a lane, 0 for a.width / 4; one word, the common
+  // case, compiles without the loops over a lane's words.)
+  void warp_store(const emu::MemAccess& a) {
+    if (a.width == 4)
+      warp_store<1>(a);
+    else
+      warp_store<0>(a);
+  }
+  template <uint32_t kWords>
+  void warp_store(const emu::MemAccess& a) {
+    const uint32_t words = kWords ? kWords : a.width / 4, base = a.warp * 32;
+    const WarpNow n = warp_now(a.warp);
+    const emu::InstrInfo* instr = a.instr;
+    const uint8_t* written_whole = written_whole_.data();
     for (uint32_t m = a.mask; m; m &= m - 1) {
       const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
-      const uint32_t thread = a.warp * 32 + l, first = static_cast<uint32_t>(a.addr[l] / 4);
-      for (uint32_t w = first; w < first + words; ++w)
-        if (!shared_.whole(w) || !store_needs_no_test(shared_.word(w), thread)) return false;
-    }
-    for (uint32_t m = a.mask; m; m &= m - 1) {
-      const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
-      const uint32_t thread = a.warp * 32 + l, first = static_cast<uint32_t>(a.addr[l] / 4);
-      for (uint32_t w = first; w < first + words; ++w) {
-        quiet_until_[w] = 0;
-        note_write(shared_.word(w), thread, false, a.instr);
+      const uint32_t thread = base + l, first = static_cast<uint32_t>(a.addr[l] / 4);
+      bool plain = true;
+      for (uint32_t w = first; plain && w < first + words; ++w)
+        plain = n.shared.whole(w) && store_needs_no_test(n.shared.word(w), thread, n);
+      if (!plain) {
+        shared(a, thread, a.addr[l], true);
+        continue;
       }
-      note_written_whole(a.addr[l], a.width);
+      for (uint32_t w = first; w < first + words; ++w) {
+        n.quiet_until[w] = 0;
+        note_write(n.shared.word(w), thread, false, instr, n);
+        if (!written_whole[w]) note_word_written_whole(w);  // (note_written_whole's)
+      }
     }
-    return true;
   }
 
   void replay_loads() {
@@ -301,12 +340,16 @@ class BlockDefects final : public emu::BlockObserver {
       r.instr = g.instr;
       r.warp = g.warp;
       if (shared_.all_whole()) {
+        const WarpNow n = warp_now(g.warp);
+        const uint32_t words = g.width / 4;
         // What shared_load would do: its words were ever written and none
         // in this epoch when log_load took it, and nothing has touched them
         // since (that would have replayed it), so every lane passes
         // plain_load_ok; only the readers' update is left, lane by lane.
-        for (uint32_t l = 0; l < 32; ++l)
-          plain_load_apply(r, g.warp * 32 + l, (l < 16 ? g.a0 : g.a1) + g.stride * (l % 16));
+        for (uint32_t l = 0; l < 32; ++l) {
+          const uint64_t addr = (l < 16 ? g.a0 : g.a1) + g.stride * (l % 16);
+          plain_load_apply(g.warp * 32 + l, static_cast<uint32_t>(addr / 4), words, g.instr, n);
+        }
         continue;
       }
       for (uint64_t l = 0; l < 16; ++l) {  // (a split word: shared_load's per-byte path)
@@ -322,6 +365,11 @@ class BlockDefects final : public emu::BlockObserver {
   bool quiet_for_all(uint64_t addr, unsigned width) const {
     for (uint64_t w = addr / 4; w < (addr + width) / 4; ++w)
       if (quiet_until_[w] != epoch_ + 1) return false;
+    return true;
+  }
+  static bool quiet_for_all(uint32_t first, uint32_t words, const WarpNow& n) {
+    for (uint32_t w = first; w < first + words; ++w)
+      if (n.quiet_until[w] != n.epoch + 1) return false;
     return true;
   }
 
@@ -347,10 +395,10 @@ class BlockDefects final : public emu::BlockObserver {
         quiet = quiet_for_all(a.addr[__builtin_ctz(m)], a.width);
       if (quiet) return;
     }
-    // Every lane's words written before this epoch or by the lane itself
-    // (no hazard, no uninitialized read: plain_load's test, which no
-    // load changes): their readers updated lane by lane without the
-    // per-lane path's set-up.
+    // Lane by lane, in lane order: a lane whose words were written before
+    // this epoch or by the lane itself (no hazard, no uninitialized read)
+    // takes plain_load, its readers' update without the per-lane path's
+    // set-up; any other lane takes shared() itself.
     // A lane whose words are quiet for every thread (quiet_until_, one
     // 4-byte test a word) is skipped: a load leaves them as they are. Only
     // a lane not above every lane before it is tested: lanes that share a
@@ -358,26 +406,11 @@ class BlockDefects final : public emu::BlockObserver {
     // word's first two readers are recorded, and lanes at increasing
     // addresses pay one compare.
     if (compact_) {
-      bool ok = true;
-      uint64_t top = 0;  // the highest lane address so far, plus one
-      for (uint32_t m = a.mask; ok && m; m &= m - 1) {
-        auto lane = static_cast<unsigned>(__builtin_ctz(m));
-        const uint64_t addr = a.addr[lane];
-        ok = (addr < top && quiet_for_all(addr, a.width)) ||
-             plain_load_ok(a, a.warp * 32 + lane, addr);
-        top = std::max(top, addr + 1);
-      }
-      if (ok) {
-        top = 0;
-        for (uint32_t m = a.mask; m; m &= m - 1) {
-          auto lane = static_cast<unsigned>(__builtin_ctz(m));
-          const uint64_t addr = a.addr[lane];
-          if (addr >= top || !quiet_for_all(addr, a.width))
-            plain_load_apply(a, a.warp * 32 + lane, addr);
-          top = std::max(top, addr + 1);
-        }
-        return;
-      }
+      if (a.width == 4)
+        shared_load_lanes<1>(a);
+      else
+        shared_load_lanes<0>(a);
+      return;
     }
     // A lane at the address of the lane before it, or of the lane 16
     // below (a half-warp repeat), whose words were quiet for every thread
@@ -403,6 +436,27 @@ class BlockDefects final : public emu::BlockObserver {
       if (q == Quiet::kNo) shared(a, thread, addr, true);
       prev_quiet = q == Quiet::kAll;
       if (prev_quiet) all_quiet |= 1u << lane;
+    }
+  }
+
+  // shared_load's lane loop (kWords as for warp_store).
+  template <uint32_t kWords>
+  void shared_load_lanes(const emu::MemAccess& a) {
+    const uint32_t words = kWords ? kWords : a.width / 4, base = a.warp * 32;
+    const WarpNow n = warp_now(a.warp);
+    const emu::InstrInfo* instr = a.instr;
+    uint64_t top = 0;  // the highest lane address so far, plus one
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      auto lane = static_cast<unsigned>(__builtin_ctz(m));
+      const uint64_t addr = a.addr[lane];
+      const uint32_t first = static_cast<uint32_t>(addr / 4);
+      const bool above = addr >= top;
+      top = std::max(top, addr + 1);
+      if (!above && quiet_for_all(first, words, n)) continue;
+      if (plain_load_ok(base + lane, first, words, n))
+        plain_load_apply(base + lane, first, words, instr, n);
+      else
+        shared(a, base + lane, addr, true);
     }
   }
 
@@ -620,18 +674,26 @@ class BlockDefects final : public emu::BlockObserver {
   }
 
  private:
+  WarpNow warp_now(uint32_t warp) {
+    return {epoch_, wepoch_[warp], event_, shared_.view(), quiet_until_.data()};
+  }
+
   // `thread` wrote the word now: the fast store path and the general path
   // record a write the same way.
   void note_write(Shadow& s, uint32_t thread, bool atomic, const emu::InstrInfo* instr) {
+    note_write(s, thread, atomic, instr, warp_now(thread / 32));
+  }
+  void note_write(Shadow& s, uint32_t thread, bool atomic, const emu::InstrInfo* instr,
+                  const WarpNow& n) {
     uint32_t warp = thread / 32;
-    s.w_lanes = s.w_event == event_ && s.w_thread / 32 == warp ? s.w_lanes : 0;
+    s.w_lanes = s.w_event == n.event && s.w_thread / 32 == warp ? s.w_lanes : 0;
     s.w_lanes |= 1u << (thread % 32);
     s.written = s.ever_written = true;
     s.w_atomic = atomic;
     s.w_thread = thread;
-    s.w_epoch = epoch_;
-    s.w_wepoch = wepoch_[warp];
-    s.w_event = event_;
+    s.w_epoch = n.epoch;
+    s.w_wepoch = n.wepoch;
+    s.w_event = n.event;
     s.w_instr = instr;
     s.read = s.r2 = false;
   }
@@ -740,11 +802,15 @@ class BlockDefects final : public emu::BlockObserver {
   // and this epoch's readers are recorded already (this thread, or two
   // others). The general path in hazards() would report and record nothing.
   bool quiet_global_read(const Shadow& s, uint32_t thread) const {
-    return s.read && s.r_epoch == epoch_ && (s.r2 || s.r_thread == thread) &&
-           !(s.written && s.w_epoch == epoch_);
+    return quiet_global_read(s, thread, epoch_);
   }
-  bool quiet_read(const Shadow& s, uint32_t thread) const {
-    return s.ever_written && quiet_global_read(s, thread);
+  static bool quiet_global_read(const Shadow& s, uint32_t thread, uint32_t epoch) {
+    return s.read && s.r_epoch == epoch && (s.r2 || s.r_thread == thread) &&
+           !(s.written && s.w_epoch == epoch);
+  }
+  bool quiet_read(const Shadow& s, uint32_t thread) const { return quiet_read(s, thread, epoch_); }
+  static bool quiet_read(const Shadow& s, uint32_t thread, uint32_t epoch) {
+    return s.ever_written && quiet_global_read(s, thread, epoch);
   }
   // quiet_read of a whole shared word. A word quiet for two readers of this
   // epoch (r2) is quiet for every thread until the epoch ends or the word
@@ -808,17 +874,25 @@ class BlockDefects final : public emu::BlockObserver {
   // hazard when it is the same thread, or a lane of the same warp with a
   // __syncwarp() between (hazards()'s conflict() reports nothing then).
   bool ordered(uint32_t thread, uint32_t other, uint32_t other_wepoch) const {
-    return other == thread || (other / 32 == thread / 32 && other_wepoch != wepoch_[thread / 32]);
+    return ordered(thread, other, other_wepoch, wepoch_[thread / 32]);
+  }
+  // (`wepoch`: the warp-sync epoch of `thread`'s warp.)
+  static bool ordered(uint32_t thread, uint32_t other, uint32_t other_wepoch, uint32_t wepoch) {
+    return other == thread || (other / 32 == thread / 32 && other_wepoch != wepoch);
   }
 
   // A plain store to a whole shared word that needs only note_write: no
   // access of this barrier epoch by another thread unordered with it (a
   // thread filling its own slot; a warp-synchronous step after __syncwarp()).
-  bool store_needs_no_test(const Shadow& s, uint32_t thread) const {
-    if (s.written && s.w_epoch == epoch_ && !ordered(thread, s.w_thread, s.w_wepoch)) return false;
-    return !(s.read && s.r_epoch == epoch_) ||
-           (ordered(thread, s.r_thread, s.r_wepoch) &&
-            (!s.r2 || ordered(thread, s.r2_thread, s.r2_wepoch)));
+  bool store_needs_no_test(const Shadow& s, uint32_t thread) {
+    return store_needs_no_test(s, thread, warp_now(thread / 32));
+  }
+  static bool store_needs_no_test(const Shadow& s, uint32_t thread, const WarpNow& n) {
+    if (s.written && s.w_epoch == n.epoch && !ordered(thread, s.w_thread, s.w_wepoch, n.wepoch))
+      return false;
+    return !(s.read && s.r_epoch == n.epoch) ||
+           (ordered(thread, s.r_thread, s.r_wepoch, n.wepoch) &&
+            (!s.r2 || ordered(thread, s.r2_thread, s.r2_wepoch, n.wepoch)));
   }
 
   // A plain store of whole shared words that store_needs_no_test allows:
@@ -838,61 +912,65 @@ class BlockDefects final : public emu::BlockObserver {
   // the read back, see hazards()): hazards()'s reader update without its
   // per-byte setup; false (nothing done) else.
   bool plain_load(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
-    if (!plain_load_ok(a, thread, addr)) return false;
-    plain_load_apply(a, thread, addr);
+    return plain_load(a, thread, addr, warp_now(thread / 32));
+  }
+  bool plain_load(const emu::MemAccess& a, uint32_t thread, uint64_t addr, const WarpNow& n) {
+    const uint32_t first = static_cast<uint32_t>(addr / 4), words = a.width / 4;
+    if (!plain_load_ok(thread, first, words, n)) return false;
+    plain_load_apply(thread, first, words, a.instr, n);
     return true;
   }
-  bool plain_load_ok(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
-    uint32_t first = static_cast<uint32_t>(addr / 4), end = first + a.width / 4;
-    for (uint32_t w = first; w < end; ++w) {
-      if (!shared_.whole(w)) return false;
-      const Shadow& s = shared_.word(w);
-      if (!s.ever_written ||
-          (s.written && s.w_epoch == epoch_ &&
-           (s.w_atomic ? s.w_thread != thread : !ordered(thread, s.w_thread, s.w_wepoch))))
+  // (Of the words [first, first + words), as the lanes' loops know them.)
+  static bool plain_load_ok(uint32_t thread, uint32_t first, uint32_t words, const WarpNow& n) {
+    for (uint32_t w = first; w < first + words; ++w) {
+      if (!n.shared.whole(w)) return false;
+      const Shadow& s = n.shared.word(w);
+      if (!s.ever_written || (s.written && s.w_epoch == n.epoch &&
+                              (s.w_atomic ? s.w_thread != thread
+                                          : !ordered(thread, s.w_thread, s.w_wepoch, n.wepoch))))
         return false;
     }
     return true;
   }
   // (Inlined: it runs per lane, and the call cost more than its common case.)
-  [[gnu::always_inline]] void plain_load_apply(const emu::MemAccess& a, uint32_t thread,
-                                               uint64_t addr) {
-    uint32_t first = static_cast<uint32_t>(addr / 4), end = first + a.width / 4;
-    uint32_t wepoch = wepoch_[thread / 32];
-    for (uint32_t w = first; w < end; ++w) {
-      Shadow& s = shared_.word(w);
-      if (quiet_read(s, thread)) continue;  // hazards() leaves these as they are
+  [[gnu::always_inline]] static void plain_load_apply(uint32_t thread, uint32_t first,
+                                                      uint32_t words, const emu::InstrInfo* instr,
+                                                      const WarpNow& n) {
+    const uint32_t epoch = n.epoch, wepoch = n.wepoch;
+    for (uint32_t w = first; w < first + words; ++w) {
+      Shadow& s = n.shared.word(w);
+      if (quiet_read(s, thread, epoch)) continue;  // hazards() leaves these as they are
       // (A word this read gives its second reader is quiet for every thread
       // from now on: noted as quiet_shared notes it, for the warp-wide test.)
-      if (s.read && s.r_epoch == epoch_ && s.r_thread != thread && !s.r2 &&
-          !(s.written && s.w_epoch == epoch_))
-        quiet_until_[w] = epoch_ + 1;
-      if (!s.read || s.r_epoch != epoch_) {
+      if (s.read && s.r_epoch == epoch && s.r_thread != thread && !s.r2 &&
+          !(s.written && s.w_epoch == epoch))
+        n.quiet_until[w] = epoch + 1;
+      if (!s.read || s.r_epoch != epoch) {
         s.read = true;
         s.r2 = false;
         s.r_atomic = false;
         s.r_thread = thread;
-        s.r_epoch = epoch_;
+        s.r_epoch = epoch;
         s.r_wepoch = wepoch;
-        s.r_instr = a.instr;
+        s.r_instr = instr;
       } else if (s.r_thread != thread && !s.r2) {
         s.r2 = true;
         s.r2_atomic = false;
         s.r2_thread = thread;
         s.r2_wepoch = wepoch;
-        s.r2_instr = a.instr;
+        s.r2_instr = instr;
       } else {  // as hazards(): a plain read takes a slot an atomic read holds
         bool own_r = s.r_thread == thread, own_r2 = s.r2 && s.r2_thread == thread;
         if (s.r_atomic && (own_r || !own_r2)) {
           s.r_atomic = false;
           s.r_thread = thread;
           s.r_wepoch = wepoch;
-          s.r_instr = a.instr;
+          s.r_instr = instr;
         } else if (s.r2 && s.r2_atomic && !own_r) {
           s.r2_atomic = false;
           s.r2_thread = thread;
           s.r2_wepoch = wepoch;
-          s.r2_instr = a.instr;
+          s.r2_instr = instr;
         }
       }
     }
