@@ -7,6 +7,9 @@
 #include <map>
 #include <set>
 #include <tuple>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "bank/bank_map.h"
 #include "check/word_map.h"
@@ -1983,9 +1986,14 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
       return;
     }
     uint32_t base = owner_words(ol);
-    for (unsigned w = 0; w < kLineWords; ++w) {
-      // (A compact line's read of a read-only word changes nothing.)
-      if (reads && (~words | ol.read_only) >> w & 1u) continue;
+    // The words the block touched (a compact line's present words; a
+    // line of atomics only has none), in word order; a compact line's read
+    // of a read-only word changes nothing. (Bit w of read_only changes
+    // only at word w, so the mask taken before the loop stays exact.)
+    uint32_t visit = g.words != BlockDefects::kNoWords ? ~0u : g.compact ? present(g.thread) : 0;
+    if (reads) visit &= words & ~ol.read_only;
+    for (uint32_t m = visit; m; m &= m - 1) {
+      const auto w = static_cast<unsigned>(__builtin_ctz(m));
       const BlockDefects::GlobalTouch t = b->touch(g, w);
       if (!t.touched) continue;
       GlobalOwner& o = owners_[base + w];
@@ -2001,10 +2009,24 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
 }
 
 // Bit w: word w has a thread (BlockDefects::kNoThread: not accessed).
+// (SSE2: sixteen words a compare, where the loop is 32 shifts and ors.)
 uint32_t DefectCheck::present(const std::array<uint16_t, 32>& thread) {
+  static_assert(BlockDefects::kNoThread == UINT16_MAX);
+#if defined(__SSE2__)
+  const __m128i none = _mm_set1_epi16(-1);
+  uint32_t absent = 0;
+  for (unsigned i = 0; i < 32; i += 16) {
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&thread[i]));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&thread[i + 8]));
+    const __m128i bytes = _mm_packs_epi16(_mm_cmpeq_epi16(lo, none), _mm_cmpeq_epi16(hi, none));
+    absent |= static_cast<uint32_t>(_mm_movemask_epi8(bytes)) << i;
+  }
+  return ~absent;
+#else
   uint32_t m = 0;
   for (unsigned w = 0; w < 32; ++w) m |= uint32_t{thread[w] != BlockDefects::kNoThread} << w;
   return m;
+#endif
 }
 
 uint32_t DefectCheck::read_only(const OwnerLine& ol) {
