@@ -311,7 +311,9 @@ class BlockDefects final : public emu::BlockObserver {
     const uint32_t words = kWords ? kWords : a.width / 4, base = a.warp * 32;
     const WarpNow n = warp_now(a.warp);
     const emu::InstrInfo* instr = a.instr;
-    const uint8_t* written_whole = written_whole_.data();
+    uint8_t* written_whole = written_whole_.data();
+    const uint16_t* var_of_word = var_of_word_.data();
+    uint32_t* unwritten = unwritten_.data();
     for (uint32_t m = a.mask; m; m &= m - 1) {
       const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
       const uint32_t thread = base + l, first = static_cast<uint32_t>(a.addr[l] / 4);
@@ -325,7 +327,10 @@ class BlockDefects final : public emu::BlockObserver {
       for (uint32_t w = first; w < first + words; ++w) {
         n.quiet_until[w] = 0;
         note_write(n.shared.word(w), thread, false, instr, n);
-        if (!written_whole[w]) note_word_written_whole(w);  // (note_written_whole's)
+        if (!written_whole[w]) {  // note_word_written_whole of a whole word written now
+          written_whole[w] = 1;
+          if (var_of_word[w] != kNoVar) --unwritten[var_of_word[w]];
+        }
       }
     }
   }
