@@ -1316,16 +1316,24 @@ class BlockDefects final : public emu::BlockObserver {
     // Else, lanes all in one line (a broadcast, a half-warp repeat) are
     // taken in lane order.
     uint64_t prev = a.addr[__builtin_ctz(a.mask)];
-    bool increasing = true, one_line = true;
+    bool increasing = true, one_line = true, spread = true;
     const uint64_t first_line = prev / (4 * kLineWords);
     for (uint32_t m = a.mask & (a.mask - 1); m; m &= m - 1) {
       uint64_t addr = a.addr[__builtin_ctz(m)];
       increasing &= addr > prev && addr - prev >= a.width;
       one_line &= addr / (4 * kLineWords) == first_line;
+      spread &= addr / (4 * kLineWords) != prev / (4 * kLineWords);
       prev = addr;
     }
     if (!increasing) return one_line && stream_line(a, first_line, a.mask, false) ? 0 : a.mask;
     uint32_t rest = 0;
+    if (spread) {  // every lane in a line of its own (a column of a row-major array)
+      for (uint32_t m = a.mask; m; m &= m - 1) {
+        const auto lane = static_cast<unsigned>(__builtin_ctz(m));
+        if (!stream_line(a, a.addr[lane] / (4 * kLineWords), 1u << lane, true)) rest |= 1u << lane;
+      }
+      return rest;
+    }
     for (uint32_t m = a.mask; m;) {
       // The lanes in the line of the first lane left (widths divide the
       // line, so no lane straddles two).
