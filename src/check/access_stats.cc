@@ -76,20 +76,84 @@ SectorCost sector_cost(uint32_t mask, const uint64_t* addr, unsigned width) {
 
 namespace {
 
+constexpr uint32_t kNone = ~0u;
+
+// Per pc: its entries in a block's `accesses` and `branches` (kNone: none
+// yet) and the last request costed there.
+struct PcState {
+  uint32_t stats = kNone;
+  uint32_t branch = kNone;
+  bool known = false;  // ref and width hold the last request's pattern
+  unsigned width = 0;
+  ShiftRef ref;
+  // The pattern's counts: bytes and distinct bytes do not change with a
+  // shift; sectors are kept per first-lane residue mod 32 (bit r of
+  // `seen`: sectors[r] is known; at most 2 sectors a lane, so 64).
+  uint64_t ideal = 0, bytes = 0;
+  uint32_t seen = 0;
+  uint32_t sectors[32];
+};
+
+// The per-pc states of a block, kept between blocks and launches
+// (SpareStates): a block takes those an earlier one left, their entries
+// unset, so that a short launch's block allocates no arrays, and a pc's
+// memo (a function of the request pattern alone, checked at every use)
+// holds on for any later block, of any kernel.
+struct PcStates {
+  // states[at[pc] - 1] (0: none yet): 4 bytes per pc, the ~450-byte
+  // records only for the pcs that access memory or branch.
+  std::vector<uint32_t> at;
+  std::vector<PcState> states;
+
+  size_t bytes() const {
+    return at.capacity() * sizeof(uint32_t) + states.capacity() * sizeof(PcState);
+  }
+};
+
+// Emptied PcStates for the next block, bounded in number and in size.
+class SpareStates {
+ public:
+  // Never destroyed: a launch on another thread may end while the process
+  // exits.
+  static SpareStates& get() {
+    static auto* pool = new SpareStates;
+    return *pool;
+  }
+  std::unique_ptr<PcStates> take() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!spare_.empty()) {
+        auto s = std::move(spare_.back());
+        spare_.pop_back();
+        return s;
+      }
+    }
+    return std::make_unique<PcStates>();
+  }
+  void give(std::unique_ptr<PcStates> s) {
+    if (!s || s->bytes() > kMaxBytes) return;
+    for (PcState& p : s->states) p.stats = p.branch = kNone;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (spare_.size() < kMaxSpare) spare_.push_back(std::move(s));
+  }
+
+ private:
+  static constexpr size_t kMaxSpare = 64, kMaxBytes = size_t{4} << 20;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<PcStates>> spare_;
+};
+
 class BlockAccess final : public emu::BlockObserver {
  public:
   // Sized up front by what an earlier block of the kernel met (`hint`):
   // no growth, and no copy of the per-pc records, request by request.
-  explicit BlockAccess(const AccessSizes& hint) {
-    state_at_.assign(hint.pc_span, 0);
-    states_.reserve(hint.pcs);
+  explicit BlockAccess(const AccessSizes& hint) : s_(SpareStates::get().take()) {
     accesses.reserve(hint.accesses);
     branches.reserve(hint.branches);
     executed.reserve(hint.executed);
   }
-  AccessSizes sizes() const {
-    return {state_at_.size(), states_.size(), accesses.size(), branches.size(), executed.size()};
-  }
+  ~BlockAccess() override { SpareStates::get().give(std::move(s_)); }
+  AccessSizes sizes() const { return {accesses.size(), branches.size(), executed.size()}; }
   void on_memory(const emu::MemAccess& a) override {
     if (a.mask == 0) return;
     AccessClass cls;
@@ -202,33 +266,15 @@ class BlockAccess final : public emu::BlockObserver {
   std::vector<std::pair<uint32_t, AccessAnalysis::Executed>> executed;  // ascending pc
 
  private:
-  static constexpr uint32_t kNone = ~0u;
-  // Per pc: its entries in `accesses` and `branches` (kNone: none yet) and
-  // the last request costed there.
-  struct PcState {
-    uint32_t stats = kNone;
-    uint32_t branch = kNone;
-    bool known = false;  // ref and width hold the last request's pattern
-    unsigned width = 0;
-    ShiftRef ref;
-    // The pattern's counts: bytes and distinct bytes do not change with a
-    // shift; sectors are kept per first-lane residue mod 32 (bit r of
-    // `seen`: sectors[r] is known; at most 2 sectors a lane, so 64).
-    uint64_t ideal = 0, bytes = 0;
-    uint32_t seen = 0;
-    uint32_t sectors[32];
-  };
   PcState& state_of(uint32_t pc) {
-    if (pc < state_at_.size() && state_at_[pc]) return states_[state_at_[pc] - 1];
-    if (pc >= state_at_.size()) state_at_.resize(std::max<size_t>(pc + 1, 2 * state_at_.size()), 0);
-    states_.emplace_back();
-    state_at_[pc] = static_cast<uint32_t>(states_.size());
-    return states_.back();
+    std::vector<uint32_t>& at = s_->at;
+    if (pc < at.size() && at[pc]) return s_->states[at[pc] - 1];
+    if (pc >= at.size()) at.resize(std::max<size_t>(pc + 1, 2 * at.size()), 0);
+    s_->states.emplace_back();
+    at[pc] = static_cast<uint32_t>(s_->states.size());
+    return s_->states.back();
   }
-  // states_[state_at_[pc] - 1] (0: none yet): 4 bytes per pc, the ~450-byte
-  // records only for the pcs that access memory or branch.
-  std::vector<uint32_t> state_at_;
-  std::vector<PcState> states_;
+  std::unique_ptr<PcStates> s_;
 };
 
 }  // namespace
@@ -248,8 +294,7 @@ void AccessAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver>
     const AccessSizes got = b->sizes();
     std::lock_guard<std::mutex> lock(sizes_.mu);
     AccessSizes& s = sizes_.seen;
-    s = {std::max(s.pc_span, got.pc_span), std::max(s.pcs, got.pcs),
-         std::max(s.accesses, got.accesses), std::max(s.branches, got.branches),
+    s = {std::max(s.accesses, got.accesses), std::max(s.branches, got.branches),
          std::max(s.executed, got.executed)};
   }
   accesses_.merge(std::move(b->accesses), [](AccessInstr& into, const AccessInstr& s) {

@@ -94,7 +94,7 @@ SectorCost sector_cost(uint32_t mask, const uint64_t* addr, unsigned width);
 // How much a block's per-pc tables held (AccessAnalysis sizes the next
 // blocks' tables by the largest seen).
 struct AccessSizes {
-  size_t pc_span = 0, pcs = 0, accesses = 0, branches = 0, executed = 0;
+  size_t accesses = 0, branches = 0, executed = 0;
 };
 
 // An analysis' entries by pc, in ascending pc order, as a std::map would

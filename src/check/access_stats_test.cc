@@ -107,11 +107,13 @@ TEST(AccessAnalysis, CountsPerInstructionAndBranches) {
 // fresh random global requests each run, most of them a few patterns
 // shifted by random amounts (multiples of 32: hits; others: misses), some
 // with lanes 2^31 bytes or more apart (not memoized); counts and the worst
-// request's addresses must equal a recount of every request.
+// request's addresses must equal a recount of every request. The memo
+// outlives a block and an analysis (PcStates): a launch met again, then a
+// new one, count the same.
 TEST(AccessAnalysis, MemoizedSectorsEqualARecount) {
   using testing::access;
   using testing::instr;
-  std::mt19937_64 rng(std::random_device{}());
+  const uint64_t seed = std::random_device{}();
   emu::InstrInfo ins[3] = {instr(0, 10, "ld.global"), instr(1, 11, "st.global.v2"),
                            instr(2, 12, "ld.global.v4")};
   const unsigned widths[3] = {4, 8, 16};
@@ -119,53 +121,57 @@ TEST(AccessAnalysis, MemoizedSectorsEqualARecount) {
     uint32_t pc, mask;
     uint64_t addr[32];
   };
-  auto fresh = [&] {
-    Pattern p;
-    p.pc = static_cast<uint32_t>(rng() % 3);
-    p.mask = rng() % 3 ? static_cast<uint32_t>(rng()) | 1u << (rng() % 32) : 0xffffffffu;
-    uint64_t stride = widths[p.pc] * (1 + rng() % 40);
-    uint64_t far = rng() % 10 == 0 ? uint64_t{1} << 32 : 0;
-    for (unsigned l = 0; l < 32; ++l)
-      p.addr[l] = 0x7f0000000000ull + (rng() % 2 ? l : rng() % 32) * stride + (l == 5 ? far : 0);
-    return p;
-  };
-  AccessAnalysis a;
-  a.on_kernel_begin({});
-  std::vector<Pattern> patterns;
-  for (int i = 0; i < 5; ++i) patterns.push_back(fresh());
-  SectorCounts want[3];
-  uint64_t worst_excess[3] = {};
-  bool has_worst[3] = {};
-  uint64_t worst_addr[3][32] = {};
-  for (uint32_t b = 0; b < 3; ++b) {
-    auto obs = a.make_block_observer({b, 1, 1});
-    for (int e = 0; e < 500; ++e) {
-      Pattern p = rng() % 6 ? patterns[rng() % patterns.size()] : fresh();
-      uint64_t shift = rng() % 2 ? 32 * (rng() % 1000) : rng() % 100000;
-      auto op = p.pc == 1 ? emu::MemOp::Store : emu::MemOp::Load;
-      auto ev = access(
-          emu::Space::Global, op, widths[p.pc], &ins[p.pc], 0,
-          [&](unsigned l) { return p.addr[l] + shift; }, p.mask);
-      obs->on_memory(ev);
-      SectorCost c = sector_cost(ev.mask, ev.addr, ev.width);
-      want[p.pc].add({1, c.sectors, c.ideal, c.bytes});
-      if (!has_worst[p.pc] || c.sectors - c.ideal > worst_excess[p.pc]) {
-        has_worst[p.pc] = true;
-        worst_excess[p.pc] = c.sectors - c.ideal;
-        std::copy(std::begin(ev.addr), std::end(ev.addr), worst_addr[p.pc]);
+  for (int launch = 0; launch < 3; ++launch) {
+    SCOPED_TRACE("seed " + std::to_string(seed) + " launch " + std::to_string(launch));
+    std::mt19937_64 rng(launch < 2 ? seed : seed + 1);
+    auto fresh = [&] {
+      Pattern p;
+      p.pc = static_cast<uint32_t>(rng() % 3);
+      p.mask = rng() % 3 ? static_cast<uint32_t>(rng()) | 1u << (rng() % 32) : 0xffffffffu;
+      uint64_t stride = widths[p.pc] * (1 + rng() % 40);
+      uint64_t far = rng() % 10 == 0 ? uint64_t{1} << 32 : 0;
+      for (unsigned l = 0; l < 32; ++l)
+        p.addr[l] = 0x7f0000000000ull + (rng() % 2 ? l : rng() % 32) * stride + (l == 5 ? far : 0);
+      return p;
+    };
+    AccessAnalysis a;
+    a.on_kernel_begin({});
+    std::vector<Pattern> patterns;
+    for (int i = 0; i < 5; ++i) patterns.push_back(fresh());
+    SectorCounts want[3];
+    uint64_t worst_excess[3] = {};
+    bool has_worst[3] = {};
+    uint64_t worst_addr[3][32] = {};
+    for (uint32_t b = 0; b < 3; ++b) {
+      auto obs = a.make_block_observer({b, 1, 1});
+      for (int e = 0; e < 500; ++e) {
+        Pattern p = rng() % 6 ? patterns[rng() % patterns.size()] : fresh();
+        uint64_t shift = rng() % 2 ? 32 * (rng() % 1000) : rng() % 100000;
+        auto op = p.pc == 1 ? emu::MemOp::Store : emu::MemOp::Load;
+        auto ev = access(
+            emu::Space::Global, op, widths[p.pc], &ins[p.pc], 0,
+            [&](unsigned l) { return p.addr[l] + shift; }, p.mask);
+        obs->on_memory(ev);
+        SectorCost c = sector_cost(ev.mask, ev.addr, ev.width);
+        want[p.pc].add({1, c.sectors, c.ideal, c.bytes});
+        if (!has_worst[p.pc] || c.sectors - c.ideal > worst_excess[p.pc]) {
+          has_worst[p.pc] = true;
+          worst_excess[p.pc] = c.sectors - c.ideal;
+          std::copy(std::begin(ev.addr), std::end(ev.addr), worst_addr[p.pc]);
+        }
       }
+      a.finish_block({b, 1, 1}, std::move(obs));
     }
-    a.finish_block({b, 1, 1}, std::move(obs));
-  }
-  for (uint32_t pc = 0; pc < 3; ++pc) {
-    if (!want[pc].requests) continue;
-    const AccessInstr& got = a.accesses().at(pc);
-    EXPECT_EQ(got.counts.requests, want[pc].requests) << pc;
-    EXPECT_EQ(got.counts.sectors, want[pc].sectors) << pc;
-    EXPECT_EQ(got.counts.ideal_sectors, want[pc].ideal_sectors) << pc;
-    EXPECT_EQ(got.counts.bytes, want[pc].bytes) << pc;
-    EXPECT_EQ(got.worst_excess, worst_excess[pc]) << pc;
-    for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(got.worst_addr[l], worst_addr[pc][l]) << pc;
+    for (uint32_t pc = 0; pc < 3; ++pc) {
+      if (!want[pc].requests) continue;
+      const AccessInstr& got = a.accesses().at(pc);
+      EXPECT_EQ(got.counts.requests, want[pc].requests) << pc;
+      EXPECT_EQ(got.counts.sectors, want[pc].sectors) << pc;
+      EXPECT_EQ(got.counts.ideal_sectors, want[pc].ideal_sectors) << pc;
+      EXPECT_EQ(got.counts.bytes, want[pc].bytes) << pc;
+      EXPECT_EQ(got.worst_excess, worst_excess[pc]) << pc;
+      for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(got.worst_addr[l], worst_addr[pc][l]) << pc;
+    }
   }
 }
 

@@ -174,25 +174,101 @@ class BankCostCache {
 
 // Caches handed to the blocks that run at one time (one per worker, as a
 // block returns its cache when it ends), so a cache keeps what earlier
-// blocks taught it.
+// blocks, and earlier launches, taught it. Holds at most kMaxFree.
 class BankCostCachePool {
  public:
   std::unique_ptr<BankCostCache> take(const std::vector<std::unique_ptr<bank::Model>>& models) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (free_.empty()) return std::make_unique<BankCostCache>(models);
-    auto c = std::move(free_.back());
-    free_.pop_back();
-    return c;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!free_.empty()) {
+        auto c = std::move(free_.back());
+        free_.pop_back();
+        return c;
+      }
+    }
+    return std::make_unique<BankCostCache>(models);
   }
   void give(std::unique_ptr<BankCostCache> c) {
     if (!c) return;
     std::lock_guard<std::mutex> lock(mu_);
-    free_.push_back(std::move(c));
+    if (free_.size() < kMaxFree) free_.push_back(std::move(c));
   }
 
  private:
+  static constexpr size_t kMaxFree = 64;  // emu's most host threads
   std::mutex mu_;
   std::vector<std::unique_ptr<BankCostCache>> free_;
+};
+
+// The full results (bank maps) of the requests that became an
+// instruction's costliest, by the exact request (every lane's address): a
+// program that launches a kernel again meets the same costliest requests,
+// and evaluating them in full is a short launch's largest analysis cost.
+// Direct-mapped with a fixed number of entries (bounded memory; a
+// collision evaluates again). Thread-safe.
+class WorstResults {
+ public:
+  // `entries`: a power of two (tests take 1: every request shares one entry).
+  explicit WorstResults(size_t entries = 512) : mask_(entries - 1) {}
+
+  // The result of model `model` (its index in the set) for `r` (an
+  // ldmatrix/stmatrix of `matrices` when nonzero, as cost_of takes it)
+  // into `out`; false when not held.
+  bool find(uint32_t pc, size_t model, const bank::Request& r, unsigned matrices,
+            bank::Result* out) {
+    const size_t i = slot(pc, model, r);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (entries_.empty()) return false;
+    const Entry& e = entries_[i];
+    if (!e.valid || e.model != model || e.matrices != matrices || e.request.op != r.op ||
+        e.request.width != r.width || e.request.mask != r.mask || e.request.addr != r.addr)
+      return false;
+    *out = e.result;
+    return true;
+  }
+  void store(uint32_t pc, size_t model, const bank::Request& r, unsigned matrices,
+             const bank::Result& result) {
+    const size_t i = slot(pc, model, r);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (entries_.empty()) entries_.resize(mask_ + 1);
+    Entry& e = entries_[i];
+    e.valid = true;
+    e.model = model;
+    e.matrices = matrices;
+    e.request = r;
+    e.result = result;
+  }
+
+ private:
+  struct Entry {
+    bool valid = false;
+    size_t model = 0;
+    unsigned matrices = 0;
+    bank::Request request;
+    bank::Result result;
+  };
+  // By the request too: a pc's costliest request may change from block to
+  // block, and each of them is met again in the next launch.
+  size_t slot(uint32_t pc, size_t model, const bank::Request& r) const {
+    uint64_t h = (uint64_t{pc} << 32 | r.mask) * 0x9e3779b97f4a7c15ull + model;
+    for (unsigned l = 0; l < 32; ++l) h += r.addr[l] * (2 * l + 1);
+    return static_cast<size_t>((h ^ h >> 29) & mask_);
+  }
+  const size_t mask_;
+  std::mutex mu_;
+  std::vector<Entry> entries_;  // made by the first store
+};
+
+// What the BankAnalyses of one set of models share, across launches: the
+// worker caches and the costliest requests' full results. Both are
+// functions of the requests and the models alone, so sharing them changes
+// no count and no bank map.
+struct BankMemo {
+  BankCostCachePool caches;
+  WorstResults worsts;
+  // The memo of a set of models (by name and type; the sets used last are
+  // kept, a few at most). Never null.
+  static std::shared_ptr<BankMemo> of(const std::vector<std::unique_ptr<bank::Model>>& models);
 };
 
 }  // namespace smemlab::check

@@ -1,6 +1,7 @@
 #include "check/bank_stats.h"
 
 #include <algorithm>
+#include <typeinfo>
 
 namespace smemlab::check {
 
@@ -120,10 +121,76 @@ struct PendingWorst {
   }
 };
 
+// A shared-memory instruction a block ran, in the order first met.
+struct Site {
+  uint32_t pc;
+  SharedOp op;
+  unsigned width;
+  const emu::InstrInfo* instr;
+};
+
+// A block's arrays (BlockBank's), kept between blocks and launches: a short
+// launch's block would otherwise allocate and free each of them. Handed
+// over empty, with site_at all zero.
+struct BlockArrays {
+  std::vector<Site> sites;
+  std::vector<uint32_t> site_at;    // by pc: site + 1, 0 for none yet
+  std::vector<BankCounts> counts;   // site x model
+  std::vector<PendingWorst> worst;  // site x model
+  std::vector<BankCost> scratch;    // costs of a request the cache did not know
+  std::vector<bank::Result> full;   // its full results, where built (by model)
+
+  size_t bytes() const {
+    return sites.capacity() * sizeof(Site) + site_at.capacity() * sizeof(uint32_t) +
+           counts.capacity() * sizeof(BankCounts) + worst.capacity() * sizeof(PendingWorst);
+  }
+  void clear() {
+    for (const Site& s : sites) site_at[s.pc] = 0;
+    sites.clear();
+    counts.clear();
+    worst.clear();
+  }
+};
+
+// Emptied BlockArrays for the next block (of any launch), bounded in number
+// and in size.
+class SpareArrays {
+ public:
+  // Never destroyed: a launch on another thread may end while the process
+  // exits.
+  static SpareArrays& get() {
+    static auto* pool = new SpareArrays;
+    return *pool;
+  }
+  std::unique_ptr<BlockArrays> take() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!spare_.empty()) {
+        auto a = std::move(spare_.back());
+        spare_.pop_back();
+        return a;
+      }
+    }
+    return std::make_unique<BlockArrays>();
+  }
+  void give(std::unique_ptr<BlockArrays> a) {
+    if (!a || a->bytes() > kMaxBytes) return;
+    a->clear();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (spare_.size() < kMaxSpare) spare_.push_back(std::move(a));
+  }
+
+ private:
+  static constexpr size_t kMaxSpare = 64, kMaxBytes = size_t{1} << 20;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<BlockArrays>> spare_;
+};
+
 // A block's counts, kept per shared-memory instruction it ran (a site, in
 // the order first met; pc -> site through a table of 4 bytes per pc) in
 // flat arrays of site x model: no allocation per instruction and block
-// beyond the arrays' growth, and no tree on the per-event path.
+// beyond the arrays' growth (the arrays themselves are reused), and no tree
+// on the per-event path.
 class BlockBank final : public emu::BlockObserver {
  public:
   BlockBank(const std::vector<std::unique_ptr<bank::Model>>& models, BankCostCachePool& pool,
@@ -132,17 +199,14 @@ class BlockBank final : public emu::BlockObserver {
         block(block),
         pool_(pool),
         cache_(pool.take(models)),
-        scratch_(models.size()),
-        full_(models.size()) {
-    // Blocks of one kernel mostly run the same shared-memory instructions.
-    if (const size_t n = cache_->pcs_seen()) {
-      sites.reserve(n);
-      counts_.reserve(n * models.size());
-      worst_.reserve(n * models.size());
-      site_at_.assign(cache_->pc_span(), 0);
-    }
+        a_(SpareArrays::get().take()) {
+    a_->scratch.resize(models.size());
+    a_->full.resize(models.size());
   }
-  ~BlockBank() override { pool_.give(std::move(cache_)); }
+  ~BlockBank() override {
+    pool_.give(std::move(cache_));
+    SpareArrays::get().give(std::move(a_));
+  }
 
   void on_memory(const emu::MemAccess& a) override {
     if (a.space != emu::Space::Shared || a.mask == 0) return;
@@ -152,7 +216,7 @@ class BlockBank final : public emu::BlockObserver {
     }
     const uint32_t pc = a.instr->pc;
     const size_t site = site_of(pc, a);
-    const SharedOp sop = sites[site].op;
+    const SharedOp sop = a_->sites[site].op;
     const bank::Op op = bank_op(sop);
     // ldmatrix/stmatrix: only the row lanes take part (bank::as_request).
     uint32_t mask = a.mask;
@@ -164,10 +228,11 @@ class BlockBank final : public emu::BlockObserver {
     const BankCost* costs = cache_ && mask ? cache_->same_as_last(pc, op_code, a.width, a.matrices,
                                                                   mask, a.addr, period)
                                            : nullptr;
-    // A pc this worker's cache has not met yet (the launch's first block on
-    // the worker) has its first request costed in full: it becomes the
-    // block's costliest one at the pc, whose bank map finish_block would
-    // otherwise build in a second evaluation (a short launch's largest cost).
+    // A pc this worker's cache has never met (the process's first block of
+    // the kernel on the worker) has its first request costed in full: it
+    // becomes the block's costliest one at the pc, whose bank map
+    // finish_block would otherwise build in a second evaluation (a short
+    // launch's largest cost).
     bool mapped = false;
     if (!costs) {
       AddressPattern key;
@@ -180,15 +245,16 @@ class BlockBank final : public emu::BlockObserver {
         fill(r, a);
         const bank::Request req = r.request(op);
         mapped = cache_ && !cache_->knows(pc);
+        BankCost* scratch = a_->scratch.data();
         for (size_t m = 0; m < models_.size(); ++m)
-          scratch_[m] = cost_of(*models_[m], req, a.matrices, mapped ? &full_[m] : nullptr);
-        if (keyed) cache_->store(pc, key, hash, a.addr, scratch_.data());
-        costs = scratch_.data();
+          scratch[m] = cost_of(*models_[m], req, a.matrices, mapped ? &a_->full[m] : nullptr);
+        if (keyed) cache_->store(pc, key, hash, a.addr, scratch);
+        costs = scratch;
       }
     }
     const size_t n = models_.size();
-    BankCounts* counts = &counts_[site * n];
-    PendingWorst* worst = &worst_[site * n];
+    BankCounts* counts = &a_->counts[site * n];
+    PendingWorst* worst = &a_->worst[site * n];
     for (size_t m = 0; m < n; ++m) {
       const BankCost& k = costs[m];
       if (!add_cost(counts[m], k)) continue;
@@ -198,7 +264,7 @@ class BlockBank final : public emu::BlockObserver {
       w.set = true;
       w.excess = k.wavefronts - k.ideal;
       if (mapped)
-        w.full = std::move(full_[m]);
+        w.full = std::move(a_->full[m]);
       else
         w.full.reset();
     }
@@ -209,37 +275,34 @@ class BlockBank final : public emu::BlockObserver {
 
   // This block's counts and costliest request of a site under model m.
   const BankCounts& counts(size_t site, size_t m) const {
-    return counts_[site * models_.size() + m];
+    return a_->counts[site * models_.size() + m];
   }
   PendingWorst* worst(size_t site, size_t m) {
-    PendingWorst& w = worst_[site * models_.size() + m];
+    PendingWorst& w = a_->worst[site * models_.size() + m];
     return w.set ? &w : nullptr;
   }
 
-  struct Site {
-    uint32_t pc;
-    SharedOp op;
-    unsigned width;
-    const emu::InstrInfo* instr;
-  };
+  const std::vector<Site>& sites() const { return a_->sites; }
+
   const std::vector<std::unique_ptr<bank::Model>>& models_;
   const emu::Dim3 block;
-  std::vector<Site> sites;
   uint64_t cp_async = 0;
 
  private:
   size_t site_of(uint32_t pc, const emu::MemAccess& a) {
-    if (pc < site_at_.size() && site_at_[pc]) return site_at_[pc] - 1;
-    if (pc >= site_at_.size()) site_at_.resize(std::max<size_t>(pc + 1, 2 * site_at_.size()), 0);
+    std::vector<uint32_t>& site_at = a_->site_at;
+    if (pc < site_at.size() && site_at[pc]) return site_at[pc] - 1;
+    if (pc >= site_at.size()) site_at.resize(std::max<size_t>(pc + 1, 2 * site_at.size()), 0);
     // The first access of a pc fixes its op and width (as InstrStats keeps them).
     const SharedOp op = a.op == emu::MemOp::Load    ? SharedOp::Load
                         : a.op == emu::MemOp::Store ? SharedOp::Store
                                                     : SharedOp::Atomic;
-    sites.push_back({pc, op, a.width, a.instr});
-    counts_.resize(sites.size() * models_.size());
-    worst_.resize(sites.size() * models_.size());
-    site_at_[pc] = static_cast<uint32_t>(sites.size());
-    return sites.size() - 1;
+    a_->sites.push_back({pc, op, a.width, a.instr});
+    const size_t sites = a_->sites.size();
+    a_->counts.resize(sites * models_.size());
+    a_->worst.resize(sites * models_.size());
+    site_at[pc] = static_cast<uint32_t>(sites);
+    return sites - 1;
   }
   static void fill(PendingWorst& w, const emu::MemAccess& a) {
     w.matrices = a.matrices;
@@ -251,11 +314,7 @@ class BlockBank final : public emu::BlockObserver {
 
   BankCostCachePool& pool_;
   std::unique_ptr<BankCostCache> cache_;
-  std::vector<BankCost> scratch_;    // costs of a request the cache did not know
-  std::vector<bank::Result> full_;   // its full results, where built (by model)
-  std::vector<uint32_t> site_at_;    // by pc: site + 1, 0 for none yet
-  std::vector<BankCounts> counts_;   // site x model
-  std::vector<PendingWorst> worst_;  // site x model
+  std::unique_ptr<BlockArrays> a_;
 };
 
 }  // namespace
@@ -283,16 +342,39 @@ void BankAnalysis::record(const std::vector<std::unique_ptr<bank::Model>>& model
   }
 }
 
+std::shared_ptr<BankMemo> BankMemo::of(const std::vector<std::unique_ptr<bank::Model>>& models) {
+  std::string key;
+  for (const auto& model : models) {
+    const bank::Model& m = *model;
+    key += typeid(m).name();
+    key += ' ' + m.name() + ';';
+  }
+  // Never destroyed (see SpareArrays).
+  static auto* mu = new std::mutex;
+  static auto* sets = new std::vector<std::pair<std::string, std::shared_ptr<BankMemo>>>;
+  constexpr size_t kMaxSets = 4;
+  std::lock_guard<std::mutex> lock(*mu);
+  auto it = std::find_if(sets->begin(), sets->end(), [&](const auto& s) { return s.first == key; });
+  if (it == sets->end()) {
+    if (sets->size() == kMaxSets) sets->erase(sets->begin());  // the least recently used
+    sets->emplace_back(std::move(key), std::make_shared<BankMemo>());
+  } else {
+    std::rotate(it, it + 1, sets->end());
+  }
+  return sets->back().second;
+}
+
 std::unique_ptr<emu::BlockObserver> BankAnalysis::make_block_observer(emu::Dim3 block) {
-  return std::make_unique<BlockBank>(models_, caches_, block);
+  std::call_once(memo_once_, [this] { memo_ = BankMemo::of(models_); });
+  return std::make_unique<BlockBank>(models_, memo_->caches, block);
 }
 
 void BankAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
   auto* b = static_cast<BlockBank*>(observer.get());
   ++blocks_;
   cp_async_ += b->cp_async;
-  for (size_t site = 0; site < b->sites.size(); ++site) {
-    const auto& st = b->sites[site];
+  for (size_t site = 0; site < b->sites().size(); ++site) {
+    const auto& st = b->sites()[site];
     auto [it, fresh] = by_pc_.try_emplace(st.pc);
     InstrStats& s = it->second;
     if (fresh) {
@@ -312,10 +394,14 @@ void BankAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> o
       if (!w || (into.worst && w->excess <= excess(into.worst->result))) continue;
       const bank::Request request = w->request(bank_op(s.op));
       bank::Result res;
-      if (w->full)
+      WorstResults& memo = memo_->worsts;
+      if (w->full) {
         res = std::move(*w->full);
-      else
+        memo.store(st.pc, m, request, w->matrices, res);
+      } else if (!memo.find(st.pc, m, request, w->matrices, &res)) {
         cost_of(*models_[m], request, w->matrices, &res);
+        memo.store(st.pc, m, request, w->matrices, res);
+      }
       into.worst = WorstRequest{request, std::move(res), w->matrices, b->block, w->warp};
     }
   }

@@ -100,7 +100,10 @@ class BankAnalysis : public emu::KernelObserver {
   emu::KernelInfo kernel_;
   uint64_t blocks_ = 0;
   uint64_t cp_async_ = 0;
-  BankCostCachePool caches_;
+  // Shared with the other analyses of the same models (BankMemo::of), got
+  // by the first block observer: analyses made and never run look up none.
+  std::shared_ptr<BankMemo> memo_;
+  std::once_flag memo_once_;
 };
 
 void merge(ModelCounts& into, const ModelCounts& from);

@@ -139,6 +139,21 @@ TEST(BankAnalysis, LdmatrixAndStmatrixByTheMatrixRule) {
   EXPECT_EQ(t[0].worst->request.width, 16u);
 }
 
+// Two results' passes, slot by slot.
+void expect_same_passes(const bank::Result& got, const bank::Result& want) {
+  ASSERT_EQ(got.passes.size(), want.passes.size());
+  for (size_t i = 0; i < got.passes.size(); ++i) {
+    const auto &gp = got.passes[i], &wp = want.passes[i];
+    EXPECT_EQ(gp.group, wp.group);
+    ASSERT_EQ(gp.slots.size(), wp.slots.size());
+    for (size_t j = 0; j < gp.slots.size(); ++j) {
+      EXPECT_EQ(gp.slots[j].bank, wp.slots[j].bank);
+      EXPECT_EQ(gp.slots[j].word, wp.slots[j].word);
+      EXPECT_EQ(gp.slots[j].lanes, wp.slots[j].lanes);
+    }
+  }
+}
+
 // The pattern memo (bank_cost_cache.h) must give exactly what a fresh
 // evaluation of every request gives (BankAnalysis::record, no memo): fresh
 // random requests each run, most of them a few patterns shifted by random
@@ -146,8 +161,8 @@ TEST(BankAnalysis, LdmatrixAndStmatrixByTheMatrixRule) {
 // and blocks), some shifted by amounts that are not (misses, misaligned
 // lanes), the rest new; plain, atomic, wide and ldmatrix/stmatrix
 // instructions, partial masks, misaligned lanes, several model sets (their
-// periods differ). Counts and every worst request (bank map included) must
-// be identical.
+// periods differ), and launches met again (memos shared across analyses).
+// Counts and every worst request (bank map included) must be identical.
 TEST(BankAnalysis, MemoizedCostsEqualFreshEvaluation) {
   std::mt19937_64 rng(std::random_device{}());
   struct Kind {
@@ -181,19 +196,12 @@ TEST(BankAnalysis, MemoizedCostsEqualFreshEvaluation) {
   };
   const std::vector<std::vector<const char*>> sets = {
       {"sm_90"}, {"sm_75"}, {"sm_35:4"}, {"sm_13", "sm_20", "sm_35:4", "sm_35:8", "sm_90"}};
-  for (const auto& set : sets) {
-    auto ms = models(std::initializer_list<const char*>{});
-    for (const char* arch : set) ms.push_back(bank::make_model(arch));
-    auto ref_models = models({});
-    for (const char* arch : set) ref_models.push_back(bank::make_model(arch));
-    BankAnalysis a(std::move(ms));
-    a.on_kernel_begin({});
-    std::map<uint32_t, InstrStats> ref;
+  // A launch of 4 blocks of 400 requests each.
+  auto make_launch = [&] {
     std::vector<Pattern> patterns;
     for (int i = 0; i < 6; ++i) patterns.push_back(fresh_pattern());
-    for (uint32_t b = 0; b < 4; ++b) {
-      emu::Dim3 block{b, 1, 1};
-      auto obs = a.make_block_observer(block);
+    std::vector<std::vector<emu::MemAccess>> blocks(4);
+    for (uint32_t b = 0; b < blocks.size(); ++b) {
       for (int e = 0; e < 400; ++e) {
         Pattern p = rng() % 8 ? patterns[rng() % patterns.size()] : fresh_pattern();
         // Multiples of every period in use, of some, or of none.
@@ -204,73 +212,121 @@ TEST(BankAnalysis, MemoizedCostsEqualFreshEvaluation) {
             emu::Space::Shared, k.op, p.width, &instrs[p.pc], static_cast<uint32_t>(rng() % 8),
             [&](unsigned l) { return p.addr[l] + shift; }, p.mask);
         ev.matrices = static_cast<uint8_t>(k.matrices);
-        ev.block = block;
-        obs->on_memory(ev);
-
-        InstrStats& r = ref[p.pc];
-        if (!r.instr) {
-          r.instr = &instrs[p.pc];
-          r.op = k.op == emu::MemOp::Load    ? SharedOp::Load
-                 : k.op == emu::MemOp::Store ? SharedOp::Store
-                                             : SharedOp::Atomic;
-          r.width = p.width;
-          r.models.resize(set.size());
-        }
-        bank::Request req;
-        req.op = r.op == SharedOp::Load    ? bank::Op::Load
-                 : r.op == SharedOp::Store ? bank::Op::Store
-                                           : bank::Op::Atomic;
-        req.width = p.width;
-        req.mask = p.mask;
-        std::copy(std::begin(ev.addr), std::end(ev.addr), req.addr.begin());
-        bank::MatrixRequest mx;
-        mx.store = r.op == SharedOp::Store;
-        mx.matrices = k.matrices;
-        mx.mask = p.mask;
-        mx.addr = req.addr;
-        BankAnalysis::record(ref_models, r, req, block, ev.warp, k.matrices ? &mx : nullptr);
+        ev.block = {b, 1, 1};
+        blocks[b].push_back(ev);
       }
-      a.finish_block(block, std::move(obs));
     }
-    ASSERT_EQ(a.instructions().size(), ref.size());
-    for (const auto& [pc, want] : ref) {
-      const InstrStats& got = a.instructions().at(pc);
-      for (size_t m = 0; m < set.size(); ++m) {
-        SCOPED_TRACE(std::string(set[m]) + " pc " + std::to_string(pc));
-        for (int op = 0; op < kSharedOps; ++op) {
-          const BankCounts &g = got.models[m].op[op], &w = want.models[m].op[op];
-          EXPECT_EQ(g.requests, w.requests);
-          EXPECT_EQ(g.wavefronts, w.wavefronts);
-          EXPECT_EQ(g.ideal, w.ideal);
-          EXPECT_EQ(g.bank_conflicts, w.bank_conflicts);
-          EXPECT_EQ(g.worst_wavefronts, w.worst_wavefronts);
-          EXPECT_EQ(g.unmodelled, w.unmodelled);
-          EXPECT_EQ(g.max_ways, w.max_ways);
-        }
-        const auto &gw = got.models[m].worst, &ww = want.models[m].worst;
-        ASSERT_EQ(gw.has_value(), ww.has_value());
-        if (!gw) continue;
-        EXPECT_EQ(gw->block, ww->block);
-        EXPECT_EQ(gw->warp, ww->warp);
-        EXPECT_EQ(gw->matrices, ww->matrices);
-        EXPECT_EQ(gw->request.mask, ww->request.mask);
-        EXPECT_EQ(gw->request.width, ww->request.width);
-        EXPECT_EQ(gw->request.addr, ww->request.addr);
-        EXPECT_EQ(gw->result.wavefronts, ww->result.wavefronts);
-        EXPECT_EQ(gw->result.ideal, ww->result.ideal);
-        ASSERT_EQ(gw->result.passes.size(), ww->result.passes.size());
-        for (size_t i = 0; i < gw->result.passes.size(); ++i) {
-          const auto &gp = gw->result.passes[i], &wp = ww->result.passes[i];
-          EXPECT_EQ(gp.group, wp.group);
-          ASSERT_EQ(gp.slots.size(), wp.slots.size());
-          for (size_t j = 0; j < gp.slots.size(); ++j) {
-            EXPECT_EQ(gp.slots[j].bank, wp.slots[j].bank);
-            EXPECT_EQ(gp.slots[j].word, wp.slots[j].word);
-            EXPECT_EQ(gp.slots[j].lanes, wp.slots[j].lanes);
+    return blocks;
+  };
+  for (const auto& set : sets) {
+    // Each launch's analysis starts with what the earlier ones left (the
+    // models' BankMemo: worker caches, costliest requests' bank maps): a
+    // launch met again (every cost and costliest request memoized), then a
+    // new one.
+    const auto first = make_launch();
+    for (const auto& launch : {first, first, make_launch()}) {
+      auto ms = models(std::initializer_list<const char*>{});
+      for (const char* arch : set) ms.push_back(bank::make_model(arch));
+      auto ref_models = models({});
+      for (const char* arch : set) ref_models.push_back(bank::make_model(arch));
+      BankAnalysis a(std::move(ms));
+      a.on_kernel_begin({});
+      std::map<uint32_t, InstrStats> ref;
+      for (uint32_t b = 0; b < launch.size(); ++b) {
+        emu::Dim3 block{b, 1, 1};
+        auto obs = a.make_block_observer(block);
+        for (const emu::MemAccess& ev : launch[b]) {
+          obs->on_memory(ev);
+          const uint32_t pc = ev.instr->pc;
+          const Kind& k = kinds[pc];
+          InstrStats& r = ref[pc];
+          if (!r.instr) {
+            r.instr = ev.instr;
+            r.op = k.op == emu::MemOp::Load    ? SharedOp::Load
+                   : k.op == emu::MemOp::Store ? SharedOp::Store
+                                               : SharedOp::Atomic;
+            r.width = ev.width;
+            r.models.resize(set.size());
           }
+          bank::Request req;
+          req.op = r.op == SharedOp::Load    ? bank::Op::Load
+                   : r.op == SharedOp::Store ? bank::Op::Store
+                                             : bank::Op::Atomic;
+          req.width = ev.width;
+          req.mask = ev.mask;
+          std::copy(std::begin(ev.addr), std::end(ev.addr), req.addr.begin());
+          bank::MatrixRequest mx;
+          mx.store = r.op == SharedOp::Store;
+          mx.matrices = k.matrices;
+          mx.mask = ev.mask;
+          mx.addr = req.addr;
+          BankAnalysis::record(ref_models, r, req, block, ev.warp, k.matrices ? &mx : nullptr);
+        }
+        a.finish_block(block, std::move(obs));
+      }
+      ASSERT_EQ(a.instructions().size(), ref.size());
+      for (const auto& [pc, want] : ref) {
+        const InstrStats& got = a.instructions().at(pc);
+        for (size_t m = 0; m < set.size(); ++m) {
+          SCOPED_TRACE(std::string(set[m]) + " pc " + std::to_string(pc));
+          for (int op = 0; op < kSharedOps; ++op) {
+            const BankCounts &g = got.models[m].op[op], &w = want.models[m].op[op];
+            EXPECT_EQ(g.requests, w.requests);
+            EXPECT_EQ(g.wavefronts, w.wavefronts);
+            EXPECT_EQ(g.ideal, w.ideal);
+            EXPECT_EQ(g.bank_conflicts, w.bank_conflicts);
+            EXPECT_EQ(g.worst_wavefronts, w.worst_wavefronts);
+            EXPECT_EQ(g.unmodelled, w.unmodelled);
+            EXPECT_EQ(g.max_ways, w.max_ways);
+          }
+          const auto &gw = got.models[m].worst, &ww = want.models[m].worst;
+          ASSERT_EQ(gw.has_value(), ww.has_value());
+          if (!gw) continue;
+          EXPECT_EQ(gw->block, ww->block);
+          EXPECT_EQ(gw->warp, ww->warp);
+          EXPECT_EQ(gw->matrices, ww->matrices);
+          EXPECT_EQ(gw->request.mask, ww->request.mask);
+          EXPECT_EQ(gw->request.width, ww->request.width);
+          EXPECT_EQ(gw->request.addr, ww->request.addr);
+          EXPECT_EQ(gw->result.wavefronts, ww->result.wavefronts);
+          EXPECT_EQ(gw->result.ideal, ww->result.ideal);
+          expect_same_passes(gw->result, ww->result);
         }
       }
     }
+  }
+}
+
+// The bank-map memo hands out a result only for the very request it was
+// stored for: with one entry every request shares, any field or lane that
+// differs (an inactive lane's address too), or another model, misses.
+TEST(WorstResults, HoldsOnlyTheExactRequest) {
+  std::mt19937_64 rng(std::random_device{}());
+  auto model = bank::make_model("sm_90");
+  for (int round = 0; round < 50; ++round) {
+    bank::Request r;
+    r.op = rng() % 2 ? bank::Op::Load : bank::Op::Store;
+    r.width = 4;
+    r.mask = rng() % 2 ? 0xffffffffu : static_cast<uint32_t>(rng()) | 1u;
+    for (auto& a : r.addr) a = 4 * (rng() % 64);
+    const bank::Result want = model->evaluate(r);
+    WorstResults memo(1);
+    bank::Result got;
+    EXPECT_FALSE(memo.find(7, 0, r, 0, &got));
+    memo.store(7, 0, r, 0, want);
+    ASSERT_TRUE(memo.find(7, 0, r, 0, &got));
+    expect_same_passes(got, want);
+    EXPECT_EQ(got.wavefronts, want.wavefronts);
+
+    std::vector<bank::Request> others(5, r);
+    others[0].addr[rng() % 32] += 4;
+    others[1].mask ^= 1u << (rng() % 32);
+    others[2].width = 8;
+    others[3].op = r.op == bank::Op::Load ? bank::Op::Store : bank::Op::Load;
+    others[4].addr[31] += 128;  // lane 31, active or not
+    for (const bank::Request& o : others) EXPECT_FALSE(memo.find(7, 0, o, 0, &got));
+    EXPECT_FALSE(memo.find(7, 1, r, 0, &got));  // another model of the set
+    EXPECT_FALSE(memo.find(7, 0, r, 4, &got));  // an ldmatrix.x4 of these rows
   }
 }
 
