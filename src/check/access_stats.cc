@@ -104,6 +104,9 @@ struct PcStates {
   // records only for the pcs that access memory or branch.
   std::vector<uint32_t> at;
   std::vector<PcState> states;
+  // How much the last block with these states held (up to a bound): the
+  // size hint of a launch's first block (AccessAnalysis has none yet).
+  AccessSizes last;
 
   size_t bytes() const {
     return at.capacity() * sizeof(uint32_t) + states.capacity() * sizeof(PcState);
@@ -147,13 +150,21 @@ class BlockAccess final : public emu::BlockObserver {
  public:
   // Sized up front by what an earlier block of the kernel met (`hint`):
   // no growth, and no copy of the per-pc records, request by request.
-  explicit BlockAccess(const AccessSizes& hint) : s_(SpareStates::get().take()) {
+  explicit BlockAccess(AccessSizes hint) : s_(SpareStates::get().take()) {
+    if (!hint.accesses && !hint.branches && !hint.executed) hint = s_->last;
     accesses.reserve(hint.accesses);
     branches.reserve(hint.branches);
     executed.reserve(hint.executed);
   }
   ~BlockAccess() override { SpareStates::get().give(std::move(s_)); }
-  AccessSizes sizes() const { return {accesses.size(), branches.size(), executed.size()}; }
+  // Also kept as the next hint of these states (bounded: a short kernel's
+  // block after a large one reserves little).
+  AccessSizes note_sizes() {
+    const AccessSizes got{accesses.size(), branches.size(), executed.size()};
+    s_->last = {std::min<size_t>(got.accesses, 64), std::min<size_t>(got.branches, 64),
+                std::min<size_t>(got.executed, 1024)};
+    return got;
+  }
   void on_memory(const emu::MemAccess& a) override {
     if (a.mask == 0) return;
     AccessClass cls;
@@ -291,7 +302,7 @@ std::unique_ptr<emu::BlockObserver> AccessAnalysis::make_block_observer(emu::Dim
 void AccessAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
   auto* b = static_cast<BlockAccess*>(observer.get());
   {
-    const AccessSizes got = b->sizes();
+    const AccessSizes got = b->note_sizes();
     std::lock_guard<std::mutex> lock(sizes_.mu);
     AccessSizes& s = sizes_.seen;
     s = {std::max(s.accesses, got.accesses), std::max(s.branches, got.branches),

@@ -35,11 +35,6 @@ class BankCostCache {
     for (unsigned w = 0; w < std::size(period_); ++w) period_[w] = period_of(models, w);
   }
 
-  // What earlier blocks on this worker met: how many pcs reached shared
-  // memory, and one past the highest such pc (a block sizes its arrays by
-  // them up front instead of growing them request by request).
-  size_t pcs_seen() const { return last_.size(); }
-  size_t pc_span() const { return last_at_.size(); }
   // Whether a request of `pc` was costed through this cache before.
   bool knows(uint32_t pc) const { return pc < last_at_.size() && last_at_[pc]; }
 

@@ -1,6 +1,7 @@
 #include "check/bank_stats.h"
 
 #include <algorithm>
+#include <typeindex>
 #include <typeinfo>
 
 namespace smemlab::check {
@@ -343,25 +344,42 @@ void BankAnalysis::record(const std::vector<std::unique_ptr<bank::Model>>& model
 }
 
 std::shared_ptr<BankMemo> BankMemo::of(const std::vector<std::unique_ptr<bank::Model>>& models) {
-  std::string key;
-  for (const auto& model : models) {
-    const bank::Model& m = *model;
-    key += typeid(m).name();
-    key += ' ' + m.name() + ';';
-  }
-  // Never destroyed (see SpareArrays).
+  // A set of models by each one's type and name (the name holds what a
+  // type is made with: "sm_35:8").
+  struct Set {
+    std::vector<std::type_index> types;
+    std::vector<std::string> names;
+    std::shared_ptr<BankMemo> memo;
+    bool holds(const std::vector<std::unique_ptr<bank::Model>>& models) const {
+      if (models.size() != types.size()) return false;
+      for (size_t i = 0; i < models.size(); ++i) {
+        const bank::Model& m = *models[i];
+        if (types[i] != typeid(m) || names[i] != m.name()) return false;
+      }
+      return true;
+    }
+  };
+  // Never destroyed (see SpareArrays). The sets used last are at the back.
   static auto* mu = new std::mutex;
-  static auto* sets = new std::vector<std::pair<std::string, std::shared_ptr<BankMemo>>>;
+  static auto* sets = new std::vector<Set>;
   constexpr size_t kMaxSets = 4;
   std::lock_guard<std::mutex> lock(*mu);
-  auto it = std::find_if(sets->begin(), sets->end(), [&](const auto& s) { return s.first == key; });
-  if (it == sets->end()) {
+  auto it =
+      std::find_if(sets->rbegin(), sets->rend(), [&](const Set& s) { return s.holds(models); });
+  if (it == sets->rend()) {
     if (sets->size() == kMaxSets) sets->erase(sets->begin());  // the least recently used
-    sets->emplace_back(std::move(key), std::make_shared<BankMemo>());
-  } else {
-    std::rotate(it, it + 1, sets->end());
+    Set set;
+    for (const auto& model : models) {
+      const bank::Model& m = *model;
+      set.types.emplace_back(typeid(m));
+      set.names.push_back(m.name());
+    }
+    set.memo = std::make_shared<BankMemo>();
+    sets->push_back(std::move(set));
+  } else if (it != sets->rbegin()) {
+    std::rotate(std::prev(it.base()), it.base(), sets->end());
   }
-  return sets->back().second;
+  return sets->back().memo;
 }
 
 std::unique_ptr<emu::BlockObserver> BankAnalysis::make_block_observer(emu::Dim3 block) {

@@ -22,6 +22,7 @@ class ObserverSet final : public emu::KernelObserver {
   std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override {
     if (children_.size() == 1) return children_[0]->make_block_observer(block);
     auto set = std::make_unique<BlockSet>();
+    set->parts.reserve(children_.size());
     for (auto* c : children_) set->parts.push_back(c->make_block_observer(block));
     return set;
   }
