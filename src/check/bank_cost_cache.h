@@ -242,11 +242,14 @@ class WorstResults {
     bank::Request request;
     bank::Result result;
   };
-  // By the request too: a pc's costliest request may change from block to
+  // By the request too (its first and last active lanes' addresses: a few
+  // products, not 32): a pc's costliest request may change from block to
   // block, and each of them is met again in the next launch.
   size_t slot(uint32_t pc, size_t model, const bank::Request& r) const {
-    uint64_t h = (uint64_t{pc} << 32 | r.mask) * 0x9e3779b97f4a7c15ull + model;
-    for (unsigned l = 0; l < 32; ++l) h += r.addr[l] * (2 * l + 1);
+    const unsigned first = r.mask ? static_cast<unsigned>(__builtin_ctz(r.mask)) : 0;
+    const unsigned last = r.mask ? 31 - static_cast<unsigned>(__builtin_clz(r.mask)) : 31;
+    uint64_t h = (uint64_t{pc} << 32 | r.mask) * 0x9e3779b97f4a7c15ull + model +
+                 r.addr[first] * 0xc2b2ae3d27d4eb4full + r.addr[last] * 0x165667b19e3779f9ull;
     return static_cast<size_t>((h ^ h >> 29) & mask_);
   }
   const size_t mask_;

@@ -94,6 +94,18 @@ bool add_cost(BankCounts& c, const BankCost& k) {
   return true;
 }
 
+// Makes `r` the request as the models take it (every field and lane
+// written, into a Request the caller has: one is 264 bytes); an
+// ldmatrix/stmatrix of `matrices` in its plain form (bank::as_request).
+void set_request(bank::Request& r, bank::Op op, unsigned width, uint32_t mask, unsigned matrices,
+                 const uint64_t* addr) {
+  r.op = op;
+  r.width = width;
+  r.mask = mask;
+  std::copy(addr, addr + 32, r.addr.begin());
+  if (matrices) r = bank::as_request(matrix_of(r, matrices));
+}
+
 // A block's costliest request of one pc under one model, kept as it came:
 // the request and its full bank::Result are built in
 // BankAnalysis::finish_block, and only if it is the costliest of the kernel
@@ -109,16 +121,8 @@ struct PendingWorst {
   uint64_t addr[32];
   std::optional<bank::Result> full;
 
-  // The request as the models take it; an ldmatrix/stmatrix in its plain
-  // form (bank::as_request).
-  bank::Request request(bank::Op op) const {
-    bank::Request r;
-    r.op = op;
-    r.width = width;
-    r.mask = mask;
-    std::copy(std::begin(addr), std::end(addr), r.addr.begin());
-    if (matrices) return bank::as_request(matrix_of(r, matrices));
-    return r;
+  void request_into(bank::Op op, bank::Request& r) const {
+    set_request(r, op, width, mask, matrices, addr);
   }
 };
 
@@ -242,9 +246,8 @@ class BlockBank final : public emu::BlockObserver {
       const uint64_t hash = keyed ? key.hash() : 0;
       if (keyed) costs = cache_->find(pc, key, hash, a.addr);
       if (!costs) {
-        PendingWorst r;
-        fill(r, a);
-        const bank::Request req = r.request(op);
+        bank::Request req;
+        set_request(req, op, a.width, a.mask, a.matrices, a.addr);
         mapped = cache_ && !cache_->knows(pc);
         BankCost* scratch = a_->scratch.data();
         for (size_t m = 0; m < models_.size(); ++m)
@@ -410,17 +413,20 @@ void BankAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> o
       // result (the bank map shown) built.
       PendingWorst* w = b->worst(site, m);
       if (!w || (into.worst && w->excess <= excess(into.worst->result))) continue;
-      const bank::Request request = w->request(bank_op(s.op));
-      bank::Result res;
+      // Built in place: no copy of the request.
+      WorstRequest& worst = into.worst.emplace();
+      w->request_into(bank_op(s.op), worst.request);
+      worst.matrices = w->matrices;
+      worst.block = b->block;
+      worst.warp = w->warp;
       WorstResults& memo = memo_->worsts;
       if (w->full) {
-        res = std::move(*w->full);
-        memo.store(st.pc, m, request, w->matrices, res);
-      } else if (!memo.find(st.pc, m, request, w->matrices, &res)) {
-        cost_of(*models_[m], request, w->matrices, &res);
-        memo.store(st.pc, m, request, w->matrices, res);
+        worst.result = std::move(*w->full);
+        memo.store(st.pc, m, worst.request, w->matrices, worst.result);
+      } else if (!memo.find(st.pc, m, worst.request, w->matrices, &worst.result)) {
+        cost_of(*models_[m], worst.request, w->matrices, &worst.result);
+        memo.store(st.pc, m, worst.request, w->matrices, worst.result);
       }
-      into.worst = WorstRequest{request, std::move(res), w->matrices, b->block, w->warp};
     }
   }
 }
