@@ -148,8 +148,9 @@ class SpareStates {
 
 class BlockAccess final : public emu::BlockObserver {
  public:
-  // Sized up front by what an earlier block of the kernel met (`hint`):
-  // no growth, and no copy of the per-pc records, request by request.
+  // Sized up front by what an earlier block of the kernel met (`hint`; a
+  // launch's first block: what the states' last block met): no growth, and
+  // no copy of the per-pc records, request by request.
   explicit BlockAccess(AccessSizes hint) : s_(SpareStates::get().take()) {
     if (!hint.accesses && !hint.branches && !hint.executed) hint = s_->last;
     accesses.reserve(hint.accesses);

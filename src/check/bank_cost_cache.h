@@ -6,7 +6,9 @@
 // compare with the last pattern seen at the same pc; other patterns go
 // through a direct-mapped table of fixed size (memory stays bounded, a
 // collision just evaluates again). Not thread-safe: one per worker at a
-// time (BankAnalysis pools them).
+// time (BankAnalysis pools them, with the other analyses of the same
+// models: a launch starts with what earlier launches taught the caches,
+// which a program launching a kernel again and again meets every time).
 #pragma once
 
 #include <algorithm>
