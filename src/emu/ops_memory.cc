@@ -437,7 +437,15 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
                 : base == ST ? MemOp::Store
                 : op.t2      ? MemOp::Reduction
                              : MemOp::Atomic;
-    emit(b, w, op, mop, total, exec, spaces, shown);
+    if (ms == MSpace::Generic) {
+      emit(b, w, op, mop, total, exec, spaces, shown);
+    } else {
+      // A named space (local memory, an atomic, a fast access that fell
+      // back): every lane translated into the same space, one event, built
+      // without emit's per-lane space test.
+      stage_access(b, w, op, mop, total, exec, spaces[__builtin_ctz(exec)], shown, 0);
+      report_access(b);
+    }
   }
 }
 

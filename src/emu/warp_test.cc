@@ -394,6 +394,122 @@ TEST_P(AffineAccess, GenericAccessIsOneEventPerSpace) {
   }
 }
 
+// Accesses in a named space that take the per-lane path (local memory,
+// atomics and reductions) report one event built from the addresses taken
+// before the data moved; each (A, B) pair does the same access through the
+// named space and through a generic address (emit's per-lane spaces), and
+// both must give what the test chose. Masks run full, one lane (a pointer
+// chase) and random, in turn, so each event follows one with other lanes.
+TEST_P(AffineAccess, NamedSpaceAccessesOffTheFastPathReportTheirLanes) {
+  const std::vector<std::string> body = {
+      ".version 9.0", ".target sm_90", ".address_size 64", ".shared .align 8 .b8 sh[4096];",
+      ".visible .entry nm(.param .u64 offs, .param .u64 act, .param .u64 buf, .param .u64 out, "
+      ".param .u32 n)",
+      "{", ".local .align 8 .b8 loc[4096];", ".reg .pred %p<4>;", ".reg .b32 %r<24>;",
+      ".reg .b64 %rd<32>;", "ld.param.u64 %rd1, [offs];", "ld.param.u64 %rd2, [act];",
+      "ld.param.u64 %rd3, [buf];", "ld.param.u64 %rd20, [out];", "ld.param.u32 %r1, [n];",
+      "mov.u32 %r2, %tid.x;", "mov.u64 %rd4, loc;", "cvta.local.u64 %rd5, %rd4;",
+      "mov.u64 %rd6, sh;", "cvta.shared.u64 %rd7, %rd6;", "st.global.u64 [%rd20], %rd4;",
+      "st.global.u64 [%rd20+8], %rd6;", "mov.u32 %r4, 0;", "LOOP:", "setp.ge.u32 %p1, %r4, %r1;",
+      "@%p1 bra DONE;", "mad.lo.u32 %r5, %r4, 64, %r2;", "mul.wide.u32 %rd8, %r5, 4;",
+      "add.s64 %rd9, %rd1, %rd8;", "ld.global.u32 %r6, [%rd9];", "add.s64 %rd10, %rd2, %rd8;",
+      "ld.global.u32 %r7, [%rd10];", "setp.ne.u32 %p2, %r7, 0;", "cvt.u64.u32 %rd11, %r6;",
+      "add.s64 %rd12, %rd4, %rd11;", "add.s64 %rd13, %rd5, %rd11;", "add.s64 %rd14, %rd6, %rd11;",
+      "add.s64 %rd15, %rd7, %rd11;", "add.s64 %rd16, %rd3, %rd11;", "and.b64 %rd17, %rd12, -8;",
+      "and.b64 %rd18, %rd13, -8;",
+      // The pairs; "A1" etc. are found by their comment.
+      "@%p2 st.local.u32 [%rd12], %r2; // A1", "@%p2 st.u32 [%rd13], %r2; // B1",
+      "@%p2 ld.local.u32 %r10, [%rd12]; // A2", "@%p2 ld.u32 %r11, [%rd13]; // B2",
+      "@%p2 atom.shared.add.u32 %r12, [%rd14], 1; // A3",
+      "@%p2 atom.add.u32 %r13, [%rd15], 1; // B3", "@%p2 red.global.add.u32 [%rd16], 1; // A4",
+      "@%p2 red.add.u32 [%rd16], 1; // B4",
+      // A local load overwriting its own address register: the event keeps
+      // the addresses it was issued with.
+      "mov.u64 %rd19, %rd17;", "@%p2 ld.local.u64 %rd19, [%rd19]; // A5",
+      "@%p2 ld.u64 %rd21, [%rd18]; // B5", "add.u32 %r4, %r4, 1;", "bra LOOP;", "DONE:", "ret;",
+      "}"};
+  std::string text;
+  std::map<std::string, int> line;  // "A1" -> its PTX line (1-based)
+  for (size_t i = 0; i < body.size(); ++i) {
+    text += body[i] + "\n";
+    auto c = body[i].find("// ");
+    if (c != std::string::npos) line[body[i].substr(c + 3)] = static_cast<int>(i + 1);
+  }
+  constexpr int kPatterns = 48, kThreads = 64;
+  std::mt19937 rng(15);
+  std::vector<uint32_t> offs, act;
+  for (int k = 0; k < kPatterns; ++k) {
+    for (int wi = 0; wi < 2; ++wi) {
+      uint32_t mask = k % 3 == 0   ? ~0u
+                      : k % 3 == 1 ? 1u << (rng() % 32)
+                                   : static_cast<uint32_t>(rng()) & static_cast<uint32_t>(rng());
+      if (k == 5) mask = 0;  // no lane: no event
+      for (uint32_t l = 0; l < 32; ++l) {
+        offs.push_back(static_cast<uint32_t>(rng() % (4088 / 4)) * 4);
+        act.push_back((mask >> l) & 1u);
+      }
+    }
+  }
+  Device dev;
+  auto m = Module::load_text(dev, text, "named.ptx");
+  uint64_t d_offs = dev.malloc(offs.size() * 4), d_act = dev.malloc(act.size() * 4),
+           d_buf = dev.malloc(4096), d_out = dev.malloc(16);
+  dev.copy_to(d_offs, offs.data(), offs.size() * 4);
+  dev.copy_to(d_act, act.data(), act.size() * 4);
+  EventLog log;
+  LaunchConfig cfg{{2}, {kThreads}};
+  cfg.observer = &log;
+  cfg.threads = 1;
+  auto st = launch(*m, "nm", cfg, d_offs, d_act, d_buf, d_out, static_cast<uint32_t>(kPatterns));
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  ASSERT_EQ(log.blocks.size(), 2u);
+  uint64_t bases[2];  // loc and sh in their own spaces
+  dev.copy_from(bases, d_out, sizeof(bases));
+
+  for (const auto& blk : log.blocks) {
+    for (uint32_t wi = 0; wi < 2; ++wi) {
+      auto events = [&](const std::string& name) {
+        auto it = blk->events.find({blk->id.x, wi, line.at(name)});
+        return it == blk->events.end() ? std::vector<MemAccess>{} : it->second;
+      };
+      for (int pair = 1; pair <= 5; ++pair) {
+        const std::string a = "A" + std::to_string(pair), b = "B" + std::to_string(pair);
+        std::vector<MemAccess> ea = events(a), eb = events(b);
+        ASSERT_EQ(ea.size(), static_cast<size_t>(kPatterns - 1)) << a;
+        ASSERT_EQ(eb.size(), ea.size()) << b;
+        const Space space = pair == 3 ? Space::Shared : pair == 4 ? Space::Global : Space::Local;
+        const MemOp op = pair == 1   ? MemOp::Store
+                         : pair == 3 ? MemOp::Atomic
+                         : pair == 4 ? MemOp::Reduction
+                                     : MemOp::Load;
+        const uint64_t base = pair == 3 ? bases[1] : pair == 4 ? d_buf : bases[0];
+        size_t i = 0;
+        for (int k = 0; k < kPatterns; ++k) {
+          const size_t t0 = static_cast<size_t>(k * kThreads + static_cast<int>(wi) * 32);
+          uint32_t mask = 0;
+          for (uint32_t l = 0; l < 32; ++l) mask |= act[t0 + l] << l;
+          if (mask == 0) continue;
+          for (const MemAccess* x : {&ea[i], &eb[i]}) {
+            const std::string what = fmt::format("{} block {} warp {} pattern {}",
+                                                 x == &ea[i] ? a : b, blk->id.x, wi, k);
+            EXPECT_EQ(x->space, space) << what;
+            EXPECT_EQ(x->op, op) << what;
+            EXPECT_EQ(x->width, pair == 5 ? 8u : 4u) << what;
+            EXPECT_EQ(x->matrices, 0u) << what;
+            EXPECT_EQ(x->mask, mask) << what;
+            EXPECT_EQ(x->warp, wi) << what;
+            for (uint32_t l = 0; l < 32; ++l) {
+              const uint64_t want = (base + offs[t0 + l]) & (pair == 5 ? ~7ull : ~0ull);
+              EXPECT_EQ(x->addr[l], (mask >> l) & 1u ? want : 0) << what << " lane " << l;
+            }
+          }
+          ++i;
+        }
+      }
+    }
+  }
+}
+
 // A shuffle by all lanes at one instruction takes a shortcut; with an
 // observer it must still report the warp sync the general path reports (the
 // member mask operand and the lanes executing it) and shuffle the same.
