@@ -104,6 +104,9 @@ struct PcStates {
   // records only for the pcs that access memory or branch.
   std::vector<uint32_t> at;
   std::vector<PcState> states;
+  // The states whose entries the block set: only these are unset for the
+  // next block (states kept from larger kernels may be many).
+  std::vector<uint32_t> set;
   // How much the last block with these states held (up to a bound): the
   // size hint of a launch's first block (AccessAnalysis has none yet).
   AccessSizes last;
@@ -135,13 +138,14 @@ class SpareStates {
   }
   void give(std::unique_ptr<PcStates> s) {
     if (!s || s->bytes() > kMaxBytes) return;
-    for (PcState& p : s->states) p.stats = p.branch = kNone;
+    for (uint32_t i : s->set) s->states[i].stats = s->states[i].branch = kNone;
+    s->set.clear();
     std::lock_guard<std::mutex> lock(mu_);
     if (spare_.size() < kMaxSpare) spare_.push_back(std::move(s));
   }
 
  private:
-  static constexpr size_t kMaxSpare = 64, kMaxBytes = size_t{4} << 20;
+  static constexpr size_t kMaxSpare = 64, kMaxBytes = size_t{1} << 20;
   std::mutex mu_;
   std::vector<std::unique_ptr<PcStates>> spare_;
 };
@@ -201,6 +205,7 @@ class BlockAccess final : public emu::BlockObserver {
     }
     PcState& p = state_of(a.instr->pc);
     if (p.stats == kNone) {
+      note_set(p);
       p.stats = static_cast<uint32_t>(accesses.size());
       accesses.emplace_back(a.instr->pc, AccessInstr{});
     }
@@ -250,6 +255,7 @@ class BlockAccess final : public emu::BlockObserver {
     if ((b.taken | b.not_taken) == 0) return;
     PcState& p = state_of(b.instr->pc);
     if (p.branch == kNone) {
+      note_set(p);
       p.branch = static_cast<uint32_t>(branches.size());
       branches.emplace_back(b.instr->pc, BranchInstr{});
     }
@@ -278,6 +284,9 @@ class BlockAccess final : public emu::BlockObserver {
   std::vector<std::pair<uint32_t, AccessAnalysis::Executed>> executed;  // ascending pc
 
  private:
+  void note_set(const PcState& p) {
+    s_->set.push_back(static_cast<uint32_t>(&p - s_->states.data()));
+  }
   PcState& state_of(uint32_t pc) {
     std::vector<uint32_t>& at = s_->at;
     if (pc < at.size() && at[pc]) return s_->states[at[pc] - 1];
