@@ -1,8 +1,10 @@
 #include "check/access_stats.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "check/address_shift.h"
+#include "check/spare_pool.h"
 
 namespace smemlab::check {
 
@@ -114,54 +116,35 @@ struct PcStates {
   size_t bytes() const {
     return at.capacity() * sizeof(uint32_t) + states.capacity() * sizeof(PcState);
   }
+  // Unsets the entries the block set (the memos stay).
+  void clear() {
+    for (uint32_t i : set) states[i].stats = states[i].branch = kNone;
+    set.clear();
+  }
 };
 
-// Emptied PcStates for the next block, bounded in number and in size.
-class SpareStates {
- public:
-  // Never destroyed: a launch on another thread may end while the process
-  // exits.
-  static SpareStates& get() {
-    static auto* pool = new SpareStates;
-    return *pool;
-  }
-  std::unique_ptr<PcStates> take() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!spare_.empty()) {
-        auto s = std::move(spare_.back());
-        spare_.pop_back();
-        return s;
-      }
-    }
-    return std::make_unique<PcStates>();
-  }
-  void give(std::unique_ptr<PcStates> s) {
-    if (!s || s->bytes() > kMaxBytes) return;
-    for (uint32_t i : s->set) s->states[i].stats = s->states[i].branch = kNone;
-    s->set.clear();
-    std::lock_guard<std::mutex> lock(mu_);
-    if (spare_.size() < kMaxSpare) spare_.push_back(std::move(s));
-  }
-
- private:
-  static constexpr size_t kMaxSpare = 64, kMaxBytes = size_t{1} << 20;
-  std::mutex mu_;
-  std::vector<std::unique_ptr<PcStates>> spare_;
-};
+// Emptied PcStates for the next block (never destroyed: a launch on another
+// thread may end while the process exits).
+SparePool<PcStates>& spare_states() {
+  static auto* pool = new SparePool<PcStates>(64, size_t{1} << 20, SIZE_MAX);
+  return *pool;
+}
 
 class BlockAccess final : public emu::BlockObserver {
  public:
   // Sized up front by what an earlier block of the kernel met (`hint`; a
   // launch's first block: what the states' last block met): no growth, and
   // no copy of the per-pc records, request by request.
-  explicit BlockAccess(AccessSizes hint) : s_(SpareStates::get().take()) {
+  explicit BlockAccess(AccessSizes hint) : s_(spare_states().take()) {
     if (!hint.accesses && !hint.branches && !hint.executed) hint = s_->last;
     accesses.reserve(hint.accesses);
     branches.reserve(hint.branches);
     executed.reserve(hint.executed);
   }
-  ~BlockAccess() override { SpareStates::get().give(std::move(s_)); }
+  ~BlockAccess() override {
+    s_->clear();
+    spare_states().give(std::move(s_));
+  }
   // Also kept as the next hint of these states (bounded: a short kernel's
   // block after a large one reserves little).
   AccessSizes note_sizes() {

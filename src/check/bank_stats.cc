@@ -1,8 +1,11 @@
 #include "check/bank_stats.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <typeindex>
 #include <typeinfo>
+
+#include "check/spare_pool.h"
 
 namespace smemlab::check {
 
@@ -157,39 +160,12 @@ struct BlockArrays {
   }
 };
 
-// Emptied BlockArrays for the next block (of any launch), bounded in number
-// and in size.
-class SpareArrays {
- public:
-  // Never destroyed: a launch on another thread may end while the process
-  // exits.
-  static SpareArrays& get() {
-    static auto* pool = new SpareArrays;
-    return *pool;
-  }
-  std::unique_ptr<BlockArrays> take() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!spare_.empty()) {
-        auto a = std::move(spare_.back());
-        spare_.pop_back();
-        return a;
-      }
-    }
-    return std::make_unique<BlockArrays>();
-  }
-  void give(std::unique_ptr<BlockArrays> a) {
-    if (!a || a->bytes() > kMaxBytes) return;
-    a->clear();
-    std::lock_guard<std::mutex> lock(mu_);
-    if (spare_.size() < kMaxSpare) spare_.push_back(std::move(a));
-  }
-
- private:
-  static constexpr size_t kMaxSpare = 64, kMaxBytes = size_t{1} << 20;
-  std::mutex mu_;
-  std::vector<std::unique_ptr<BlockArrays>> spare_;
-};
+// Emptied BlockArrays for the next block, of any launch (never destroyed: a
+// launch on another thread may end while the process exits).
+SparePool<BlockArrays>& spare_arrays() {
+  static auto* pool = new SparePool<BlockArrays>(64, size_t{1} << 20, SIZE_MAX);
+  return *pool;
+}
 
 // A block's counts, kept per shared-memory instruction it ran (a site, in
 // the order first met; pc -> site through a table of 4 bytes per pc) in
@@ -204,13 +180,14 @@ class BlockBank final : public emu::BlockObserver {
         block(block),
         pool_(pool),
         cache_(pool.take(models)),
-        a_(SpareArrays::get().take()) {
+        a_(spare_arrays().take()) {
     a_->scratch.resize(models.size());
     a_->full.resize(models.size());
   }
   ~BlockBank() override {
     pool_.give(std::move(cache_));
-    SpareArrays::get().give(std::move(a_));
+    a_->clear();
+    spare_arrays().give(std::move(a_));
   }
 
   void on_memory(const emu::MemAccess& a) override {

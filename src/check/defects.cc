@@ -12,6 +12,7 @@
 #endif
 
 #include "bank/bank_map.h"
+#include "check/spare_pool.h"
 #include "check/word_map.h"
 
 namespace smemlab::check {
@@ -1853,49 +1854,22 @@ BlockDefects::BlockDefects(DefectCheck& owner, emu::Dim3 block,
 
 namespace {
 
-// Emptied records of the DefectChecks that have ended, for the next one. A
-// program makes many short launches, and a block's records allocated
-// afresh (and their memory faulted in) in every launch cost more than
-// checking a small block. Bounded in number and in memory held.
-class SpareRecords {
- public:
-  // Never destroyed: a launch on another thread may end while the process
-  // exits (still reachable, so not a leak to LeakSanitizer).
-  static SpareRecords& get() {
-    static auto* pool = new SpareRecords;
-    return *pool;
-  }
-  std::unique_ptr<BlockRecords> take() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (spare_.empty()) return nullptr;
-    std::unique_ptr<BlockRecords> r = std::move(spare_.back());
-    spare_.pop_back();
-    bytes_ -= r->bytes();
-    return r;
-  }
-  void give(std::vector<std::unique_ptr<BlockRecords>>& records) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto& r : records) {
-      size_t b = r->bytes();
-      if (spare_.size() == kMaxRecords || bytes_ + b > kMaxBytes) break;
-      bytes_ += b;
-      spare_.push_back(std::move(r));
-    }
-    records.clear();
-  }
-
- private:
-  static constexpr size_t kMaxRecords = 64, kMaxBytes = size_t{64} << 20;
-  std::mutex mu_;
-  std::vector<std::unique_ptr<BlockRecords>> spare_;
-  size_t bytes_ = 0;
-};
+// Emptied records of the DefectChecks that have ended, for the next one
+// (never destroyed: a launch on another thread may end while the process
+// exits; still reachable, so not a leak to LeakSanitizer).
+SparePool<BlockRecords>& spare_records() {
+  constexpr size_t kMaxBytes = size_t{64} << 20;
+  static auto* pool = new SparePool<BlockRecords>(64, kMaxBytes, kMaxBytes);
+  return *pool;
+}
 
 }  // namespace
 
 DefectCheck::DefectCheck(MemoryLayout layout, bool fast_paths)
     : layout_(std::move(layout)), fast_paths_(fast_paths) {}
-DefectCheck::~DefectCheck() { SpareRecords::get().give(spare_); }
+DefectCheck::~DefectCheck() {
+  for (auto& r : spare_) spare_records().give(std::move(r));
+}
 
 std::unique_ptr<emu::BlockObserver> DefectCheck::make_block_observer(emu::Dim3 block) {
   std::unique_ptr<BlockRecords> records;
@@ -1906,8 +1880,7 @@ std::unique_ptr<emu::BlockObserver> DefectCheck::make_block_observer(emu::Dim3 b
       spare_.pop_back();
     }
   }
-  if (!records) records = SpareRecords::get().take();
-  if (!records) records = std::make_unique<BlockRecords>();
+  if (!records) records = spare_records().take();
   return std::make_unique<BlockDefects>(*this, block, std::move(records));
 }
 
