@@ -372,13 +372,15 @@ class BlockDefects final : public emu::BlockObserver {
 
   // Every word of [addr, addr + width) quiet for every thread (quiet_shared).
   bool quiet_for_all(uint64_t addr, unsigned width) const {
-    for (uint64_t w = addr / 4; w < (addr + width) / 4; ++w)
-      if (quiet_until_[w] != epoch_ + 1) return false;
-    return true;
+    const auto first = static_cast<uint32_t>(addr / 4);
+    return quiet_for_all(first, static_cast<uint32_t>((addr + width) / 4 - first),
+                         quiet_until_.data(), epoch_);
   }
-  static bool quiet_for_all(uint32_t first, uint32_t words, const WarpNow& n) {
+  // (Of words [first, first + words), as the lanes' loops know them.)
+  static bool quiet_for_all(uint32_t first, uint32_t words, const uint32_t* quiet_until,
+                            uint32_t epoch) {
     for (uint32_t w = first; w < first + words; ++w)
-      if (n.quiet_until[w] != n.epoch + 1) return false;
+      if (quiet_until[w] != epoch + 1) return false;
     return true;
   }
 
@@ -461,7 +463,7 @@ class BlockDefects final : public emu::BlockObserver {
       const uint32_t first = static_cast<uint32_t>(addr / 4);
       const bool above = addr >= top;
       top = std::max(top, addr + 1);
-      if (!above && quiet_for_all(first, words, n)) continue;
+      if (!above && quiet_for_all(first, words, n.quiet_until, n.epoch)) continue;
       if (plain_load_ok(base + lane, first, words, n))
         plain_load_apply(base + lane, first, words, instr, n);
       else
