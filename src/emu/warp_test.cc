@@ -189,6 +189,11 @@ struct EventLog : KernelObserver {
       events[{id.x, a.warp, a.instr->ptx_line}].push_back(a);
     }
     void on_warp_sync(const WarpSync& w) override { syncs.push_back(w); }
+    // The events of warp `warp` at PTX line `line` (none: empty).
+    std::vector<MemAccess> at(uint32_t warp, int line) const {
+      auto it = events.find({id.x, warp, line});
+      return it == events.end() ? std::vector<MemAccess>{} : it->second;
+    }
   };
   std::vector<std::unique_ptr<Block>> blocks;
   std::unique_ptr<BlockObserver> make_block_observer(Dim3 b) override {
@@ -200,6 +205,22 @@ struct EventLog : KernelObserver {
     blocks.emplace_back(static_cast<Block*>(o.release()));
   }
 };
+
+// A kernel's PTX from its lines, and the (1-based) line of each tagged one
+// ("... // A1" -> "A1").
+struct TaggedPtx {
+  std::string text;
+  std::map<std::string, int> line;
+};
+TaggedPtx tagged(const std::vector<std::string>& body) {
+  TaggedPtx p;
+  for (size_t i = 0; i < body.size(); ++i) {
+    p.text += body[i] + "\n";
+    auto c = body[i].find("// ");
+    if (c != std::string::npos) p.line[body[i].substr(c + 3)] = static_cast<int>(i + 1);
+  }
+  return p;
+}
 
 // Lanes' offsets into a 4 KiB window for one warp-access: affine patterns
 // the full-warp fast path takes (a row, a broadcast per half, a padded
@@ -250,13 +271,7 @@ TEST_P(AffineAccess, ObserversSeeTheSameEventsOnEveryPath) {
       // addresses it was issued with (A9 against A1, same lanes, same words).
       "mov.u32 %r18, %r8;", "ld.shared.u32 %r18, [%r18]; // A9", "add.u32 %r4, %r4, 1;",
       "bra LOOP;", "DONE:", "ret;", "}"};
-  std::string text;
-  std::map<std::string, int> line;  // "A1" -> its PTX line (1-based)
-  for (size_t i = 0; i < body.size(); ++i) {
-    text += body[i] + "\n";
-    auto c = body[i].find("// ");
-    if (c != std::string::npos) line[body[i].substr(c + 3)] = static_cast<int>(i + 1);
-  }
+  const auto [text, line] = tagged(body);
   constexpr int kPatterns = 48, kThreads = 64;
   std::mt19937 rng(14);
   std::vector<uint32_t> offs, act;
@@ -295,10 +310,7 @@ TEST_P(AffineAccess, ObserversSeeTheSameEventsOnEveryPath) {
   };
   for (const auto& blk : log.blocks) {
     for (uint32_t wi = 0; wi < 2; ++wi) {
-      auto events = [&](const std::string& name) {
-        auto it = blk->events.find({blk->id.x, wi, line.at(name)});
-        return it == blk->events.end() ? std::vector<MemAccess>{} : it->second;
-      };
+      auto events = [&](const std::string& name) { return blk->at(wi, line.at(name)); };
       for (int pair = 1; pair <= 9; ++pair) {
         const std::string a = "A" + std::to_string(pair),
                           b = pair == 9 ? "A1" : "B" + std::to_string(pair);
@@ -428,13 +440,7 @@ TEST_P(AffineAccess, NamedSpaceAccessesOffTheFastPathReportTheirLanes) {
       "mov.u64 %rd19, %rd17;", "@%p2 ld.local.u64 %rd19, [%rd19]; // A5",
       "@%p2 ld.u64 %rd21, [%rd18]; // B5", "add.u32 %r4, %r4, 1;", "bra LOOP;", "DONE:", "ret;",
       "}"};
-  std::string text;
-  std::map<std::string, int> line;  // "A1" -> its PTX line (1-based)
-  for (size_t i = 0; i < body.size(); ++i) {
-    text += body[i] + "\n";
-    auto c = body[i].find("// ");
-    if (c != std::string::npos) line[body[i].substr(c + 3)] = static_cast<int>(i + 1);
-  }
+  const auto [text, line] = tagged(body);
   constexpr int kPatterns = 48, kThreads = 64;
   std::mt19937 rng(15);
   std::vector<uint32_t> offs, act;
@@ -468,10 +474,7 @@ TEST_P(AffineAccess, NamedSpaceAccessesOffTheFastPathReportTheirLanes) {
 
   for (const auto& blk : log.blocks) {
     for (uint32_t wi = 0; wi < 2; ++wi) {
-      auto events = [&](const std::string& name) {
-        auto it = blk->events.find({blk->id.x, wi, line.at(name)});
-        return it == blk->events.end() ? std::vector<MemAccess>{} : it->second;
-      };
+      auto events = [&](const std::string& name) { return blk->at(wi, line.at(name)); };
       for (int pair = 1; pair <= 5; ++pair) {
         const std::string a = "A" + std::to_string(pair), b = "B" + std::to_string(pair);
         std::vector<MemAccess> ea = events(a), eb = events(b);
