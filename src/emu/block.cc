@@ -1,6 +1,7 @@
-// A thread block: warps round-robin (each runs until it blocks or a time
-// slice ends), barriers counted in threads, deadlock detection, and the
-// per-block instruction budget.
+// A thread block: warps take turns as the launch's Schedule says (each runs
+// until it blocks, its turn's memory ops are done or a time slice ends),
+// barriers counted in threads, deadlock detection, and the per-block
+// instruction budget.
 #include "emu/block.h"
 
 #include <fmt/format.h>
@@ -328,11 +329,14 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   if (obs) obs->on_block_begin(id, env.block, b.shared_bytes);
   b.writes = 0;
   uint64_t published = 0, idle_rounds = 0;
+  WarpTurns turns(env.schedule, nwarps, (uint64_t{id.z} * env.grid.y + id.y) * env.grid.x + id.x);
   for (;;) {
     bool progress = false, alive = false;
-    for (Warp& w : b.warps) {
+    for (uint32_t i = 0; i < nwarps; ++i) {
+      Warp& w = b.warps[turns.warp(i)];
       if (w.live) alive = true;
       if (!w.runnable) continue;
+      b.mem_quota = turns.quota();
       uint64_t n = run_warp(b, w, kSlice);
       b.steps += n;
       progress = progress || n > 0;
@@ -347,6 +351,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     }
     if (!alive) break;
     if (!progress) deadlock();
+    turns.next_round();
     if (env.cooperative) {
       // Blocks of a cooperative grid share the cores: one spinning at a
       // grid barrier lets the others run. Its stores and atomics tell the

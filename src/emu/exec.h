@@ -10,6 +10,7 @@
 #include "emu/memory.h"
 #include "emu/observer.h"
 #include "emu/program.h"
+#include "emu/schedule.h"
 
 namespace smemlab::emu {
 
@@ -100,6 +101,7 @@ struct LaunchEnv {
   uint64_t grid_workspace = 0;
   std::atomic<uint64_t>* cooperative = nullptr;
   RunWarpFn run_warp = nullptr;  // null: the process-wide choice
+  Schedule schedule;             // how a block's warps take turns
 };
 
 struct BlockCtx {
@@ -120,6 +122,9 @@ struct BlockCtx {
   uint64_t lane_steps = 0;
   uint64_t clock_base = 0;
   uint64_t writes = 0;  // stores and atomics executed (any space)
+  // Memory-ordering ops (orders_memory) the running warp may still execute
+  // before it yields its turn (WarpTurns::quota).
+  uint32_t mem_quota = UINT32_MAX;
   // The allocation of the last fast global access (none on the device heap):
   // consecutive accesses mostly hit the same buffer. Reset per block.
   const GlobalMemory::Allocation* global_hint = nullptr;
@@ -141,8 +146,9 @@ struct BlockCtx {
 uint8_t* read_generic(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, uint64_t addr,
                       uint32_t size);
 
-// Runs warp `w` until it blocks, exits or `slice` warp-instructions pass
-// (with b.env->run_warp). Returns the number of warp-instructions executed.
+// Runs warp `w` until it blocks, exits, `slice` warp-instructions pass or
+// it has executed b.mem_quota memory-ordering ops (with b.env->run_warp).
+// Returns the number of warp-instructions executed.
 uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice);
 
 // What a Flow executor sees of one warp-instruction (see instructions.def).
@@ -162,7 +168,7 @@ struct Step {
 #define SMEMLAB_DECLARE_CallFlow(executor) bool executor(Step& s);
 #define SMEMLAB_DECLARE_Inline(executor)
 #define SMEMLAB_DECLARE_InlineFlow(executor)
-#define SMEMLAB_OP(base, types, executor, kind) SMEMLAB_DECLARE_##kind(executor)
+#define SMEMLAB_OP(base, types, executor, kind, cls) SMEMLAB_DECLARE_##kind(executor)
 #include "emu/instructions.def"
 #undef SMEMLAB_DECLARE_Call
 #undef SMEMLAB_DECLARE_CallFlow

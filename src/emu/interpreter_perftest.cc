@@ -4,6 +4,7 @@
 // blocks (1 = per-core speed). Results are recorded in docs/emulator.md.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <thread>
@@ -18,6 +19,16 @@ namespace {
 std::string ptx(const char* name) {
   const char* dir = std::getenv("SMEMLAB_EMU_PTX_DIR");
   return std::string(dir ? dir : SMEMLAB_EMU_PTX_DIR) + "/" + name;
+}
+
+// SMEMLAB_PERF_SCHEDULE (gpu, serial, random:N) sets the warp schedule, so
+// one binary measures what the GPU-like schedule costs (default gpu).
+Schedule schedule() {
+  const char* s = std::getenv("SMEMLAB_PERF_SCHEDULE");
+  if (!s) return {};
+  if (auto v = parse_schedule(s)) return *v;
+  std::fprintf(stderr, "SMEMLAB_PERF_SCHEDULE=%s is no schedule\n", s);
+  std::exit(2);
 }
 
 uint64_t random_buffer(Device& dev, size_t n) {
@@ -44,6 +55,7 @@ void BM_Transpose(benchmark::State& state) {
   uint64_t in = random_buffer(dev, n * n), out = dev.malloc(uint64_t(n) * n * 4);
   LaunchConfig cfg{{32, 32}, {32, 8}};
   cfg.threads = static_cast<unsigned>(state.range(0));
+  cfg.schedule = schedule();
   uint64_t wi = 0, li = 0;
   for (auto _ : state) {
     auto st = launch(*m, k, cfg, out, in, n, n);
@@ -62,6 +74,7 @@ void BM_Reduction(benchmark::State& state) {
   uint64_t in = random_buffer(dev, n), out = dev.malloc(4);
   LaunchConfig cfg{{256}, {256}};
   cfg.threads = static_cast<unsigned>(state.range(0));
+  cfg.schedule = schedule();
   uint64_t wi = 0, li = 0;
   for (auto _ : state) {
     auto st = launch(*m, k, cfg, in, out, n);
@@ -81,6 +94,7 @@ void BM_Matmul(benchmark::State& state) {
            c = dev.malloc(uint64_t(n) * n * 4);
   LaunchConfig cfg{{16, 16}, {16, 16}};
   cfg.threads = static_cast<unsigned>(state.range(0));
+  cfg.schedule = schedule();
   uint64_t wi = 0, li = 0;
   for (auto _ : state) {
     auto st = launch(*m, k, cfg, a, b, c, n, n, n);

@@ -350,6 +350,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   env.budget = cfg.budget;
   env.heap = &m.device().memory().heap();
   env.stop = cfg.stop;
+  env.schedule = cfg.schedule;
   std::string isa_error;
   env.run_warp = select_run_warp(&isa_error);
   if (!env.run_warp) return launch_error(isa_error);

@@ -29,6 +29,7 @@
 #include "emu/observer.h"
 #include "emu/ops_texture.h"
 #include "emu/program.h"
+#include "emu/schedule.h"
 #include "ptx/ir.h"
 
 namespace smemlab::emu {
@@ -150,6 +151,10 @@ struct LaunchConfig {
   // with kind "deadlock". The caller checks co-residency (occupancy).
   bool cooperative = false;
   double stall_seconds = 10;
+  // How a block's warps take turns (emu/schedule.h): `gpu` interleaves them
+  // at every memory op, as the hardware does, so a race the GPU's
+  // scheduling makes benign is benign here too.
+  Schedule schedule = {};
 };
 
 struct LaunchError {

@@ -39,11 +39,38 @@ enum T : uint8_t {
 
 // Executed ops, one per SMEMLAB_OP row of instructions.def.
 enum Base : uint16_t {
-#define SMEMLAB_OP(base, types, executor, kind) base,
+#define SMEMLAB_OP(base, types, executor, kind, cls) base,
 #include "emu/instructions.def"
   kNumBase
 };
 constexpr uint16_t code(Base b, T t) { return static_cast<uint16_t>(b * 16 + t); }
+
+// What an op does, as the scheduler and the analyses see it (the CLASS
+// column of instructions.def). Memory: reads or writes memory another warp
+// may see (global, shared, surfaces, textures); Async: copies and barriers
+// that complete later (cp.async, bulk copies, mbarriers); Builtin: calls
+// the runtime serves (printf, malloc, assert); Clock: reads a clock.
+enum class OpClass : uint8_t {
+  Alu,
+  Memory,
+  Async,
+  Control,
+  Barrier,
+  Collective,
+  Tensor,
+  Builtin,
+  Clock
+};
+namespace detail {
+inline constexpr OpClass kOpClass[] = {
+#define SMEMLAB_OP(base, types, executor, kind, cls) OpClass::cls,
+#include "emu/instructions.def"
+};
+}  // namespace detail
+constexpr OpClass op_class(Base b) { return detail::kOpClass[b]; }
+// Ops after which a warp yields under a fine-grained schedule (Schedule):
+// those whose order among warps can change what a program computes.
+constexpr bool orders_memory(OpClass c) { return c == OpClass::Memory || c == OpClass::Async; }
 
 // Address spaces as the interpreter sees them (Frame = call parameters of
 // inlined .func calls and .local data: the thread's private frame).

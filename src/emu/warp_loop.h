@@ -433,6 +433,18 @@ inline bool collective(Step& s) {
   return false;
 }
 
+// Whether another warp can see (or change) what this memory op touches:
+// not a thread's own local frame, nor the read-only parameter and constant
+// spaces, whose accesses need not end a warp's turn.
+template <Base B>
+inline bool other_warps_see(const Op& op) {
+  if constexpr (B == LD || B == ST) {
+    MSpace sp = static_cast<MSpace>(op.aux);
+    return sp != MSpace::Local && sp != MSpace::Param && sp != MSpace::Const;
+  }
+  return true;
+}
+
 }  // namespace
 
 // run_warp for this ISA.
@@ -464,29 +476,49 @@ uint64_t run_warp_isa(BlockCtx& b, Warp& w, uint64_t slice) {
     uint32_t exec = group;
     if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
     ++n;
-    // One case per (op, type) of instructions.def.
-#define SMEMLAB_CASE_Inline(ty, base, executor) \
-  case code(base, ty):                          \
-    executor<base, ty>(w, op, exec);            \
-    break;
-#define SMEMLAB_CASE_Call(ty, base, executor) \
-  case code(base, ty):                        \
-    executor(b, w, op, pc, exec);             \
-    break;
-#define SMEMLAB_CASE_InlineFlow(ty, base, executor) \
-  case code(base, ty): {                            \
-    Step s{b, w, op, pc, group, exec, n};           \
-    if (executor<base, ty>(s)) break;               \
-    continue;                                       \
+    // One case per (op, type) of instructions.def. After an op whose order
+    // among warps matters (its class orders_memory), the warp's turn may end
+    // (the schedule's quota); the test is compiled into those cases only.
+#define SMEMLAB_TURN(base, cls)                            \
+  if constexpr (orders_memory(OpClass::cls)) {             \
+    if (other_warps_see<base>(op) && --b.mem_quota == 0) { \
+      if (w.uniform)                                       \
+        w.cpc = pc + 1;                                    \
+      else                                                 \
+        set_pc(w, group, pc + 1);                          \
+      goto turn_over;                                      \
+    }                                                      \
   }
-#define SMEMLAB_CASE_CallFlow(ty, base, executor) \
-  case code(base, ty): {                          \
-    Step s{b, w, op, pc, group, exec, n};         \
-    if (executor(s)) break;                       \
-    continue;                                     \
+#define SMEMLAB_CASE_Inline(ty, base, executor, cls) \
+  case code(base, ty):                               \
+    executor<base, ty>(w, op, exec);                 \
+    SMEMLAB_TURN(base, cls)                          \
+    break;
+#define SMEMLAB_CASE_Call(ty, base, executor, cls) \
+  case code(base, ty):                             \
+    executor(b, w, op, pc, exec);                  \
+    SMEMLAB_TURN(base, cls)                        \
+    break;
+#define SMEMLAB_CASE_InlineFlow(ty, base, executor, cls) \
+  case code(base, ty): {                                 \
+    Step s{b, w, op, pc, group, exec, n};                \
+    if (executor<base, ty>(s)) {                         \
+      SMEMLAB_TURN(base, cls)                            \
+      break;                                             \
+    }                                                    \
+    continue;                                            \
   }
-#define SMEMLAB_OP(base, types, executor, kind) \
-  SMEMLAB_TYPES_##types(SMEMLAB_CASE_##kind, base, executor)
+#define SMEMLAB_CASE_CallFlow(ty, base, executor, cls) \
+  case code(base, ty): {                               \
+    Step s{b, w, op, pc, group, exec, n};              \
+    if (executor(s)) {                                 \
+      SMEMLAB_TURN(base, cls)                          \
+      break;                                           \
+    }                                                  \
+    continue;                                          \
+  }
+#define SMEMLAB_OP(base, types, executor, kind, cls) \
+  SMEMLAB_TYPES_##types(SMEMLAB_CASE_##kind, base, executor, cls)
     switch (op.code) {
 #include "emu/instructions.def"
       default:
@@ -499,12 +531,14 @@ uint64_t run_warp_isa(BlockCtx& b, Warp& w, uint64_t slice) {
 #undef SMEMLAB_CASE_InlineFlow
 #undef SMEMLAB_CASE_Call
 #undef SMEMLAB_CASE_CallFlow
+#undef SMEMLAB_TURN
     if (w.uniform) {
       w.cpc = pc + 1;
     } else {
       set_pc(w, group, pc + 1);
     }
   }
+turn_over:
   w.steps += n;
   b.lane_steps += lanes;
   return n;

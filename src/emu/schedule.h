@@ -1,0 +1,59 @@
+// The order in which a block's warps take turns: what decides the result of
+// a program whose warps race (a latent race the GPU's schedulers make
+// benign, or one they do not).
+//
+//   gpu          every warp runs up to and including its next global,
+//                shared or async memory op, then the next warp takes its
+//                turn (round robin): warps progress together, as a GPU's
+//                schedulers interleave them. The default.
+//   serial       each warp runs until it blocks or 4,096 instructions pass:
+//                smemlab's schedule before `gpu` (warps far apart).
+//   random[:S]   a fresh random warp order every round; a turn is 1 to 16
+//                memory ops, or (one turn in eight) as long as serial's;
+//                from seed S (default 1): the same seed gives the same run,
+//                block by block, whatever the host threads do.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace smemlab::emu {
+
+struct Schedule {
+  enum class Kind : uint8_t { Gpu, Serial, Random };
+  Kind kind = Kind::Gpu;
+  uint64_t seed = 1;  // Random only
+  bool operator==(const Schedule&) const = default;
+};
+
+// "gpu", "serial", "random" or "random:SEED" (SEED a decimal integer);
+// nullopt for anything else.
+std::optional<Schedule> parse_schedule(const std::string& text);
+// The inverse of parse_schedule: "gpu", "serial", "random:7".
+std::string to_string(const Schedule& s);
+
+// A block's warp turns under one schedule: which warp goes next and how
+// many memory-ordering ops it may execute in its turn.
+class WarpTurns {
+ public:
+  // `warps`: the block's warp count; `block_key`: the block's linear index
+  // (seeds Random per block).
+  WarpTurns(const Schedule& s, uint32_t warps, uint64_t block_key);
+  // The i-th warp of the current round (0 <= i < warps).
+  uint32_t warp(uint32_t i) const { return shuffled_ ? order_[i] : i; }
+  // Memory-ordering ops the warp about to run may execute before it yields.
+  uint32_t quota();
+  // A new round: Random draws a new warp order.
+  void next_round();
+
+ private:
+  uint64_t draw();
+  Schedule::Kind kind_;
+  uint32_t warps_;
+  uint64_t state_;
+  bool shuffled_ = false;
+  uint8_t order_[32] = {};
+};
+
+}  // namespace smemlab::emu
