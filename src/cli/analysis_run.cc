@@ -32,7 +32,7 @@ std::vector<std::unique_ptr<bank::Model>> parse_models(const std::string& archs)
 
 void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun* out,
                   const std::string& blocks, sass::Level level, emu::KernelObserver* extra,
-                  session::Analyses what) {
+                  session::Analyses what, const std::vector<emu::Schedule>& compare) {
   auto models = parse_models(archs);
   prepare_launch_with_progress(o, &out->prepared);
   Prepared& p = out->prepared;
@@ -42,7 +42,7 @@ void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun*
     throw UsageError(e.what());
   }
   session::analyze_launch(*p.module, p.kernel, p.config, p.args.bytes, std::move(models), out,
-                          level, read_text(p.input.ptx_path), extra, what);
+                          level, read_text(p.input.ptx_path), extra, what, compare);
   stop_if_interrupted();
   out->info.source = o.file;
   if (o.file.ends_with(".cu")) out->source_lines = read_lines(o.file);

@@ -29,7 +29,8 @@ std::vector<std::unique_ptr<bank::Model>> parse_models(const std::string& archs)
 void run_analyses(const LaunchOptions& o, const std::string& archs, AnalysisRun* out,
                   const std::string& blocks = "", sass::Level level = sass::Level::Sass,
                   emu::KernelObserver* extra = nullptr,
-                  session::Analyses what = session::Analyses::All);
+                  session::Analyses what = session::Analyses::All,
+                  const std::vector<emu::Schedule>& compare = {});
 
 // A file's `// smemlab:` recipe lines (without the prefix), in order, with
 // the kernel each names (for `report`).

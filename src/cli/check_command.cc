@@ -6,6 +6,7 @@
 #include "cli/analysis_run.h"
 #include "cli/commands.h"
 #include "cli/html_output.h"
+#include "session/schedule_compare.h"
 
 namespace smemlab::cli {
 namespace {
@@ -13,14 +14,21 @@ namespace {
 struct CheckOptions {
   LaunchOptions launch;
   bool json = false, sarif = false;
-  std::string html;           // also write the HTML source view here
+  std::string html;            // also write the HTML source view here
   std::string blocks = "all";  // as analyze's --blocks
+  std::string compare;         // --compare-schedules LIST
 };
 
 void check_kernel(CheckOptions& o) {
+  std::string bad;
+  std::vector<emu::Schedule> compare;
+  if (!o.compare.empty()) {
+    compare = session::parse_schedule_list(o.compare, &bad);
+    if (compare.empty()) throw UsageError("--compare-schedules " + o.compare + ": " + bad);
+  }
   AnalysisRun run;
   run_analyses(o.launch, "sm_90", &run, o.blocks, sass::Level::Ptx, nullptr,
-               session::Analyses::FindingsOnly);
+               session::Analyses::FindingsOnly, compare);
   // A sample is said: a clean result then covers only those blocks.
   const report::RunInfo& r = run.info;
   const uint64_t sample = run.prepared.config.only_blocks.size(),
@@ -63,6 +71,11 @@ void add_check_command(CLI::App& app) {
                   "blocks to check: 'all' (default), or N spread evenly over the grid (faster; "
                   "defects in the other blocks are not seen)")
       ->capture_default_str();
+  cmd->add_option("--compare-schedules", o->compare,
+                  "also run the launch under these warp schedules (comma-separated, e.g. "
+                  "serial,random:1,random:2), each from the same device memory, and report a "
+                  "result or control flow that differs from the checked run's "
+                  "(schedule-dependent)");
   cmd->add_flag("--json", o->json, "JSON output: {\"findings\": [...]}");
   cmd->add_flag("--sarif", o->sarif, "SARIF 2.1.0 output");
   cmd->add_option("--html", o->html, "also write the HTML source view with the findings to FILE");

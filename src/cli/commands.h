@@ -27,6 +27,11 @@ struct ExitCode {
   int code;
 };
 
+// --schedule's value: gpu, serial, random or random:SEED (emu/schedule.h).
+extern const CLI::Validator kSchedule;
+// --compare-schedules' value: a comma-separated list of those.
+extern const CLI::Validator kScheduleList;
+
 void add_bank_command(CLI::App& app);
 void add_run_command(CLI::App& app);      // defined in run_command.cc (emulator)
 void add_analyze_command(CLI::App& app);  // the analyses over the emulator

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "report/progress.h"
+#include "session/schedule_compare.h"
 
 namespace smemlab::cli {
 
@@ -20,6 +21,21 @@ const CLI::Validator kUnsigned(
                  : "expected a non-negative integer, got '" + s + "'";
     },
     "UINT");
+
+const CLI::Validator kSchedule(
+    [](std::string& s) {
+      return emu::parse_schedule(s)
+                 ? std::string()
+                 : "expected gpu, serial, random or random:SEED, got '" + s + "'";
+    },
+    "SCHEDULE");
+
+const CLI::Validator kScheduleList(
+    [](std::string& s) {
+      std::string error;
+      return session::parse_schedule_list(s, &error).empty() ? error : std::string();
+    },
+    "LIST");
 
 void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   cmd->add_option("file", o.file,
@@ -47,6 +63,11 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
                               emu::kMaxHostThreads))
       ->check(kUnsigned)
       ->check(CLI::Range(0u, emu::kMaxHostThreads));
+  cmd->add_option("--schedule", o.schedule,
+                  "how a block's warps take turns: gpu (interleaved at every memory op, as on "
+                  "the GPU), serial (each warp runs until it blocks), random[:SEED]")
+      ->check(kSchedule)
+      ->capture_default_str();
   cmd->add_option("--budget", o.budget, "warp-instructions allowed per block")
       ->check(kUnsigned)
       ->check(CLI::Range(uint64_t{1}, UINT64_MAX))

@@ -39,7 +39,9 @@ struct ProgramOptions {
   bool quiet = false;  // no progress line
   int64_t fail_on_excess = -1;
   std::string level = "sass";
-  bool check = false;  // analyze --check: the defect checkers too
+  bool check = false;            // analyze --check: the defect checkers too
+  std::string schedule = "gpu";  // emu/schedule.h
+  std::string compare;           // check --compare-schedules LIST
 };
 
 std::string dir_of(const std::string& path) {
@@ -221,6 +223,8 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
     setenv("SMEMLAB_QUIET", o.quiet ? "1" : "0", 1);
     setenv("SMEMLAB_LEVEL", o.level.c_str(), 1);
     setenv("SMEMLAB_ANALYZE_CHECK", o.check ? "1" : "0", 1);
+    setenv("SMEMLAB_SCHEDULE", o.schedule.c_str(), 1);
+    setenv("SMEMLAB_COMPARE_SCHEDULES", o.compare.c_str(), 1);
     setenv("SMEMLAB_OUTPUT", o.output.c_str(), 1);
     setenv("SMEMLAB_STATUS", status_path.c_str(), 1);
     if (!html_path.empty())
@@ -340,6 +344,17 @@ int program_main(int argc, char** argv, int dashdash) {
                  "the emulated device (first) and the bank models: sm_90 (H100, default), sm_80, "
                  "sm_70, sm_35 (Kepler: the program's bank-size choice applies), sm_20, sm_13")
       ->capture_default_str();
+  app.add_option("--schedule", o.schedule,
+                 "how a block's warps take turns: gpu (interleaved at every memory op, as on the "
+                 "GPU), serial (each warp runs until it blocks), random[:SEED]")
+      ->check(kSchedule)
+      ->capture_default_str();
+  if (o.command == "check")
+    app.add_option("--compare-schedules", o.compare,
+                   "also run each checked launch under these warp schedules (comma-separated, "
+                   "e.g. serial,random:1,random:2), each from the same device memory, and report "
+                   "a result or control flow that differs (schedule-dependent)")
+        ->check(kScheduleList);
   app.add_option("--output", o.output, "write smemlab's lines to FILE instead of stderr");
   app.add_flag("--quiet,-q", o.quiet,
                "no progress line (shown on a terminal's stderr for each launch over 1 s)");

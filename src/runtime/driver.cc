@@ -358,6 +358,7 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   cfg.dynamic_shared = shared;
   cfg.cooperative = cooperative;
   cfg.stall_seconds = static_cast<double>(options.stall_seconds);
+  cfg.schedule = options.schedule;
   // On a terminal only (the program's stderr): launches over a second show it.
   if (!options.quiet)
     cfg.progress = report::terminal_progress(fmt::format("launch {}: {}", index, kname));
@@ -399,8 +400,10 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
       session::Analyses what = options.mode == Mode::Check ? session::Analyses::FindingsOnly
                                : options.analyze_check     ? session::Analyses::All
                                                            : session::Analyses::Counts;
-      session::analyze_launch(run_from, f->name, cfg, args, session::parse_models(archs), &a,
-                              level_of(f), fix_observer, what);
+      session::analyze_launch(
+          run_from, f->name, cfg, args, session::parse_models(archs), &a, level_of(f), fix_observer,
+          what,
+          options.mode == Mode::Check ? options.compare_schedules : std::vector<emu::Schedule>{});
       FixHooks::get().after(*this, m, index, f->name, cfg);
     } catch (const std::runtime_error& e) {
       note(fmt::format("ERROR: {}", e.what()));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "session/schedule_compare.h"
+
 namespace smemlab::runtime {
 namespace {
 
@@ -37,6 +39,12 @@ Options options_from_env() {
   o.quiet = env("SMEMLAB_QUIET") == "1";
   o.analyze_check = env("SMEMLAB_ANALYZE_CHECK") == "1";
   o.stall_seconds = std::max<uint64_t>(1, env_u64("SMEMLAB_STALL_SECONDS", o.stall_seconds));
+  // The CLI checked both; a value set by hand that is no schedule keeps the
+  // default (and compares nothing) rather than stop the program.
+  if (auto s = emu::parse_schedule(env("SMEMLAB_SCHEDULE"))) o.schedule = *s;
+  std::string ignored;
+  if (std::string list = env("SMEMLAB_COMPARE_SCHEDULES"); !list.empty())
+    o.compare_schedules = session::parse_schedule_list(list, &ignored);
   return o;
 }
 

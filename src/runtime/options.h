@@ -11,12 +11,18 @@
 //   SMEMLAB_QUIET     1: no progress line for long launches (--quiet)
 //   SMEMLAB_STALL_SECONDS  a cooperative launch with no progress this long
 //                     (default 10) ends as a deadlock (emu::LaunchConfig)
+//   SMEMLAB_SCHEDULE  gpu (default) | serial | random[:SEED]: how a block's
+//                     warps take turns (emu/schedule.h)
+//   SMEMLAB_COMPARE_SCHEDULES  check: run each checked launch again under
+//                     these schedules (comma-separated) and report differences
 #pragma once
 
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
+#include "emu/schedule.h"
 #include "sass/level.h"
 
 namespace smemlab::runtime {
@@ -35,6 +41,8 @@ struct Options {
   uint64_t stall_seconds = 10;
   bool quiet = false;
   bool analyze_check = false;  // `analyze --check`: the defect checkers too
+  emu::Schedule schedule;
+  std::vector<emu::Schedule> compare_schedules;
 };
 
 Options options_from_env();

@@ -8,6 +8,7 @@
 #include "check/observer_set.h"
 #include "check/source_lines.h"
 #include "sass/regroup.h"
+#include "session/schedule_compare.h"
 
 namespace smemlab::session {
 namespace {
@@ -99,18 +100,19 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
                     const std::vector<emu::ArgBytes>& args,
                     std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
                     sass::Level level, const std::string& ptx_text, emu::KernelObserver* extra,
-                    Analyses what) {
+                    Analyses what, const std::vector<emu::Schedule>& compare) {
   // The level only matters to the counts: findings are always of the PTX.
   if (what == Analyses::FindingsOnly) level = sass::Level::Ptx;
   analyze_launch(m, kernel, std::move(cfg), args, std::move(models), out,
                  sass::choose_level(level, ptx_text, m.ptx(), kernel, m.kernel(kernel)), extra,
-                 what);
+                 what, compare);
 }
 
 void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig cfg,
                     const std::vector<emu::ArgBytes>& args,
                     std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
-                    sass::KernelLevel level, emu::KernelObserver* extra, Analyses what) {
+                    sass::KernelLevel level, emu::KernelObserver* extra, Analyses what,
+                    const std::vector<emu::Schedule>& compare) {
   bool counts = what != Analyses::FindingsOnly, checks = what != Analyses::Counts;
   if (counts) out->banks = std::make_unique<check::BankAnalysis>(std::move(models));
   if (checks) out->defects = std::make_unique<check::DefectCheck>(layout_of(m.kernel(kernel)));
@@ -129,10 +131,23 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
   if (checks) set.add(out->defects.get());
   if (extra) set.add(extra);
   cfg.observer = &set;
+  std::string not_compared;
+  std::unique_ptr<DeviceSnapshot> before;
+  if (!compare.empty()) before = DeviceSnapshot::take(m.device().memory(), &not_compared);
   out->status = emu::launch_raw(m, kernel, cfg, args);
 
   if (checks) out->findings = out->defects->findings();
   if (out->status.error) out->findings.push_back(finding_from(*out->status.error, cfg.block));
+  if (before) {
+    for (check::Finding& f : compare_schedules(m, kernel, cfg, args, *before, out->status, compare))
+      out->findings.push_back(std::move(f));
+  } else if (!compare.empty()) {
+    check::Finding f;
+    f.kind = "schedule-dependent";
+    f.severity = check::Severity::Warning;
+    f.message = "schedules not compared: " + not_compared;
+    out->findings.push_back(std::move(f));
+  }
 
   report::RunInfo& r = out->info;
   r.mangled = kernel;

@@ -31,7 +31,7 @@ struct LaunchAnalysis {
   std::unique_ptr<check::BankAnalysis> banks;  // null with Analyses::FindingsOnly
   check::AccessAnalysis access;
   std::unique_ptr<check::DefectCheck> defects;  // null with Analyses::Counts
-  sass::KernelLevel level;  // the PTX -> SASS map the counts went through
+  sass::KernelLevel level;                      // the PTX -> SASS map the counts went through
   emu::LaunchStatus status;
   report::RunInfo info;  // `source` is left to the caller
   // Findings of the checkers plus the error the emulator stopped on, if any.
@@ -63,12 +63,15 @@ enum class Analyses : uint8_t { All, Counts, FindingsOnly };
 // At the SASS level (`level` Sass, where the tools exist, else PTX with the
 // reason in RunInfo) the bank and access analyses count SASS requests of
 // `ptx_text` compiled by ptxas; the defect checkers always see the PTX
-// accesses, and so does `extra` when given.
+// accesses, and so does `extra` when given. With schedules in `compare`
+// (check --compare-schedules), the launch runs again under each of them and
+// the differences are findings (session/schedule_compare.h).
 void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig cfg,
                     const std::vector<emu::ArgBytes>& args,
                     std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
                     sass::Level level = sass::Level::Ptx, const std::string& ptx_text = "",
-                    emu::KernelObserver* extra = nullptr, Analyses what = Analyses::All);
+                    emu::KernelObserver* extra = nullptr, Analyses what = Analyses::All,
+                    const std::vector<emu::Schedule>& compare = {});
 
 // The same with the level already chosen (program mode chooses it once per
 // kernel with sass::choose_program_level and reuses it for every launch).
@@ -76,7 +79,7 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
                     const std::vector<emu::ArgBytes>& args,
                     std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
                     sass::KernelLevel level, emu::KernelObserver* extra = nullptr,
-                    Analyses what = Analyses::All);
+                    Analyses what = Analyses::All, const std::vector<emu::Schedule>& compare = {});
 
 // The error the emulator stopped on, as a finding of `check`.
 check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 block_dim);

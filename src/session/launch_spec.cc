@@ -832,6 +832,12 @@ void prepare_launch(LaunchOptions o, Prepared* p) {
   p->config.dynamic_shared = o.shared;
   p->config.threads = o.threads;
   p->config.budget = o.budget;
+  std::optional<emu::Schedule> schedule = emu::parse_schedule(o.schedule);
+  if (!schedule)
+    throw UsageError(fmt::format(
+        "--schedule {}: expected gpu, serial, random or random:SEED (SEED a decimal number)",
+        o.schedule));
+  p->config.schedule = *schedule;
   p->config.stop = &interrupted();
   for (const auto& s : o.args) p->specs.push_back(parse_arg(s));
   const auto& params = p->module->kernel(p->kernel).params;

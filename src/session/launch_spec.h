@@ -56,6 +56,7 @@ struct LaunchOptions {
   std::string arch = "sm_90";
   unsigned threads = 0;
   uint64_t budget = 500'000'000;
+  std::string schedule = "gpu";        // emu/schedule.h: gpu | serial | random[:SEED]
   std::vector<std::string> nvcc_args;  // passed to nvcc for .cu input (-I, -D, --Xnvcc, ...)
   std::string keep_ptx;                // directory to keep the generated PTX in
   bool quiet = false;                  // no progress line (the CLI's; kept with the other options)

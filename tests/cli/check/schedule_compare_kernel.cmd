@@ -1,0 +1,1 @@
+check ../../emu/kernels/schedule.cu --kernel accumulateShared --compare-schedules serial,random:5
