@@ -271,11 +271,11 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
     uint64_t total_excess = 0;
     for (const auto& c : totals[0].op) total_excess += c.wavefronts - c.ideal;
     // A program built without -lineinfo has costs but no lines to put them on.
-    out += total_excess
-               ? fmt::format("\n{} excess wavefronts on {}, not attributed to lines: the PTX has "
-                             "no line information (build with nvcc -lineinfo)\n",
-                             total_excess, models[0]->name())
-               : "\nno bank conflicts on " + models[0]->name() + "\n";
+    out += total_excess ? fmt::format(
+                              "\n{} excess wavefronts on {}, not attributed to lines: the PTX has "
+                              "no line information (build with nvcc -lineinfo)\n",
+                              total_excess, models[0]->name())
+                        : "\nno bank conflicts on " + models[0]->name() + "\n";
   }
   if (a.access) out += access_findings(*a.access);
   return out;
@@ -284,8 +284,9 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
 std::string findings_text(const std::vector<check::Finding>& findings) {
   std::string out;
   for (const auto& f : findings) {
-    out += fmt::format("{}:{}: {}: {} [{}]{}\n", f.where.file, f.where.line,
-                       check::severity_name(f.severity), f.message, f.kind,
+    // A finding of the whole launch (schedule-dependent) has no line.
+    std::string at = f.where.line > 0 ? fmt::format("{}:{}: ", f.where.file, f.where.line) : "";
+    out += fmt::format("{}{}: {} [{}]{}\n", at, check::severity_name(f.severity), f.message, f.kind,
                        f.count > 1 ? fmt::format(" ({} times)", f.count) : "");
     for (const auto& v : f.involved)
       out +=

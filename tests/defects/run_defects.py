@@ -24,6 +24,19 @@ def lines_of(f):
 
 
 errors = []
+# Every kind reported is declared in src/check/finding_kinds.def: the SARIF
+# log's rules come from that table and mark any other kind undeclared.
+sarif = subprocess.run([smemlab, "check", path, "--sarif"], capture_output=True, text=True,
+                       timeout=300)
+if sarif.returncode != p.returncode:
+    errors.append(f"check --sarif exited {sarif.returncode}, check --json {p.returncode}")
+else:
+    run = json.loads(sarif.stdout)["runs"][0]
+    rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
+    for r in run["results"]:
+        rule = rules.get(r["ruleId"])
+        if rule is None or rule.get("properties", {}).get("undeclared"):
+            errors.append(f"SARIF result of kind {r['ruleId']} has no declared rule")
 for kind, line in expected:
     if not any(f["kind"] == kind and line in lines_of(f) for f in findings):
         errors.append(f"missing: {kind} at line {line}")
