@@ -14,6 +14,7 @@
 
 #include "runtime/driver.h"
 #include "runtime/graph.h"
+#include "runtime/guard.h"
 #include "runtime/mempool.h"
 
 namespace smemlab::runtime {
@@ -321,13 +322,9 @@ CUresult func_get_attribute(int* v, CUfunction_attribute a, CUfunction hf) {
   LOCKED;
   Function* f = fn(hf);
   if (!v || !f) return CUDA_ERROR_INVALID_VALUE;
-  if (!f->module->emu) return CUDA_ERROR_NO_BINARY_FOR_GPU;
-  const emu::Program* p;
-  try {
-    p = &f->module->emu->kernel(f->name);
-  } catch (const std::exception&) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  CUresult r;
+  const emu::Program* p = d.program(f, "cuFuncGetAttribute", &r);
+  if (!p) return r;
   switch (a) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = static_cast<int>(p->static_shared); break;
@@ -352,8 +349,10 @@ CUresult func_set_attribute(CUfunction hf, CUfunction_attribute a, int v) {
   Function* f = fn(hf);
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
   if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
-    int static_shared = 0;
-    if (f->module->emu) static_shared = static_cast<int>(f->module->emu->kernel(f->name).static_shared);
+    CUresult r;
+    const emu::Program* p = d.program(f, "cuFuncSetAttribute", &r);
+    if (!p) return r;
+    int static_shared = static_cast<int>(p->static_shared);
     if (v < 0 || v + static_shared > d.spec.shared_per_block_optin) return CUDA_ERROR_INVALID_VALUE;
     f->max_dynamic_shared = v;
   } else if (a == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
@@ -376,8 +375,11 @@ CUresult func_get_name(const char** name, CUfunction hf) {
 CUresult func_param_info(CUfunction hf, size_t i, size_t* offset, size_t* size) {
   LOCKED;
   Function* f = fn(hf);
-  if (!f || !f->module->emu) return CUDA_ERROR_INVALID_VALUE;
-  const auto& params = f->module->emu->kernel(f->name).params;
+  if (!f) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r;
+  const emu::Program* p = d.program(f, "cuFuncGetParamInfo", &r);
+  if (!p) return r;
+  const auto& params = p->params;
   if (i >= params.size()) return CUDA_ERROR_INVALID_VALUE;
   if (offset) *offset = params[i].offset;
   if (size) *size = params[i].size;
@@ -1088,13 +1090,9 @@ CUresult cooperative(Function* f, emu::Dim3 grid, emu::Dim3 block, unsigned shar
   LOCKED;
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
   if (captured(s)) return capture_kernel(s, f, grid, block, shared, params, extra, true);
-  const emu::Program* prog = nullptr;
-  try {
-    if (f->module->emu) prog = &f->module->emu->kernel(f->name);
-  } catch (const std::exception&) {
-    // d.launch reports why the kernel cannot run.
-  }
-  if (prog) {
+  CUresult refused;
+  // Without a decoded kernel, d.launch refuses the launch and counts it.
+  if (const emu::Program* prog = d.program(f, "", &refused)) {
     uint64_t per_sm = static_cast<uint64_t>(blocks_per_sm(
         d.spec, *prog, static_cast<int>(std::min<uint64_t>(block.count(), 1u << 30)), shared));
     uint64_t fit = per_sm * static_cast<uint64_t>(d.spec.sms);
@@ -1297,8 +1295,10 @@ CUresult occupancy_blocks(int* n, CUfunction hf, int block, size_t dyn, unsigned
   LOCKED;
   Function* f = fn(hf);
   if (!n || !f) return CUDA_ERROR_INVALID_VALUE;
-  if (!f->module->emu) return CUDA_ERROR_NO_BINARY_FOR_GPU;
-  *n = blocks_per_sm(d.spec, f->module->emu->kernel(f->name), block, dyn);
+  CUresult r;
+  const emu::Program* p = d.program(f, "cuOccupancyMaxActiveBlocksPerMultiprocessor", &r);
+  if (!p) return r;
+  *n = blocks_per_sm(d.spec, *p, block, dyn);
   return CUDA_SUCCESS;
 }
 CUresult occupancy_blocks_v1(int* n, CUfunction f, int block, size_t dyn) {
@@ -1308,8 +1308,10 @@ CUresult occupancy_available_smem(size_t* dyn, CUfunction hf, int blocks, int bl
   LOCKED;
   Function* f = fn(hf);
   if (!dyn || !f || blocks <= 0) return CUDA_ERROR_INVALID_VALUE;
-  if (!f->module->emu) return CUDA_ERROR_NO_BINARY_FOR_GPU;
-  const emu::Program& p = f->module->emu->kernel(f->name);
+  CUresult r;
+  const emu::Program* k = d.program(f, "cuOccupancyAvailableDynamicSMemPerBlock", &r);
+  if (!k) return r;
+  const emu::Program& p = *k;
   (void)block;
   int64_t per = d.spec.shared_per_sm / blocks - d.spec.reserved_shared_per_block -
                 static_cast<int64_t>(p.static_shared);
@@ -1322,8 +1324,10 @@ CUresult occupancy_max_block_size(int* min_grid, int* block_size, CUfunction hf,
   LOCKED;
   Function* f = fn(hf);
   if (!min_grid || !block_size || !f) return CUDA_ERROR_INVALID_VALUE;
-  if (!f->module->emu) return CUDA_ERROR_NO_BINARY_FOR_GPU;
-  const emu::Program& p = f->module->emu->kernel(f->name);
+  CUresult r;
+  const emu::Program* k = d.program(f, "cuOccupancyMaxPotentialBlockSize", &r);
+  if (!k) return r;
+  const emu::Program& p = *k;
   int best = 0, best_threads = 0;
   int top = limit > 0 ? std::min(limit, 1024) : 1024;
   for (int b = 32; b <= top; b += 32) {
@@ -1389,7 +1393,7 @@ CUresult get_error_name(CUresult e, const char** s) {
 CUresult profiler_start() { return CUDA_SUCCESS; }
 CUresult profiler_stop() { return CUDA_SUCCESS; }
 
-#define E(name, version, f) {name, version, reinterpret_cast<void*>(f)}
+#define E SMEMLAB_ENTRY
 const EntryPoint kEntries[] = {
     E("cuInit", 2000, init),
     E("cuDriverGetVersion", 2020, driver_version),

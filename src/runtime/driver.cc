@@ -13,8 +13,11 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "emu/decode.h"
+#include "ptx/lexer.h"
 #include "report/progress.h"
 #include "runtime/fix_hooks.h"
+#include "runtime/guard.h"
 #include "runtime/mempool.h"
 #include "sass/tools.h"
 #include "session/launch_analysis.h"
@@ -109,6 +112,53 @@ void Driver::finish() {
     if (n) note(fmt::format("LEAK SUMMARY: {} bytes leaked in {} allocations", bytes, n));
   }
   write_summary(true);
+}
+
+// ---- the catch boundary (guard.h) -----------------------------------------
+
+namespace {
+const char* code_name(CUresult r) {
+  switch (r) {
+    case CUDA_ERROR_NOT_SUPPORTED:
+      return "CUDA_ERROR_NOT_SUPPORTED";
+    case CUDA_ERROR_INVALID_IMAGE:
+      return "CUDA_ERROR_INVALID_IMAGE";
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      return "CUDA_ERROR_OUT_OF_MEMORY";
+    default:
+      return "CUDA_ERROR_UNKNOWN";
+  }
+}
+}  // namespace
+
+CUresult escaped_exception(const char* entry) noexcept {
+  CUresult code = CUDA_ERROR_UNKNOWN;
+  std::string why;
+  try {
+    throw;
+  } catch (const emu::DecodeError& e) {
+    code = CUDA_ERROR_NOT_SUPPORTED;
+    why = fmt::format("the emulator cannot decode the kernel's PTX: {}", e.what());
+  } catch (const ptx::ParseError& e) {
+    code = CUDA_ERROR_INVALID_IMAGE;
+    why = fmt::format("the PTX does not parse: {}", e.what());
+  } catch (const std::bad_alloc&) {
+    code = CUDA_ERROR_OUT_OF_MEMORY;
+    why = "out of host memory";
+  } catch (const std::exception& e) {
+    why = fmt::format("internal error in smemlab (please report it): {}", e.what());
+  } catch (...) {
+    why = "internal error in smemlab (please report it): an unknown exception";
+  }
+  try {
+    Driver& d = Driver::get();
+    std::lock_guard<std::recursive_mutex> lock(d.mu);
+    if (d.once(fmt::format("escaped:{}:{}", entry, why)))
+      d.note(fmt::format("ERROR: {}: {} (it returned {})", entry, why, code_name(code)));
+  } catch (...) {
+    // Reporting failed (no memory): the code still reaches the program.
+  }
+  return code;
 }
 
 // ---- modules ---------------------------------------------------------------
@@ -302,23 +352,11 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
     ~Summary() { d->write_summary(false); }
   } summary{this};
   std::string kname = demangle(f->name);
-  if (!m.emu) {
-    if (reported_.insert("nopx:" + f->name).second)
-      note(fmt::format(
-          "ERROR: kernel {} in {} has no PTX, only {}: the emulator runs PTX. Rebuild with PTX "
-          "embedded, e.g. nvcc -gencode arch=compute_90,code=compute_90 (plus your usual "
-          "-gencode for SASS)",
-          kname, m.name, describe(m.entries)));
+  CUresult refused = CUDA_SUCCESS;
+  const emu::Program* prog = program(f, "", &refused);
+  if (!prog) {
     ++failed_kernels;
-    return CUDA_ERROR_NO_BINARY_FOR_GPU;
-  }
-  const emu::Program* prog;
-  try {
-    prog = &m.emu->kernel(f->name);
-  } catch (const std::exception& e) {
-    note(fmt::format("ERROR: kernel {} in {}: {}", kname, m.name, e.what()));
-    ++failed_kernels;
-    return CUDA_ERROR_NOT_SUPPORTED;
+    return refused;
   }
   // Arguments: kernelParams (one pointer per parameter) or an `extra`
   // buffer laid out as the parameters are.
@@ -423,6 +461,32 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
     return r;
   }
   return CUDA_SUCCESS;
+}
+
+const emu::Program* Driver::program(Function* f, const char* api, CUresult* error) {
+  Module& m = *f->module;
+  if (!m.emu) {
+    *error = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    if (once("noptx:" + f->name))
+      note(fmt::format(
+          "ERROR: kernel {} in {} has no PTX, only {}: the emulator runs PTX. Rebuild with PTX "
+          "embedded, e.g. nvcc -gencode arch=compute_90,code=compute_90 (plus your usual "
+          "-gencode for SASS)",
+          demangle(f->name), m.name, describe(m.entries)));
+    return nullptr;
+  }
+  try {
+    return &m.emu->kernel(f->name);
+  } catch (const emu::DecodeError& e) {
+    *error = CUDA_ERROR_NOT_SUPPORTED;
+    if (once(fmt::format("decode:{}:{}", api, f->name)))
+      note(
+          fmt::format("ERROR: {}kernel {} in {} cannot be emulated ({} returned "
+                      "CUDA_ERROR_NOT_SUPPORTED): {}",
+                      *api ? fmt::format("{}: ", api) : "", demangle(f->name), m.name,
+                      *api ? "the call" : "its launch", e.what()));
+    return nullptr;
+  }
 }
 
 const sass::KernelLevel& Driver::level_of(Function* f) {

@@ -115,12 +115,22 @@ class Driver {
   CUresult launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared, void** params,
                   void** extra, bool cooperative = false);
 
+  // The decoded kernel of `f`, or null when the emulator cannot run it: its
+  // module has no PTX (*error = CUDA_ERROR_NO_BINARY_FOR_GPU; the line says
+  // which nvcc flag adds it) or its PTX does not decode
+  // (*error = CUDA_ERROR_NOT_SUPPORTED; the line gives the PTX position).
+  // Said once per kernel and entry point `api` (the one that needed it; ""
+  // for a launch).
+  const emu::Program* program(Function* f, const char* api, CUresult* error);
+
   // The SASS level of `f`'s analyzed launches (docs/sass.md), once per kernel.
   const sass::KernelLevel& level_of(Function* f);
 
   // ==smemlab== lines (stderr or --output).
   void note(const std::string& line);
   void api_error(const std::string& kind, const std::string& message);
+  // True the first time `key` is asked: for lines said once.
+  bool once(const std::string& key) { return reported_.insert(key).second; }
   // Once per entry point: it is not implemented and returned `code`.
   void not_supported(const char* entry, const char* code = "CUDA_ERROR_NOT_SUPPORTED");
   void write_summary(bool finished);

@@ -20,6 +20,7 @@
 
 #include "runtime/api.h"
 #include "runtime/driver.h"
+#include "runtime/guard.h"
 #include "runtime/integrity.h"
 
 #include <pthread.h>
@@ -42,11 +43,16 @@ std::array<std::string, kStubs>& g_stub_names = *new std::array<std::string, kSt
 int g_stub_count = 0;
 
 template <int N>
-CUresult named_stub() {
+CUresult named_stub_body() {
   Driver& d = Driver::get();
   std::lock_guard<std::recursive_mutex> lock(d.mu);
   d.not_supported(g_stub_names[N].c_str());
   return CUDA_ERROR_NOT_SUPPORTED;
+}
+// Behind the catch boundary (guard.h), as every other entry point.
+template <int N>
+CUresult named_stub() {
+  return Guarded<"a not implemented entry point", named_stub_body<N>>::call();
 }
 template <int... I>
 void* stub_at(int i, std::integer_sequence<int, I...>) {
@@ -66,6 +72,9 @@ void* stub_for(const std::string& name) {
 }
 
 // ---- cudart's private tables -----------------------------------------------
+
+// A table slot: F behind the catch boundary (guard.h).
+#define G(name, f) reinterpret_cast<void*>(&Guarded<name, f>::call)
 
 bool debug() {
   static bool on = std::getenv("SMEMLAB_DEBUG_TABLES") != nullptr;
@@ -216,19 +225,19 @@ std::vector<Table>& tables() {
                        0x12, 0xfd, 0x9d, 0xf9},
                       {}},
                      13,
-                     {{1, reinterpret_cast<void*>(get_module_from_cubin)},
-                      {2, reinterpret_cast<void*>(get_primary_context)},
-                      {6, reinterpret_cast<void*>(get_module_from_cubin_ext1)},
-                      {7, reinterpret_cast<void*>(cudart_fn7)},
-                      {8, reinterpret_cast<void*>(get_module_from_cubin_ext2)},
-                      {12, reinterpret_cast<void*>(load_compilers)}}));
+                     {{1, G("cudart interface slot 1", get_module_from_cubin)},
+                      {2, G("cudart interface slot 2", get_primary_context)},
+                      {6, G("cudart interface slot 6", get_module_from_cubin_ext1)},
+                      {7, G("cudart interface slot 7", cudart_fn7)},
+                      {8, G("cudart interface slot 8", get_module_from_cubin_ext2)},
+                      {12, G("cudart interface slot 12", load_compilers)}}));
     v.push_back(fill({"tools runtime callback hooks",
                       {0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74, 0x93, 0xf2, 0x08, 0x00,
                        0x20, 0x0c, 0x0a, 0x66},
                       {}},
                      7,
-                     {{2, reinterpret_cast<void*>(hook_buffer1)},
-                      {6, reinterpret_cast<void*>(hook_buffer2)}}));
+                     {{2, G("tools runtime callback hooks slot 2", hook_buffer1)},
+                      {6, G("tools runtime callback hooks slot 6", hook_buffer2)}}));
     v.push_back(fill({"tools thread-local storage",
                       {0x42, 0xd8, 0x5a, 0x81, 0x23, 0xf6, 0xcb, 0x47, 0x82, 0x98, 0xf6, 0xe7,
                        0x8a, 0x3a, 0xec, 0xdc},
@@ -239,13 +248,13 @@ std::vector<Table>& tables() {
                        0x00, 0x6d, 0xfa, 0x7e},
                       {}},
                      4,
-                     {{2, reinterpret_cast<void*>(context_check)},
-                      {3, reinterpret_cast<void*>(context_check_count)}}));
+                     {{2, G("context checks slot 2", context_check)},
+                      {3, G("context checks slot 3", context_check_count)}}));
     v.push_back(fill({"device extended",
                       {0xb1, 0x05, 0x41, 0xe1, 0xf7, 0xc7, 0xc7, 0x4a, 0x9f, 0x64, 0xf2, 0x23,
                        0xbe, 0x99, 0xf1, 0xe2},
                       {}},
-                     26, {{13, reinterpret_cast<void*>(device_flag)}}));
+                     26, {{13, G("device extended slot 13", device_flag)}}));
     v.push_back(fill({"context create bypass",
                       {0x0c, 0xa5, 0x0b, 0x8c, 0x10, 0x04, 0x92, 0x9a, 0x89, 0xa7, 0xd0, 0xdf,
                        0x10, 0xe7, 0x72, 0x86},
@@ -260,13 +269,13 @@ std::vector<Table>& tables() {
                       {0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba, 0x12,
                        0x3c, 0x66, 0xe1, 0xf2},
                       {}},
-                     3, {{1, reinterpret_cast<void*>(integrity_check)}}));
+                     3, {{1, G("integrity check slot 1", integrity_check)}}));
     // This one has no size slot: the functions start at slot 0.
     Table cls{"context-local storage",
               {0xc6, 0x93, 0x33, 0x6e, 0x11, 0x21, 0xdf, 0x11, 0xa8, 0xc3, 0x68, 0xf3, 0x55, 0xd8,
                0x95, 0x93},
-              {reinterpret_cast<void*>(storage_put), reinterpret_cast<void*>(storage_delete),
-               reinterpret_cast<void*>(storage_get), stub_for("context-local storage slot 3")}};
+              {G("context-local storage slot 0", storage_put), G("context-local storage slot 1", storage_delete),
+               G("context-local storage slot 2", storage_get), stub_for("context-local storage slot 3")}};
     v.push_back(cls);
     return v;
   }());
@@ -299,9 +308,18 @@ using namespace smemlab::runtime;
 #undef cuGetProcAddress
 
 extern "C" {
-
 __attribute__((visibility("default"))) CUresult cuGetExportTable(const void** table,
-                                                                  const CUuuid* id) {
+                                                                  const CUuuid* id);
+__attribute__((visibility("default"))) CUresult cuGetProcAddress(const char* symbol, void** pfn,
+                                                                  int version, cuuint64_t flags);
+__attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
+    const char* symbol, void** pfn, int version, cuuint64_t flags,
+    CUdriverProcAddressQueryResult* status);
+}  // extern "C"
+
+namespace {
+
+CUresult get_export_table(const void** table, const CUuuid* id) {
   if (!table || !id) return CUDA_ERROR_INVALID_VALUE;
   for (const Table& t : tables())
     if (std::memcmp(t.uuid, id->bytes, 16) == 0) {
@@ -318,19 +336,8 @@ __attribute__((visibility("default"))) CUresult cuGetExportTable(const void** ta
   }
   return CUDA_ERROR_NOT_FOUND;
 }
-
-__attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char* symbol, void** pfn,
-                                                                     int version, cuuint64_t,
-                                                                     CUdriverProcAddressQueryResult* status);
-
-__attribute__((visibility("default"))) CUresult cuGetProcAddress(const char* symbol, void** pfn,
-                                                                  int version, cuuint64_t flags) {
-  return cuGetProcAddress_v2(symbol, pfn, version, flags, nullptr);
-}
-
-__attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
-    const char* symbol, void** pfn, int version, cuuint64_t,
-    CUdriverProcAddressQueryResult* status) {
+CUresult get_proc_address(const char* symbol, void** pfn, int version, cuuint64_t,
+                          CUdriverProcAddressQueryResult* status) {
   if (!pfn) return CUDA_ERROR_INVALID_VALUE;
   auto found = [&](void* f) {
     *pfn = f;
@@ -357,6 +364,26 @@ __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
   return found(stub);
 }
 
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) CUresult cuGetExportTable(const void** table,
+                                                                  const CUuuid* id) {
+  return Guarded<"cuGetExportTable", get_export_table>::call(table, id);
+}
+
+__attribute__((visibility("default"))) CUresult cuGetProcAddress(const char* symbol, void** pfn,
+                                                                  int version, cuuint64_t flags) {
+  return cuGetProcAddress_v2(symbol, pfn, version, flags, nullptr);
+}
+
+__attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
+    const char* symbol, void** pfn, int version, cuuint64_t flags,
+    CUdriverProcAddressQueryResult* status) {
+  return Guarded<"cuGetProcAddress", get_proc_address>::call(symbol, pfn, version, flags, status);
+}
+
 __attribute__((visibility("default"))) CUresult cuInit(unsigned flags) {
   using Fn = CUresult (*)(unsigned);
   return reinterpret_cast<Fn>(find_entry("cuInit", 2000)->fn)(flags);
@@ -372,6 +399,10 @@ __attribute__((visibility("default"))) CUresult cuDriverGetVersion(int* v) {
 namespace {
 // Loaded: tell the CLI the program reached the driver. At exit: leaks
 // (check) and the summary.
-__attribute__((constructor)) void on_load() { Driver::get(); }
-__attribute__((destructor)) void on_exit() { Driver::get().finish(); }
+void load() { Driver::get(); }
+void unload() { Driver::get().finish(); }
+// Behind the catch boundary too: an exception here would end the program
+// at load or at exit.
+__attribute__((constructor)) void on_load() { Guarded<"loading libcuda.so.1", load>::call(); }
+__attribute__((destructor)) void on_exit() { Guarded<"unloading libcuda.so.1", unload>::call(); }
 }  // namespace

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "runtime/driver.h"
+#include "runtime/guard.h"
 
 namespace smemlab::runtime {
 namespace {
@@ -762,8 +763,7 @@ CUresult capture_forbids(CUstream s, const char* api) {
 }
 
 const std::vector<EntryPoint>& graph_entries() {
-#define E(name, version, f) \
-  EntryPoint { name, version, reinterpret_cast<void*>(f) }
+#define E SMEMLAB_ENTRY
   static const std::vector<EntryPoint> entries = {
       E("cuStreamBeginCapture", 10000, begin_capture_v1),
       E("cuStreamBeginCapture", 10010, begin_capture),

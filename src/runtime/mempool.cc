@@ -17,6 +17,7 @@
 
 #include "runtime/driver.h"
 #include "runtime/graph.h"
+#include "runtime/guard.h"
 
 namespace smemlab::runtime {
 
@@ -365,8 +366,7 @@ void pools_synchronized() {
 const char* pool_origin(const MemPool* pool) { return pool->origin.c_str(); }
 
 const std::vector<EntryPoint>& pool_entries() {
-#define E(name, version, f) \
-  EntryPoint { name, version, reinterpret_cast<void*>(f) }
+#define E SMEMLAB_ENTRY
   static const std::vector<EntryPoint> entries = {
       E("cuMemAllocAsync", 11020, mem_alloc_async),
       E("cuMemAllocFromPoolAsync", 11020, mem_alloc_from_pool_async),
