@@ -470,9 +470,9 @@ const emu::Program* Driver::program(Function* f, const char* api, CUresult* erro
     if (once("noptx:" + f->name))
       note(fmt::format(
           "ERROR: kernel {} in {} has no PTX, only {}: the emulator runs PTX. Rebuild with PTX "
-          "embedded, e.g. nvcc -gencode arch=compute_90,code=compute_90 (plus your usual "
-          "-gencode for SASS)",
-          demangle(f->name), m.name, describe(m.entries)));
+          "embedded beside the SASS: nvcc {}",
+          demangle(f->name), m.name, describe(m.entries),
+          ptx_flag_for(m.entries, static_cast<uint32_t>(spec.major * 10 + spec.minor))));
     return nullptr;
   }
   try {

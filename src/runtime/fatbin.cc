@@ -10,7 +10,7 @@ namespace {
 
 constexpr uint32_t kWrapperMagic = 0x466243B1;
 constexpr uint32_t kFatbinMagic = 0xBA55ED50;
-constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000;
+constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000, kFlagArchSpecific = 0x100000;
 
 template <class T>
 T read(const uint8_t* p, size_t off) {
@@ -44,6 +44,7 @@ std::vector<FatbinEntry> parse_fatbin(const void* data) {
     uint64_t flags = read<uint64_t>(e, 40);
     f.zstd = flags & kFlagZstd;
     f.lz4 = flags & kFlagLz4;
+    f.arch_specific = flags & kFlagArchSpecific;
     f.uncompressed_size = read<uint64_t>(e, 56);
     f.payload = e + eheader;
     if (kind == 1 || kind == 2) out.push_back(f);
@@ -98,10 +99,24 @@ std::string sass_for(const std::vector<FatbinEntry>& entries, uint32_t sm) {
 std::string describe(const std::vector<FatbinEntry>& entries) {
   std::string s;
   for (const auto& e : entries)
-    s += fmt::format("{}{}{}", s.empty() ? "" : ", ",
-                     e.kind == FatbinEntry::kPtx ? "compute_" : "sm_", e.sm) +
+    s += fmt::format("{}{}{}{}", s.empty() ? "" : ", ",
+                     e.kind == FatbinEntry::kPtx ? "compute_" : "sm_", e.sm,
+                     e.arch_specific ? "a" : "") +
          (e.kind == FatbinEntry::kPtx ? " PTX" : " SASS");
   return s.empty() ? "no entries" : s;
+}
+
+std::string ptx_flag_for(const std::vector<FatbinEntry>& entries, uint32_t sm) {
+  // The SASS the GPU would run (the highest at or below it), else any.
+  const FatbinEntry* best = nullptr;
+  for (const auto& e : entries) {
+    if (e.kind != FatbinEntry::kElf) continue;
+    bool fits = e.sm <= sm, best_fits = best && best->sm <= sm;
+    if (!best || (fits && !best_fits) || (fits == best_fits && e.sm > best->sm)) best = &e;
+  }
+  std::string arch =
+      fmt::format("{}{}", best ? best->sm : sm, best && best->arch_specific ? "a" : "");
+  return fmt::format("-gencode arch=compute_{0},code=[sm_{0},compute_{0}]", arch);
 }
 
 }  // namespace smemlab::runtime
