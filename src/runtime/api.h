@@ -14,6 +14,10 @@ struct EntryPoint {
 // "cuMemAlloc", 3020), or null when smemlab does not implement it.
 const EntryPoint* find_entry(const char* name, int version);
 
+// Fills the slots of the symbols exported by name (named_exports.cc) with
+// the entry points find_entry gives for their names and versions; at load.
+void resolve_named_exports();
+
 // The primary context's last release destroys it: the context-local storage
 // cudart keeps in it is destructed then (exports.cc).
 void destroy_context_storage(void* context);

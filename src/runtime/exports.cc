@@ -399,7 +399,10 @@ __attribute__((visibility("default"))) CUresult cuDriverGetVersion(int* v) {
 namespace {
 // Loaded: tell the CLI the program reached the driver. At exit: leaks
 // (check) and the summary.
-void load() { Driver::get(); }
+void load() {
+  Driver::get();
+  resolve_named_exports();
+}
 void unload() { Driver::get().finish(); }
 // Behind the catch boundary too: an exception here would end the program
 // at load or at exit.
