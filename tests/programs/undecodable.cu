@@ -25,10 +25,16 @@ namespace {
 
 unsigned* g_buf;
 
+// As a Hopper cluster kernel with a large shared tile is launched: opt in
+// to more than 48 KiB of dynamic shared memory, then cudaLaunchKernelEx.
 cudaError_t launch_ex() {
+  cudaError_t set =
+      cudaFuncSetAttribute(cluster_bad, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 << 10);
+  std::printf("launch-ex: cudaFuncSetAttribute %s\n", cudaGetErrorName(set));
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(2);
   cfg.blockDim = dim3(32);
+  cfg.dynamicSmemBytes = 100 << 10;
   return cudaLaunchKernelEx(&cfg, cluster_bad, g_buf, static_cast<const unsigned*>(g_buf));
 }
 
