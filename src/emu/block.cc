@@ -168,6 +168,8 @@ std::vector<bool> read_first(const Program& p) {
   }
   for (const TexOp& t : p.tex_ops)
     for (uint32_t r : t.coord) mark(r);
+  for (const TmaOp& t : p.tma_ops)
+    for (uint32_t r : t.regs) mark(r);
   std::vector<RegOperands> opnd(nops);
   for (size_t pc = 0; pc < nops; ++pc) {
     opnd[pc] = reg_operands(p.ops[pc]);
@@ -422,6 +424,8 @@ RegInit make_reg_init(const Program& p) {
   }
   for (const TexOp& t : p.tex_ops)
     for (uint32_t r : t.coord) name(r);
+  for (const TmaOp& t : p.tma_ops)
+    for (uint32_t r : t.regs) name(r);
   for (uint32_t r = 0; r < p.num_regs; ++r)
     if (!named[r]) skip[r] = true;
   // Registers some op may write (every register an op of unknown operands,
@@ -446,6 +450,8 @@ RegInit make_reg_init(const Program& p) {
   }
   for (const TexOp& t : p.tex_ops)
     for (uint32_t r : t.coord) write(r);
+  for (const TmaOp& t : p.tma_ops)
+    for (uint32_t r : t.regs) write(r);
   auto add = [](std::vector<std::pair<uint32_t, uint32_t>>& runs, uint32_t r) {
     if (!runs.empty() && runs.back().first + runs.back().second == r)
       ++runs.back().second;

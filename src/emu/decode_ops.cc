@@ -11,6 +11,7 @@
 
 #include "emu/decode_context.h"
 #include "emu/decode_tensor.h"
+#include "emu/decode_tma.h"
 
 namespace smemlab::emu {
 namespace {
@@ -173,7 +174,7 @@ void DecodeContext::emit_instruction(const ptx::Instruction& in) {
   // read the extra parts); anywhere else they would be silently cut to [a].
   static const std::set<std::string, std::less<>> texture_ops = {"tex",  "tld4",  "txq", "suld",
                                                                  "sust", "sured", "suq"};
-  if (!texture_ops.count(in.opcode))
+  if (!texture_ops.count(in.opcode) && !is_tma(in))  // [tensorMap, {coords}]
     for (const auto& o : in.operands)
       if (o.kind == K::Addr && !o.elems.empty())
         fail(o.pos, fmt::format("'{}' takes no '[a, b]' address", in.text()));

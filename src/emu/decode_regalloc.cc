@@ -51,6 +51,8 @@ void coalesce_registers(Program& p) {
   }
   for (const TexOp& t : p.tex_ops)
     for (uint32_t r : t.coord) pin(r);
+  for (const TmaOp& t : p.tma_ops)
+    for (uint32_t r : t.regs) pin(r);
   for (size_t pc = 0; pc < nops; ++pc) {
     opnd[pc] = reg_operands(p.ops[pc]);
     if (!opnd[pc].known)

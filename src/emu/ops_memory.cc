@@ -11,6 +11,7 @@
 
 #include "emu/decode_context.h"
 #include "emu/decode_tensor.h"
+#include "emu/decode_tma.h"
 #include "emu/exec.h"
 #include "emu/half.h"
 #include "emu/ops_alu.h"
@@ -25,6 +26,7 @@ const char* verb(const Op& op) {
   if (op.code / 16 == MMA) return "wmma";
   if (op.code / 16 == MBAR) return "mbarrier";
   if (op.code / 16 == BULK) return "cp.async.bulk";
+  if (op.code / 16 == TMA) return "cp.async.bulk.tensor";
   return op.t2 ? "reduction" : "atomic";
 }
 
@@ -659,6 +661,7 @@ void decode_cp(Insn& d) {
   const ptx::Instruction& in = d.in;
   const auto& ops = d.operands();
   Op& op = d.op;
+  if (is_tma(in)) return decode_tma(c, in, op);
   if (in.mods.empty() || in.mods[0] != "async") d.unsupported();
   if (is_tensor_or_async(in)) return decode_tensor(d);
   if (in.mods.size() >= 2 &&

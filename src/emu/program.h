@@ -136,6 +136,10 @@ enum MbarKind : uint8_t {
 };
 // CPASYNC's aux: the copy, commit_group, wait_group N (imm = N), wait_all.
 enum CpAsyncKind : uint8_t { CPA_COPY, CPA_COMMIT, CPA_WAIT_GROUP, CPA_WAIT_ALL };
+// TMA's t2 (ops_tma_exec.cc): cp.async.bulk.tensor global -> shared (LOAD),
+// shared -> global (STORE), cp.reduce.async.bulk.tensor (REDUCE),
+// cp.async.bulk.prefetch.tensor, cp.async.bulk.commit_group / wait_group.
+enum TmaKind : uint8_t { TMA_LOAD, TMA_STORE, TMA_REDUCE, TMA_PREFETCH, TMA_COMMIT, TMA_WAIT };
 enum Special : uint8_t {
   SP_CLOCK,
   SP_CLOCK64,
@@ -172,6 +176,8 @@ enum Special : uint8_t {
 //   MBAR: r4 + imm = mbarrier address, aux = MSpace, t2 = MbarKind (other fields there)
 //   BULK: r4 + imm = shared dst, r5 + value(r0) = global src, r1 = bytes,
 //         r2 + value(r3) = mbarrier
+//   TMA: t2 = TmaKind; copies: imm = index into Program::tma_ops;
+//        TMA_WAIT: imm = N, aux2 = 1 for .read
 struct Op {
   uint16_t code = 0;
   uint8_t t = 0;       // type
@@ -211,6 +217,26 @@ struct TexOp {
   T dtype = F32;            // F32, S32 or U32 results
   uint8_t ncoord = 0;
   uint32_t coord[4] = {0, 0, 0, 0};
+};
+
+// cp.async.bulk.tensor, cp.reduce.async.bulk.tensor and
+// cp.async.bulk.prefetch.tensor operands (more registers than Op::r holds).
+struct TmaOp {
+  uint8_t dims = 1;        // .1d .. .5d
+  bool im2col = false;     // .im2col (else .tile)
+  bool multicast = false;  // .multicast::cluster (mask: the ctaMask register)
+  AtomOp red = A_ADD;      // cp.reduce: the operation
+  MSpace map_space = MSpace::Generic;
+  uint32_t map = 0;  // tensor-map address register (+ map_off)
+  int64_t map_off = 0;
+  uint32_t smem = 0;  // shared address register (+ smem_off)
+  int64_t smem_off = 0;
+  uint32_t mbar = UINT32_MAX;  // mbarrier address register (+ mbar_off), loads
+  int64_t mbar_off = 0;
+  uint32_t mask = UINT32_MAX;  // ctaMask (u16)
+  uint32_t coord[5] = {};      // s32 tensor coordinates, dims of them
+  uint32_t offs[3] = {};       // im2col offsets (u16), dims - 2 of them
+  std::vector<uint32_t> regs;  // every register above, for register analyses
 };
 
 // A warp's registers at the start of a block, derived from the ops once per
@@ -284,6 +310,7 @@ struct Program {
   const ptx::LineTable* lines = nullptr;
   std::vector<TensorOp> tensor_ops;  // operands of MMA ops
   std::vector<TexOp> tex_ops;        // operands of TEX ops
+  std::vector<TmaOp> tma_ops;        // operands of TMA copies
   // Made once by Module::kernel; null (a program decoded elsewhere): each
   // BlockRunner makes its own.
   std::shared_ptr<const RegInit> reg_init;

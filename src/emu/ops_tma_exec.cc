@@ -1,0 +1,305 @@
+// Executors of the Tensor Memory Accelerator's instructions. Each lane that
+// executes a copy issues its own (CUTLASS elects one thread). The copy is
+// performed at issue, one order the ISA allows (it completes at some point
+// before the mbarrier phase or the bulk group says so): a load writes the
+// whole box into shared memory (out-of-bounds elements filled with zeros, or
+// NaN when the map asks) and then signals the box's bytes to the mbarrier
+// (complete_tx); a store or reduction reads the box from shared memory and
+// writes the in-bounds elements. So cp.async.bulk.commit_group and
+// wait_group{.read} have nothing left to wait for.
+//
+// Observers see each 16-byte chunk of the box in shared memory as one
+// 16-byte access (a load's write: CpAsyncStore; a store's read:
+// CpAsyncLoad) at its swizzled address, and the global side as 16-byte
+// accesses where a chunk is whole and 16-byte aligned in global memory,
+// else one per element (reductions as Reduction).
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "emu/exec.h"
+#include "emu/ops_async.h"
+#include "emu/tma.h"
+
+namespace smemlab::emu {
+namespace {
+
+constexpr uint32_t kMbarrierRelease = 16;  // as ops_async_exec.cc
+
+[[noreturn]] void tma_fault(const Warp& w, uint32_t pc, uint32_t l, const std::string& msg) {
+  fault(w, pc, static_cast<int>(l), "tma", msg);
+}
+
+// One lane's copy: its map, box, coordinates and shared address.
+struct Copy {
+  tma::TensorMap m;
+  tma::Box box;
+  int32_t c[tma::kMaxRank] = {};
+  uint16_t off[3] = {};
+  uint32_t smem = 0;
+};
+
+// Reads lane l's tensor map and checks it against the instruction; every
+// feature this emulator does not model is a fault naming it.
+tma::TensorMap read_map(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l,
+                        const TmaOp& t) {
+  const uint64_t addr = reg(w, t.map)[l] + static_cast<uint64_t>(t.map_off);
+  if (addr % 64)
+    fault(w, pc, static_cast<int>(l), "misaligned",
+          fmt::format("a tensor map must be 64-byte aligned (address 0x{:x})", addr));
+  Space sp;
+  uint64_t shown;
+  const uint8_t* p = mem_translate(b, w, op, pc, l, t.map_space, addr, tma::kMapBytes, &sp, &shown);
+  tma::TensorMap m;
+  std::string why;
+  if (!tma::decode(p, &m, &why))
+    tma_fault(w, pc, l, fmt::format("the tensor map at 0x{:x} is not valid: {}", addr, why));
+  if (m.rank != t.dims)
+    tma_fault(w, pc, l,
+              fmt::format("a .{}d copy with a tensor map of rank {}", unsigned{t.dims}, m.rank));
+  if ((m.mode == tma::Mode::Im2col) != t.im2col)
+    tma_fault(w, pc, l,
+              fmt::format("a .{} copy with {} tensor map", t.im2col ? "im2col" : "tile",
+                          m.mode == tma::Mode::Im2col ? "an im2col" : "a tiled"));
+  if (m.interleave != tma::Interleave::None)
+    tma_fault(w, pc, l,
+              fmt::format("{} tensor maps are not supported by the emulator",
+                          tma::interleave_name(m.interleave)));
+  if (tma::element_bytes(m.type) == 0)
+    tma_fault(w, pc, l,
+              fmt::format("the packed data type {} is not supported by the emulator",
+                          tma::type_name(m.type)));
+  if (m.swizzle > tma::Swizzle::B128)
+    tma_fault(w, pc, l,
+              fmt::format("{} (a CC 10.0 mode) is not supported by the emulator",
+                          tma::swizzle_name(m.swizzle)));
+  return m;
+}
+
+Copy setup(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const TmaOp& t) {
+  Copy k;
+  k.m = read_map(b, w, op, pc, l, t);
+  k.box = t.im2col ? tma::im2col_box(k.m) : tma::tile_box(k.m);
+  if (k.box.row_elems * k.box.esize % 16)
+    tma_fault(w, pc, l,
+              fmt::format("the box's rows are {} bytes, not a multiple of 16",
+                          k.box.row_elems * k.box.esize));
+  for (unsigned i = 0; i < t.dims; ++i) k.c[i] = static_cast<int32_t>(reg(w, t.coord[i])[l]);
+  if (t.im2col)
+    for (unsigned i = 0; i + 2 < t.dims; ++i)
+      k.off[i] = static_cast<uint16_t>(reg(w, t.offs[i])[l]);
+  k.smem = static_cast<uint32_t>(reg(w, t.smem)[l] + static_cast<uint64_t>(t.smem_off));
+  const uint32_t align = k.m.swizzle == tma::Swizzle::None ? 16 : 128;
+  if (k.smem % align)
+    fault(w, pc, static_cast<int>(l), "misaligned",
+          fmt::format("the shared address of a tensor copy{} must be {}-byte aligned (offset {})",
+                      k.m.swizzle == tma::Swizzle::None ? "" : " with a swizzle", align, k.smem));
+  return k;
+}
+
+void row_origin(const Copy& k, bool im2col, uint32_t r, int64_t g[tma::kMaxRank]) {
+  if (im2col)
+    tma::im2col_row(k.m, k.c, k.off, r, g);
+  else
+    tma::tile_row(k.m, k.c, r, g);
+}
+
+void emit1(BlockCtx& b, Warp& w, const Op& op, uint32_t l, MemOp mop, Space sp, uint64_t addr,
+           uint32_t width) {
+  Space s[32];
+  uint64_t a[32];
+  s[l] = sp, a[l] = addr;
+  mem_emit(b, w, op, mop, width, 1u << l, s, a);
+}
+
+// One 16-byte chunk of a box row: the global addresses of its elements
+// (bit e of `inb`: element e is inside the tensor).
+struct Chunk {
+  uint32_t per = 0;  // elements
+  uint32_t inb = 0;
+  uint64_t addr[16] = {};
+  bool whole() const { return inb == (1u << per) - 1 && addr[0] % 16 == 0; }
+};
+
+Chunk chunk_at(const Copy& k, int64_t g[tma::kMaxRank], uint32_t first) {
+  Chunk ch;
+  ch.per = 16 / k.box.esize;
+  const int64_t g0 = g[0];
+  for (uint32_t e = 0; e < ch.per; ++e) {
+    g[0] = g0 + first + e;
+    if (tma::element_address(k.m, g, &ch.addr[e])) ch.inb |= 1u << e;
+  }
+  g[0] = g0;
+  return ch;
+}
+
+// Calls f(chunk, swizzled shared address) for every chunk of the box.
+template <class F>
+void for_each_chunk(const Copy& k, bool im2col, F&& f) {
+  const uint32_t row_bytes = k.box.row_elems * k.box.esize, per = 16 / k.box.esize;
+  for (uint32_t r = 0; r < k.box.rows; ++r) {
+    int64_t g[tma::kMaxRank] = {};
+    row_origin(k, im2col, r, g);
+    for (uint32_t j = 0; j < row_bytes / 16; ++j) {
+      Chunk ch = chunk_at(k, g, j * per);
+      f(ch, tma::swizzle(k.m.swizzle, k.smem + r * row_bytes + j * 16));
+    }
+  }
+}
+
+void complete_tx(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, uint64_t bar,
+                 uint32_t bytes) {
+  Space bs;
+  uint64_t shown;
+  uint8_t* m = mem_translate(b, w, op, pc, l, MSpace::Shared, bar, 8, &bs, &shown);
+  uint64_t obj;
+  std::memcpy(&obj, m, 8);
+  const unsigned parity_before = mbar::parity(obj);
+  try {
+    mbar::complete_tx(obj, bytes);
+  } catch (const mbar::Error& e) {
+    fault(w, pc, static_cast<int>(l), "mbarrier", e.what());
+  }
+  std::memcpy(m, &obj, 8);
+  if (mbar::parity(obj) != parity_before && b.obs)
+    b.obs->on_barrier_release(BarrierRelease{kMbarrierRelease, 0});
+}
+
+void load(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const TmaOp& t) {
+  Copy k = setup(b, w, op, pc, l, t);
+  if (t.multicast) {
+    const auto mask = static_cast<uint16_t>(reg(w, t.mask)[l]);
+    if (mask & ~1u)
+      tma_fault(w, pc, l,
+                fmt::format("multicast to ctaMask 0x{:x}: the cluster is this block alone "
+                            "(clusters of more blocks are not supported)",
+                            mask));
+    if (!(mask & 1u)) return;
+  }
+  const uint32_t es = k.box.esize;
+  const uint64_t fill = k.m.oob_fill && tma::is_float(k.m.type) ? tma::nan_fill(k.m.type) : 0;
+  for_each_chunk(k, t.im2col, [&](const Chunk& ch, uint32_t sa) {
+    uint8_t buf[16] = {};
+    Space sp;
+    uint64_t shown;
+    if (ch.whole()) {
+      std::memcpy(buf, mem_translate(b, w, op, pc, l, MSpace::Global, ch.addr[0], 16, &sp, &shown),
+                  16);
+      if (b.obs) emit1(b, w, op, l, MemOp::CpAsyncLoad, Space::Global, shown, 16);
+    } else {
+      for (uint32_t e = 0; e < ch.per; ++e) {
+        if (!(ch.inb >> e & 1)) {
+          std::memcpy(buf + e * es, &fill, es);
+          continue;
+        }
+        std::memcpy(buf + e * es,
+                    mem_translate(b, w, op, pc, l, MSpace::Global, ch.addr[e], es, &sp, &shown),
+                    es);
+        if (b.obs) emit1(b, w, op, l, MemOp::CpAsyncLoad, Space::Global, shown, es);
+      }
+    }
+    std::memcpy(mem_translate(b, w, op, pc, l, MSpace::Shared, sa, 16, &sp, &shown), buf, 16);
+    if (b.obs) emit1(b, w, op, l, MemOp::CpAsyncStore, Space::Shared, shown, 16);
+  });
+  complete_tx(b, w, op, pc, l, reg(w, t.mbar)[l] + static_cast<uint64_t>(t.mbar_off),
+              static_cast<uint32_t>(k.box.bytes()));
+}
+
+// old OP v at a global element, atomically (other blocks run in parallel).
+template <class U>
+void reduce_at(uint8_t* p, tma::Red r, tma::DataType ty, uint64_t v) {
+  std::atomic_ref<U> ref(*reinterpret_cast<U*>(p));
+  U old = ref.load(std::memory_order_relaxed);
+  while (!ref.compare_exchange_weak(old, static_cast<U>(tma::reduce(r, ty, old, v)),
+                                    std::memory_order_relaxed)) {
+  }
+}
+
+tma::Red red_of(AtomOp a) {
+  switch (a) {
+    case A_MIN:
+      return tma::Red::Min;
+    case A_MAX:
+      return tma::Red::Max;
+    case A_INC:
+      return tma::Red::Inc;
+    case A_DEC:
+      return tma::Red::Dec;
+    case A_AND:
+      return tma::Red::And;
+    case A_OR:
+      return tma::Red::Or;
+    case A_XOR:
+      return tma::Red::Xor;
+    default:
+      return tma::Red::Add;
+  }
+}
+
+void store(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const TmaOp& t,
+           bool reduce) {
+  Copy k = setup(b, w, op, pc, l, t);
+  const tma::Red red = red_of(t.red);
+  static const char* const red_names[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor"};
+  if (reduce && !tma::reduce_defined(red, k.m.type))
+    tma_fault(w, pc, l,
+              fmt::format("cp.reduce.async.bulk.tensor .{} is not defined for {}",
+                          red_names[static_cast<int>(red)], tma::type_name(k.m.type)));
+  const uint32_t es = k.box.esize;
+  const MemOp gop = reduce ? MemOp::Reduction : MemOp::CpAsyncStore;
+  for_each_chunk(k, false, [&](const Chunk& ch, uint32_t sa) {
+    Space sp;
+    uint64_t shown;
+    const uint8_t* src = mem_translate(b, w, op, pc, l, MSpace::Shared, sa, 16, &sp, &shown);
+    if (b.obs) emit1(b, w, op, l, MemOp::CpAsyncLoad, Space::Shared, shown, 16);
+    if (!reduce && ch.whole()) {
+      std::memcpy(mem_translate(b, w, op, pc, l, MSpace::Global, ch.addr[0], 16, &sp, &shown), src,
+                  16);
+      if (b.obs) emit1(b, w, op, l, gop, Space::Global, shown, 16);
+      return;
+    }
+    for (uint32_t e = 0; e < ch.per; ++e) {
+      if (!(ch.inb >> e & 1)) continue;
+      uint8_t* p = mem_translate(b, w, op, pc, l, MSpace::Global, ch.addr[e], es, &sp, &shown);
+      if (!reduce) {
+        std::memcpy(p, src + e * es, es);
+      } else {
+        uint64_t v = 0;
+        std::memcpy(&v, src + e * es, es);
+        if (es == 2)
+          reduce_at<uint16_t>(p, red, k.m.type, v);
+        else if (es == 4)
+          reduce_at<uint32_t>(p, red, k.m.type, v);
+        else
+          reduce_at<uint64_t>(p, red, k.m.type, v);
+      }
+      if (b.obs) emit1(b, w, op, l, gop, Space::Global, shown, es);
+    }
+  });
+  ++b.writes;
+}
+
+}  // namespace
+
+void exec_tma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  const auto kind = static_cast<TmaKind>(op.t2);
+  if (kind == TMA_COMMIT || kind == TMA_WAIT) return;  // copies complete at issue
+  const TmaOp& t = b.prog->tma_ops[static_cast<size_t>(op.imm)];
+  SMEMLAB_FOR_LANES(exec, {
+    switch (kind) {
+      case TMA_LOAD:
+        load(b, w, op, pc, l, t);
+        break;
+      case TMA_STORE:
+      case TMA_REDUCE:
+        store(b, w, op, pc, l, t, kind == TMA_REDUCE);
+        break;
+      default:
+        read_map(b, w, op, pc, l, t);  // prefetch: checks the map, moves no data
+        break;
+    }
+  });
+}
+
+}  // namespace smemlab::emu
