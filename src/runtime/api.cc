@@ -16,6 +16,7 @@
 #include "runtime/graph.h"
 #include "runtime/guard.h"
 #include "runtime/mempool.h"
+#include "runtime/tensor_map.h"
 
 namespace smemlab::runtime {
 namespace {
@@ -1566,6 +1567,7 @@ const EntryPoint* find_entry(const char* name, int version) {
   for (const auto& e : kEntries) consider(e);
   for (const auto& e : pool_entries()) consider(e);
   for (const auto& e : graph_entries()) consider(e);
+  for (const auto& e : tensor_map_entries()) consider(e);
   return best;
 }
 
