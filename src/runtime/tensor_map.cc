@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "runtime/driver.h"
+#include "runtime/guard.h"
 
 namespace smemlab::runtime {
 
@@ -271,9 +272,10 @@ std::string tensor_map_error(const TensorMap& m) {
 
 const std::vector<EntryPoint>& tensor_map_entries() {
   static const std::vector<EntryPoint> entries = {
-      {"cuTensorMapEncodeTiled", 12000, reinterpret_cast<void*>(&encode_tiled)},
-      {"cuTensorMapEncodeIm2col", 12000, reinterpret_cast<void*>(&encode_im2col)},
-      {"cuTensorMapReplaceAddress", 12000, reinterpret_cast<void*>(&replace_address)},
+      // Guarded like every entry point (guard.h): nothing throws out of them.
+      SMEMLAB_ENTRY("cuTensorMapEncodeTiled", 12000, encode_tiled),
+      SMEMLAB_ENTRY("cuTensorMapEncodeIm2col", 12000, encode_im2col),
+      SMEMLAB_ENTRY("cuTensorMapReplaceAddress", 12000, replace_address),
   };
   return entries;
 }
