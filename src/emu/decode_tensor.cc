@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <string>
 
 #include "emu/decode.h"
@@ -68,8 +69,9 @@ std::vector<const ptx::Operand*> regs_of(const ptx::Operand& o) {
 
 bool elem_of(const std::string& m, Elem* e) {
   static const std::pair<const char*, Elem> names[] = {
-      {"f16", Elem::F16}, {"bf16", Elem::BF16}, {"tf32", Elem::TF32}, {"f32", Elem::F32},
-      {"f64", Elem::F64}, {"s8", Elem::S8},     {"u8", Elem::U8},     {"s32", Elem::S32}};
+      {"f16", Elem::F16},   {"bf16", Elem::BF16}, {"tf32", Elem::TF32}, {"f32", Elem::F32},
+      {"f64", Elem::F64},   {"s8", Elem::S8},     {"u8", Elem::U8},     {"s32", Elem::S32},
+      {"e4m3", Elem::E4M3}, {"e5m2", Elem::E5M2}};
   for (const auto& [n, v] : names)
     if (m == n) {
       *e = v;
@@ -341,6 +343,41 @@ void decode_cvt_tf32(DecodeContext& c, const ptx::Instruction& in, Op op) {
   c.push(op);
 }
 
+// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b;
+// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a;  cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a
+void decode_cvt_fp8(DecodeContext& c, const ptx::Instruction& in, Op op) {
+  std::vector<std::string> tys;
+  for (const auto& m : in.mods)
+    if (m == "e4m3x2" || m == "e5m2x2" || m == "f32" || m == "f16x2" || m == "f16" ||
+        m == "bf16x2" || m == "bf16" || m.rfind("e2", 0) == 0 || m.rfind("e3", 0) == 0 ||
+        m.rfind("ue8", 0) == 0 || m == "e4m3x4" || m == "e5m2x4")
+      tys.push_back(m);
+  if (tys.size() != 2 || !in.has_mod("rn"))
+    unsupported(c, in,
+                "fp8 conversions: cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}, "
+                "cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}");
+  auto fp8 = [](const std::string& t) { return t == "e4m3x2" || t == "e5m2x2"; };
+  const bool to8 = fp8(tys[0]);
+  const std::string& f8 = to8 ? tys[0] : tys[1];
+  const std::string& other = to8 ? tys[1] : tys[0];
+  if (!fp8(f8) || (other != "f32" && other != "f16x2") || (!to8 && other != "f16x2"))
+    unsupported(c, in,
+                "fp8 conversions: cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}, "
+                "cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}");
+  if (to8 && !in.has_mod("satfinite")) unsupported(c, in, "needs .satfinite");
+  if (!to8 && in.has_mod("satfinite")) unsupported(c, in);
+  const bool pair = to8 && other == "f32";
+  need(c, in, pair ? 3 : 2);
+  op.code = code(CVT_FP8, U32);
+  op.aux = pair ? 0 : to8 ? 1 : 2;
+  op.aux2 = in.has_mod("relu") ? 1 : 0;
+  op.t2 = static_cast<uint8_t>(f8 == "e4m3x2" ? Elem::E4M3 : Elem::E5M2);
+  op.r[0] = c.dst(in.operands[0]);
+  op.r[1] = c.src(in.operands[1], pair ? F32 : to8 ? U32 : U16);
+  op.r[2] = pair ? c.src(in.operands[2], F32) : UINT32_MAX;
+  c.push(op);
+}
+
 // tex.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32} d, [handle, {coords}]
 void decode_tex(DecodeContext& c, const ptx::Instruction& in, Op op) {
   TexOp t;
@@ -408,6 +445,11 @@ bool is_tensor_or_async(const ptx::Instruction& in) {
   const std::string& o = in.opcode;
   if (o == "tex") return true;
   if (o == "cvt" && in.has_mod("tf32")) return true;
+  if (o == "cvt")
+    for (const auto& m : in.mods)
+      if (m.size() >= 4 && m[0] == 'e' && std::isdigit(static_cast<unsigned char>(m[1])) &&
+          m[2] == 'm')
+        return true;  // fp8 (and the sm_100 fp4/fp6 forms, refused by name)
   if (o == "ldmatrix" || o == "stmatrix" || o == "movmatrix" || o == "mma" || o == "wmma" ||
       o == "mbarrier")
     return true;
@@ -419,7 +461,8 @@ void decode_tensor(Insn& d) { decode_tensor_or_async(d.c, d.in, d.op); }
 
 void decode_tensor_or_async(DecodeContext& c, const ptx::Instruction& in, const Op& op) {
   const std::string& o = in.opcode;
-  if (o == "cvt") return decode_cvt_tf32(c, in, op);
+  if (o == "cvt")
+    return in.has_mod("tf32") ? decode_cvt_tf32(c, in, op) : decode_cvt_fp8(c, in, op);
   if (o == "tex") return decode_tex(c, in, op);
   if (o == "ldmatrix" || o == "stmatrix") return decode_ldmatrix(c, in, op);
   if (o == "movmatrix") return decode_movmatrix(c, in, op);

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "emu/decode_context.h"
+#include "emu/decode_tensor.h"
 #include "emu/exec.h"
 #include "emu/half.h"
 #include "emu/ops_alu.h"
@@ -167,7 +168,8 @@ void exec_cvt(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
 namespace smemlab::emu {
 
 void decode_cvt(Insn& d) {
-  if (d.in.has_mod("tf32")) return decode_tensor(d);  // cvt.rna.tf32.f32: decode_tensor.cc
+  // cvt.rna.tf32.f32 and the fp8 forms (cvt.rn.satfinite.e4m3x2.f32, ...): decode_tensor.cc
+  if (is_tensor_or_async(d.in)) return decode_tensor(d);
   if (d.tys.size() != 2) d.unsupported();
   T to = d.tys[0], from = d.tys[1];
   auto scalar = [](T t) { return t != PRED && t != B128 && t != F16X2 && t != BF16X2; };

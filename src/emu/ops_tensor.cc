@@ -1,7 +1,9 @@
 #include "emu/ops_tensor.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "emu/half.h"
@@ -11,6 +13,8 @@ namespace {
 
 bool is_16(Elem e) { return e == Elem::F16 || e == Elem::BF16; }
 bool is_8(Elem e) { return e == Elem::S8 || e == Elem::U8; }
+// 8-bit A/B elements share the s8 fragment layouts (fp8 included).
+bool is_byte(Elem e) { return is_8(e) || is_fp8(e); }
 
 [[noreturn]] void unsupported(Shape s, Elem e, const char* what) {
   throw Unsupported(std::string(what) + ": no layout for m" + std::to_string(s.m) + "n" +
@@ -41,6 +45,9 @@ double value(Elem e, uint64_t bits) {
       return static_cast<uint8_t>(bits);
     case Elem::S32:
       return static_cast<int32_t>(bits);
+    case Elem::E4M3:
+    case Elem::E5M2:
+      return fp8_value(e, static_cast<uint8_t>(bits));
   }
   return 0;
 }
@@ -66,6 +73,8 @@ unsigned elem_bits(Elem e) {
       return 16;
     case Elem::S8:
     case Elem::U8:
+    case Elem::E4M3:
+    case Elem::E5M2:
       return 8;
     case Elem::F64:
       return 64;
@@ -105,7 +114,7 @@ Pos mma_position(Shape s, Elem e, Operand op, unsigned lane, unsigned i) {
       if (op == Operand::A) return {g + 8 * (i & 1), t + 4 * (i >> 1)};
       return {t + 4 * i, g};
     }
-  } else if (is_8(e)) {
+  } else if (is_byte(e)) {
     if (shape_is(s, 16, 8, 16)) {
       if (op == Operand::A) return {g + 8 * (i >> 2), t * 4 + (i & 3)};
       return {t * 4 + i, g};
@@ -147,7 +156,9 @@ void mma(const MmaSpec& sp, const uint64_t* A, const uint64_t* B, const uint64_t
   const bool ints = is_8(sp.a) || is_8(sp.b);
   if (ints != (is_8(sp.a) && is_8(sp.b)) || (ints && (sp.c != Elem::S32 || sp.d != Elem::S32)))
     throw Unsupported("mma: integer A and B need s32 C and D");
-  if (!ints && sp.a != sp.b) throw Unsupported("mma: A and B must have the same type");
+  if (!ints && sp.a != sp.b && !(is_fp8(sp.a) && is_fp8(sp.b)))
+    throw Unsupported("mma: A and B must have the same type");
+  if (is_fp8(sp.a) != is_fp8(sp.b)) throw Unsupported("mma: fp8 A needs an fp8 B");
   for (unsigned r = 0; r < M; ++r) {
     for (unsigned c = 0; c < N; ++c) {
       const uint64_t cv = C[r * N + c];
@@ -193,6 +204,63 @@ uint32_t to_tf32(uint32_t x, Tf32Round mode, bool satfinite) {
   r &= 0xffffe000u;
   if (satfinite && r >= 0x7f800000u) r = kMaxFinite;
   return sign | r;
+}
+
+namespace {
+struct Fp8Format {
+  int man, bias, emin;  // mantissa bits, exponent bias, smallest normal exponent
+  double max;           // largest finite value
+};
+Fp8Format fp8_format(Elem e) {
+  if (e == Elem::E4M3) return {3, 7, -6, 448.0};
+  if (e == Elem::E5M2) return {2, 15, -14, 57344.0};
+  throw Unsupported("not an fp8 type");
+}
+}  // namespace
+
+double fp8_value(Elem e, uint8_t bits) {
+  const Fp8Format f = fp8_format(e);
+  const bool neg = bits & 0x80;
+  const int exp = (bits & 0x7f) >> f.man, man = bits & ((1 << f.man) - 1);
+  const int top = (1 << (7 - f.man)) - 1;  // all-ones exponent field
+  double v;
+  if (e == Elem::E4M3 && exp == top && man == 7)
+    v = std::numeric_limits<double>::quiet_NaN();
+  else if (e == Elem::E5M2 && exp == top)
+    v = man ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else if (exp == 0)
+    v = std::ldexp(man, f.emin - f.man);
+  else
+    v = std::ldexp(man + (1 << f.man), exp - f.bias - f.man);
+  return neg ? -v : v;
+}
+
+uint8_t to_fp8(Elem e, double x, bool relu) {
+  const Fp8Format f = fp8_format(e);
+  if (std::isnan(x)) return 0x7f;
+  if (relu && std::signbit(x)) x = 0.0;
+  const uint8_t sign = std::signbit(x) ? 0x80 : 0;
+  const double a = std::fabs(x);
+  if (a == 0) return sign;
+  int e2;
+  std::frexp(a, &e2);                              // a = m * 2^e2, m in [0.5, 1): exponent e2 - 1
+  const int q = std::max(e2 - 1, f.emin) - f.man;  // log2 of the quantum at a
+  double r = std::isinf(a) ? a : std::ldexp(std::nearbyint(std::ldexp(a, -q)), q);
+  if (r > f.max) r = f.max;  // .satfinite (infinities too)
+  if (r == 0) return sign;
+  std::frexp(r, &e2);
+  const int exp = e2 - 1;
+  if (exp < f.emin)
+    return static_cast<uint8_t>(sign | static_cast<int>(std::ldexp(r, f.man - f.emin)));
+  const int man = static_cast<int>(std::ldexp(r, f.man - exp)) - (1 << f.man);
+  return static_cast<uint8_t>(sign | (exp + f.bias) << f.man | man);
+}
+
+uint16_t fp8_to_half(Elem e, uint8_t bits, bool relu) {
+  const double v = fp8_value(e, bits);
+  if (std::isnan(v)) return 0x7fff;
+  if (relu && (bits & 0x80)) return 0;
+  return float_to_half(static_cast<float>(v));  // exact
 }
 
 Pos ldmatrix_position(bool trans, unsigned lane, unsigned half) {

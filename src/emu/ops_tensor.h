@@ -15,6 +15,8 @@
 //    of the f32 (docs/emulator.md).
 //  - tf32 operands: the low 13 mantissa bits of each 32-bit register are
 //    ignored (truncated), as the tensor core reads only the tf32 bits.
+//  - e4m3/e5m2 (fp8) inputs: exact like f16 (a product has at most 8
+//    significant bits); A and B may differ (e4m3 x e5m2).
 //  - s8/u8 -> s32: exact integer products and sum, wrapped to 32 bits
 //    (.satfinite: clamped to the s32 range).
 //  - f64 (m8n8k4): d = fma(a[k], b[k], d) in k order starting from c, each
@@ -26,8 +28,9 @@
 
 namespace smemlab::emu::tensor {
 
-enum class Elem : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S32 };
-unsigned elem_bits(Elem e);  // storage bits: 16, 16, 32, 32, 64, 8, 8, 32
+enum class Elem : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S32, E4M3, E5M2 };
+unsigned elem_bits(Elem e);  // storage bits: 16, 16, 32, 32, 64, 8, 8, 32, 8, 8
+inline bool is_fp8(Elem e) { return e == Elem::E4M3 || e == Elem::E5M2; }
 // Elements of type e per register (32-bit registers; one f64 per 64-bit one).
 inline unsigned per_register(Elem e) { return e == Elem::F64 ? 1 : 32 / elem_bits(e); }
 
@@ -48,8 +51,8 @@ class Unsupported : public std::invalid_argument {
 
 // mma.sync.aligned: shapes m16n8k8 and m16n8k16 (f16, bf16 A/B; f32 or f16
 // C/D), m16n8k8 (tf32 A/B, f32 C/D), m16n8k16 and m16n8k32 (s8/u8 A/B, s32
-// C/D), m8n8k4 (f64). Element i of `lane`'s fragment (i counts elements low
-// to high as the ISA's a0, a1, ...) sits at this row and column of its
+// C/D; e4m3/e5m2 A/B, f32 or f16 C/D: the s8 layouts), m8n8k4 (f64). Element i of `lane`'s fragment
+// (i counts elements low to high as the ISA's a0, a1, ...) sits at this row and column of its
 // matrix (A: m x k, B: k x n, C/D: m x n).
 unsigned mma_elements(Shape s, Elem e, Operand op);  // per lane
 Pos mma_position(Shape s, Elem e, Operand op, unsigned lane, unsigned i);
@@ -95,5 +98,19 @@ LaneHalf movmatrix_source(unsigned lane, unsigned half);
 // finite tf32 of the same sign and NaN into the canonical NaN.
 enum class Tf32Round : uint8_t { Rna, Rn, Rz };
 uint32_t to_tf32(uint32_t f32_bits, Tf32Round mode, bool satfinite = false);
+
+// fp8 (OCP FP8: e4m3 = E4M3FN, bias 7, no infinity, NaN = S.1111.111;
+// e5m2 = bias 15, IEEE-like). The value of an 8-bit pattern, exactly.
+double fp8_value(Elem e, uint8_t bits);
+// cvt.rn.satfinite{.relu}.{e4m3,e5m2}x2.{f32,f16x2}, one element: `x`
+// (an f32 or f16 value, exact in double) rounded to nearest even; finite
+// results beyond the largest finite value (448, 57344) and infinities
+// become it with the sign of x; NaN becomes 0x7f. .relu: negative values
+// (and -0) become +0 first.
+uint8_t to_fp8(Elem e, double x, bool relu);
+// cvt.rn{.relu}.f16x2.{e4m3,e5m2}x2, one element: exact (every e4m3 and
+// e5m2 value is an f16); NaN becomes the canonical f16 NaN 0x7fff; .relu:
+// negative values become +0.
+uint16_t fp8_to_half(Elem e, uint8_t bits, bool relu);
 
 }  // namespace smemlab::emu::tensor

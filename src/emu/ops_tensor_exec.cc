@@ -4,10 +4,12 @@
 // the warp must execute them together, else the kernel faults.
 #include <fmt/format.h>
 
+#include <bit>
 #include <cstring>
 #include <vector>
 
 #include "emu/exec.h"
+#include "emu/half.h"
 #include "emu/ops_tensor.h"
 
 namespace smemlab::emu {
@@ -186,6 +188,32 @@ void exec_cvt_tf32(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
   uint64_t* D = regw(w, op.r[0]);
   auto mode = static_cast<tensor::Tf32Round>(op.aux);
   SMEMLAB_FOR_LANES(exec, D[l] = tensor::to_tf32(static_cast<uint32_t>(A[l]), mode, op.aux2 != 0));
+}
+
+void exec_cvt_fp8(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
+  const uint64_t* A = reg(w, op.r[1]);
+  const uint64_t* B = op.r[2] == UINT32_MAX ? nullptr : reg(w, op.r[2]);
+  uint64_t* D = regw(w, op.r[0]);
+  const auto e = static_cast<Elem>(op.t2);
+  const bool relu = op.aux2 != 0;
+  auto f32 = [](uint64_t v) {
+    return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(v)));
+  };
+  auto f16 = [](uint64_t v) {
+    return static_cast<double>(half_to_float(static_cast<uint16_t>(v)));
+  };
+  // d[15:8] from a (or a's upper f16), d[7:0] from b (or a's lower f16);
+  // fp8x2 -> f16x2: d[31:16] from a[15:8], d[15:0] from a[7:0].
+  if (op.aux == 0)
+    SMEMLAB_FOR_LANES(exec, D[l] = uint64_t{tensor::to_fp8(e, f32(A[l]), relu)} << 8 |
+                                   tensor::to_fp8(e, f32(B[l]), relu));
+  else if (op.aux == 1)
+    SMEMLAB_FOR_LANES(exec, D[l] = uint64_t{tensor::to_fp8(e, f16(A[l] >> 16), relu)} << 8 |
+                                   tensor::to_fp8(e, f16(A[l]), relu));
+  else
+    SMEMLAB_FOR_LANES(
+        exec, D[l] = uint64_t{tensor::fp8_to_half(e, static_cast<uint8_t>(A[l] >> 8), relu)} << 16 |
+                     tensor::fp8_to_half(e, static_cast<uint8_t>(A[l]), relu));
 }
 
 void exec_movmatrix(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {

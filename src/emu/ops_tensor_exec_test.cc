@@ -182,5 +182,47 @@ TEST(TensorExec, UnsupportedFormsNameTheInstruction) {
   EXPECT_NE(w.error.find("unsupported instruction 'wmma.load.a"), std::string::npos) << w.error;
 }
 
+TEST(TensorExec, CvtFp8PacksAIntoTheHighByte) {
+  auto r = run_snippet(R"(
+  cvt.rn.satfinite.e4m3x2.f32 %h1, 0f3F800000, 0fC3E00000;  // 1.0 high, -448 low
+  cvt.rn.satfinite.relu.e5m2x2.f32 %h2, 0fBF800000, 0f7F800000;  // relu(-1) = 0, inf -> max
+  mov.b32 %r1, 0x3C00C000;  // f16x2 {1.0, -2.0}
+  cvt.rn.satfinite.e4m3x2.f16x2 %h3, %r1;
+  cvt.rn.f16x2.e4m3x2 %r2, %h1;
+  cvt.rn.relu.f16x2.e5m2x2 %r3, 0x7FC0;  // NaN high, -2.0 low
+  cvt.u32.u16 %r4, %h1;
+  cvt.u32.u16 %r5, %h2;
+  cvt.u32.u16 %r6, %h3;
+  st.global.v4.u32 [%rd14], {%r4, %r5, %r6, %r2};
+  st.global.u32 [%rd14+16], %r3;)");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.u32(0), 0x38FEu);
+  EXPECT_EQ(static_cast<uint32_t>(r.at(0, 0) >> 32), 0x007Bu);
+  EXPECT_EQ(r.u32(1), 0x38C0u);
+  EXPECT_EQ(static_cast<uint32_t>(r.at(0, 1) >> 32), 0x3C00DF00u);  // {1.0, -448}
+  EXPECT_EQ(r.u32(2), 0x7FFF0000u);
+}
+
+TEST(TensorExec, Fp8MmaSync) {
+  // Every lane holds e4m3 1.0 in all A bytes and e5m2 2.0 in all B bytes,
+  // C = lane: each D element is lane-of-C + 32 * 1 * 2.
+  auto r = run_snippet(R"(
+  mov.b32 %r1, 0x38383838;
+  mov.b32 %r2, 0x40404040;
+  cvt.rn.f32.u32 %f1, %r15;
+  mov.b32 %r5, 0;
+  mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 {%f2, %f3, %f4, %f5}, {%r1, %r1, %r1, %r1}, {%r2, %r2}, {%f1, %f1, %f1, %f1};
+  mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16 {%r3, %r4}, {%r1, %r1, %r1, %r1}, {%r2, %r2}, {%r5, %r5};
+  st.global.v4.f32 [%rd14], {%f2, %f3, %f4, %f5};
+  st.global.v2.u32 [%rd14+16], {%r3, %r4};)",
+                       32);
+  SNIPPET_OK(r);
+  for (int lane = 0; lane < 32; ++lane) {
+    EXPECT_EQ(r.f32(0, lane), lane + 64.0f) << lane;
+    EXPECT_EQ(static_cast<uint32_t>(r.at(lane, 1) >> 32), fbits(lane + 64.0f)) << lane;
+    EXPECT_EQ(r.u32(2, lane), 0x54005400u) << lane;  // f16x2 {64, 64} (C = %r5, zero)
+  }
+}
+
 }  // namespace
 }  // namespace smemlab::emu::test

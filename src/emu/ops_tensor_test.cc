@@ -187,5 +187,88 @@ TEST(TensorMath, F64IsAnFmaChain) {
   EXPECT_EQ(std::bit_cast<double>(D[0]), -e * e);
 }
 
+// fp8 reference, written from the OCP FP8 definitions: every pattern's
+// value from sign, exponent and mantissa fields; conversions by searching
+// all finite patterns for the nearest (ties to the even pattern), clamped.
+double ref_fp8(bool e4m3, unsigned bits) {
+  unsigned man_bits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  unsigned exp = (bits >> man_bits) & (e4m3 ? 15 : 31), man = bits & ((1u << man_bits) - 1);
+  double sign = bits & 0x80 ? -1 : 1;
+  if (e4m3 && exp == 15 && man == 7) return NAN;
+  if (!e4m3 && exp == 31) return man ? NAN : sign * INFINITY;
+  double frac = static_cast<double>(man) / (1u << man_bits);
+  return exp == 0 ? sign * frac * std::pow(2.0, 1.0 - bias)
+                  : sign * (1 + frac) * std::pow(2.0, static_cast<double>(exp) - bias);
+}
+
+unsigned ref_to_fp8(bool e4m3, double x) {
+  if (std::isnan(x)) return 0x7f;
+  unsigned best = 0;
+  double best_err = INFINITY;
+  for (unsigned b = 0; b < 256; ++b) {
+    double v = ref_fp8(e4m3, b);
+    if (!std::isfinite(v) || std::signbit(v) != std::signbit(x)) continue;
+    double err = std::isinf(x) ? -std::fabs(v) : std::fabs(v - x);
+    if (err < best_err || (err == best_err && (b & 1) == 0 && (best & 1) == 1))
+      best = b, best_err = err;
+  }
+  return best;
+}
+
+TEST(TensorMath, Fp8ValuesAndConversions) {
+  for (bool e4m3 : {true, false}) {
+    Elem e = e4m3 ? Elem::E4M3 : Elem::E5M2;
+    for (unsigned b = 0; b < 256; ++b) {
+      double want = ref_fp8(e4m3, b), got = fp8_value(e, static_cast<uint8_t>(b));
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << b;
+        EXPECT_EQ(fp8_to_half(e, static_cast<uint8_t>(b), false), 0x7fffu);
+        continue;
+      }
+      EXPECT_EQ(got, want) << b;
+      EXPECT_EQ(half_to_float(fp8_to_half(e, static_cast<uint8_t>(b), false)), want) << b;
+      EXPECT_EQ(fp8_to_half(e, static_cast<uint8_t>(b), true),
+                b & 0x80 ? 0u : fp8_to_half(e, static_cast<uint8_t>(b), false))
+          << b;
+    }
+    // Every f16 value, and f32 values around each fp8 midpoint.
+    for (unsigned h = 0; h < 0x10000; ++h) {
+      double x = half_to_float(static_cast<uint16_t>(h));
+      ASSERT_EQ(to_fp8(e, x, false), ref_to_fp8(e4m3, x)) << std::hex << h;
+      if (!std::isnan(x)) {
+        ASSERT_EQ(to_fp8(e, x, true), ref_to_fp8(e4m3, std::signbit(x) ? 0.0 : x)) << h;
+      }
+    }
+    for (unsigned b = 0; b < 0x7f; ++b) {
+      double lo = ref_fp8(e4m3, b), hi = ref_fp8(e4m3, b + 1);
+      if (!std::isfinite(hi)) continue;
+      for (double x : {(lo + hi) / 2, std::nextafter((lo + hi) / 2, 0.0),
+                       std::nextafter((lo + hi) / 2, 1e9)}) {
+        float f = static_cast<float>(x);
+        ASSERT_EQ(to_fp8(e, f, false), ref_to_fp8(e4m3, f)) << x;
+        ASSERT_EQ(to_fp8(e, -f, false), ref_to_fp8(e4m3, -f)) << x;
+      }
+    }
+    EXPECT_EQ(to_fp8(e, INFINITY, false), e4m3 ? 0x7eu : 0x7bu);
+    EXPECT_EQ(to_fp8(e, -1e30, false), e4m3 ? 0xfeu : 0xfbu);
+  }
+}
+
+TEST(TensorMath, Fp8MmaMixesFormats) {
+  MmaSpec sp{{16, 8, 32}, Elem::E4M3, Elem::E5M2, Elem::F32, Elem::F32};
+  std::vector<uint64_t> A(16 * 32, 0), B(32 * 8, 0), C(16 * 8, 0), D(16 * 8);
+  A[0] = 0x38;  // e4m3 1.0
+  A[1] = 0x01;  // e4m3 2^-9
+  B[0] = 0x44;  // e5m2 4.0
+  B[8] = 0x7b;  // e5m2 57344
+  C[0] = std::bit_cast<uint32_t>(0.5f);
+  mma(sp, A.data(), B.data(), C.data(), D.data());
+  EXPECT_EQ(std::bit_cast<float>(static_cast<uint32_t>(D[0])), 4.5f + 57344.0f / 512);
+  EXPECT_EQ(mma_position({16, 8, 32}, Elem::E4M3, Operand::A, 6, 9), (Pos{1, 25}));
+  EXPECT_THROW(mma({{16, 8, 32}, Elem::E4M3, Elem::S8, Elem::S32, Elem::S32}, A.data(), B.data(),
+                   C.data(), D.data()),
+               Unsupported);
+}
+
 }  // namespace
 }  // namespace smemlab::emu::tensor

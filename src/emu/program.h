@@ -166,6 +166,9 @@ enum Special : uint8_t {
 //             aux2 = .trans, t2 = 1 for stmatrix;  MOVMATRIX: r0 = d, r1 = a
 //   MMA: imm = index into Program::tensor_ops (mma.sync and wmma.*)
 //   CVT_TF32: r0 = d, r1 = a (f32), aux = tensor::Tf32Round
+//   CVT_FP8: r0 = d, r1 = a, r2 = b (or ~0), t2 = tensor::Elem (E4M3/E5M2),
+//            aux = 0: f32 pair -> fp8x2, 1: f16x2 -> fp8x2, 2: fp8x2 -> f16x2;
+//            aux2 = .relu
 //   TEX: r0..r3 = d (v4), r4 = texture handle, imm = index into Program::tex_ops
 //   SULD/SUST: r0..r3 = data (vec), r4 = surface handle, imm = index into
 //              Program::tex_ops (coordinates), width = bytes per element,
