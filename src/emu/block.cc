@@ -160,12 +160,7 @@ std::vector<bool> read_first(const Program& p) {
   };
   for (uint32_t r = 0; r < n && r < p.const_regs.size(); ++r)
     if (p.const_regs[r]) first[r] = true;
-  for (const TensorOp& t : p.tensor_ops) {
-    mark(t.addr);
-    mark(t.stride);
-    for (const auto* v : {&t.d, &t.a, &t.b, &t.c})
-      for (uint32_t r : *v) mark(r);
-  }
+  for (const TensorOp& t : p.tensor_ops) t.for_each_register(mark);
   for (const TexOp& t : p.tex_ops)
     for (uint32_t r : t.coord) mark(r);
   for (const TmaOp& t : p.tma_ops)
@@ -416,12 +411,7 @@ RegInit make_reg_init(const Program& p) {
   };
   for (const Op& op : p.ops)
     for (uint32_t r : op.r) name(r);
-  for (const TensorOp& t : p.tensor_ops) {
-    name(t.addr);
-    name(t.stride);
-    for (const auto* v : {&t.d, &t.a, &t.b, &t.c})
-      for (uint32_t r : *v) name(r);
-  }
+  for (const TensorOp& t : p.tensor_ops) t.for_each_register(name);
   for (const TexOp& t : p.tex_ops)
     for (uint32_t r : t.coord) name(r);
   for (const TmaOp& t : p.tma_ops)
@@ -442,12 +432,7 @@ RegInit make_reg_init(const Program& p) {
     }
     for (uint8_t i = 0; i < o.ndef; ++i) write(op.r[o.def[i]]);
   }
-  for (const TensorOp& t : p.tensor_ops) {
-    write(t.addr);
-    write(t.stride);
-    for (const auto* v : {&t.d, &t.a, &t.b, &t.c})
-      for (uint32_t r : *v) write(r);
-  }
+  for (const TensorOp& t : p.tensor_ops) t.for_each_register(write);
   for (const TexOp& t : p.tex_ops)
     for (uint32_t r : t.coord) write(r);
   for (const TmaOp& t : p.tma_ops)

@@ -43,12 +43,7 @@ void coalesce_registers(Program& p) {
   // Constants and special registers are never written, so they are live
   // at the entry and pinned below with everything else that is.
   for (const auto& [r, kind] : p.specials) pin(r);
-  for (const TensorOp& t : p.tensor_ops) {
-    pin(t.addr);
-    pin(t.stride);
-    for (const auto* v : {&t.d, &t.a, &t.b, &t.c})
-      for (uint32_t r : *v) pin(r);
-  }
+  for (const TensorOp& t : p.tensor_ops) t.for_each_register(pin);
   for (const TexOp& t : p.tex_ops)
     for (uint32_t r : t.coord) pin(r);
   for (const TmaOp& t : p.tma_ops)

@@ -7,9 +7,11 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <initializer_list>
 #include <string>
 
 #include "emu/decode.h"
+#include "emu/ops_wgmma.h"
 
 namespace smemlab::emu {
 namespace {
@@ -108,7 +110,12 @@ void decode_ldmatrix(DecodeContext& c, const ptx::Instruction& in, Op op) {
   unsigned x = in.has_mod("x1") ? 1 : in.has_mod("x2") ? 2 : in.has_mod("x4") ? 4 : 0;
   if (!in.has_mod("sync") || !in.has_mod("aligned") || !in.has_mod("m8n8") || !in.has_mod("b16") ||
       x == 0)
-    unsupported(c, in, "only .m8n8 .x1/.x2/.x4 .b16 forms");
+    unsupported(
+        c, in,
+        in.has_mod("m16n16") || in.has_mod("m8n16") || in.has_mod("m16n8") || in.has_mod("b8")
+            ? "the .m16n16/.m8n16/.m16n8 .b8 forms need sm_100a or later; sm_90 has "
+              ".m8n8 .x1/.x2/.x4 .b16 only"
+            : "only .m8n8 .x1/.x2/.x4 .b16 forms");
   need(c, in, 2);
   const auto& data = in.operands[store ? 1 : 0];
   MSpace space = space_mod(in);
@@ -256,6 +263,103 @@ void decode_wmma(DecodeContext& c, const ptx::Instruction& in, Op op) {
   op.code = code(MMA, U32);
   op.imm = static_cast<int64_t>(c.prog->tensor_ops.size());
   c.prog->tensor_ops.push_back(std::move(t));
+  c.push(op);
+}
+
+// An immediate operand of wgmma that must be one of `allowed`.
+int64_t wgmma_imm(DecodeContext& c, const ptx::Instruction& in, const ptx::Operand& o,
+                  std::initializer_list<int64_t> allowed, const char* what) {
+  const int64_t v = static_cast<int64_t>(o.bits);
+  bool ok = o.kind == K::Imm;
+  if (ok) {
+    ok = false;
+    for (int64_t a : allowed) ok = ok || v == a;
+  }
+  if (!ok)
+    c.fail(o.pos,
+           fmt::format("'{}': {} must be an immediate ({})", in.text(), what,
+                       allowed.size() == 2 && *allowed.begin() == -1 ? "1 or -1" : "0 or 1"));
+  return v;
+}
+
+// wgmma.mma_async.sync.aligned.m64nNkK{.satfinite}.dtype.atype.btype
+//   d, a-desc | {a}, b-desc, scale-d {, imm-scale-a, imm-scale-b {, imm-trans-a}, imm-trans-b};
+void decode_wgmma_mma(DecodeContext& c, const ptx::Instruction& in, Op op) {
+  TensorOp t;
+  t.kind = TensorOp::Wgmma;
+  std::vector<Elem> types;
+  bool have_shape = false;
+  for (const auto& m : in.mods) {
+    Elem e;
+    if (elem_of(m, &e)) types.push_back(e);
+    have_shape = have_shape || shape_of(m, &t.spec.shape);
+    if (m == "sp") unsupported(c, in, "sparse wgmma.mma_async.sp is not supported");
+    if (m == "b1") unsupported(c, in, "single-bit wgmma (.b1 .and.popc) is not supported");
+  }
+  const tensor::Shape s = t.spec.shape;
+  if (!in.has_mod("sync") || !in.has_mod("aligned") || !have_shape || types.size() != 3)
+    unsupported(c, in, "wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype");
+  t.spec.d = t.spec.c = types[0], t.spec.a = types[1], t.spec.b = types[2];
+  const Elem ab = t.spec.a;
+  const bool ints = ab == Elem::S8 || ab == Elem::U8;
+  const bool fp8 = tensor::is_fp8(ab);
+  const bool same = fp8    ? tensor::is_fp8(t.spec.b)
+                    : ints ? (t.spec.b == Elem::S8 || t.spec.b == Elem::U8)
+                           : t.spec.b == ab;
+  if (!same || s.m != 64 || s.k != tensor::wgmma_k(ab) ||
+      !tensor::wgmma_shape_ok(ab, t.spec.d, s.n))
+    unsupported(c, in, "no such wgmma shape and types on sm_90a");
+  t.spec.satfinite = in.has_mod("satfinite");
+  if (t.spec.satfinite && !ints) unsupported(c, in, ".satfinite is for integer wgmma");
+  const bool is16 = ab == Elem::F16 || ab == Elem::BF16;
+  const auto& ops = in.operands;
+  if (ops.size() < 4) c.fail(in.pos, fmt::format("'{}' expects at least 4 operands", in.text()));
+  const bool a_regs = ops[1].kind == K::Vector;
+  const size_t want = ints ? 4 : !is16 ? 6 : a_regs ? 7 : 8;
+  need(c, in, want);
+  const unsigned d_elems = s.n / 2, d_per = t.spec.d == Elem::F16 ? 2 : 1;
+  t.d = fragment(c, in, ops[0], d_elems / d_per, true, U32);
+  t.c = t.d;
+  if (a_regs)
+    t.a = fragment(c, in, ops[1], 4, false, U32);
+  else
+    t.desc_a = c.src(ops[1], U64);
+  t.desc_b = c.src(ops[2], U64);
+  t.scale_d = c.pred(ops[3]);
+  t.scale_d_neg = ops[3].negate;
+  if (!ints) {
+    t.neg_a = wgmma_imm(c, in, ops[4], {-1, 1}, "imm-scale-a") == -1;
+    t.neg_b = wgmma_imm(c, in, ops[5], {-1, 1}, "imm-scale-b") == -1;
+  }
+  if (is16) {
+    if (!a_regs) t.trans_a = wgmma_imm(c, in, ops[6], {0, 1}, "imm-trans-a") == 1;
+    t.trans_b = wgmma_imm(c, in, ops[want - 1], {0, 1}, "imm-trans-b") == 1;
+  }
+  op.code = code(WGMMA, U32);
+  op.imm = static_cast<int64_t>(c.prog->tensor_ops.size());
+  c.prog->tensor_ops.push_back(std::move(t));
+  c.push(op);
+}
+
+// wgmma.fence / commit_group / wait_group N (.sync.aligned), and mma_async.
+void decode_wgmma(DecodeContext& c, const ptx::Instruction& in, Op op) {
+  const std::string kind = in.mods.empty() ? "" : in.mods[0];
+  if (kind == "mma_async") return decode_wgmma_mma(c, in, op);
+  if (!in.has_mod("sync") || !in.has_mod("aligned") || in.mods.size() != 3)
+    unsupported(c, in, "wgmma.{fence,commit_group,wait_group}.sync.aligned");
+  op.code = code(WGMMA_SYNC, U32);
+  if (kind == "fence" || kind == "commit_group") {
+    need(c, in, 0);
+    op.aux = kind == "fence" ? 0 : 1;
+  } else if (kind == "wait_group") {
+    need(c, in, 1);
+    if (in.operands[0].kind != K::Imm)
+      c.fail(in.operands[0].pos, fmt::format("'{}': N must be an immediate", in.text()));
+    op.aux = 2;
+    op.imm = static_cast<int64_t>(in.operands[0].bits);
+  } else {
+    unsupported(c, in);
+  }
   c.push(op);
 }
 
@@ -451,7 +555,7 @@ bool is_tensor_or_async(const ptx::Instruction& in) {
           m[2] == 'm')
         return true;  // fp8 (and the sm_100 fp4/fp6 forms, refused by name)
   if (o == "ldmatrix" || o == "stmatrix" || o == "movmatrix" || o == "mma" || o == "wmma" ||
-      o == "mbarrier")
+      o == "wgmma" || o == "mbarrier")
     return true;
   return o == "cp" && in.mods.size() >= 2 && in.mods[0] == "async" &&
          (in.mods[1] == "mbarrier" || in.mods[1] == "bulk");
@@ -468,6 +572,7 @@ void decode_tensor_or_async(DecodeContext& c, const ptx::Instruction& in, const 
   if (o == "movmatrix") return decode_movmatrix(c, in, op);
   if (o == "mma") return decode_mma(c, in, op);
   if (o == "wmma") return decode_wmma(c, in, op);
+  if (o == "wgmma") return decode_wgmma(c, in, op);
   if (o == "mbarrier") return decode_mbarrier(c, in, op);
   if (in.mods[1] == "mbarrier") {
     // cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]

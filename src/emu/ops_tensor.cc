@@ -52,10 +52,12 @@ double value(Elem e, uint64_t bits) {
   return 0;
 }
 
+}  // namespace
+
 // double -> f16 with a single rounding to nearest even: round to odd into
 // f32 first (f32 keeps 13 more bits than f16, so the second rounding is
 // exact), then f32 -> f16.
-uint16_t float_to_half_exact(double x) {
+uint16_t double_to_half(double x) {
   float f = static_cast<float>(x);
   if (std::isfinite(x) && std::isfinite(f) && static_cast<double>(f) != x) {
     if (std::fabs(static_cast<double>(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
@@ -63,8 +65,6 @@ uint16_t float_to_half_exact(double x) {
   }
   return float_to_half(f);
 }
-
-}  // namespace
 
 unsigned elem_bits(Elem e) {
   switch (e) {
@@ -186,7 +186,7 @@ void mma(const MmaSpec& sp, const uint64_t* A, const uint64_t* B, const uint64_t
       if (sp.d == Elem::F32)
         d = std::bit_cast<uint32_t>(static_cast<float>(acc));
       else if (sp.d == Elem::F16)
-        d = float_to_half_exact(acc);
+        d = double_to_half(acc);
       else
         throw Unsupported("mma: floating-point D must be f32 or f16");
     }

@@ -79,6 +79,9 @@ struct MmaSpec {
 // combination this does not compute.
 void mma(const MmaSpec& spec, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint64_t* D);
 
+// double -> f16 rounded once to nearest even (f16 accumulators).
+uint16_t double_to_half(double x);
+
 // ldmatrix/stmatrix m8n8 .b16: destination register j of every lane holds
 // two elements of matrix j, whose row r was addressed by lane 8j + r. The
 // element in half h (0 = low 16 bits) of `lane`'s register is at this

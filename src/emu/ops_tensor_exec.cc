@@ -2,6 +2,8 @@
 // warp's registers (or memory) into whole matrices with the layouts of
 // ops_tensor.h, compute, scatter back. All are .sync.aligned: every thread of
 // the warp must execute them together, else the kernel faults.
+#include "emu/ops_tensor_exec.h"
+
 #include <fmt/format.h>
 
 #include <bit>
@@ -13,10 +15,6 @@
 #include "emu/ops_tensor.h"
 
 namespace smemlab::emu {
-namespace {
-
-using tensor::Elem;
-using tensor::Operand;
 
 void require_warp(const Warp& w, const Op& op, const BlockCtx& b, uint32_t pc, uint32_t exec) {
   if (exec == w.exists && w.exists == ~0u) return;
@@ -26,6 +24,11 @@ void require_warp(const Warp& w, const Op& op, const BlockCtx& b, uint32_t pc, u
                     "but lanes 0x{:08x} did",
                     i.text, w.index, exec));
 }
+
+namespace {
+
+using tensor::Elem;
+using tensor::Operand;
 
 uint64_t elem_mask(Elem e) {
   unsigned bits = tensor::elem_bits(e);

@@ -165,6 +165,8 @@ enum Special : uint8_t {
 //   LDMATRIX: r0..r3 = data (vec = matrices), r4 + imm = row address, aux = MSpace,
 //             aux2 = .trans, t2 = 1 for stmatrix;  MOVMATRIX: r0 = d, r1 = a
 //   MMA: imm = index into Program::tensor_ops (mma.sync and wmma.*)
+//   WGMMA: imm = index into Program::tensor_ops (wgmma.mma_async)
+//   WGMMA_SYNC: aux = 0 wgmma.fence, 1 commit_group, 2 wait_group (imm = N)
 //   CVT_TF32: r0 = d, r1 = a (f32), aux = tensor::Tf32Round
 //   CVT_FP8: r0 = d, r1 = a, r2 = b (or ~0), t2 = tensor::Elem (E4M3/E5M2),
 //            aux = 0: f32 pair -> fp8x2, 1: f16x2 -> fp8x2, 2: fp8x2 -> f16x2;
@@ -199,9 +201,10 @@ struct Op {
 // Op flags in aux2 for FSLOW/CVT.
 constexpr uint8_t kFtz = 0x10, kSat = 0x20;
 
-// mma.sync and wmma.* operands (more registers than Op::r holds).
+// mma.sync, wmma.* and wgmma.mma_async operands (more registers than Op::r
+// holds).
 struct TensorOp {
-  enum Kind : uint8_t { Mma, WmmaLoad, WmmaStore, WmmaMma } kind = Mma;
+  enum Kind : uint8_t { Mma, WmmaLoad, WmmaStore, WmmaMma, Wgmma } kind = Mma;
   tensor::MmaSpec spec;                        // shape and types
   tensor::Operand which = tensor::Operand::A;  // WmmaLoad/Store: the fragment
   tensor::Elem elem = tensor::Elem::F16;       // WmmaLoad/Store: element type
@@ -210,6 +213,21 @@ struct TensorOp {
   uint32_t addr = 0, stride = UINT32_MAX;      // registers (stride in elements)
   int64_t offset = 0;
   std::vector<uint32_t> d, a, b, c;  // registers; WmmaLoad: d, WmmaStore: c
+  // Wgmma: spec.shape m64nNkK; d (read as C when scale-d is true), a (4
+  // registers) or the descriptor register desc_a, desc_b; scale_d a
+  // predicate index (scale_d_neg: !p); imm-scale-a/b -1 (neg_a/b) and
+  // imm-trans-a/b (MN-major A/B).
+  uint32_t desc_a = UINT32_MAX, desc_b = UINT32_MAX, scale_d = 0;
+  bool scale_d_neg = false, neg_a = false, neg_b = false, trans_a = false, trans_b = false;
+
+  // Every register this op names (absent ones as UINT32_MAX): register
+  // allocation and the block set-up treat them as read and written.
+  template <typename F>
+  void for_each_register(F f) const {
+    for (uint32_t r : {addr, stride, desc_a, desc_b}) f(r);
+    for (const auto* v : {&d, &a, &b, &c})
+      for (uint32_t r : *v) f(r);
+  }
 };
 
 // tex.{1d,2d,3d,a1d,a2d}.v4.dtype.ctype: the coordinate registers.

@@ -1,0 +1,247 @@
+// Executors of wgmma.mma_async, wgmma.fence, wgmma.commit_group and
+// wgmma.wait_group (sm_90a). Each warp of a warpgroup computes its own 16
+// rows of D when it issues wgmma.mma_async: it reads B (and A, from a
+// descriptor) from shared memory and its D registers then, and writes the
+// new D registers at once. That is one legal execution of the asynchronous
+// instruction: the ISA leaves D undefined until wgmma.wait_group and the
+// shared operands must not change before it, so a correct program cannot
+// tell the difference; fence, commit_group and wait_group then only check
+// that the whole warp executes them (.sync.aligned) in a whole warpgroup.
+#include <fmt/format.h>
+
+#include <array>
+#include <bit>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "emu/exec.h"
+#include "emu/half.h"
+#include "emu/ops_tensor_exec.h"
+#include "emu/ops_wgmma.h"
+
+namespace smemlab::emu {
+namespace {
+
+using tensor::Elem;
+
+// wgmma needs its warp's whole warpgroup: warps 4g..4g+3 of the block, each
+// with 32 threads.
+void require_warpgroup(const BlockCtx& b, const Warp& w, const Op& op, uint32_t pc) {
+  const uint32_t first = w.index / 4 * 4;
+  bool whole = first + 4 <= b.warps.size();
+  for (uint32_t i = first; whole && i < first + 4; ++i) whole = b.warps[i].exists == ~0u;
+  if (whole) return;
+  fault(w, pc, 0, "divergent",
+        fmt::format("'{}' needs a whole warpgroup (warps {}..{} of 32 threads each), but the "
+                    "block has {} threads",
+                    b.prog->info[op.info].text, first, first + 3, b.env->block.count()));
+}
+
+// One lane's value of a register that the ISA requires to be the same in
+// every thread (descriptors, scale-d).
+uint64_t uniform(const Warp& w, const Op& op, const BlockCtx& b, uint32_t pc, const uint64_t* r,
+                 const char* what) {
+  for (uint32_t l = 1; l < 32; ++l)
+    if (r[l] != r[0])
+      fault(w, pc, static_cast<int>(l), "wgmma",
+            fmt::format("'{}': the {} differs between the threads of warp {} (lane 0: 0x{:x}, "
+                        "lane {}: 0x{:x})",
+                        b.prog->info[op.info].text, what, w.index, r[0], l, r[l]));
+  return r[0];
+}
+
+unsigned storage_bytes(Elem e) { return tensor::elem_bits(e) / 8; }
+
+// The exact value of an A/B element stored at p.
+double float_value(Elem e, const uint8_t* p) {
+  switch (e) {
+    case Elem::F16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      return half_to_float(h);
+    }
+    case Elem::BF16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      return bf16_to_float(h);
+    }
+    case Elem::TF32: {
+      uint32_t u;
+      std::memcpy(&u, p, 4);
+      return std::bit_cast<float>(u & 0xffffe000u);  // the tensor core reads 19 bits
+    }
+    default: {
+      static const auto table = [] {
+        std::array<std::array<double, 256>, 2> t{};
+        for (unsigned i = 0; i < 256; ++i) {
+          t[0][i] = tensor::fp8_value(Elem::E4M3, static_cast<uint8_t>(i));
+          t[1][i] = tensor::fp8_value(Elem::E5M2, static_cast<uint8_t>(i));
+        }
+        return t;
+      }();
+      return table[e == Elem::E4M3 ? 0 : 1][*p];
+    }
+  }
+}
+
+int64_t int_value(Elem e, const uint8_t* p) { return e == Elem::S8 ? static_cast<int8_t>(*p) : *p; }
+
+// Reads elements (mn, k) for mn in [mn0, mn0 + count), k in [0, K) of the
+// matrix `d` describes, a 16-byte chunk at a time (the swizzles move whole
+// chunks), calling put(mn - mn0, k, pointer).
+template <typename Put>
+void gather(BlockCtx& b, const Warp& w, const Op& op, uint32_t pc, const char* which,
+            const tensor::MatrixDesc& d, bool mn_major, Elem e, unsigned mn0, unsigned count,
+            unsigned K, Put put) {
+  const unsigned eb = storage_bytes(e), t = 16 / eb;
+  auto chunk = [&](unsigned mn, unsigned k) {
+    const uint32_t addr = tensor::desc_address(d, mn_major, eb, mn, k);
+    if (uint64_t{addr} + 16 > b.shared_bytes)
+      fault(w, pc, 0, "out-of-bounds",
+            fmt::format("'{}' reads matrix {} element ({}, {}) at shared offset {}, past the "
+                        "block's {} bytes of shared memory (descriptor start {}, LBO {}, SBO {})",
+                        b.prog->info[op.info].text, which, mn, k, addr, b.shared_bytes, d.start,
+                        d.lbo, d.sbo));
+    return b.shared.data() + addr;
+  };
+  if (!mn_major) {
+    for (unsigned mn = mn0; mn < mn0 + count; ++mn)
+      for (unsigned k = 0; k < K; k += t) {
+        const uint8_t* p = chunk(mn, k);
+        for (unsigned j = 0; j < t; ++j) put(mn - mn0, k + j, p + j * eb);
+      }
+  } else {
+    for (unsigned k = 0; k < K; ++k)
+      for (unsigned mn = mn0; mn < mn0 + count; mn += t) {
+        const uint8_t* p = chunk(mn, k);
+        for (unsigned j = 0; j < t; ++j) put(mn + j - mn0, k, p + j * eb);
+      }
+  }
+}
+
+// The warp's 16 x K rows of A and the K x N matrix B (row-major), as V
+// (double or int64) with imm-scale-a/b applied, and C from the D registers.
+template <typename V>
+struct Operands {
+  std::vector<V> a, b, c;
+};
+
+template <typename V>
+void load_operands(BlockCtx& bc, Warp& w, const Op& op, uint32_t pc, const TensorOp& t,
+                   Operands<V>& m) {
+  const unsigned N = t.spec.shape.n, K = t.spec.shape.k, q = w.index % 4;
+  const Elem ea = t.spec.a, eb = t.spec.b;
+  auto value = [](Elem e, const uint8_t* p) -> V {
+    if constexpr (std::is_same_v<V, double>)
+      return float_value(e, p);
+    else
+      return int_value(e, p);
+  };
+  m.a.assign(size_t{16} * K, V{});
+  m.b.assign(size_t{K} * N, V{});
+  const V sa = t.neg_a ? V(-1) : V(1), sb = t.neg_b ? V(-1) : V(1);
+  if (t.desc_a != UINT32_MAX) {
+    auto da = tensor::decode_desc(uniform(w, op, bc, pc, reg(w, t.desc_a), "A descriptor"));
+    gather(bc, w, op, pc, "A", da, t.trans_a, ea, 16 * q, 16, K,
+           [&](unsigned r, unsigned k, const uint8_t* p) { m.a[r * K + k] = sa * value(ea, p); });
+  } else {
+    const unsigned per = 32 / tensor::elem_bits(ea), bits = tensor::elem_bits(ea);
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned i = 0; i < 4 * per; ++i) {
+        const uint32_t word = static_cast<uint32_t>(reg(w, t.a[i / per])[lane]);
+        const uint32_t v = (word >> (bits * (i % per))) & (bits == 32 ? ~0u : (1u << bits) - 1);
+        uint8_t bytes[4];
+        std::memcpy(bytes, &v, 4);
+        tensor::Pos p = tensor::wgmma_a_position(ea, lane, i);
+        m.a[p.row * K + p.col] = sa * value(ea, bytes);
+      }
+  }
+  auto db = tensor::decode_desc(uniform(w, op, bc, pc, reg(w, t.desc_b), "B descriptor"));
+  gather(bc, w, op, pc, "B", db, t.trans_b, eb, 0, N, K,
+         [&](unsigned n, unsigned k, const uint8_t* p) { m.b[k * N + n] = sb * value(eb, p); });
+}
+
+// Element i of D of `lane` as a register holds it (f32 and s32: a register
+// each; f16: two to a register, the even one low).
+uint32_t d_bits(const Warp& w, const TensorOp& t, unsigned lane, unsigned i) {
+  if (t.spec.d != Elem::F16) return static_cast<uint32_t>(reg(w, t.d[i])[lane]);
+  return static_cast<uint32_t>(reg(w, t.d[i / 2])[lane] >> (16 * (i % 2))) & 0xffffu;
+}
+
+}  // namespace
+
+void exec_wgmma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  if (exec == 0) return;  // predicated off in every lane
+  require_warp(w, op, b, pc, exec);
+  require_warpgroup(b, w, op, pc);
+  const TensorOp& t = b.prog->tensor_ops[static_cast<size_t>(op.imm)];
+  const unsigned N = t.spec.shape.n, K = t.spec.shape.k, per_lane = N / 2;
+  const uint32_t p = w.P[t.scale_d] ^ (t.scale_d_neg ? ~0u : 0u);
+  if (p != 0 && p != ~0u)
+    fault(w, pc, __builtin_ctz(~p), "wgmma",
+          fmt::format("'{}': scale-d differs between the threads of warp {} (0x{:08x})",
+                      b.prog->info[op.info].text, w.index, p));
+  const bool accumulate = p != 0;
+  const bool ints = t.spec.d == Elem::S32;
+  thread_local Operands<double> fm;
+  thread_local Operands<int64_t> im;
+  if (ints)
+    load_operands(b, w, op, pc, t, im);
+  else
+    load_operands(b, w, op, pc, t, fm);
+  // C from the D registers (or zero), then D = A * B + C.
+  if (ints)
+    im.c.assign(size_t{16} * N, 0);
+  else
+    fm.c.assign(size_t{16} * N, 0.0);
+  if (accumulate)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned i = 0; i < per_lane; ++i) {
+        const tensor::Pos q = tensor::wgmma_d_position(lane, i);
+        const uint32_t v = d_bits(w, t, lane, i);
+        if (ints)
+          im.c[q.row * N + q.col] = static_cast<int32_t>(v);
+        else if (t.spec.d == Elem::F32)
+          fm.c[q.row * N + q.col] = std::bit_cast<float>(v);
+        else
+          fm.c[q.row * N + q.col] = half_to_float(static_cast<uint16_t>(v));
+      }
+  if (ints)
+    tensor::wgmma_int(N, K, im.a.data(), im.b.data(), im.c.data(), im.c.data());
+  else
+    tensor::wgmma_float(N, K, fm.a.data(), fm.b.data(), fm.c.data(), fm.c.data());
+  // Scatter: one register of all lanes at a time.
+  const unsigned nregs = static_cast<unsigned>(t.d.size()), per_reg = per_lane / nregs;
+  for (unsigned r = 0; r < nregs; ++r) {
+    uint64_t vals[32];
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      uint64_t v = 0;
+      for (unsigned j = 0; j < per_reg; ++j) {
+        const tensor::Pos q = tensor::wgmma_d_position(lane, r * per_reg + j);
+        const size_t at = size_t{q.row} * N + q.col;
+        uint64_t e;
+        if (ints) {
+          int64_t x = im.c[at];
+          if (t.spec.satfinite) x = x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : x;
+          e = static_cast<uint32_t>(static_cast<int32_t>(static_cast<uint32_t>(x)));
+        } else if (t.spec.d == Elem::F32) {
+          e = std::bit_cast<uint32_t>(static_cast<float>(fm.c[at]));
+        } else {
+          e = tensor::double_to_half(fm.c[at]);
+        }
+        v |= e << (16 * j);
+      }
+      vals[lane] = v;
+    }
+    std::memcpy(regw(w, t.d[r]), vals, sizeof(vals));
+  }
+}
+
+void exec_wgmma_sync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  if (exec == 0) return;
+  require_warp(w, op, b, pc, exec);
+  require_warpgroup(b, w, op, pc);
+}
+
+}  // namespace smemlab::emu
