@@ -1,5 +1,6 @@
 // Emulator speed: warp-instructions and lane-operations per second on a
-// shared-tile transpose, a shuffle reduction and a tiled matmul (PTX from
+// shared-tile transpose, a shuffle reduction, a tiled matmul and two tensor-
+// core GEMMs (mma.sync, wgmma) (PTX from
 // tests/emu/ptx, nvcc 13 for sm_90). `threads` is the host threads running
 // blocks (1 = per-core speed). Results are recorded in docs/emulator.md.
 #include <benchmark/benchmark.h>
@@ -105,6 +106,60 @@ void BM_Matmul(benchmark::State& state) {
   report(state, wi, li);
 }
 
+// Tensor cores (issue 27's speed target: a wgmma GEMM launch emulates at no
+// less than the mma.sync kernels' warp-instructions per second). f16 inputs
+// of 256 x 256 x 256: the mma.sync GEMM of tests/emu/kernels/tensor.cu
+// (ldmatrix + mma.sync.m16n8k16, one warp per 16 x 8 tile) and the wgmma
+// GEMM of tests/programs/wgmma_gemm.cu (two warpgroups per 128 x 128 tile,
+// 128B-swizzled shared tiles, wgmma.m64n128k16).
+uint64_t half_buffer(Device& dev, size_t n) {
+  std::vector<uint16_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint16_t>(0x3000 + (i * 37) % 0x800);
+  uint64_t p = dev.malloc(n * 2);
+  dev.copy_to(p, v.data(), n * 2);
+  return p;
+}
+
+void BM_MmaSyncGemm(benchmark::State& state) {
+  Device dev;
+  auto m = Module::load_file(dev, ptx("tensor.sm90.ptx"));
+  std::string k;
+  for (const auto& name : m->kernel_names())
+    if (name.find("mmaLdmatrix") != std::string::npos) k = name;
+  int n = 256;
+  uint64_t a = half_buffer(dev, n * n), b = half_buffer(dev, n * n),
+           c = dev.malloc(uint64_t(n) * n * 4), c16 = dev.malloc(uint64_t(n) * n * 2);
+  LaunchConfig cfg{{static_cast<uint32_t>(n / 8), static_cast<uint32_t>(n / 16)}, {32}};
+  cfg.threads = static_cast<unsigned>(state.range(0));
+  uint64_t wi = 0, li = 0;
+  for (auto _ : state) {
+    auto st = launch(*m, k, cfg, a, b, c, c16, n, n);
+    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
+    wi += st.warp_instructions;
+    li += st.lane_instructions;
+  }
+  report(state, wi, li);
+}
+
+void BM_WgmmaGemm(benchmark::State& state) {
+  Device dev;
+  auto m = Module::load_file(dev, ptx("wgmma_gemm.sm90a.ptx"));
+  std::string k = m->kernel_names()[0];
+  int n = 256;
+  uint64_t a = half_buffer(dev, n * n), b = half_buffer(dev, n * n),
+           c = dev.malloc(uint64_t(n) * n * 4);
+  LaunchConfig cfg{{static_cast<uint32_t>(n / 128), static_cast<uint32_t>(n / 128)}, {256}};
+  cfg.threads = static_cast<unsigned>(state.range(0));
+  uint64_t wi = 0, li = 0;
+  for (auto _ : state) {
+    auto st = launch(*m, k, cfg, a, b, c, n, n, n);
+    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
+    wi += st.warp_instructions;
+    li += st.lane_instructions;
+  }
+  report(state, wi, li);
+}
+
 // threads: 1, 2, 4, ... up to the host's cores (and at least 2).
 void thread_args(benchmark::internal::Benchmark* b) {
   unsigned hw = std::max(2u, std::thread::hardware_concurrency());
@@ -122,6 +177,16 @@ BENCHMARK(BM_Reduction)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_Matmul)
+    ->ArgName("threads")
+    ->Apply(thread_args)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_MmaSyncGemm)
+    ->ArgName("threads")
+    ->Apply(thread_args)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_WgmmaGemm)
     ->ArgName("threads")
     ->Apply(thread_args)
     ->Unit(benchmark::kMillisecond)

@@ -53,39 +53,60 @@ uint64_t uniform(const Warp& w, const Op& op, const BlockCtx& b, uint32_t pc, co
 
 unsigned storage_bytes(Elem e) { return tensor::elem_bits(e) / 8; }
 
-// The exact value of an A/B element stored at p.
-double float_value(Elem e, const uint8_t* p) {
-  switch (e) {
-    case Elem::F16: {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      return half_to_float(h);
+const std::array<std::array<double, 256>, 2>& fp8_table() {
+  static const auto table = [] {
+    std::array<std::array<double, 256>, 2> t{};
+    for (unsigned i = 0; i < 256; ++i) {
+      t[0][i] = tensor::fp8_value(Elem::E4M3, static_cast<uint8_t>(i));
+      t[1][i] = tensor::fp8_value(Elem::E5M2, static_cast<uint8_t>(i));
     }
-    case Elem::BF16: {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      return bf16_to_float(h);
-    }
-    case Elem::TF32: {
-      uint32_t u;
-      std::memcpy(&u, p, 4);
-      return std::bit_cast<float>(u & 0xffffe000u);  // the tensor core reads 19 bits
-    }
-    default: {
-      static const auto table = [] {
-        std::array<std::array<double, 256>, 2> t{};
-        for (unsigned i = 0; i < 256; ++i) {
-          t[0][i] = tensor::fp8_value(Elem::E4M3, static_cast<uint8_t>(i));
-          t[1][i] = tensor::fp8_value(Elem::E5M2, static_cast<uint8_t>(i));
-        }
-        return t;
-      }();
-      return table[e == Elem::E4M3 ? 0 : 1][*p];
-    }
+    return t;
+  }();
+  return table;
+}
+
+// The exact value of an A/B element of type E stored at p.
+template <Elem E>
+inline double float_value(const uint8_t* p) {
+  if constexpr (E == Elem::F16 || E == Elem::BF16) {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return E == Elem::F16 ? half_to_float(h) : bf16_to_float(h);
+  } else if constexpr (E == Elem::TF32) {
+    uint32_t u;
+    std::memcpy(&u, p, 4);
+    return std::bit_cast<float>(u & 0xffffe000u);  // the tensor core reads 19 bits
+  } else {
+    return fp8_table()[E == Elem::E4M3 ? 0 : 1][*p];
   }
 }
 
-int64_t int_value(Elem e, const uint8_t* p) { return e == Elem::S8 ? static_cast<int8_t>(*p) : *p; }
+// Calls f.template operator()<E>() for the element type e (one dispatch per
+// instruction, not per element).
+template <typename F>
+void with_elem(Elem e, F f) {
+  switch (e) {
+    case Elem::F16:
+      return f.template operator()<Elem::F16>();
+    case Elem::BF16:
+      return f.template operator()<Elem::BF16>();
+    case Elem::TF32:
+      return f.template operator()<Elem::TF32>();
+    case Elem::E4M3:
+      return f.template operator()<Elem::E4M3>();
+    case Elem::E5M2:
+      return f.template operator()<Elem::E5M2>();
+    case Elem::S8:
+      return f.template operator()<Elem::S8>();
+    default:
+      return f.template operator()<Elem::U8>();
+  }
+}
+
+template <Elem E>
+inline int64_t int_value(const uint8_t* p) {
+  return E == Elem::S8 ? static_cast<int8_t>(*p) : *p;
+}
 
 // Reads elements (mn, k) for mn in [mn0, mn0 + count), k in [0, K) of the
 // matrix `d` describes, a 16-byte chunk at a time (the swizzles move whole
@@ -132,19 +153,30 @@ void load_operands(BlockCtx& bc, Warp& w, const Op& op, uint32_t pc, const Tenso
                    Operands<V>& m) {
   const unsigned N = t.spec.shape.n, K = t.spec.shape.k, q = w.index % 4;
   const Elem ea = t.spec.a, eb = t.spec.b;
-  auto value = [](Elem e, const uint8_t* p) -> V {
-    if constexpr (std::is_same_v<V, double>)
-      return float_value(e, p);
-    else
-      return int_value(e, p);
+  auto value = []<Elem E>(const uint8_t* p) -> V {
+    if constexpr (std::is_same_v<V, double>) {
+      if constexpr (E == Elem::S8 || E == Elem::U8)
+        return 0;  // not reached: integer types go to int64 operands
+      else
+        return float_value<E>(p);
+    } else {
+      if constexpr (E == Elem::S8 || E == Elem::U8)
+        return int_value<E>(p);
+      else
+        return 0;  // not reached
+    }
   };
   m.a.assign(size_t{16} * K, V{});
   m.b.assign(size_t{K} * N, V{});
   const V sa = t.neg_a ? V(-1) : V(1), sb = t.neg_b ? V(-1) : V(1);
   if (t.desc_a != UINT32_MAX) {
     auto da = tensor::decode_desc(uniform(w, op, bc, pc, reg(w, t.desc_a), "A descriptor"));
-    gather(bc, w, op, pc, "A", da, t.trans_a, ea, 16 * q, 16, K,
-           [&](unsigned r, unsigned k, const uint8_t* p) { m.a[r * K + k] = sa * value(ea, p); });
+    with_elem(ea, [&]<Elem E>() {
+      gather(bc, w, op, pc, "A", da, t.trans_a, ea, 16 * q, 16, K,
+             [&](unsigned r, unsigned k, const uint8_t* p) {
+               m.a[r * K + k] = sa * value.template operator()<E>(p);
+             });
+    });
   } else {
     const unsigned per = 32 / tensor::elem_bits(ea), bits = tensor::elem_bits(ea);
     for (unsigned lane = 0; lane < 32; ++lane)
@@ -154,19 +186,58 @@ void load_operands(BlockCtx& bc, Warp& w, const Op& op, uint32_t pc, const Tenso
         uint8_t bytes[4];
         std::memcpy(bytes, &v, 4);
         tensor::Pos p = tensor::wgmma_a_position(ea, lane, i);
-        m.a[p.row * K + p.col] = sa * value(ea, bytes);
+        with_elem(ea, [&]<Elem E>() {
+          m.a[p.row * K + p.col] = sa * value.template operator()<E>(bytes);
+        });
       }
   }
   auto db = tensor::decode_desc(uniform(w, op, bc, pc, reg(w, t.desc_b), "B descriptor"));
-  gather(bc, w, op, pc, "B", db, t.trans_b, eb, 0, N, K,
-         [&](unsigned n, unsigned k, const uint8_t* p) { m.b[k * N + n] = sb * value(eb, p); });
+  with_elem(eb, [&]<Elem E>() {
+    gather(bc, w, op, pc, "B", db, t.trans_b, eb, 0, N, K,
+           [&](unsigned n, unsigned k, const uint8_t* p) {
+             m.b[k * N + n] = sb * value.template operator()<E>(p);
+           });
+  });
 }
 
-// Element i of D of `lane` as a register holds it (f32 and s32: a register
-// each; f16: two to a register, the even one low).
-uint32_t d_bits(const Warp& w, const TensorOp& t, unsigned lane, unsigned i) {
-  if (t.spec.d != Elem::F16) return static_cast<uint32_t>(reg(w, t.d[i])[lane]);
-  return static_cast<uint32_t>(reg(w, t.d[i / 2])[lane] >> (16 * (i % 2))) & 0xffffu;
+// Moves D between the warp's registers and the 16 x N row-major matrix m:
+// to_regs false reads the registers into m, true writes m (rounded to the
+// accumulator type) into them.
+template <typename V>
+void scatter_d(Warp& w, const TensorOp& t, unsigned N, V* m, bool to_regs) {
+  const bool f16 = t.spec.d == Elem::F16;
+  const unsigned per_reg = f16 ? 2 : 1;
+  for (unsigned r = 0; r < t.d.size(); ++r) {
+    uint64_t* R = regw(w, t.d[r]);
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      uint64_t v = to_regs ? 0 : R[lane];
+      for (unsigned j = 0; j < per_reg; ++j) {
+        const unsigned i = r * per_reg + j;
+        const size_t at =
+            size_t{lane / 4 + 8 * ((i >> 1) & 1)} * N + 8 * (i >> 2) + 2 * (lane % 4) + (i & 1);
+        if constexpr (std::is_same_v<V, int64_t>) {
+          if (!to_regs) {
+            m[at] = static_cast<int32_t>(static_cast<uint32_t>(v));
+          } else {
+            int64_t x = m[at];
+            if (t.spec.satfinite) x = x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : x;
+            v = static_cast<uint32_t>(x);
+          }
+        } else if (!f16) {
+          if (!to_regs)
+            m[at] = std::bit_cast<float>(static_cast<uint32_t>(v));
+          else
+            v = std::bit_cast<uint32_t>(static_cast<float>(m[at]));
+        } else {
+          if (!to_regs)
+            m[at] = half_to_float(static_cast<uint16_t>(v >> (16 * j)));
+          else
+            v |= uint64_t{tensor::double_to_half(m[at])} << (16 * j);
+        }
+      }
+      if (to_regs) R[lane] = v;
+    }
+  }
 }
 
 }  // namespace
@@ -176,7 +247,7 @@ void exec_wgmma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) 
   require_warp(w, op, b, pc, exec);
   require_warpgroup(b, w, op, pc);
   const TensorOp& t = b.prog->tensor_ops[static_cast<size_t>(op.imm)];
-  const unsigned N = t.spec.shape.n, K = t.spec.shape.k, per_lane = N / 2;
+  const unsigned N = t.spec.shape.n, K = t.spec.shape.k;
   const uint32_t p = w.P[t.scale_d] ^ (t.scale_d_neg ? ~0u : 0u);
   if (p != 0 && p != ~0u)
     fault(w, pc, __builtin_ctz(~p), "wgmma",
@@ -190,51 +261,18 @@ void exec_wgmma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) 
     load_operands(b, w, op, pc, t, im);
   else
     load_operands(b, w, op, pc, t, fm);
-  // C from the D registers (or zero), then D = A * B + C.
-  if (ints)
+  // C from the D registers (or zero), then D = A * B + C, then back. Register
+  // j of a lane holds D elements j (f32, s32) or 2j, 2j + 1 (f16).
+  if (ints) {
     im.c.assign(size_t{16} * N, 0);
-  else
-    fm.c.assign(size_t{16} * N, 0.0);
-  if (accumulate)
-    for (unsigned lane = 0; lane < 32; ++lane)
-      for (unsigned i = 0; i < per_lane; ++i) {
-        const tensor::Pos q = tensor::wgmma_d_position(lane, i);
-        const uint32_t v = d_bits(w, t, lane, i);
-        if (ints)
-          im.c[q.row * N + q.col] = static_cast<int32_t>(v);
-        else if (t.spec.d == Elem::F32)
-          fm.c[q.row * N + q.col] = std::bit_cast<float>(v);
-        else
-          fm.c[q.row * N + q.col] = half_to_float(static_cast<uint16_t>(v));
-      }
-  if (ints)
+    if (accumulate) scatter_d(w, t, N, im.c.data(), false);
     tensor::wgmma_int(N, K, im.a.data(), im.b.data(), im.c.data(), im.c.data());
-  else
+    scatter_d(w, t, N, im.c.data(), true);
+  } else {
+    fm.c.assign(size_t{16} * N, 0.0);
+    if (accumulate) scatter_d(w, t, N, fm.c.data(), false);
     tensor::wgmma_float(N, K, fm.a.data(), fm.b.data(), fm.c.data(), fm.c.data());
-  // Scatter: one register of all lanes at a time.
-  const unsigned nregs = static_cast<unsigned>(t.d.size()), per_reg = per_lane / nregs;
-  for (unsigned r = 0; r < nregs; ++r) {
-    uint64_t vals[32];
-    for (unsigned lane = 0; lane < 32; ++lane) {
-      uint64_t v = 0;
-      for (unsigned j = 0; j < per_reg; ++j) {
-        const tensor::Pos q = tensor::wgmma_d_position(lane, r * per_reg + j);
-        const size_t at = size_t{q.row} * N + q.col;
-        uint64_t e;
-        if (ints) {
-          int64_t x = im.c[at];
-          if (t.spec.satfinite) x = x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : x;
-          e = static_cast<uint32_t>(static_cast<int32_t>(static_cast<uint32_t>(x)));
-        } else if (t.spec.d == Elem::F32) {
-          e = std::bit_cast<uint32_t>(static_cast<float>(fm.c[at]));
-        } else {
-          e = tensor::double_to_half(fm.c[at]);
-        }
-        v |= e << (16 * j);
-      }
-      vals[lane] = v;
-    }
-    std::memcpy(regw(w, t.d[r]), vals, sizeof(vals));
+    scatter_d(w, t, N, fm.c.data(), true);
   }
 }
 
