@@ -328,26 +328,18 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   uint64_t published = 0, idle_rounds = 0;
   WarpTurns turns(env.schedule, nwarps, (uint64_t{id.z} * env.grid.y + id.y) * env.grid.x + id.x);
   for (;;) {
-    bool progress = false, alive = false;
-    for (uint32_t i = 0; i < nwarps; ++i) {
-      Warp& w = b.warps[turns.warp(i)];
-      if (w.live) alive = true;
-      if (!w.runnable) continue;
-      b.mem_quota = turns.quota();
-      uint64_t n = run_warp(b, w, kSlice);
-      b.steps += n;
-      progress = progress || n > 0;
-      if (b.steps > env.budget) {
-        uint32_t lane = w.runnable ? static_cast<uint32_t>(__builtin_ctz(w.runnable)) : 0;
-        uint32_t pc = w.uniform ? w.cpc : w.pc[lane];
-        fault(w, pc, static_cast<int>(lane), "budget",
-              fmt::format(
-                  "instruction budget of {} warp-instructions per block exhausted (endless loop?)",
-                  env.budget));
-      }
+    RoundResult round = run_round(b, turns, kSlice);
+    if (round.over_budget) {
+      const Warp& w = *round.over_budget;
+      uint32_t lane = w.runnable ? static_cast<uint32_t>(__builtin_ctz(w.runnable)) : 0;
+      uint32_t pc = w.uniform ? w.cpc : w.pc[lane];
+      fault(w, pc, static_cast<int>(lane), "budget",
+            fmt::format(
+                "instruction budget of {} warp-instructions per block exhausted (endless loop?)",
+                env.budget));
     }
-    if (!alive) break;
-    if (!progress) deadlock();
+    if (!round.alive) break;
+    if (!round.progress) deadlock();
     turns.next_round();
     if (env.cooperative) {
       // Blocks of a cooperative grid share the cores: one spinning at a

@@ -40,8 +40,6 @@ struct Warp {
   uint32_t cpc = 0;             // when uniform: the pc of all runnable lanes
   bool uniform = true;
   uint32_t index = 0;
-  uint64_t steps = 0;
-  uint64_t lane_steps = 0;  // sum over warp-instructions of lanes at the PC
 };
 
 struct Barrier {
@@ -77,8 +75,21 @@ class Device;
 struct BlockCtx;
 struct Warp;
 
-// One copy of the interpreter loop (warp_loop.h): portable or AVX2.
-using RunWarpFn = uint64_t (*)(BlockCtx& b, Warp& w, uint64_t slice);
+// What one round of a block's warp turns found (run_round).
+struct RoundResult {
+  bool alive = false;           // some warp has live lanes
+  bool progress = false;        // some warp executed an instruction
+  Warp* over_budget = nullptr;  // the warp whose turn took the block past its budget
+  uint64_t steps = 0;           // warp-instructions executed
+};
+// One copy of the interpreter loop (warp_loop.h): portable or AVX2. A round
+// runs every warp's turn in the schedule's order from one call, so the
+// fine-grained `gpu` schedule pays no call through a pointer per turn.
+struct IsaLoop {
+  uint64_t (*run_warp)(BlockCtx& b, Warp& w, uint64_t slice);
+  RoundResult (*run_round)(BlockCtx& b, WarpTurns& turns, uint64_t slice);
+};
+using RunWarpFn = const IsaLoop*;
 // The copy for this launch: AVX2 where the CPU has it, unless the
 // environment's SMEMLAB_EMU_ISA says `portable` (tests run both); null with
 // *error set when SMEMLAB_EMU_ISA names something else or an unusable copy.
@@ -122,9 +133,6 @@ struct BlockCtx {
   uint64_t lane_steps = 0;
   uint64_t clock_base = 0;
   uint64_t writes = 0;  // stores and atomics executed (any space)
-  // Memory-ordering ops (orders_memory) the running warp may still execute
-  // before it yields its turn (WarpTurns::quota).
-  uint32_t mem_quota = UINT32_MAX;
   // The allocation of the last fast global access (none on the device heap):
   // consecutive accesses mostly hit the same buffer. Reset per block.
   const GlobalMemory::Allocation* global_hint = nullptr;
@@ -147,9 +155,13 @@ uint8_t* read_generic(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t 
                       uint32_t size);
 
 // Runs warp `w` until it blocks, exits, `slice` warp-instructions pass or
-// it has executed b.mem_quota memory-ordering ops (with b.env->run_warp).
-// Returns the number of warp-instructions executed.
+// any number of memory-ordering ops (with b.env->run_warp).
+// Returns the number of warp-instructions executed (b.steps counts them too).
 uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice);
+// One round: each warp in `turns`' order that can run takes its turn (up to
+// `slice` warp-instructions or turns.quota() memory-ordering ops); b.steps
+// counts them. Stops early at the warp that takes b.steps past the budget.
+RoundResult run_round(BlockCtx& b, WarpTurns& turns, uint64_t slice);
 
 // What a Flow executor sees of one warp-instruction (see instructions.def).
 struct Step {

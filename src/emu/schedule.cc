@@ -51,20 +51,11 @@ uint64_t WarpTurns::draw() {
   return z ^ (z >> 31);
 }
 
-uint32_t WarpTurns::quota() {
-  switch (kind_) {
-    case Schedule::Kind::Gpu:
-      return 1;
-    case Schedule::Kind::Serial:
-      return UINT32_MAX;
-    case Schedule::Kind::Random: {
-      // Mostly short turns, one in eight as long as serial's: races that
-      // only a warp far ahead of the others shows are reached too.
-      uint64_t r = draw();
-      return r % 8 == 0 ? UINT32_MAX : 1 + static_cast<uint32_t>((r >> 3) % 16);
-    }
-  }
-  return 1;
+// Mostly short turns, one in eight as long as serial's: races that only a
+// warp far ahead of the others shows are reached too.
+uint32_t WarpTurns::random_quota() {
+  uint64_t r = draw();
+  return r % 8 == 0 ? UINT32_MAX : 1 + static_cast<uint32_t>((r >> 3) % 16);
 }
 
 void WarpTurns::next_round() {

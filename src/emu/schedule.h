@@ -40,15 +40,20 @@ class WarpTurns {
   // `warps`: the block's warp count; `block_key`: the block's linear index
   // (seeds Random per block).
   WarpTurns(const Schedule& s, uint32_t warps, uint64_t block_key);
-  // The i-th warp of the current round (0 <= i < warps).
+  uint32_t size() const { return warps_; }
+  // The i-th warp of the current round (0 <= i < size()).
   uint32_t warp(uint32_t i) const { return shuffled_ ? order_[i] : i; }
   // Memory-ordering ops the warp about to run may execute before it yields.
-  uint32_t quota();
+  uint32_t quota() {
+    if (kind_ == Schedule::Kind::Gpu) return 1;
+    return kind_ == Schedule::Kind::Serial ? UINT32_MAX : random_quota();
+  }
   // A new round: Random draws a new warp order.
   void next_round();
 
  private:
   uint64_t draw();
+  uint32_t random_quota();
   Schedule::Kind kind_;
   uint32_t warps_;
   uint64_t state_;

@@ -31,6 +31,9 @@ namespace isa_avx2 {
 // Null where the compiler cannot build the AVX2 copy (see warp_avx2.cc).
 extern const RunWarpFn run_warp_avx2;
 }  // namespace isa_avx2
+namespace isa_portable {
+constexpr RunWarpFn kPortable = &kIsaLoop;
+}  // namespace isa_portable
 
 namespace {
 bool cpu_has_avx2() {
@@ -44,8 +47,8 @@ RunWarpFn select_run_warp(std::string* error) {
   const char* e = std::getenv("SMEMLAB_EMU_ISA");
   std::string_view want = e ? e : "";
   RunWarpFn avx2 = isa_avx2::run_warp_avx2 && cpu_has_avx2() ? isa_avx2::run_warp_avx2 : nullptr;
-  if (want.empty() || want == "auto") return avx2 ? avx2 : isa_portable::run_warp_isa;
-  if (want == "portable") return isa_portable::run_warp_isa;
+  if (want.empty() || want == "auto") return avx2 ? avx2 : isa_portable::kPortable;
+  if (want == "portable") return isa_portable::kPortable;
   if (want == "avx2") {
     if (avx2) return avx2;
     if (error)
@@ -59,13 +62,24 @@ RunWarpFn select_run_warp(std::string* error) {
   return nullptr;
 }
 
-uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
-  if (b.env && b.env->run_warp) return b.env->run_warp(b, w, slice);
+namespace {
+// The launch's copy, else the process-wide choice.
+RunWarpFn loop_of(const BlockCtx& b) {
+  if (b.env && b.env->run_warp) return b.env->run_warp;
   static const RunWarpFn fallback = [] {
     RunWarpFn f = select_run_warp(nullptr);
-    return f ? f : isa_portable::run_warp_isa;
+    return f ? f : isa_portable::kPortable;
   }();
-  return fallback(b, w, slice);
+  return fallback;
+}
+}  // namespace
+
+uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
+  return loop_of(b)->run_warp(b, w, slice);
+}
+
+RoundResult run_round(BlockCtx& b, WarpTurns& turns, uint64_t slice) {
+  return loop_of(b)->run_round(b, turns, slice);
 }
 
 }  // namespace smemlab::emu

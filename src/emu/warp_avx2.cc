@@ -29,7 +29,7 @@
 
 namespace smemlab::emu::isa_avx2 {
 extern const RunWarpFn run_warp_avx2;
-const RunWarpFn run_warp_avx2 = run_warp_isa;
+const RunWarpFn run_warp_avx2 = &kIsaLoop;
 }  // namespace smemlab::emu::isa_avx2
 #else
 namespace smemlab::emu::isa_avx2 {

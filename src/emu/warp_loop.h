@@ -447,47 +447,63 @@ inline bool other_warps_see(const Op& op) {
 
 }  // namespace
 
-// run_warp for this ISA.
-uint64_t run_warp_isa(BlockCtx& b, Warp& w, uint64_t slice) {
+// run_round for this ISA: every turn of one round of `warps` in `turns`'
+// order, in one call: the `gpu` schedule ends a turn at every memory op, and
+// a call per turn cost a fifth of the matmul's time. Each turn: up to
+// `slice` warp-instructions or turns.quota() ops that order memory. The
+// per-turn work is kept to a few register updates (it runs a million times
+// a launch).
+RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* warps) {
   const Op* ops = b.prog->ops.data();
-  uint64_t n = 0, lanes = 0;
-  while (w.runnable && n < slice) {
-    uint32_t pc, group;
-    if (w.uniform) {
-      pc = w.cpc;
-      group = w.runnable;
-    } else {
-      pc = UINT32_MAX;
-      SMEMLAB_FOR_LANES(w.runnable, pc = w.pc[l] < pc ? w.pc[l] : pc);
-      group = 0;
-      SMEMLAB_FOR_LANES(w.runnable, group |= (w.pc[l] == pc ? 1u : 0u) << l);
-      if (group == w.runnable) {
-        w.uniform = true;
-        w.cpc = pc;
+  const uint32_t count = turns.size();
+  const uint64_t budget = b.env ? b.env->budget : UINT64_MAX, steps_before = b.steps;
+  uint64_t lanes = 0;
+  uint32_t live = 0;
+  RoundResult r;
+  for (uint32_t turn = 0; turn < count; ++turn) {
+    Warp& w = warps[turns.warp(turn)];
+    live |= w.live;
+    if (!w.runnable) continue;
+    // (A local, not a BlockCtx field: kept in a register across the turn.)
+    uint32_t quota = turns.quota();
+    uint64_t n = 0;
+    while (w.runnable && n < slice) {
+      uint32_t pc, group;
+      if (w.uniform) {
+        pc = w.cpc;
+        group = w.runnable;
+      } else {
+        pc = UINT32_MAX;
+        SMEMLAB_FOR_LANES(w.runnable, pc = w.pc[l] < pc ? w.pc[l] : pc);
+        group = 0;
+        SMEMLAB_FOR_LANES(w.runnable, group |= (w.pc[l] == pc ? 1u : 0u) << l);
+        if (group == w.runnable) {
+          w.uniform = true;
+          w.cpc = pc;
+        }
       }
-    }
-    const Op& op = ops[pc];
-    uint32_t at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
-    lanes += at_pc;
-    if (!b.counts.empty()) {
-      ++b.counts[pc].steps;
-      b.counts[pc].lanes += at_pc;
-    }
-    uint32_t exec = group;
-    if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
-    ++n;
-    // One case per (op, type) of instructions.def. After an op whose order
-    // among warps matters (its class orders_memory), the warp's turn may end
-    // (the schedule's quota); the test is compiled into those cases only.
-#define SMEMLAB_TURN(base, cls)                            \
-  if constexpr (orders_memory(OpClass::cls)) {             \
-    if (other_warps_see<base>(op) && --b.mem_quota == 0) { \
-      if (w.uniform)                                       \
-        w.cpc = pc + 1;                                    \
-      else                                                 \
-        set_pc(w, group, pc + 1);                          \
-      goto turn_over;                                      \
-    }                                                      \
+      const Op& op = ops[pc];
+      uint32_t at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
+      lanes += at_pc;
+      if (!b.counts.empty()) {
+        ++b.counts[pc].steps;
+        b.counts[pc].lanes += at_pc;
+      }
+      uint32_t exec = group;
+      if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
+      ++n;
+      // One case per (op, type) of instructions.def. After an op whose order
+      // among warps matters (its class orders_memory), the warp's turn may end
+      // (the schedule's quota); the test is compiled into those cases only.
+#define SMEMLAB_TURN(base, cls)                      \
+  if constexpr (orders_memory(OpClass::cls)) {       \
+    if (other_warps_see<base>(op) && --quota == 0) { \
+      if (w.uniform)                                 \
+        w.cpc = pc + 1;                              \
+      else                                           \
+        set_pc(w, group, pc + 1);                    \
+      goto turn_over;                                \
+    }                                                \
   }
 #define SMEMLAB_CASE_Inline(ty, base, executor, cls) \
   case code(base, ty):                               \
@@ -519,30 +535,49 @@ uint64_t run_warp_isa(BlockCtx& b, Warp& w, uint64_t slice) {
   }
 #define SMEMLAB_OP(base, types, executor, kind, cls) \
   SMEMLAB_TYPES_##types(SMEMLAB_CASE_##kind, base, executor, cls)
-    switch (op.code) {
+      switch (op.code) {
 #include "emu/instructions.def"
-      default:
-        // Unreachable for decoded programs: the decoder emits only codes of
-        // the table (implemented()).
-        fault(w, pc, -1, "unsupported",
-              fmt::format("'{}' with this type is not implemented", b.prog->info[op.info].text));
-    }
+        default:
+          // Unreachable for decoded programs: the decoder emits only codes of
+          // the table (implemented()).
+          fault(w, pc, -1, "unsupported",
+                fmt::format("'{}' with this type is not implemented", b.prog->info[op.info].text));
+      }
 #undef SMEMLAB_CASE_Inline
 #undef SMEMLAB_CASE_InlineFlow
 #undef SMEMLAB_CASE_Call
 #undef SMEMLAB_CASE_CallFlow
 #undef SMEMLAB_TURN
-    if (w.uniform) {
-      w.cpc = pc + 1;
-    } else {
-      set_pc(w, group, pc + 1);
+      if (w.uniform) {
+        w.cpc = pc + 1;
+      } else {
+        set_pc(w, group, pc + 1);
+      }
+    }
+  turn_over:
+    b.steps += n;  // (read_clock reads it during the next turn)
+    if (b.steps > budget) {
+      r.over_budget = &w;
+      break;
     }
   }
-turn_over:
-  w.steps += n;
   b.lane_steps += lanes;
-  return n;
+  r.steps = b.steps - steps_before;
+  r.progress = r.steps > 0;
+  r.alive = live != 0;
+  return r;
 }
+
+uint64_t run_warp_isa(BlockCtx& b, Warp& w, uint64_t slice) {
+  WarpTurns one(Schedule{Schedule::Kind::Serial, 1}, 1, 0);
+  return run_round_isa(b, one, slice, &w).steps;
+}
+
+RoundResult run_round_all_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice) {
+  return run_round_isa(b, turns, slice, b.warps.data());
+}
+
+inline constexpr IsaLoop kIsaLoop{run_warp_isa, run_round_all_isa};
 
 }  // namespace SMEMLAB_ISA_NS
 }  // namespace smemlab::emu
