@@ -1,10 +1,11 @@
 // A program linked with -lcuda that calls driver entry points by name, as
 // driver-API code does (not through cudart's cuGetProcAddress): memory,
 // an async memset, a copy, a pointer query and a kernel launch through
-// cuLaunchKernel, checked against the CPU; then cuTensorMapEncodeTiled,
-// which smemlab does not implement: the program must still load (every
-// symbol of the toolkit's libcuda.so is exported) and the call fail with
-// CUDA_ERROR_NOT_SUPPORTED, named once on stderr.
+// cuLaunchKernel, checked against the CPU; cuTensorMapEncodeTiled called by
+// name; then cuIpcGetMemHandle, which smemlab does not implement: the
+// program must still load (every symbol of the toolkit's libcuda.so is
+// exported) and the call fail with CUDA_ERROR_NOT_SUPPORTED, named once on
+// stderr.
 #include <cuda.h>
 
 #include <cstdio>
@@ -60,7 +61,6 @@ int main() {
       std::printf("FAIL element %d is %u, expected 21\n", i, h[i]);
       return 1;
     }
-  CHECK(cuMemFree(p));
 
   CUtensorMap map;
   cuuint64_t dims[1] = {1024}, strides[1] = {};
@@ -73,7 +73,12 @@ int main() {
   const char* name = nullptr;
   cuGetErrorName(r, &name);
   std::printf("cuTensorMapEncodeTiled: %s\n", name ? name : "?");
-  std::printf("%s driver_by_name (memory type %u)\n",
-              r == CUDA_ERROR_NOT_SUPPORTED ? "PASS" : "FAIL", type);
-  return r == CUDA_ERROR_NOT_SUPPORTED ? 0 : 1;
+  CUipcMemHandle ipc;
+  CUresult r2 = cuIpcGetMemHandle(&ipc, p);
+  cuGetErrorName(r2, &name);
+  std::printf("cuIpcGetMemHandle: %s\n", name ? name : "?");
+  CHECK(cuMemFree(p));
+  bool ok = r == CUDA_SUCCESS && r2 == CUDA_ERROR_NOT_SUPPORTED;
+  std::printf("%s driver_by_name (memory type %u)\n", ok ? "PASS" : "FAIL", type);
+  return ok ? 0 : 1;
 }
