@@ -210,7 +210,7 @@ class BlockDefects final : public emu::BlockObserver {
       uint32_t thread = a.warp * 32 + lane;
       uint64_t addr = a.addr[lane];
       if (!aligned && addr % a.width != 0) {
-        report("misaligned", Severity::Error,
+        report(FindingKind::Misaligned, Severity::Error,
                fmt::format("{} {} of {} bytes at address {:#x} is not {}-byte aligned",
                            emu::space_name(a.space), role(a.op), a.width, addr, a.width),
                a.instr, thread, nullptr, 0, role(a.op));
@@ -474,7 +474,7 @@ class BlockDefects final : public emu::BlockObserver {
   void on_barrier(const emu::BarrierArrive& b) override {
     uint32_t missing = b.live_mask & ~b.mask;
     if (b.aligned && missing) {
-      report("divergent-barrier", Severity::Error,
+      report(FindingKind::DivergentBarrier, Severity::Error,
              fmt::format("barrier {} reached by lanes {} of warp {} but not by lanes {} "
                          "(bar.sync must be reached by all non-exited lanes of a warp)",
                          b.barrier, bank::lane_list(b.mask), b.warp, bank::lane_list(missing)),
@@ -483,7 +483,7 @@ class BlockDefects final : public emu::BlockObserver {
     }
     if (b.aligned && b.kind != emu::BarrierKind::Arrive && exited_ > 0 &&
         b.expected == threads_ - exited_) {
-      report("divergent-barrier", Severity::Error,
+      report(FindingKind::DivergentBarrier, Severity::Error,
              fmt::format("barrier {} waits for the {} threads still running: {} of the block's {} "
                          "threads exited before it (undefined for bar.sync)",
                          b.barrier, b.expected, exited_, threads_),
@@ -495,7 +495,7 @@ class BlockDefects final : public emu::BlockObserver {
     if (waiting.empty()) waiting.push_back({b.instr, b.warp});
     const auto& [first, first_warp] = waiting.front();
     if (b.aligned && first != b.instr && first_warp != b.warp)
-      report("divergent-barrier", Severity::Error,
+      report(FindingKind::DivergentBarrier, Severity::Error,
              fmt::format("warps {} and {} wait at barrier {} from different barrier instructions "
                          "(PTX lines {} and {})",
                          first_warp, b.warp, b.barrier, first->ptx_line, b.instr->ptx_line),
@@ -517,7 +517,7 @@ class BlockDefects final : public emu::BlockObserver {
     // two sides of an if/else execute one collective together since sm_70).
     uint32_t missing = w.member_mask & ~w.mask;
     if (missing)
-      report("divergent-barrier", Severity::Error,
+      report(FindingKind::DivergentBarrier, Severity::Error,
              fmt::format("warp collective '{}' names lanes {} in its member mask, but only lanes "
                          "{} of warp {} execute it (lanes {} exited or never arrive)",
                          w.instr->text, bank::lane_list(w.member_mask), bank::lane_list(w.mask),
@@ -717,7 +717,7 @@ class BlockDefects final : public emu::BlockObserver {
 
   void flush_uninitialized() {
     for (const auto& [byte, r] : pending_uninit_)
-      report("uninitialized", Severity::Error,
+      report(FindingKind::Uninitialized, Severity::Error,
              fmt::format("shared read of byte {} that no thread of block {} has written", byte,
                          dim_text(block_)),
              r.instr, r.thread, nullptr, 0, role(r.op));
@@ -741,9 +741,9 @@ class BlockDefects final : public emu::BlockObserver {
   // one per (kind, instructions, roles) with a count, so memory stays
   // bounded however long the kernel runs. DefectCheck::add merges the same
   // way across blocks, so the result is the same as keeping every one.
-  void report(const std::string& kind, Severity sev, const std::string& msg,
-              const emu::InstrInfo* instr, uint32_t thread, const emu::InstrInfo* other = nullptr,
-              uint32_t other_thread = 0, const char* role_a = "at", const char* role_b = "earlier",
+  void report(FindingKind kind, Severity sev, const std::string& msg, const emu::InstrInfo* instr,
+              uint32_t thread, const emu::InstrInfo* other = nullptr, uint32_t other_thread = 0,
+              const char* role_a = "at", const char* role_b = "earlier",
               const emu::InstrInfo* plain_read = nullptr) {
     auto key = std::make_tuple(kind, instr, other, std::string(role_a),
                                other ? std::string(role_b) : std::string());
@@ -841,7 +841,7 @@ class BlockDefects final : public emu::BlockObserver {
   // `in_bounds`: the whole warp's access is known to be inside one variable.
   void shared(const emu::MemAccess& a, uint32_t thread, uint64_t addr, bool in_bounds) {
     if (!in_bounds && !in_shared_bounds(addr, a.width)) {
-      report("out-of-bounds", Severity::Error,
+      report(FindingKind::OutOfBounds, Severity::Error,
              fmt::format("shared {} of {} bytes at offset {} is outside every shared variable{}",
                          role(a.op), a.width, addr, nearest(addr)),
              a.instr, thread, nullptr, 0, role(a.op));
@@ -1010,7 +1010,8 @@ class BlockDefects final : public emu::BlockObserver {
       bool same_warp = other / 32 == warp;
       if (same_warp && other_wepoch != wepoch_[warp]) return;  // a __syncwarp() between
       reported = true;
-      report(same_warp ? "warp-race" : "race", same_warp ? Severity::Warning : Severity::Error,
+      report(same_warp ? FindingKind::WarpRace : FindingKind::Race,
+             same_warp ? Severity::Warning : Severity::Error,
              fmt::format("{} hazard on {} between thread {} and thread {} of block {}: no {} "
                          "between the two accesses",
                          what,
@@ -1130,7 +1131,7 @@ class BlockDefects final : public emu::BlockObserver {
 
   void local(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
     if (addr + a.width > owner_.layout_.frame_bytes)
-      report("out-of-bounds", Severity::Error,
+      report(FindingKind::OutOfBounds, Severity::Error,
              fmt::format("local {} of {} bytes at frame offset {} is outside the thread's {}-byte "
                          "frame",
                          role(a.op), a.width, addr, owner_.layout_.frame_bytes),
@@ -1788,7 +1789,7 @@ class BlockDefects final : public emu::BlockObserver {
   std::map<uint32_t, std::vector<std::pair<const emu::InstrInfo*, uint32_t>>> waiting_;
   std::map<uint64_t, PendingRead> pending_uninit_;  // byte -> first read of it, unwritten
   // report()'s merge key -> index in findings.
-  std::map<std::tuple<std::string, const emu::InstrInfo*, const emu::InstrInfo*, std::string,
+  std::map<std::tuple<FindingKind, const emu::InstrInfo*, const emu::InstrInfo*, std::string,
                       std::string>,
            size_t>
       seen_, deferred_seen_;
@@ -1887,7 +1888,7 @@ std::unique_ptr<emu::BlockObserver> DefectCheck::make_block_observer(emu::Dim3 b
 }
 
 void DefectCheck::add(Finding f) {
-  std::string key = f.kind;
+  std::string key(name(f.kind));
   for (const Involved& v : f.involved) key += fmt::format("|{}:{}:{}", v.ptx_line, v.role, v.instr);
   if (f.involved.empty()) key += "|" + f.message;
   auto it = index_.find(key);
@@ -1916,7 +1917,7 @@ void DefectCheck::finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserv
       emu::Dim3 o_block = block_of(o.block_linear);
       bool o_wrote = o.written & racing, t_wrote = t.written & racing;
       Finding f;
-      f.kind = "global-race";
+      f.kind = FindingKind::GlobalRace;
       f.severity = Severity::Warning;
       f.message = fmt::format(
           "global byte {:#x}: {} by block {} and {} by block {} with no ordering between blocks",

@@ -21,7 +21,7 @@ constexpr uint64_t kGlobal = 0x1000;
 std::string describe(const std::vector<Finding>& fs) {
   std::string out;
   for (const Finding& f : fs) {
-    out += f.kind + " x" + std::to_string(f.count) + ": " + f.message;
+    out += std::string(name(f.kind)) + " x" + std::to_string(f.count) + ": " + f.message;
     for (const Involved& v : f.involved)
       out += " [" + v.role + " line " + std::to_string(v.ptx_line) + " block " +
              std::to_string(v.block.x) + " thread " + std::to_string(v.thread) + "]";
@@ -271,7 +271,7 @@ TEST(DefectsFastPath, AlmostBroadcastWithOneRacingLane) {
     block.back().access.addr[7] = 200;  // thread 7 reads it: RAW with thread 35
     auto f = run({block}, I, fast);
     ASSERT_EQ(f.size(), 1u) << describe(f);
-    EXPECT_EQ(f[0].kind, "race");
+    EXPECT_EQ(f[0].kind, FindingKind::Race);
     EXPECT_NE(f[0].message.find("between thread 35 and thread 7"), std::string::npos)
         << f[0].message;
     EXPECT_EQ(f[0].count, 1u);
@@ -294,11 +294,11 @@ TEST(DefectsFastPath, StreamedGlobalWordsKeepTheirReader) {
         [](unsigned) { return kGlobal + 16 * 5 + 8; }, 1u << 8);
     auto f = run({block, {block[0]}}, I, fast);
     ASSERT_EQ(f.size(), 2u) << describe(f);
-    EXPECT_EQ(f[0].kind, "race");
+    EXPECT_EQ(f[0].kind, FindingKind::Race);
     EXPECT_NE(f[0].message.find("WAR hazard on global byte 0x1058 between thread 5 and thread 40"),
               std::string::npos)
         << f[0].message;
-    EXPECT_EQ(f[1].kind, "global-race");
+    EXPECT_EQ(f[1].kind, FindingKind::GlobalRace);
     EXPECT_EQ(f[1].involved[0].thread, 40u);
   }
 }
@@ -374,7 +374,7 @@ TEST(DefectsFastPath, StreamContinuedInALaterEpoch) {
           [](unsigned) { return kGlobal + 4 * 3; }, 1u << 21);
       auto f = run({block}, I, fast);
       ASSERT_EQ(f.size(), 1u) << describe(f);
-      EXPECT_EQ(f[0].kind, syncwarp ? "warp-race" : "race");
+      EXPECT_EQ(f[0].kind, syncwarp ? FindingKind::WarpRace : FindingKind::Race);
       EXPECT_EQ(f[0].involved[0].thread, 9u) << describe(f);
     }
 }
@@ -395,7 +395,7 @@ TEST(DefectsFastPath, StreamedLinesKeepTheirFirstReaderAcrossBlocks) {
         [](unsigned l) { return kGlobal + 4 * (l == 1 ? 12 : 3); }, 3u);
     auto f = run(blocks, I, fast);
     ASSERT_EQ(f.size(), 1u) << describe(f);  // merged: one finding, two words
-    EXPECT_EQ(f[0].kind, "global-race");
+    EXPECT_EQ(f[0].kind, FindingKind::GlobalRace);
     EXPECT_EQ(f[0].count, 8u) << describe(f);
     EXPECT_EQ(f[0].involved[0].block.x, 0u) << describe(f);  // word 3, reported first
     EXPECT_NE(f[0].message.find("global byte 0x100c: read by block (0,0,0)"), std::string::npos)
@@ -421,7 +421,7 @@ TEST(DefectsFastPath, RepeatedLanesAreSecondReaders) {
           [=](unsigned) { return half ? 0 : 20; }, 1u);
       auto f = run({block}, I, fast);
       ASSERT_EQ(f.size(), 1u) << describe(f);
-      EXPECT_EQ(f[0].kind, "warp-race");
+      EXPECT_EQ(f[0].kind, FindingKind::WarpRace);
       EXPECT_EQ(f[0].involved[0].thread, half ? 16u : 1u) << describe(f);
     }
 }
@@ -578,7 +578,7 @@ TEST(DefectsFastPath, BroadcastWhoseSecondLaneLeavesTheLine) {
   auto fast = run({block}, I, true), general = run({block}, I, false);
   EXPECT_EQ(describe(fast), describe(general));
   ASSERT_EQ(fast.size(), 1u) << describe(fast);
-  EXPECT_EQ(fast[0].kind, "warp-race");
+  EXPECT_EQ(fast[0].kind, FindingKind::WarpRace);
   EXPECT_NE(fast[0].message.find("thread 1 and thread 0"), std::string::npos) << fast[0].message;
 }
 
@@ -610,7 +610,7 @@ TEST(DefectsFastPath, HeldBackLoadsAreTheReadersOfRecord) {
         continue;
       }
       ASSERT_EQ(f.size(), 1u) << describe(f);
-      EXPECT_EQ(f[0].kind, "race");
+      EXPECT_EQ(f[0].kind, FindingKind::Race);
       EXPECT_NE(f[0].message.find("WAR hazard on shared byte 20 between thread 32 and thread 5"),
                 std::string::npos)
           << f[0].message;
@@ -643,7 +643,7 @@ TEST(DefectsFastPath, HeldBackLoadsKeepTheirWarpSyncEpoch) {
         continue;
       }
       ASSERT_EQ(f.size(), 1u) << describe(f);
-      EXPECT_EQ(f[0].kind, "warp-race");
+      EXPECT_EQ(f[0].kind, FindingKind::WarpRace);
       EXPECT_EQ(f[0].involved[0].thread, 21u) << describe(f);
     }
 }
@@ -712,7 +712,7 @@ TEST(DefectsFastPath, SameFindingsOnStreamsOverManyLines) {
     std::string fast = describe(fast_f), general = describe(general_f);
     ASSERT_EQ(fast, general) << "seed " << seed;
     with_findings += !general.empty();
-    for (const Finding& f : general_f) global_races += f.kind == "global-race";
+    for (const Finding& f : general_f) global_races += f.kind == FindingKind::GlobalRace;
   }
   EXPECT_GT(with_findings, 100u);
   EXPECT_GT(global_races, 100u);
@@ -742,7 +742,7 @@ TEST(DefectsFastPath, WordsWrittenOnceKeepTheirWriter) {
     EXPECT_EQ(describe(run({own}, I, fast)), "");
     auto f = run({other}, I, fast);
     ASSERT_EQ(f.size(), 1u) << describe(f);
-    EXPECT_EQ(f[0].kind, "race");
+    EXPECT_EQ(f[0].kind, FindingKind::Race);
     EXPECT_NE(f[0].message.find("RAW hazard on global byte 0x10e0 between thread 40 and thread 3"),
               std::string::npos)
         << f[0].message;
@@ -752,7 +752,7 @@ TEST(DefectsFastPath, WordsWrittenOnceKeepTheirWriter) {
         [](unsigned) { return kGlobal + 4 * 20; }, 1u);
     f = run({block, reader}, I, fast);
     ASSERT_EQ(f.size(), 1u) << describe(f);
-    EXPECT_EQ(f[0].kind, "global-race");
+    EXPECT_EQ(f[0].kind, FindingKind::GlobalRace);
     EXPECT_NE(f[0].message.find("global byte 0x1050: written by block (0,0,0) and read by block "
                                 "(1,0,0)"),
               std::string::npos)
@@ -992,7 +992,7 @@ TEST(DefectsFastPath, InPlaceUpdateIsAWriteOfRecord) {
     EXPECT_EQ(describe(run({block}, I, fast)), "");
     auto f = run({block, block}, I, fast);
     ASSERT_EQ(f.size(), 1u) << describe(f);
-    EXPECT_EQ(f[0].kind, "global-race");
+    EXPECT_EQ(f[0].kind, FindingKind::GlobalRace);
     EXPECT_NE(f[0].message.find("global byte 0x1000: written by block (0,0,0) and written by "
                                 "block (1,0,0)"),
               std::string::npos)

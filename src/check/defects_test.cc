@@ -59,7 +59,7 @@ std::vector<Finding> reverse(bool with_barrier) {
 TEST(Defects, MissingBarrierIsARawRace) {
   auto f = reverse(false);
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].kind, "race");
+  EXPECT_EQ(f[0].kind, FindingKind::Race);
   EXPECT_EQ(f[0].severity, Severity::Error);
   EXPECT_EQ(f[0].count, 64u);
   ASSERT_EQ(f[0].involved.size(), 2u);
@@ -80,7 +80,7 @@ TEST(Defects, WarAfterTheBarrierEpoch) {
   h.store(st, 1, [&](unsigned l) { return 4 * (32 + l); });  // warp 1 overwrites them: WAR
   auto f = h.finish();
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].kind, "race");
+  EXPECT_EQ(f[0].kind, FindingKind::Race);
   EXPECT_NE(f[0].message.find("WAR"), std::string::npos);
 }
 
@@ -98,7 +98,7 @@ TEST(Defects, IntraWarpHazardsNeedSyncwarp) {
       EXPECT_TRUE(f.empty());
     } else {
       ASSERT_EQ(f.size(), 1u);
-      EXPECT_EQ(f[0].kind, "warp-race");
+      EXPECT_EQ(f[0].kind, FindingKind::WarpRace);
       EXPECT_EQ(f[0].severity, Severity::Warning);
     }
   }
@@ -124,7 +124,7 @@ TEST(Defects, WriteAfterASyncwarpStillRacesWithTheOtherWarpsReader) {
         st, 0, [](unsigned) { return 0; }, 1u);
     auto f = h.finish();
     ASSERT_EQ(f.size(), 1u) << "fast " << fast;
-    EXPECT_EQ(f[0].kind, "race");
+    EXPECT_EQ(f[0].kind, FindingKind::Race);
     EXPECT_NE(f[0].message.find("WAR"), std::string::npos);
     EXPECT_NE(f[0].message.find("thread 40 and thread 0"), std::string::npos) << f[0].message;
   }
@@ -151,9 +151,9 @@ TEST(Defects, UninitializedAndOutOfBoundsShared) {
   auto f = h.finish();
   ASSERT_EQ(f.size(), 2u);
   // Out-of-bounds at once; uninitialized reads when the barrier epoch ends.
-  EXPECT_EQ(f[0].kind, "out-of-bounds");
+  EXPECT_EQ(f[0].kind, FindingKind::OutOfBounds);
   EXPECT_NE(f[0].message.find("'s'"), std::string::npos) << f[0].message;
-  EXPECT_EQ(f[1].kind, "uninitialized");
+  EXPECT_EQ(f[1].kind, FindingKind::Uninitialized);
 }
 
 TEST(Defects, AReadRunningAheadOfAnotherThreadsWriteIsARaceNotUninitialized) {
@@ -163,7 +163,7 @@ TEST(Defects, AReadRunningAheadOfAnotherThreadsWriteIsARaceNotUninitialized) {
   h.store(st, 1, [](unsigned l) { return 4 * (32 + l); });
   auto f = h.finish();
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].kind, "race");
+  EXPECT_EQ(f[0].kind, FindingKind::Race);
   EXPECT_NE(f[0].message.find("WAR"), std::string::npos);
 }
 
@@ -191,7 +191,7 @@ TEST(Defects, MisalignedAccess) {
       emu::Space::Shared, emu::MemOp::Load, 8, &ld, 0, [](unsigned l) { return 8 * l + 4; }, 1u));
   auto f = h.finish();
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].kind, "misaligned");
+  EXPECT_EQ(f[0].kind, FindingKind::Misaligned);
 }
 
 TEST(Defects, DivergentBarriers) {
@@ -201,7 +201,7 @@ TEST(Defects, DivergentBarriers) {
   h.block->on_barrier({emu::BarrierKind::Sync, true, 0, 64, kAll, kAll, &b, {0, 0, 0}, 1});
   auto f = h.finish();
   ASSERT_EQ(f.size(), 2u);
-  EXPECT_EQ(f[0].kind, "divergent-barrier");
+  EXPECT_EQ(f[0].kind, FindingKind::DivergentBarrier);
   EXPECT_NE(f[0].message.find("not by lanes 1,3,5"), std::string::npos) << f[0].message;
   EXPECT_NE(f[1].message.find("different barrier instructions"), std::string::npos);
 }
@@ -213,7 +213,7 @@ TEST(Defects, BarrierAfterPartOfTheBlockExited) {
   h.block->on_barrier({emu::BarrierKind::Sync, true, 0, 40, kAll, kAll, &bar, {0, 0, 0}, 0});
   auto f = h.finish();
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].kind, "divergent-barrier");
+  EXPECT_EQ(f[0].kind, FindingKind::DivergentBarrier);
 }
 
 TEST(Defects, CollectiveWithMissingMembers) {
@@ -223,7 +223,7 @@ TEST(Defects, CollectiveWithMissingMembers) {
   h.block->on_warp_sync({0xffffu, 0xffffu, &sh, {0, 0, 0}, 1});
   auto f = h.finish();
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].kind, "divergent-barrier");
+  EXPECT_EQ(f[0].kind, FindingKind::DivergentBarrier);
 }
 
 TEST(Defects, CollectiveNamesTheLanesThatNeverArrive) {
@@ -257,7 +257,7 @@ TEST(Defects, GlobalRaceBetweenBlocks) {
   }
   auto f = check.findings();
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].kind, "global-race");
+  EXPECT_EQ(f[0].kind, FindingKind::GlobalRace);
   EXPECT_EQ(f[0].severity, Severity::Warning);
   EXPECT_EQ(f[0].count, 8u);  // 4 bytes x blocks 1 and 2
 }
@@ -292,7 +292,7 @@ TEST(Defects, CpAsyncWithoutBarrierRaces) {
     h.load(ld, w, [&](unsigned l) { return 4 * (63 - (32 * w + l)); });
   const auto& f = h.finish();
   ASSERT_FALSE(f.empty());
-  EXPECT_EQ(f[0].kind, "race");
+  EXPECT_EQ(f[0].kind, FindingKind::Race);
 }
 
 }  // namespace

@@ -1,13 +1,12 @@
 // A defect found by `smemlab check`: what kind, how bad, where, and the
-// accesses or instructions involved. Kinds (the `kind` string of the JSON
-// output): race, warp-race, divergent-barrier, barrier-deadlock,
-// out-of-bounds, misaligned, uninitialized, global-race.
+// accesses or instructions involved. Kinds: check/finding_kinds.def.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "check/finding_kinds.h"
 #include "check/source_lines.h"
 #include "emu/observer.h"
 
@@ -27,7 +26,7 @@ struct Involved {
 };
 
 struct Finding {
-  std::string kind;
+  FindingKind kind = FindingKind::Internal;
   Severity severity = Severity::Error;
   std::string message;
   SourceLine where;  // the line the finding is reported at

@@ -4,16 +4,18 @@ namespace smemlab::check {
 
 const std::vector<FindingKindInfo>& finding_kinds() {
   static const std::vector<FindingKindInfo> kinds = {
-#define SMEMLAB_FINDING(name, description) {name, description},
+#define SMEMLAB_FINDING(id, name, description) {FindingKind::id, name, description},
 #include "check/finding_kinds.def"
   };
   return kinds;
 }
 
-const FindingKindInfo* finding_kind(std::string_view name) {
+const FindingKindInfo& info(FindingKind kind) { return finding_kinds()[static_cast<size_t>(kind)]; }
+
+std::optional<FindingKind> finding_kind(std::string_view name) {
   for (const FindingKindInfo& k : finding_kinds())
-    if (k.name == name) return &k;
-  return nullptr;
+    if (k.name == name) return k.kind;
+  return std::nullopt;
 }
 
 }  // namespace smemlab::check

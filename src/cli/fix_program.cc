@@ -111,7 +111,8 @@ class Runs {
           for (const auto& f :
                nlohmann::json::parse(line).value("findings", nlohmann::json::array())) {
             check::Finding x;
-            x.kind = f.value("kind", "");
+            x.kind = check::finding_kind(f.value("kind", std::string()))
+                         .value_or(check::FindingKind::Internal);
             x.message = f.value("message", "");
             x.count = f.value("count", uint64_t{1});
             r.findings.push_back(std::move(x));
@@ -432,11 +433,11 @@ int run_fix(const Options& o, const std::vector<std::string>& app) {
     if (got.value("failed_kernels") > ref.value("failed_kernels")) {
       // The fault is check's finding (the emulator's stop, with its place).
       std::map<std::string, int> before;
-      for (const auto& f : ref.findings) ++before[f.kind + f.message];
+      for (const auto& f : ref.findings) ++before[std::string(check::name(f.kind)) + f.message];
       std::string what;
       for (const auto& f : got.findings)
-        if (--before[f.kind + f.message] < 0 && what.empty())
-          what = fmt::format(" (first new finding: {}: {})", f.kind, f.message);
+        if (--before[std::string(check::name(f.kind)) + f.message] < 0 && what.empty())
+          what = fmt::format(" (first new finding: {}: {})", check::name(f.kind), f.message);
       r.error = "a kernel launch failed" + what;
       return r;
     }

@@ -249,6 +249,7 @@ LaunchError to_error(const Program& p, const LaunchConfig& cfg, Dim3 block, cons
     const InstrInfo& i = p.info[p.ops[f.pc].info];
     e.ptx_line = i.ptx_line;
     e.instruction = i.text;
+    e.op_class = op_class(static_cast<Base>(p.ops[f.pc].code / 16));
     if (i.loc >= 0 && p.lines) {
       e.source = p.lines->describe(i.loc);
       const ptx::SourceLoc* outer = p.lines->chain(i.loc).back();

@@ -165,10 +165,11 @@ struct LaunchError {
   Dim3 block, thread;
   bool has_thread = false;
   int ptx_line = 0;
-  std::string instruction;  // "st.global.f32"
-  std::string source;       // "file.cu:12" (with inlining), "" if unknown
-  std::string source_file;  // the outermost line of `source`, typed: file.cu
-  int source_line = 0;      // 12; 0 if unknown
+  std::string instruction;          // "st.global.f32"
+  OpClass op_class = OpClass::Alu;  // what `instruction` does (Alu when there is none)
+  std::string source;               // "file.cu:12" (with inlining), "" if unknown
+  std::string source_file;          // the outermost line of `source`, typed: file.cu
+  int source_line = 0;              // 12; 0 if unknown
   std::string what() const;
 };
 

@@ -120,10 +120,11 @@ std::string compare(const RunResult& want, const RunResult& got) {
       return fmt::format("buffer argument {} differs from the original's at byte {} of {}", b,
                          m.first - x.begin(), x.size());
   }
-  std::map<std::string, int> before;
+  std::map<check::FindingKind, int> before;
   for (const auto& f : want.findings) ++before[f.kind];
   for (const auto& f : got.findings)
-    if (--before[f.kind] < 0) return fmt::format("check finds a new {}: {}", f.kind, f.message);
+    if (--before[f.kind] < 0)
+      return fmt::format("check finds a new {}: {}", check::name(f.kind), f.message);
   return "";
 }
 

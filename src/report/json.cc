@@ -139,7 +139,7 @@ json findings_json(const std::vector<check::Finding>& findings) {
                      {"instruction", v.instr},
                      {"block", dims(v.block)},
                      {"thread", v.thread}});
-    arr.push_back({{"kind", f.kind},
+    arr.push_back({{"kind", check::name(f.kind)},
                    {"severity", check::severity_name(f.severity)},
                    {"message", f.message},
                    {"file", f.where.file},

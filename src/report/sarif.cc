@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include <set>
 #include <string>
 
 #include "check/finding_kinds.h"
@@ -105,17 +104,9 @@ json check_sarif(const RunInfo&, const std::vector<check::Finding>& findings) {
   json rules = json::array();
   for (const check::FindingKindInfo& k : check::finding_kinds())
     rules.push_back({{"id", k.name}, {"shortDescription", {{"text", k.description}}}});
-  // A kind finding_kinds.def does not declare is a bug (the defect tests
-  // fail on it), but the log stays valid: its rule is marked undeclared.
-  std::set<std::string> undeclared;
-  for (const auto& f : findings)
-    if (!check::finding_kind(f.kind) && undeclared.insert(f.kind).second)
-      rules.push_back({{"id", f.kind},
-                       {"shortDescription", {{"text", f.kind}}},
-                       {"properties", {{"undeclared", true}}}});
   json results = json::array();
   for (const auto& f : findings)
-    results.push_back({{"ruleId", f.kind},
+    results.push_back({{"ruleId", check::name(f.kind)},
                        {"level", f.severity == check::Severity::Error ? "error" : "warning"},
                        {"message", {{"text", f.message}}},
                        {"locations", location(f.where)},

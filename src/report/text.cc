@@ -286,8 +286,8 @@ std::string findings_text(const std::vector<check::Finding>& findings) {
   for (const auto& f : findings) {
     // A finding of the whole launch (schedule-dependent) has no line.
     std::string at = f.where.line > 0 ? fmt::format("{}:{}: ", f.where.file, f.where.line) : "";
-    out += fmt::format("{}{}: {} [{}]{}\n", at, check::severity_name(f.severity), f.message, f.kind,
-                       f.count > 1 ? fmt::format(" ({} times)", f.count) : "");
+    out += fmt::format("{}{}: {} [{}]{}\n", at, check::severity_name(f.severity), f.message,
+                       check::name(f.kind), f.count > 1 ? fmt::format(" ({} times)", f.count) : "");
     for (const auto& v : f.involved)
       out +=
           fmt::format("    {} at {}:{} (PTX line {}: {}), block {}, thread {}\n", v.role,

@@ -71,17 +71,21 @@ std::vector<emu::Dim3> sample_blocks(emu::Dim3 grid, const std::string& spec) {
 
 // The emulator stops on errors a GPU would trap on or hang at; they are
 // findings of `check` too.
-check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 dim) {
-  check::Finding f;
+check::FindingKind finding_kind_of(const emu::LaunchError& e) {
   // A warp collective that never completes has a member mask naming lanes
   // that do not come: the warp-level form of a divergent barrier.
-  bool collective = e.instruction.rfind("shfl", 0) == 0 || e.instruction.rfind("vote", 0) == 0 ||
-                    e.instruction.rfind("match", 0) == 0 || e.instruction.rfind("redux", 0) == 0 ||
-                    e.instruction.rfind("bar.warp", 0) == 0 ||
-                    e.instruction.rfind("activemask", 0) == 0;
-  f.kind = e.kind == "deadlock"  ? (collective ? "divergent-barrier" : "barrier-deadlock")
-           : e.kind == "barrier" ? "divergent-barrier"
-                                 : e.kind;
+  if (e.kind == "deadlock")
+    return e.op_class == emu::OpClass::Collective ? check::FindingKind::DivergentBarrier
+                                                  : check::FindingKind::BarrierDeadlock;
+  if (e.kind == "barrier") return check::FindingKind::DivergentBarrier;
+  // The other stops are findings of their own name (finding_kinds.def
+  // declares each); a kind it does not declare is the emulator's bug.
+  return check::finding_kind(e.kind).value_or(check::FindingKind::Internal);
+}
+
+check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 dim) {
+  check::Finding f;
+  f.kind = finding_kind_of(e);
   f.severity = check::Severity::Error;
   f.message = check::shown_paths_in(e.message);  // where it happened is in `involved`
   if (e.source_line > 0) f.where = {check::shown_path(e.source_file), e.source_line};
@@ -143,7 +147,7 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
       out->findings.push_back(std::move(f));
   } else if (!compare.empty()) {
     check::Finding f;
-    f.kind = "schedule-dependent";
+    f.kind = check::FindingKind::ScheduleDependent;
     f.severity = check::Severity::Warning;
     f.message = "schedules not compared: " + not_compared;
     out->findings.push_back(std::move(f));

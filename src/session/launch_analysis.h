@@ -81,6 +81,12 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
                     sass::KernelLevel level, emu::KernelObserver* extra = nullptr,
                     Analyses what = Analyses::All, const std::vector<emu::Schedule>& compare = {});
 
+// The finding kind of the error the emulator stopped on: the one place an
+// emulator fault's kind (emu::Fault::kind, LaunchError::kind) becomes a
+// finding kind. A deadlock at a warp collective (OpClass::Collective) is a
+// divergent barrier, at a barrier a barrier deadlock.
+check::FindingKind finding_kind_of(const emu::LaunchError& e);
+
 // The error the emulator stopped on, as a finding of `check`.
 check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 block_dim);
 

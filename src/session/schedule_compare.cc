@@ -15,7 +15,7 @@ std::string where(const DeviceSnapshot::Difference& d) {
 
 check::Finding finding(std::string message, check::Severity severity) {
   check::Finding f;
-  f.kind = "schedule-dependent";
+  f.kind = check::FindingKind::ScheduleDependent;
   f.severity = severity;
   f.message = std::move(message);
   return f;
