@@ -1,17 +1,19 @@
-// The defect checkers of `smemlab check`, as one emulator observer:
-//  - hazards: RAW/WAR/WAW between threads of a block on shared or global
-//    memory with no barrier between them (per-byte shadow: last writer,
-//    readers, barrier epoch, warp-sync epoch, instruction); `warp-race` when
-//    both threads are lanes of one warp with no __syncwarp() between (the
-//    `volatile` last-warp unroll, on shared or global data); `uninitialized`
-//    for shared reads of bytes no thread of the block wrote;
-//  - barriers: bar.sync reached by part of a warp, at different barrier
+// The defect checkers of `smemlab check`, as one emulator observer (a
+// facade: each checker is a file of its own, defects.cc dispatches a
+// block's events to them over their shared state, defect_state.h):
+//  - hazards (shared_hazards, global_hazards with global_streams and
+//    global_records; the per-byte path in hazards.h): RAW/WAR/WAW between threads of a block on
+//    shared or global memory with no barrier between them (per-byte shadow: last writer, readers,
+//    barrier epoch, warp-sync epoch, instruction); `warp-race` when both threads are lanes of one
+//    warp with no __syncwarp() between (the `volatile` last-warp unroll, on shared or global data);
+//    `uninitialized` for shared reads of bytes no thread of the block wrote;
+//  - barriers (barrier_check): bar.sync reached by part of a warp, at different barrier
 //    instructions, or after part of the block exited; warp collectives whose
 //    member mask names lanes that are not there;
-//  - bounds: shared accesses outside every declared variable (static arrays
+//  - bounds (bounds_check): shared accesses outside every declared variable (static arrays
 //    by declared size, the dynamic window by the launch's size), local ones
 //    outside the thread's frame, accesses not aligned to their width;
-//  - global-race (warning): a global byte written by one block and read or
+//  - global-race (global_owners; a warning): a global byte written by one block and read or
 //    written by another, without atomics (accesses a block makes after its
 //    first global atomic are taken to follow the kernel's own protocol).
 // Errors the emulator itself stops on (global out-of-bounds, deadlock) are
@@ -23,7 +25,6 @@
 // noted per word; block records kept for the next blocks and launches.
 #pragma once
 
-#include <array>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,9 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "check/chunked_vector.h"
 #include "check/finding.h"
-#include "check/word_map.h"
 #include "emu/observer.h"
 
 namespace smemlab::check {
@@ -53,6 +52,9 @@ struct MemoryLayout {
 // A block's records of the shared and global memory it touched
 // (defects.cc); kept after the block for a later block to reuse.
 struct BlockRecords;
+namespace detail {
+class GlobalOwners;
+}
 
 class DefectCheck final : public emu::KernelObserver {
  public:
@@ -73,57 +75,19 @@ class DefectCheck final : public emu::KernelObserver {
 
  private:
   friend class BlockDefects;
-  // Who touched a global 4-byte word first, and which of its bytes were
-  // touched and written so far (non-atomic accesses only).
-  // 24 bytes: the block is kept as its linear index (block_of).
-  struct GlobalOwner {
-    uint64_t block_linear = 0;
-    uint8_t touched = 0, written = 0;
-    bool after_atomic = false;
-    const emu::InstrInfo* instr = nullptr;
-    uint32_t thread = 0;
-  };
-  emu::Dim3 block_of(uint64_t linear) const;
   MemoryLayout layout_;
   bool fast_paths_;
   emu::KernelInfo kernel_;
   std::vector<Finding> findings_;
   std::map<std::string, size_t> index_;  // merge key -> findings_ index
-  // Owners of the global words touched so far, 32 words (a 128-byte line)
-  // at a time as in BlockDefects: word w of line slot L is owner L * 32 +
-  // w % 32 (touched == 0: no owner yet). A flat table, no node per word;
-  // lines are looked up a page at a time, so a block's lines, merged in
-  // address order, mostly cost an array index each.
-  LineMap owner_lines_;
-  // By line slot: a line only one block's compact stream has touched
-  // (BlockDefects::GlobalLine: reads, or words written once) is kept as
-  // that stream, 2 bytes per word; owner_words makes its 32 GlobalOwner
-  // records when a merge needs them.
-  static constexpr uint32_t kNoOwners = UINT32_MAX;
-  struct OwnerLine {
-    uint64_t block_linear = 0;
-    const emu::InstrInfo* instr = nullptr;
-    uint32_t words = kNoOwners;  // its first record in owners_, once made
-    bool compact = false, write = false, after_atomic = false;
-    // Once in owner records (!compact): the words some block read whole
-    // and none wrote. A further plain whole-word read of them changes
-    // nothing (no race, no new bytes, no new writer), so a block's stream
-    // of reads of such words needs no merge (an input tile every block
-    // reads). read_only() gives it for either form.
-    uint32_t read_only = 0;
-    std::array<uint16_t, 32> thread{};  // as GlobalLine::thread
-  };
-  ChunkedVector<OwnerLine> owner_line_;
+  // Who touched each global word first, across the blocks (global-race).
+  std::unique_ptr<detail::GlobalOwners> owners_;
   // Records of finished blocks, emptied, for the next blocks: their memory
   // is faulted in already and sized for blocks like them. Blocks are made
   // on the emulator's worker threads, hence the lock. When the check ends
   // they go to a bounded pool for the next DefectCheck (defects.cc).
   std::mutex spare_mu_;
   std::vector<std::unique_ptr<BlockRecords>> spare_;
-  uint32_t owner_words(OwnerLine& ol);
-  static uint32_t present(const std::array<uint16_t, 32>& thread);
-  static uint32_t read_only(const OwnerLine& ol);
-  ChunkedVector<GlobalOwner> owners_;
   // Plain-load-vs-atomic races held back by the load, and the loads that
   // proved to be CAS-loop reads (see docs/emulator.md, "check").
   std::vector<std::pair<const emu::InstrInfo*, Finding>> deferred_;
