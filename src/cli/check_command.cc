@@ -36,12 +36,7 @@ void check_kernel(CheckOptions& o) {
   if (run.status.error && run.status.error->kind == "decode")
     throw UsageError(run.status.error->what());
   if (o.json) {
-    nlohmann::json j = {{"kernel", run.info.kernel},
-                        {"source", run.info.source},
-                        {"blocks_checked", checked},
-                        {"blocks_total", r.blocks_total},
-                        {"findings", report::findings_json(run.findings)}};
-    fmt::print("{}\n", j.dump(1));
+    fmt::print("{}\n", report::check_launch_json(r, checked, run.findings).dump(1));
   } else if (o.sarif) {
     fmt::print("{}\n", report::check_sarif(run.info, run.findings).dump(1));
   } else {

@@ -150,6 +150,24 @@ json findings_json(const std::vector<check::Finding>& findings) {
   return arr;
 }
 
+json check_launch_json(const RunInfo& run, uint64_t blocks_checked,
+                       const std::vector<check::Finding>& findings, int64_t launch) {
+  json j = {{"kernel", run.kernel},
+            {"mangled", run.mangled},
+            {"source", run.source},
+            {"grid", dims(run.grid)},
+            {"block", dims(run.block)},
+            {"shared_bytes", run.dynamic_shared},
+            {"blocks_checked", blocks_checked},
+            {"blocks_total", run.blocks_total},
+            {"findings", findings_json(findings)}};
+  if (launch >= 0) {
+    j["launch"] = launch;
+    j["module"] = run.source;
+  }
+  return j;
+}
+
 json analyze_json(const Analysis& a) {
   const auto& models = a.banks->models();
   json j;

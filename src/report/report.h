@@ -53,6 +53,12 @@ double scale(const RunInfo& run);
 
 nlohmann::json analyze_json(const Analysis& a);
 nlohmann::json findings_json(const std::vector<check::Finding>& findings);
+// `check --json`'s object for one launch, the same in both modes
+// (docs/json-schema.md): kernel, mangled, source, grid, block,
+// shared_bytes, blocks_checked, blocks_total, findings; program mode adds
+// the launch's index (`launch` >= 0) and `module` (= source).
+nlohmann::json check_launch_json(const RunInfo& run, uint64_t blocks_checked,
+                                 const std::vector<check::Finding>& findings, int64_t launch = -1);
 nlohmann::json analyze_sarif(const Analysis& a);
 // The SARIF 2.1.0 envelope around one run of smemlab's rules and results.
 nlohmann::json sarif_log(nlohmann::json rules, nlohmann::json results,

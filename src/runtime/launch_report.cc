@@ -83,12 +83,16 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
   bool check = options.mode == Mode::Check;
   findings += a.findings.size();
   auto dim = [](emu::Dim3 d) { return nlohmann::json::array({d.x, d.y, d.z}); };
+  if (options.json && check) {
+    const uint64_t checked = r.sampling.empty() ? r.blocks_total : r.blocks_observed;
+    write_all(
+        out_fd_,
+        report::check_launch_json(r, checked, a.findings, static_cast<int64_t>(index)).dump() +
+            "\n");
+    return;
+  }
   if (options.json) {
-    nlohmann::json j;
-    if (check)
-      j = {{"kernel", r.kernel}, {"findings", report::findings_json(a.findings)}};
-    else
-      j = report::analyze_json({r, a.banks.get(), &a.access, &a.findings});
+    nlohmann::json j = report::analyze_json({r, a.banks.get(), &a.access, &a.findings});
     j["launch"] = index;
     j["grid"] = dim(r.grid);
     j["block"] = dim(r.block);
