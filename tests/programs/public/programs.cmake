@@ -96,6 +96,20 @@ program_test(public_blog_transpose_analyze 0
                     "shared ld +32768 req +1048576 wavefronts \\(ideal 32768, excess 1015808\\), 32\\.00 avg / 32 max ways"
                     "505 kernel launches, 1 analyzed"
              ARGS analyze -k transposeCoalesced --launch-count 1 -- ./blog_transpose)
+# PolyBench-ACC's mvt (issue 32): its kernels race (eight warps of a block
+# accumulate into one x1[i]), benignly on the GPU, where a block's warps all
+# load x1[i] before any stores it (0 outputs off on an H100). The default
+# schedule gives the GPU's answer; serial does not; check reports the race.
+# Built as its README says for CUDA 13 (-DcudaThreadSynchronize=...).
+if(EXISTS ${public}/polybench/CUDA/linear-algebra/kernels/mvt/mvt.cu)
+  set(polybench ${public}/polybench/CUDA)
+  program(polybench_mvt ${polybench}/linear-algebra/kernels/mvt/mvt.cu -O3 -lineinfo -arch=sm_90
+          -I${polybench}/utilities -DcudaThreadSynchronize=cudaDeviceSynchronize)
+  program_test(public_mvt_run 0 EXPECT "Beyond Error Threshold of 0.05 Percent: 0$"
+               ARGS run -- ./polybench_mvt)
+  program_test(public_mvt_serial 0 EXPECT "Beyond Error Threshold of 0.05 Percent: 8190"
+               ARGS run --schedule serial -- ./polybench_mvt)
+endif()
 option(SMEMLAB_LONG_TESTS "Also run the public programs that take many minutes on the emulator" OFF)
 if(SMEMLAB_LONG_TESTS)
   # Every launch analyzed (`analyze -- ./blog_transpose`): 58 s wall here (2026-11-23, idle
