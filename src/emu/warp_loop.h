@@ -410,6 +410,23 @@ inline bool bar(Step& s) {
   return false;
 }
 
+// barrier.cluster.arrive goes on; barrier.cluster.wait blocks the lanes
+// whose arrival's phase has not completed (cluster.cc releases them).
+template <Base, T>
+inline bool cluster_bar(Step& s) {
+  if (s.exec == 0) return true;
+  if (s.op.aux == 0) {
+    cluster_arrive(s.b, s.w, s.op, s.pc, s.exec);
+    return true;
+  }
+  const uint32_t blocked = cluster_wait(s.b, s.w, s.op, s.pc, s.exec);
+  if (!blocked) return true;
+  materialize(s.w);
+  set_pc(s.w, s.group, s.pc + 1);
+  s.w.runnable &= ~blocked;
+  return false;
+}
+
 template <Base, T>
 inline bool collective(Step& s) {
   Warp& w = s.w;
