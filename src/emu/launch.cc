@@ -16,6 +16,7 @@
 
 #include "emu/block.h"
 #include "emu/worker_pool.h"
+#include "ptx/demangle.h"
 #include "ptx/parser.h"
 
 namespace smemlab::emu {
@@ -378,7 +379,7 @@ std::string resolve_cluster(const ptx::Function& f, const LaunchConfig& cfg, Dim
     return fmt::format(
         "kernel {} was compiled for clusters of ({},{},{}) blocks "
         "(__cluster_dims__); the launch asks for ({},{},{})",
-        f.name, req.x, req.y, req.z, c.x, c.y, c.z);
+        ptx::demangle(f.name), req.x, req.y, req.z, c.x, c.y, c.z);
   if (c.count() == 0 || c.count() > kMaxClusterBlocks)
     return fmt::format("a cluster of ({},{},{}) = {} blocks: CUDA allows 1 to {} ({} portable)",
                        c.x, c.y, c.z, c.count(), kMaxClusterBlocks, kMaxPortableClusterBlocks);
