@@ -28,10 +28,12 @@ void phase_completed(BlockCtx& b) {
   if (b.obs) b.obs->on_barrier_release(BarrierRelease{kMbarrierRelease, 0});
 }
 
-// The block whose shared memory holds the mbarrier at shared::cluster (or
-// generic) address `addr`, once mem_translate has checked it.
+// The block whose shared memory holds the mbarrier at shared (or generic)
+// address `addr`, once mem_translate has checked it: a cluster peer's for a
+// shared::cluster address of another rank, else this one.
 BlockCtx* owner_of(BlockCtx& b, uint64_t addr, MSpace s) {
   if (s == MSpace::Generic) addr -= kSharedWindow;
+  if (addr >= kWindowSize || !(addr >> kClusterRankShift)) return &b;
   return b.cluster->blocks[(addr >> kClusterRankShift) - 1];
 }
 
@@ -155,7 +157,7 @@ void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
       fault(w, pc, static_cast<int>(l), "mbarrier", e.what());
     }
     std::memcpy(m, &obj, 8);
-    if (mbar::parity(obj) != parity_before) phase_completed(b);
+    if (mbar::parity(obj) != parity_before) phase_completed(*owner_of(b, bar, MSpace::Shared));
   });
 }
 
