@@ -155,8 +155,6 @@ void fill_special(uint64_t* R, Program::SpecialKind kind, const LaunchEnv& env, 
   for (uint32_t l = 0; l < 32; ++l) R[l] = uniform;
 }
 
-constexpr uint64_t kSlice = 4096;
-
 // Registers every thread writes before it can read them: an unguarded
 // definition in the kernel's entry sequence (the ops before the first branch
 // or other op reg_operands does not know, which every lane of a full warp
@@ -332,46 +330,37 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   end();
 }
 
-// One turn of warp `w` (it is runnable): whether it executed anything.
-bool take_turn(BlockCtx& b, Warp& w, WarpTurns& turns) {
-  b.mem_quota = turns.quota();
-  uint64_t n = run_warp(b, w, kSlice);
-  b.steps += n;
-  if (b.steps > b.env->budget) {
-    uint32_t lane = w.runnable ? static_cast<uint32_t>(__builtin_ctz(w.runnable)) : 0;
-    uint32_t pc = w.uniform ? w.cpc : w.pc[lane];
-    fault(w, pc, static_cast<int>(lane), "budget",
-          fmt::format(
-              "instruction budget of {} warp-instructions per block exhausted (endless loop?)",
-              b.env->budget));
-  }
-  return n > 0;
+void budget_fault(const BlockCtx& b, const Warp& w) {
+  uint32_t lane = w.runnable ? static_cast<uint32_t>(__builtin_ctz(w.runnable)) : 0;
+  uint32_t pc = w.uniform ? w.cpc : w.pc[lane];
+  fault(
+      w, pc, static_cast<int>(lane), "budget",
+      fmt::format("instruction budget of {} warp-instructions per block exhausted (endless loop?)",
+                  b.env->budget));
 }
 
-// After a scheduling round: a cooperative launch's blocks share the cores
-// (one spinning at a grid barrier lets the others run; `writes`, the
-// stores and atomics so far, tell the watchdog the grid still progresses,
-// and a unit storing nothing round after round is most likely spinning: it
-// backs off, up to 1 ms a round); a stop request ends the block.
-void between_rounds(const LaunchEnv& env, uint64_t writes, uint64_t& published,
-                    uint64_t& idle_rounds) {
-  if (env.cooperative) {
-    if (writes != published) {
-      env.cooperative->fetch_add(writes - published, std::memory_order_relaxed);
-      published = writes;
-      idle_rounds = 0;
-    } else {
-      ++idle_rounds;
-    }
-    if (idle_rounds > 4)
-      std::this_thread::sleep_for(
-          std::chrono::microseconds(std::min<uint64_t>(1000, 50 * (idle_rounds - 4))));
-    else
-      std::this_thread::yield();
+// A cooperative launch's blocks share the cores: one spinning at a grid
+// barrier lets the others run. `writes` (the unit's stores and atomics so
+// far) tell the launch's watchdog that the grid still progresses; a unit
+// storing nothing round after round is most likely spinning: it backs off,
+// up to 1 ms a round.
+void cooperative_pause(const LaunchEnv& env, uint64_t writes, uint64_t& published,
+                       uint64_t& idle_rounds) {
+  if (writes != published) {
+    env.cooperative->fetch_add(writes - published, std::memory_order_relaxed);
+    published = writes;
+    idle_rounds = 0;
+  } else {
+    ++idle_rounds;
   }
-  if (env.stop && env.stop->load(std::memory_order_relaxed))
-    throw Fault{"interrupted", "stopped by a signal", 0, -1, 0};
+  if (idle_rounds > 4)
+    std::this_thread::sleep_for(
+        std::chrono::microseconds(std::min<uint64_t>(1000, 50 * (idle_rounds - 4))));
+  else
+    std::this_thread::yield();
 }
+
+void stopped() { throw Fault{"interrupted", "stopped by a signal", 0, -1, 0}; }
 
 void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, ClusterCtx* cluster,
                         uint32_t rank) {

@@ -63,15 +63,34 @@ class ClusterRunner {
   uint32_t failed_rank_ = 0;
 };
 
+// A warp's longest turn, in warp-instructions.
+constexpr uint64_t kSlice = 4096;
+// The budget fault of warp `w` (the block ran past LaunchEnv::budget).
+[[noreturn]] __attribute__((noinline, cold)) void budget_fault(const BlockCtx& b, const Warp& w);
+[[noreturn]] __attribute__((noinline, cold)) void stopped();  // Fault "interrupted"
+void cooperative_pause(const LaunchEnv& env, uint64_t writes, uint64_t& published,
+                       uint64_t& idle_rounds);
+
 // One turn of runnable warp `w` under `turns`: runs it, counts its steps
 // against the block's budget (a fault past it). Whether it executed
 // anything.
-bool take_turn(BlockCtx& b, Warp& w, WarpTurns& turns);
+inline bool take_turn(BlockCtx& b, Warp& w, WarpTurns& turns) {
+  b.mem_quota = turns.quota();
+  uint64_t n = run_warp(b, w, kSlice);
+  b.steps += n;
+  if (b.steps > b.env->budget) budget_fault(b, w);
+  return n > 0;
+}
+
 // Between two scheduling rounds: a cooperative launch's back-off and
 // progress count (`writes`: the unit's stores and atomics so far), and a
 // stop request (Fault "interrupted").
-void between_rounds(const LaunchEnv& env, uint64_t writes, uint64_t& published,
-                    uint64_t& idle_rounds);
+inline void between_rounds(const LaunchEnv& env, uint64_t writes, uint64_t& published,
+                           uint64_t& idle_rounds) {
+  if (env.cooperative) cooperative_pause(env, writes, published, idle_rounds);
+  if (env.stop && env.stop->load(std::memory_order_relaxed)) stopped();
+}
+
 // Appends where each waiting group of lanes of block `b` waits to `msg`
 // (`prefix` before each "warp", with "k of n threads arrived" for
 // barriers); the first group's warp and pc go to *first_warp/*first_pc.
