@@ -310,7 +310,8 @@ struct Program {
     ENVREG1,
     ENVREG2,
     ZERO,
-    // Thread-block clusters (a plain launch is a grid of 1x1x1 clusters).
+    // Thread-block clusters (a plain launch is a grid of 1x1x1 clusters);
+    // they stay last: fill_special (block.cc) tests kind >= CLUSTER_CTARANK.
     CLUSTER_CTARANK,
     CLUSTER_NCTARANK,
     CLUSTERID_X,
