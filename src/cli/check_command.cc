@@ -3,6 +3,8 @@
 // uninitialized reads, races between blocks). Exit 1 when there are findings.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/analysis_run.h"
 #include "cli/commands.h"
 #include "cli/html_output.h"
@@ -31,8 +33,9 @@ void check_kernel(CheckOptions& o) {
                session::Analyses::FindingsOnly, compare);
   // A sample is said: a clean result then covers only those blocks.
   const report::RunInfo& r = run.info;
+  // (A sampled cluster kernel runs the whole clusters of the blocks sampled.)
   const uint64_t sample = run.prepared.config.only_blocks.size(),
-                 checked = sample ? sample : r.blocks_total;
+                 checked = sample ? std::max(sample, r.blocks_observed) : r.blocks_total;
   if (run.status.error && run.status.error->kind == "decode")
     throw UsageError(run.status.error->what());
   if (o.json) {
@@ -43,7 +46,7 @@ void check_kernel(CheckOptions& o) {
     fmt::print("{}", report::findings_text(run.findings));
     if (sample)
       fmt::print("checked {} of {} blocks (--blocks {}): defects in the others are not seen\n",
-                 sample, r.blocks_total, o.blocks);
+                 checked, r.blocks_total, o.blocks);
   }
   if (!o.html.empty()) {
     // Findings only: the page shows them at every line they involve.

@@ -18,10 +18,51 @@
 namespace smemlab::emu {
 namespace {
 
+// The value of a cluster special register in block `id` (a plain launch
+// is a grid of 1x1x1 clusters).
+uint64_t cluster_special(Program::SpecialKind kind, const LaunchEnv& env, Dim3 id) {
+  const Dim3 c = env.cluster;
+  switch (kind) {
+    case Program::CLUSTER_CTARANK:
+      return id.x % c.x + c.x * (id.y % c.y + c.y * (id.z % c.z));
+    case Program::CLUSTER_NCTARANK:
+      return uint64_t{c.x} * c.y * c.z;
+    case Program::CLUSTERID_X:
+      return id.x / c.x;
+    case Program::CLUSTERID_Y:
+      return id.y / c.y;
+    case Program::CLUSTERID_Z:
+      return id.z / c.z;
+    case Program::NCLUSTERID_X:
+      return env.grid.x / c.x;
+    case Program::NCLUSTERID_Y:
+      return env.grid.y / c.y;
+    case Program::NCLUSTERID_Z:
+      return env.grid.z / c.z;
+    case Program::CLUSTER_CTAID_X:
+      return id.x % c.x;
+    case Program::CLUSTER_CTAID_Y:
+      return id.y % c.y;
+    case Program::CLUSTER_CTAID_Z:
+      return id.z % c.z;
+    case Program::CLUSTER_NCTAID_X:
+      return c.x;
+    case Program::CLUSTER_NCTAID_Y:
+      return c.y;
+    default:  // CLUSTER_NCTAID_Z
+      return c.z;
+  }
+}
+
 // Values of a special register for the 32 lanes of warp `wi`.
 void fill_special(uint64_t* R, Program::SpecialKind kind, const LaunchEnv& env, Dim3 id,
                   uint32_t wi, uint32_t nwarps) {
   uint64_t uniform;
+  if (kind >= Program::CLUSTER_CTARANK) {
+    uniform = cluster_special(kind, env, id);
+    for (uint32_t l = 0; l < 32; ++l) R[l] = uniform;
+    return;
+  }
   switch (kind) {
     case Program::TID_X:
     case Program::TID_Y:
@@ -113,8 +154,6 @@ void fill_special(uint64_t* R, Program::SpecialKind kind, const LaunchEnv& env, 
   }
   for (uint32_t l = 0; l < 32; ++l) R[l] = uniform;
 }
-
-constexpr uint64_t kSlice = 4096;
 
 // Registers every thread writes before it can read them: an unguarded
 // definition in the kernel's entry sequence (the ops before the first branch
@@ -267,14 +306,70 @@ void on_exit_lanes(BlockCtx& b, Warp& w, uint32_t pc, uint32_t mask) {
   b.live_threads -= static_cast<uint32_t>(__builtin_popcount(mask));
   if (b.obs) b.obs->on_exit(Exit{mask, &b.prog->info[b.prog->ops[pc].info], b.id, w.index});
   barrier_check(b);
+  cluster_exit_lanes(b, w, mask);
 }
 
 void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
+  begin(env, id, obs, nullptr, 0);
+  BlockCtx& b = ctx_;
+  const uint32_t nwarps = static_cast<uint32_t>(b.warps.size());
+  uint64_t published = 0, idle_rounds = 0;
+  WarpTurns turns(env.schedule, nwarps, (uint64_t{id.z} * env.grid.y + id.y) * env.grid.x + id.x);
+  for (;;) {
+    // A round of turns in one interpreter call (a call per turn cost a
+    // fifth of a shared-tile kernel's time under the gpu schedule).
+    RoundResult round = run_round(b, turns, kSlice);
+    if (round.over_budget) budget_fault(b, *round.over_budget);
+    if (!round.alive) break;
+    if (!round.progress) deadlock();
+    turns.next_round();
+    between_rounds(env, b.writes, published, idle_rounds);
+  }
+  end();
+}
+
+void budget_fault(const BlockCtx& b, const Warp& w) {
+  uint32_t lane = w.runnable ? static_cast<uint32_t>(__builtin_ctz(w.runnable)) : 0;
+  uint32_t pc = w.uniform ? w.cpc : w.pc[lane];
+  fault(
+      w, pc, static_cast<int>(lane), "budget",
+      fmt::format("instruction budget of {} warp-instructions per block exhausted (endless loop?)",
+                  b.env->budget));
+}
+
+// A cooperative launch's blocks share the cores: one spinning at a grid
+// barrier lets the others run. `writes` (the unit's stores and atomics so
+// far) tell the launch's watchdog that the grid still progresses; a unit
+// storing nothing round after round is most likely spinning: it backs off,
+// up to 1 ms a round.
+void cooperative_pause(const LaunchEnv& env, uint64_t writes, uint64_t& published,
+                       uint64_t& idle_rounds) {
+  if (writes != published) {
+    env.cooperative->fetch_add(writes - published, std::memory_order_relaxed);
+    published = writes;
+    idle_rounds = 0;
+  } else {
+    ++idle_rounds;
+  }
+  if (idle_rounds > 4)
+    std::this_thread::sleep_for(
+        std::chrono::microseconds(std::min<uint64_t>(1000, 50 * (idle_rounds - 4))));
+  else
+    std::this_thread::yield();
+}
+
+void stopped() { throw Fault{"interrupted", "stopped by a signal", 0, -1, 0}; }
+
+void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, ClusterCtx* cluster,
+                        uint32_t rank) {
   const Program& p = *env.prog;
   BlockCtx& b = ctx_;
   b.env = &env;
   b.prog = &p;
   b.id = id;
+  b.cluster = cluster ? cluster : &solo_;
+  b.rank = rank;
+  b.remote = 0;
   b.obs = obs;
   b.event.block = id;
   b.steps = 0;
@@ -294,30 +389,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   b.shared.assign(b.shared_bytes + 1, 0);
   b.warps.assign(nwarps, Warp{});
   b.async.assign(nwarps, AsyncState{});
-  for (uint32_t wi = 0; wi < nwarps; ++wi) {
-    Warp& w = b.warps[wi];
-    w.index = wi;
-    w.R = b.regs.data() + per_warp * wi;
-    w.P = b.preds.data() + size_t{p.num_preds} * wi;
-    w.local = b.local.data() + size_t{p.frame_bytes} * 32 * wi;
-    uint32_t lanes = std::min(32u, nthreads - wi * 32);
-    // A partial warp starts from the whole template: a shuffle may read a
-    // lane that is no thread, and that must read zero as before.
-    if (lanes < 32) {
-      if (per_warp) std::memcpy(w.R, init_->reg_template.data(), per_warp * sizeof(uint64_t));
-    } else {
-      // A warp slot of an earlier block of this program still holds the
-      // registers no op writes (constants, never-written zeros).
-      for (const auto& [first, count] : wi < warm_warps_ ? init_->warm_runs : init_->init_runs)
-        std::memcpy(w.R + size_t{first} * 32, init_->reg_template.data() + size_t{first} * 32,
-                    size_t{count} * 32 * sizeof(uint64_t));
-    }
-    w.exists = lanes == 32 ? ~0u : ((1u << lanes) - 1);
-    w.live = w.runnable = w.exists;
-    for (uint32_t pi : p.true_preds) w.P[pi] = ~0u;
-    for (const auto& [r, kind] : p.specials)
-      fill_special(w.R + size_t{r} * 32, kind, env, id, wi, nwarps);
-  }
+  for (uint32_t wi = 0; wi < nwarps; ++wi) init_warp(env, id, wi, nwarps, nthreads);
   warm_warps_ = std::max(warm_warps_, nwarps);
   if (obs && obs->wants_instruction_counts())
     b.counts.assign(p.ops.size(), InstrCount{});
@@ -325,50 +397,54 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     b.counts.clear();
   if (obs) obs->on_block_begin(id, env.block, b.shared_bytes);
   b.writes = 0;
-  uint64_t published = 0, idle_rounds = 0;
-  WarpTurns turns(env.schedule, nwarps, (uint64_t{id.z} * env.grid.y + id.y) * env.grid.x + id.x);
-  for (;;) {
-    RoundResult round = run_round(b, turns, kSlice);
-    if (round.over_budget) {
-      const Warp& w = *round.over_budget;
-      uint32_t lane = w.runnable ? static_cast<uint32_t>(__builtin_ctz(w.runnable)) : 0;
-      uint32_t pc = w.uniform ? w.cpc : w.pc[lane];
-      fault(w, pc, static_cast<int>(lane), "budget",
-            fmt::format(
-                "instruction budget of {} warp-instructions per block exhausted (endless loop?)",
-                env.budget));
-    }
-    if (!round.alive) break;
-    if (!round.progress) deadlock();
-    turns.next_round();
-    if (env.cooperative) {
-      // Blocks of a cooperative grid share the cores: one spinning at a
-      // grid barrier lets the others run. Its stores and atomics tell the
-      // launch's watchdog that the grid is still making progress.
-      // One storing nothing round after round is most likely spinning: it
-      // backs off (up to 1 ms a round) to leave the cores to the others.
-      if (b.writes != published) {
-        env.cooperative->fetch_add(b.writes - published, std::memory_order_relaxed);
-        published = b.writes;
-        idle_rounds = 0;
-      } else {
-        ++idle_rounds;
-      }
-      if (idle_rounds > 4)
-        std::this_thread::sleep_for(
-            std::chrono::microseconds(std::min<uint64_t>(1000, 50 * (idle_rounds - 4))));
-      else
-        std::this_thread::yield();
-    }
-    if (env.stop && env.stop->load(std::memory_order_relaxed))
-      throw Fault{"interrupted", "stopped by a signal", 0, -1, 0};
+  if (!cluster) {
+    solo_.blocks.assign(1, &b);
+    solo_.exited.assign(1, 0);
+    solo_.live_threads = nthreads;
+    solo_.arrived = 0;
+    solo_.phase = 0;
   }
+}
+
+void BlockRunner::init_warp(const LaunchEnv& env, Dim3 id, uint32_t wi, uint32_t nwarps,
+                            uint32_t nthreads) {
+  const Program& p = *env.prog;
+  BlockCtx& b = ctx_;
+  size_t per_warp = size_t{p.num_regs} * 32;
+  Warp& w = b.warps[wi];
+  w.index = wi;
+  w.R = b.regs.data() + per_warp * wi;
+  w.P = b.preds.data() + size_t{p.num_preds} * wi;
+  w.local = b.local.data() + size_t{p.frame_bytes} * 32 * wi;
+  uint32_t lanes = std::min(32u, nthreads - wi * 32);
+  // A partial warp starts from the whole template: a shuffle may read a
+  // lane that is no thread, and that must read zero as before.
+  if (lanes < 32) {
+    if (per_warp) std::memcpy(w.R, init_->reg_template.data(), per_warp * sizeof(uint64_t));
+  } else {
+    // A warp slot of an earlier block of this program still holds the
+    // registers no op writes (constants, never-written zeros).
+    for (const auto& [first, count] : wi < warm_warps_ ? init_->warm_runs : init_->init_runs)
+      std::memcpy(w.R + size_t{first} * 32, init_->reg_template.data() + size_t{first} * 32,
+                  size_t{count} * 32 * sizeof(uint64_t));
+  }
+  w.exists = lanes == 32 ? ~0u : ((1u << lanes) - 1);
+  w.live = w.runnable = w.exists;
+  for (uint32_t pi : p.true_preds) w.P[pi] = ~0u;
+  for (uint32_t pi : p.explicit_cluster_preds) w.P[pi] = env.explicit_cluster ? ~0u : 0u;
+  for (const auto& [r, kind] : p.specials)
+    fill_special(w.R + size_t{r} * 32, kind, env, id, wi, nwarps);
+}
+
+void BlockRunner::end() {
+  BlockCtx& b = ctx_;
+  const Program& p = *b.prog;
   if (!b.counts.empty()) {
     std::vector<const InstrInfo*> info(p.ops.size());
     for (size_t pc = 0; pc < p.ops.size(); ++pc) info[pc] = &p.info[p.ops[pc].info];
-    obs->on_instruction_counts(b.counts, info);
+    b.obs->on_instruction_counts(b.counts, info);
   }
-  if (obs) obs->on_block_end(id);
+  if (b.obs) b.obs->on_block_end(b.id);
 }
 
 // The program's RegInit (made by Module::kernel), or one of our own.
@@ -443,33 +519,44 @@ RegInit make_reg_init(const Program& p) {
   return init;
 }
 
-void BlockRunner::deadlock() {
-  BlockCtx& b = ctx_;
-  std::string msg = "deadlock: no warp can make progress;";
-  // The fault points at the first waiting instruction so that it has a line.
-  uint32_t first_warp = 0, first_pc = 0;
+// Appends where each waiting group of lanes of block `b` waits to `msg`
+// (`prefix` before each "warp"); the first group's warp and pc go to
+// *first_warp/*first_pc. Whether there was any.
+bool describe_block_waits(const BlockCtx& b, const std::string& prefix, std::string& msg,
+                          uint32_t* first_warp, uint32_t* first_pc) {
   bool have_first = false;
   for (const Warp& w : b.warps) {
     if (!w.live) continue;
     std::map<uint32_t, uint32_t> at;  // pc -> lanes
-    SMEMLAB_FOR_LANES(w.bar_wait, at[w.pc[l] - 1] |= 1u << l);
+    SMEMLAB_FOR_LANES(w.bar_wait | w.cl_wait, at[w.pc[l] - 1] |= 1u << l);
     SMEMLAB_FOR_LANES(w.coll_wait, at[w.pc[l]] |= 1u << l);
     for (const auto& [pc, lanes] : at) {
       if (!have_first) {
         have_first = true;
-        first_warp = w.index;
-        first_pc = pc;
+        *first_warp = w.index;
+        *first_pc = pc;
       }
-      bool bar = (w.bar_wait & lanes) != 0;
-      msg += fmt::format(" warp {} lanes 0x{:08x} wait at {}", w.index, lanes, where(b, pc));
-      if (bar) {
+      msg +=
+          fmt::format(" {}warp {} lanes 0x{:08x} wait at {}", prefix, w.index, lanes, where(b, pc));
+      if (w.bar_wait & lanes) {
         const Barrier& br = b.bars[w.bar_of[__builtin_ctz(lanes)]];
         msg += fmt::format(" [{} of {} threads arrived]", br.arrived,
                            br.count ? br.count : b.live_threads);
+      } else if ((w.cl_wait & lanes) && b.cluster) {
+        msg += fmt::format(" [{} of {} threads of the cluster arrived]", b.cluster->arrived,
+                           b.cluster->live_threads);
       }
       msg += ";";
     }
   }
+  return have_first;
+}
+
+void BlockRunner::deadlock() {
+  std::string msg = "deadlock: no warp can make progress;";
+  // The fault points at the first waiting instruction so that it has a line.
+  uint32_t first_warp = 0, first_pc = 0;
+  describe_block_waits(ctx_, "", msg, &first_warp, &first_pc);
   msg.pop_back();
   throw Fault{"deadlock", msg, first_warp, -1, first_pc};
 }

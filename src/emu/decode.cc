@@ -112,7 +112,21 @@ static bool special_kind(const std::string& n, Program::SpecialKind* k) {
       {"%lanemask_gt", Program::LANEMASK_GT},
       {"%lanemask_ge", Program::LANEMASK_GE},
       {"%dynamic_smem_size", Program::DYN_SMEM},
-      {"%total_smem_size", Program::TOTAL_SMEM}};
+      {"%total_smem_size", Program::TOTAL_SMEM},
+      {"%cluster_ctarank", Program::CLUSTER_CTARANK},
+      {"%cluster_nctarank", Program::CLUSTER_NCTARANK},
+      {"%clusterid.x", Program::CLUSTERID_X},
+      {"%clusterid.y", Program::CLUSTERID_Y},
+      {"%clusterid.z", Program::CLUSTERID_Z},
+      {"%nclusterid.x", Program::NCLUSTERID_X},
+      {"%nclusterid.y", Program::NCLUSTERID_Y},
+      {"%nclusterid.z", Program::NCLUSTERID_Z},
+      {"%cluster_ctaid.x", Program::CLUSTER_CTAID_X},
+      {"%cluster_ctaid.y", Program::CLUSTER_CTAID_Y},
+      {"%cluster_ctaid.z", Program::CLUSTER_CTAID_Z},
+      {"%cluster_nctaid.x", Program::CLUSTER_NCTAID_X},
+      {"%cluster_nctaid.y", Program::CLUSTER_NCTAID_Y},
+      {"%cluster_nctaid.z", Program::CLUSTER_NCTAID_Z}};
   for (const auto& [name, kind] : table) {
     if (n == name) {
       *k = kind;
@@ -216,6 +230,14 @@ uint32_t DecodeContext::pred(const ptx::Operand& o) {
 uint32_t DecodeContext::pred_name(const std::string& name, const ptx::TextPos& pos,
                                   ptx::Operand::Kind kind) {
   if (kind == ptx::Operand::Kind::Sink) return scratch_pred();
+  if (name == "%is_explicit_cluster") {
+    // A special predicate register, filled at warp start.
+    if (explicit_cluster_pred == UINT32_MAX) {
+      explicit_cluster_pred = prog->num_preds++;
+      prog->explicit_cluster_preds.push_back(explicit_cluster_pred);
+    }
+    return explicit_cluster_pred;
+  }
   auto& fr = frames.back();
   auto r = fr.preds.find(name);
   if (r == fr.preds.end()) fail(pos, fmt::format("undeclared predicate '{}'", name));

@@ -33,6 +33,7 @@ struct DecodeContext {
   std::map<Program::SpecialKind, uint32_t> special_map;
   std::vector<SymbolInfo*> extern_shared;
   uint32_t scratch_reg = UINT32_MAX, scratch_p = UINT32_MAX;
+  uint32_t explicit_cluster_pred = UINT32_MAX;  // %is_explicit_cluster
   uint32_t const_pred[2] = {UINT32_MAX, UINT32_MAX};
   std::vector<std::string> call_stack;
   InstrInfo cur_info;
@@ -106,5 +107,7 @@ int mod_index(const char* const* names, int n, const ptx::Instruction& in);
 // file of its family; see docs/emulator.md).
 #define SMEMLAB_PTX(mnemonic, decoder) void decoder(Insn& d);
 #include "emu/instructions.def"
+// barrier.cluster.* (decode_cluster.cc), reached through decode_bar.
+void decode_cluster_barrier(Insn& d);
 
 }  // namespace smemlab::emu

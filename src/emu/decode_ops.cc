@@ -475,6 +475,10 @@ void decode_bar(Insn& d) {
   const auto& ops = d.operands();
   DecodeContext& c = d.c;
   Op& op = d.op;
+  if (in.has_mod("cluster")) {  // barrier.cluster.arrive/wait (decode_cluster.cc)
+    decode_cluster_barrier(d);
+    return;
+  }
   if (in.has_mod("warp")) {  // bar.warp.sync = __syncwarp
     d.need(1);
     op.code = code(WARPSYNC, U32);

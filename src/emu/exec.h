@@ -36,8 +36,13 @@ struct Warp {
   uint32_t bar_wait = 0;   // waiting at a barrier (their pc[] is the op after it)
   uint8_t bar_of[32] = {};
   uint32_t bar_lanes[16] = {};  // per barrier id: lanes waiting at it (bar_of, as masks)
-  uint32_t carry = 0;           // CC.CF per lane (add.cc, addc, mad.lo.cc, ...)
-  uint32_t cpc = 0;             // when uniform: the pc of all runnable lanes
+  // barrier.cluster: lanes that arrived in the cluster barrier's current
+  // phase, lanes whose arrival's phase completed but that have not waited
+  // yet, and lanes blocked in barrier.cluster.wait (their pc[] is the op
+  // after it).
+  uint32_t cl_arrived = 0, cl_done = 0, cl_wait = 0;
+  uint32_t carry = 0;  // CC.CF per lane (add.cc, addc, mad.lo.cc, ...)
+  uint32_t cpc = 0;    // when uniform: the pc of all runnable lanes
   bool uniform = true;
   uint32_t index = 0;
 };
@@ -86,7 +91,7 @@ struct RoundResult {
 // runs every warp's turn in the schedule's order from one call, so the
 // fine-grained `gpu` schedule pays no call through a pointer per turn.
 struct IsaLoop {
-  uint64_t (*run_warp)(BlockCtx& b, Warp& w, uint64_t slice);
+  uint64_t (*run_warp)(BlockCtx& b, Warp& w, uint64_t slice, uint32_t quota);
   RoundResult (*run_round)(BlockCtx& b, WarpTurns& turns, uint64_t slice);
 };
 using RunWarpFn = const IsaLoop*;
@@ -113,12 +118,42 @@ struct LaunchEnv {
   std::atomic<uint64_t>* cooperative = nullptr;
   RunWarpFn run_warp = nullptr;  // null: the process-wide choice
   Schedule schedule;             // how a block's warps take turns
+  // Thread-block clusters: the launch's cluster shape (1x1x1 for a plain
+  // launch) and whether it was an explicit cluster launch
+  // (%is_explicit_cluster).
+  Dim3 cluster{1, 1, 1};
+  bool explicit_cluster = false;
+};
+
+// Shared::cluster addresses (mapa, ld/st/atom.shared::cluster): the block
+// of rank r's shared byte at offset o is ((r + 1) << kClusterRankShift) | o;
+// addresses below 1 << kClusterRankShift are the executing block's own
+// (the shared::cta window inside the shared::cluster window). Generic
+// addresses add kSharedWindow as for shared::cta ones.
+constexpr uint32_t kClusterRankShift = 24;
+
+struct BlockCtx;
+// The blocks of one cluster, run together by one host thread (ClusterRunner,
+// block.cc), and the cluster barrier (barrier.cluster.arrive/wait).
+struct ClusterCtx {
+  std::vector<BlockCtx*> blocks;  // by rank
+  std::vector<uint8_t> exited;    // by rank: every thread of the block exited
+  uint32_t live_threads = 0;      // non-exited threads of all blocks
+  uint32_t arrived = 0;           // threads arrived in the current phase
+  uint64_t phase = 0;             // completed phases
+  uint32_t last_pc = 0;           // the last barrier.cluster op (for messages)
 };
 
 struct BlockCtx {
   const LaunchEnv* env = nullptr;
   const Program* prog = nullptr;
   Dim3 id;
+  ClusterCtx* cluster = nullptr;  // a plain launch's block: a cluster of its own
+  uint32_t rank = 0;              // %cluster_ctarank
+  // Lanes of the op being executed whose shared::cluster address is in a
+  // peer block (mem_translate sets them; observers see only the block's own
+  // shared memory, so the events leave them out).
+  uint32_t remote = 0;
   std::vector<Warp> warps;
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;
@@ -154,10 +189,11 @@ struct BlockCtx {
 uint8_t* read_generic(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, uint64_t addr,
                       uint32_t size);
 
-// Runs warp `w` until it blocks, exits, `slice` warp-instructions pass or
-// any number of memory-ordering ops (with b.env->run_warp).
-// Returns the number of warp-instructions executed (b.steps counts them too).
-uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice);
+// One turn of warp `w` (with b.env->run_warp): until it blocks, exits,
+// `slice` warp-instructions pass or it has executed `quota` memory-ordering
+// ops. Returns the number of warp-instructions executed (b.steps counts
+// them too). A cluster's turns go warp by warp across its blocks.
+uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice, uint32_t quota = UINT32_MAX);
 // One round: each warp in `turns`' order that can run takes its turn (up to
 // `slice` warp-instructions or turns.quota() memory-ordering ops); b.steps
 // counts them. Stops early at the warp that takes b.steps past the budget.
@@ -261,6 +297,21 @@ void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t g
 // Barrier arrival of `exec` lanes; returns after marking them waiting.
 void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
 void barrier_check(BlockCtx& b);
+// barrier.cluster.arrive/wait (block.cc): completes the phase when every
+// non-exited thread of the cluster has arrived.
+void cluster_barrier_check(BlockCtx& b);
+// The block that holds shared::cluster address `addr` and the offset in it,
+// or a fault naming the rank and offset (outside the cluster, past the
+// block's shared memory, or a block that has exited).
+// barrier.cluster.arrive of `exec` lanes; barrier.cluster.wait of `exec`
+// lanes, returning those that must wait (marked in cl_wait); the exit of
+// `mask` lanes of a block (the cluster's count, its barrier, the block's
+// end).
+void cluster_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+uint32_t cluster_wait(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+void cluster_exit_lanes(BlockCtx& b, Warp& w, uint32_t mask);
+BlockCtx& cluster_shared(BlockCtx& b, const Warp& w, uint32_t pc, uint32_t lane, uint64_t* addr,
+                         uint32_t size, const char* verb);
 void on_exit_lanes(BlockCtx& b, Warp& w, uint32_t pc, uint32_t mask);
 
 inline const uint64_t* reg(const Warp& w, uint32_t r) { return w.R + size_t{r} * 32; }

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -15,6 +16,7 @@
 
 #include "emu/block.h"
 #include "emu/worker_pool.h"
+#include "ptx/demangle.h"
 #include "ptx/parser.h"
 
 namespace smemlab::emu {
@@ -299,6 +301,50 @@ void watch_cooperative(const LaunchConfig& cfg, unsigned nthreads,
   }
 }
 
+// The launch's scheduling units: blocks, or clusters (their blocks by
+// rank). Unit u's block of rank r is handed over as u * size + r.
+struct Units {
+  Dim3 grid, cluster;
+  uint32_t size = 1;                        // blocks per unit
+  const std::vector<Dim3>* only = nullptr;  // blocks sampled (size 1)
+  std::vector<Dim3> origins;                // clusters sampled: first blocks
+  uint64_t count = 0;
+  Dim3 block(uint64_t u, uint32_t rank) const {
+    if (only) return (*only)[u];
+    const Dim3 c = cluster;
+    Dim3 o;
+    if (!origins.empty()) {
+      o = origins[u];
+    } else {
+      const uint64_t ncx = grid.x / c.x, ncy = grid.y / c.y;
+      o = {static_cast<uint32_t>(u % ncx) * c.x, static_cast<uint32_t>((u / ncx) % ncy) * c.y,
+           static_cast<uint32_t>(u / (ncx * ncy)) * c.z};
+    }
+    return {o.x + rank % c.x, o.y + (rank / c.x) % c.y, o.z + rank / (c.x * c.y)};
+  }
+};
+
+Units make_units(const LaunchConfig& cfg, Dim3 cluster) {
+  Units u;
+  u.grid = cfg.grid;
+  u.cluster = cluster;
+  u.size = static_cast<uint32_t>(cluster.count());
+  if (cfg.only_blocks.empty()) {
+    u.count = cfg.grid.count() / u.size;
+  } else if (u.size == 1) {
+    u.only = &cfg.only_blocks;
+    u.count = cfg.only_blocks.size();
+  } else {
+    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> seen;
+    for (const Dim3& b : cfg.only_blocks) {
+      Dim3 o{b.x - b.x % cluster.x, b.y - b.y % cluster.y, b.z - b.z % cluster.z};
+      if (seen.insert({o.x, o.y, o.z}).second) u.origins.push_back(o);
+    }
+    u.count = u.origins.size();
+  }
+  return u;
+}
+
 }  // namespace
 
 std::string launch_limits_error(Dim3 grid, Dim3 block) {
@@ -313,6 +359,34 @@ std::string launch_limits_error(Dim3 grid, Dim3 block) {
   if (grid.x > kMaxGridDimX || grid.y > kMaxGridDimYZ || grid.z > kMaxGridDimYZ)
     return fmt::format("grid ({},{},{}): CUDA allows at most {} in x, {} in y and z", grid.x,
                        grid.y, grid.z, kMaxGridDimX, kMaxGridDimYZ);
+  return "";
+}
+
+std::string resolve_cluster(const ptx::Function& f, const LaunchConfig& cfg, Dim3* cluster,
+                            bool* explicit_cluster) {
+  auto it = f.directives.find(".reqnctapercluster");
+  Dim3 req{0, 0, 0};
+  if (it != f.directives.end()) {
+    const auto& v = it->second;
+    req = {v.size() > 0 ? static_cast<uint32_t>(v[0]) : 1,
+           v.size() > 1 ? static_cast<uint32_t>(v[1]) : 1,
+           v.size() > 2 ? static_cast<uint32_t>(v[2]) : 1};
+  }
+  const bool asked = cfg.explicit_cluster || cfg.cluster.count() != 1;
+  *cluster = asked ? cfg.cluster : req.x ? req : Dim3{1, 1, 1};
+  *explicit_cluster = asked || req.x != 0 || f.directives.count(".explicitcluster");
+  const Dim3 c = *cluster, g = cfg.grid;
+  if (asked && req.x && (c.x != req.x || c.y != req.y || c.z != req.z))
+    return fmt::format(
+        "kernel {} was compiled for clusters of ({},{},{}) blocks "
+        "(__cluster_dims__); the launch asks for ({},{},{})",
+        ptx::demangle(f.name), req.x, req.y, req.z, c.x, c.y, c.z);
+  if (c.count() == 0 || c.count() > kMaxClusterBlocks)
+    return fmt::format("a cluster of ({},{},{}) = {} blocks: CUDA allows 1 to {} ({} portable)",
+                       c.x, c.y, c.z, c.count(), kMaxClusterBlocks, kMaxPortableClusterBlocks);
+  if (g.x % c.x || g.y % c.y || g.z % c.z)
+    return fmt::format("grid ({},{},{}) is not a whole number of clusters of ({},{},{}) blocks",
+                       g.x, g.y, g.z, c.x, c.y, c.z);
   return "";
 }
 
@@ -352,6 +426,11 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   env.heap = &m.device().memory().heap();
   env.stop = cfg.stop;
   env.schedule = cfg.schedule;
+  if (std::string e =
+          resolve_cluster(*m.ptx().find(kernel), cfg, &env.cluster, &env.explicit_cluster);
+      !e.empty())
+    return launch_error(e);
+  const Units units = make_units(cfg, env.cluster);
   std::string isa_error;
   env.run_warp = select_run_warp(&isa_error);
   if (!env.run_warp) return launch_error(isa_error);
@@ -364,17 +443,17 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   for (const Dim3& b : cfg.only_blocks)
     if (b.x >= cfg.grid.x || b.y >= cfg.grid.y || b.z >= cfg.grid.z)
       return launch_error(fmt::format("block ({},{},{}) is outside the grid", b.x, b.y, b.z));
-  uint64_t nblocks = cfg.only_blocks.empty() ? cfg.grid.count() : cfg.only_blocks.size();
+  const uint64_t nblocks = units.count * units.size;
   unsigned nthreads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
   nthreads = std::min(nthreads, kMaxHostThreads);
-  nthreads = static_cast<unsigned>(std::min<uint64_t>(nthreads, nblocks));
+  nthreads = static_cast<unsigned>(std::min<uint64_t>(nthreads, units.count));
   // Each block in flight holds its registers, predicates, local frames and
   // shared memory; bound their sum rather than the number of cores.
   uint64_t nwarps = (cfg.block.count() + 31) / 32;
   uint64_t block_bytes = nwarps * 32 * (uint64_t{p.num_regs} * 8 + p.frame_bytes) +
                          nwarps * p.num_preds * 4 + p.static_shared + cfg.dynamic_shared + 1;
-  nthreads =
-      static_cast<unsigned>(std::clamp<uint64_t>(kMaxBlockStateBytes / block_bytes, 1, nthreads));
+  nthreads = static_cast<unsigned>(
+      std::clamp<uint64_t>(kMaxBlockStateBytes / (block_bytes * units.size), 1, nthreads));
   // Cooperative: every block on its own thread, all resident at once.
   std::atomic<bool> halt{false};
   std::atomic<int> halt_reason{0};  // 1: a block faulted, 2: no progress, 3: cfg.stop
@@ -394,7 +473,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
           "a cooperative launch of {} blocks of {} bytes of emulator state each exceeds the {} "
           "bytes the emulator holds at once",
           nblocks, block_bytes, kMaxBlockStateBytes));
-    nthreads = static_cast<unsigned>(nblocks);
+    nthreads = static_cast<unsigned>(units.count);
     workspace = m.device().malloc(16, "grid sync workspace");
     env.grid_workspace = workspace;
     env.cooperative = &coop_writes;
@@ -534,8 +613,42 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     handed_over.notify_all();  // (workers waiting in throttle go on to stop)
   };
 
+  // A block's fault: the launch's error, unless (cooperative) it is a block
+  // stopped because of another block's fault or a stall.
+  auto on_fault = [&](uint64_t idx, Dim3 id, const Fault& f) {
+    if (!cfg.cooperative) {
+      record(idx, to_error(p, cfg, id, f));
+    } else if (f.kind == "interrupted" && halt_reason.load() != 3) {
+      std::lock_guard<std::mutex> lock(mu);
+      for (uint32_t r = 0; r < units.size; ++r) stalled.push_back(units.block(idx / units.size, r));
+    } else {
+      record(idx, to_error(p, cfg, id, f));
+      int none = 0;
+      halt_reason.compare_exchange_strong(none, 1);
+      halt.store(true);
+    }
+  };
+  // Host-side failures (out of memory, an observer throwing) end the
+  // launch with a message instead of std::terminate in a worker.
+  auto on_internal = [&](uint64_t idx, Dim3 id, const std::exception& e) {
+    LaunchError err;
+    err.kind = "internal";
+    err.message = fmt::format("emulator error: {}", e.what());
+    err.block = id;
+    record(idx, std::move(err));
+  };
+  // A cooperative launch's watchdog counts finished blocks as they finish.
+  auto count_ran = [&](uint64_t& my_ran, uint64_t n) {
+    if (cfg.cooperative)
+      ran.fetch_add(n);
+    else
+      my_ran += n;
+  };
+
   auto worker = [&]() {
     BlockRunner runner;
+    std::unique_ptr<ClusterRunner> cluster_runner;
+    if (units.size > 1) cluster_runner = std::make_unique<ClusterRunner>();
     // Counted here and added once: shared counters bumped per block would
     // bounce one cache line between all the workers.
     uint64_t my_steps = 0, my_lane_steps = 0, my_ran = 0;
@@ -554,15 +667,15 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       std::atomic<unsigned>& n;
       ~Done() { n.fetch_add(1); }
     } done{workers_done};
+    std::vector<Dim3> ids(units.size);
+    std::vector<std::unique_ptr<BlockObserver>> obs(units.size);
+    std::vector<BlockObserver*> raw(units.size);
     for (;;) {
       throttle();
-      uint64_t idx = next.fetch_add(1);
-      if (idx >= nblocks) return;
-      Dim3 id = !cfg.only_blocks.empty()
-                    ? cfg.only_blocks[idx]
-                    : Dim3{static_cast<uint32_t>(idx % cfg.grid.x),
-                           static_cast<uint32_t>((idx / cfg.grid.x) % cfg.grid.y),
-                           static_cast<uint32_t>(idx / (uint64_t{cfg.grid.x} * cfg.grid.y))};
+      uint64_t u = next.fetch_add(1);
+      if (u >= units.count) return;
+      const uint64_t idx = u * units.size;  // the unit's first block, as handed over
+      for (uint32_t r = 0; r < units.size; ++r) ids[r] = units.block(u, r);
       // After a fault in a lower block, or a stop request, no further block
       // runs: this worker is done (the blocks below still finish in order;
       // the indices skipped here are all above the first error).
@@ -570,48 +683,45 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
         LaunchError err;
         err.kind = "interrupted";
         err.message = "stopped by a signal";
-        err.block = id;
+        err.block = ids[0];
         record(idx, std::move(err));
         return;
       }
       if (idx > fault_at.load()) return;
-      std::unique_ptr<BlockObserver> obs = ko ? ko->make_block_observer(id) : nullptr;
-      try {
-        runner.run(env, id, obs.get());
-        // A cooperative launch's watchdog counts finished blocks as they finish.
-        if (cfg.cooperative)
-          ran.fetch_add(1);
-        else
-          ++my_ran;
-      } catch (const Fault& f) {
-        if (cfg.cooperative) {
-          // Blocks stopped because of another block's fault or a stall are
-          // not errors of their own.
-          if (f.kind == "interrupted" && halt_reason.load() != 3) {
-            std::lock_guard<std::mutex> lock(mu);
-            stalled.push_back(id);
-          } else {
-            record(idx, to_error(p, cfg, id, f));
-            int none = 0;
-            halt_reason.compare_exchange_strong(none, 1);
-            halt.store(true);
-          }
-        } else {
-          record(idx, to_error(p, cfg, id, f));
-        }
-      } catch (const std::exception& e) {
-        // Host-side failures (out of memory, an observer throwing) end the
-        // launch with a message instead of std::terminate in a worker.
-        LaunchError err;
-        err.kind = "internal";
-        err.message = fmt::format("emulator error: {}", e.what());
-        err.block = id;
-        record(idx, std::move(err));
+      for (uint32_t r = 0; r < units.size; ++r) {
+        obs[r] = ko ? ko->make_block_observer(ids[r]) : nullptr;
+        raw[r] = obs[r].get();
       }
-      my_steps += runner.context().steps;
-      my_lane_steps += runner.context().lane_steps;
-      // (A failing block's output up to its fault is printed, as on a GPU.)
-      finish(idx, id, std::move(obs), std::move(runner.context_mut().printf_out));
+      if (units.size == 1) {
+        try {
+          runner.run(env, ids[0], raw[0]);
+          count_ran(my_ran, 1);
+        } catch (const Fault& f) {
+          on_fault(idx, ids[0], f);
+        } catch (const std::exception& e) {
+          on_internal(idx, ids[0], e);
+        }
+        my_steps += runner.context().steps;
+        my_lane_steps += runner.context().lane_steps;
+        // (A failing block's output up to its fault is printed, as on a GPU.)
+        finish(idx, ids[0], std::move(obs[0]), std::move(runner.context_mut().printf_out));
+        continue;
+      }
+      try {
+        cluster_runner->run(env, ids, raw, u);
+        count_ran(my_ran, units.size);
+      } catch (const Fault& f) {
+        uint32_t r = cluster_runner->failed_rank();
+        on_fault(idx + r, ids[r], f);
+      } catch (const std::exception& e) {
+        on_internal(idx, ids[0], e);
+      }
+      for (uint32_t r = 0; r < units.size; ++r) {
+        BlockRunner& br = cluster_runner->block(r);
+        my_steps += br.context().steps;
+        my_lane_steps += br.context().lane_steps;
+        finish(idx + r, ids[r], std::move(obs[r]), std::move(br.context_mut().printf_out));
+      }
     }
   };
   if (!cfg.cooperative) {

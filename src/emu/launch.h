@@ -118,6 +118,9 @@ constexpr uint64_t kMaxBlockStateBytes = 4ull << 30;
 // A cooperative launch runs every block at once, each on its own host
 // thread (the most a GPU holds co-resident: 132 SMs x 32 blocks).
 constexpr unsigned kMaxCooperativeBlocks = 132 * 32;
+// Blocks per cluster: 8 portable, 16 with the non-portable size attribute
+// (cudaFuncAttributeNonPortableClusterSizeAllowed; the runtime checks which).
+constexpr uint32_t kMaxClusterBlocks = 16, kMaxPortableClusterBlocks = 8;
 
 // "" when grid and block are within CUDA's limits, else which limit is
 // exceeded, e.g. "block (2048,1,1) has 2048 threads; the limit is 1024".
@@ -155,7 +158,24 @@ struct LaunchConfig {
   // at every memory op, as the hardware does, so a race the GPU's
   // scheduling makes benign is benign here too.
   Schedule schedule = {};
+  // Thread-block clusters (cudaLaunchKernelEx's cluster dimension): the
+  // blocks per cluster in x, y, z. 1x1x1 and explicit_cluster false: the
+  // kernel's own (.reqnctapercluster, from __cluster_dims__), else a plain
+  // launch (a grid of 1x1x1 clusters, %is_explicit_cluster false). The
+  // blocks of a cluster run together on one host thread (block.h,
+  // ClusterRunner); with only_blocks, the clusters of the blocks listed
+  // run whole, in the order of their first block in the list.
+  Dim3 cluster = {1, 1, 1};
+  bool explicit_cluster = false;
 };
+
+// The cluster shape a launch of kernel `f` with `cfg` runs with: cfg's, or
+// the kernel's .reqnctapercluster (its __cluster_dims__); *explicit_cluster
+// tells whether it is a cluster launch. "" when valid, else why not (a
+// shape that differs from the kernel's, more than kMaxClusterBlocks
+// blocks, a grid that is not a whole number of clusters).
+std::string resolve_cluster(const ptx::Function& f, const LaunchConfig& cfg, Dim3* cluster,
+                            bool* explicit_cluster);
 
 struct LaunchError {
   // out-of-bounds, misaligned, deadlock, budget, trap, assert, invalid-free, printf, barrier,

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <vector>
 
 #include "emu/exec.h"
 #include "emu/ops_async.h"
@@ -25,6 +26,15 @@ constexpr uint32_t kMbarrierRelease = 16;
 
 void phase_completed(BlockCtx& b) {
   if (b.obs) b.obs->on_barrier_release(BarrierRelease{kMbarrierRelease, 0});
+}
+
+// The block whose shared memory holds the mbarrier at shared (or generic)
+// address `addr`, once mem_translate has checked it: a cluster peer's for a
+// shared::cluster address of another rank, else this one.
+BlockCtx* owner_of(BlockCtx& b, uint64_t addr, MSpace s) {
+  if (s == MSpace::Generic) addr -= kSharedWindow;
+  if (addr >= kWindowSize || !(addr >> kClusterRankShift)) return &b;
+  return b.cluster->blocks[(addr >> kClusterRankShift) - 1];
 }
 
 uint64_t value_or(const Warp& w, uint32_t r, uint32_t lane, uint64_t dflt) {
@@ -45,10 +55,17 @@ void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
   Space spaces[32];
   uint64_t shown[32];
   uint32_t done = 0;
-  unsigned completed = 0;  // phases completed by this instruction
+  // Phases completed by this instruction, per block that holds the
+  // mbarrier (a peer's, through a shared::cluster address, or this one's).
+  std::vector<BlockCtx*> completed;
+  b.remote = 0;
   SMEMLAB_FOR_LANES(exec, {
+    const uint32_t was_remote = b.remote;
     uint8_t* p = mem_translate(b, w, op, pc, l, static_cast<MSpace>(op.aux),
                                A[l] + static_cast<uint64_t>(op.imm), 8, &spaces[l], &shown[l]);
+    BlockCtx* owner = b.remote != was_remote ? owner_of(b, A[l] + static_cast<uint64_t>(op.imm),
+                                                        static_cast<MSpace>(op.aux))
+                                             : &b;
     uint64_t obj;
     std::memcpy(&obj, p, 8);
     const unsigned parity_before = mbar::parity(obj);
@@ -91,13 +108,14 @@ void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
     } catch (const mbar::Error& e) {
       fault(w, pc, static_cast<int>(l), "mbarrier", e.what());
     }
-    if (kind != MB_INIT && kind != MB_INVAL && mbar::parity(obj) != parity_before) ++completed;
+    if (kind != MB_INIT && kind != MB_INVAL && mbar::parity(obj) != parity_before)
+      completed.push_back(owner);
     std::memcpy(p, &obj, 8);
     done |= 1u << l;
   });
   if (b.obs)
     mem_emit(b, w, op, kind == MB_INIT ? MemOp::Store : MemOp::Atomic, 8, done, spaces, shown);
-  for (unsigned i = 0; i < completed; ++i) phase_completed(b);
+  for (BlockCtx* owner : completed) phase_completed(*owner);
 }
 
 void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
@@ -139,7 +157,7 @@ void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
       fault(w, pc, static_cast<int>(l), "mbarrier", e.what());
     }
     std::memcpy(m, &obj, 8);
-    if (mbar::parity(obj) != parity_before) phase_completed(b);
+    if (mbar::parity(obj) != parity_before) phase_completed(*owner_of(b, bar, MSpace::Shared));
   });
 }
 

@@ -93,6 +93,14 @@ uint8_t* translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lan
       return p;
     case MSpace::Shared:
       *space = Space::Shared;
+      if (addr >> kClusterRankShift && addr < kWindowSize) {
+        // A shared::cluster address: this block's or a peer's (then
+        // observers, which see one block's shared memory, do not see it).
+        BlockCtx& owner = cluster_shared(b, w, pc, lane, &addr, size, verb(op));
+        if (&owner != &b) b.remote |= 1u << lane;
+        *shown = addr;
+        return owner.shared.data() + addr;
+      }
       if (addr + size > b.shared_bytes || addr >= kWindowSize)
         fault(w, pc, static_cast<int>(lane), "out-of-bounds",
               fmt::format("shared {} of {} bytes at offset {} is outside the block's {} bytes of "
@@ -204,6 +212,8 @@ uint64_t atom_apply(const Op& op, uint8_t* p, uint64_t bv, uint64_t cv, bool glo
 
 void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
           const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0) {
+  exec &= ~b.remote;  // (a peer's shared memory: not this block's observer's)
+  b.remote = 0;
   if (exec == 0) return;
   // Mostly every lane resolved to one space: one event, built in one pass.
   // (Lanes outside exec may hold anything in addrs; stage_access zeroes them.)
@@ -372,6 +382,7 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
   Space spaces[32];
   uint64_t shown[32];
   T t = static_cast<T>(op.t);
+  b.remote = 0;
   if (base != ATOM) {
     bool done = false;
     // With an observer, the event of a fast access (all lanes in space ms) is
@@ -445,8 +456,12 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
       // A named space (local memory, an atomic, a fast access that fell
       // back): every lane translated into the same space, one event, built
       // without emit's per-lane space test.
-      stage_access(b, w, op, mop, total, exec, spaces[__builtin_ctz(exec)], shown, 0);
-      report_access(b);
+      const uint32_t own = exec & ~b.remote;
+      b.remote = 0;
+      if (own) {
+        stage_access(b, w, op, mop, total, own, spaces[__builtin_ctz(own)], shown, 0);
+        report_access(b);
+      }
     }
   }
 }

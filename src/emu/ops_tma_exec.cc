@@ -162,20 +162,34 @@ void complete_tx(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, ui
     fault(w, pc, static_cast<int>(l), "mbarrier", e.what());
   }
   std::memcpy(m, &obj, 8);
-  if (mbar::parity(obj) != parity_before && b.obs)
-    b.obs->on_barrier_release(BarrierRelease{kMbarrierRelease, 0});
+  // The observer of the block that holds the mbarrier (a cluster peer's,
+  // for a shared::cluster address of another rank).
+  BlockCtx* owner = &b;
+  if (bar >> kClusterRankShift && bar < kWindowSize)
+    owner = b.cluster->blocks[(bar >> kClusterRankShift) - 1];
+  if (mbar::parity(obj) != parity_before && owner->obs)
+    owner->obs->on_barrier_release(BarrierRelease{kMbarrierRelease, 0});
+}
+
+// The shared::cluster address of CTA-relative offset `a` in block `rank`.
+uint64_t in_rank(uint32_t rank, uint64_t a) {
+  return (uint64_t{rank} + 1) << kClusterRankShift | (a & ((1u << kClusterRankShift) - 1));
 }
 
 void load(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const TmaOp& t) {
   Copy k = setup(b, w, op, pc, l, t);
+  // .multicast::cluster: the box and the mbarrier's bytes go to the same
+  // CTA-relative offsets in every block of ctaMask (bit r: rank r).
+  uint32_t ranks = 0;
   if (t.multicast) {
-    const auto mask = static_cast<uint16_t>(reg(w, t.mask)[l]);
-    if (mask & ~1u)
+    ranks = static_cast<uint16_t>(reg(w, t.mask)[l]);
+    const size_t n = b.cluster->blocks.size();
+    if (ranks >> n)
       tma_fault(w, pc, l,
-                fmt::format("multicast to ctaMask 0x{:x}: the cluster is this block alone "
-                            "(clusters of more blocks are not supported)",
-                            mask));
-    if (!(mask & 1u)) return;
+                fmt::format("multicast to ctaMask 0x{:x}: the cluster has {} block{} (ranks 0 "
+                            "to {})",
+                            ranks, n, n == 1 ? "" : "s", n - 1));
+    if (!ranks) return;
   }
   const uint32_t es = k.box.esize;
   const uint64_t fill = k.m.oob_fill && tma::is_float(k.m.type) ? tma::nan_fill(k.m.type) : 0;
@@ -199,11 +213,19 @@ void load(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tma
         if (b.obs) emit1(b, w, op, l, MemOp::CpAsyncLoad, Space::Global, shown, es);
       }
     }
-    std::memcpy(mem_translate(b, w, op, pc, l, MSpace::Shared, sa, 16, &sp, &shown), buf, 16);
-    if (b.obs) emit1(b, w, op, l, MemOp::CpAsyncStore, Space::Shared, shown, 16);
+    auto store = [&](uint64_t to) {
+      std::memcpy(mem_translate(b, w, op, pc, l, MSpace::Shared, to, 16, &sp, &shown), buf, 16);
+      if (b.obs) emit1(b, w, op, l, MemOp::CpAsyncStore, Space::Shared, shown, 16);
+    };
+    if (!ranks) store(sa);
+    for (uint32_t m = ranks; m; m &= m - 1)
+      store(in_rank(static_cast<uint32_t>(__builtin_ctz(m)), sa));
   });
-  complete_tx(b, w, op, pc, l, reg(w, t.mbar)[l] + static_cast<uint64_t>(t.mbar_off),
-              static_cast<uint32_t>(k.box.bytes()));
+  const uint64_t bar = reg(w, t.mbar)[l] + static_cast<uint64_t>(t.mbar_off);
+  const auto bytes = static_cast<uint32_t>(k.box.bytes());
+  if (!ranks) complete_tx(b, w, op, pc, l, bar, bytes);
+  for (uint32_t m = ranks; m; m &= m - 1)
+    complete_tx(b, w, op, pc, l, in_rank(static_cast<uint32_t>(__builtin_ctz(m)), bar), bytes);
 }
 
 // old OP v at a global element, atomically (other blocks run in parallel).

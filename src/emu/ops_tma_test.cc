@@ -350,6 +350,108 @@ TEST(TmaLoad, MulticastToTheBlockItself) {
   EXPECT_NE(bad.error.find("ctaMask 0x3"), std::string::npos) << bad.error;
 }
 
+// A cluster of 4: rank 0's one thread multicasts a box to the blocks of
+// ctaMask, each of which expects the box's bytes on its own mbarrier (the
+// same CTA-relative offset); blocks outside the mask keep a zero tile.
+// Every block then dumps its tile to buf + rank * dump.
+TEST(TmaLoad, MulticastToTheBlocksOfACluster) {
+  Case k{map_of(DataType::F32, {64, 40}, {256}, {32, 8}, {1, 1}, Swizzle::B128), {8, 4}};
+  const auto tensor = pattern(tensor_bytes(k.m), 7);
+  TmaRun one = run_case(k, load_body(2), tensor, nullptr, 1024);  // the single-block result
+  ASSERT_TRUE(one.error.empty()) << one.error;
+  const std::string text = R"(.version 8.0
+.target sm_90a
+.address_size 64
+.extern .shared .align 1024 .b8 smem[];
+.visible .entry mc(.param .align 64 .b8 map[128], .param .u64 buf, .param .u32 dump,
+                   .param .u32 tx, .param .u16 mask, .param .s32 c0, .param .s32 c1)
+{
+  .reg .pred %p<4>;
+  .reg .b16 %rs<4>;
+  .reg .b32 %r<32>;
+  .reg .b64 %rd<16>;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, bar;
+  mov.u32 %r3, smem;
+  ld.param.u32 %r4, [dump];
+  ld.param.u64 %rd3, [buf];
+  ld.param.u32 %r8, [tx];
+  ld.param.u16 %rs1, [mask];
+  ld.param.s32 %r10, [c0];
+  ld.param.s32 %r11, [c1];
+  mov.u64 %rd1, map;
+  cvta.param.u64 %rd2, %rd1;
+  mov.u32 %r20, %cluster_ctarank;
+  cvt.u32.u16 %r21, %rs1;
+  shr.u32 %r22, %r21, %r20;
+  and.b32 %r22, %r22, 1;
+  setp.eq.u32 %p3, %r22, 1;
+  mbarrier.init.shared.b64 [%r1], 1;
+  @%p3 mbarrier.arrive.expect_tx.shared.b64 _, [%r1], %r8;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  setp.eq.u32 %p2, %r20, 0;
+  @%p2 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%r3], [%rd2, {%r10, %r11}], [%r1], %rs1;
+  @!%p3 bra $Ldump;
+$Lwait:
+  mbarrier.try_wait.parity.shared.b64 %p1, [%r1], 0;
+  @!%p1 bra $Lwait;
+$Ldump:
+  mul.wide.u32 %rd6, %r20, %r4;
+  add.u64 %rd3, %rd3, %rd6;
+  mov.u32 %r5, 0;
+$Lcopy:
+  setp.ge.u32 %p2, %r5, %r4;
+  @%p2 bra $Ldone;
+  add.u32 %r6, %r3, %r5;
+  cvt.u64.u32 %rd4, %r5;
+  add.u64 %rd5, %rd3, %rd4;
+  ld.shared.u32 %r7, [%r6];
+  st.global.u32 [%rd5], %r7;
+  add.u32 %r5, %r5, 4;
+  bra $Lcopy;
+$Ldone:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+)";
+  const uint32_t dump = dump_bytes(k);
+  auto run = [&](uint16_t mask, std::vector<uint8_t>* out) -> std::string {
+    Device dev;
+    auto mod = Module::load_text(dev, text, "mc.ptx");
+    uint64_t t = dev.malloc(tensor.size(), "tensor");
+    dev.copy_to(t, tensor.data(), tensor.size());
+    uint64_t buf = dev.malloc(4 * dump, "buf");
+    TensorMap m = k.m;
+    m.address = t;
+    ArgBytes map(128);
+    tma::encode(m, map.data());
+    LaunchConfig cfg{{4}, {1}, dump};
+    cfg.cluster = {4, 1, 1};
+    cfg.budget = 10'000'000;
+    auto st = launch_raw(
+        *mod, "mc", cfg,
+        {map, arg(buf), arg(dump), arg(static_cast<uint32_t>(tma::tile_box(k.m).bytes())),
+         arg(mask), arg(k.c[0]), arg(k.c[1])});
+    if (!st.ok()) return st.error->what();
+    out->resize(4 * dump);
+    dev.copy_from(out->data(), buf, 4 * dump);
+    return "";
+  };
+  std::vector<uint8_t> got;
+  ASSERT_EQ(run(0b1011, &got), "");
+  const std::vector<uint8_t> zero(dump, 0);
+  for (uint32_t r = 0; r < 4; ++r)
+    EXPECT_EQ(std::vector<uint8_t>(got.begin() + r * dump, got.begin() + (r + 1) * dump),
+              r == 2 ? zero : one.shared)
+        << "rank " << r;
+  std::string e = run(0b10001, &got);
+  EXPECT_NE(e.find("multicast to ctaMask 0x11: the cluster has 4 blocks (ranks 0 to 3)"),
+            std::string::npos)
+      << e;
+}
+
 TEST(TmaLoad, PhaseWaitsForTheBoxBytes) {
   // expect_tx of more bytes than the box: the phase never completes.
   Case k{map_of(DataType::F32, {64, 40}, {256}, {32, 8}, {1, 1}, Swizzle::None), {0, 0}};

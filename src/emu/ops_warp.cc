@@ -34,6 +34,9 @@ uint32_t member_mask(const Warp& w, const Op& op, uint32_t lane) {
     case WARPSYNC:
       r = op.r[0];
       break;
+    case ELECT:
+      r = op.r[2];
+      break;
     default:
       return 0;  // activemask: no waiting
   }
@@ -238,6 +241,16 @@ void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t g
       SMEMLAB_FOR_LANES(all, W(l, 0, out));
       break;
     }
+    case ELECT: {
+      // The leader: the lowest lane of the member mask that executes it.
+      uint32_t members = mm & all;
+      uint32_t leader = members ? static_cast<uint32_t>(__builtin_ctz(members)) : 32;
+      SMEMLAB_FOR_LANES(all, {
+        W(l, 0, leader);
+        P(l, 1, l == leader);
+      });
+      break;
+    }
     case MATCH: {
       uint32_t members = mm & all;
       bool wide = op.t == U64 || op.t == S64;
@@ -342,6 +355,21 @@ void decode_activemask(Insn& d) {
   d.need(1);
   d.op.code = code(ACTIVEMASK, U32);
   d.op.r[0] = d.c.dst(d.operands()[0]);
+  d.push();
+}
+
+// elect.sync d|p, membermask (d may be `_`): the lowest lane of the member
+// mask is the leader; d = its lane id, p true in it only.
+void decode_elect(Insn& d) {
+  if (!d.in.has_mod("sync") || d.in.mods.size() != 1) d.unsupported();
+  d.need(2);
+  const auto& ops = d.operands();
+  DecodeContext& c = d.c;
+  Op& op = d.op;
+  op.code = code(ELECT, U32);
+  op.r[0] = c.dst(ops[0]);
+  op.r[1] = ops[0].pair.empty() ? c.scratch_pred() : c.pred_name(ops[0].pair, ops[0].pos, K::Reg);
+  op.r[2] = c.src(ops[1], U32);
   d.push();
 }
 

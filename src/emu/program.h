@@ -309,11 +309,33 @@ struct Program {
     // grid-sync workspace (cooperative_groups::this_grid().sync()).
     ENVREG1,
     ENVREG2,
-    ZERO
+    ZERO,
+    // Thread-block clusters (a plain launch is a grid of 1x1x1 clusters);
+    // they stay last: fill_special (block.cc) tests kind >= CLUSTER_CTARANK.
+    CLUSTER_CTARANK,
+    CLUSTER_NCTARANK,
+    CLUSTERID_X,
+    CLUSTERID_Y,
+    CLUSTERID_Z,
+    NCLUSTERID_X,
+    NCLUSTERID_Y,
+    NCLUSTERID_Z,
+    CLUSTER_CTAID_X,
+    CLUSTER_CTAID_Y,
+    CLUSTER_CTAID_Z,
+    CLUSTER_NCTAID_X,
+    CLUSTER_NCTAID_Y,
+    CLUSTER_NCTAID_Z
   };
   std::vector<std::pair<uint32_t, SpecialKind>> specials;
   std::vector<uint32_t> true_preds;  // predicates that are constant true
-  uint32_t static_shared = 0;        // bytes of static .shared
+  // Predicates that read %is_explicit_cluster (set at warp start when the
+  // launch is an explicit cluster launch).
+  std::vector<uint32_t> explicit_cluster_preds;
+  // setmaxnreg.{inc,dec}.sync.aligned.u32 N as decoded: (pc, +N or -N).
+  // Recorded only: the emulator has no register file to resize.
+  std::vector<std::pair<uint32_t, int32_t>> setmaxnreg;
+  uint32_t static_shared = 0;  // bytes of static .shared
   // The static .shared variables as laid out (bounds checks by declared size).
   struct SharedVar {
     std::string name;

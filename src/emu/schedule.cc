@@ -37,7 +37,8 @@ WarpTurns::WarpTurns(const Schedule& s, uint32_t warps, uint64_t block_key)
   // (the same result, without a return to the block loop per memory op).
   if (warps_ <= 1) kind_ = Schedule::Kind::Serial;
   if (kind_ == Schedule::Kind::Random) {
-    for (uint32_t i = 0; i < warps_; ++i) order_[i] = static_cast<uint8_t>(i);
+    order_.resize(warps_);
+    for (uint32_t i = 0; i < warps_; ++i) order_[i] = static_cast<uint16_t>(i);
     shuffled_ = true;
     next_round();
   }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace smemlab::emu {
 
@@ -37,7 +38,8 @@ std::string to_string(const Schedule& s);
 // many memory-ordering ops it may execute in its turn.
 class WarpTurns {
  public:
-  // `warps`: the block's warp count; `block_key`: the block's linear index
+  // `warps`: the block's warp count (a cluster's: all its blocks' warps,
+  // block by block); `block_key`: the block's (cluster's) linear index
   // (seeds Random per block).
   WarpTurns(const Schedule& s, uint32_t warps, uint64_t block_key);
   uint32_t size() const { return warps_; }
@@ -58,7 +60,7 @@ class WarpTurns {
   uint32_t warps_;
   uint64_t state_;
   bool shuffled_ = false;
-  uint8_t order_[32] = {};
+  std::vector<uint16_t> order_;
 };
 
 }  // namespace smemlab::emu

@@ -74,8 +74,8 @@ RunWarpFn loop_of(const BlockCtx& b) {
 }
 }  // namespace
 
-uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice) {
-  return loop_of(b)->run_warp(b, w, slice);
+uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice, uint32_t quota) {
+  return loop_of(b)->run_warp(b, w, slice, quota);
 }
 
 RoundResult run_round(BlockCtx& b, WarpTurns& turns, uint64_t slice) {

@@ -410,6 +410,23 @@ inline bool bar(Step& s) {
   return false;
 }
 
+// barrier.cluster.arrive goes on; barrier.cluster.wait blocks the lanes
+// whose arrival's phase has not completed (cluster.cc releases them).
+template <Base, T>
+inline bool cluster_bar(Step& s) {
+  if (s.exec == 0) return true;
+  if (s.op.aux == 0) {
+    cluster_arrive(s.b, s.w, s.op, s.pc, s.exec);
+    return true;
+  }
+  const uint32_t blocked = cluster_wait(s.b, s.w, s.op, s.pc, s.exec);
+  if (!blocked) return true;
+  materialize(s.w);
+  set_pc(s.w, s.group, s.pc + 1);
+  s.w.runnable &= ~blocked;
+  return false;
+}
+
 template <Base, T>
 inline bool collective(Step& s) {
   Warp& w = s.w;
@@ -453,7 +470,8 @@ inline bool other_warps_see(const Op& op) {
 // `slice` warp-instructions or turns.quota() ops that order memory. The
 // per-turn work is kept to a few register updates (it runs a million times
 // a launch).
-RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* warps) {
+RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* warps,
+                          uint32_t fixed_quota) {
   const Op* ops = b.prog->ops.data();
   const uint32_t count = turns.size();
   const uint64_t budget = b.env ? b.env->budget : UINT64_MAX, steps_before = b.steps;
@@ -465,7 +483,7 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
     live |= w.live;
     if (!w.runnable) continue;
     // (A local, not a BlockCtx field: kept in a register across the turn.)
-    uint32_t quota = turns.quota();
+    uint32_t quota = fixed_quota ? fixed_quota : turns.quota();
     uint64_t n = 0;
     while (w.runnable && n < slice) {
       uint32_t pc, group;
@@ -568,13 +586,13 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
   return r;
 }
 
-uint64_t run_warp_isa(BlockCtx& b, Warp& w, uint64_t slice) {
+uint64_t run_warp_isa(BlockCtx& b, Warp& w, uint64_t slice, uint32_t quota) {
   WarpTurns one(Schedule{Schedule::Kind::Serial, 1}, 1, 0);
-  return run_round_isa(b, one, slice, &w).steps;
+  return run_round_isa(b, one, slice, &w, quota).steps;
 }
 
 RoundResult run_round_all_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice) {
-  return run_round_isa(b, turns, slice, b.warps.data());
+  return run_round_isa(b, turns, slice, b.warps.data(), 0);
 }
 
 inline constexpr IsaLoop kIsaLoop{run_warp_isa, run_round_all_isa};

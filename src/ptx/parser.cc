@@ -44,6 +44,14 @@ struct Scope {
     std::string renamed;
   };
   std::vector<Range> ranges;
+  // Labels declared in this scope (name -> unique name; the function's
+  // outermost scope keeps the names) and the branch operands (instruction,
+  // operand) in it or in closed inner scopes whose label is not yet known:
+  // a branch targets the innermost enclosing scope that declares the label,
+  // which may come after the branch, so they are resolved when the scope
+  // closes.
+  std::map<std::string, std::string> labels;
+  std::vector<std::pair<size_t, size_t>> label_refs;
 };
 
 class Parser {
@@ -437,7 +445,7 @@ class Parser {
       if (t.kind == K::End) fail(t, fmt::format("missing '}}' at end of function {}", f.name));
       if (t.kind == K::Punct && t.text == "}") {
         next();
-        scopes_.pop_back();
+        close_scope(f);
         if (scopes_.empty()) return;
         continue;
       }
@@ -462,13 +470,41 @@ class Parser {
       } else if (t.kind == K::Ident && peek(1).kind == K::Punct && peek(1).text == ":") {
         std::string label = next().text;
         next();
-        if (f.labels.count(label)) fail(t, fmt::format("label '{}' defined twice", label));
-        f.labels[label] = static_cast<int>(f.body.size());
+        Scope& sc = scopes_.back();
+        if (sc.labels.count(label)) fail(t, fmt::format("label '{}' defined twice", label));
+        std::string unique = scopes_.size() > 1 ? fresh(label) : label;
+        sc.labels[label] = unique;
+        f.labels[unique] = static_cast<int>(f.body.size());
       } else if (t.kind == K::Ident && t.text[0] == '.') {
         fail(t, fmt::format("unknown directive '{}' in function body", t.text));
       } else {
         f.body.push_back(instruction());
+        note_label_refs(f);
       }
+    }
+  }
+
+  // A branch's targets wait for the scope that declares them (close_scope).
+  void note_label_refs(const Function& f) {
+    const Instruction& in = f.body.back();
+    if (in.opcode != "bra") return;
+    for (size_t k = 0; k < in.operands.size(); ++k)
+      if (in.operands[k].kind == Operand::Kind::Reg)
+        scopes_.back().label_refs.push_back({f.body.size() - 1, k});
+  }
+
+  // Branches to labels this scope declares get their unique names; the
+  // others go to the enclosing scope (the function's keep their names).
+  void close_scope(Function& f) {
+    Scope sc = std::move(scopes_.back());
+    scopes_.pop_back();
+    for (const auto& [idx, k] : sc.label_refs) {
+      std::string& name = f.body[idx].operands[k].name;
+      auto it = sc.labels.find(name);
+      if (it != sc.labels.end())
+        name = it->second;
+      else if (!scopes_.empty())
+        scopes_.back().label_refs.push_back({idx, k});
     }
   }
 
@@ -640,6 +676,8 @@ class Parser {
     const Token& n = ident();
     if (n.text == "_") {
       o.kind = Operand::Kind::Sink;
+      // `_|p` (elect.sync): the first destination discarded.
+      if (accept("|")) o.pair = resolve(ident().text);
       return o;
     }
     o.name = resolve(n.text);

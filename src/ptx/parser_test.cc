@@ -155,6 +155,76 @@ TEST(Parser, TextureAndSurfaceAddresses) {
   EXPECT_EQ(body[2].operands[1].elems[0].elems.size(), 2u);
 }
 
+// Two inlined asm blocks (nvcc 13.0, tests/emu/kernels/cluster.cu's
+// wait_parity, twice in peerBarrier) declare the same labels LAB_WAIT and
+// DONE, each in its own `{ }` scope: each branch targets its own block's.
+TEST(Parser, LabelsOfInlinedAsmScopes) {
+  Module m = parse_file(ptx_path("cluster.sm90.ptx"));
+  const Function* k = m.find("_Z11peerBarrierPi");
+  ASSERT_NE(k, nullptr);
+  std::vector<std::pair<std::string, int>> waits, dones;
+  for (const auto& [name, at] : k->labels) {
+    if (name.rfind("LAB_WAIT$", 0) == 0) waits.push_back({name, at});
+    if (name.rfind("DONE$", 0) == 0) dones.push_back({name, at});
+  }
+  ASSERT_EQ(waits.size(), 2u);
+  ASSERT_EQ(dones.size(), 2u);
+  // Every branch to them goes to the label of its own scope: the try_wait
+  // right after its LAB_WAIT, the DONE right after its loop.
+  int branches = 0;
+  for (size_t i = 0; i < k->body.size(); ++i) {
+    const Instruction& in = k->body[i];
+    if (in.opcode != "bra") continue;
+    const std::string& target = in.operands[0].name;
+    int at = k->labels.at(target);
+    if (target.rfind("LAB_WAIT$", 0) == 0) {
+      ++branches;
+      EXPECT_EQ(k->body[static_cast<size_t>(at)].opcode, "mbarrier");
+      EXPECT_EQ(static_cast<size_t>(at), i - 2);  // try_wait; @P1 bra DONE; bra LAB_WAIT
+    } else if (target.rfind("DONE$", 0) == 0) {
+      ++branches;
+      EXPECT_EQ(static_cast<size_t>(at), i + 2);
+    }
+  }
+  EXPECT_EQ(branches, 4);
+}
+
+TEST(Parser, LabelScopes) {
+  Module m = parse(R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .pred %p<2>;
+  bra L;
+  { bra L; L: bra L; { bra L; } }
+  { bra M; { M: bra M; } M: }
+L:
+  ret;
+}
+)",
+                   "s.ptx");
+  const Function& k = m.functions[0];
+  const auto& b = k.body;
+  ASSERT_EQ(b.size(), 7u);
+  EXPECT_EQ(b[0].operands[0].name, "L");  // the function's L
+  EXPECT_NE(b[1].operands[0].name, "L");  // forward, to its scope's L
+  EXPECT_EQ(b[1].operands[0].name, b[2].operands[0].name);
+  EXPECT_EQ(b[3].operands[0].name, b[2].operands[0].name);  // inner scope: the enclosing L
+  EXPECT_EQ(k.labels.at(b[1].operands[0].name), 2);
+  EXPECT_EQ(k.labels.at("L"), 6);
+  EXPECT_NE(b[4].operands[0].name, b[5].operands[0].name);  // outer M, inner M
+  EXPECT_EQ(k.labels.at(b[4].operands[0].name), 6);
+  EXPECT_EQ(k.labels.at(b[5].operands[0].name), 5);
+  try {
+    parse(".version 9.0\n.target sm_90\n.visible .entry k()\n{\n { A: ret;\n A: ret; }\n}\n",
+          "d.ptx");
+    FAIL() << "no error";
+  } catch (const ParseError& e) {
+    EXPECT_STREQ(e.what(), "d.ptx:6:2: label 'A' defined twice");
+  }
+}
+
 TEST(Parser, ErrorsCarryFileLineColumn) {
   try {
     parse(".version 9.0\n.target sm_90\n.visible .entry k()\n{\n  add.s32 %r1, %r2 %r3;\n}\n",

@@ -319,6 +319,60 @@ CUresult library_get_global(CUdeviceptr* p, size_t* bytes, CUlibrary lib, const 
 // and the attribute use this value (docs/runtime.md: limits).
 constexpr int kAssumedRegisters = 32;
 
+// The kernel's cluster shape from __cluster_dims__ (.reqnctapercluster),
+// 0,0,0 when it has none.
+emu::Dim3 compiled_cluster(const Function& f) {
+  const ptx::Function* pf = f.module->emu->ptx().find(f.name);
+  if (!pf) return {0, 0, 0};
+  auto it = pf->directives.find(".reqnctapercluster");
+  if (it == pf->directives.end()) return {0, 0, 0};
+  const auto& v = it->second;
+  auto at = [&](size_t i) { return v.size() > i ? static_cast<uint32_t>(v[i]) : 1u; };
+  return {at(0), at(1), at(2)};
+}
+
+// CLUSTER_SIZE_MUST_BE_SET (.explicitcluster: __cluster_dims__) and the
+// required shape (compiled, else set at run time).
+int cluster_attribute(const Function& f, CUfunction_attribute a) {
+  emu::Dim3 c = compiled_cluster(f);
+  if (a == CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET) {
+    const ptx::Function* pf = f.module->emu->ptx().find(f.name);
+    return pf && pf->directives.count(".explicitcluster") ? 1 : 0;
+  }
+  if (!c.x) c = f.required_cluster;
+  return static_cast<int>(a == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH    ? c.x
+                          : a == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT ? c.y
+                                                                           : c.z);
+}
+
+// cuFuncSetAttribute of the cluster attributes: the required shape only
+// when __cluster_dims__ did not fix it (else CUDA_ERROR_NOT_PERMITTED).
+CUresult set_cluster_attribute(Driver& d, Function* f, CUfunction_attribute a, int v) {
+  CUresult r;
+  if (!d.program(f, "cuFuncSetAttribute", &r)) return r;
+  switch (a) {
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+      if (v != 0 && v != 1) return CUDA_ERROR_INVALID_VALUE;
+      f->non_portable_cluster = v;
+      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+      if (v < CU_CLUSTER_SCHEDULING_POLICY_DEFAULT ||
+          v > CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING)
+        return CUDA_ERROR_INVALID_VALUE;
+      f->cluster_policy = v;
+      return CUDA_SUCCESS;
+    default:
+      break;
+  }
+  if (compiled_cluster(*f).x) return CUDA_ERROR_NOT_PERMITTED;
+  if (v < 0 || v > static_cast<int>(emu::kMaxClusterBlocks)) return CUDA_ERROR_INVALID_VALUE;
+  uint32_t& dim = a == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH    ? f->required_cluster.x
+                  : a == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT ? f->required_cluster.y
+                                                                   : f->required_cluster.z;
+  dim = static_cast<uint32_t>(v);
+  return CUDA_SUCCESS;
+}
+
 CUresult func_get_attribute(int* v, CUfunction_attribute a, CUfunction hf) {
   LOCKED;
   Function* f = fn(hf);
@@ -341,6 +395,18 @@ CUresult func_get_attribute(int* v, CUfunction_attribute a, CUfunction hf) {
                                      : d.spec.shared_per_block - static_cast<int>(p->static_shared);
       break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *v = f->preferred_carveout; break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+      *v = cluster_attribute(*f, a);
+      break;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+      *v = f->non_portable_cluster;
+      break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+      *v = f->cluster_policy;
+      break;
     default: *v = 0; break;
   }
   return CUDA_SUCCESS;
@@ -358,6 +424,11 @@ CUresult func_set_attribute(CUfunction hf, CUfunction_attribute a, int v) {
     f->max_dynamic_shared = v;
   } else if (a == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
     f->preferred_carveout = v;
+  } else if (a >= CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH &&
+             a <= CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE) {
+    return set_cluster_attribute(d, f, a, v);
+  } else {
+    return CUDA_ERROR_INVALID_VALUE;  // read-only or unknown
   }
   return CUDA_SUCCESS;
 }
@@ -1087,7 +1158,7 @@ int blocks_per_sm(const DeviceSpec& s, const emu::Program& p, int block, size_t 
 // A cooperative grid must be resident at once, as the driver requires: more
 // blocks than the occupancy calculator fits on all SMs are refused.
 CUresult cooperative(Function* f, emu::Dim3 grid, emu::Dim3 block, unsigned shared, CUstream s,
-                     void** params, void** extra) {
+                     void** params, void** extra, emu::Dim3 cluster = {0, 0, 0}) {
   LOCKED;
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
   if (captured(s)) return capture_kernel(s, f, grid, block, shared, params, extra, true);
@@ -1107,7 +1178,7 @@ CUresult cooperative(Function* f, emu::Dim3 grid, emu::Dim3 block, unsigned shar
       return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     }
   }
-  return d.launch(f, grid, block, shared, params, extra, true);
+  return d.launch(f, grid, block, shared, params, extra, true, cluster);
 }
 CUresult launch_cooperative(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                             unsigned by, unsigned bz, unsigned shared, CUstream s, void** params) {
@@ -1117,6 +1188,7 @@ CUresult launch_kernel_ex(const CUlaunchConfig* c, CUfunction f, void** params, 
   LOCKED;
   if (!c) return CUDA_ERROR_INVALID_VALUE;
   bool coop = false;
+  emu::Dim3 cluster{0, 0, 0};
   for (unsigned i = 0; i < c->numAttrs; ++i) {
     const CUlaunchAttribute& a = c->attrs[i];
     switch (a.id) {
@@ -1124,25 +1196,33 @@ CUresult launch_kernel_ex(const CUlaunchConfig* c, CUfunction f, void** params, 
         coop = a.value.cooperative != 0;
         break;
       case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
-        if (a.value.clusterDim.x * a.value.clusterDim.y * a.value.clusterDim.z > 1) {
-          d.note("ERROR: thread-block clusters (cudaLaunchAttributeClusterDimension) are not "
-                 "supported by the emulator");
-          return CUDA_ERROR_NOT_SUPPORTED;
-        }
+        cluster = {a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z};
+        if (cluster.count() == 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        break;
+      // Programmatic dependent launch: grids run one after another in stream
+      // order here, so griddepcontrol.wait never waits and an early start of
+      // the dependent grid changes nothing a correct program computes.
+      case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+      case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
+      case CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT:
         break;
       default: break;  // scheduling hints (priority, access policy, ...) change no result
     }
   }
+  const emu::Dim3 grid{c->gridDimX, c->gridDimY, c->gridDimZ},
+      block{c->blockDimX, c->blockDimY, c->blockDimZ};
+  if (captured(c->hStream)) {
+    if (cluster.x) {
+      d.note(
+          "ERROR: a cluster launch (cudaLaunchAttributeClusterDimension) captured into a "
+          "CUDA graph is not supported by the emulator");
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    return capture_kernel(c->hStream, fn(f), grid, block, c->sharedMemBytes, params, extra, coop);
+  }
   if (coop)
-    return cooperative(fn(f), {c->gridDimX, c->gridDimY, c->gridDimZ},
-                       {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes, c->hStream,
-                       params, extra);
-  if (captured(c->hStream))
-    return capture_kernel(c->hStream, fn(f), {c->gridDimX, c->gridDimY, c->gridDimZ},
-                          {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes, params,
-                          extra);
-  return d.launch(fn(f), {c->gridDimX, c->gridDimY, c->gridDimZ},
-                  {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes, params, extra);
+    return cooperative(fn(f), grid, block, c->sharedMemBytes, c->hStream, params, extra, cluster);
+  return d.launch(fn(f), grid, block, c->sharedMemBytes, params, extra, false, cluster);
 }
 CUresult launch_host_func(CUstream s, CUhostFn f, void* user) {
   if (!f) return CUDA_ERROR_INVALID_VALUE;
@@ -1300,6 +1380,46 @@ CUresult occupancy_blocks(int* n, CUfunction hf, int block, size_t dyn, unsigned
   const emu::Program* p = d.program(f, "cuOccupancyMaxActiveBlocksPerMultiprocessor", &r);
   if (!p) return r;
   *n = blocks_per_sm(d.spec, *p, block, dyn);
+  return CUDA_SUCCESS;
+}
+// cuOccupancyMaxActiveClusters: the clusters of config's shape (its
+// cluster dimension, else the kernel's required one) that fit on the
+// device at once, counted as blocks per SM x SMs / blocks per cluster.
+// The GPU also packs each cluster into one GPC, so its count can be lower
+// (docs/runtime.md).
+CUresult occupancy_max_active_clusters(int* n, CUfunction hf, const CUlaunchConfig* c) {
+  LOCKED;
+  Function* f = fn(hf);
+  if (!n || !f || !c) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r;
+  const emu::Program* p = d.program(f, "cuOccupancyMaxActiveClusters", &r);
+  if (!p) return r;
+  emu::Dim3 attr{0, 0, 0};
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+      attr = {c->attrs[i].value.clusterDim.x, c->attrs[i].value.clusterDim.y,
+              c->attrs[i].value.clusterDim.z};
+  if (!attr.x && !compiled_cluster(*f).x && !f->required_cluster.x) {
+    d.note("ERROR: cuOccupancyMaxActiveClusters of " + demangle(f->name) +
+           ": neither the launch configuration nor the kernel gives a cluster size");
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
+  emu::LaunchConfig cfg;
+  cfg.block = {c->blockDimX, c->blockDimY, c->blockDimZ};
+  // The grid plays no part here: one cluster's worth.
+  emu::Dim3 shape = attr.x                   ? attr
+                    : compiled_cluster(*f).x ? compiled_cluster(*f)
+                                             : f->required_cluster;
+  cfg.grid = shape;
+  if (CUresult e =
+          d.cluster_shape(f, attr, cfg, "cuOccupancyMaxActiveClusters of " + demangle(f->name));
+      e != CUDA_SUCCESS)
+    return e;
+  int per_sm =
+      blocks_per_sm(d.spec, *p, static_cast<int>(std::min<uint64_t>(cfg.block.count(), 1u << 30)),
+                    c->sharedMemBytes);
+  *n = static_cast<int>(static_cast<uint64_t>(per_sm) * static_cast<uint64_t>(d.spec.sms) /
+                        cfg.cluster.count());
   return CUDA_SUCCESS;
 }
 CUresult occupancy_blocks_v1(int* n, CUfunction f, int block, size_t dyn) {
@@ -1545,6 +1665,7 @@ const EntryPoint kEntries[] = {
     E("cuEventElapsedTime", 2000, event_elapsed),
     E("cuEventElapsedTime", 12080, event_elapsed),
     E("cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050, occupancy_blocks_v1),
+    E("cuOccupancyMaxActiveClusters", 11070, occupancy_max_active_clusters),
     E("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 7000, occupancy_blocks),
     E("cuOccupancyAvailableDynamicSMemPerBlock", 10020, occupancy_available_smem),
     E("cuOccupancyMaxPotentialBlockSize", 6050, occupancy_max_block_size_v1),

@@ -119,7 +119,9 @@ bool device_attribute(const DeviceSpec& d, CUdevice_attribute a, int* v) {
     case CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: *v = 0; return true;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *v = 1; return true;
     case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: *v = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: *v = 0; return true;
+    case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH:
+      *v = d.major >= 9 ? 1 : 0;
+      return true;
     default:
       // Every other attribute is a feature flag or a texture/surface limit
       // the emulator does not model: reported as absent (0).

@@ -339,8 +339,35 @@ CUresult error_code(const emu::LaunchError& e) {
 
 }  // namespace
 
+CUresult Driver::cluster_shape(Function* f, emu::Dim3 attr, emu::LaunchConfig& cfg,
+                               const std::string& what) {
+  const ptx::Function* pf = f->module->emu->ptx().find(f->name);
+  if (!pf) return CUDA_ERROR_INVALID_HANDLE;
+  const emu::Dim3 set = attr.x ? attr : f->required_cluster;
+  if (set.x) {
+    cfg.cluster = set;
+    cfg.explicit_cluster = true;
+  }
+  emu::Dim3 shape;
+  bool is_explicit = false;
+  std::string e = emu::resolve_cluster(*pf, cfg, &shape, &is_explicit);
+  if (e.empty() && shape.count() > emu::kMaxPortableClusterBlocks && !f->non_portable_cluster)
+    e = fmt::format(
+        "a cluster of {} blocks exceeds the portable {}; "
+        "cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, "
+        "1) allows up to {}",
+        shape.count(), emu::kMaxPortableClusterBlocks, emu::kMaxClusterBlocks);
+  if (!e.empty()) {
+    note(fmt::format("ERROR: {}: {} (CUDA_ERROR_INVALID_CLUSTER_SIZE)", what, e));
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
+  cfg.cluster = shape;
+  cfg.explicit_cluster = is_explicit;
+  return CUDA_SUCCESS;
+}
+
 CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared,
-                        void** params, void** extra, bool cooperative) {
+                        void** params, void** extra, bool cooperative, emu::Dim3 cluster) {
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
   watch_exit();
   if (sticky != CUDA_SUCCESS) return sticky;
@@ -395,6 +422,9 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   cfg.block = block;
   cfg.dynamic_shared = shared;
   cfg.cooperative = cooperative;
+  if (CUresult r = cluster_shape(f, cluster, cfg, fmt::format("launch {} of {}", index, kname));
+      r != CUDA_SUCCESS)
+    return r;
   cfg.stall_seconds = static_cast<double>(options.stall_seconds);
   cfg.schedule = options.schedule;
   // On a terminal only (the program's stderr): launches over a second show it.

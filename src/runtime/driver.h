@@ -35,6 +35,13 @@ struct Function {
   int max_dynamic_shared = 0;  // cudaFuncAttributeMaxDynamicSharedMemorySize
   int preferred_carveout = -1;
   CUsharedconfig bank_config = CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
+  // Thread-block clusters (cuFuncSetAttribute): the required shape set at
+  // run time (0: none; __cluster_dims__ is the PTX's .reqnctapercluster),
+  // whether more than 8 blocks (up to 16) are allowed, the scheduling
+  // policy (a hint).
+  emu::Dim3 required_cluster{0, 0, 0};
+  int non_portable_cluster = 0;
+  int cluster_policy = 0;
   // The counting level of its analyzed launches, chosen at the first one.
   std::optional<sass::KernelLevel> level;
 };
@@ -112,8 +119,14 @@ class Driver {
                 int src_dev);
   // Launch (cuLaunchKernel and friends). Cooperative: all blocks resident
   // at once, with a grid-sync workspace (the caller checked co-residency).
+  // `cluster`: cudaLaunchAttributeClusterDimension (0,0,0: none given).
   CUresult launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared, void** params,
-                  void** extra, bool cooperative = false);
+                  void** extra, bool cooperative = false, emu::Dim3 cluster = {0, 0, 0});
+  // The cluster shape of a launch of `f` (`attr`: the launch's cluster
+  // dimension, 0,0,0 when none), into cfg's cluster fields; a shape the
+  // driver refuses is CUDA_ERROR_INVALID_CLUSTER_SIZE with a line saying why.
+  CUresult cluster_shape(Function* f, emu::Dim3 attr, emu::LaunchConfig& cfg,
+                         const std::string& what);
 
   // The decoded kernel of `f`, or null when the emulator cannot run it: its
   // module has no PTX (*error = CUDA_ERROR_NO_BINARY_FOR_GPU; the line says

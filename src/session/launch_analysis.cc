@@ -167,8 +167,12 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
   r.unmapped = out->level.map.notes;
   r.regroup_fallbacks = regroup.fallbacks();
   if (!cfg.only_blocks.empty()) {
-    r.sampling = fmt::format("{} blocks spread evenly over the grid; counts scaled by {:.3f}",
-                             cfg.only_blocks.size(), report::scale(r));
+    r.sampling = fmt::format(
+        "{} blocks spread evenly over the grid{}; counts scaled by {:.3f}", cfg.only_blocks.size(),
+        r.blocks_observed > cfg.only_blocks.size()
+            ? fmt::format(" (with the rest of their clusters: {} blocks)", r.blocks_observed)
+            : "",
+        report::scale(r));
     if (counts) {
       out->banks->scale(report::scale(r));
       out->access.scale(report::scale(r));
