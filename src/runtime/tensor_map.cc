@@ -34,10 +34,6 @@ uint64_t inner_bytes(DataType t, uint64_t n) {
   return n * emu::tma::element_bytes(t);
 }
 
-uint32_t swizzle_span(Swizzle s) {
-  return s == Swizzle::B32 ? 32 : s == Swizzle::B64 ? 64 : s == Swizzle::None ? 0 : 128;
-}
-
 std::string address_error(const TensorMap& m) {
   const uint64_t align = m.interleave == Interleave::B32 || packed16(m.type) ? 32 : 16;
   if (m.address % align)
@@ -105,7 +101,8 @@ std::string im2col_error(const TensorMap& m) {
 std::string modes_error(const TensorMap& m) {
   const uint64_t inner =
       inner_bytes(m.type, m.mode == MapMode::Im2col ? uint64_t{m.channels} : uint64_t{m.box[0]});
-  const uint32_t span = swizzle_span(m.swizzle);
+  // The 128B_ATOM modes' span is 128 bytes too.
+  const uint32_t span = m.swizzle > Swizzle::B128 ? 128 : emu::tma::swizzle_span(m.swizzle);
   if (m.interleave == Interleave::None && span && inner > span)
     return fmt::format(
         "swizzle: {} needs the box's inner dimension to be at most {} bytes, it is {}",
