@@ -90,6 +90,10 @@ std::string im2col_error(const TensorMap& m) {
   }
   if (m.channels == 0 || m.channels > 256)
     return fmt::format("channelsPerPixel: {} is not in 1 .. 256", m.channels);
+  // Measured on an H100 (the documentation names only boxDim[0]'s rule).
+  if (m.interleave == Interleave::None && inner_bytes(m.type, m.channels) % 16)
+    return fmt::format("channelsPerPixel: {} elements of {} are {} bytes, not a multiple of 16",
+                       m.channels, emu::tma::type_name(m.type), inner_bytes(m.type, m.channels));
   if (packed16(m.type) && m.channels != 128)
     return fmt::format("channelsPerPixel: {} is not 128 for {}", m.channels,
                        emu::tma::type_name(m.type));
