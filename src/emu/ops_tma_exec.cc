@@ -77,7 +77,19 @@ tma::TensorMap read_map(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_
   return m;
 }
 
-Copy setup(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const TmaOp& t) {
+// Lane l's tensor coordinates into c; faults, as the GPU traps, where it
+// refuses them (tma::coordinate_error).
+void read_coords(Warp& w, uint32_t pc, uint32_t l, const TmaOp& t, const tma::TensorMap& m,
+                 bool store, int32_t c[tma::kMaxRank]) {
+  for (unsigned i = 0; i < t.dims; ++i) c[i] = static_cast<int32_t>(reg(w, t.coord[i])[l]);
+  const std::string why = tma::coordinate_error(m, c, store);
+  if (!why.empty())
+    fault(w, pc, static_cast<int>(l), "illegal-instruction",
+          fmt::format("{} (the GPU traps with an illegal-instruction error)", why));
+}
+
+Copy setup(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const TmaOp& t,
+           bool store) {
   Copy k;
   k.m = read_map(b, w, op, pc, l, t);
   k.box = t.im2col ? tma::im2col_box(k.m) : tma::tile_box(k.m);
@@ -85,16 +97,16 @@ Copy setup(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tm
     tma_fault(w, pc, l,
               fmt::format("the box's rows are {} bytes, not a multiple of 16",
                           k.box.row_elems * k.box.esize));
-  for (unsigned i = 0; i < t.dims; ++i) k.c[i] = static_cast<int32_t>(reg(w, t.coord[i])[l]);
+  read_coords(w, pc, l, t, k.m, store, k.c);
   if (t.im2col)
     for (unsigned i = 0; i + 2 < t.dims; ++i)
       k.off[i] = static_cast<uint16_t>(reg(w, t.offs[i])[l]);
   k.smem = static_cast<uint32_t>(reg(w, t.smem)[l] + static_cast<uint64_t>(t.smem_off));
-  const uint32_t align = k.m.swizzle == tma::Swizzle::None ? 16 : 128;
-  if (k.smem % align)
+  // Every mode, with a swizzle or without (an H100: misaligned address).
+  if (k.smem % 128)
     fault(w, pc, static_cast<int>(l), "misaligned",
-          fmt::format("the shared address of a tensor copy{} must be {}-byte aligned (offset {})",
-                      k.m.swizzle == tma::Swizzle::None ? "" : " with a swizzle", align, k.smem));
+          fmt::format("the shared address of a tensor copy must be 128-byte aligned (offset {})",
+                      k.smem));
   return k;
 }
 
@@ -143,7 +155,7 @@ void for_each_chunk(const Copy& k, bool im2col, F&& f) {
     row_origin(k, im2col, r, g);
     for (uint32_t j = 0; j < row_bytes / 16; ++j) {
       Chunk ch = chunk_at(k, g, j * per);
-      f(ch, tma::swizzle(k.m.swizzle, k.smem + r * row_bytes + j * 16));
+      f(ch, tma::swizzle(k.m.swizzle, k.smem + r * k.box.pitch + j * 16));
     }
   }
 }
@@ -177,7 +189,7 @@ uint64_t in_rank(uint32_t rank, uint64_t a) {
 }
 
 void load(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const TmaOp& t) {
-  Copy k = setup(b, w, op, pc, l, t);
+  Copy k = setup(b, w, op, pc, l, t, false);
   // .multicast::cluster: the box and the mbarrier's bytes go to the same
   // CTA-relative offsets in every block of ctaMask (bit r: rank r).
   uint32_t ranks = 0;
@@ -261,7 +273,7 @@ tma::Red red_of(AtomOp a) {
 
 void store(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const TmaOp& t,
            bool reduce) {
-  Copy k = setup(b, w, op, pc, l, t);
+  Copy k = setup(b, w, op, pc, l, t, true);
   const tma::Red red = red_of(t.red);
   static const char* const red_names[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor"};
   if (reduce && !tma::reduce_defined(red, k.m.type))
@@ -317,9 +329,11 @@ void exec_tma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
       case TMA_REDUCE:
         store(b, w, op, pc, l, t, kind == TMA_REDUCE);
         break;
-      default:
-        read_map(b, w, op, pc, l, t);  // prefetch: checks the map, moves no data
+      default: {  // prefetch: checks the map and the coordinates, moves no data
+        int32_t c[tma::kMaxRank] = {};
+        read_coords(w, pc, l, t, read_map(b, w, op, pc, l, t), false, c);
         break;
+      }
     }
   });
 }

@@ -44,20 +44,29 @@ uint64_t tensor_bytes(const TensorMap& m) {
                      : m.dim[m.rank - 1] * m.stride[m.rank - 2];
 }
 
-// Calls f(dense byte offset in the box, in bounds, global byte offset) per element.
+// Shared bytes from one box row to the next: the row's bytes without a
+// swizzle, the swizzle's span (32, 64, 128) with one, as an H100 lays out
+// a row narrower than the span.
+uint32_t reference_pitch(const TensorMap& m) {
+  return m.swizzle == Swizzle::None ? m.box[0] * tma::element_bytes(m.type)
+                                    : 16u << static_cast<int>(m.swizzle);
+}
+
+// Calls f(unswizzled byte offset in the box, in bounds, global byte offset)
+// per element.
 template <class F>
 void reference_walk(const Case& k, F&& f) {
   const TensorMap& m = k.m;
-  const uint32_t es = tma::element_bytes(m.type);
+  const uint32_t es = tma::element_bytes(m.type), pitch = reference_pitch(m);
   uint32_t n[5] = {1, 1, 1, 1, 1};
   for (uint32_t i = 0; i < m.rank; ++i)
     n[i] = i == 0 ? m.box[0] : (m.box[i] + m.elem_stride[i] - 1) / m.elem_stride[i];
-  uint64_t linear = 0;
+  uint64_t row = 0;
   for (uint32_t k4 = 0; k4 < n[4]; ++k4)
     for (uint32_t k3 = 0; k3 < n[3]; ++k3)
       for (uint32_t k2 = 0; k2 < n[2]; ++k2)
-        for (uint32_t k1 = 0; k1 < n[1]; ++k1)
-          for (uint32_t k0 = 0; k0 < n[0]; ++k0, ++linear) {
+        for (uint32_t k1 = 0; k1 < n[1]; ++k1, ++row)
+          for (uint32_t k0 = 0; k0 < n[0]; ++k0) {
             const uint32_t kk[5] = {k0, k1, k2, k3, k4};
             bool inb = true;
             uint64_t goff = 0;
@@ -66,7 +75,7 @@ void reference_walk(const Case& k, F&& f) {
               inb = inb && g >= 0 && static_cast<uint64_t>(g) < m.dim[i];
               goff += static_cast<uint64_t>(g) * (i == 0 ? es : m.stride[i - 1]);
             }
-            f(static_cast<uint32_t>(linear * es), inb, goff);
+            f(static_cast<uint32_t>(row * pitch + k0 * es), inb, goff);
           }
 }
 
@@ -153,12 +162,13 @@ std::string store_body(uint32_t dims, const std::string& op) {
 }
 
 struct TmaRun {
-  std::string error;
+  std::string error, kind;
   std::vector<uint8_t> tensor, shared;  // after the kernel
 };
 
 uint32_t dump_bytes(const Case& k) {
-  uint64_t bytes = (k.m.rank ? tma::tile_box(k.m).bytes() : 0);
+  const tma::Box b = tma::tile_box(k.m);
+  const uint64_t bytes = uint64_t{b.rows} * reference_pitch(k.m);
   return static_cast<uint32_t>((bytes + 1023) / 1024 * 1024);
 }
 
@@ -194,6 +204,7 @@ TmaRun run_case(const Case& k, const std::string& body, const std::vector<uint8_
                         arg(c[2]), arg(c[3]), arg(c[4])});
   if (!st.ok()) {
     r.error = st.error->what();
+    r.kind = st.error->kind;
     return r;
   }
   r.tensor.resize(tensor.size());
@@ -237,7 +248,8 @@ void check_load(const Case& k) {
   TmaRun r = run_case(k, load_body(k.m.rank), tensor, nullptr, tx);
   ASSERT_TRUE(r.error.empty()) << r.error;
   std::vector<uint8_t> want(dump_bytes(k), 0);
-  const uint64_t fill = k.m.oob_fill ? tma::nan_fill(k.m.type) : 0;
+  // The H100's NaN fill: bytes f7 7f over the element, whatever its type.
+  const uint64_t fill = k.m.oob_fill ? 0x7ff77ff77ff77ff7ull : 0;
   reference_walk(k, [&](uint32_t off, bool inb, uint64_t goff) {
     const uint32_t at = guide_swizzle(k.m.swizzle, k.soff + off) - k.soff;
     if (inb)
@@ -313,12 +325,12 @@ TEST(TmaLoad, Tile2dSwizzle128WithOutOfBoundsRows) {
 
 TEST(TmaLoad, Tile3dElementStridesSwizzle64) {
   Case k{map_of(DataType::U16, {40, 9, 11}, {96, 96 * 9}, {16, 5, 7}, {3, 2, 3}, Swizzle::B64),
-         {30, 5, 4}};
+         {32, 5, 4}};
   check_load(k);
 }
 
 TEST(TmaLoad, Tile1dPastTheEnd) {
-  Case k{map_of(DataType::U8, {100}, {}, {64}, {1}, Swizzle::None), {60}, 1040};
+  Case k{map_of(DataType::U8, {100}, {}, {64}, {1}, Swizzle::None), {48}, 1152};
   check_load(k);
 }
 
@@ -335,6 +347,70 @@ TEST(TmaLoad, Tile5dF64NanFillSwizzle32) {
          {2, -1, 0, 1, 2}};
   k.m.oob_fill = 1;
   check_load(k);
+}
+
+TEST(TmaPure, NanFillIsTheH100s) {
+  EXPECT_EQ(tma::nan_fill(DataType::F16), 0x7ff7u);
+  EXPECT_EQ(tma::nan_fill(DataType::BF16), 0x7ff7u);
+  EXPECT_EQ(tma::nan_fill(DataType::F32), 0x7ff77ff7u);
+  EXPECT_EQ(tma::nan_fill(DataType::TF32), 0x7ff77ff7u);
+  EXPECT_EQ(tma::nan_fill(DataType::F64), 0x7ff77ff77ff77ff7ull);
+}
+
+TEST(TmaLoad, RowsNarrowerThanTheSwizzleAreASpanApart) {
+  // 64-byte rows with the 128-byte swizzle (tma_probe's "64-byte rows"),
+  // 32-byte rows with the 64-byte one, 48-byte rows with the 128-byte one,
+  // at a 128- but not 1024-byte aligned destination.
+  check_load(
+      {map_of(DataType::F32, {40, 20}, {160}, {16, 8}, {1, 1}, Swizzle::B128), {0, 0}, 1024});
+  check_load({map_of(DataType::U16, {40, 20}, {80}, {16, 8}, {1, 1}, Swizzle::B64), {8, 3}, 1152});
+  check_load({map_of(DataType::F32, {40, 20}, {160}, {12, 8}, {1, 1}, Swizzle::B128), {4, 15}});
+}
+
+TEST(TmaLoad, Bf16NanFillNoSwizzle) {
+  Case k{map_of(DataType::BF16, {24, 10}, {48}, {16, 4}, {1, 1}, Swizzle::None), {16, 8}};
+  k.m.oob_fill = 1;
+  check_load(k);
+}
+
+TEST(TmaFaults, CoordinatesTheGpuRefuses) {
+  Case k{map_of(DataType::F32, {40, 20}, {160}, {8, 4}, {1, 1}, Swizzle::None), {5, 3}};
+  const auto tensor = pattern(tensor_bytes(k.m), 1);
+  const auto shared = pattern(dump_bytes(k), 2);
+  // Dimension 0 not 16 bytes in: every copy traps (load, store, prefetch).
+  TmaRun r = run_case(k, load_body(2), tensor, nullptr, 128);
+  EXPECT_NE(r.error.find("tensor coordinate 0 (5) is 20 bytes into dimension 0"), std::string::npos)
+      << r.error;
+  EXPECT_EQ(r.kind, "illegal-instruction");
+  r = run_case(k, store_body(2, ""), tensor, &shared, 0);
+  EXPECT_NE(r.error.find("not a multiple of 16"), std::string::npos) << r.error;
+  r = run_case(k, "  cp.async.bulk.prefetch.tensor.2d.L2.global [%rd2, {%r10, %r11}];\n", tensor,
+               nullptr, 0);
+  EXPECT_NE(r.error.find("not a multiple of 16"), std::string::npos) << r.error;
+  // A negative coordinate: loads take it, stores and reductions trap.
+  k.c = {-4, -1};
+  check_load(k);
+  for (const char* op : {"", "add"}) {
+    r = run_case(k, store_body(2, op), tensor, &shared, 0);
+    EXPECT_NE(r.error.find("tensor coordinate 0 is -4: a store or reduction takes no negative"),
+              std::string::npos)
+        << op << r.error;
+  }
+  k.c = {0, -1};
+  r = run_case(k, store_body(2, ""), tensor, &shared, 0);
+  EXPECT_NE(r.error.find("tensor coordinate 1 is -1"), std::string::npos) << r.error;
+  // Past the end is clipped, not refused.
+  k.c = {36, 18};
+  r = run_case(k, store_body(2, ""), tensor, &shared, 0);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+}
+
+TEST(TmaFaults, SharedAddressNot128Aligned) {
+  // 16-byte aligned and no swizzle is not enough (an H100: misaligned address).
+  Case k{map_of(DataType::F32, {40, 20}, {160}, {8, 4}, {1, 1}, Swizzle::None), {0, 0}, 1040};
+  TmaRun r = run_case(k, load_body(2), pattern(tensor_bytes(k.m), 1), nullptr, 128);
+  EXPECT_NE(r.error.find("must be 128-byte aligned (offset 1040)"), std::string::npos) << r.error;
+  EXPECT_EQ(r.kind, "misaligned");
 }
 
 TEST(TmaLoad, MulticastToTheBlockItself) {

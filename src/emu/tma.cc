@@ -152,6 +152,21 @@ uint32_t swizzle_repeat(Swizzle s) {
   return s == Swizzle::B32 ? 256 : s == Swizzle::B64 ? 512 : s == Swizzle::B128 ? 1024 : 0;
 }
 
+uint32_t swizzle_span(Swizzle s) {
+  return s == Swizzle::B32 ? 32 : s == Swizzle::B64 ? 64 : s == Swizzle::B128 ? 128 : 0;
+}
+
+namespace {
+
+// A swizzled box's rows are a span apart (the encode functions keep a row
+// within its span).
+uint32_t row_pitch(const TensorMap& m, const Box& b) {
+  const uint32_t span = swizzle_span(m.swizzle), row = b.row_elems * b.esize;
+  return span && row < span ? span : row;
+}
+
+}  // namespace
+
 Box tile_box(const TensorMap& m) {
   Box b;
   b.esize = element_bytes(m.type);
@@ -159,6 +174,7 @@ Box tile_box(const TensorMap& m) {
   b.rows = 1;
   for (uint32_t i = 1; i < m.rank; ++i)
     b.rows *= (m.box[i] + m.elem_stride[i] - 1) / m.elem_stride[i];
+  b.pitch = row_pitch(m, b);
   return b;
 }
 
@@ -167,6 +183,7 @@ Box im2col_box(const TensorMap& m) {
   b.esize = element_bytes(m.type);
   b.row_elems = m.channels;
   b.rows = m.pixels;
+  b.pitch = row_pitch(m, b);
   return b;
 }
 
@@ -297,16 +314,23 @@ uint64_t reduce(Red r, DataType t, uint64_t old, uint64_t v) {
 }
 
 uint64_t nan_fill(DataType t) {
-  switch (element_bytes(t)) {
-    case 2:
-      return 0x7fff;
-    case 4:
-      return 0x7fffffff;
-    case 8:
-      return 0x7fffffffffffffffull;
-    default:
-      return 0;
-  }
+  const uint32_t bytes = element_bytes(t);
+  return bytes < 2 ? 0 : 0x7ff77ff77ff77ff7ull >> (64 - 8 * bytes);
+}
+
+std::string coordinate_error(const TensorMap& m, const int32_t c[kMaxRank], bool store) {
+  const int64_t at = int64_t{c[0]} * element_bytes(m.type);
+  if (at % 16)
+    return fmt::format(
+        "tensor coordinate 0 ({}) is {} bytes into dimension 0 ({}), not a multiple of 16", c[0],
+        at, type_name(m.type));
+  if (store)
+    for (uint32_t i = 0; i < m.rank; ++i)
+      if (c[i] < 0)
+        return fmt::format(
+            "tensor coordinate {} is {}: a store or reduction takes no negative coordinate", i,
+            c[i]);
+  return "";
 }
 
 }  // namespace smemlab::emu::tma

@@ -107,14 +107,20 @@ const char* interleave_name(Interleave i);
 uint32_t swizzle(Swizzle s, uint32_t addr);
 // Bytes after which the swizzle pattern repeats: 256, 512, 1024 (0: none).
 uint32_t swizzle_repeat(Swizzle s);
+// The swizzle's span: 32, 64, 128 bytes (0: none).
+uint32_t swizzle_span(Swizzle s);
 
 // The box one copy moves, as rows of dimension 0: `row_elems` consecutive
-// elements of dimension 0 per row, rows one after another in shared memory
-// (row r at r * row_elems * element size before the swizzle).
+// elements of dimension 0 per row, row r at r * pitch in shared memory
+// before the swizzle. The pitch is the row's bytes without a swizzle and
+// the swizzle's span with one (a narrower row leaves the rest of its span
+// untouched: measured on an H100, docs/emulator.md). bytes() is what the
+// copy moves and signals to the mbarrier: the rows without padding.
 struct Box {
   uint32_t row_elems = 0;
   uint32_t rows = 0;
   uint32_t esize = 0;
+  uint32_t pitch = 0;
   uint64_t bytes() const { return uint64_t{row_elems} * rows * esize; }
 };
 // The tile box of a tiled map: boxDim[0] elements of dimension 0 per row
@@ -146,8 +152,17 @@ bool reduce_defined(Red r, DataType t);
 // non-NaN operand, inc/dec wrap as atom.inc/dec do.
 uint64_t reduce(Red r, DataType t, uint64_t old, uint64_t v);
 
-// The value a NaN-filled out-of-bounds element holds (the canonical NaN of
-// the element type: f32 0x7fffffff, f16/bf16 0x7fff, f64 0x7fff...f).
+// The value a NaN-filled out-of-bounds element holds: the 16-bit pattern
+// 0x7ff7 repeated over the element, for every float type (f16/bf16
+// 0x7ff7, f32/tf32 0x7ff77ff7, f64 0x7ff77ff77ff77ff7; a NaN in each;
+// measured on an H100).
 uint64_t nan_fill(DataType t);
+
+// Why the GPU refuses a copy's coordinates `c` (empty: it does not). Every
+// copy traps (an illegal-instruction error) when c[0] is not a multiple of
+// 16 bytes into dimension 0; a store or reduction (`store`) also when any
+// coordinate is negative. Loads and prefetches take negative coordinates
+// (out-of-bounds elements). Measured on an H100 (docs/emulator.md).
+std::string coordinate_error(const TensorMap& m, const int32_t c[kMaxRank], bool store);
 
 }  // namespace smemlab::emu::tma

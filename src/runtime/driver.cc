@@ -332,6 +332,7 @@ std::string dim(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); 
 CUresult error_code(const emu::LaunchError& e) {
   if (e.kind == "out-of-bounds") return CUDA_ERROR_ILLEGAL_ADDRESS;
   if (e.kind == "misaligned") return CUDA_ERROR_MISALIGNED_ADDRESS;
+  if (e.kind == "illegal-instruction") return CUDA_ERROR_ILLEGAL_INSTRUCTION;
   if (e.kind == "trap") return CUDA_ERROR_ASSERT;
   if (e.kind == "launch") return CUDA_ERROR_INVALID_VALUE;
   return CUDA_ERROR_LAUNCH_FAILED;

@@ -28,9 +28,10 @@ TEST(FindingKindOf, DeadlockAtACollectiveIsADivergentBarrier) {
 
 TEST(FindingKindOf, EveryFaultKindOfTheEmulatorIsDeclared) {
   // The kinds src/emu raises (fault(), Fault{...}, LaunchError::kind).
-  for (const char* k : {"out-of-bounds", "misaligned", "budget", "trap", "assert", "invalid-free",
-                        "printf", "mbarrier", "texture", "surface", "unsupported", "divergent",
-                        "launch", "decode", "interrupted", "internal"}) {
+  for (const char* k :
+       {"out-of-bounds", "misaligned", "budget", "trap", "assert", "invalid-free", "printf",
+        "mbarrier", "texture", "surface", "unsupported", "divergent", "launch", "decode",
+        "interrupted", "internal", "tma", "illegal-instruction"}) {
     auto declared = check::finding_kind(k);
     ASSERT_TRUE(declared.has_value()) << k;
     EXPECT_EQ(finding_kind_of(error(k)), *declared) << k;
