@@ -346,7 +346,8 @@ int cluster_attribute(const Function& f, CUfunction_attribute a) {
 }
 
 // cuFuncSetAttribute of the cluster attributes: the required shape only
-// when __cluster_dims__ did not fix it (else CUDA_ERROR_NOT_PERMITTED).
+// when __cluster_dims__ did not fix it (else CUDA_ERROR_INVALID_VALUE, as
+// the H100's driver 580 answers: scripts/gpu-cluster, 2026-11-27).
 CUresult set_cluster_attribute(Driver& d, Function* f, CUfunction_attribute a, int v) {
   CUresult r;
   if (!d.program(f, "cuFuncSetAttribute", &r)) return r;
@@ -364,7 +365,7 @@ CUresult set_cluster_attribute(Driver& d, Function* f, CUfunction_attribute a, i
     default:
       break;
   }
-  if (compiled_cluster(*f).x) return CUDA_ERROR_NOT_PERMITTED;
+  if (compiled_cluster(*f).x) return CUDA_ERROR_INVALID_VALUE;
   if (v < 0 || v > static_cast<int>(emu::kMaxClusterBlocks)) return CUDA_ERROR_INVALID_VALUE;
   uint32_t& dim = a == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH    ? f->required_cluster.x
                   : a == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT ? f->required_cluster.y
