@@ -14,35 +14,18 @@
 #include "emu/ops_wgmma.h"
 
 namespace smemlab::emu {
-namespace {
 
-using K = ptx::Operand::Kind;
-using tensor::Elem;
-
-[[noreturn]] void unsupported(DecodeContext& c, const ptx::Instruction& in,
-                              const std::string& why = "") {
+[[noreturn]] void unsupported_form(DecodeContext& c, const ptx::Instruction& in,
+                                   const std::string& why) {
   c.fail(in.pos, fmt::format("unsupported instruction '{}'{}", in.text(),
                              why.empty() ? "" : " (" + why + ")"));
 }
 
-void need(DecodeContext& c, const ptx::Instruction& in, size_t n) {
-  if (in.operands.size() != n)
-    c.fail(in.pos,
-           fmt::format("'{}' expects {} operands, found {}", in.text(), n, in.operands.size()));
-}
-
-MSpace space_mod(const ptx::Instruction& in) {
-  for (const auto& m : in.mods) {
-    if (m.rfind("shared", 0) == 0) return MSpace::Shared;
-    if (m.rfind("global", 0) == 0) return MSpace::Global;
-  }
-  return MSpace::Generic;
-}
-
 // [reg + off], [symbol + off] or [off]: base register (a constant for a
 // symbol) and the byte offset; a symbol also fixes a generic space.
-void address(DecodeContext& c, const ptx::Operand& a, uint32_t* reg, int64_t* imm, MSpace* space) {
-  if (a.kind != K::Addr) c.fail(a.pos, "expected an address operand [..]");
+void address_operand(DecodeContext& c, const ptx::Operand& a, uint32_t* reg, int64_t* imm,
+                     MSpace* space) {
+  if (a.kind != ptx::Operand::Kind::Addr) c.fail(a.pos, "expected an address operand [..]");
   *imm = a.offset;
   if (a.name.empty()) {
     *reg = c.constant(0);
@@ -58,6 +41,25 @@ void address(DecodeContext& c, const ptx::Operand& a, uint32_t* reg, int64_t* im
   *reg = c.constant(0);
   *imm += static_cast<int64_t>(s->address);
   if (*space == MSpace::Generic) *space = s->space;
+}
+
+namespace {
+
+using K = ptx::Operand::Kind;
+using tensor::Elem;
+
+void need(DecodeContext& c, const ptx::Instruction& in, size_t n) {
+  if (in.operands.size() != n)
+    c.fail(in.pos,
+           fmt::format("'{}' expects {} operands, found {}", in.text(), n, in.operands.size()));
+}
+
+MSpace space_mod(const ptx::Instruction& in) {
+  for (const auto& m : in.mods) {
+    if (m.rfind("shared", 0) == 0) return MSpace::Shared;
+    if (m.rfind("global", 0) == 0) return MSpace::Global;
+  }
+  return MSpace::Generic;
 }
 
 std::vector<const ptx::Operand*> regs_of(const ptx::Operand& o) {
@@ -110,7 +112,7 @@ void decode_ldmatrix(DecodeContext& c, const ptx::Instruction& in, Op op) {
   unsigned x = in.has_mod("x1") ? 1 : in.has_mod("x2") ? 2 : in.has_mod("x4") ? 4 : 0;
   if (!in.has_mod("sync") || !in.has_mod("aligned") || !in.has_mod("m8n8") || !in.has_mod("b16") ||
       x == 0)
-    unsupported(
+    unsupported_form(
         c, in,
         in.has_mod("m16n16") || in.has_mod("m8n16") || in.has_mod("m16n8") || in.has_mod("b8")
             ? "the .m16n16/.m8n16/.m16n8 .b8 forms need sm_100a or later; sm_90 has "
@@ -120,7 +122,7 @@ void decode_ldmatrix(DecodeContext& c, const ptx::Instruction& in, Op op) {
   const auto& data = in.operands[store ? 1 : 0];
   MSpace space = space_mod(in);
   int64_t imm;
-  address(c, in.operands[store ? 0 : 1], &op.r[4], &imm, &space);
+  address_operand(c, in.operands[store ? 0 : 1], &op.r[4], &imm, &space);
   auto regs = fragment(c, in, data, x, !store, U32);
   op.code = code(LDMATRIX, U32);
   op.vec = static_cast<uint8_t>(x);
@@ -134,7 +136,7 @@ void decode_ldmatrix(DecodeContext& c, const ptx::Instruction& in, Op op) {
 }
 
 void decode_movmatrix(DecodeContext& c, const ptx::Instruction& in, Op op) {
-  if (!in.has_mod("trans") || !in.has_mod("m8n8") || !in.has_mod("b16")) unsupported(c, in);
+  if (!in.has_mod("trans") || !in.has_mod("m8n8") || !in.has_mod("b16")) unsupported_form(c, in);
   need(c, in, 2);
   op.code = code(MOVMATRIX, U32);
   op.r[0] = c.dst(in.operands[0]);
@@ -154,12 +156,12 @@ void decode_mma(DecodeContext& c, const ptx::Instruction& in, Op op) {
   }
   if (!in.has_mod("sync") || !in.has_mod("aligned") || !have_shape || types.size() != 4 ||
       !in.has_mod("row") || !in.has_mod("col"))
-    unsupported(c, in, "mma.sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c>");
+    unsupported_form(c, in, "mma.sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c>");
   t.spec.d = types[0], t.spec.a = types[1], t.spec.b = types[2], t.spec.c = types[3];
   t.spec.satfinite = in.has_mod("satfinite");
   for (const auto& m : in.mods)
     if (m == "relu" || m == "sp" || m.rfind("kind", 0) == 0 || m == "block_scale")
-      unsupported(c, in);
+      unsupported_form(c, in);
   need(c, in, 4);
   using tensor::Operand;
   try {
@@ -172,7 +174,7 @@ void decode_mma(DecodeContext& c, const ptx::Instruction& in, Op op) {
         probe_d(probe_c.size());
     tensor::mma(t.spec, probe_a.data(), probe_b.data(), probe_c.data(), probe_d.data());
   } catch (const tensor::Unsupported& e) {
-    unsupported(c, in, e.what());
+    unsupported_form(c, in, e.what());
   }
   auto count = [&](Operand o, Elem e) {
     return regs_for(tensor::mma_elements(t.spec.shape, e, o), e);
@@ -199,21 +201,21 @@ void decode_wmma(DecodeContext& c, const ptx::Instruction& in, Op op) {
     have_shape = have_shape || shape_of(m, &t.spec.shape);
   }
   if (!in.has_mod("sync") || !in.has_mod("aligned") || !have_shape || types.empty())
-    unsupported(c, in);
+    unsupported_form(c, in);
   auto is16 = [](Elem e) { return e == Elem::F16 || e == Elem::BF16; };
   bool load = in.has_mod("load"), store = in.has_mod("store");
   if (load || store) {
     t.kind = load ? TensorOp::WmmaLoad : TensorOp::WmmaStore;
     t.which = in.has_mod("a") ? Operand::A : in.has_mod("b") ? Operand::B : Operand::C;
-    if (store && !in.has_mod("d")) unsupported(c, in);
-    if (load && t.which == Operand::C && !in.has_mod("c")) unsupported(c, in);
+    if (store && !in.has_mod("d")) unsupported_form(c, in);
+    if (load && t.which == Operand::C && !in.has_mod("c")) unsupported_form(c, in);
     t.row_major = in.has_mod("row");
-    if (!t.row_major && !in.has_mod("col")) unsupported(c, in, "needs .row or .col");
+    if (!t.row_major && !in.has_mod("col")) unsupported_form(c, in, "needs .row or .col");
     t.elem = types.back();
     t.space = space_mod(in);
     if (in.operands.size() != 2 && in.operands.size() != 3)
       c.fail(in.pos, fmt::format("'{}' expects 2 or 3 operands", in.text()));
-    address(c, in.operands[load ? 1 : 0], &t.addr, &t.offset, &t.space);
+    address_operand(c, in.operands[load ? 1 : 0], &t.addr, &t.offset, &t.space);
     if (in.operands.size() == 3) t.stride = c.src(in.operands[2], U32);
     // The fragment's element type for the layout (C of s8 shapes is s32...).
     Elem le = t.which == Operand::C ? t.elem : t.elem;
@@ -222,7 +224,7 @@ void decode_wmma(DecodeContext& c, const ptx::Instruction& in, Op op) {
       n = tensor::wmma_elements(t.spec.shape, le, t.which);
       tensor::wmma_position(t.spec.shape, le, t.which, 0, 0);
     } catch (const tensor::Unsupported& e) {
-      unsupported(c, in, e.what());
+      unsupported_form(c, in, e.what());
     }
     T rt = t.elem == Elem::F64 ? U64 : U32;
     auto regs = fragment(c, in, in.operands[load ? 0 : 1], regs_for(n, le), load, rt);
@@ -235,7 +237,7 @@ void decode_wmma(DecodeContext& c, const ptx::Instruction& in, Op op) {
     } else if (types.size() == 4) {
       t.spec.d = types[0], t.spec.a = types[1], t.spec.b = types[2], t.spec.c = types[3];
     } else {
-      unsupported(c, in);
+      unsupported_form(c, in);
     }
     t.spec.satfinite = in.has_mod("satfinite");
     need(c, in, 4);
@@ -249,7 +251,7 @@ void decode_wmma(DecodeContext& c, const ptx::Instruction& in, Op op) {
           pb(t.spec.shape.k * t.spec.shape.n), pc(t.spec.shape.m * t.spec.shape.n), pd(pc.size());
       tensor::mma(t.spec, pa.data(), pb.data(), pc.data(), pd.data());
     } catch (const tensor::Unsupported& e) {
-      unsupported(c, in, e.what());
+      unsupported_form(c, in, e.what());
     }
     (void)is16;
     T rt = t.spec.a == Elem::F64 ? U64 : U32;
@@ -258,7 +260,7 @@ void decode_wmma(DecodeContext& c, const ptx::Instruction& in, Op op) {
     t.b = fragment(c, in, in.operands[2], regs_for(nb, t.spec.b), false, rt);
     t.c = fragment(c, in, in.operands[3], regs_for(nc, t.spec.c), false, rt);
   } else {
-    unsupported(c, in);
+    unsupported_form(c, in);
   }
   op.code = code(MMA, U32);
   op.imm = static_cast<int64_t>(c.prog->tensor_ops.size());
@@ -293,12 +295,12 @@ void decode_wgmma_mma(DecodeContext& c, const ptx::Instruction& in, Op op) {
     Elem e;
     if (elem_of(m, &e)) types.push_back(e);
     have_shape = have_shape || shape_of(m, &t.spec.shape);
-    if (m == "sp") unsupported(c, in, "sparse wgmma.mma_async.sp is not supported");
-    if (m == "b1") unsupported(c, in, "single-bit wgmma (.b1 .and.popc) is not supported");
+    if (m == "sp") unsupported_form(c, in, "sparse wgmma.mma_async.sp is not supported");
+    if (m == "b1") unsupported_form(c, in, "single-bit wgmma (.b1 .and.popc) is not supported");
   }
   const tensor::Shape s = t.spec.shape;
   if (!in.has_mod("sync") || !in.has_mod("aligned") || !have_shape || types.size() != 3)
-    unsupported(c, in, "wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype");
+    unsupported_form(c, in, "wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype");
   t.spec.d = t.spec.c = types[0], t.spec.a = types[1], t.spec.b = types[2];
   const Elem ab = t.spec.a;
   const bool ints = ab == Elem::S8 || ab == Elem::U8;
@@ -308,9 +310,9 @@ void decode_wgmma_mma(DecodeContext& c, const ptx::Instruction& in, Op op) {
                            : t.spec.b == ab;
   if (!same || s.m != 64 || s.k != tensor::wgmma_k(ab) ||
       !tensor::wgmma_shape_ok(ab, t.spec.d, s.n))
-    unsupported(c, in, "no such wgmma shape and types on sm_90a");
+    unsupported_form(c, in, "no such wgmma shape and types on sm_90a");
   t.spec.satfinite = in.has_mod("satfinite");
-  if (t.spec.satfinite && !ints) unsupported(c, in, ".satfinite is for integer wgmma");
+  if (t.spec.satfinite && !ints) unsupported_form(c, in, ".satfinite is for integer wgmma");
   const bool is16 = ab == Elem::F16 || ab == Elem::BF16;
   const auto& ops = in.operands;
   if (ops.size() < 4) c.fail(in.pos, fmt::format("'{}' expects at least 4 operands", in.text()));
@@ -346,7 +348,7 @@ void decode_wgmma(DecodeContext& c, const ptx::Instruction& in, Op op) {
   const std::string kind = in.mods.empty() ? "" : in.mods[0];
   if (kind == "mma_async") return decode_wgmma_mma(c, in, op);
   if (!in.has_mod("sync") || !in.has_mod("aligned") || in.mods.size() != 3)
-    unsupported(c, in, "wgmma.{fence,commit_group,wait_group}.sync.aligned");
+    unsupported_form(c, in, "wgmma.{fence,commit_group,wait_group}.sync.aligned");
   op.code = code(WGMMA_SYNC, U32);
   if (kind == "fence" || kind == "commit_group") {
     need(c, in, 0);
@@ -358,7 +360,7 @@ void decode_wgmma(DecodeContext& c, const ptx::Instruction& in, Op op) {
     op.aux = 2;
     op.imm = static_cast<int64_t>(in.operands[0].bits);
   } else {
-    unsupported(c, in);
+    unsupported_form(c, in);
   }
   c.push(op);
 }
@@ -376,7 +378,7 @@ void decode_mbarrier(DecodeContext& c, const ptx::Instruction& in, Op op) {
   op.r[0] = op.r[1] = op.r[2] = UINT32_MAX;
   auto addr_at = [&](size_t i) {
     if (i >= ops.size()) c.fail(in.pos, fmt::format("'{}' needs an address", in.text()));
-    address(c, ops[i], &op.r[4], &op.imm, &space);
+    address_operand(c, ops[i], &op.r[4], &op.imm, &space);
   };
   if (kind == "init") {
     need(c, in, 2);
@@ -391,7 +393,7 @@ void decode_mbarrier(DecodeContext& c, const ptx::Instruction& in, Op op) {
     // [state,] [addr] {, count | , txCount} ; state may be the sink '_'
     op.t2 = MB_ARRIVE;
     op.aux2 = kind == "arrive_drop" ? 1 : 0;
-    if (in.has_mod("noComplete")) unsupported(c, in);
+    if (in.has_mod("noComplete")) unsupported_form(c, in);
     size_t a = ops.empty() || ops[0].kind == K::Addr ? 0 : 1;
     if (a == 1 && ops[0].kind != K::Sink) op.r[0] = c.dst(ops[0]);
     addr_at(a);
@@ -424,7 +426,7 @@ void decode_mbarrier(DecodeContext& c, const ptx::Instruction& in, Op op) {
     op.r[1] = c.src(ops[1], U64);
     op.r[4] = c.constant(0);
   } else {
-    unsupported(c, in);
+    unsupported_form(c, in);
   }
   if (space == MSpace::Global) c.fail(in.pos, "an mbarrier lives in shared memory");
   op.aux = static_cast<uint8_t>(space);
@@ -433,15 +435,15 @@ void decode_mbarrier(DecodeContext& c, const ptx::Instruction& in, Op op) {
 
 void decode_cvt_tf32(DecodeContext& c, const ptx::Instruction& in, Op op) {
   need(c, in, 2);
-  if (!in.has_mod("f32")) unsupported(c, in);
+  if (!in.has_mod("f32")) unsupported_form(c, in);
   op.code = code(CVT_TF32, U32);
   op.aux = in.has_mod("rna")  ? static_cast<uint8_t>(tensor::Tf32Round::Rna)
            : in.has_mod("rn") ? static_cast<uint8_t>(tensor::Tf32Round::Rn)
            : in.has_mod("rz") ? static_cast<uint8_t>(tensor::Tf32Round::Rz)
                               : 0xff;
-  if (op.aux == 0xff) unsupported(c, in, "needs .rna, .rn or .rz");
+  if (op.aux == 0xff) unsupported_form(c, in, "needs .rna, .rn or .rz");
   op.aux2 = in.has_mod("satfinite") ? 1 : 0;
-  if (in.has_mod("relu")) unsupported(c, in);
+  if (in.has_mod("relu")) unsupported_form(c, in);
   op.r[0] = c.dst(in.operands[0]);
   op.r[1] = c.src(in.operands[1], F32);
   c.push(op);
@@ -457,19 +459,19 @@ void decode_cvt_fp8(DecodeContext& c, const ptx::Instruction& in, Op op) {
         m.rfind("ue8", 0) == 0 || m == "e4m3x4" || m == "e5m2x4")
       tys.push_back(m);
   if (tys.size() != 2 || !in.has_mod("rn"))
-    unsupported(c, in,
-                "fp8 conversions: cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}, "
-                "cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}");
+    unsupported_form(c, in,
+                     "fp8 conversions: cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}, "
+                     "cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}");
   auto fp8 = [](const std::string& t) { return t == "e4m3x2" || t == "e5m2x2"; };
   const bool to8 = fp8(tys[0]);
   const std::string& f8 = to8 ? tys[0] : tys[1];
   const std::string& other = to8 ? tys[1] : tys[0];
   if (!fp8(f8) || (other != "f32" && other != "f16x2") || (!to8 && other != "f16x2"))
-    unsupported(c, in,
-                "fp8 conversions: cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}, "
-                "cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}");
-  if (to8 && !in.has_mod("satfinite")) unsupported(c, in, "needs .satfinite");
-  if (!to8 && in.has_mod("satfinite")) unsupported(c, in);
+    unsupported_form(c, in,
+                     "fp8 conversions: cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}, "
+                     "cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}");
+  if (to8 && !in.has_mod("satfinite")) unsupported_form(c, in, "needs .satfinite");
+  if (!to8 && in.has_mod("satfinite")) unsupported_form(c, in);
   const bool pair = to8 && other == "f32";
   need(c, in, pair ? 3 : 2);
   op.code = code(CVT_FP8, U32);
@@ -504,22 +506,22 @@ void decode_tex(DecodeContext& c, const ptx::Instruction& in, Op op) {
   for (const auto& m : in.mods)
     if (m == "level" || m == "grad" || m == "cube" || m == "acube" || m == "2dms" || m == "a2dms" ||
         m == "base")
-      unsupported(c, in, "mipmaps, cube maps and multisample textures are not supported");
+      unsupported_form(c, in, "mipmaps, cube maps and multisample textures are not supported");
   std::vector<T> tys;
   for (const auto& m : in.mods) {
     T ty;
     if (parse_type(m, &ty)) tys.push_back(ty);
   }
-  if (!found || !in.has_mod("v4") || tys.size() != 2) unsupported(c, in);
+  if (!found || !in.has_mod("v4") || tys.size() != 2) unsupported_form(c, in);
   t.dtype = tys[0];
   if (t.dtype != F32 && t.dtype != S32 && t.dtype != U32)
-    unsupported(c, in, "results .f32, .s32 or .u32");
-  if (tys[1] != F32 && tys[1] != S32) unsupported(c, in, "coordinates .f32 or .s32");
+    unsupported_form(c, in, "results .f32, .s32 or .u32");
+  if (tys[1] != F32 && tys[1] != S32) unsupported_form(c, in, "coordinates .f32 or .s32");
   t.int_coords = tys[1] == S32;
   need(c, in, 2);
   const auto& d = in.operands[0];
   const auto& a = in.operands[1];
-  if (!d.pair.empty()) unsupported(c, in, "the residency predicate");
+  if (!d.pair.empty()) unsupported_form(c, in, "the residency predicate");
   if (a.kind != K::Addr || a.elems.size() != 1 || a.elems[0].kind != K::Vector)
     c.fail(a.pos, "expected [texture, {coordinates}] (separate samplers are not supported)");
   const auto& coords = a.elems[0].elems;
@@ -576,7 +578,7 @@ void decode_tensor_or_async(DecodeContext& c, const ptx::Instruction& in, const 
   if (o == "mbarrier") return decode_mbarrier(c, in, op);
   if (in.mods[1] == "mbarrier") {
     // cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]
-    if (in.mods.size() < 3 || in.mods[2] != "arrive") unsupported(c, in);
+    if (in.mods.size() < 3 || in.mods[2] != "arrive") unsupported_form(c, in);
     need(c, in, 1);
     Op m = op;
     MSpace space = space_mod(in);
@@ -584,7 +586,7 @@ void decode_tensor_or_async(DecodeContext& c, const ptx::Instruction& in, const 
     m.t2 = MB_CPASYNC_ARRIVE;
     m.aux2 = in.has_mod("noinc") ? 4 : 0;
     m.r[0] = m.r[1] = m.r[2] = UINT32_MAX;
-    address(c, in.operands[0], &m.r[4], &m.imm, &space);
+    address_operand(c, in.operands[0], &m.r[4], &m.imm, &space);
     m.aux = static_cast<uint8_t>(space);
     c.push(m);
     return;
@@ -594,19 +596,19 @@ void decode_tensor_or_async(DecodeContext& c, const ptx::Instruction& in, const 
   bool from_global = in.mods.size() > 3 && in.mods[3] == "global";
   if (!to_shared || !from_global || !in.has_mod("mbarrier::complete_tx::bytes") ||
       in.has_mod("multicast::cluster"))
-    unsupported(c, in, "only the 1-D global -> shared copy with mbarrier completion");
+    unsupported_form(c, in, "only the 1-D global -> shared copy with mbarrier completion");
   if (in.operands.size() != 4)
     c.fail(in.pos,
            fmt::format("'{}' expects 4 operands (cache hints are not supported)", in.text()));
   Op b = op;
   b.code = code(BULK, U32);
   MSpace sd = MSpace::Shared, ss = MSpace::Global, sm = MSpace::Shared;
-  address(c, in.operands[0], &b.r[4], &b.imm, &sd);
+  address_operand(c, in.operands[0], &b.r[4], &b.imm, &sd);
   int64_t src_off, bar_off;
-  address(c, in.operands[1], &b.r[5], &src_off, &ss);
+  address_operand(c, in.operands[1], &b.r[5], &src_off, &ss);
   b.r[0] = c.constant(static_cast<uint64_t>(src_off));
   b.r[1] = c.src(in.operands[2], U32);
-  address(c, in.operands[3], &b.r[2], &bar_off, &sm);
+  address_operand(c, in.operands[3], &b.r[2], &bar_off, &sm);
   b.r[3] = c.constant(static_cast<uint64_t>(bar_off));
   c.push(b);
 }

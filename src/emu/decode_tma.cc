@@ -8,37 +8,12 @@
 #include <set>
 #include <string>
 
+#include "emu/decode_tensor.h"
+
 namespace smemlab::emu {
 namespace {
 
 using K = ptx::Operand::Kind;
-
-[[noreturn]] void unsupported(DecodeContext& c, const ptx::Instruction& in,
-                              const std::string& why = "") {
-  c.fail(in.pos, fmt::format("unsupported instruction '{}'{}", in.text(),
-                             why.empty() ? "" : " (" + why + ")"));
-}
-
-// [reg + off], [symbol + off] or [off]: base register (a constant for a
-// symbol) and offset; a symbol's space replaces a generic one.
-void address(DecodeContext& c, const ptx::Operand& a, uint32_t* reg, int64_t* imm, MSpace* space) {
-  if (a.kind != K::Addr) c.fail(a.pos, "expected an address operand [..]");
-  *imm = a.offset;
-  if (a.name.empty()) {
-    *reg = c.constant(0);
-    return;
-  }
-  auto& fr = c.frames.back();
-  if (auto r = fr.regs.find(a.name); r != fr.regs.end()) {
-    *reg = r->second;
-    return;
-  }
-  const SymbolInfo* s = c.symbol(a.name);
-  if (!s) c.fail(a.pos, fmt::format("undeclared register or symbol '{}'", a.name));
-  *reg = c.constant(0);
-  *imm += static_cast<int64_t>(s->address);
-  if (*space == MSpace::Generic) *space = s->space;
-}
 
 // The .Nd modifier: 1..5, or 0 when absent.
 unsigned dims_of(const ptx::Instruction& in) {
@@ -52,7 +27,7 @@ unsigned dims_of(const ptx::Instruction& in) {
 void only_mods(DecodeContext& c, const ptx::Instruction& in, const std::set<std::string>& allowed) {
   for (const auto& m : in.mods) {
     if (allowed.count(m) || (m.size() == 2 && m[1] == 'd' && m[0] >= '1' && m[0] <= '5')) continue;
-    unsupported(c, in, fmt::format("'.{}' is not supported", m));
+    unsupported_form(c, in, fmt::format("'.{}' is not supported", m));
   }
 }
 
@@ -63,7 +38,7 @@ void map_operand(DecodeContext& c, const ptx::Instruction& in, const ptx::Operan
     c.fail(a.pos, fmt::format("'{}' expects [tensorMap, {{coordinates}}]", in.text()));
   ptx::Operand base = a;
   base.elems.clear();
-  address(c, base, &t.map, &t.map_off, &t.map_space);
+  address_operand(c, base, &t.map, &t.map_off, &t.map_space);
   if (t.map_space == MSpace::Shared || t.map_space == MSpace::Local)
     c.fail(a.pos, "a tensor map lives in .param, .const or .global memory");
   const auto& coords = a.elems[0].elems;
@@ -101,18 +76,19 @@ void decode_load(DecodeContext& c, const ptx::Instruction& in, const Op& op, Tma
             {"async", "bulk", "tensor", "shared::cluster", "shared::cta", "global", "tile",
              "im2col", "mbarrier::complete_tx::bytes", "multicast::cluster", "L2::cache_hint"});
   if (!in.has_mod("mbarrier::complete_tx::bytes"))
-    unsupported(c, in, "a global -> shared copy needs .mbarrier::complete_tx::bytes");
+    unsupported_form(c, in, "a global -> shared copy needs .mbarrier::complete_tx::bytes");
   t.multicast = in.has_mod("multicast::cluster");
-  if (t.multicast && in.has_mod("shared::cta")) unsupported(c, in, ".multicast with .shared::cta");
+  if (t.multicast && in.has_mod("shared::cta"))
+    unsupported_form(c, in, ".multicast with .shared::cta");
   const auto& ops = in.operands;
   size_t want =
       3 + (t.im2col ? 1 : 0) + (t.multicast ? 1 : 0) + (in.has_mod("L2::cache_hint") ? 1 : 0);
   if (ops.size() != want)
     c.fail(in.pos, fmt::format("'{}' expects {} operands, found {}", in.text(), want, ops.size()));
   MSpace sd = MSpace::Shared, sm = MSpace::Shared;
-  address(c, ops[0], &t.smem, &t.smem_off, &sd);
+  address_operand(c, ops[0], &t.smem, &t.smem_off, &sd);
   map_operand(c, in, ops[1], t.dims, t);
-  address(c, ops[2], &t.mbar, &t.mbar_off, &sm);
+  address_operand(c, ops[2], &t.mbar, &t.mbar_off, &sm);
   if (sd != MSpace::Shared || sm != MSpace::Shared)
     c.fail(in.pos, "the destination and the mbarrier are shared-memory addresses");
   t.regs.push_back(t.smem);
@@ -139,19 +115,20 @@ void decode_store(DecodeContext& c, const ptx::Instruction& in, const Op& op, Tm
   if (reduce) {
     allowed.insert("reduce");
     int k = mod_index(reds, 8, in);
-    if (k < 0) unsupported(c, in, "needs .add, .min, .max, .inc, .dec, .and, .or or .xor");
+    if (k < 0) unsupported_form(c, in, "needs .add, .min, .max, .inc, .dec, .and, .or or .xor");
     allowed.insert(reds[k]);
     t.red = red_ops[k];
   }
   only_mods(c, in, allowed);
-  if (!in.has_mod("bulk_group")) unsupported(c, in, "a shared -> global copy needs .bulk_group");
+  if (!in.has_mod("bulk_group"))
+    unsupported_form(c, in, "a shared -> global copy needs .bulk_group");
   const auto& ops = in.operands;
   size_t want = 2 + (in.has_mod("L2::cache_hint") ? 1 : 0);
   if (ops.size() != want)
     c.fail(in.pos, fmt::format("'{}' expects {} operands, found {}", in.text(), want, ops.size()));
   map_operand(c, in, ops[0], t.dims, t);
   MSpace ss = MSpace::Shared;
-  address(c, ops[1], &t.smem, &t.smem_off, &ss);
+  address_operand(c, ops[1], &t.smem, &t.smem_off, &ss);
   if (ss != MSpace::Shared) c.fail(ops[1].pos, "the source is a shared-memory address");
   t.regs.push_back(t.smem);
   if (want == 3) t.regs.push_back(c.src(ops[2], U64));
@@ -208,12 +185,12 @@ void decode_tma(DecodeContext& c, const ptx::Instruction& in, const Op& op) {
   if (m[2] == "commit_group" || m[2] == "wait_group") return decode_group(c, in, op);
   bool reduce = m[0] == "reduce";
   if (reduce && !(m.size() > 3 && m[1] == "async" && m[2] == "bulk" && m[3] == "tensor"))
-    unsupported(c, in, "only cp.reduce.async.bulk.tensor");
+    unsupported_form(c, in, "only cp.reduce.async.bulk.tensor");
   TmaOp t;
   t.dims = static_cast<uint8_t>(dims_of(in));
-  if (t.dims == 0) unsupported(c, in, "needs .1d .. .5d");
+  if (t.dims == 0) unsupported_form(c, in, "needs .1d .. .5d");
   t.im2col = in.has_mod("im2col");
-  if (t.im2col && t.dims < 3) unsupported(c, in, ".im2col needs .3d, .4d or .5d");
+  if (t.im2col && t.dims < 3) unsupported_form(c, in, ".im2col needs .3d, .4d or .5d");
   if (m[2] == "prefetch") return decode_prefetch(c, in, op, t);
   // The first state space names the destination: global -> a store.
   bool store = false;
