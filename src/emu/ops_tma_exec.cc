@@ -319,6 +319,7 @@ void store(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tm
 void exec_tma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   const auto kind = static_cast<TmaKind>(op.t2);
   if (kind == TMA_COMMIT || kind == TMA_WAIT) return;  // copies complete at issue
+  if (exec == 0) return;  // a false guard: no lane, and op.imm need not name a TmaOp
   const TmaOp& t = b.prog->tma_ops[static_cast<size_t>(op.imm)];
   SMEMLAB_FOR_LANES(exec, {
     switch (kind) {
