@@ -352,6 +352,123 @@ $Lwait:
   EXPECT_TRUE(tx.completed);
 }
 
+TEST(HopperEvents, MulticastLoadTellsEveryDestination) {
+  // Cluster of 4; rank 0 loads a 128B-swizzled f32 box 32 x 8 into ranks
+  // 0, 1 and 3 (ctaMask 0b1011); each destination waits on its own mbarrier.
+  const char* text = R"(.version 8.0
+.target sm_90a
+.address_size 64
+.extern .shared .align 1024 .b8 smem[];
+.visible .entry mc(.param .align 64 .b8 map[128], .param .u16 mask)
+{
+  .reg .pred %p<4>;
+  .reg .b16 %rs<4>;
+  .reg .b32 %r<32>;
+  .reg .b64 %rd<16>;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, bar;
+  mov.u32 %r3, smem;
+  mov.u32 %r8, 1024;
+  mov.u32 %r9, 1;
+  mov.u32 %r10, 0;
+  ld.param.u16 %rs1, [mask];
+  mov.u64 %rd1, map;
+  cvta.param.u64 %rd2, %rd1;
+  mov.u32 %r20, %cluster_ctarank;
+  cvt.u32.u16 %r21, %rs1;
+  shr.u32 %r22, %r21, %r20;
+  and.b32 %r22, %r22, 1;
+  setp.eq.u32 %p3, %r22, 1;
+  mbarrier.init.shared.b64 [%r1], %r9;
+  @%p3 mbarrier.arrive.expect_tx.shared.b64 _, [%r1], %r8;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  setp.eq.u32 %p2, %r20, 0;
+  @%p2 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%r3], [%rd2, {%r10, %r10}], [%r1], %rs1;
+  @!%p3 bra $Ldone;
+$Lwait:
+  mbarrier.try_wait.parity.shared.b64 %p1, [%r1], 0;
+  @!%p1 bra $Lwait;
+$Ldone:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+)";
+  Device dev;
+  auto mod = load(dev, text);
+  const uint64_t t = dev.malloc(256 * 8, "tensor");
+  tma::TensorMap m;
+  m.type = tma::DataType::F32;
+  m.rank = 2;
+  m.swizzle = tma::Swizzle::B128;
+  m.address = t;
+  m.dim[0] = 64, m.dim[1] = 8;
+  m.stride[0] = 256;
+  m.box[0] = 32, m.box[1] = 8;
+  ArgBytes map(128);
+  tma::encode(m, map.data());
+  Collect c;
+  LaunchConfig cfg{{4}, {1}, 1024};
+  cfg.cluster = {4, 1, 1};
+  cfg.observer = &c;
+  auto st = launch_raw(*mod, "mc", cfg, {map, arg(uint16_t{0b1011})});
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  ASSERT_EQ(c.blocks.size(), 4u);
+  // smem (dynamic, 1024-aligned) lies after the static `bar`: where the
+  // issuer's event says the box is.
+  ASSERT_FALSE(c.blocks[0].bulk.empty());
+  const uint32_t base = c.blocks[0].bulk[0].ev.shared_base;
+  EXPECT_EQ(base % 1024, 0u);
+  std::vector<uint32_t> chunks;
+  for (uint32_t r = 0; r < 8; ++r)
+    for (uint32_t j = 0; j < 8; ++j) chunks.push_back(guide_swizzle128(base + r * 128 + j * 16));
+  uint64_t id = 0;
+  for (uint32_t rank = 0; rank < 4; ++rank) {
+    SCOPED_TRACE(testing::Message() << "rank " << rank);
+    const Seen& s = c.blocks[rank];
+    if (rank == 2) {
+      EXPECT_TRUE(s.bulk.empty());
+      continue;
+    }
+    ASSERT_EQ(s.bulk.size(), 2u);  // issue, completion
+    for (const auto& b : s.bulk) {
+      EXPECT_EQ(b.ev.incoming, rank != 0);
+      EXPECT_EQ(b.ev.rank, rank);
+      EXPECT_EQ(b.ev.issuer_rank, 0u);
+      EXPECT_EQ(b.ev.block.x, 0u);
+      EXPECT_EQ(b.ev.multicast, 0b1011);
+      EXPECT_EQ(b.chunks, chunks);
+      if (!id) id = b.ev.id;
+      EXPECT_EQ(b.ev.id, id);
+    }
+    EXPECT_EQ(s.bulk[0].ev.phase, BulkPhase::Issue);
+    EXPECT_EQ(s.bulk[1].ev.phase, BulkPhase::Complete);
+    // Each destination's mbarrier completes by the copy (its own event,
+    // incoming unless it is the issuer's).
+    uint32_t tx = 0;
+    for (const Mbarrier& e : s.mbar)
+      if (e.kind == MbarrierKind::CompleteTx && e.rank == rank) {
+        ++tx;
+        EXPECT_EQ(e.copy, id);
+        EXPECT_EQ(e.incoming, rank != 0);
+        EXPECT_TRUE(e.completed);
+      }
+    EXPECT_EQ(tx, 1u);
+    // The peers' chunks: DsharedAccess writes by rank 0, as the async proxy's.
+    uint32_t writes = 0;
+    for (const DsharedAccess& d : s.dshared) {
+      EXPECT_EQ(d.access.op, MemOp::BulkStore);
+      writes += d.incoming ? 1 : 0;
+    }
+    EXPECT_EQ(writes, rank == 0 ? 0u : 64u);
+  }
+  // The issuer also heard of its peers' barriers and writes (outgoing).
+  uint32_t out = 0;
+  for (const DsharedAccess& d : c.blocks[0].dshared) out += d.incoming ? 0 : 1;
+  EXPECT_EQ(out, 2u * 64u);
+}
+
 uint64_t desc(uint32_t start, uint32_t lbo, uint32_t sbo, uint64_t mode) {
   return uint64_t{start >> 4} | uint64_t{lbo >> 4} << 16 | uint64_t{sbo >> 4} << 32 | mode << 62;
 }
