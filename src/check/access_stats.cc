@@ -22,6 +22,8 @@ const char* access_class_name(AccessClass c) {
       return "local_load";
     case AccessClass::LocalStore:
       return "local_store";
+    case AccessClass::Ldgsts:
+      return "ldgsts";
   }
   return "?";
 }
@@ -171,11 +173,7 @@ class BlockAccess final : public emu::BlockObserver {
           cls = AccessClass::GlobalReduction;
           break;
         case emu::MemOp::CpAsyncLoad:
-        case emu::MemOp::BulkLoad:
-          cls = AccessClass::GlobalLoad;
-          break;
-        case emu::MemOp::BulkReduce:
-          cls = AccessClass::GlobalReduction;
+          cls = AccessClass::Ldgsts;
           break;
         default:
           return;

@@ -32,16 +32,20 @@ struct SectorCounts {
   }
 };
 
-// Classes reported separately (Nsight Compute's op_ld/op_st/op_atom/op_red).
+// Classes reported separately (Nsight Compute's op_ld/op_st/op_atom/op_red,
+// and op_ldgsts: cp.async's global reads, which ncu files under LDGSTS, not
+// under global loads). The async proxy's global traffic (TMA, bulk copies)
+// is HopperAnalysis's.
 enum class AccessClass {
   GlobalLoad,
   GlobalStore,
   GlobalAtomic,
   GlobalReduction,
   LocalLoad,
-  LocalStore
+  LocalStore,
+  Ldgsts
 };
-inline constexpr int kAccessClasses = 6;
+inline constexpr int kAccessClasses = 7;
 const char* access_class_name(AccessClass c);
 
 struct BranchCounts {

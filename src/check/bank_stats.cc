@@ -192,11 +192,15 @@ class BlockBank final : public emu::BlockObserver {
 
   void on_memory(const emu::MemAccess& a) override {
     if (a.space != emu::Space::Shared || a.mask == 0) return;
-    if (a.op == emu::MemOp::CpAsyncLoad || a.op == emu::MemOp::CpAsyncStore ||
-        a.op == emu::MemOp::BulkLoad || a.op == emu::MemOp::BulkStore) {
+    if (a.op == emu::MemOp::CpAsyncLoad || a.op == emu::MemOp::CpAsyncStore) {
       ++cp_async;  // LDGSTS follows other rules: not modelled (docs/bank-model.md)
       return;
     }
+    // The async proxy's chunks (TMA, bulk copies): HopperAnalysis counts
+    // the copies; their shared-side rules are not modelled yet.
+    if (a.op == emu::MemOp::BulkLoad || a.op == emu::MemOp::BulkStore ||
+        a.op == emu::MemOp::BulkReduce)
+      return;
     const uint32_t pc = a.instr->pc;
     const size_t site = site_of(pc, a);
     const SharedOp sop = a_->sites[site].op;

@@ -38,7 +38,8 @@ void analyze(AnalyzeOptions& o) {
                o.check ? session::Analyses::All : session::Analyses::Counts);
   if (run.status.error && run.status.error->kind == "decode")
     throw UsageError(run.status.error->what());
-  report::Analysis a{run.info, run.banks.get(), &run.access, &run.findings};
+  report::Analysis a{run.info,      run.banks.get(), &run.access,
+                     &run.findings, &run.hopper,     run.swizzle.get()};
   if (o.json)
     fmt::print("{}\n", report::analyze_json(a).dump(1));
   else if (o.sarif)

@@ -175,6 +175,9 @@ TEST(HopperEvents, TmaLoadAndStoreWithTheir128ByteSwizzle) {
   EXPECT_EQ(li.ev.rank, 0u);
   EXPECT_EQ(li.ev.mbarrier, 0u);
   EXPECT_EQ(li.ev.shared_base, 1024u);
+  EXPECT_EQ(li.ev.row_bytes, 128u);
+  EXPECT_EQ(li.ev.rows, 8u);
+  EXPECT_EQ(li.ev.pitch, 128u);
   EXPECT_EQ(li.ev.bytes, 1024u);
   EXPECT_EQ(li.chunks, chunks);
   ASSERT_EQ(li.global.size(), global.size());

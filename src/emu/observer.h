@@ -169,7 +169,11 @@ struct BulkCopy {
   // belongs to (its count of cp.async.bulk.commit_group before the copy).
   uint32_t group;
   uint32_t shared_base;  // shared offset of the box (tensor) or region before the swizzle
-  uint64_t bytes;        // bytes moved: what a load signals to its mbarrier (complete_tx)
+  // Tensor copies: the box in shared memory before the swizzle, `rows` rows
+  // of `row_bytes` bytes, `pitch` bytes apart (the row's bytes, or the
+  // swizzle's span when it has one). 1-D copies: one row.
+  uint32_t row_bytes, rows, pitch;
+  uint64_t bytes;  // bytes moved: what a load signals to its mbarrier (complete_tx)
   // Shared side: the offset of each 16-byte chunk written (load) or read
   // (store, reduction) in block `rank`, after the swizzle, in the order the
   // copy walks the box (row by row). Empty for prefetches.

@@ -160,6 +160,8 @@ void bulk_events(BlockCtx& b, Warp& w, const Op& op, uint32_t l, uint64_t size, 
   ev.id = b.cluster->copies;
   ev.mbarrier = bar_off;
   ev.shared_base = off;
+  ev.row_bytes = ev.pitch = static_cast<uint32_t>(size);
+  ev.rows = 1;
   ev.bytes = size;
   ev.chunks = chunks;
   ev.global = std::span<const ByteRange>(&global, 1);
@@ -185,9 +187,11 @@ void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
   // Phases completed by this instruction, per block that holds the
   // mbarrier (a peer's, through a shared::cluster address, or this one's).
   std::vector<BlockCtx*> completed;
-  // Observers only: each lane's operation, told after the access event.
+  // Observers only: each lane's operation, told after the access event
+  // (a block without an observer builds none: a try_wait spin stays cheap).
   thread_local std::vector<std::pair<BlockCtx*, Mbarrier>> events;
-  events.clear();
+  const bool tell = b.obs != nullptr;
+  if (tell) events.clear();
   b.remote = 0;
   SMEMLAB_FOR_LANES(exec, {
     const uint32_t was_remote = b.remote;
@@ -200,14 +204,14 @@ void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
     std::memcpy(&obj, p, 8);
     const unsigned parity_before = mbar::parity(obj);
     Mbarrier e{};
-    note_state(e, obj, false);
+    if (tell) note_state(e, obj, false);
     mbarrier_apply(w, op, pc, l, kind, obj, e);
     const bool phase_done =
         kind != MB_INIT && kind != MB_INVAL && mbar::parity(obj) != parity_before;
     if (phase_done) completed.push_back(owner);
     std::memcpy(p, &obj, 8);
     done |= 1u << l;
-    if (b.obs || owner->obs) {
+    if (tell) {
       e.kind = mbarrier_kind(op);
       e.lane = static_cast<uint8_t>(l);
       e.completed = phase_done;
@@ -221,7 +225,8 @@ void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
   if (b.obs)
     mem_emit(b, w, op, kind == MB_INIT ? MemOp::Store : MemOp::Atomic, 8, done, spaces, shown);
   b.remote = 0;
-  for (auto& [owner, e] : events) send_mbarrier(b, *owner, e);
+  if (tell)
+    for (auto& [owner, e] : events) send_mbarrier(b, *owner, e);
   for (BlockCtx* owner : completed) phase_completed(*owner);
 }
 

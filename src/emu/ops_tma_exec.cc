@@ -251,6 +251,9 @@ BulkCopy copy_event(BlockCtx& b, const Warp& w, const Op& op, uint32_t l, const 
   ev.id = next_copy_id(b);
   ev.mbarrier = kNoMbarrier;
   ev.shared_base = k.smem & ((1u << kClusterRankShift) - 1);
+  ev.row_bytes = k.box.row_elems * k.box.esize;
+  ev.rows = k.box.rows;
+  ev.pitch = k.box.pitch;
   ev.bytes = k.box.bytes();
   ev.instr = &b.prog->info[op.info];
   ev.warp = w.index;

@@ -231,13 +231,28 @@ inline constexpr const char* kHtmlJs = R"JS(
       let anyAcc = false;
       acc.append(el('tr', {}, el('th', {text: 'memory'}), el('th', {text: 'requests'}),
                  el('th', {text: 'sectors'}), el('th', {text: 'ideal'}), el('th', {text: 'bytes used'})));
-      for (const c of ['global_load', 'global_store', 'global_atomic', 'local_load', 'local_store']) {
+      for (const c of ['global_load', 'global_store', 'global_atomic', 'local_load', 'local_store', 'ldgsts']) {
         const x = info[c]; if (!x || !x.requests) continue; anyAcc = true;
         acc.append(el('tr', {}, el('td', {text: c.replace('_', ' ')}), el('td', {text: x.requests}),
                    el('td', {text: x.sectors}), el('td', {text: x.ideal_sectors}),
                    el('td', {text: x.efficiency === undefined ? '' : Math.round(100 * x.efficiency) + '%'})));
       }
       if (anyAcc) kids.push(acc);
+      // Hopper's families (tma, gmma, dshared): requests and bytes.
+      const hop = [];
+      for (const fam of ['tma', 'dshared'])
+        for (const [row, x] of Object.entries(info[fam] || {})) hop.push([`${fam} ${row}`, x]);
+      if (info.gmma) hop.push(['gmma', info.gmma]);
+      if (hop.length) {
+        const t = el('table', {class: 'access-counts hopper-counts'});
+        t.append(el('tr', {}, el('th', {text: 'Hopper'}), el('th', {text: 'requests'}),
+                 el('th', {text: 'bytes'}), el('th', {text: 'shared bytes'})));
+        for (const [name, x] of hop)
+          t.append(el('tr', {}, el('td', {text: name}), el('td', {text: x.requests}),
+                   el('td', {text: x.bytes === undefined ? '' : x.bytes}),
+                   el('td', {text: x.shared_bytes === undefined ? '' : x.shared_bytes})));
+        kids.push(t);
+      }
       if (info.sector_map) kids.push(el('div', {class: 'figure', html: sectorMap(JSON.parse(info.sector_map))}));
       if (info.branches && (info.branches.uniform || info.branches.divergent))
         kids.push(el('p', {class: 'branches', text: `branches: ${info.branches.uniform} uniform, ${info.branches.divergent} divergent`}));

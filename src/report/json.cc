@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "report/hopper.h"
 #include "report/report.h"
 
 namespace smemlab::report {
@@ -203,7 +204,15 @@ json analyze_json(const Analysis& a) {
       if (!j["totals"].contains(k)) j["totals"][k] = sectors_json({});
   }
 
-  // Lines: union of the bank and access lines.
+  // Hopper's families, where the kernel has their requests (a classic
+  // kernel's document is unchanged).
+  std::map<check::SourceLine, check::HopperLine> hopper;
+  if (a.hopper) {
+    add_hopper_json(j["totals"], a.hopper->totals());
+    hopper = a.hopper->lines();
+  }
+
+  // Lines: union of the bank, access and Hopper lines.
   auto bank_lines = a.banks->lines();
   std::map<check::SourceLine, json> lines;
   for (const auto& l : bank_lines) {
@@ -212,6 +221,8 @@ json analyze_json(const Analysis& a) {
     o.update(m);
   }
   for (const auto& [where, l] : acc) add_access(lines[where], l);
+  for (const auto& [where, l] : hopper)
+    if (l.any()) add_hopper_json(lines[where], l);
   json arr = json::array();
   json empty_banks = model_json(check::ModelCounts{});
   for (auto& [where, o] : lines) {
@@ -243,6 +254,10 @@ json analyze_json(const Analysis& a) {
                                     {"lines", per_line}};
     }
     j["what_if"] = what_if;
+  }
+  if (a.swizzle) {
+    json w = swizzle_json(*a.swizzle);
+    if (!w.empty()) j["swizzle_what_if"] = std::move(w);
   }
   if (a.banks->cp_async_requests())
     j["unmodelled"] = {{"cp_async_shared_requests", a.banks->cp_async_requests()}};

@@ -12,6 +12,8 @@
 #include "check/access_stats.h"
 #include "check/bank_stats.h"
 #include "check/finding.h"
+#include "check/hopper_stats.h"
+#include "check/swizzle_whatif.h"
 #include "sass/level.h"
 
 namespace smemlab::report {
@@ -46,6 +48,8 @@ struct Analysis {
   const check::BankAnalysis* banks = nullptr;
   const check::AccessAnalysis* access = nullptr;
   const std::vector<check::Finding>* findings = nullptr;  // may be null (analyze without check)
+  const check::HopperAnalysis* hopper = nullptr;  // tma, gmma, dshared (null: not counted)
+  const check::SwizzleWhatIf* swizzle = nullptr;  // TMA-filled buffers (null: not run)
 };
 
 // Factor that scales sampled counts up to the whole grid (1 when all blocks ran).

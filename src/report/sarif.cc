@@ -3,6 +3,7 @@
 #include <string>
 
 #include "check/finding_kinds.h"
+#include "report/hopper.h"
 #include "report/report.h"
 
 namespace smemlab::report {
@@ -97,7 +98,16 @@ json analyze_sarif(const Analysis& a) {
            {"locations", location(where)},
            {"properties", {{"divergent", c.divergent}, {"uniform", c.uniform}}}});
   }
-  return sarif_log(std::move(rules), std::move(results), {{"level", level_json(a.run)}});
+  json properties = {{"level", level_json(a.run)}};
+  // Hopper's counter families have no rule to break yet (their wavefront
+  // rules are being measured): the kernel's totals ride in the run's
+  // properties, where the kernel has any.
+  if (a.hopper) {
+    json h = json::object();
+    add_hopper_json(h, a.hopper->totals());
+    if (!h.empty()) properties["hopper"] = h;
+  }
+  return sarif_log(std::move(rules), std::move(results), std::move(properties));
 }
 
 json check_sarif(const RunInfo&, const std::vector<check::Finding>& findings) {

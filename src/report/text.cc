@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bank/bank_map.h"
+#include "report/hopper.h"
 #include "report/report.h"
 
 namespace smemlab::report {
@@ -182,6 +183,9 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
     if (in_source(l.where)) annotations[l.where.line] += bank_note(l, models);
   for (const auto& [w, n] : notes)
     if (in_source(w)) annotations[w.line] += access_note(n);
+  if (a.hopper)
+    for (const auto& [w, h] : a.hopper->lines())
+      if (in_source(w)) annotations[w.line] += hopper_note(h);
   if (!annotations.empty()) {
     first = std::max(1, annotations.begin()->first - 2);
     last = std::min<int>(static_cast<int>(source_lines.size()), annotations.rbegin()->first + 1);
@@ -218,6 +222,7 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
   if (a.banks->cp_async_requests())
     out += fmt::format("  {} cp.async shared requests are not modelled\n",
                        a.banks->cp_async_requests());
+  if (a.hopper) out += hopper_summary(a.hopper->totals());
   if (a.access) {
     check::ExecCounts all;
     for (const auto& [pc, e] : a.access->executed()) all.add(e.second);
@@ -278,6 +283,7 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
                         : "\nno bank conflicts on " + models[0]->name() + "\n";
   }
   if (a.access) out += access_findings(*a.access);
+  if (a.swizzle) out += swizzle_text(*a.swizzle);
   return out;
 }
 

@@ -55,7 +55,8 @@ void Driver::html_section(uint64_t index, const session::LaunchAnalysis& a) {
   report::HtmlSection s;
   s.launch_index = static_cast<int64_t>(index);
   s.heading = fmt::format("launch {}: {}", index, report::launch_heading(r));
-  s.analysis = {r, check ? nullptr : a.banks.get(), check ? nullptr : &a.access, &a.findings};
+  s.analysis = {r,           check ? nullptr : a.banks.get(), check ? nullptr : &a.access,
+                &a.findings, check ? nullptr : &a.hopper,     check ? nullptr : a.swizzle.get()};
   // The page's main source: a file the line table names (an absolute path,
   // or relative to the program's working directory); no lines if unreadable.
   s.analysis.run.source = main_file(a);
@@ -92,7 +93,8 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
     return;
   }
   if (options.json) {
-    nlohmann::json j = report::analyze_json({r, a.banks.get(), &a.access, &a.findings});
+    nlohmann::json j = report::analyze_json(
+        {r, a.banks.get(), &a.access, &a.findings, &a.hopper, a.swizzle.get()});
     j["launch"] = index;
     j["grid"] = dim(r.grid);
     j["block"] = dim(r.block);
@@ -109,7 +111,8 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
     note(head + "\n" + report::findings_text(a.findings));
     return;
   }
-  std::string body = report::analyze_text({r, a.banks.get(), &a.access, &a.findings}, {});
+  std::string body = report::analyze_text(
+      {r, a.banks.get(), &a.access, &a.findings, &a.hopper, a.swizzle.get()}, {});
   if (!a.findings.empty()) body += "\nfindings\n" + report::findings_text(a.findings);
   note(head + "\n" + body);
 }

@@ -118,13 +118,18 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
                     sass::KernelLevel level, emu::KernelObserver* extra, Analyses what,
                     const std::vector<emu::Schedule>& compare) {
   bool counts = what != Analyses::FindingsOnly, checks = what != Analyses::Counts;
-  if (counts) out->banks = std::make_unique<check::BankAnalysis>(std::move(models));
+  if (counts) {
+    out->banks = std::make_unique<check::BankAnalysis>(std::move(models));
+    out->swizzle = std::make_unique<check::SwizzleWhatIf>(out->banks->models().front().get());
+  }
   if (checks) out->defects = std::make_unique<check::DefectCheck>(layout_of(m.kernel(kernel)));
   out->level = std::move(level);
   check::ObserverSet counted;
   if (counts) {
     counted.add(out->banks.get());
     counted.add(&out->access);
+    counted.add(&out->hopper);
+    counted.add(out->swizzle.get());
   }
   sass::Regroup regroup(&counted, &out->level.map);
   check::ObserverSet set;
@@ -176,6 +181,8 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
     if (counts) {
       out->banks->scale(report::scale(r));
       out->access.scale(report::scale(r));
+      out->hopper.scale(report::scale(r));
+      out->swizzle->scale(report::scale(r));
     }
   }
 }

@@ -15,6 +15,8 @@
 #include "check/access_stats.h"
 #include "check/bank_stats.h"
 #include "check/defects.h"
+#include "check/hopper_stats.h"
+#include "check/swizzle_whatif.h"
 #include "emu/launch.h"
 #include "ptx/demangle.h"
 #include "report/report.h"
@@ -30,8 +32,10 @@ struct OptionError : std::runtime_error {
 struct LaunchAnalysis {
   std::unique_ptr<check::BankAnalysis> banks;  // null with Analyses::FindingsOnly
   check::AccessAnalysis access;
-  std::unique_ptr<check::DefectCheck> defects;  // null with Analyses::Counts
-  sass::KernelLevel level;                      // the PTX -> SASS map the counts went through
+  check::HopperAnalysis hopper;                   // TMA, wgmma, distributed shared memory
+  std::unique_ptr<check::SwizzleWhatIf> swizzle;  // with banks: TMA-filled buffers' readers
+  std::unique_ptr<check::DefectCheck> defects;    // null with Analyses::Counts
+  sass::KernelLevel level;                        // the PTX -> SASS map the counts went through
   emu::LaunchStatus status;
   report::RunInfo info;  // `source` is left to the caller
   // Findings of the checkers plus the error the emulator stopped on, if any.

@@ -1,0 +1,134 @@
+#include "check/hopper_stats.h"
+
+#include <utility>
+
+namespace smemlab::check {
+
+const char* hopper_family(HopperClass c) {
+  switch (c) {
+    case HopperClass::TmaLoad:
+    case HopperClass::TmaStore:
+    case HopperClass::TmaReduction:
+    case HopperClass::TmaPrefetch:
+      return "tma";
+    case HopperClass::Gmma:
+      return "gmma";
+    default:
+      return "dshared";
+  }
+}
+
+const char* hopper_row(HopperClass c) {
+  switch (c) {
+    case HopperClass::TmaLoad:
+    case HopperClass::DsharedLoad:
+      return "loads";
+    case HopperClass::TmaStore:
+    case HopperClass::DsharedStore:
+      return "stores";
+    case HopperClass::TmaReduction:
+      return "reductions";
+    case HopperClass::TmaPrefetch:
+      return "prefetches";
+    case HopperClass::DsharedAtomic:
+      return "atomics";
+    default:
+      return "";
+  }
+}
+
+namespace {
+
+HopperClass tma_class(emu::BulkKind k) {
+  switch (k) {
+    case emu::BulkKind::Load:
+      return HopperClass::TmaLoad;
+    case emu::BulkKind::Store:
+      return HopperClass::TmaStore;
+    case emu::BulkKind::Reduce:
+      return HopperClass::TmaReduction;
+    default:
+      return HopperClass::TmaPrefetch;
+  }
+}
+
+// A block's counts by pc (Hopper's events are few next to ld/st: a pc ->
+// slot table and the slots, no per-event allocation once seen).
+class BlockHopper final : public emu::BlockObserver {
+ public:
+  void on_bulk_copy(const emu::BulkCopy& c) override {
+    // A copy counts once, at the issuer's issue (its completion and the
+    // destinations' incoming events describe the same copy).
+    if (c.incoming || c.phase != emu::BulkPhase::Issue) return;
+    HopperCounts& h = at(c.instr).cls[static_cast<int>(tma_class(c.kind))];
+    ++h.requests;
+    for (const emu::ByteRange& r : c.global) h.bytes += r.bytes;
+    h.shared_bytes += uint64_t{16} * c.chunks.size();
+  }
+  void on_wgmma(const emu::Wgmma& g) override {
+    if (g.kind != emu::WgmmaKind::Mma) return;
+    HopperCounts& h = at(g.instr).cls[static_cast<int>(HopperClass::Gmma)];
+    ++h.requests;
+    h.shared_bytes += uint64_t{16} * (g.b.chunks.size() + (g.a_shared ? g.a.chunks.size() : 0));
+  }
+  void on_dshared(const emu::DsharedAccess& d) override {
+    // The issuer's side; the async proxy's chunks of a multicast copy are
+    // the copy's (tma), not distributed-shared requests.
+    const emu::MemOp op = d.access.op;
+    if (d.incoming || op == emu::MemOp::BulkLoad || op == emu::MemOp::BulkStore ||
+        op == emu::MemOp::BulkReduce)
+      return;
+    const HopperClass c = op == emu::MemOp::Load    ? HopperClass::DsharedLoad
+                          : op == emu::MemOp::Store ? HopperClass::DsharedStore
+                                                    : HopperClass::DsharedAtomic;
+    HopperCounts& h = at(d.access.instr).cls[static_cast<int>(c)];
+    ++h.requests;
+    h.bytes += uint64_t{d.access.width} * static_cast<unsigned>(__builtin_popcount(d.access.mask));
+  }
+
+  std::vector<std::pair<uint32_t, HopperInstr>> entries;  // in the order first met
+
+ private:
+  HopperLine& at(const emu::InstrInfo* instr) {
+    const uint32_t pc = instr->pc;
+    if (pc >= slot_.size()) slot_.resize(pc + 1, 0);
+    if (!slot_[pc]) {
+      entries.emplace_back(pc, HopperInstr{instr, {}});
+      slot_[pc] = static_cast<uint32_t>(entries.size());
+    }
+    return entries[slot_[pc] - 1].second.counts;
+  }
+  std::vector<uint32_t> slot_;  // by pc: position in entries + 1, 0 for none
+};
+
+}  // namespace
+
+std::unique_ptr<emu::BlockObserver> HopperAnalysis::make_block_observer(emu::Dim3) {
+  return std::make_unique<BlockHopper>();
+}
+
+void HopperAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
+  auto* b = static_cast<BlockHopper*>(observer.get());
+  by_pc_.merge(std::move(b->entries),
+               [](HopperInstr& into, const HopperInstr& s) { into.counts.add(s.counts); });
+}
+
+std::map<SourceLine, HopperLine> HopperAnalysis::lines() const {
+  std::map<SourceLine, HopperLine> out;
+  for (const auto& [pc, s] : by_pc_)
+    for (const auto& where : lines_of(kernel_.lines, s.instr->loc)) out[where].add(s.counts);
+  return out;
+}
+
+HopperLine HopperAnalysis::totals() const {
+  HopperLine all;
+  for (const auto& [pc, s] : by_pc_) all.add(s.counts);
+  return all;
+}
+
+void HopperAnalysis::scale(double f) {
+  for (auto& [pc, s] : by_pc_)
+    for (auto& c : s.counts.cls) c.scale(f);
+}
+
+}  // namespace smemlab::check

@@ -1,0 +1,121 @@
+// HopperAnalysis from synthetic Hopper events: what counts as a request of
+// each family (a copy once, at its issuer's issue; a wgmma per warp; a
+// DSMEM access per instruction and peer, the issuer's side only), the bytes
+// each carries, and the merge of blocks.
+#include "check/hopper_stats.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "check/event_builder.h"
+
+namespace smemlab::check {
+namespace {
+
+emu::BulkCopy copy(emu::BulkKind kind, emu::BulkPhase phase, bool incoming,
+                   const emu::InstrInfo* instr, const std::vector<uint32_t>& chunks,
+                   const std::vector<emu::ByteRange>& global) {
+  emu::BulkCopy c{};
+  c.kind = kind;
+  c.phase = phase;
+  c.incoming = incoming;
+  c.instr = instr;
+  c.chunks = chunks;
+  c.global = global;
+  return c;
+}
+
+TEST(HopperAnalysis, CopiesCountOnceAtTheIssuersIssue) {
+  emu::InstrInfo ld = testing::instr(3, 20, "cp.async.bulk.tensor.2d...");
+  emu::InstrInfo st = testing::instr(5, 22, "cp.async.bulk.tensor.2d.global...");
+  std::vector<uint32_t> box(64);  // a 1024-byte box
+  for (uint32_t i = 0; i < 64; ++i) box[i] = 1024 + 16 * i;
+  const std::vector<emu::ByteRange> rows = {{0x1000, 128}, {0x1100, 128}, {0x1200, 64}};
+  HopperAnalysis h;
+  h.on_kernel_begin({});
+  for (uint32_t b = 0; b < 2; ++b) {
+    auto obs = h.make_block_observer({b, 0, 0});
+    using P = emu::BulkPhase;
+    obs->on_bulk_copy(copy(emu::BulkKind::Load, P::Issue, false, &ld, box, rows));
+    obs->on_bulk_copy(copy(emu::BulkKind::Load, P::Complete, false, &ld, box, rows));
+    // A multicast copy's event in a destination block: the issuer counted it.
+    obs->on_bulk_copy(copy(emu::BulkKind::Load, P::Issue, true, &ld, box, rows));
+    obs->on_bulk_copy(copy(emu::BulkKind::Store, P::Issue, false, &st, box, rows));
+    obs->on_bulk_copy(copy(emu::BulkKind::Store, P::Complete, false, &st, box, rows));
+    h.finish_block({b, 0, 0}, std::move(obs));
+  }
+  const auto tl = static_cast<int>(HopperClass::TmaLoad),
+             ts = static_cast<int>(HopperClass::TmaStore);
+  const HopperCounts& l = h.instructions().at(3).counts.cls[tl];
+  EXPECT_EQ(l.requests, 2u);
+  EXPECT_EQ(l.bytes, 2u * (128 + 128 + 64));
+  EXPECT_EQ(l.shared_bytes, 2u * 1024);
+  const HopperCounts& s = h.instructions().at(5).counts.cls[ts];
+  EXPECT_EQ(s.requests, 2u);
+  EXPECT_EQ(h.totals().cls[tl].requests + h.totals().cls[ts].requests, 4u);
+  EXPECT_EQ(h.instructions().at(3).counts.cls[ts].requests, 0u);
+}
+
+TEST(HopperAnalysis, WgmmaPerWarpAndItsOperandChunks) {
+  emu::InstrInfo mma = testing::instr(7, 30, "wgmma.mma_async...");
+  emu::InstrInfo commit = testing::instr(8, 31, "wgmma.commit_group...");
+  std::vector<uint32_t> a(32), b(16);
+  HopperAnalysis h;
+  h.on_kernel_begin({});
+  auto obs = h.make_block_observer({0, 0, 0});
+  for (uint32_t w = 0; w < 4; ++w) {
+    emu::Wgmma g;
+    g.kind = emu::WgmmaKind::Mma;
+    g.a_shared = w != 3;  // the last warp: A from registers (its chunks not read)
+    g.a.chunks = a;
+    g.b.chunks = b;
+    g.instr = &mma;
+    g.warp = w;
+    obs->on_wgmma(g);
+    g.kind = emu::WgmmaKind::Commit;
+    g.instr = &commit;
+    obs->on_wgmma(g);
+  }
+  h.finish_block({0, 0, 0}, std::move(obs));
+  const HopperCounts& g = h.instructions().at(7).counts.cls[static_cast<int>(HopperClass::Gmma)];
+  EXPECT_EQ(g.requests, 4u);
+  EXPECT_EQ(g.shared_bytes, 4u * 16 * 16 + 3u * 32 * 16);
+  EXPECT_EQ(h.instructions().size(), 1u);  // commit_group reads nothing
+}
+
+TEST(HopperAnalysis, DsharedPerIssuedInstruction) {
+  emu::InstrInfo st = testing::instr(9, 40, "st.shared::cluster.u32");
+  emu::InstrInfo at = testing::instr(10, 41, "atom.shared::cluster.add.u32");
+  emu::InstrInfo mc = testing::instr(11, 42, "cp.async.bulk.tensor...multicast::cluster");
+  HopperAnalysis h;
+  h.on_kernel_begin({});
+  auto obs = h.make_block_observer({0, 0, 0});
+  auto d = [](emu::MemOp op, unsigned width, const emu::InstrInfo* i, uint32_t mask,
+              bool incoming) {
+    emu::DsharedAccess x{};
+    x.access = testing::access(
+        emu::Space::Shared, op, width, i, 0, [](unsigned l) { return 4ull * l; }, mask);
+    x.incoming = incoming;
+    return x;
+  };
+  obs->on_dshared(d(emu::MemOp::Store, 4, &st, 0xffffffffu, false));
+  obs->on_dshared(d(emu::MemOp::Store, 4, &st, 0x0000ffffu, false));  // lanes of a 2nd peer
+  obs->on_dshared(d(emu::MemOp::Store, 4, &st, 0xffffffffu, true));   // a peer's, into us
+  obs->on_dshared(d(emu::MemOp::Atomic, 8, &at, 0x1u, false));
+  obs->on_dshared(d(emu::MemOp::BulkStore, 16, &mc, 0x1u, false));  // a copy's chunk: tma's
+  h.finish_block({0, 0, 0}, std::move(obs));
+  const auto& s = h.instructions().at(9).counts.cls[static_cast<int>(HopperClass::DsharedStore)];
+  EXPECT_EQ(s.requests, 2u);
+  EXPECT_EQ(s.bytes, 4u * 48);
+  const auto& a = h.instructions().at(10).counts.cls[static_cast<int>(HopperClass::DsharedAtomic)];
+  EXPECT_EQ(a.requests, 1u);
+  EXPECT_EQ(a.bytes, 8u);
+  EXPECT_THROW(h.instructions().at(11), std::out_of_range);
+  h.scale(2.5);
+  EXPECT_EQ(h.instructions().at(9).counts.cls[static_cast<int>(HopperClass::DsharedStore)].requests,
+            5u);
+}
+
+}  // namespace
+}  // namespace smemlab::check

@@ -1,0 +1,68 @@
+// The swizzle what-if (issue 28, deliverable 3): for every buffer a TMA
+// load fills, the wavefronts its shared-memory readers (ld.shared,
+// ldmatrix) would take had the tensor map asked for each swizzle mode,
+// the readers' addresses following the data: a reader of box row r, byte b
+// under the load's swizzle reads row r, byte b of the box laid out under
+// the other mode (rows a span apart under a swizzle, the 16-byte chunks
+// permuted by address bits 7..9). Costed with the launch's first bank
+// model, the rules ld/st/ldmatrix are counted with everywhere. Readers of
+// a buffer through wgmma descriptors are not costed: no wgmma operand rule
+// is measured yet.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "bank/bank.h"
+#include "emu/observer.h"
+
+namespace smemlab::check {
+
+// The four modes of CUtensorMapSwizzle this what-if weighs: none, 32B,
+// 64B, 128B (the values 0..3).
+inline constexpr int kSwizzleModes = 4;
+const char* swizzle_mode_name(int mode);  // "none", "32B", "64B", "128B"
+
+// One buffer: the TMA load instruction and the shared offset it fills.
+struct SwizzleBuffer {
+  const emu::InstrInfo* load = nullptr;
+  uint32_t shared_base = 0;
+  uint8_t swizzle = 0;  // the map's mode
+  uint32_t row_bytes = 0, rows = 0;
+  uint64_t reads = 0;  // reader requests inside the box
+  // Wavefronts of those reads under each mode (nullopt: the mode cannot
+  // hold the box's rows, which are wider than its span).
+  std::array<std::optional<uint64_t>, kSwizzleModes> wavefronts{};
+  uint64_t unmodelled = 0;  // reads the model refused
+};
+
+class SwizzleWhatIf final : public emu::KernelObserver {
+ public:
+  // `model`: the first model of the launch (outlives this analysis).
+  explicit SwizzleWhatIf(const bank::Model* model) : model_(model) {}
+  void on_kernel_begin(const emu::KernelInfo& info) override { kernel_ = info; }
+  const emu::KernelInfo& kernel() const { return kernel_; }
+  const bank::Model& model() const { return *model_; }
+  std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override;
+  void finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserver> observer) override;
+  // By (load pc, shared offset).
+  const std::map<std::pair<uint32_t, uint32_t>, SwizzleBuffer>& buffers() const { return buffers_; }
+  void scale(double f);
+
+  // The address a byte at shared offset `addr` of a box (base, row bytes,
+  // laid out under mode `from`) moves to under mode `to`; false when `to`
+  // cannot hold the box's rows or `addr` is not box data. Exposed for tests.
+  static bool remap(uint32_t base, uint32_t row_bytes, int from, int to, uint64_t addr,
+                    uint64_t* out);
+
+ private:
+  const bank::Model* model_;
+  emu::KernelInfo kernel_;
+  std::map<std::pair<uint32_t, uint32_t>, SwizzleBuffer> buffers_;
+};
+
+}  // namespace smemlab::check

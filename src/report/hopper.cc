@@ -1,0 +1,124 @@
+#include "report/hopper.h"
+
+#include <fmt/format.h>
+
+namespace smemlab::report {
+
+using nlohmann::json;
+
+namespace {
+
+// What a row carries: copies move global and shared bytes, wgmma reads
+// shared bytes, a DSMEM access moves the bytes its lanes ask for.
+json counts_json(check::HopperClass c, const check::HopperCounts& h) {
+  json j = {{"requests", h.requests}};
+  if (c != check::HopperClass::Gmma) j["bytes"] = h.bytes;
+  if (std::string(check::hopper_family(c)) != "dshared") j["shared_bytes"] = h.shared_bytes;
+  return j;
+}
+
+std::string row_name(check::HopperClass c) {
+  const std::string row = check::hopper_row(c);
+  return row.empty() ? check::hopper_family(c) : fmt::format("{} {}", check::hopper_family(c), row);
+}
+
+}  // namespace
+
+void add_hopper_json(json& j, const check::HopperLine& l) {
+  for (int i = 0; i < check::kHopperClasses; ++i) {
+    const auto c = static_cast<check::HopperClass>(i);
+    if (!l.cls[i].requests) continue;
+    const std::string row = check::hopper_row(c);
+    if (row.empty())
+      j[check::hopper_family(c)] = counts_json(c, l.cls[i]);
+    else
+      j[check::hopper_family(c)][row] = counts_json(c, l.cls[i]);
+  }
+}
+
+std::string hopper_note(const check::HopperLine& l) {
+  std::string out;
+  for (int i = 0; i < check::kHopperClasses; ++i) {
+    const auto c = static_cast<check::HopperClass>(i);
+    const check::HopperCounts& h = l.cls[i];
+    if (!h.requests) continue;
+    std::string what;
+    if (c == check::HopperClass::Gmma)
+      what = fmt::format("{} shared bytes read", h.shared_bytes);
+    else if (std::string(check::hopper_family(c)) == "dshared")
+      what = fmt::format("{} bytes", h.bytes);
+    else
+      what = fmt::format("{} global bytes, {} shared bytes", h.bytes, h.shared_bytes);
+    out += fmt::format("        {:<16} {:>6} req, {}\n", row_name(c), h.requests, what);
+  }
+  return out;
+}
+
+std::string hopper_summary(const check::HopperLine& totals) {
+  std::string parts;
+  for (int i = 0; i < check::kHopperClasses; ++i)
+    if (totals.cls[i].requests)
+      parts += fmt::format("  {} {} req", row_name(static_cast<check::HopperClass>(i)),
+                           totals.cls[i].requests);
+  return parts.empty() ? ""
+                       : fmt::format("  Hopper{} (shared-side wavefronts not modelled)\n", parts);
+}
+
+}  // namespace smemlab::report
+
+namespace smemlab::report {
+
+namespace {
+
+std::string load_line(const check::SwizzleWhatIf& w, const emu::InstrInfo* instr) {
+  auto lines = check::lines_of(w.kernel().lines, instr->loc);
+  if (lines.empty()) return fmt::format("PTX line {}", instr->ptx_line);
+  return fmt::format("{}:{}", lines.front().file, lines.front().line);
+}
+
+}  // namespace
+
+json swizzle_json(const check::SwizzleWhatIf& w) {
+  json arr = json::array();
+  for (const auto& [key, b] : w.buffers()) {
+    if (!b.reads) continue;
+    json modes = json::object();
+    for (int m = 0; m < check::kSwizzleModes; ++m)
+      modes[check::swizzle_mode_name(m)] = b.wavefronts[m] ? json(*b.wavefronts[m]) : json(nullptr);
+    auto lines = check::lines_of(w.kernel().lines, b.load->loc);
+    json o = {{"file", lines.empty() ? "" : lines.front().file},
+              {"line", lines.empty() ? 0 : lines.front().line},
+              {"ptx_line", b.load->ptx_line},
+              {"shared_offset", b.shared_base},
+              {"swizzle", check::swizzle_mode_name(b.swizzle)},
+              {"row_bytes", b.row_bytes},
+              {"rows", b.rows},
+              {"arch", w.model().name()},
+              {"read_requests", b.reads},
+              {"wavefronts", modes}};
+    if (b.unmodelled) o["unmodelled_requests"] = b.unmodelled;
+    arr.push_back(std::move(o));
+  }
+  return arr;
+}
+
+std::string swizzle_text(const check::SwizzleWhatIf& w) {
+  std::string out;
+  for (const auto& [key, b] : w.buffers()) {
+    if (!b.reads) continue;
+    std::string modes;
+    for (int m = 0; m < check::kSwizzleModes; ++m)
+      modes += fmt::format("  {}{} {}", check::swizzle_mode_name(m), m == b.swizzle ? "*" : "",
+                           b.wavefronts[m] ? fmt::format("{}", *b.wavefronts[m]) : "n/a");
+    out += fmt::format("  {} (shared offset {}, {} rows of {} B): {} reads;{}\n",
+                       load_line(w, b.load), b.shared_base, b.rows, b.row_bytes, b.reads, modes);
+  }
+  if (out.empty()) return "";
+  return fmt::format(
+             "\nswizzle what-if: wavefronts on {} of the ld.shared/ldmatrix reads of each "
+             "TMA-filled buffer under each tensor-map swizzle (* the map's)\n",
+             w.model().name()) +
+         out;
+}
+
+}  // namespace smemlab::report

@@ -1,0 +1,2 @@
+# Hopper's counter families (docs/json-schema.md): per block of 128 threads, one 1-D bulk copy of 256 bytes (tma.loads: 1 request, 256 bytes), a wgmma m64n8k16 per warp (gmma: 4 requests, each 256 B of B and 512 B of its 16 rows of A), a store and an atomicAdd per warp into the cluster peer's words (dshared: 4 + 4 requests of 128 bytes), a 16-byte cp.async per thread (ldgsts: 4 requests, 16 sectors each; none of them global loads); two blocks.
+analyze data/hopper_counts.ptx --json
