@@ -5,7 +5,9 @@ has a baseline (count=0: the same scaffolding without the probed
 instruction) and parameter sweeps chosen so that every counter should move
 with a parameter (a rule, not one point); a few count=2 cases check that a
 counter grows by the same amount per instruction.
-    gen_cases.py > cases.txt"""
+    gen_cases.py > cases.txt
+    gen_cases.py targeted > cases2.txt   (the second call: global and remote
+        sides of TMA/bulk copies, DSMEM sectors, cp.async's shared side)"""
 
 out = []
 
@@ -165,5 +167,94 @@ case("ldgsts_ca16_s16_g16_half", "ldgsts", size=16, sstride=16, gstride=16, mask
 case("ldgsts_ca4_s4_g4_one", "ldgsts", size=4, sstride=4, gstride=4, mask="0x1")
 case("ldgsts_ca16_s16_g16_c2", "ldgsts", size=16, sstride=16, gstride=16, count=2)
 
+main_cases = out
+out = []
+
+# ---- second, targeted call: the global/remote sides and cp.async's shared side
+for mode in ("load", "store", "reduce"):
+    m = mode[0]
+    case(f"tma2_{m}_base", "tma", mode=mode, sw=0, box="4,1", count=0)
+    for inner in (16, 48, 64, 128, 160, 256):
+        for off in (0, 16, 112):
+            for rows in (1, 4):
+                case(f"tma2_{m}_i{inner}_c{off}_r{rows}", "tma", mode=mode, sw=0, box=f"{inner // 4},{rows}",
+                     c=f"{off // 4},0")
+    for sw in (1, 2, 3):
+        case(f"tma2_{m}_sw{sw}_i{SPAN[sw]}_c16_r4", "tma", mode=mode, sw=sw, box=f"{SPAN[sw] // 4},4", c="4,0")
+    for off in (0, 16):
+        case(f"tma2_{m}_pitch800_i64_c{off}_r4", "tma", mode=mode, sw=0, dim0=200, box="16,4", c=f"{off // 4},0")
+    case(f"tma2_{m}_pitch784_i16_c0_r8", "tma", mode=mode, sw=0, dim0=196, box="4,8")
+    case(f"tma2_{m}_oobrows_i64_r4", "tma", mode=mode, sw=0, box="16,4", c="0,62")
+    case(f"tma2_{m}_oobcols_i128_r2", "tma", mode=mode, sw=0, box="32,2", c="240,0")
+    if mode != "reduce":  # .add has no u16 form
+        case(f"tma2_{m}_es2_i48_c16_r4", "tma", mode=mode, sw=0, es=2, box="24,4", c="8,0")
+    case(f"tma2_{m}_i64_r4_c2", "tma", mode=mode, sw=0, box="16,4", count=2)
+for mode in ("load", "store"):
+    m = mode[0]
+    for b in (16, 48, 64, 112, 128, 256, 1024):
+        for goff in (0, 16, 48, 96):
+            case(f"bulk2_{m}_b{b}_g{goff}", "bulk", mode=mode, bytes=b, goff=goff)
+case("dsm2_base", "dsm", op="none")
+for op in ("ld", "st"):
+    for s_, perm in ((4, 0), (12, 0), (16, 0), (32, 0), (64, 0), (256, 0), (4, 1), (4, 2), (8, 3), (4, 3)):
+        case(f"dsm2_{op}4_s{s_}_p{perm}", "dsm", op=op, width=4, stride=s_, perm=perm)
+    case(f"dsm2_{op}4_s4_o4", "dsm", op=op, width=4, stride=4, soff=4)
+    case(f"dsm2_{op}4_s4_o64", "dsm", op=op, width=4, stride=4, soff=64)
+    case(f"dsm2_{op}4_s4_m55", "dsm", op=op, width=4, stride=4, mask="0x55555555")
+    case(f"dsm2_{op}4_s4_m0f", "dsm", op=op, width=4, stride=4, mask="0x0000000f")
+    for s_ in (8, 24, 64, 128):
+        case(f"dsm2_{op}8_s{s_}", "dsm", op=op, width=8, stride=s_)
+    for s_ in (16, 48, 64, 128, 256):
+        case(f"dsm2_{op}16_s{s_}", "dsm", op=op, width=16, stride=s_)
+    case(f"dsm2_{op}16_s16_o16", "dsm", op=op, width=16, stride=16, soff=16)
+for op in ("atom", "red"):
+    for s_, perm in ((4, 0), (12, 0), (32, 0), (128, 0), (0, 0), (4, 3), (8, 1)):
+        case(f"dsm2_{op}_s{s_}_p{perm}", "dsm", op=op, width=4, stride=s_, perm=perm)
+    case(f"dsm2_{op}_s4_half", "dsm", op=op, width=4, stride=4, mask="0x0000ffff")
+case("ldgsts2_base", "ldgsts", size=4, count=0)
+for tag, kv in (
+        ("ca4_s4_g4", dict(size=4)), ("ca4_s4_g4_srev", dict(size=4, sperm=1)),
+        ("ca4_s4_g4_sx1", dict(size=4, sperm=2)), ("ca4_s4_g8", dict(size=4, gstride=8)),
+        ("ca4_s4_g16", dict(size=4, gstride=16)), ("ca4_s4_g32", dict(size=4, gstride=32)),
+        ("ca4_s4_g64", dict(size=4, gstride=64)), ("ca4_s4_g0", dict(size=4, gstride=0)),
+        ("ca4_s4_g4_go64", dict(size=4, goff=64)), ("ca4_s8_g4", dict(size=4, sstride=8)),
+        ("ca4_s12_g4", dict(size=4, sstride=12)), ("ca4_s4q_g4", dict(size=4, sperm=3)),
+        ("ca4_s4_g4_grev", dict(size=4, gperm=1)), ("ca4_s128_g0", dict(size=4, sstride=128, gstride=0)),
+        ("ca4_s4_g4q", dict(size=4, gperm=3)), ("ca4_s4_g4_so64", dict(size=4, soff=64)),
+        ("ca8_s8_g8", dict(size=8)), ("ca8_s8_g16", dict(size=8, gstride=16)),
+        ("ca8_s8_g0", dict(size=8, gstride=0)), ("ca8_s8_g8_go64", dict(size=8, goff=64)),
+        ("ca8_s16_g8", dict(size=8, sstride=16)), ("ca8_s8_g8_srev", dict(size=8, sperm=1)),
+        ("ca8_s8_g8_sx1", dict(size=8, sperm=2)), ("ca8_s24_g8", dict(size=8, sstride=24)),
+        ("ca16_s16_g16_go16", dict(size=16, goff=16)), ("ca16_s16_g0", dict(size=16, gstride=0)),
+        ("ca16_s16_g32", dict(size=16, gstride=32)), ("ca16_s16_g16_grev", dict(size=16, gperm=1)),
+        ("ca16_s16_g16_srev", dict(size=16, sperm=1)), ("ca16_s16_g16_sx1", dict(size=16, sperm=2)),
+        ("ca16_s48_g16", dict(size=16, sstride=48)), ("ca16_s16_g64", dict(size=16, gstride=64)),
+        ("ca16_s16_g16_so64", dict(size=16, soff=64)), ("ca16_s16q_g16", dict(size=16, sperm=3)),
+        ("ca16_s16_g16q", dict(size=16, gperm=3)), ("ca16_s32_g32", dict(size=16, sstride=32, gstride=32)),
+        ("cg16_s16_g16", dict(size=16, cg=1)),
+        ("cg16_s16_g16_go16", dict(size=16, cg=1, goff=16)), ("cg16_s16_g0", dict(size=16, cg=1, gstride=0)),
+        ("cg16_s16_g32", dict(size=16, cg=1, gstride=32)), ("cg16_s16_g16_grev", dict(size=16, cg=1, gperm=1)),
+        ("cg16_s16_g16_srev", dict(size=16, cg=1, sperm=1)), ("cg16_s16_g16_sx1", dict(size=16, cg=1, sperm=2)),
+        ("cg16_s48_g16", dict(size=16, cg=1, sstride=48)), ("cg16_s16_g64", dict(size=16, cg=1, gstride=64)),
+        ("cg16_s16_g16_so64", dict(size=16, cg=1, soff=64)), ("cg16_s16q_g16", dict(size=16, cg=1, sperm=3)),
+        ("cg16_s16_g16q", dict(size=16, cg=1, gperm=3)), ("cg16_s32_g32", dict(size=16, cg=1, sstride=32, gstride=32)),
+        ("cg16_s0_g0", dict(size=16, cg=1, sstride=0, gstride=0)), ("cg16_s32_g16", dict(size=16, cg=1, sstride=32)),
+        ("cg16_s16_g16_half", dict(size=16, cg=1, mask="0x0000ffff")),
+        ("cg16_s16_g16_one", dict(size=16, cg=1, mask="0x1")),
+        ("cg16_s0_g16", dict(size=16, cg=1, sstride=0)), ("cg16_s16_g0_srev", dict(size=16, cg=1, gstride=0, sperm=1)),
+        ("cg16_s16_g16_c2", dict(size=16, cg=1, count=2))):
+    kv.setdefault("sstride", kv["size"])
+    kv.setdefault("gstride", kv["size"])
+    case(f"ldgsts2_{tag}", "ldgsts", **kv)
+gmma("gmma2_rs_base", 8, b=desc(B_AT, *canon(0, 0, 8), 0), count=0)
+gmma("gmma2_rs_bk_sw0_n64", 64, b=desc(B_AT, *canon(0, 0, 64), 0))
+gmma("gmma2_rs_bk_sw128_n256", 256, b=desc(B_AT, *canon(128, 0, 256), 128))
+gmma("gmma2_ss_ak_sw128_bk_sw128_n256", 256, ss=1, a=desc(A_AT, *canon(128, 0, 64), 128),
+     b=desc(B_AT, *canon(128, 0, 256), 128))
+gmma("gmma2_rs_bk_sw0_n64_l16_s256", 64, b=desc(B_AT, 16, 256, 0))
+gmma("gmma2_rs_bmn_sw64_n16", 16, tb=1, b=desc(B_AT, *canon(64, 1, 16), 64))
+targeted = out
+
+import sys
 print("# Generated by gen_cases.py; NAME FAMILY key=value ... (probe.cu says what each key means)")
-print("\n".join(out))
+print("\n".join(targeted if sys.argv[1:] == ["targeted"] else main_cases))

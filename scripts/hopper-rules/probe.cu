@@ -7,20 +7,26 @@
 //   probe CASEFILE [NAME,NAME,... | prefix=P]   (only those cases / names starting
 //   with P, in file order)
 // Case line: NAME FAMILY key=value ...
-//   tma    mode=load|store es=1|2|4 sw=0..3 box=a,b[,c] soff=N count=N
-//          (one thread issues `count` cp.async.bulk.tensor of the box at
-//          coordinates 0 into/out of shared memory `soff` bytes past a
-//          1024-byte boundary; copy i goes 1024*ceil(box bytes/1024)*i further)
-//   bulk   mode=load|store bytes=N soff=N count=N (cp.async.bulk, no tensor map)
+//   tma    mode=load|store|reduce es=1|2|4 sw=0..3 box=a,b[,c] soff=N count=N
+//          c=x,y dim0=N (one thread issues `count` cp.async.bulk.tensor of the
+//          box at coordinates c (elements, default 0,0) of a dim0 x 64 [x 8]
+//          tensor (rows dim0*es bytes apart, default dim0 256) into/out of
+//          shared memory `soff` bytes past a 1024-byte boundary; copy i goes
+//          1024*ceil(box bytes/1024)*i further; reduce: .add of u32)
+//   bulk   mode=load|store bytes=N soff=N goff=N count=N (cp.async.bulk, no
+//          tensor map; goff: bytes past a 4 KiB-aligned global buffer)
 //   gmma   n=N ss=0|1 ta=0|1 tb=0|1 da=HEX db=HEX count=N (descriptors with
 //          start addresses relative to a 1024-byte boundary; 128 threads)
 //   mat    op=ld|st x=1|2|4 trans=0|1 stride=N swz=0|1 soff=N count=N
 //          (row r of matrix m, r+8m = lane, at soff + (8m+r)*stride, its
 //          16-byte chunk index XOR (row%8) when swz)
 //   dsm    op=none|ld|st|atom|red width=4|8|16 stride=N mask=HEX target=0|1
-//          generic=0|1 count=N (cluster of 2 blocks of 32 threads; block 0's
-//          lanes access block `target`'s shared memory at lane*stride)
-//   ldgsts size=4|8|16 cg=0|1 sstride=N gstride=N mask=HEX count=N
+//          generic=0|1 soff=N perm=0..3 count=N (cluster of 2 blocks of 32
+//          threads; block 0's lanes access block `target`'s shared memory at
+//          soff + P(lane)*stride, P per `perm`: lane, 31-lane, lane^1, lane/4)
+//   ldgsts size=4|8|16 cg=0|1 sstride=N gstride=N soff=N goff=N sperm=0..3
+//          gperm=0..3 mask=HEX count=N (lane i copies global goff +
+//          P(i)*gstride to shared soff + P(i)*sstride, P as for dsm)
 // Build: nvcc -gencode arch=compute_90a,code=sm_90a -o probe probe.cu -lcuda
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -43,6 +49,11 @@ __device__ uint32_t aligned_base(const void* smem) {
   return (static_cast<uint32_t>(__cvta_generic_to_shared(smem)) + 1023u) & ~1023u;
 }
 
+// perm: 0 lane, 1 31 - lane, 2 lane ^ 1, 3 lane / 4 (the index a stride multiplies)
+__device__ unsigned permute(unsigned lane, int perm) {
+  return perm == 1 ? 31 - lane : perm == 2 ? lane ^ 1 : perm == 3 ? lane / 4 : lane;
+}
+
 __device__ bool wait_parity0(uint32_t bar) {
   const long long t0 = clock64();
   for (;;) {
@@ -58,8 +69,9 @@ __device__ bool wait_parity0(uint32_t bar) {
   }
 }
 
+// store: 0 load, 1 store, 2 reduction (add)
 __global__ void tma_probe(const __grid_constant__ CUtensorMap map, int store, int dims, int count,
-                          unsigned soff, unsigned step, unsigned tx, unsigned* flags) {
+                          unsigned soff, unsigned step, unsigned tx, int c0, int c1, unsigned* flags) {
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ __align__(8) uint64_t bar;
   const uint32_t dst = aligned_base(smem) + soff;
@@ -75,14 +87,14 @@ __global__ void tma_probe(const __grid_constant__ CUtensorMap map, int store, in
       if (dims == 2)
         asm volatile(
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-            " [%0], [%1, {%2, %2}], [%3];" ::"r"(d),
-            "l"(&map), "r"(0), "r"(sbar)
+            " [%0], [%1, {%2, %4}], [%3];" ::"r"(d),
+            "l"(&map), "r"(c0), "r"(sbar), "r"(c1)
             : "memory");
       else
         asm volatile(
             "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-            " [%0], [%1, {%2, %2, %2}], [%3];" ::"r"(d),
-            "l"(&map), "r"(0), "r"(sbar)
+            " [%0], [%1, {%2, %4, %5}], [%3];" ::"r"(d),
+            "l"(&map), "r"(c0), "r"(sbar), "r"(c1), "r"(0)
             : "memory");
     }
     if (!wait_parity0(sbar)) flags[0] = 1;
@@ -90,15 +102,20 @@ __global__ void tma_probe(const __grid_constant__ CUtensorMap map, int store, in
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     for (int i = 0; i < count; ++i) {
       const uint32_t d = dst + i * step;
-      if (dims == 2)
-        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %2}], [%1];" ::"l"(
-                         &map),
-                     "r"(d), "r"(0)
+      if (store == 2)
+        asm volatile(
+            "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                &map),
+            "r"(d), "r"(c0), "r"(c1)
+            : "memory");
+      else if (dims == 2)
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];" ::"l"(&map),
+                     "r"(d), "r"(c0), "r"(c1)
                      : "memory");
       else
         asm volatile(
-            "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %2, %2}], [%1];" ::"l"(&map),
-            "r"(d), "r"(0)
+            "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(&map),
+            "r"(d), "r"(c0), "r"(c1), "r"(0)
             : "memory");
     }
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
@@ -206,7 +223,7 @@ MatKernel mat_kernel(int x, int trans, int st) {
 // op: 0 none, 1 ld, 2 st, 3 atom.add, 4 red.add
 __global__ void __cluster_dims__(2, 1, 1)
     dsm_probe(int op, int width, unsigned stride, unsigned mask, int target, int generic, int count,
-              unsigned* out) {
+              unsigned soff, int perm, unsigned* out) {
   __shared__ __align__(16) uint32_t buf[4096];
   for (unsigned i = threadIdx.x; i < 4096; i += blockDim.x) buf[i] = i;
   asm volatile("barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;" ::: "memory");
@@ -215,14 +232,15 @@ __global__ void __cluster_dims__(2, 1, 1)
   const unsigned lane = threadIdx.x;
   uint32_t acc = 0;
   if (rank == 0 && op != 0 && (mask >> lane & 1)) {
-    const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(buf)) + (lane * stride) % 16384;
+    const unsigned at = (soff + permute(lane, perm) * stride) % 16384;
+    const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(buf)) + at;
     uint32_t remote;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(target));
     uint64_t gen = 0;
     if (generic)
       asm volatile("mapa.u64 %0, %1, %2;"
                    : "=l"(gen)
-                   : "l"(reinterpret_cast<uint64_t>(buf) + (lane * stride) % 16384), "r"(target));
+                   : "l"(reinterpret_cast<uint64_t>(buf) + at), "r"(target));
     for (int i = 0; i < count; ++i) {
       uint32_t a = 0, b = 0, c = 0, d = 0;
       if (generic && op == 1 && width == 4) {
@@ -257,11 +275,12 @@ __global__ void __cluster_dims__(2, 1, 1)
 }
 
 template <int SIZE, int CG>
-__global__ void ldgsts_probe(const uint8_t* g, unsigned sstride, unsigned gstride, unsigned mask, int count) {
+__global__ void ldgsts_probe(const uint8_t* g, unsigned sstride, unsigned gstride, unsigned mask, int count,
+                             unsigned soff, int sperm, int gperm) {
   extern __shared__ __align__(1024) uint8_t smem[];
   const unsigned lane = threadIdx.x;
-  const uint32_t dst = aligned_base(smem) + lane * sstride;
-  const uint8_t* src = g + lane * gstride;
+  const uint32_t dst = aligned_base(smem) + soff + permute(lane, sperm) * sstride;
+  const uint8_t* src = g + permute(lane, gperm) * gstride;
   if (mask >> lane & 1) {
     for (int i = 0; i < count; ++i) {
       if constexpr (CG)
@@ -321,8 +340,9 @@ std::string run_tma(const Params& p, const Device& dev) {
   const int sw = num(p, "sw", 0);
   std::vector<long> box = list(str(p, "box", "8,8"));
   const int dims = box.size() == 3 ? 3 : 2;
-  const cuuint64_t dim[3] = {256, 64, 8};
-  const cuuint64_t strides[2] = {256ull * es, 256ull * es * 64};
+  const cuuint64_t dim0 = num(p, "dim0", 256);
+  const cuuint64_t dim[3] = {dim0, 64, 8};
+  const cuuint64_t strides[2] = {dim0 * es, dim0 * es * 64};
   cuuint32_t b[3], e[3] = {1, 1, 1};
   for (int i = 0; i < dims; ++i) b[i] = box[i];
   const CUtensorMapDataType type = es == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
@@ -341,8 +361,10 @@ std::string run_tma(const Params& p, const Device& dev) {
   const unsigned soff = num(p, "soff", 0);
   const unsigned step = (footprint + soff + 1023) / 1024 * 1024;
   const int count = num(p, "count", 1);
-  const int store = str(p, "mode", "load") == "store";
-  tma_probe<<<1, 32, kSmem>>>(map, store, dims, count, soff, step, inner * rows, dev.flags);
+  const std::string mode = str(p, "mode", "load");
+  const int store = mode == "store" ? 1 : mode == "reduce" ? 2 : 0;
+  std::vector<long> c = list(str(p, "c", "0,0"));
+  tma_probe<<<1, 32, kSmem>>>(map, store, dims, count, soff, step, inner * rows, c[0], c[1], dev.flags);
   return "";
 }
 
@@ -360,7 +382,8 @@ std::string run_case(const std::string& family, const Params& p, const Device& d
   const int count = num(p, "count", 1);
   if (family == "tma") return run_tma(p, dev);
   if (family == "bulk") {
-    bulk_probe<<<1, 32, kSmem>>>(dev.global, str(p, "mode", "load") == "store", count, num(p, "soff", 0),
+    bulk_probe<<<1, 32, kSmem>>>(dev.global + num(p, "goff", 0), str(p, "mode", "load") == "store", count,
+                                 num(p, "soff", 0),
                                  num(p, "bytes", 16), dev.flags);
     return "";
   }
@@ -375,7 +398,8 @@ std::string run_case(const std::string& family, const Params& p, const Device& d
     const std::string op = str(p, "op", "none");
     const int o = op == "ld" ? 1 : op == "st" ? 2 : op == "atom" ? 3 : op == "red" ? 4 : 0;
     dsm_probe<<<2, 32>>>(o, num(p, "width", 4), num(p, "stride", 4), unum(p, "mask", 0xffffffffu),
-                         num(p, "target", 1), num(p, "generic", 0), count, dev.out);
+                         num(p, "target", 1), num(p, "generic", 0), count, num(p, "soff", 0), num(p, "perm", 0),
+                         dev.out);
     return "";
   }
   if (family == "ldgsts") {
@@ -384,8 +408,9 @@ std::string run_case(const std::string& family, const Params& p, const Device& d
                  : size == 4 ? ldgsts_probe<4, 0>
                  : size == 8 ? ldgsts_probe<8, 0>
                              : ldgsts_probe<16, 0>;
-    k<<<1, 32, kSmem>>>(dev.global, num(p, "sstride", size), num(p, "gstride", size),
-                        unum(p, "mask", 0xffffffffu), count);
+    k<<<1, 32, kSmem>>>(dev.global + num(p, "goff", 0), num(p, "sstride", size), num(p, "gstride", size),
+                        unum(p, "mask", 0xffffffffu), count, num(p, "soff", 0), num(p, "sperm", 0),
+                        num(p, "gperm", 0));
     return "";
   }
   return "unknown family " + family;
