@@ -27,6 +27,8 @@
 //   ldgsts size=4|8|16 cg=0|1 sstride=N gstride=N soff=N goff=N sperm=0..3
 //          gperm=0..3 mask=HEX count=N (lane i copies global goff +
 //          P(i)*gstride to shared soff + P(i)*sstride, P as for dsm)
+//   ldgsts_table size=4|8|16 cg=0|1 s=32 offsets g=32 offsets [z=32 src-sizes]
+//          mask=HEX (lane i copies global g[i] to shared s[i])
 // Build: nvcc -gencode arch=compute_90a,code=sm_90a -o probe probe.cu -lcuda
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -293,6 +295,29 @@ __global__ void ldgsts_probe(const uint8_t* g, unsigned sstride, unsigned gstrid
   asm volatile("cp.async.wait_group 0;" ::: "memory");
 }
 
+// cp.async with each lane's shared and global offsets (and src-size, for
+// .ca: 0 or SIZE) read from a table: table[lane], table[32 + lane],
+// table[64 + lane].
+template <int SIZE, int CG>
+__global__ void ldgsts_table_probe(const uint8_t* g, const unsigned* table, unsigned mask, int zfill) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  const unsigned lane = threadIdx.x;
+  const uint32_t dst = aligned_base(smem) + table[lane];
+  const uint8_t* src = g + table[32 + lane];
+  if (mask >> lane & 1) {
+    if constexpr (CG)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+    else if (zfill)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(dst), "l"(src), "n"(SIZE),
+                   "r"(table[64 + lane])
+                   : "memory");
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(dst), "l"(src), "n"(SIZE) : "memory");
+  }
+  asm volatile("cp.async.commit_group;" ::: "memory");
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+
 using Params = std::map<std::string, std::string>;
 
 long num(const Params& p, const char* k, long dflt) {
@@ -402,6 +427,24 @@ std::string run_case(const std::string& family, const Params& p, const Device& d
                          dev.out);
     return "";
   }
+  if (family == "ldgsts_table") {  // s=32 shared offsets, g=32 global offsets, z=32 src-sizes
+    std::vector<long> so = list(str(p, "s", "")), go = list(str(p, "g", "")), z = list(str(p, "z", ""));
+    if (so.size() != 32 || go.size() != 32) return "ldgsts_table needs 32 s= and 32 g= offsets";
+    std::vector<unsigned> table(96, 0);
+    for (int i = 0; i < 32; ++i) {
+      table[i] = so[i];
+      table[32 + i] = go[i];
+      table[64 + i] = z.size() == 32 ? z[i] : 0;
+    }
+    cudaMemcpy(dev.out + 512, table.data(), 96 * 4, cudaMemcpyHostToDevice);
+    const int size = num(p, "size", 16), cg = num(p, "cg", 1);
+    auto* k = cg ? ldgsts_table_probe<16, 1>
+                 : size == 4 ? ldgsts_table_probe<4, 0>
+                 : size == 8 ? ldgsts_table_probe<8, 0>
+                             : ldgsts_table_probe<16, 0>;
+    k<<<1, 32, kSmem>>>(dev.global, dev.out + 512, unum(p, "mask", 0xffffffffu), z.size() == 32);
+    return "";
+  }
   if (family == "ldgsts") {
     const int size = num(p, "size", 4), cg = num(p, "cg", 0);
     auto* k = cg ? ldgsts_probe<16, 1>
@@ -452,6 +495,10 @@ int main(int argc, char** argv) {
   cudaFuncSetAttribute(ldgsts_probe<8, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   cudaFuncSetAttribute(ldgsts_probe<16, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   cudaFuncSetAttribute(ldgsts_probe<16, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(ldgsts_table_probe<4, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(ldgsts_table_probe<8, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(ldgsts_table_probe<16, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(ldgsts_table_probe<16, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
     std::printf("setup error %s\n", cudaGetErrorName(e));
     return 1;

@@ -27,11 +27,13 @@
 //    target block). Counters: smsp__sass_inst_executed_op_dshared_*,
 //    l1tex__t_sectors_pipe_lsu_mem_dshared_op_*.
 //  - async_copy_cost(AsyncCopyRequest): one cp.async (LDGSTS): width, .ca
-//    or .cg, active mask, each lane's shared destination and global source.
-//    Counters: smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts
-//    and _bank_conflicts_, smsp__sass_l1tex_t_{requests,sectors}_pipe_lsu_
-//    mem_global_op_ldgsts. The shared side of .cg was measured but its rule
-//    is not found: shared_modelled is false there.
+//    or .cg, active mask, the lanes that read nothing (src-size 0), each
+//    lane's shared destination and global source. Counters:
+//    smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts and
+//    _bank_conflicts_, smsp__sass_l1tex_t_{requests,sectors}_pipe_lsu_mem_
+//    global_op_ldgsts. Where no measured rule covers the request (.ca with
+//    bank conflicts on both sides of one lane group; .cg with lanes that read
+//    nothing) the cost says so (shared_modelled / global_modelled false).
 #pragma once
 
 #include <array>
@@ -126,20 +128,35 @@ DsharedCost dshared_cost(const Request& request);
 // ---- cp.async (LDGSTS)
 
 struct AsyncCopyRequest {
-  unsigned width = 4;   // 4, 8 or 16 (.cg: 16)
-  bool bypass = false;  // .cg (L1 bypass) rather than .ca
-  uint32_t mask = 0xffffffffu;
+  unsigned width = 4;                 // 4, 8 or 16 (.cg: 16)
+  bool bypass = false;                // .cg (L1 bypass) rather than .ca
+  uint32_t mask = 0xffffffffu;        // lanes that copy
+  uint32_t no_read = 0;               // of those, lanes whose src-size is 0: they only zero-fill
   std::array<uint64_t, 32> shared{};  // each lane's shared destination (bytes)
   std::array<uint64_t, 32> global{};  // each lane's global source (bytes)
 };
 
 struct AsyncCopyCost {
-  bool shared_modelled = true;  // false for .cg: wavefronts/ideal/bank_conflicts are 0 then
+  // false: no measured rule covers the request; the fields it guards are 0.
+  bool shared_modelled = true;  // wavefronts, ideal, bank_conflicts
+  bool global_modelled = true;  // global_sectors
   unsigned wavefronts = 0, ideal = 0, bank_conflicts = 0;
-  unsigned global_requests = 0;  // 1 when any lane is active
+  unsigned global_requests = 0;  // 1 when any lane reads
   unsigned global_sectors = 0;
 };
 
+// .ca: lanes form groups by width (4 bytes: the warp; 8: half-warps; 16:
+// quarter-warps); a group costs the most lanes on one bank, on the shared
+// destinations or on the global sources (lanes that read nothing left out);
+// measured only where one of the two sides is conflict-free in every group.
+// Sectors: the distinct 32-byte sectors read. .cg: one lane per shared
+// destination (the lowest); lanes whose global and shared bytes share one
+// sector each, at the same offsets, form one sector request (sectors =
+// requests). For wavefronts the same pairing within each half-warp, then
+// requests group by (global 128-byte line, shared line, half of a sector
+// or whole, shared minus global address mod 64); a group costs the most
+// requests reading one global 16-byte chunk; Nsight Compute reports no bank
+// conflicts for .cg (ideal = wavefronts).
 // Throws Error for a width other than 4, 8, 16 (.cg: 16) or an address not
 // aligned to it.
 AsyncCopyCost async_copy_cost(const AsyncCopyRequest& request);

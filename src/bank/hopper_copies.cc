@@ -1,11 +1,9 @@
-// The global side of TMA tensor copies and bulk copies, and cp.async
-// (LDGSTS), as Nsight Compute counts them on an H100 (bank/hopper.h,
-// docs/bank-model.md "Hopper").
+// The global side of TMA tensor copies and bulk copies, as Nsight Compute
+// counts it on an H100 (bank/hopper.h, docs/bank-model.md "Hopper").
 #include <algorithm>
 #include <map>
 #include <set>
 #include <string>
-#include <tuple>
 
 #include "bank/hopper.h"
 
@@ -17,43 +15,6 @@ constexpr uint64_t kSector = 32;
 
 void add_sectors(std::set<uint64_t>& sectors, uint64_t addr, uint64_t bytes) {
   for (uint64_t s = addr / kSector; s <= (addr + bytes - 1) / kSector; ++s) sectors.insert(s);
-}
-
-void check_async_lane(const AsyncCopyRequest& r, unsigned lane) {
-  if (r.shared[lane] % r.width || r.global[lane] % r.width)
-    throw Error("cp.async: lane " + std::to_string(lane) + "'s address is not aligned to its " +
-                std::to_string(r.width) + " bytes");
-}
-
-// .ca: lanes on one bank are served one at a time, on the shared side and
-// on the global (L1 data) side alike; same-address lanes are not merged.
-unsigned async_group_cost(const AsyncCopyRequest& r, uint32_t group_mask) {
-  unsigned worst = 0;
-  for (const auto* side : {&r.shared, &r.global}) {
-    std::map<unsigned, unsigned> lanes_on_bank;
-    for (unsigned lane = 0; lane < 32; ++lane) {
-      if (!(group_mask >> lane & 1)) continue;
-      std::set<unsigned> banks;
-      for (uint64_t w = (*side)[lane] / 4; w <= ((*side)[lane] + r.width - 1) / 4; ++w)
-        banks.insert(w % 32);
-      for (unsigned b : banks) worst = std::max(worst, ++lanes_on_bank[b]);
-    }
-  }
-  return worst;
-}
-
-// .cg: one lane per shared destination; two lanes share a sector request
-// when both their global and shared bytes fall in one 32-byte sector at the
-// same offsets.
-unsigned bypass_sectors(const AsyncCopyRequest& r) {
-  std::set<uint64_t> destinations;
-  std::set<std::tuple<uint64_t, uint64_t, uint64_t>> requests;
-  for (unsigned lane = 0; lane < 32; ++lane) {
-    if (!(r.mask >> lane & 1) || !destinations.insert(r.shared[lane]).second) continue;
-    requests.emplace(r.shared[lane] / kSector, r.global[lane] / kSector,
-                     (r.shared[lane] - r.global[lane]) % kSector);
-  }
-  return static_cast<unsigned>(requests.size());
 }
 
 }  // namespace
@@ -116,38 +77,6 @@ std::vector<CopyChunk> bulk_chunks(uint64_t global, uint64_t bytes) {
   std::vector<CopyChunk> chunks;
   for (uint64_t at = 0; at < bytes; at += 16) chunks.push_back({global + at, 16});
   return chunks;
-}
-
-AsyncCopyCost async_copy_cost(const AsyncCopyRequest& r) {
-  if (r.width != 4 && r.width != 8 && r.width != 16)
-    throw Error("cp.async: width " + std::to_string(r.width) + " is not 4, 8 or 16 bytes");
-  if (r.bypass && r.width != 16)
-    throw Error("cp.async.cg: width " + std::to_string(r.width) + " is not 16 bytes");
-  AsyncCopyCost c;
-  std::set<uint64_t> sectors;
-  for (unsigned lane = 0; lane < 32; ++lane)
-    if (r.mask >> lane & 1) {
-      check_async_lane(r, lane);
-      add_sectors(sectors, r.global[lane], r.width);
-    }
-  if (!r.mask) return c;
-  c.global_requests = 1;
-  if (r.bypass) {
-    c.shared_modelled = false;
-    c.global_sectors = bypass_sectors(r);
-    return c;
-  }
-  c.global_sectors = static_cast<unsigned>(sectors.size());
-  const unsigned per_group = r.width == 4 ? 32 : 128 / r.width;  // warp, half-warps, quarter-warps
-  for (unsigned first = 0; first < 32; first += per_group) {
-    const uint32_t group =
-        r.mask & static_cast<uint32_t>(((uint64_t{1} << per_group) - 1) << first);
-    if (!group) continue;
-    c.wavefronts += async_group_cost(r, group);
-    c.ideal += 1;
-  }
-  c.bank_conflicts = c.wavefronts - c.ideal;
-  return c;
 }
 
 }  // namespace smemlab::bank
