@@ -21,7 +21,8 @@ TEST(HalfToFloat, EveryPatternIsExact) {
       ASSERT_EQ(std::bit_cast<uint32_t>(got), want) << std::hex << h;
       continue;
     }
-    const double mag = e == 0 ? std::ldexp(double(m), -24) : std::ldexp(double(1024 + m), int(e) - 25);
+    const double mag =
+        e == 0 ? std::ldexp(double(m), -24) : std::ldexp(double(1024 + m), int(e) - 25);
     const double want = s ? -mag : mag;
     ASSERT_EQ(double(got), want) << std::hex << h;
     ASSERT_EQ(std::signbit(got), s != 0) << std::hex << h;  // -0 stays -0

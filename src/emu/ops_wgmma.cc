@@ -67,13 +67,15 @@ namespace {
 using Double4 = double __attribute__((vector_size(32)));
 }  // namespace
 
-// Compiled for Haswell's AVX2 and FMA too, picked where the CPU has them.
+// Compiled for FMA (with AVX's 256-bit registers) too, picked where the CPU
+// has it.
 // Blocks of 4 rows x 8 columns (a quarter of one of D's column blocks) keep
 // their sums in registers across k; every sum still adds its k products to
 // C one at a time in k order. A product of two inputs is exact in double, so
 // the fused multiply-add the contraction makes rounds as the sum alone did.
-__attribute__((target_clones("arch=haswell", "default"), optimize("fp-contract=fast"))) void
-wgmma_float(unsigned n, unsigned k, const double* a, const double* b, const double* c, double* d) {
+__attribute__((target_clones("fma", "default"))) void wgmma_float(unsigned n, unsigned k,
+                                                                  const double* a, const double* b,
+                                                                  const double* c, double* d) {
   constexpr unsigned kRows = 4, ld = 8;
   for (unsigned c0 = 0; c0 < n; c0 += 8)
     for (unsigned r0 = 0; r0 < 16; r0 += kRows) {

@@ -39,8 +39,8 @@ struct KernelCall {
     Lock lock(d.mu);
     std::vector<void*> ptrs;
     for (const auto& a : args) ptrs.push_back(const_cast<uint8_t*>(a.data()));
-    return d.launch(f, grid, block, shared, have_args ? ptrs.data() : nullptr, nullptr,
-                    cooperative, cluster);
+    return d.launch(f, grid, block, shared, have_args ? ptrs.data() : nullptr, nullptr, cooperative,
+                    cluster);
   }
 };
 
