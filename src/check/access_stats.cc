@@ -22,8 +22,6 @@ const char* access_class_name(AccessClass c) {
       return "local_load";
     case AccessClass::LocalStore:
       return "local_store";
-    case AccessClass::Ldgsts:
-      return "ldgsts";
   }
   return "?";
 }
@@ -172,9 +170,7 @@ class BlockAccess final : public emu::BlockObserver {
         case emu::MemOp::Reduction:
           cls = AccessClass::GlobalReduction;
           break;
-        case emu::MemOp::CpAsyncLoad:
-          cls = AccessClass::Ldgsts;
-          break;
+
         default:
           return;
       }

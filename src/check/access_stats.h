@@ -32,20 +32,19 @@ struct SectorCounts {
   }
 };
 
-// Classes reported separately (Nsight Compute's op_ld/op_st/op_atom/op_red,
-// and op_ldgsts: cp.async's global reads, which ncu files under LDGSTS, not
-// under global loads). The async proxy's global traffic (TMA, bulk copies)
-// is HopperAnalysis's.
+// Classes reported separately (Nsight Compute's op_ld/op_st/op_atom/op_red).
+// cp.async's global reads are not global loads (ncu files them under
+// LDGSTS), nor is the async proxy's traffic (TMA, bulk copies): both are
+// HopperAnalysis's.
 enum class AccessClass {
   GlobalLoad,
   GlobalStore,
   GlobalAtomic,
   GlobalReduction,
   LocalLoad,
-  LocalStore,
-  Ldgsts
+  LocalStore
 };
-inline constexpr int kAccessClasses = 7;
+inline constexpr int kAccessClasses = 6;
 const char* access_class_name(AccessClass c);
 
 struct BranchCounts {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "bank/hopper.h"
+
 namespace smemlab::check {
 
 const char* hopper_family(HopperClass c) {
@@ -13,6 +15,8 @@ const char* hopper_family(HopperClass c) {
       return "tma";
     case HopperClass::Gmma:
       return "gmma";
+    case HopperClass::Ldgsts:
+      return "ldgsts";
     default:
       return "dshared";
   }
@@ -62,14 +66,46 @@ class BlockHopper final : public emu::BlockObserver {
     if (c.incoming || c.phase != emu::BulkPhase::Issue) return;
     HopperCounts& h = at(c.instr).cls[static_cast<int>(tma_class(c.kind))];
     ++h.requests;
-    for (const emu::ByteRange& r : c.global) h.bytes += r.bytes;
     h.shared_bytes += uint64_t{16} * c.chunks.size();
+    if (c.kind == emu::BulkKind::Prefetch) return;  // no counter of its traffic
+    // The global side's sectors (copy_traffic), measured on tiled boxes
+    // with unit element strides and on 1-D copies; im2col or strided boxes
+    // are not covered by the rule.
+    if (c.tensor && (c.im2col || !c.unit_strides)) {
+      ++h.unmodelled;
+      return;
+    }
+    std::vector<bank::CopyChunk>& chunks = chunks_;
+    chunks.clear();
+    for (const emu::GlobalChunk& g : c.global_chunks) chunks.push_back({g.addr, g.valid});
+    const bank::CopyTraffic t =
+        bank::copy_traffic(c.kind == emu::BulkKind::Load    ? bank::CopyDirection::Load
+                           : c.kind == emu::BulkKind::Store ? bank::CopyDirection::Store
+                                                            : bank::CopyDirection::Reduce,
+                           chunks);
+    h.sectors += t.sectors;
+    h.bytes += t.bytes;
   }
   void on_wgmma(const emu::Wgmma& g) override {
     if (g.kind != emu::WgmmaKind::Mma) return;
     HopperCounts& h = at(g.instr).cls[static_cast<int>(HopperClass::Gmma)];
     ++h.requests;
     h.shared_bytes += uint64_t{16} * (g.b.chunks.size() + (g.a_shared ? g.a.chunks.size() : 0));
+    // The operands' wavefronts, once per warpgroup instruction: A's 64
+    // rows and B's N, as the warpgroup reads them.
+    if (g.warp % 4) return;
+    try {
+      bank::Cost c = bank::gmma_operand_cost({g.b.desc, g.b.mn_major, g.b.elem_bytes, g.n});
+      if (g.a_shared) {
+        const bank::Cost a = bank::gmma_operand_cost({g.a.desc, g.a.mn_major, g.a.elem_bytes, 64});
+        c.wavefronts += a.wavefronts;
+        c.bank_conflicts += a.bank_conflicts;
+      }
+      h.wavefronts += c.wavefronts;
+      h.bank_conflicts += c.bank_conflicts;
+    } catch (const bank::Error&) {
+      ++h.unmodelled;
+    }
   }
   void on_dshared(const emu::DsharedAccess& d) override {
     // The issuer's side; the async proxy's chunks of a multicast copy are
@@ -84,6 +120,41 @@ class BlockHopper final : public emu::BlockObserver {
     HopperCounts& h = at(d.access.instr).cls[static_cast<int>(c)];
     ++h.requests;
     h.bytes += uint64_t{d.access.width} * static_cast<unsigned>(__builtin_popcount(d.access.mask));
+    bank::Request r;
+    r.op = c == HopperClass::DsharedLoad    ? bank::Op::Load
+           : c == HopperClass::DsharedStore ? bank::Op::Store
+                                            : bank::Op::Atomic;
+    r.width = d.access.width;
+    r.mask = d.access.mask;
+    for (unsigned l = 0; l < 32; ++l) r.addr[l] = d.access.mask >> l & 1 ? d.access.addr[l] : 0;
+    try {
+      h.sectors += bank::dshared_cost(r).sectors;
+    } catch (const bank::Error&) {
+      ++h.unmodelled;
+    }
+  }
+
+  void on_cp_async(const emu::CpAsyncCopy& c) override {
+    HopperCounts& h = at(c.instr).cls[static_cast<int>(HopperClass::Ldgsts)];
+    ++h.requests;
+    h.bytes += uint64_t{c.width} * static_cast<unsigned>(__builtin_popcount(c.mask & ~c.no_read));
+    bank::AsyncCopyRequest r;
+    r.width = c.width;
+    r.bypass = c.bypass;
+    r.mask = c.mask;
+    r.no_read = c.no_read;
+    for (unsigned l = 0; l < 32; ++l)
+      if (c.mask >> l & 1) r.shared[l] = c.shared[l], r.global[l] = c.global[l];
+    try {
+      const bank::AsyncCopyCost k = bank::async_copy_cost(r);
+      h.wavefronts += k.wavefronts;
+      h.bank_conflicts += k.bank_conflicts;
+      h.sectors += k.global_sectors;
+      // A side no measured rule covers adds nothing: the request says so.
+      if (!k.shared_modelled || !k.global_modelled) ++h.unmodelled;
+    } catch (const bank::Error&) {
+      ++h.unmodelled;
+    }
   }
 
   std::vector<std::pair<uint32_t, HopperInstr>> entries;  // in the order first met
@@ -99,6 +170,7 @@ class BlockHopper final : public emu::BlockObserver {
     return entries[slot_[pc] - 1].second.counts;
   }
   std::vector<uint32_t> slot_;  // by pc: position in entries + 1, 0 for none
+  std::vector<bank::CopyChunk> chunks_;
 };
 
 }  // namespace

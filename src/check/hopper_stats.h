@@ -2,10 +2,14 @@
 // instruction from the emulator's Hopper events (emu/observer.h) in Nsight
 // Compute's families: `tma` (TMA and 1-D bulk copies: loads, stores,
 // reductions, prefetches), `gmma` (wgmma.mma_async reading its operands
-// from shared memory) and `dshared` (loads, stores and atomics to a cluster
-// peer's shared memory). cp.async's global side (LDGSTS) is an
-// AccessAnalysis class. Shared-side wavefronts are not counted here: their
-// rules are measured on an H100 first (issue 28, docs/bank-model.md).
+// from shared memory), `dshared` (loads, stores and atomics to a cluster
+// peer's shared memory) and `ldgsts` (cp.async: ncu files its global reads
+// there, not under global loads). The costs are the H100's rules
+// (bank/hopper.h, docs/bank-model.md "Hopper"): gmma wavefronts and bank
+// conflicts per warpgroup instruction (gmma_operand_cost), dshared sectors
+// (dshared_cost), TMA copies' global sectors (copy_traffic), cp.async's
+// shared wavefronts and global sectors (async_copy_cost). No counter sees
+// a TMA copy's shared side: none here.
 #pragma once
 
 #include <cstdint>
@@ -20,18 +24,28 @@
 namespace smemlab::check {
 
 // One family's counts: warp-level requests (a copy: one per issuing
-// thread, as each issues its own), the global-side bytes (a copy's
-// in-bounds bytes; a DSMEM access's lanes x width) and the shared-side
-// bytes (a copy's 16-byte chunks, a wgmma's operand chunks).
+// thread, as each issues its own), the global side (a copy's sectors and
+// Nsight Compute's bytes, 32 per sector; a DSMEM access's lanes x width)
+// and the shared-side bytes (a copy's 16-byte chunks, a wgmma's operand
+// chunks).
+// gmma also has wavefronts and bank_conflicts (the warpgroup's operands,
+// counted at its first warp), dshared sectors; `unmodelled`: requests the
+// rule refused.
 struct HopperCounts {
   uint64_t requests = 0, bytes = 0, shared_bytes = 0;
+  uint64_t wavefronts = 0, bank_conflicts = 0, sectors = 0, unmodelled = 0;
   void add(const HopperCounts& o) {
     requests += o.requests;
     bytes += o.bytes;
     shared_bytes += o.shared_bytes;
+    wavefronts += o.wavefronts;
+    bank_conflicts += o.bank_conflicts;
+    sectors += o.sectors;
+    unmodelled += o.unmodelled;
   }
   void scale(double f) {
-    for (uint64_t* c : {&requests, &bytes, &shared_bytes})
+    for (uint64_t* c :
+         {&requests, &bytes, &shared_bytes, &wavefronts, &bank_conflicts, &sectors, &unmodelled})
       *c = static_cast<uint64_t>(static_cast<double>(*c) * f + 0.5);
   }
 };
@@ -47,10 +61,11 @@ enum class HopperClass {
   Gmma,
   DsharedLoad,
   DsharedStore,
-  DsharedAtomic
+  DsharedAtomic,
+  Ldgsts
 };
-inline constexpr int kHopperClasses = 8;
-const char* hopper_family(HopperClass c);  // "tma", "gmma", "dshared"
+inline constexpr int kHopperClasses = 9;
+const char* hopper_family(HopperClass c);  // "tma", "gmma", "dshared", "ldgsts"
 const char* hopper_row(HopperClass c);     // "loads", ..., "" for gmma
 
 struct HopperLine {

@@ -15,23 +15,28 @@ namespace {
 
 emu::BulkCopy copy(emu::BulkKind kind, emu::BulkPhase phase, bool incoming,
                    const emu::InstrInfo* instr, const std::vector<uint32_t>& chunks,
-                   const std::vector<emu::ByteRange>& global) {
+                   const std::vector<emu::GlobalChunk>& global) {
   emu::BulkCopy c{};
   c.kind = kind;
   c.phase = phase;
   c.incoming = incoming;
+  c.tensor = true;
+  c.unit_strides = true;
   c.instr = instr;
   c.chunks = chunks;
-  c.global = global;
+  c.global_chunks = global;
   return c;
 }
 
 TEST(HopperAnalysis, CopiesCountOnceAtTheIssuersIssue) {
   emu::InstrInfo ld = testing::instr(3, 20, "cp.async.bulk.tensor.2d...");
   emu::InstrInfo st = testing::instr(5, 22, "cp.async.bulk.tensor.2d.global...");
-  std::vector<uint32_t> box(64);  // a 1024-byte box
+  std::vector<uint32_t> box(64);  // a 1024-byte box: 8 rows of 128 bytes
   for (uint32_t i = 0; i < 64; ++i) box[i] = 1024 + 16 * i;
-  const std::vector<emu::ByteRange> rows = {{0x1000, 128}, {0x1100, 128}, {0x1200, 64}};
+  // Its global side: rows 256 bytes apart, the last two outside the tensor.
+  std::vector<emu::GlobalChunk> rows;
+  for (uint32_t r = 0; r < 8; ++r)
+    for (uint32_t j = 0; j < 8; ++j) rows.push_back({0x1000 + r * 256 + j * 16, r < 6 ? 16u : 0u});
   HopperAnalysis h;
   h.on_kernel_begin({});
   for (uint32_t b = 0; b < 2; ++b) {
@@ -48,11 +53,15 @@ TEST(HopperAnalysis, CopiesCountOnceAtTheIssuersIssue) {
   const auto tl = static_cast<int>(HopperClass::TmaLoad),
              ts = static_cast<int>(HopperClass::TmaStore);
   const HopperCounts& l = h.instructions().at(3).counts.cls[tl];
+  // A row is one group of 8 chunks: 4 sectors. Loads fetch the whole box
+  // (8 rows), stores write the 6 rows inside (docs/bank-model.md, "TMA").
   EXPECT_EQ(l.requests, 2u);
-  EXPECT_EQ(l.bytes, 2u * (128 + 128 + 64));
+  EXPECT_EQ(l.sectors, 2u * 32);
+  EXPECT_EQ(l.bytes, 2u * 32 * 32);
   EXPECT_EQ(l.shared_bytes, 2u * 1024);
   const HopperCounts& s = h.instructions().at(5).counts.cls[ts];
   EXPECT_EQ(s.requests, 2u);
+  EXPECT_EQ(s.sectors, 2u * 24);
   EXPECT_EQ(h.totals().cls[tl].requests + h.totals().cls[ts].requests, 4u);
   EXPECT_EQ(h.instructions().at(3).counts.cls[ts].requests, 0u);
 }
@@ -68,8 +77,10 @@ TEST(HopperAnalysis, WgmmaPerWarpAndItsOperandChunks) {
     emu::Wgmma g;
     g.kind = emu::WgmmaKind::Mma;
     g.a_shared = w != 3;  // the last warp: A from registers (its chunks not read)
+    g.n = 8;
     g.a.chunks = a;
     g.b.chunks = b;
+    g.a.elem_bytes = g.b.elem_bytes = 2;
     g.instr = &mma;
     g.warp = w;
     obs->on_wgmma(g);
@@ -81,6 +92,11 @@ TEST(HopperAnalysis, WgmmaPerWarpAndItsOperandChunks) {
   const HopperCounts& g = h.instructions().at(7).counts.cls[static_cast<int>(HopperClass::Gmma)];
   EXPECT_EQ(g.requests, 4u);
   EXPECT_EQ(g.shared_bytes, 4u * 16 * 16 + 3u * 32 * 16);
+  // The warpgroup's operands once, at warp 0 (A from shared memory there):
+  // a core matrix per 8 rows x 32 bytes of K, one wavefront each
+  // (docs/bank-model.md, "wgmma operand reads"): A 64 rows -> 16, B 8 -> 2.
+  EXPECT_EQ(g.wavefronts, 18u);
+  EXPECT_EQ(g.bank_conflicts, 0u);
   EXPECT_EQ(h.instructions().size(), 1u);  // commit_group reads nothing
 }
 
@@ -108,13 +124,41 @@ TEST(HopperAnalysis, DsharedPerIssuedInstruction) {
   const auto& s = h.instructions().at(9).counts.cls[static_cast<int>(HopperClass::DsharedStore)];
   EXPECT_EQ(s.requests, 2u);
   EXPECT_EQ(s.bytes, 4u * 48);
+  // Distinct 32-byte sectors in the peer: 128 contiguous bytes, then 64.
+  EXPECT_EQ(s.sectors, 4u + 2u);
   const auto& a = h.instructions().at(10).counts.cls[static_cast<int>(HopperClass::DsharedAtomic)];
   EXPECT_EQ(a.requests, 1u);
   EXPECT_EQ(a.bytes, 8u);
+  EXPECT_EQ(a.sectors, 1u);
   EXPECT_THROW(h.instructions().at(11), std::out_of_range);
   h.scale(2.5);
   EXPECT_EQ(h.instructions().at(9).counts.cls[static_cast<int>(HopperClass::DsharedStore)].requests,
             5u);
+}
+
+// cp.async by the LDGSTS rule (docs/bank-model.md, "cp.async"): .ca with
+// 4-byte lanes is one group of the warp costing the most lanes on one bank
+// (shared or global side); sectors are the distinct 32-byte sectors read.
+TEST(HopperAnalysis, LdgstsCostsBothSides) {
+  emu::InstrInfo cp = testing::instr(12, 50, "cp.async.ca.shared.global");
+  HopperAnalysis h;
+  h.on_kernel_begin({});
+  auto obs = h.make_block_observer({0, 0, 0});
+  emu::CpAsyncCopy c{};
+  c.mask = ~0u;
+  c.width = 4;
+  c.instr = &cp;
+  for (unsigned l = 0; l < 32; ++l) c.shared[l] = 4 * l, c.global[l] = 0x1000 + 4 * l;
+  obs->on_cp_async(c);  // every lane its own bank: 1 wavefront, 4 sectors
+  for (unsigned l = 0; l < 32; ++l) c.shared[l] = 128 * l;
+  obs->on_cp_async(c);  // every lane on bank 0: 32 wavefronts, the same 4 sectors
+  h.finish_block({0, 0, 0}, std::move(obs));
+  const HopperCounts& g = h.instructions().at(12).counts.cls[static_cast<int>(HopperClass::Ldgsts)];
+  EXPECT_EQ(g.requests, 2u);
+  EXPECT_EQ(g.wavefronts, 1u + 32u);
+  EXPECT_EQ(g.sectors, 8u);
+  EXPECT_EQ(g.bytes, 2u * 128);
+  EXPECT_EQ(g.unmodelled, 0u);
 }
 
 }  // namespace

@@ -98,6 +98,10 @@ class ObserverSet final : public emu::KernelObserver {
       for (auto& p : parts)
         if (p) p->on_dshared(d);
     }
+    void on_cp_async(const emu::CpAsyncCopy& c) override {
+      for (auto& p : parts)
+        if (p) p->on_cp_async(c);
+    }
     void on_exit(const emu::Exit& e) override {
       for (auto& p : parts)
         if (p) p->on_exit(e);

@@ -78,6 +78,7 @@ struct PendingBulk {
   BulkCopy event;  // its Issue event (spans unset)
   std::vector<uint32_t> chunks;
   std::vector<ByteRange> global;
+  std::vector<GlobalChunk> global_chunks;
 };
 struct AsyncState {
   std::vector<AsyncCopy> copies;  // issue order

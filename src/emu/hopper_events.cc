@@ -74,13 +74,8 @@ void emit_dshared(BlockCtx& b, const Warp& w, const Op& op, MemOp mop, uint32_t 
   }
 }
 
-void bulk_pending(BlockCtx& b, Warp& w, const BulkCopy& ev, std::vector<uint32_t> chunks,
-                  std::vector<ByteRange> global) {
-  PendingBulk p;
-  p.event = ev;
-  p.event.group = b.async[w.index].bulk_committed[ev.lane];
-  p.chunks = std::move(chunks);
-  p.global = std::move(global);
+void bulk_pending(BlockCtx& b, Warp& w, PendingBulk p) {
+  p.event.group = b.async[w.index].bulk_committed[p.event.lane];
   b.async[w.index].bulk.push_back(std::move(p));
 }
 
@@ -98,6 +93,7 @@ void bulk_complete(BlockCtx& b, Warp& w, uint32_t lanes, bool read, Covered cove
     ev.read_only = read;
     ev.chunks = p.chunks;
     ev.global = p.global;
+    ev.global_chunks = p.global_chunks;
     ev.instr = p.event.instr;
     send_bulk(b, b, ev);
     p.event.lane = 0xff;  // done

@@ -33,9 +33,8 @@ void emit_dshared(BlockCtx& b, const Warp& w, const Op& op, MemOp mop, uint32_t 
                   uint32_t lanes, const uint64_t* addrs, uint8_t matrices);
 
 // A store or reduction's completion is told when a cp.async.bulk.wait_group
-// covers it: keep it (`ev` is its Issue event).
-void bulk_pending(BlockCtx& b, Warp& w, const BulkCopy& ev, std::vector<uint32_t> chunks,
-                  std::vector<ByteRange> global);
+// covers it: keep it (`p.event` is its Issue event).
+void bulk_pending(BlockCtx& b, Warp& w, PendingBulk p);
 // cp.async.bulk.commit_group / wait_group N{.read} of `lanes`; the exit of
 // `lanes` (their pending copies complete).
 void bulk_commit(BlockCtx& b, Warp& w, uint32_t lanes);

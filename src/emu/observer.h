@@ -147,6 +147,13 @@ struct ByteRange {
   uint64_t addr;
   uint32_t bytes;
 };
+// One 16-byte chunk of a copy's global side: its address as the tensor's
+// layout gives it (also for a chunk outside the tensor) and how many of its
+// bytes, from its start, are inside the tensor (0: none).
+struct GlobalChunk {
+  uint64_t addr;
+  uint32_t valid;
+};
 struct BulkCopy {
   BulkPhase phase;
   BulkKind kind;
@@ -182,6 +189,11 @@ struct BulkCopy {
   // reduction) inside the tensor, one per contiguous run of a box row
   // (out-of-bounds elements are neither read nor written).
   std::span<const ByteRange> global;
+  // The global side chunk by chunk, in the copy's walk order (the box row
+  // by row, 16 bytes at a time; a 1-D copy's bytes in order). Empty for
+  // prefetches.
+  std::span<const GlobalChunk> global_chunks;
+  bool unit_strides;  // tensor: every elementStride of the map is 1
   const InstrInfo* instr;
   Dim3 block;
   uint32_t warp;
@@ -280,6 +292,20 @@ struct Fence {
   uint32_t warp;
 };
 
+// One cp.async (LDGSTS) warp-instruction's copies completing together, told
+// after their CpAsyncLoad and CpAsyncStore accesses: both sides per lane,
+// as the LDGSTS rule (bank/hopper.h, async_copy_cost) takes them.
+struct CpAsyncCopy {
+  uint32_t mask;                    // lanes whose copy completed now
+  uint32_t no_read;                 // of those, lanes with src-size 0 (they only zero-fill)
+  uint8_t width;                    // cp-size: 4, 8 or 16
+  bool bypass;                      // .cg (else .ca)
+  uint64_t shared[32], global[32];  // per lane in mask: destination offset, source address
+  const InstrInfo* instr;
+  Dim3 block;
+  uint32_t warp;
+};
+
 // A warp's access to a cluster peer's shared memory (ld/st/atom/red
 // .shared::cluster, a mapa'd generic address, an mbarrier operation or the
 // peer side of a multicast copy): `access.addr` are offsets in the shared
@@ -324,6 +350,7 @@ class BlockObserver {
   virtual void on_mbarrier(const Mbarrier&) {}
   virtual void on_fence(const Fence&) {}
   virtual void on_dshared(const DsharedAccess&) {}
+  virtual void on_cp_async(const CpAsyncCopy&) {}
   virtual void on_block_end(Dim3 /*block*/) {}
 };
 

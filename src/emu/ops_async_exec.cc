@@ -152,6 +152,9 @@ void bulk_events(BlockCtx& b, Warp& w, const Op& op, uint32_t l, uint64_t size, 
       }
     }
   const ByteRange global{src, static_cast<uint32_t>(size)};
+  thread_local std::vector<GlobalChunk> gchunks;
+  gchunks.clear();
+  for (uint64_t o = 0; o < size; o += 16) gchunks.push_back({src + o, 16});
   BulkCopy ev{};
   ev.phase = phase;
   ev.kind = BulkKind::Load;
@@ -165,6 +168,7 @@ void bulk_events(BlockCtx& b, Warp& w, const Op& op, uint32_t l, uint64_t size, 
   ev.bytes = size;
   ev.chunks = chunks;
   ev.global = std::span<const ByteRange>(&global, 1);
+  ev.global_chunks = gchunks;
   ev.instr = &b.prog->info[op.info];
   ev.warp = w.index;
   send_bulk(b, to, ev);

@@ -501,6 +501,19 @@ void cpasync_complete(BlockCtx& b, Warp& w, uint32_t lanes, const uint32_t* limi
       const Op& op = b.prog->ops[c.pc];
       emit(b, w, op, MemOp::CpAsyncLoad, c.bytes, done, ss, c.src);
       emit(b, w, op, MemOp::CpAsyncStore, c.bytes, done, ds, c.dst);
+      CpAsyncCopy e{};
+      e.mask = done;
+      e.width = c.bytes;
+      e.bypass = (op.aux2 & 1) != 0;
+      SMEMLAB_FOR_LANES(done, {
+        if (!c.src_size[l]) e.no_read |= 1u << l;
+        e.shared[l] = c.dst[l];
+        e.global[l] = c.src[l];
+      });
+      e.instr = &b.prog->info[op.info];
+      e.block = b.id;
+      e.warp = w.index;
+      b.obs->on_cp_async(e);
     }
   }
   std::erase_if(copies, [](const AsyncCopy& c) { return c.lanes == 0; });
@@ -710,6 +723,7 @@ void decode_cp(Insn& d) {
   if (op.width != 4 && op.width != 8 && op.width != 16)
     c.fail(ops[2].pos, "cp.async copies 4, 8 or 16 bytes");
   if (in.has_mod("cg") && op.width != 16) c.fail(ops[2].pos, "cp.async.cg copies 16 bytes");
+  op.aux2 = in.has_mod("cg") ? 1 : 0;  // .cg (L1 bypass): observers' CpAsyncCopy::bypass
   auto base = [&](const ptx::Operand& a, uint64_t* off) -> uint32_t {
     auto& fr = c.frames.back();
     auto r = fr.regs.find(a.name);

@@ -237,6 +237,32 @@ void global_ranges(const Copy& k, bool im2col, std::vector<ByteRange>& out) {
   }
 }
 
+// The box's global side chunk by chunk in for_each_chunk's order: each
+// chunk's address from the tensor's linear layout (also outside it) and
+// its bytes inside the tensor.
+void global_chunks(const Copy& k, bool im2col, std::vector<GlobalChunk>& out) {
+  out.clear();
+  const uint32_t es = k.box.esize, row_bytes = k.box.row_elems * es;
+  for (uint32_t r = 0; r < k.box.rows; ++r) {
+    int64_t g[tma::kMaxRank] = {};
+    row_origin(k, im2col, r, g);
+    int64_t off = 0;
+    bool inside = true;
+    for (uint32_t i = 1; i < k.m.rank; ++i) {
+      off += g[i] * static_cast<int64_t>(k.m.stride[i - 1]);
+      inside = inside && g[i] >= 0 && static_cast<uint64_t>(g[i]) < k.m.dim[i];
+    }
+    const int64_t end = static_cast<int64_t>(k.m.dim[0] * es);
+    for (uint32_t at = 0; at < row_bytes; at += 16) {
+      const int64_t first = g[0] * static_cast<int64_t>(es) + at;
+      const uint32_t valid = inside && first >= 0 && first < end
+                                 ? static_cast<uint32_t>(std::min<int64_t>(16, end - first))
+                                 : 0;
+      out.push_back({k.m.address + static_cast<uint64_t>(off + first), valid});
+    }
+  }
+}
+
 // A copy's BulkCopy event as its issue shows it.
 BulkCopy copy_event(BlockCtx& b, const Warp& w, const Op& op, uint32_t l, const TmaOp& t,
                     const Copy& k, BulkKind kind) {
@@ -255,6 +281,9 @@ BulkCopy copy_event(BlockCtx& b, const Warp& w, const Op& op, uint32_t l, const 
   ev.rows = k.box.rows;
   ev.pitch = k.box.pitch;
   ev.bytes = k.box.bytes();
+  ev.unit_strides = true;
+  for (uint32_t i = 0; i < k.m.rank; ++i)
+    ev.unit_strides = ev.unit_strides && k.m.elem_stride[i] == 1;
   ev.instr = &b.prog->info[op.info];
   ev.warp = w.index;
   return ev;
@@ -299,14 +328,17 @@ void load(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tma
   const uint64_t fill = k.m.oob_fill && tma::is_float(k.m.type) ? tma::nan_fill(k.m.type) : 0;
   thread_local std::vector<uint32_t> chunks;
   thread_local std::vector<ByteRange> global;
+  thread_local std::vector<GlobalChunk> gchunks;
   BulkCopy ev{};
   if (b.obs) {
     shared_chunks(k, chunks);
     global_ranges(k, t.im2col, global);
+    global_chunks(k, t.im2col, gchunks);
     ev = copy_event(b, w, op, l, t, k, BulkKind::Load);
     ev.multicast = static_cast<uint16_t>(ranks);
     ev.chunks = chunks;
     ev.global = global;
+    ev.global_chunks = gchunks;
     uint32_t bar_off;
     shared_owner(b, reg(w, t.mbar)[l] + static_cast<uint64_t>(t.mbar_off), &bar_off);
     ev.mbarrier = bar_off;
@@ -395,15 +427,16 @@ void store(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tm
   const uint32_t es = k.box.esize;
   const MemOp gop = reduce ? MemOp::BulkReduce : MemOp::BulkStore;
   BulkCopy ev{};
-  std::vector<uint32_t> chunks;
-  std::vector<ByteRange> global;
+  PendingBulk p;
   if (b.obs) {
-    shared_chunks(k, chunks);
-    global_ranges(k, false, global);
+    shared_chunks(k, p.chunks);
+    global_ranges(k, false, p.global);
+    global_chunks(k, false, p.global_chunks);
     ev = copy_event(b, w, op, l, t, k, reduce ? BulkKind::Reduce : BulkKind::Store);
     ev.group = b.async[w.index].bulk_committed[l];
-    ev.chunks = chunks;
-    ev.global = global;
+    ev.chunks = p.chunks;
+    ev.global = p.global;
+    ev.global_chunks = p.global_chunks;
     send_bulk(b, b, ev);
   }
   for_each_chunk(k, false, [&](const Chunk& ch, uint32_t sa) {
@@ -436,7 +469,10 @@ void store(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tm
     }
   });
   ++b.writes;
-  if (b.obs) bulk_pending(b, w, ev, std::move(chunks), std::move(global));
+  if (b.obs) {
+    p.event = ev;
+    bulk_pending(b, w, std::move(p));
+  }
 }
 
 // cp.async.bulk.prefetch.tensor: checks the map and the coordinates,

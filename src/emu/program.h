@@ -158,7 +158,8 @@ enum Special : uint8_t {
 //   SELP: r0 = d, r1/r2 = a/b, r3 = predicate;  PLOGIC: r0 = d, r1/r2 = predicates
 //   LD/ST: r0..r3 = data (vec), r4 = address base, imm = offset, aux = MSpace
 //   ATOM: r0 = d, r1 = b, r2 = c (cas), r4 = address base, aux2 = AtomOp, t2 = 1 for red
-//   CPASYNC: r4 + imm = shared dst, r5 + value(r1) = global src, width = bytes, r2 = src-size
+//   CPASYNC: r4 + imm = shared dst, r5 + value(r1) = global src, width = bytes, r2 = src-size,
+//            aux2 = 1 for .cg
 //   BRA: imm = target pc;  BAR: r0 = id, r1 = count (or ~0), r2 = d, r3 = pred (bar.red)
 //   SHFL: r0 = d, r1 = p, r2 = a, r3 = b, r4 = c, r5 = membermask
 //   VOTE: r0 = d, r1 = pred, r2 = membermask (~0: non-.sync);  REDUX: r0, r1, r2 = mask

@@ -12,8 +12,18 @@ namespace {
 // shared bytes, a DSMEM access moves the bytes its lanes ask for.
 json counts_json(check::HopperClass c, const check::HopperCounts& h) {
   json j = {{"requests", h.requests}};
-  if (c != check::HopperClass::Gmma) j["bytes"] = h.bytes;
-  if (std::string(check::hopper_family(c)) != "dshared") j["shared_bytes"] = h.shared_bytes;
+  const std::string family = check::hopper_family(c);
+  const bool prefetch = c == check::HopperClass::TmaPrefetch;
+  if (family == "gmma" || family == "ldgsts") {
+    j["wavefronts"] = h.wavefronts;
+    j["bank_conflicts"] = h.bank_conflicts;
+  }
+  if (family != "gmma" && !prefetch) {
+    j["sectors"] = h.sectors;
+    j["bytes"] = h.bytes;
+  }
+  if ((family == "tma" && !prefetch) || family == "gmma") j["shared_bytes"] = h.shared_bytes;
+  if (h.unmodelled) j["unmodelled_requests"] = h.unmodelled;
   return j;
 }
 
@@ -44,11 +54,15 @@ std::string hopper_note(const check::HopperLine& l) {
     if (!h.requests) continue;
     std::string what;
     if (c == check::HopperClass::Gmma)
-      what = fmt::format("{} shared bytes read", h.shared_bytes);
+      what = fmt::format("{} wavefronts ({} bank conflicts), {} shared bytes read", h.wavefronts,
+                         h.bank_conflicts, h.shared_bytes);
+    else if (c == check::HopperClass::Ldgsts)
+      what = fmt::format("{} shared wavefronts ({} bank conflicts), {} global sectors",
+                         h.wavefronts, h.bank_conflicts, h.sectors);
     else if (std::string(check::hopper_family(c)) == "dshared")
-      what = fmt::format("{} bytes", h.bytes);
+      what = fmt::format("{} sectors, {} bytes", h.sectors, h.bytes);
     else
-      what = fmt::format("{} global bytes, {} shared bytes", h.bytes, h.shared_bytes);
+      what = fmt::format("{} global sectors, {} shared bytes", h.sectors, h.shared_bytes);
     out += fmt::format("        {:<16} {:>6} req, {}\n", row_name(c), h.requests, what);
   }
   return out;
@@ -58,10 +72,13 @@ std::string hopper_summary(const check::HopperLine& totals) {
   std::string parts;
   for (int i = 0; i < check::kHopperClasses; ++i)
     if (totals.cls[i].requests)
-      parts += fmt::format("  {} {} req", row_name(static_cast<check::HopperClass>(i)),
-                           totals.cls[i].requests);
-  return parts.empty() ? ""
-                       : fmt::format("  Hopper{} (shared-side wavefronts not modelled)\n", parts);
+      parts += fmt::format("  {} {} req{}", row_name(static_cast<check::HopperClass>(i)),
+                           totals.cls[i].requests,
+                           i == static_cast<int>(check::HopperClass::Gmma) ||
+                                   i == static_cast<int>(check::HopperClass::Ldgsts)
+                               ? fmt::format(" / {} wavefronts", totals.cls[i].wavefronts)
+                               : "");
+  return parts.empty() ? "" : fmt::format("  Hopper{}\n", parts);
 }
 
 }  // namespace smemlab::report

@@ -245,12 +245,12 @@ inline constexpr const char* kHtmlJs = R"JS(
       if (info.gmma) hop.push(['gmma', info.gmma]);
       if (hop.length) {
         const t = el('table', {class: 'access-counts hopper-counts'});
-        t.append(el('tr', {}, el('th', {text: 'Hopper'}), el('th', {text: 'requests'}),
-                 el('th', {text: 'bytes'}), el('th', {text: 'shared bytes'})));
+        const cols = ['requests', 'wavefronts', 'sectors', 'bytes', 'shared_bytes'];
+        t.append(el('tr', {}, el('th', {text: 'Hopper'}),
+                 ...cols.map((c) => el('th', {text: c.replace('_', ' ')}))));
         for (const [name, x] of hop)
-          t.append(el('tr', {}, el('td', {text: name}), el('td', {text: x.requests}),
-                   el('td', {text: x.bytes === undefined ? '' : x.bytes}),
-                   el('td', {text: x.shared_bytes === undefined ? '' : x.shared_bytes})));
+          t.append(el('tr', {}, el('td', {text: name}),
+                   ...cols.map((c) => el('td', {text: x[c] === undefined ? '' : x[c]}))));
         kids.push(t);
       }
       if (info.sector_map) kids.push(el('div', {class: 'figure', html: sectorMap(JSON.parse(info.sector_map))}));

@@ -67,6 +67,7 @@ class Block final : public emu::BlockObserver {
   void on_mbarrier(const emu::Mbarrier& m) override { inner_->on_mbarrier(m); }
   void on_fence(const emu::Fence& f) override { inner_->on_fence(f); }
   void on_dshared(const emu::DsharedAccess& d) override { inner_->on_dshared(d); }
+  void on_cp_async(const emu::CpAsyncCopy& c) override { inner_->on_cp_async(c); }
   void on_block_end(emu::Dim3 b) override {
     // In (warp, group) order: the order the analyses see them in.
     for (uint32_t i = 0; i < slot_.size(); ++i)
