@@ -46,12 +46,14 @@ __global__ void surf3d(cudaSurfaceObject_t s, int w, int h, int d, int k) {
 __global__ void surf_layered(cudaSurfaceObject_t s, int w, int h, int layers, int k) {
   int x = threadIdx.x, y = blockIdx.x, l = blockIdx.y;
   if (x < w && y < h && l < layers)
-    surf2DLayeredwrite(static_cast<unsigned short>(surf2DLayeredread<unsigned short>(s, x * 2, y, l) * 3 + k + l), s,
-                       x * 2, y, l);
+    surf2DLayeredwrite(
+        static_cast<unsigned short>(surf2DLayeredread<unsigned short>(s, x * 2, y, l) * 3 + k + l),
+        s, x * 2, y, l);
 }
 __global__ void surf_cube(cudaSurfaceObject_t s, int w, int k) {
   int x = threadIdx.x, y = blockIdx.x, face = blockIdx.y;
-  if (x < w && y < w) surfCubemapwrite(surfCubemapread<int>(s, x * 4, y, face) * 3 + k + face, s, x * 4, y, face);
+  if (x < w && y < w)
+    surfCubemapwrite(surfCubemapread<int>(s, x * 4, y, face) * 3 + k + face, s, x * 4, y, face);
 }
 
 static cudaSurfaceObject_t surface(cudaArray_t a) {
@@ -70,7 +72,8 @@ static cudaSurfaceObject_t surface(cudaArray_t a) {
 template <typename T>
 static void copy3d(cudaArray_t a, std::vector<T>& host, cudaExtent e, bool to_array) {
   cudaMemcpy3DParms p{};
-  cudaPitchedPtr hp = make_cudaPitchedPtr(host.data(), e.width * sizeof(T), e.width, e.height ? e.height : 1);
+  cudaPitchedPtr hp =
+      make_cudaPitchedPtr(host.data(), e.width * sizeof(T), e.width, e.height ? e.height : 1);
   if (to_array) {
     p.srcPtr = hp;
     p.dstArray = a;
@@ -120,7 +123,8 @@ int main() {
     surf2d<<<dim3(1, hgt), 128>>>(s, w, hgt, 2);
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy2DFromArray(back.data(), w * 8, a, 0, 0, w * 8, hgt, cudaMemcpyDeviceToHost));
-    for (int i = 0; i < w * hgt; ++i) EXPECT(back[i].x == h[i].x * 3 + 2 && back[i].y == h[i].y - 2);
+    for (int i = 0; i < w * hgt; ++i)
+      EXPECT(back[i].x == h[i].x * 3 + 2 && back[i].y == h[i].y - 2);
     CHECK(cudaDestroySurfaceObject(s));
     CHECK(cudaFreeArray(a));
     std::printf("ok surface 2d\n");

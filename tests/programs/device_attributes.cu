@@ -8,13 +8,13 @@
 
 #include <cstdio>
 
-#define CHECK(x)                                                         \
-  do {                                                                   \
-    cudaError_t e_ = (x);                                                \
-    if (e_ != cudaSuccess) {                                             \
-      std::printf("FAIL %s: %s\n", #x, cudaGetErrorName(e_));            \
-      return 1;                                                          \
-    }                                                                    \
+#define CHECK(x)                                              \
+  do {                                                        \
+    cudaError_t e_ = (x);                                     \
+    if (e_ != cudaSuccess) {                                  \
+      std::printf("FAIL %s: %s\n", #x, cudaGetErrorName(e_)); \
+      return 1;                                               \
+    }                                                         \
   } while (0)
 
 static void attribute(CUdevice dev, CUdevice_attribute a, const char* name) {
