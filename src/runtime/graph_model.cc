@@ -17,7 +17,8 @@ CUresult KernelCall::operator()() const {
   GraphLock lock(d.mu);
   std::vector<void*> p;
   for (const auto& a : args) p.push_back(const_cast<uint8_t*>(a.data()));
-  return d.launch(f, grid, block, shared, have_args ? p.data() : nullptr, nullptr, cooperative);
+  return d.launch(f, grid, block, shared, have_args ? p.data() : nullptr, nullptr, cooperative,
+                  cluster);
 }
 
 CUresult make_kernel_call(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared,

@@ -32,6 +32,7 @@ struct KernelCall {
   std::vector<std::vector<uint8_t>> args;
   bool have_args = false;  // false: the kernel's parameters are unknown (no PTX)
   bool cooperative = false;
+  emu::Dim3 cluster{0, 0, 0};  // a cluster shape set at launch (0: the kernel's own)
   std::vector<void*> ptrs;  // into args: what cuGraphKernelNodeGetParams hands out
 
   CUresult operator()() const;
