@@ -240,7 +240,7 @@ void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
   uint32_t lane = static_cast<uint32_t>(__builtin_ctz(exec));
   uint64_t id = reg(w, op.r[0])[lane];
   if (id >= 16)
-    fault(w, pc, static_cast<int>(lane), "barrier",
+    fault(w, pc, static_cast<int>(lane), FaultKind::Barrier,
           fmt::format("barrier id {} out of range 0..15", id));
   uint32_t count = op.r[1] == UINT32_MAX ? 0u : static_cast<uint32_t>(reg(w, op.r[1])[lane]);
   Barrier& bar = b.bars[id];
@@ -332,7 +332,7 @@ void budget_fault(const BlockCtx& b, const Warp& w) {
   uint32_t lane = w.runnable ? static_cast<uint32_t>(__builtin_ctz(w.runnable)) : 0;
   uint32_t pc = w.uniform ? w.cpc : w.pc[lane];
   fault(
-      w, pc, static_cast<int>(lane), "budget",
+      w, pc, static_cast<int>(lane), FaultKind::Budget,
       fmt::format("instruction budget of {} warp-instructions per block exhausted (endless loop?)",
                   b.env->budget));
 }
@@ -358,7 +358,7 @@ void cooperative_pause(const LaunchEnv& env, uint64_t writes, uint64_t& publishe
     std::this_thread::yield();
 }
 
-void stopped() { throw Fault{"interrupted", "stopped by a signal", 0, -1, 0}; }
+void stopped() { throw Fault{FaultKind::Interrupted, "stopped by a signal", 0, -1, 0}; }
 
 void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, ClusterCtx* cluster,
                         uint32_t rank) {
@@ -558,7 +558,7 @@ void BlockRunner::deadlock() {
   uint32_t first_warp = 0, first_pc = 0;
   describe_block_waits(ctx_, "", msg, &first_warp, &first_pc);
   msg.pop_back();
-  throw Fault{"deadlock", msg, first_warp, -1, first_pc};
+  throw Fault{FaultKind::Deadlock, msg, first_warp, -1, first_pc};
 }
 
 }  // namespace smemlab::emu

@@ -44,20 +44,20 @@ BlockCtx& cluster_shared(BlockCtx& b, const Warp& w, uint32_t pc, uint32_t lane,
                  off = a & ((1u << kClusterRankShift) - 1);
   const size_t n = c.blocks.size();
   if (rank >= n)
-    fault(w, pc, static_cast<int>(lane), "out-of-bounds",
+    fault(w, pc, static_cast<int>(lane), FaultKind::OutOfBounds,
           fmt::format("shared::cluster {} of {} bytes at 0x{:x} (offset {} of block rank {}) is "
                       "outside the cluster of {} block{}",
                       verb, size, a, off, rank, n, n == 1 ? "" : "s"));
   BlockCtx& peer = *c.blocks[rank];
   if (&peer != &b && c.exited[rank])
-    fault(w, pc, static_cast<int>(lane), "cluster-exit",
+    fault(w, pc, static_cast<int>(lane), FaultKind::ClusterExit,
           fmt::format("shared::cluster {} of {} bytes at offset {} of block {}, which has exited: "
                       "a block's shared memory is gone once it exits while a peer may still use "
                       "it (undefined behaviour on the GPU; end with cluster.sync() so no block "
                       "exits before its peers are done)",
                       verb, size, off, block_name(peer)));
   if (off + size > peer.shared_bytes)
-    fault(w, pc, static_cast<int>(lane), "out-of-bounds",
+    fault(w, pc, static_cast<int>(lane), FaultKind::OutOfBounds,
           fmt::format("shared::cluster {} of {} bytes at offset {} of block {} is outside its {} "
                       "bytes of shared memory",
                       verb, size, off, block_name(peer), peer.shared_bytes));
@@ -96,12 +96,12 @@ void cluster_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
   ClusterCtx& c = *b.cluster;
   if ((op.aux2 & 1) && exec != w.live)
     fault(w, pc, static_cast<int>(__builtin_ctz(w.live & ~exec ? w.live & ~exec : exec)),
-          "divergent",
+          FaultKind::Divergent,
           fmt::format("barrier.cluster.arrive.aligned executed by lanes 0x{:08x} of the warp's "
                       "live lanes 0x{:08x}: .aligned needs every thread of the warp",
                       exec, w.live));
   if (uint32_t again = exec & (w.cl_arrived | w.cl_done))
-    fault(w, pc, __builtin_ctz(again), "barrier",
+    fault(w, pc, __builtin_ctz(again), FaultKind::Barrier,
           "barrier.cluster.arrive again before barrier.cluster.wait (each thread arrives once "
           "per phase and waits before it arrives again)");
   w.cl_arrived |= exec;
@@ -112,12 +112,12 @@ void cluster_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
 
 uint32_t cluster_wait(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   if ((op.aux2 & 1) && exec != w.live)
-    fault(w, pc, static_cast<int>(__builtin_ctz(exec)), "divergent",
+    fault(w, pc, static_cast<int>(__builtin_ctz(exec)), FaultKind::Divergent,
           fmt::format("barrier.cluster.wait.aligned executed by lanes 0x{:08x} of the warp's "
                       "live lanes 0x{:08x}: .aligned needs every thread of the warp",
                       exec, w.live));
   if (uint32_t none = exec & ~(w.cl_arrived | w.cl_done))
-    fault(w, pc, __builtin_ctz(none), "barrier",
+    fault(w, pc, __builtin_ctz(none), FaultKind::Barrier,
           "barrier.cluster.wait without a barrier.cluster.arrive before it");
   (void)b;
   w.cl_done &= ~exec;  // (those whose phase completed go on)
@@ -140,7 +140,7 @@ void exec_mapa(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     uint64_t rank = std::min<uint64_t>(static_cast<uint32_t>(reg(w, op.r[2])[l]), kMaxRank);
     if (generic) {
       if (a - kSharedWindow >= kWindowSize)
-        fault(w, pc, static_cast<int>(l), "out-of-bounds",
+        fault(w, pc, static_cast<int>(l), FaultKind::OutOfBounds,
               fmt::format("mapa of 0x{:x}, which is not a shared-memory address", a));
       a -= kSharedWindow;
     }
@@ -214,7 +214,7 @@ void ClusterRunner::deadlock() {
   for (const BlockCtx* b : ctx_.blocks)
     if (ctx_.exited[b->rank]) msg += fmt::format(" block {} has exited;", block_name(*b));
   msg.pop_back();
-  throw Fault{"deadlock", msg, first_warp, -1, first_pc};
+  throw Fault{FaultKind::Deadlock, msg, first_warp, -1, first_pc};
 }
 
 }  // namespace smemlab::emu

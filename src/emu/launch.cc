@@ -220,7 +220,7 @@ uint64_t Module::global_address(const std::string& symbol) const {
 std::string LaunchError::what() const {
   std::string s = message;
   std::vector<std::string> where;
-  if (kind != "launch" && kind != "decode") {
+  if (!refused_launch(kind)) {
     where.push_back(fmt::format("block ({},{},{})", block.x, block.y, block.z));
     if (has_thread) where.push_back(fmt::format("thread ({},{},{})", thread.x, thread.y, thread.z));
     if (ptx_line) where.push_back(fmt::format("{} at PTX line {}", instruction, ptx_line));
@@ -247,7 +247,7 @@ LaunchError to_error(const Program& p, const LaunchConfig& cfg, Dim3 block, cons
     e.has_thread = true;
   }
   // Thread faults and deadlocks (where the first waiting warp waits).
-  if ((f.lane >= 0 || f.kind == "deadlock") && f.pc < p.ops.size()) {
+  if ((f.lane >= 0 || f.kind == FaultKind::Deadlock) && f.pc < p.ops.size()) {
     const InstrInfo& i = p.info[p.ops[f.pc].info];
     e.ptx_line = i.ptx_line;
     e.instruction = i.text;
@@ -265,7 +265,7 @@ LaunchError to_error(const Program& p, const LaunchConfig& cfg, Dim3 block, cons
 LaunchStatus launch_error(std::string msg) {
   LaunchStatus s;
   s.error = LaunchError{};
-  s.error->kind = "launch";
+  s.error->kind = FaultKind::Launch;
   s.error->message = std::move(msg);
   return s;
 }

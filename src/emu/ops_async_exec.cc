@@ -106,7 +106,7 @@ void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
           break;
       }
     } catch (const mbar::Error& e) {
-      fault(w, pc, static_cast<int>(l), "mbarrier", e.what());
+      fault(w, pc, static_cast<int>(l), FaultKind::Mbarrier, e.what());
     }
     if (kind != MB_INIT && kind != MB_INVAL && mbar::parity(obj) != parity_before)
       completed.push_back(owner);
@@ -127,7 +127,7 @@ void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     uint64_t src = reg(w, op.r[5])[l] + reg(w, op.r[0])[l];
     uint64_t bar = reg(w, op.r[2])[l] + reg(w, op.r[3])[l];
     if (size % 16 || dst % 16 || src % 16)
-      fault(w, pc, static_cast<int>(l), "misaligned",
+      fault(w, pc, static_cast<int>(l), FaultKind::Misaligned,
             fmt::format("cp.async.bulk needs 16-byte aligned addresses and a size that is a "
                         "multiple of 16 (size {}, dst 0x{:x}, src 0x{:x})",
                         size, dst, src));
@@ -154,7 +154,7 @@ void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     try {
       mbar::complete_tx(obj, static_cast<uint32_t>(size));
     } catch (const mbar::Error& e) {
-      fault(w, pc, static_cast<int>(l), "mbarrier", e.what());
+      fault(w, pc, static_cast<int>(l), FaultKind::Mbarrier, e.what());
     }
     std::memcpy(m, &obj, 8);
     if (mbar::parity(obj) != parity_before) phase_completed(*owner_of(b, bar, MSpace::Shared));

@@ -329,13 +329,16 @@ namespace {
 
 std::string dim(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
 
+// What a launch stopped by `e` returns: the cuda_error column of
+// emu/fault_kinds.def.
 CUresult error_code(const emu::LaunchError& e) {
-  if (e.kind == "out-of-bounds") return CUDA_ERROR_ILLEGAL_ADDRESS;
-  if (e.kind == "misaligned") return CUDA_ERROR_MISALIGNED_ADDRESS;
-  if (e.kind == "illegal-instruction") return CUDA_ERROR_ILLEGAL_INSTRUCTION;
-  if (e.kind == "trap") return CUDA_ERROR_ASSERT;
-  if (e.kind == "launch") return CUDA_ERROR_INVALID_VALUE;
-  return CUDA_ERROR_LAUNCH_FAILED;
+  switch (e.kind) {
+#define SMEMLAB_FAULT(id, name, cuda_error, exit, finding, description) \
+  case emu::FaultKind::id:                                              \
+    return cuda_error;
+#include "emu/fault_kinds.def"
+  }
+  return CUDA_ERROR_LAUNCH_FAILED;  // (not reached: the switch covers every row)
 }
 
 }  // namespace
@@ -485,10 +488,12 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   if (st.error) {
     ++failed_kernels;
     if (!selected)
-      note(fmt::format("ERROR: launch {} of {} grid {} block {}: {}", index, kname, dim(grid),
-                       dim(block), st.error->what()));
+      error_line(fmt::format("launch {} of {} grid {} block {}: {}", index, kname, dim(grid),
+                             dim(block), st.error->what()));
     CUresult r = error_code(*st.error);
-    if (st.error->kind != "launch") sticky = r;
+    // A launch refused before it ran leaves the context usable; a kernel
+    // that failed while running spoils it, as on a GPU.
+    if (!emu::refused_launch(st.error->kind)) sticky = r;
     return r;
   }
   return CUDA_SUCCESS;

@@ -71,16 +71,22 @@ std::vector<emu::Dim3> sample_blocks(emu::Dim3 grid, const std::string& spec) {
 
 // The emulator stops on errors a GPU would trap on or hang at; they are
 // findings of `check` too.
+check::FindingKind finding_kind_of(emu::FaultKind kind) {
+  switch (kind) {
+#define SMEMLAB_FAULT(id, name, cuda_error, exit, finding, description) \
+  case emu::FaultKind::id:                                              \
+    return check::FindingKind::finding;
+#include "emu/fault_kinds.def"
+  }
+  return check::FindingKind::Internal;  // (not reached: the switch covers every row)
+}
+
 check::FindingKind finding_kind_of(const emu::LaunchError& e) {
   // A warp collective that never completes has a member mask naming lanes
   // that do not come: the warp-level form of a divergent barrier.
-  if (e.kind == "deadlock")
-    return e.op_class == emu::OpClass::Collective ? check::FindingKind::DivergentBarrier
-                                                  : check::FindingKind::BarrierDeadlock;
-  if (e.kind == "barrier") return check::FindingKind::DivergentBarrier;
-  // The other stops are findings of their own name (finding_kinds.def
-  // declares each); a kind it does not declare is the emulator's bug.
-  return check::finding_kind(e.kind).value_or(check::FindingKind::Internal);
+  if (e.kind == emu::FaultKind::Deadlock && e.op_class == emu::OpClass::Collective)
+    return check::FindingKind::DivergentBarrier;
+  return finding_kind_of(e.kind);
 }
 
 check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 dim) {
