@@ -691,16 +691,17 @@ CUresult array_3d_create(CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR* desc) {
   if (!out || !desc) return CUDA_ERROR_INVALID_VALUE;
   if (desc->Flags & ~unsigned{CUDA_ARRAY3D_LAYERED}) {
     // Surfaces, cubemaps, gather and depth textures have no emulation.
-    d.note(fmt::format("ERROR: cudaMallocArray/cudaMalloc3DArray (cuArray3DCreate): array flags "
-                       "0x{:x} are not supported (surface load/store, cubemap, texture gather, "
-                       "depth and sparse arrays are not emulated; layered arrays are)",
-                       desc->Flags));
+    d.error_line(
+        fmt::format("cudaMallocArray/cudaMalloc3DArray (cuArray3DCreate): array flags "
+                    "0x{:x} are not supported (surface load/store, cubemap, texture gather, "
+                    "depth and sparse arrays are not emulated; layered arrays are)",
+                    desc->Flags));
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   emu::texture::Format f;
   if (!tex_format(desc->Format, &f)) {
-    d.note(fmt::format("ERROR: cuArray3DCreate: array format 0x{:x} is not supported",
-                       static_cast<unsigned>(desc->Format)));
+    d.error_line(fmt::format("cuArray3DCreate: array format 0x{:x} is not supported",
+                             static_cast<unsigned>(desc->Format)));
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   unsigned ch = desc->NumChannels;
@@ -1017,7 +1018,7 @@ const char* resource_kind(CUresourcetype t) {
 
 // A refused texture object: the message says which part of the descriptor.
 CUresult tex_refused(Driver& d, CUresult code, const std::string& why) {
-  d.note(fmt::format("ERROR: cuTexObjectCreate (cudaCreateTextureObject): {}", why));
+  d.error_line(fmt::format("cuTexObjectCreate (cudaCreateTextureObject): {}", why));
   return code;
 }
 
@@ -1170,8 +1171,8 @@ CUresult cooperative(Function* f, emu::Dim3 grid, emu::Dim3 block, unsigned shar
         d.spec, *prog, static_cast<int>(std::min<uint64_t>(block.count(), 1u << 30)), shared));
     uint64_t fit = per_sm * static_cast<uint64_t>(d.spec.sms);
     if (grid.count() > fit) {
-      d.note(fmt::format(
-          "ERROR: cooperative launch of {}: grid ({},{},{}) has {} blocks, but at most {} fit on "
+      d.error_line(fmt::format(
+          "cooperative launch of {}: grid ({},{},{}) has {} blocks, but at most {} fit on "
           "the {} at once ({} per SM x {} SMs for blocks of {} threads and {} bytes of shared "
           "memory, as cudaOccupancyMaxActiveBlocksPerMultiprocessor says)",
           demangle(f->name), grid.x, grid.y, grid.z, grid.count(), fit, d.spec.name, per_sm,
@@ -1214,8 +1215,8 @@ CUresult launch_kernel_ex(const CUlaunchConfig* c, CUfunction f, void** params, 
       block{c->blockDimX, c->blockDimY, c->blockDimZ};
   if (captured(c->hStream)) {
     if (cluster.x) {
-      d.note(
-          "ERROR: a cluster launch (cudaLaunchAttributeClusterDimension) captured into a "
+      d.error_line(
+          "a cluster launch (cudaLaunchAttributeClusterDimension) captured into a "
           "CUDA graph is not supported by the emulator");
       return CUDA_ERROR_NOT_SUPPORTED;
     }
@@ -1401,8 +1402,8 @@ CUresult occupancy_max_active_clusters(int* n, CUfunction hf, const CUlaunchConf
       attr = {c->attrs[i].value.clusterDim.x, c->attrs[i].value.clusterDim.y,
               c->attrs[i].value.clusterDim.z};
   if (!attr.x && !compiled_cluster(*f).x && !f->required_cluster.x) {
-    d.note("ERROR: cuOccupancyMaxActiveClusters of " + demangle(f->name) +
-           ": neither the launch configuration nor the kernel gives a cluster size");
+    d.error_line("cuOccupancyMaxActiveClusters of " + demangle(f->name) +
+                 ": neither the launch configuration nor the kernel gives a cluster size");
     return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   }
   emu::LaunchConfig cfg;

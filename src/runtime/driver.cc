@@ -21,6 +21,7 @@
 #include "runtime/mempool.h"
 #include "sass/tools.h"
 #include "session/launch_analysis.h"
+#include "session/program_protocol.h"
 
 namespace smemlab::runtime {
 
@@ -49,7 +50,7 @@ void Driver::note(const std::string& text) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     if (end == text.size() && start == end && start != 0) break;
-    s += "==smemlab== " + text.substr(start, end - start) + "\n";
+    s += std::string(session::protocol::kLinePrefix) + text.substr(start, end - start) + "\n";
     start = end + 1;
   }
   for (size_t done = 0; done < s.size();) {
@@ -57,6 +58,10 @@ void Driver::note(const std::string& text) {
     if (n <= 0) break;
     done += static_cast<size_t>(n);
   }
+}
+
+void Driver::error_line(const std::string& text) {
+  note(std::string(session::protocol::kErrorPrefix) + text);
 }
 
 void Driver::api_error(const std::string& kind, const std::string& message) {
@@ -84,11 +89,16 @@ void Driver::not_supported(const char* entry, const char* code) {
 
 void Driver::write_summary(bool finished) {
   if (options.status.empty()) return;
-  nlohmann::json j = {{"finished", finished},       {"launches", launches},
-                      {"analyzed", analyzed},       {"findings", findings},
-                      {"api_errors", api_errors},   {"failed_kernels", failed_kernels},
-                      {"excess_wavefronts", excess}};
-  std::ofstream(options.status, std::ios::trunc) << j.dump() << "\n";
+  session::protocol::ProgramStatus st;
+  st.finished = finished;
+  st.launches = launches;
+  st.analyzed = analyzed;
+  st.findings = findings;
+  st.api_errors = api_errors;
+  st.failed_kernels = failed_kernels;
+  st.excess_wavefronts = excess;
+  std::ofstream(options.status, std::ios::trunc)
+      << session::protocol::status_json(st).dump() << "\n";
 }
 
 void Driver::finish() {
@@ -154,7 +164,7 @@ CUresult escaped_exception(const char* entry) noexcept {
     Driver& d = Driver::get();
     std::lock_guard<std::recursive_mutex> lock(d.mu);
     if (d.once(fmt::format("escaped:{}:{}", entry, why)))
-      d.note(fmt::format("ERROR: {}: {} (it returned {})", entry, why, code_name(code)));
+      d.error_line(fmt::format("{}: {} (it returned {})", entry, why, code_name(code)));
   } catch (...) {
     // Reporting failed (no memory): the code still reaches the program.
   }
@@ -362,7 +372,7 @@ CUresult Driver::cluster_shape(Function* f, emu::Dim3 attr, emu::LaunchConfig& c
         "1) allows up to {}",
         shape.count(), emu::kMaxPortableClusterBlocks, emu::kMaxClusterBlocks);
   if (!e.empty()) {
-    note(fmt::format("ERROR: {}: {} (CUDA_ERROR_INVALID_CLUSTER_SIZE)", what, e));
+    error_line(fmt::format("{}: {} (CUDA_ERROR_INVALID_CLUSTER_SIZE)", what, e));
     return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   }
   cfg.cluster = shape;
@@ -411,8 +421,8 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
     limit = std::max<uint32_t>(limit,
                                prog->static_shared + static_cast<uint32_t>(f->max_dynamic_shared));
   if (prog->static_shared + shared > limit) {
-    note(fmt::format(
-        "ERROR: launch {} of {}: {} bytes of shared memory ({} static + {} dynamic) exceed the {} "
+    error_line(fmt::format(
+        "launch {} of {}: {} bytes of shared memory ({} static + {} dynamic) exceed the {} "
         "allowed; above 48 KiB a kernel needs cudaFuncSetAttribute(kernel, "
         "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) (at most {} on {})",
         index, kname, prog->static_shared + shared, prog->static_shared, shared, limit,
@@ -478,7 +488,7 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
           options.mode == Mode::Check ? options.compare_schedules : std::vector<emu::Schedule>{});
       FixHooks::get().after(*this, m, index, f->name, cfg);
     } catch (const std::runtime_error& e) {
-      note(fmt::format("ERROR: {}", e.what()));
+      error_line(fmt::format("{}", e.what()));
       return CUDA_ERROR_INVALID_VALUE;
     }
     st = a.status;
@@ -504,8 +514,8 @@ const emu::Program* Driver::program(Function* f, const char* api, CUresult* erro
   if (!m.emu) {
     *error = CUDA_ERROR_NO_BINARY_FOR_GPU;
     if (once("noptx:" + f->name))
-      note(fmt::format(
-          "ERROR: kernel {} in {} has no PTX, only {}: the emulator runs PTX. Rebuild with PTX "
+      error_line(fmt::format(
+          "kernel {} in {} has no PTX, only {}: the emulator runs PTX. Rebuild with PTX "
           "embedded beside the SASS: nvcc {}",
           demangle(f->name), m.name, describe(m.entries),
           ptx_flag_for(m.entries, static_cast<uint32_t>(spec.major * 10 + spec.minor))));
@@ -516,8 +526,8 @@ const emu::Program* Driver::program(Function* f, const char* api, CUresult* erro
   } catch (const emu::DecodeError& e) {
     *error = CUDA_ERROR_NOT_SUPPORTED;
     if (once(fmt::format("decode:{}:{}", api, f->name)))
-      note(
-          fmt::format("ERROR: {}kernel {} in {} cannot be emulated ({} returned "
+      error_line(
+          fmt::format("{}kernel {} in {} cannot be emulated ({} returned "
                       "CUDA_ERROR_NOT_SUPPORTED): {}",
                       *api ? fmt::format("{}: ", api) : "", demangle(f->name), m.name,
                       *api ? "the call" : "its launch", e.what()));
