@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include "check/observer_set.h"
@@ -141,23 +142,15 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
   if (checks) set.add(out->defects.get());
   if (extra) set.add(extra);
   cfg.observer = &set;
-  std::string not_compared;
-  std::unique_ptr<DeviceSnapshot> before;
-  if (!compare.empty()) before = DeviceSnapshot::take(m.device().memory(), &not_compared);
+  std::optional<ScheduleComparison> comparison;
+  if (!compare.empty()) comparison.emplace(m.device().memory(), compare);
   out->status = emu::launch_raw(m, kernel, cfg, args);
 
   if (checks) out->findings = out->defects->findings();
   if (out->status.error) out->findings.push_back(finding_from(*out->status.error, cfg.block));
-  if (before) {
-    for (check::Finding& f : compare_schedules(m, kernel, cfg, args, *before, out->status, compare))
+  if (comparison)
+    for (check::Finding& f : comparison->compare(m, kernel, cfg, args, out->status))
       out->findings.push_back(std::move(f));
-  } else if (!compare.empty()) {
-    check::Finding f;
-    f.kind = check::FindingKind::ScheduleDependent;
-    f.severity = check::Severity::Warning;
-    f.message = "schedules not compared: " + not_compared;
-    out->findings.push_back(std::move(f));
-  }
 
   report::RunInfo& r = out->info;
   r.mangled = kernel;
