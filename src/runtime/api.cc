@@ -691,17 +691,16 @@ CUresult array_3d_create(CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR* desc) {
   if (!out || !desc) return CUDA_ERROR_INVALID_VALUE;
   if (desc->Flags & ~unsigned{CUDA_ARRAY3D_LAYERED}) {
     // Surfaces, cubemaps, gather and depth textures have no emulation.
-    d.error_line(
-        fmt::format("cudaMallocArray/cudaMalloc3DArray (cuArray3DCreate): array flags "
-                    "0x{:x} are not supported (surface load/store, cubemap, texture gather, "
-                    "depth and sparse arrays are not emulated; layered arrays are)",
-                    desc->Flags));
+    d.error_line(fmt::format("cudaMallocArray/cudaMalloc3DArray (cuArray3DCreate): array flags "
+                       "0x{:x} are not supported (surface load/store, cubemap, texture gather, "
+                       "depth and sparse arrays are not emulated; layered arrays are)",
+                       desc->Flags));
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   emu::texture::Format f;
   if (!tex_format(desc->Format, &f)) {
     d.error_line(fmt::format("cuArray3DCreate: array format 0x{:x} is not supported",
-                             static_cast<unsigned>(desc->Format)));
+                       static_cast<unsigned>(desc->Format)));
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   unsigned ch = desc->NumChannels;
@@ -1163,7 +1162,7 @@ CUresult cooperative(Function* f, emu::Dim3 grid, emu::Dim3 block, unsigned shar
                      void** params, void** extra, emu::Dim3 cluster = {0, 0, 0}) {
   LOCKED;
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
-  if (captured(s)) return capture_kernel(s, f, grid, block, shared, params, extra, true);
+  if (captured(s)) return capture_kernel(s, f, grid, block, shared, params, extra, true, cluster);
   CUresult refused;
   // Without a decoded kernel, d.launch refuses the launch and counts it.
   if (const emu::Program* prog = d.program(f, "", &refused)) {
@@ -1213,15 +1212,9 @@ CUresult launch_kernel_ex(const CUlaunchConfig* c, CUfunction f, void** params, 
   }
   const emu::Dim3 grid{c->gridDimX, c->gridDimY, c->gridDimZ},
       block{c->blockDimX, c->blockDimY, c->blockDimZ};
-  if (captured(c->hStream)) {
-    if (cluster.x) {
-      d.error_line(
-          "a cluster launch (cudaLaunchAttributeClusterDimension) captured into a "
-          "CUDA graph is not supported by the emulator");
-      return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    return capture_kernel(c->hStream, fn(f), grid, block, c->sharedMemBytes, params, extra, coop);
-  }
+  if (captured(c->hStream))
+    return capture_kernel(c->hStream, fn(f), grid, block, c->sharedMemBytes, params, extra, coop,
+                          cluster);
   if (coop)
     return cooperative(fn(f), grid, block, c->sharedMemBytes, c->hStream, params, extra, cluster);
   return d.launch(fn(f), grid, block, c->sharedMemBytes, params, extra, false, cluster);
@@ -1403,7 +1396,7 @@ CUresult occupancy_max_active_clusters(int* n, CUfunction hf, const CUlaunchConf
               c->attrs[i].value.clusterDim.z};
   if (!attr.x && !compiled_cluster(*f).x && !f->required_cluster.x) {
     d.error_line("cuOccupancyMaxActiveClusters of " + demangle(f->name) +
-                 ": neither the launch configuration nor the kernel gives a cluster size");
+           ": neither the launch configuration nor the kernel gives a cluster size");
     return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   }
   emu::LaunchConfig cfg;
