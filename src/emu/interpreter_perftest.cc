@@ -145,15 +145,7 @@ void BM_WgmmaGemm4096Slice(benchmark::State& state) {
   uint64_t a = half_buffer(dev, size_t(n) * n), b = half_buffer(dev, size_t(n) * n),
            c = dev.malloc(uint64_t(n) * n * 4);
   LaunchConfig cfg{{2, 1}, {256}};
-  cfg.threads = static_cast<unsigned>(state.range(0));
-  uint64_t wi = 0, li = 0;
-  for (auto _ : state) {
-    auto st = launch(*m, k, cfg, a, b, c, n, n, n);
-    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
-    wi += st.warp_instructions;
-    li += st.lane_instructions;
-  }
-  report(state, wi, li);
+  run_launches(state, *m, k, cfg, a, b, c, n, n, n);
 }
 
 // threads: 1, 2, 4, ... up to the host's cores (and at least 2).
