@@ -8,16 +8,19 @@
 //    memory. Inputs: the 64-bit matrix descriptor as the instruction holds
 //    it (start, LBO, SBO, base offset, swizzle), whether the operand is
 //    MN-major (imm-trans 1), its element size and its rows (64 for A, N for
-//    B). Rule: every core matrix (8 rows of 16 bytes) is one group; its cost
-//    is the most distinct 4-byte words its rows put in one bank. Counter:
+//    B; or a warp's 16 rows of A from first_row 16q). Rule: every core
+//    matrix (8 rows of 16 bytes) is one group; its cost is the most
+//    distinct 4-byte words its rows put in one bank. Counter:
 //    l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma (and the
-//    SASS-patched sm__sass_..._op_gmma).
+//    SASS-patched sm__sass_..._op_gmma, which also counts each
+//    wgmma.commit_group as an SS m64n8k16 read: 18).
 //  - gmma_core_matrices(GmmaOperand): the 16-byte chunk addresses the
 //    descriptor yields, 8 per core matrix (what gmma_operand_cost groups).
 //  - copy_traffic(CopyDirection, chunks): the global side of one TMA tensor
 //    copy or bulk copy. Inputs: the global address of each 16-byte chunk in
-//    the order the copy walks them (tensor_box_chunks, bulk_chunks) and
-//    how many of its bytes are inside the tensor. Counters:
+//    the order the copy walks them (tensor_box_chunks, bulk_chunks, or
+//    run_chunks from the in-bounds runs an emulator event lists) and how
+//    many of its bytes are inside the tensor. Counters:
 //    l1tex__m_xbar2l1tex_read_{sectors,bytes}_mem_global_op_tma_ld,
 //    l1tex__m_l1tex2xbar_write_{sectors,bytes}_mem_global_op_tma_{st,red}.
 //    No counter sees TMA's or bulk copies' shared-memory side: there is no
@@ -52,6 +55,7 @@ struct GmmaOperand {
   bool mn_major = false;    // imm-trans 1: MN-major (16-bit types only)
   unsigned elem_bytes = 2;  // 1 (e4m3/e5m2/s8/u8), 2 (f16/bf16), 4 (tf32)
   unsigned rows = 64;       // M (A: 64) or N (B: 8..256), a multiple of 8
+  unsigned first_row = 0;   // rows first_row .. first_row + rows - 1 (a warp's slice of A: 16q)
 };
 
 // The decoded descriptor fields (bytes), as the ISA defines them.
@@ -65,8 +69,9 @@ GmmaDescriptor decode_gmma_descriptor(uint64_t bits);
 // One operand's core matrices: chunk[8*i + r] is row r of core matrix i
 // (K-major: 8 consecutive rows of one 16-byte k-chunk; MN-major: 8
 // consecutive k of one 16-byte mn-chunk); each wgmma reads 32 bytes of K
-// per row. Throws Error for rows not a multiple of 8, an element size other
-// than 1, 2, 4, or an MN-major operand of other than 2-byte elements.
+// per row. Throws Error for rows or first_row not a multiple of 8, an
+// element size other than 1, 2, 4, or an MN-major operand of other than
+// 2-byte elements.
 std::vector<uint64_t> gmma_core_matrices(const GmmaOperand& operand);
 
 // Wavefronts of reading the operand: sum over core matrices of the most
@@ -111,6 +116,17 @@ std::vector<CopyChunk> tensor_box_chunks(const TensorBox& box);
 
 // A bulk copy of `bytes` (a multiple of 16) from/to global address `global`.
 std::vector<CopyChunk> bulk_chunks(uint64_t global, uint64_t bytes);
+
+// The chunks of the contiguous in-bounds runs a copy moves, in walk order
+// (what the emulator's BulkCopy event lists): each run from a 16-byte
+// boundary, its last chunk partial when the run ends inside one. Exact for
+// stores and reductions, and for loads whose box lies inside the tensor;
+// a load's box that leaves the tensor costs its whole walk
+// (tensor_box_chunks). Throws Error for a run not starting on 16 bytes.
+struct GlobalRun {
+  uint64_t address = 0, bytes = 0;
+};
+std::vector<CopyChunk> run_chunks(std::span<const GlobalRun> runs);
 
 // ---- distributed shared memory (another block of the cluster)
 

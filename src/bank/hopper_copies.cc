@@ -79,4 +79,17 @@ std::vector<CopyChunk> bulk_chunks(uint64_t global, uint64_t bytes) {
   return chunks;
 }
 
+std::vector<CopyChunk> run_chunks(std::span<const GlobalRun> runs) {
+  std::vector<CopyChunk> chunks;
+  for (const GlobalRun& run : runs) {
+    if (run.address % 16)
+      throw Error("copy run at " + std::to_string(run.address) +
+                  " does not start on a 16-byte boundary");
+    for (uint64_t at = 0; at < run.bytes; at += 16)
+      chunks.push_back(
+          {run.address + at, static_cast<unsigned>(std::min<uint64_t>(16, run.bytes - at))});
+  }
+  return chunks;
+}
+
 }  // namespace smemlab::bank

@@ -56,8 +56,9 @@ std::vector<uint64_t> gmma_core_matrices(const GmmaOperand& op) {
   if (op.elem_bytes != 1 && op.elem_bytes != 2 && op.elem_bytes != 4)
     throw Error("wgmma operand: element size " + std::to_string(op.elem_bytes) +
                 " is not 1, 2 or 4 bytes");
-  if (op.rows == 0 || op.rows % 8)
-    throw Error("wgmma operand: " + std::to_string(op.rows) + " rows is not a multiple of 8");
+  if (op.rows == 0 || op.rows % 8 || op.first_row % 8)
+    throw Error("wgmma operand: rows " + std::to_string(op.first_row) + " + " +
+                std::to_string(op.rows) + " are not whole groups of 8");
   if (op.mn_major && op.elem_bytes != 2)
     throw Error("wgmma operand: MN-major needs 2-byte elements, not " +
                 std::to_string(op.elem_bytes));
@@ -65,12 +66,12 @@ std::vector<uint64_t> gmma_core_matrices(const GmmaOperand& op) {
   const unsigned t = 16 / op.elem_bytes, k_elems = 32 / op.elem_bytes;  // 32 bytes of K per wgmma
   std::vector<uint64_t> chunks;
   if (!op.mn_major) {
-    for (unsigned g = 0; g < op.rows / 8; ++g)
+    for (unsigned g = op.first_row / 8; g < (op.first_row + op.rows) / 8; ++g)
       for (unsigned kc = 0; kc < k_elems / t; ++kc)
         for (unsigned r = 0; r < 8; ++r)
           chunks.push_back(gmma_element_address(d, false, op.elem_bytes, 8 * g + r, kc * t));
   } else {
-    for (unsigned mc = 0; mc < op.rows / t; ++mc)
+    for (unsigned mc = op.first_row / t; mc < (op.first_row + op.rows) / t; ++mc)
       for (unsigned kg = 0; kg < k_elems / 8; ++kg)
         for (unsigned r = 0; r < 8; ++r)
           chunks.push_back(gmma_element_address(d, true, op.elem_bytes, mc * t, 8 * kg + r));

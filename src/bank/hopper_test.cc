@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -145,6 +146,17 @@ TEST(Hopper, WgmmaCoreMatricesFollowTheDescriptor) {
     const Cost c = gmma_operand_cost({d, false, 2, 64});
     EXPECT_EQ(c.wavefronts, c.ideal) << start;
   }
+  // A warp's 16 rows of A (first_row 16q) are its share of the 64: 4 core
+  // matrices each, at the addresses of the whole operand's.
+  const uint64_t a128 = (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
+  const auto whole = gmma_core_matrices({a128, false, 2, 64});
+  for (unsigned q = 0; q < 4; ++q) {
+    const auto slice = gmma_core_matrices({a128, false, 2, 16, 16 * q});
+    ASSERT_EQ(slice.size(), 32u);
+    EXPECT_TRUE(std::equal(slice.begin(), slice.end(), whole.begin() + 32 * q)) << q;
+    EXPECT_EQ(gmma_operand_cost({a128, false, 2, 16, 16 * q}).wavefronts, 4u);
+  }
+  EXPECT_THROW(gmma_core_matrices({0, false, 2, 16, 4}), Error);
   EXPECT_THROW(gmma_core_matrices({0, true, 4, 64}), Error);
   EXPECT_THROW(gmma_core_matrices({0, false, 2, 12}), Error);
 }
@@ -223,6 +235,17 @@ TEST(Hopper, TmaAndBulkGlobalSectorsMatchTheH100) {
       chunks = tensor_box_chunks(b);
     }
     const CopyTraffic t = copy_traffic(d, chunks);
+    if (d != CopyDirection::Load && fam == "tma") {  // the same from the in-bounds runs alone
+      std::vector<GlobalRun> runs;
+      for (const CopyChunk& c : chunks)
+        if (!c.valid)
+          continue;
+        else if (!runs.empty() && runs.back().address + runs.back().bytes == c.global)
+          runs.back().bytes += c.valid;
+        else
+          runs.push_back({c.global, c.valid});
+      EXPECT_EQ(copy_traffic(d, run_chunks(runs)).sectors, t.sectors) << r.at("case");
+    }
     const uint64_t count = param(r, "count", 1);
     EXPECT_EQ(counter(r, global_metric(d, "sectors")), count * t.sectors) << r.at("case");
     EXPECT_EQ(counter(r, global_metric(d, "bytes")), count * t.bytes) << r.at("case");
@@ -369,6 +392,8 @@ TEST(Hopper, BadInputsAreErrors) {
   z.no_read = 0;
   EXPECT_EQ(async_copy_cost(z).wavefronts, 4u);
   EXPECT_THROW(bulk_chunks(0, 24), Error);
+  const GlobalRun odd{8, 32};
+  EXPECT_THROW(run_chunks(std::span<const GlobalRun>(&odd, 1)), Error);
   TensorBox b;
   b.box = {3, 1, 1, 1, 1};
   EXPECT_THROW(tensor_box_chunks(b), Error);

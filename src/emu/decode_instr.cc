@@ -121,8 +121,9 @@ void DecodeContext::emit_call(const ptx::Instruction& in, const Op& base) {
     };
     if (decode_builtin(*this, in, *callee, offsets(callee->params), offsets(callee->retvals)))
       return;
-    fail(in.pos, fmt::format("call of external function '{}' (only vprintf, __assertfail, malloc "
-                             "and free are built in; other functions need a body in the PTX)",
+    fail(in.pos, fmt::format("call of external function '{}' (only vprintf, __assertfail, malloc, "
+                             "free and cudaGraphSetConditional are built in; other functions need "
+                             "a body in the PTX)",
                              callee->name));
   }
   emit_function(*callee, &map, 0);

@@ -22,7 +22,8 @@ struct BuiltinFn {
 constexpr BuiltinFn kBuiltins[] = {{"vprintf", B_VPRINTF, 2, 1},
                                    {"__assertfail", B_ASSERTFAIL, 5, 0},
                                    {"malloc", B_MALLOC, 1, 1},
-                                   {"free", B_FREE, 1, 0}};
+                                   {"free", B_FREE, 1, 0},
+                                   {"cudaGraphSetConditional", B_SET_CONDITIONAL, 2, 0}};
 
 // The device runtime's launch API: what a kernel launching kernels calls.
 bool dynamic_parallelism(std::string_view n) {
@@ -228,6 +229,14 @@ void exec_builtin(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec
         if (ptr && !b.env->heap->free(ptr))
           fault(w, pc, static_cast<int>(l), FaultKind::InvalidFree,
                 fmt::format("free(0x{:x}): not an address malloc returned, or freed twice", ptr));
+        break;
+      }
+      case B_SET_CONDITIONAL: {
+        // The runtime's handle is the address of the condition's 4-byte cell
+        // in device memory (runtime/graph_model.h): a checked store there.
+        uint64_t handle = frame_u64(w, p, l, op.r[0], 8);
+        uint32_t value = static_cast<uint32_t>(frame_u64(w, p, l, op.r[1], 4));
+        std::memcpy(read_generic(b, w, op, pc, l, handle, 4), &value, 4);
         break;
       }
       default:

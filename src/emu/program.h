@@ -125,7 +125,7 @@ enum Cmp : uint8_t {
 };
 enum AtomOp : uint8_t { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_CAS, A_EXCH, A_AND, A_OR, A_XOR };
 // External functions built in (BUILTIN's aux), see ops_builtin.cc.
-enum Builtin : uint8_t { B_VPRINTF, B_ASSERTFAIL, B_MALLOC, B_FREE };
+enum Builtin : uint8_t { B_VPRINTF, B_ASSERTFAIL, B_MALLOC, B_FREE, B_SET_CONDITIONAL };
 // MBAR's t2: the mbarrier operation (ops_async.cc).
 enum MbarKind : uint8_t {
   MB_INIT,

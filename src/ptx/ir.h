@@ -36,6 +36,7 @@ struct Operand {
   std::string name;            // register/symbol, address base ("" = absolute)
   std::string pair;            // second destination of "a|b" (setp, shfl.sync)
   bool negate = false;         // !%p
+  bool minus = false;          // -%r (vmad's negated operands)
   uint64_t bits = 0;           // Imm value, FImm bits
   bool is_f64 = false;         // FImm is 0d
   int64_t offset = 0;          // Addr offset

@@ -452,6 +452,20 @@ class Parser : TokenCursor {
     return name;
   }
 
+  // A video instruction's operand with a byte or half-word selector
+  // (%r1.b3210, %r2.h10): the register is resolved, the selector kept.
+  std::string resolve_selected(const std::string& name) const {
+    size_t dot = name.rfind('.');
+    if (name.starts_with("%") && dot != std::string::npos && dot + 1 < name.size() &&
+        (name[dot + 1] == 'b' || name[dot + 1] == 'h')) {
+      std::string_view sel = std::string_view(name).substr(dot + 2);
+      bool digits = !sel.empty() && sel.size() <= 4;
+      for (char c : sel) digits = digits && c >= '0' && c <= '7';
+      if (digits) return resolve(name.substr(0, dot)) + name.substr(dot);
+    }
+    return resolve(name);
+  }
+
   void body(Function& f) {
     for (;;) {
       const Token& t = peek();
@@ -685,7 +699,9 @@ class Parser : TokenCursor {
       if (neg) o.bits ^= f.is_f64 ? (1ull << 63) : (1ull << 31);
       return o;
     }
-    if (neg) fail(peek(), "expected a number after '-'");
+    if (neg && !(peek().kind == K::Ident && peek().text.starts_with("%")))
+      fail(peek(), "expected a number or a register after '-'");
+    o.minus = neg;
     const Token& n = ident();
     if (n.text == "_") {
       o.kind = Operand::Kind::Sink;
@@ -693,7 +709,7 @@ class Parser : TokenCursor {
       if (accept("|")) o.pair = resolve(ident().text);
       return o;
     }
-    o.name = resolve(n.text);
+    o.name = resolve_selected(n.text);
     if (accept("|")) o.pair = resolve(ident().text);
     if (is_punct("+") && peek(1).kind == K::Int) {
       next();

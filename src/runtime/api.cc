@@ -88,7 +88,10 @@ CUresult device_attribute_(int* v, CUdevice_attribute a, CUdevice dev) {
   LOCKED;
   if (!v) return CUDA_ERROR_INVALID_VALUE;
   if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
-  device_attribute(d.spec, a, v);
+  int known;
+  // An attribute the driver does not know is CUDA_ERROR_INVALID_VALUE.
+  if (!device_attribute(d.spec, a, v) && !h100_attribute(a, &known))
+    return CUDA_ERROR_INVALID_VALUE;
   return CUDA_SUCCESS;
 }
 CUresult device_uuid(CUuuid* u, CUdevice dev) {
@@ -115,9 +118,14 @@ CUresult device_p2p_attribute(int* v, CUdevice_P2PAttribute, CUdevice, CUdevice)
   *v = 0;
   return CUDA_SUCCESS;
 }
-CUresult device_tex1d_max_width(size_t* w, CUarray_format, unsigned, CUdevice) {
-  if (!w) return CUDA_ERROR_INVALID_VALUE;
-  *w = size_t{1} << 27;
+bool tex_format(CUarray_format f, emu::texture::Format* out);
+// 2^32 bytes of texels: the H100 answers 2^30 for one float channel (the
+// only format measured; the rule for the others is that one's).
+CUresult device_tex1d_max_width(size_t* w, CUarray_format format, unsigned channels, CUdevice) {
+  emu::texture::Format f;
+  if (!w || !tex_format(format, &f) || (channels != 1 && channels != 2 && channels != 4))
+    return CUDA_ERROR_INVALID_VALUE;
+  *w = (size_t{1} << 32) / (emu::texture::format_bytes(f) * channels);
   return CUDA_SUCCESS;
 }
 
@@ -183,9 +191,14 @@ CUresult ctx_api_version(CUcontext, unsigned* v) {
   *v = 3020;
   return CUDA_SUCCESS;
 }
-size_t g_limits[16] = {1024, 1 << 20, 8 << 20, 2, 2048, 0, 0, 0};
+// The H100's defaults (tests/data/h100_device_attributes.txt): stack, printf
+// FIFO, malloc heap, (device-runtime sync depth: unsupported), pending
+// launches, L2 fetch granularity, persisting L2 size.
+size_t g_limits[16] = {1024, 8650752, 8 << 20, 0, 2048, 64, 9830400, 0};
 CUresult ctx_get_limit(size_t* v, CUlimit l) {
   if (!v || static_cast<unsigned>(l) >= 16) return CUDA_ERROR_INVALID_VALUE;
+  // CUDA 12's device runtime has no synchronization depth (the H100 answers this).
+  if (l == CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH) return CUDA_ERROR_UNSUPPORTED_LIMIT;
   *v = g_limits[l];
   return CUDA_SUCCESS;
 }
@@ -684,19 +697,56 @@ Array* array_of(CUarray a) {
   return it == g_arrays.end() ? nullptr : it->second.get();
 }
 
-bool tex_format(CUarray_format f, emu::texture::Format* out);
+// The flags an array may have here: layered, surface load/store, cubemap
+// (six square faces, times the layers of a layered cubemap) and texture
+// gather (2-D). Depth textures, color attachments, sparse and
+// deferred-mapping arrays have no emulation and are refused by name.
+CUresult array_flags_refused(Driver& d, const CUDA_ARRAY3D_DESCRIPTOR& a) {
+  const unsigned known = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_CUBEMAP |
+                         CUDA_ARRAY3D_TEXTURE_GATHER;
+  if (unsigned other = a.Flags & ~known) {
+    struct Named {
+      unsigned flag;
+      const char* name;
+    };
+    static const Named kNames[] = {
+        {CUDA_ARRAY3D_DEPTH_TEXTURE, "depth texture (CUDA_ARRAY3D_DEPTH_TEXTURE)"},
+        {CUDA_ARRAY3D_COLOR_ATTACHMENT, "color attachment (cudaArrayColorAttachment)"},
+        {CUDA_ARRAY3D_SPARSE, "sparse (cudaArraySparse)"},
+        {CUDA_ARRAY3D_DEFERRED_MAPPING, "deferred mapping (cudaArrayDeferredMapping)"}};
+    std::string names;
+    for (const auto& n : kNames)
+      if (other & n.flag) names += std::string(names.empty() ? "" : ", ") + n.name;
+    d.error_line(
+        fmt::format("cudaMallocArray/cudaMalloc3DArray (cuArray3DCreate): array flags "
+                    "0x{:x} are not supported ({}; layered, surface load/store, cubemap and "
+                    "texture-gather arrays are)",
+                    other, names.empty() ? "unknown flags" : names));
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  if (a.Flags & CUDA_ARRAY3D_CUBEMAP) {
+    bool layered = a.Flags & CUDA_ARRAY3D_LAYERED;
+    if (a.Width != a.Height || a.Depth == 0 || (layered ? a.Depth % 6 : a.Depth != 6)) {
+      d.error_line(
+          fmt::format("cuArray3DCreate: a cubemap{} array has square faces and {} "
+                      "slices, not {}x{}x{}",
+                      layered ? " layered" : "", layered ? "a multiple of 6" : "6", a.Width,
+                      a.Height, a.Depth));
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  if ((a.Flags & CUDA_ARRAY3D_TEXTURE_GATHER) &&
+      (a.Height == 0 || a.Depth != 0 || (a.Flags & CUDA_ARRAY3D_LAYERED))) {
+    d.error_line("cuArray3DCreate: a texture-gather array is 2-D (cudaArrayTextureGather)");
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
 
 CUresult array_3d_create(CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR* desc) {
   LOCKED;
   if (!out || !desc) return CUDA_ERROR_INVALID_VALUE;
-  if (desc->Flags & ~unsigned{CUDA_ARRAY3D_LAYERED}) {
-    // Surfaces, cubemaps, gather and depth textures have no emulation.
-    d.error_line(fmt::format("cudaMallocArray/cudaMalloc3DArray (cuArray3DCreate): array flags "
-                       "0x{:x} are not supported (surface load/store, cubemap, texture gather, "
-                       "depth and sparse arrays are not emulated; layered arrays are)",
-                       desc->Flags));
-    return CUDA_ERROR_NOT_SUPPORTED;
-  }
+  if (CUresult r = array_flags_refused(d, *desc); r != CUDA_SUCCESS) return r;
   emu::texture::Format f;
   if (!tex_format(desc->Format, &f)) {
     d.error_line(fmt::format("cuArray3DCreate: array format 0x{:x} is not supported",
@@ -1065,6 +1115,10 @@ CUresult tex_object_create(CUtexObject* out, const CUDA_RESOURCE_DESC* res,
     e.base = array->base;
     e.width = static_cast<uint32_t>(a.Width);
     e.height = static_cast<uint32_t>(array->height);
+    if (a.Flags & CUDA_ARRAY3D_CUBEMAP)
+      return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED,
+                         "textures over cubemap arrays are not emulated (cubemap sampling, "
+                         "texCubemap/tex.cube; surfaces over them are)");
     e.layered = a.Flags & CUDA_ARRAY3D_LAYERED;
     e.dims = a.Height == 0 ? 1 : (a.Depth == 0 || e.layered) ? 2 : 3;
     if (e.layered)
@@ -1141,6 +1195,62 @@ CUresult tex_object_texture_desc(CUDA_TEXTURE_DESC* tex, CUtexObject t) {
   auto it = g_textures.find(t);
   if (!tex || it == g_textures.end()) return CUDA_ERROR_INVALID_VALUE;
   *tex = it->second.tex;
+  return CUDA_SUCCESS;
+}
+
+// ---- surface objects -------------------------------------------------------
+
+// A CUDA array with CUDA_ARRAY3D_SURFACE_LDST as the emulator's surface
+// (suld/sust, ops_surface.cc): 1-D, 2-D, 3-D, layered (Depth layers) and
+// cubemap (six faces as layers, as surfCubemap* address them).
+auto& g_surfaces = *new std::map<CUsurfObject, CUDA_RESOURCE_DESC>;  // never destroyed
+
+CUresult surf_object_create(CUsurfObject* out, const CUDA_RESOURCE_DESC* res) {
+  LOCKED;
+  if (!out || !res) return CUDA_ERROR_INVALID_VALUE;
+  if (res->resType != CU_RESOURCE_TYPE_ARRAY) {
+    d.error_line(
+        "cuSurfObjectCreate (cudaCreateSurfaceObject): a surface's resource is a CUDA "
+        "array (cudaResourceTypeArray)");
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  const Array* array = array_of(res->res.array.hArray);
+  if (!array) return CUDA_ERROR_INVALID_HANDLE;
+  const CUDA_ARRAY3D_DESCRIPTOR& a = array->desc;
+  if (!(a.Flags & CUDA_ARRAY3D_SURFACE_LDST)) {
+    // As the driver documents: the array must be created for surface access.
+    d.error_line(
+        "cuSurfObjectCreate (cudaCreateSurfaceObject): the CUDA array was not created "
+        "with cudaArraySurfaceLoadStore (CUDA_ARRAY3D_SURFACE_LDST)");
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  emu::texture::Descriptor e;
+  tex_format(a.Format, &e.format);  // the array's format was checked at its creation
+  e.channels = a.NumChannels;
+  e.base = array->base;
+  e.width = static_cast<uint32_t>(a.Width);
+  e.height = static_cast<uint32_t>(array->height);
+  e.layered = a.Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP);
+  e.dims = a.Height == 0 ? 1 : (a.Depth == 0 || e.layered) ? 2 : 3;
+  if (e.layered)
+    e.layers = static_cast<uint32_t>(a.Depth ? a.Depth : 1);
+  else if (e.dims == 3)
+    e.depth = static_cast<uint32_t>(a.Depth);
+  *out = d.device.create_surface(e);
+  g_surfaces[*out] = *res;
+  return CUDA_SUCCESS;
+}
+CUresult surf_object_destroy(CUsurfObject s) {
+  LOCKED;
+  if (!d.device.destroy_surface(s)) return CUDA_ERROR_INVALID_VALUE;
+  g_surfaces.erase(s);
+  return CUDA_SUCCESS;
+}
+CUresult surf_object_resource_desc(CUDA_RESOURCE_DESC* res, CUsurfObject s) {
+  LOCKED;
+  auto it = g_surfaces.find(s);
+  if (!res || it == g_surfaces.end()) return CUDA_ERROR_INVALID_VALUE;
+  *res = it->second;
   return CUDA_SUCCESS;
 }
 
@@ -1486,6 +1596,8 @@ const ErrorText kErrors[] = {
      "an illegal instruction was encountered"},
     {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_UNSUPPORTED_LIMIT, "CUDA_ERROR_UNSUPPORTED_LIMIT",
+     "limit is not supported on this architecture"},
 };
 CUresult get_error_string(CUresult e, const char** s) {
   if (!s) return CUDA_ERROR_INVALID_VALUE;
@@ -1627,6 +1739,9 @@ const EntryPoint kEntries[] = {
     E("cuTexObjectDestroy", 5000, tex_object_destroy),
     E("cuTexObjectGetResourceDesc", 5000, tex_object_resource_desc),
     E("cuTexObjectGetTextureDesc", 5000, tex_object_texture_desc),
+    E("cuSurfObjectCreate", 5000, surf_object_create),
+    E("cuSurfObjectDestroy", 5000, surf_object_destroy),
+    E("cuSurfObjectGetResourceDesc", 5000, surf_object_resource_desc),
     E("cuMemcpyHtoA", 3020, memcpy_htoa),
     E("cuMemcpyAtoH", 3020, memcpy_atoh),
     E("cuMemcpyDtoA", 3020, memcpy_dtoa),

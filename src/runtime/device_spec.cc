@@ -52,7 +52,21 @@ DeviceSpec device_spec(const std::string& arch) {
   return d;
 }
 
-bool device_attribute(const DeviceSpec& d, CUdevice_attribute a, int* v) {
+namespace {
+
+struct H100Attribute {
+  CUdevice_attribute id;
+  int value;
+};
+constexpr H100Attribute kH100[] = {
+#define SMEMLAB_ATTR(name, value) {CU_DEVICE_ATTRIBUTE_##name, value},
+#include "runtime/h100_attributes.def"
+#undef SMEMLAB_ATTR
+};
+
+// Older parts: the limits of their spec; feature flags and texture limits
+// they lack in the table are reported as absent (0).
+bool older_attribute(const DeviceSpec& d, CUdevice_attribute a, int* v) {
   bool modern = d.major >= 7;
   switch (a) {
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = d.major >= 2 ? 1024 : 512; return true;
@@ -128,6 +142,24 @@ bool device_attribute(const DeviceSpec& d, CUdevice_attribute a, int* v) {
       *v = 0;
       return false;
   }
+}
+
+}  // namespace
+
+bool h100_attribute(CUdevice_attribute a, int* v) {
+  for (const auto& x : kH100)
+    if (x.id == a) {
+      *v = x.value;
+      return true;
+    }
+  *v = 0;
+  return false;
+}
+
+bool device_attribute(const DeviceSpec& d, CUdevice_attribute a, int* v) {
+  // sm_90 and later: the H100's own answers, every attribute.
+  if (d.major >= 9) return h100_attribute(a, v);
+  return older_attribute(d, a, v);
 }
 
 }  // namespace smemlab::runtime

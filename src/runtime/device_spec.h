@@ -23,7 +23,7 @@ struct DeviceSpec {
   int threads_per_sm = 2048, blocks_per_sm = 32;
   int clock_khz = 1980000, memory_clock_khz = 2619000, bus_width = 5120;
   int l2_bytes = 52428800;
-  uint64_t total_memory = 85520809984ull;
+  uint64_t total_memory = 85017493504ull;  // as the H100 80GB HBM3 reports
 };
 
 // "sm_90", "sm_35:8", ... -> the spec of that architecture's usual part
@@ -31,6 +31,10 @@ struct DeviceSpec {
 DeviceSpec device_spec(const std::string& arch);
 
 // cuDeviceGetAttribute; false for an attribute the table does not know.
+// sm_90 and later answer exactly what an H100 SXM answers
+// (runtime/h100_attributes.def, measured); older parts their spec's limits.
 bool device_attribute(const DeviceSpec& d, CUdevice_attribute a, int* value);
+// The measured H100 value of `a` (false: not an attribute the driver knows).
+bool h100_attribute(CUdevice_attribute a, int* value);
 
 }  // namespace smemlab::runtime

@@ -333,6 +333,8 @@ CUresult Driver::copy(const char* api, uint64_t dst, uint64_t src, uint64_t byte
   return CUDA_SUCCESS;
 }
 
+CUresult sticky_error() noexcept { return Driver::get().sticky; }
+
 // ---- launches --------------------------------------------------------------
 
 namespace {
@@ -340,7 +342,8 @@ namespace {
 std::string dim(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
 
 // What a launch stopped by `e` returns: the cuda_error column of
-// emu/fault_kinds.def.
+// emu/fault_kinds.def (as the H100 answers, tests/data/h100_device_assert.txt:
+// a failed assert is CUDA_ERROR_ASSERT, a trap an unspecified launch failure).
 CUresult error_code(const emu::LaunchError& e) {
   switch (e.kind) {
 #define SMEMLAB_FAULT(id, name, cuda_error, exit, finding, description) \
@@ -349,6 +352,26 @@ CUresult error_code(const emu::LaunchError& e) {
 #include "emu/fault_kinds.def"
   }
   return CUDA_ERROR_LAUNCH_FAILED;  // (not reached: the switch covers every row)
+}
+
+// The line the GPU's driver writes to the program's stderr for a failed
+// assert, from the emulator's message (ops_builtin.cc's "assertion failed:
+// `COND` (FILE:LINE, in function 'FN')"):
+//   FILE:LINE: FN: block: [1,0,0], thread: [3,0,0] Assertion `COND` failed.
+void print_device_assert(const emu::LaunchError& e) {
+  static const std::regex kMessage(
+      R"(^assertion failed: `(.*)` \((.*):(\d+), in function '(.*)'\)$)");
+  std::smatch m;
+  if (!std::regex_match(e.message, m, kMessage)) return;
+  std::string line =
+      fmt::format("{}:{}: {}: block: [{},{},{}], thread: [{},{},{}] Assertion `{}` failed.\n",
+                  m[2].str(), m[3].str(), m[4].str(), e.block.x, e.block.y, e.block.z, e.thread.x,
+                  e.thread.y, e.thread.z, m[1].str());
+  for (size_t done = 0; done < line.size();) {
+    ssize_t n = ::write(2, line.data() + done, line.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
 }
 
 }  // namespace
@@ -497,14 +520,17 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   }
   if (st.error) {
     ++failed_kernels;
+    if (st.error->kind == emu::FaultKind::Assert) print_device_assert(*st.error);
     if (!selected)
       error_line(fmt::format("launch {} of {} grid {} block {}: {}", index, kname, dim(grid),
                              dim(block), st.error->what()));
     CUresult r = error_code(*st.error);
-    // A launch refused before it ran leaves the context usable; a kernel
-    // that failed while running spoils it, as on a GPU.
-    if (!emu::refused_launch(st.error->kind)) sticky = r;
-    return r;
+    if (emu::refused_launch(st.error->kind)) return r;  // refused before it ran
+    // A fault while the kernel ran: as on the GPU the launch itself
+    // succeeded, and the error is the context's from now on, returned by
+    // the next synchronization and every call after it (guard.h).
+    sticky = r;
+    return CUDA_SUCCESS;
   }
   return CUDA_SUCCESS;
 }

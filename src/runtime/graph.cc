@@ -13,79 +13,20 @@
 #include <set>
 
 #include "runtime/driver.h"
+#include "runtime/graph_model.h"
 #include "runtime/guard.h"
 
 namespace smemlab::runtime {
 namespace {
 
-using Lock = std::lock_guard<std::recursive_mutex>;
-#define LOCKED               \
-  Driver& d = Driver::get(); \
-  Lock lock(d.mu);           \
-  (void)d
-
-// A kernel launch with its arguments copied (one byte vector per parameter).
-struct KernelCall {
-  Function* f = nullptr;
-  emu::Dim3 grid{1, 1, 1}, block{1, 1, 1};
-  uint32_t shared = 0;
-  std::vector<std::vector<uint8_t>> args;
-  bool have_args = false;  // false: the kernel's parameters are unknown (no PTX)
-  bool cooperative = false;
-  emu::Dim3 cluster{0, 0, 0};  // a cluster shape set at launch (0: the kernel's own)
-
-  CUresult operator()() const {
-    Driver& d = Driver::get();
-    Lock lock(d.mu);
-    std::vector<void*> ptrs;
-    for (const auto& a : args) ptrs.push_back(const_cast<uint8_t*>(a.data()));
-    return d.launch(f, grid, block, shared, have_args ? ptrs.data() : nullptr, nullptr, cooperative,
-                    cluster);
-  }
-};
-
-CUresult make_kernel_call(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared,
-                          void** params, void** extra, KernelCall* out) {
-  if (!f) return CUDA_ERROR_INVALID_HANDLE;
-  *out = KernelCall{f, grid, block, shared, {}, false};
-  if (!f->module || !f->module->emu) return CUDA_SUCCESS;  // the launch says why it cannot run
-  const emu::Program* prog;
-  try {
-    prog = &f->module->emu->kernel(f->name);
-  } catch (const std::exception&) {
-    return CUDA_SUCCESS;  // as above
-  }
-  const uint8_t* buffer = nullptr;
-  size_t buffer_size = 0;
-  for (void** e = extra; e && *e != CU_LAUNCH_PARAM_END; e += 2) {
-    if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = static_cast<const uint8_t*>(e[1]);
-    if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE) buffer_size = *static_cast<size_t*>(e[1]);
-  }
-  for (size_t i = 0; i < prog->params.size(); ++i) {
-    const auto& p = prog->params[i];
-    const uint8_t* src = params ? static_cast<const uint8_t*>(params[i])
-                         : buffer && p.offset + p.size <= buffer_size ? buffer + p.offset
-                                                                      : nullptr;
-    if (!src) return CUDA_ERROR_INVALID_VALUE;
-    out->args.emplace_back(src, src + p.size);
-  }
-  out->have_args = true;
-  return CUDA_SUCCESS;
-}
-
-struct Graph;
-
-struct Node {
-  Graph* graph = nullptr;
-  CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
-  std::vector<Node*> deps;
-  std::function<CUresult()> run;       // null: an empty node
-  std::shared_ptr<KernelCall> kernel;  // kernel nodes: their launch, for SetParams
-};
-
-struct Graph {
-  std::vector<std::unique_ptr<Node>> nodes;
-};
+using graphs::add_node;
+using graphs::Graph;
+using graphs::graph_of;
+using graphs::KernelCall;
+using graphs::make_kernel_call;
+using graphs::Node;
+using graphs::node_of;
+using graphs::topological;
 
 // A node's place in its graph's topology, for exec updates.
 struct Shape {
@@ -102,69 +43,26 @@ struct Exec {
   std::vector<Shape> shape;  // theirs, in that order
   std::vector<std::function<CUresult()>> runs;
   std::vector<std::shared_ptr<KernelCall>> kernels;  // copies the exec owns
+  // Conditional handles of its nodes (nested ones too): each launch applies
+  // the defaults of those created with CU_GRAPH_COND_ASSIGN_DEFAULT.
+  std::vector<std::shared_ptr<graphs::CondHandle>> handles;
 };
 
-// Never destroyed: cudart's exit handler may call in after static destructors.
-std::set<Graph*>& graphs() {
-  static auto* s = new std::set<Graph*>();
-  return *s;
-}
 std::set<Exec*>& execs() {
   static auto* s = new std::set<Exec*>();
   return *s;
-}
-Graph* graph_of(CUgraph h) {
-  auto* g = reinterpret_cast<Graph*>(h);
-  return graphs().count(g) ? g : nullptr;
 }
 Exec* exec_of(CUgraphExec h) {
   auto* e = reinterpret_cast<Exec*>(h);
   return execs().count(e) ? e : nullptr;
 }
-Node* node_of(CUgraphNode h) {
-  auto* n = reinterpret_cast<Node*>(h);
-  if (!n) return nullptr;
-  for (Graph* g : graphs())
-    for (auto& m : g->nodes)
-      if (m.get() == n) return n;
-  return nullptr;
-}
+std::set<Graph*>& graphs() { return graphs::all_graphs(); }
 
-Node* add_node(Graph* g, CUgraphNodeType type, std::vector<Node*> deps,
-               std::function<CUresult()> run) {
-  g->nodes.push_back(std::make_unique<Node>());
-  Node* n = g->nodes.back().get();
-  n->graph = g;
-  n->type = type;
-  n->deps = std::move(deps);
-  n->run = std::move(run);
-  return n;
-}
-
-// Kahn's algorithm; among ready nodes the earliest created runs first.
-bool topological(const Graph& g, std::vector<Node*>* out) {
-  std::map<const Node*, size_t> index;
-  for (size_t i = 0; i < g.nodes.size(); ++i) index[g.nodes[i].get()] = i;
-  std::vector<size_t> pending(g.nodes.size());
-  std::vector<std::vector<size_t>> users(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    std::set<const Node*> seen(g.nodes[i]->deps.begin(), g.nodes[i]->deps.end());
-    pending[i] = seen.size();
-    for (const Node* dep : seen) users[index.at(dep)].push_back(i);
-  }
-  std::set<size_t> ready;
-  for (size_t i = 0; i < pending.size(); ++i)
-    if (!pending[i]) ready.insert(i);
-  out->clear();
-  while (!ready.empty()) {
-    size_t i = *ready.begin();
-    ready.erase(ready.begin());
-    out->push_back(g.nodes[i].get());
-    for (size_t u : users[i])
-      if (--pending[u] == 0) ready.insert(u);
-  }
-  return out->size() == g.nodes.size();
-}
+using Lock = std::lock_guard<std::recursive_mutex>;
+#define LOCKED               \
+  Driver& d = Driver::get(); \
+  Lock lock(d.mu);           \
+  (void)d
 
 std::vector<Shape> shape_of(const Graph& g, const std::vector<Node*>& order) {
   std::map<const Node*, size_t> index;
@@ -182,6 +80,7 @@ std::vector<Shape> shape_of(const Graph& g, const std::vector<Node*>& order) {
 void snapshot(Exec* e) {
   e->runs.clear();
   e->kernels.clear();
+  e->handles.clear();
   for (Node* n : e->order) {
     if (n->kernel) {
       auto k = std::make_shared<KernelCall>(*n->kernel);
@@ -189,7 +88,7 @@ void snapshot(Exec* e) {
       e->runs.push_back([k] { return (*k)(); });
     } else {
       e->kernels.push_back(nullptr);
-      e->runs.push_back(n->run);
+      e->runs.push_back(graphs::compile_node(*n, &e->handles));
     }
   }
 }
@@ -311,8 +210,7 @@ CUresult end_capture(CUstream s, CUgraph* out) {
       d.error_line(
           fmt::format("cuStreamEndCapture (cudaStreamEndCapture): a stream that joined "
                       "the capture was not joined back into the origin stream"));
-    graphs().erase(session->graph);
-    delete session->graph;
+    graphs::destroy_graph(session->graph);
     return unjoined ? CUDA_ERROR_STREAM_CAPTURE_UNJOINED : CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
   }
   *out = reinterpret_cast<CUgraph>(session->graph);
@@ -370,8 +268,8 @@ CUresult graph_destroy(CUgraph h) {
   if (!g) return CUDA_ERROR_INVALID_VALUE;
   for (auto& [s, c] : capturing())
     if (c.session->graph == g) return CUDA_ERROR_ILLEGAL_STATE;  // still being captured into
-  graphs().erase(g);
-  delete g;  // execs hold their own copies of the operations
+  if (g->owner) return CUDA_ERROR_INVALID_VALUE;  // a node's graph goes with its node
+  graphs::destroy_graph(g);                       // execs hold their own copies of the operations
   return CUDA_SUCCESS;
 }
 
@@ -416,6 +314,7 @@ CUresult kernel_call_of(const CUDA_KERNEL_NODE_PARAMS* p, std::shared_ptr<Kernel
       make_kernel_call(reinterpret_cast<Function*>(f), {p->gridDimX, p->gridDimY, p->gridDimZ},
                        {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes,
                        p->kernelParams, p->extra, k.get());
+  k->kern = p->kern;
   if (r == CUDA_SUCCESS) *out = std::move(k);
   return r;
 }
@@ -504,7 +403,9 @@ CUresult add_memcpy_node(CUgraphNode* out, CUgraph h, const CUgraphNode* deps, s
   if (!p) return CUDA_ERROR_INVALID_VALUE;
   auto copy = entry<CUresult (*)(const CUDA_MEMCPY3D*)>("cuMemcpy3D", 3020);
   CUDA_MEMCPY3D c = *p;
-  return add(out, h, deps, n, CU_GRAPH_NODE_TYPE_MEMCPY, [copy, c] { return copy(&c); });
+  CUresult r = add(out, h, deps, n, CU_GRAPH_NODE_TYPE_MEMCPY, [copy, c] { return copy(&c); });
+  if (r == CUDA_SUCCESS) node_of(*out)->copy = c, node_of(*out)->copy_known = true;
+  return r;
 }
 CUresult add_memset_node(CUgraphNode* out, CUgraph h, const CUgraphNode* deps, size_t n,
                          const CUDA_MEMSET_NODE_PARAMS* p, CUcontext) {
@@ -540,7 +441,9 @@ CUresult add_memset_node(CUgraphNode* out, CUgraph h, const CUgraphNode* deps, s
     default:
       return CUDA_ERROR_INVALID_VALUE;
   }
-  return add(out, h, deps, n, CU_GRAPH_NODE_TYPE_MEMSET, run);
+  CUresult r = add(out, h, deps, n, CU_GRAPH_NODE_TYPE_MEMSET, run);
+  if (r == CUDA_SUCCESS) node_of(*out)->memset = m;
+  return r;
 }
 CUresult add_host_node(CUgraphNode* out, CUgraph h, const CUgraphNode* deps, size_t n,
                        const CUDA_HOST_NODE_PARAMS* p) {
@@ -548,10 +451,12 @@ CUresult add_host_node(CUgraphNode* out, CUgraph h, const CUgraphNode* deps, siz
   if (!p || !p->fn) return CUDA_ERROR_INVALID_VALUE;
   CUhostFn fn = p->fn;
   void* user = p->userData;
-  return add(out, h, deps, n, CU_GRAPH_NODE_TYPE_HOST, [fn, user] {
+  CUresult r = add(out, h, deps, n, CU_GRAPH_NODE_TYPE_HOST, [fn, user] {
     fn(user);
     return CUDA_SUCCESS;
   });
+  if (r == CUDA_SUCCESS) node_of(*out)->host = *p;
+  return r;
 }
 CUresult add_empty_node(CUgraphNode* out, CUgraph h, const CUgraphNode* deps, size_t n) {
   LOCKED;
@@ -562,15 +467,19 @@ CUresult add_event_record_node(CUgraphNode* out, CUgraph h, const CUgraphNode* d
   LOCKED;
   if (!e) return CUDA_ERROR_INVALID_VALUE;
   auto rec = entry<CUresult (*)(CUevent, CUstream)>("cuEventRecord", 2000);
-  return add(out, h, deps, n, CU_GRAPH_NODE_TYPE_EVENT_RECORD,
-             [rec, e] { return rec(e, nullptr); });
+  CUresult r =
+      add(out, h, deps, n, CU_GRAPH_NODE_TYPE_EVENT_RECORD, [rec, e] { return rec(e, nullptr); });
+  if (r == CUDA_SUCCESS) node_of(*out)->event = e;
+  return r;
 }
 // Streams run in issue order: the event waited on has always happened.
 CUresult add_event_wait_node(CUgraphNode* out, CUgraph h, const CUgraphNode* deps, size_t n,
                              CUevent e) {
   LOCKED;
   if (!e) return CUDA_ERROR_INVALID_VALUE;
-  return add(out, h, deps, n, CU_GRAPH_NODE_TYPE_WAIT_EVENT, nullptr);
+  CUresult r = add(out, h, deps, n, CU_GRAPH_NODE_TYPE_WAIT_EVENT, nullptr);
+  if (r == CUDA_SUCCESS) node_of(*out)->event = e;
+  return r;
 }
 
 CUresult add_dependencies(CUgraph h, const CUgraphNode* from, const CUgraphNode* to,
@@ -681,11 +590,16 @@ CUresult graph_launch(CUgraphExec h, CUstream s) {
         "the emulator");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
+  for (const auto& h : e->handles)
+    if (h->assign_default) h->set(h->default_value);
   // Copied: a host node may destroy or update the exec it belongs to.
   std::vector<std::function<CUresult()>> runs = e->runs;
+  // A kernel that faults leaves the context's sticky error; the launch of
+  // the graph itself succeeded, as on the GPU, and its later nodes do not run.
   for (const auto& run : runs)
     if (run)
-      if (CUresult r = run(); r != CUDA_SUCCESS) return r;
+      if (CUresult r = run(); r != CUDA_SUCCESS || d.sticky != CUDA_SUCCESS)
+        return r == d.sticky ? CUDA_SUCCESS : r;
   return CUDA_SUCCESS;
 }
 
@@ -742,6 +656,28 @@ CUresult capture_node(CUstream s, CUgraphNodeType type, std::function<CUresult()
   if (!c) return CUDA_ERROR_ILLEGAL_STATE;
   if (c->session->invalid) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
   record(*c, type, std::move(run));
+  return CUDA_SUCCESS;
+}
+
+CUresult capture_mem_alloc(CUstream s, size_t bytes, CUdeviceptr* out) {
+  LOCKED;
+  StreamCapture* c = capture_of(s);
+  if (!c) return CUDA_ERROR_ILLEGAL_STATE;
+  if (c->session->invalid) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  if (!out || !bytes) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r;
+  auto mem = graphs::graph_memory(bytes, &r);
+  if (!mem) return r;
+  record(*c, CU_GRAPH_NODE_TYPE_MEM_ALLOC, nullptr)->memory = mem;
+  *out = mem->base;
+  return CUDA_SUCCESS;
+}
+CUresult capture_mem_free(CUstream s, CUdeviceptr p) {
+  LOCKED;
+  StreamCapture* c = capture_of(s);
+  if (!c) return CUDA_ERROR_ILLEGAL_STATE;
+  if (c->session->invalid) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  record(*c, CU_GRAPH_NODE_TYPE_MEM_FREE, nullptr)->freed = p;
   return CUDA_SUCCESS;
 }
 
@@ -806,43 +742,48 @@ CUresult capture_forbids(CUstream s, const char* api) {
 
 const std::vector<EntryPoint>& graph_entries() {
 #define E SMEMLAB_ENTRY
-  static const std::vector<EntryPoint> entries = {
-      E("cuStreamBeginCapture", 10000, begin_capture_v1),
-      E("cuStreamBeginCapture", 10010, begin_capture),
-      E("cuStreamBeginCaptureToGraph", 12030, begin_capture_to_graph),
-      E("cuStreamEndCapture", 10000, end_capture),
-      E("cuStreamIsCapturing", 10000, is_capturing),
-      E("cuStreamGetCaptureInfo", 10010, capture_info_v1),
-      E("cuStreamGetCaptureInfo", 11030, capture_info_v2),
-      E("cuStreamGetCaptureInfo", 12030, capture_info_v3),
-      E("cuThreadExchangeStreamCaptureMode", 10010, exchange_capture_mode),
-      E("cuGraphCreate", 10000, graph_create),
-      E("cuGraphDestroy", 10000, graph_destroy),
-      E("cuGraphAddKernelNode", 12000, add_kernel_node),
-      E("cuGraphKernelNodeSetParams", 12000, kernel_node_set_params),
-      E("cuGraphExecKernelNodeSetParams", 12000, exec_kernel_node_set_params),
-      E("cuGraphKernelNodeSetAttribute", 11000, kernel_node_set_attribute),
-      E("cuGraphKernelNodeGetAttribute", 11000, kernel_node_get_attribute),
-      E("cuGraphAddMemcpyNode", 10000, add_memcpy_node),
-      E("cuGraphAddMemsetNode", 10000, add_memset_node),
-      E("cuGraphAddHostNode", 10000, add_host_node),
-      E("cuGraphAddEmptyNode", 10000, add_empty_node),
-      E("cuGraphAddEventRecordNode", 11010, add_event_record_node),
-      E("cuGraphAddEventWaitNode", 11010, add_event_wait_node),
-      E("cuGraphAddDependencies", 10000, add_dependencies_v1),
-      E("cuGraphAddDependencies", 12030, add_dependencies),
-      E("cuGraphGetNodes", 10000, get_nodes),
-      E("cuGraphNodeGetType", 10000, node_type),
-      E("cuGraphInstantiate", 10000, instantiate_v2),
-      E("cuGraphInstantiate", 11000, instantiate_v2),
-      E("cuGraphInstantiateWithFlags", 11040, instantiate_flags),
-      E("cuGraphInstantiateWithParams", 12000, instantiate_params),
-      E("cuGraphExecDestroy", 10000, exec_destroy),
-      E("cuGraphUpload", 11010, upload),
-      E("cuGraphLaunch", 10000, graph_launch),
-      E("cuGraphExecUpdate", 10020, exec_update_v1),
-      E("cuGraphExecUpdate", 12000, exec_update),
-  };
+  static const std::vector<EntryPoint> entries = [] {
+    std::vector<EntryPoint> v = {
+        E("cuStreamBeginCapture", 10000, begin_capture_v1),
+        E("cuStreamBeginCapture", 10010, begin_capture),
+        E("cuStreamBeginCaptureToGraph", 12030, begin_capture_to_graph),
+        E("cuStreamEndCapture", 10000, end_capture),
+        E("cuStreamIsCapturing", 10000, is_capturing),
+        E("cuStreamGetCaptureInfo", 10010, capture_info_v1),
+        E("cuStreamGetCaptureInfo", 11030, capture_info_v2),
+        E("cuStreamGetCaptureInfo", 12030, capture_info_v3),
+        E("cuThreadExchangeStreamCaptureMode", 10010, exchange_capture_mode),
+        E("cuGraphCreate", 10000, graph_create),
+        E("cuGraphDestroy", 10000, graph_destroy),
+        E("cuGraphAddKernelNode", 12000, add_kernel_node),
+        E("cuGraphKernelNodeSetParams", 12000, kernel_node_set_params),
+        E("cuGraphExecKernelNodeSetParams", 12000, exec_kernel_node_set_params),
+        E("cuGraphKernelNodeSetAttribute", 11000, kernel_node_set_attribute),
+        E("cuGraphKernelNodeGetAttribute", 11000, kernel_node_get_attribute),
+        E("cuGraphAddMemcpyNode", 10000, add_memcpy_node),
+        E("cuGraphAddMemsetNode", 10000, add_memset_node),
+        E("cuGraphAddHostNode", 10000, add_host_node),
+        E("cuGraphAddEmptyNode", 10000, add_empty_node),
+        E("cuGraphAddEventRecordNode", 11010, add_event_record_node),
+        E("cuGraphAddEventWaitNode", 11010, add_event_wait_node),
+        E("cuGraphAddDependencies", 10000, add_dependencies_v1),
+        E("cuGraphAddDependencies", 12030, add_dependencies),
+        E("cuGraphGetNodes", 10000, get_nodes),
+        E("cuGraphNodeGetType", 10000, node_type),
+        E("cuGraphInstantiate", 10000, instantiate_v2),
+        E("cuGraphInstantiate", 11000, instantiate_v2),
+        E("cuGraphInstantiateWithFlags", 11040, instantiate_flags),
+        E("cuGraphInstantiateWithParams", 12000, instantiate_params),
+        E("cuGraphExecDestroy", 10000, exec_destroy),
+        E("cuGraphUpload", 11010, upload),
+        E("cuGraphLaunch", 10000, graph_launch),
+        E("cuGraphExecUpdate", 10020, exec_update_v1),
+        E("cuGraphExecUpdate", 12000, exec_update),
+    };
+    const auto& more = graphs::node_entries();
+    v.insert(v.end(), more.begin(), more.end());
+    return v;
+  }();
 #undef E
   return entries;
 }

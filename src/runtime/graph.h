@@ -32,6 +32,11 @@ CUresult capture_kernel(CUstream s, Function* f, emu::Dim3 grid, emu::Dim3 block
 // graph's dependencies (fork/join across streams); returns true when handled.
 bool capture_event_record(CUevent e, CUstream s);
 bool capture_wait_event(CUstream s, CUevent e);
+// cudaMallocAsync / cudaFreeAsync on capturing `s`: a memory allocation node
+// (its memory mapped now, at the address returned, for as long as the graph
+// or an instantiation of it lives) or a free node.
+CUresult capture_mem_alloc(CUstream s, size_t bytes, CUdeviceptr* out);
+CUresult capture_mem_free(CUstream s, CUdeviceptr p);
 // A call not allowed while `s` is captured (synchronization): it invalidates
 // the capture and returns CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, naming `api`.
 CUresult capture_forbids(CUstream s, const char* api);

@@ -33,12 +33,35 @@ struct EntryName {
 // for std::bad_alloc, CUDA_ERROR_UNKNOWN for anything else (a smemlab bug).
 CUresult escaped_exception(const char* entry) noexcept;
 
+// The context's sticky error (a kernel fault: CUDA_ERROR_ASSERT,
+// CUDA_ERROR_ILLEGAL_ADDRESS, ...), CUDA_SUCCESS while there is none.
+CUresult sticky_error() noexcept;
+
+// After a kernel fault the GPU's context is unusable: every call that works
+// in it (allocation, copies, memsets, launches, synchronization, queries of
+// streams and events) returns the fault's error, as the H100 does
+// (tests/data/h100_device_assert.txt); queries of the device, of error
+// names and of entry points still answer.
+template <size_t N>
+constexpr bool context_bound(const EntryName<N>& name) {
+  auto starts = [&](const char* p) {
+    for (size_t i = 0; p[i]; ++i)
+      if (i >= N || name.text[i] != p[i]) return false;
+    return true;
+  };
+  return starts("cuMem") || starts("cuLaunch") || starts("cuGraphLaunch") ||
+         starts("cuCtxSynchronize") || starts("cuStreamSynchronize") || starts("cuStreamQuery") ||
+         starts("cuEventRecord") || starts("cuEventSynchronize") || starts("cuEventQuery");
+}
+
 template <EntryName Name, auto F>
 struct Guarded;
 
 template <EntryName Name, typename R, typename... A, R (*F)(A...)>
 struct Guarded<Name, F> {
   static R call(A... a) noexcept {
+    if constexpr (std::is_same_v<R, CUresult> && context_bound(Name))
+      if (CUresult s = sticky_error(); s != CUDA_SUCCESS) return s;
     try {
       return F(a...);
     } catch (...) {

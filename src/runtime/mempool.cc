@@ -118,12 +118,13 @@ MemPool* current_pool(MemKind k) {
   return p;
 }
 
-// Allocation and free nodes of a captured graph are not modelled.
-CUresult refuse_in_capture(Driver& d, CUstream s, const char* api) {
+// A pool other than the default device pool in a capture: its graph memory
+// node would need the pool's properties, which the emulator does not model.
+CUresult refuse_pool_in_capture(Driver& d, CUstream s, const char* api) {
   if (!captured(s)) return CUDA_SUCCESS;
   d.error_line(
-      fmt::format("{} on a stream being captured (a graph memory node) is not supported "
-                  "by the emulator",
+      fmt::format("{} on a stream being captured (a graph memory node from a pool) is "
+                  "not supported by the emulator; cudaMallocAsync from the default pool is",
                   api));
   return CUDA_ERROR_NOT_SUPPORTED;
 }
@@ -149,13 +150,13 @@ CUresult alloc_from(Driver& d, MemPool* pool, CUdeviceptr* dptr, size_t bytes) {
 
 CUresult mem_alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream s) {
   LOCKED;
-  if (CUresult r = refuse_in_capture(d, s, "cuMemAllocAsync (cudaMallocAsync)"); r != CUDA_SUCCESS)
-    return r;
+  if (captured(s)) return capture_mem_alloc(s, bytes, dptr);  // a memory allocation node
   return alloc_from(d, current_pool(MemKind::Device), dptr, bytes);
 }
 CUresult mem_alloc_from_pool_async(CUdeviceptr* dptr, size_t bytes, CUmemoryPool h, CUstream s) {
   LOCKED;
-  if (CUresult r = refuse_in_capture(d, s, "cuMemAllocFromPoolAsync (cudaMallocFromPoolAsync)");
+  if (CUresult r =
+          refuse_pool_in_capture(d, s, "cuMemAllocFromPoolAsync (cudaMallocFromPoolAsync)");
       r != CUDA_SUCCESS)
     return r;
   MemPool* p = live(h);
@@ -165,8 +166,7 @@ CUresult mem_alloc_from_pool_async(CUdeviceptr* dptr, size_t bytes, CUmemoryPool
 // Frees any allocation, as the driver's does (cudaMalloc'd memory too).
 CUresult mem_free_async(CUdeviceptr dptr, CUstream s) {
   LOCKED;
-  if (CUresult r = refuse_in_capture(d, s, "cuMemFreeAsync (cudaFreeAsync)"); r != CUDA_SUCCESS)
-    return r;
+  if (captured(s)) return capture_mem_free(s, dptr);  // a memory free node
   return d.release(dptr, "cudaFreeAsync");
 }
 
