@@ -260,7 +260,7 @@ void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
   if (b.obs)
     b.obs->on_barrier(BarrierArrive{kind, op.aux2 == 1, static_cast<uint32_t>(id),
                                     bar.count ? bar.count : b.live_threads, exec, w.live,
-                                    &b.prog->info[op.info], b.id, w.index});
+                                    &b.prog->info[op.info], b.id, w.index, bar.count != 0});
   if (kind != BarrierKind::Arrive) {
     w.bar_wait |= exec;
     w.runnable &= ~exec;

@@ -87,6 +87,7 @@ struct BarrierArrive {
   const InstrInfo* instr;
   Dim3 block;
   uint32_t warp;
+  bool counted = false;  // `expected` is the instruction's thread count (bar.sync 1, 128)
 };
 
 // All waiters of a barrier released: starts a new barrier epoch.
