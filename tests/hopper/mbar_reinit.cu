@@ -1,0 +1,26 @@
+// Planted: thread 0 initializes the mbarrier again while a phase is under
+// way (one of its two arrivals made): the arrival is lost.
+// smemlab-gpu: hangs
+#include "hopper.cuh"
+
+using namespace hopper;
+
+__global__ void reinit(int* out) {
+  __shared__ uint64_t bar;
+  if (threadIdx.x == 0) mbar_init(&bar, 2);
+  __syncthreads();
+  if (threadIdx.x % 32 == 0) {
+    mbar_arrive(&bar);
+    if (threadIdx.x == 0) mbar_init(&bar, 2);  // EXPECT: mbarrier
+  }
+  mbar_wait(&bar, 0);
+  out[threadIdx.x] = threadIdx.x;
+}
+
+int main() {
+  int* d;
+  cudaMalloc(&d, 64 * 4);
+  reinit<<<1, 64>>>(d);
+  finish_launch("mbar_reinit");
+  return 0;
+}
