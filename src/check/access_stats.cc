@@ -171,7 +171,11 @@ class BlockAccess final : public emu::BlockObserver {
           cls = AccessClass::GlobalReduction;
           break;
         case emu::MemOp::CpAsyncLoad:
+        case emu::MemOp::BulkLoad:
           cls = AccessClass::GlobalLoad;
+          break;
+        case emu::MemOp::BulkReduce:
+          cls = AccessClass::GlobalReduction;
           break;
         default:
           return;

@@ -192,7 +192,8 @@ class BlockBank final : public emu::BlockObserver {
 
   void on_memory(const emu::MemAccess& a) override {
     if (a.space != emu::Space::Shared || a.mask == 0) return;
-    if (a.op == emu::MemOp::CpAsyncLoad || a.op == emu::MemOp::CpAsyncStore) {
+    if (a.op == emu::MemOp::CpAsyncLoad || a.op == emu::MemOp::CpAsyncStore ||
+        a.op == emu::MemOp::BulkLoad || a.op == emu::MemOp::BulkStore) {
       ++cp_async;  // LDGSTS follows other rules: not modelled (docs/bank-model.md)
       return;
     }

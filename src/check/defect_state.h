@@ -114,9 +114,11 @@ inline const char* role(emu::MemOp op) {
   switch (op) {
     case emu::MemOp::Load:
     case emu::MemOp::CpAsyncLoad:
+    case emu::MemOp::BulkLoad:
       return "read";
     case emu::MemOp::Store:
     case emu::MemOp::CpAsyncStore:
+    case emu::MemOp::BulkStore:
       return "write";
     default:
       return "atomic";

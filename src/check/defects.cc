@@ -141,10 +141,12 @@ void BlockDefects::on_memory(const emu::MemAccess& a) {
   }
   uint32_t lanes = a.mask;
   if (a.space == emu::Space::Global && compact && aligned && a.width % 4 == 0 &&
-      (a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad || a.op == emu::MemOp::Store))
+      (a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad ||
+       a.op == emu::MemOp::BulkLoad || a.op == emu::MemOp::Store))
     lanes = streams_.global_stream(a);
   if (a.space == emu::Space::Global && compact && aligned && a.width % 4 == 0 &&
-      (a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad)) {
+      (a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad ||
+       a.op == emu::MemOp::BulkLoad)) {
     // Lane by lane as below, less the lanes whose words are quiet (see
     // quiet_global): they would change nothing and report nothing.
     for (uint32_t m = lanes; m; m &= m - 1) {

@@ -3,16 +3,17 @@
 namespace smemlab::check::detail {
 
 void GlobalHazards::global(const emu::MemAccess& a, uint32_t thread, uint64_t addr) {
-  bool reads = a.op != emu::MemOp::Store,
-       writes = a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad;
-  // cp.async reads global memory like a load (its shared half is the write).
-  bool plain =
-      a.op == emu::MemOp::Load || a.op == emu::MemOp::Store || a.op == emu::MemOp::CpAsyncLoad;
+  const bool async_read = a.op == emu::MemOp::CpAsyncLoad || a.op == emu::MemOp::BulkLoad;
+  bool reads = a.op != emu::MemOp::Store, writes = a.op != emu::MemOp::Load && !async_read;
+  // cp.async and a TMA load read global memory like a load (their shared
+  // half is the write); a TMA store's or reduction's global write is taken
+  // as an atomic (another block's copy may write the same tile's bytes).
+  bool plain = a.op == emu::MemOp::Load || a.op == emu::MemOp::Store || async_read;
   // Atomics don't race between blocks; once a block has used one, its
   // later accesses are taken to follow the kernel's own inter-block
   // protocol (last-block-done, tickets) and are not reported.
   if (!plain) s_.atomic_seen = true;
-  bool plain_read = a.op == emu::MemOp::Load || a.op == emu::MemOp::CpAsyncLoad;
+  bool plain_read = a.op == emu::MemOp::Load || async_read;
   uint32_t warp = thread / 32;
   hazards_.hazards(
       a, thread, addr, reads, writes, r_.global_shadow,

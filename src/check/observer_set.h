@@ -78,6 +78,26 @@ class ObserverSet final : public emu::KernelObserver {
       for (auto& p : parts)
         if (p) p->on_branch(b);
     }
+    void on_bulk_copy(const emu::BulkCopy& c) override {
+      for (auto& p : parts)
+        if (p) p->on_bulk_copy(c);
+    }
+    void on_wgmma(const emu::Wgmma& g) override {
+      for (auto& p : parts)
+        if (p) p->on_wgmma(g);
+    }
+    void on_mbarrier(const emu::Mbarrier& m) override {
+      for (auto& p : parts)
+        if (p) p->on_mbarrier(m);
+    }
+    void on_fence(const emu::Fence& f) override {
+      for (auto& p : parts)
+        if (p) p->on_fence(f);
+    }
+    void on_dshared(const emu::DsharedAccess& d) override {
+      for (auto& p : parts)
+        if (p) p->on_dshared(d);
+    }
     void on_exit(const emu::Exit& e) override {
       for (auto& p : parts)
         if (p) p->on_exit(e);

@@ -351,8 +351,12 @@ void SharedHazards::shared(const emu::MemAccess& a, uint32_t thread, uint64_t ad
   // A cp.async's shared side only writes (its read is of global memory).
   // cp.async's shared half only writes (its global half only reads): it is
   // neither a read of the bytes it fills nor an atomic.
-  bool reads = a.op != emu::MemOp::Store && a.op != emu::MemOp::CpAsyncStore;
-  bool writes = a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad;
+  // The async proxy's shared writes (a TMA load's) and reads (a TMA
+  // store's) likewise.
+  bool reads = a.op != emu::MemOp::Store && a.op != emu::MemOp::CpAsyncStore &&
+               a.op != emu::MemOp::BulkStore;
+  bool writes =
+      a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad && a.op != emu::MemOp::BulkLoad;
   if (writes || addr % 4 != 0 || a.width % 4 != 0)  // may write or split its words
     for (uint64_t w = addr / 4; w <= (addr + a.width - 1) / 4; ++w) quiet_until_[w] = 0;
   if (s_.compact && a.op == emu::MemOp::Store && addr % 4 == 0 && a.width % 4 == 0 &&

@@ -61,7 +61,8 @@ class SharedHazards {
   bool hold_back(const emu::MemAccess& a) {
     if (s_.compact && log_load(a)) return true;
     replay_loads();
-    if (a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad) epoch_writes_ = true;
+    if (a.op != emu::MemOp::Load && a.op != emu::MemOp::CpAsyncLoad && a.op != emu::MemOp::BulkLoad)
+      epoch_writes_ = true;
     return false;
   }
   // A warp's load of whole, aligned words inside the shared variables; lo

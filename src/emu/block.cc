@@ -12,6 +12,7 @@
 #include <map>
 #include <thread>
 
+#include "emu/hopper_events.h"
 #include "emu/liveness.h"
 #include "emu/reg_operands.h"
 
@@ -303,6 +304,7 @@ void barrier_check(BlockCtx& b) {
 void on_exit_lanes(BlockCtx& b, Warp& w, uint32_t pc, uint32_t mask) {
   // Copies a thread never waited for still complete (the latest point).
   if (!b.async[w.index].copies.empty()) cpasync_complete_all(b, w, mask);
+  if (!b.async[w.index].bulk.empty()) bulk_complete_all(b, w, mask);  // (observers only)
   b.live_threads -= static_cast<uint32_t>(__builtin_popcount(mask));
   if (b.obs) b.obs->on_exit(Exit{mask, &b.prog->info[b.prog->ops[pc].info], b.id, w.index});
   barrier_check(b);
@@ -403,6 +405,7 @@ void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, Clust
     solo_.live_threads = nthreads;
     solo_.arrived = 0;
     solo_.phase = 0;
+    solo_.copies = 0;
   }
 }
 

@@ -149,6 +149,14 @@ void exec_mapa(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   });
 }
 
+// fence.*: an event for observers only.
+void exec_fence(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  (void)pc;
+  if (!b.obs || exec == 0) return;
+  b.obs->on_fence(Fence{static_cast<FenceKind>(op.aux), static_cast<FenceSpace>(op.aux2), exec,
+                        &b.prog->info[op.info], b.id, w.index});
+}
+
 void ClusterRunner::run(const LaunchEnv& env, const std::vector<Dim3>& ids,
                         const std::vector<BlockObserver*>& obs, uint64_t key) {
   const size_t n = ids.size();
@@ -157,6 +165,7 @@ void ClusterRunner::run(const LaunchEnv& env, const std::vector<Dim3>& ids,
   ctx_.exited.assign(n, 0);
   ctx_.arrived = 0;
   ctx_.phase = 0;
+  ctx_.copies = 0;
   ctx_.live_threads = 0;
   failed_rank_ = 0;
   for (uint32_t r = 0; r < n; ++r) {

@@ -1,7 +1,7 @@
 // Decoders of the cluster and Hopper control instructions: mapa,
 // barrier.cluster (from decode_bar), fence (every form, checked),
 // griddepcontrol, setmaxnreg, and multimem (refused by name). Executors:
-// cluster.cc (MAPA, CLUSTERBAR); the others run as NOP.
+// cluster.cc (MAPA, CLUSTERBAR, FENCE); the others run as NOP.
 #include <fmt/format.h>
 
 #include <string>
@@ -42,12 +42,29 @@ bool valid_fence(const Mods& m, size_t ops) {
 
 }  // namespace
 
-// fence, fence.proxy.*, fence.mbarrier_init.release.cluster: no-ops here
-// (every access is performed in program order, docs/emulator.md "Order and
-// visibility"); forms the ISA does not define are refused by name.
+// fence, fence.proxy.*, fence.mbarrier_init.release.cluster: FENCE, which
+// only tells observers (every access is performed in program order,
+// docs/emulator.md "Order and visibility"); forms the ISA does not define
+// are refused by name.
 void decode_fence(Insn& d) {
-  if (!valid_fence(d.in.mods, d.operands().size())) d.unsupported();
-  d.op.code = code(NOP, U32);
+  const Mods& m = d.in.mods;
+  if (!valid_fence(m, d.operands().size())) d.unsupported();
+  FenceKind kind = FenceKind::Memory;
+  FenceSpace space = FenceSpace::All;
+  if (m[0] == "mbarrier_init") {
+    kind = FenceKind::MbarrierInit;
+  } else if (m[0] == "proxy") {
+    kind = m[1] == "alias"   ? FenceKind::ProxyAlias
+           : m[1] == "async" ? FenceKind::ProxyAsync
+                             : FenceKind::ProxyTensormap;
+    if (m.size() == 3 && m[1] == "async")
+      space = m[2] == "global"        ? FenceSpace::Global
+              : m[2] == "shared::cta" ? FenceSpace::SharedCta
+                                      : FenceSpace::SharedCluster;
+  }
+  d.op.code = code(FENCE, U32);
+  d.op.aux = static_cast<uint8_t>(kind);
+  d.op.aux2 = static_cast<uint8_t>(space);
   d.push();
 }
 

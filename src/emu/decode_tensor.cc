@@ -415,7 +415,7 @@ void decode_mbarrier(DecodeContext& c, const ptx::Instruction& in, Op op) {
     if (ops.size() != 3 && !(kind == "try_wait" && ops.size() == 4))
       c.fail(in.pos, fmt::format("'{}' expects 3 operands", in.text()));
     op.t2 = MB_TEST_WAIT;
-    op.aux2 = in.has_mod("parity") ? 2 : 0;
+    op.aux2 = static_cast<uint8_t>((in.has_mod("parity") ? 2 : 0) | (kind == "try_wait" ? 8 : 0));
     op.r[0] = c.pred(ops[0]);
     addr_at(1);
     op.r[1] = c.src(ops[2], in.has_mod("parity") ? U32 : U64);

@@ -71,9 +71,22 @@ struct AsyncCopy {
   uint8_t* dst_host[32];
   const uint8_t* src_host[32];
 };
+// A TMA store or reduction whose effect is performed but whose completion
+// observers have not been told yet (only with an observer attached): it
+// completes at the cp.async.bulk.wait_group{.read} covering its group.
+struct PendingBulk {
+  BulkCopy event;  // its Issue event (spans unset)
+  std::vector<uint32_t> chunks;
+  std::vector<ByteRange> global;
+};
 struct AsyncState {
   std::vector<AsyncCopy> copies;  // issue order
   uint32_t committed[32] = {};    // per lane: cp.async.commit_group count
+  // Observers only: per lane, cp.async.bulk.commit_group count; the
+  // warp's wgmma.commit_group count; bulk stores not yet completed.
+  uint32_t bulk_committed[32] = {};
+  uint32_t wgmma_committed = 0;
+  std::vector<PendingBulk> bulk;
 };
 
 class Device;
@@ -142,6 +155,7 @@ struct ClusterCtx {
   uint32_t arrived = 0;           // threads arrived in the current phase
   uint64_t phase = 0;             // completed phases
   uint32_t last_pc = 0;           // the last barrier.cluster op (for messages)
+  uint64_t copies = 0;            // bulk copies issued (BulkCopy::id, observers only)
 };
 
 struct BlockCtx {
@@ -154,6 +168,7 @@ struct BlockCtx {
   // peer block (mem_translate sets them; observers see only the block's own
   // shared memory, so the events leave them out).
   uint32_t remote = 0;
+  uint8_t remote_rank[32];  // per lane in `remote`: the peer's rank
   std::vector<Warp> warps;
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;

@@ -51,6 +51,64 @@ const char* memop_name(MemOp o) {
       return "cp.async load";
     case MemOp::CpAsyncStore:
       return "cp.async store";
+    case MemOp::BulkLoad:
+      return "bulk load";
+    case MemOp::BulkStore:
+      return "bulk store";
+    case MemOp::BulkReduce:
+      return "bulk reduction";
+  }
+  return "?";
+}
+
+const char* bulk_kind_name(BulkKind k) {
+  switch (k) {
+    case BulkKind::Load:
+      return "load";
+    case BulkKind::Store:
+      return "store";
+    case BulkKind::Reduce:
+      return "reduction";
+    case BulkKind::Prefetch:
+      return "prefetch";
+  }
+  return "?";
+}
+
+const char* mbarrier_kind_name(MbarrierKind k) {
+  switch (k) {
+    case MbarrierKind::Init:
+      return "init";
+    case MbarrierKind::Inval:
+      return "inval";
+    case MbarrierKind::Arrive:
+      return "arrive";
+    case MbarrierKind::ExpectTx:
+      return "expect_tx";
+    case MbarrierKind::CompleteTx:
+      return "complete_tx";
+    case MbarrierKind::TestWait:
+      return "test_wait";
+    case MbarrierKind::TryWait:
+      return "try_wait";
+    case MbarrierKind::CpAsyncArrive:
+      return "cp.async.mbarrier.arrive";
+  }
+  return "?";
+}
+
+const char* fence_kind_name(FenceKind k) {
+  switch (k) {
+    case FenceKind::ProxyAsync:
+      return "fence.proxy.async";
+    case FenceKind::MbarrierInit:
+      return "fence.mbarrier_init";
+    case FenceKind::ProxyAlias:
+      return "fence.proxy.alias";
+    case FenceKind::ProxyTensormap:
+      return "fence.proxy.tensormap";
+    case FenceKind::Memory:
+      return "fence";
   }
   return "?";
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,23 @@ struct Dim3 {
 };
 
 enum class Space : uint8_t { Global, Shared, Local, Const, Param };
-enum class MemOp : uint8_t { Load, Store, Atomic, Reduction, CpAsyncLoad, CpAsyncStore };
+// CpAsyncLoad/CpAsyncStore: cp.async (SASS LDGSTS) only, its global read and
+// its shared write. BulkLoad/BulkStore/BulkReduce: the async proxy's own
+// accesses (TMA cp.async.bulk.tensor, 1-D cp.async.bulk, cp.reduce.async.bulk):
+// what it reads, writes, and reduces into global memory; each 16-byte chunk
+// of the shared side and each global piece is one single-lane event, and a
+// BulkCopy event describes the whole copy.
+enum class MemOp : uint8_t {
+  Load,
+  Store,
+  Atomic,
+  Reduction,
+  CpAsyncLoad,
+  CpAsyncStore,
+  BulkLoad,
+  BulkStore,
+  BulkReduce
+};
 
 const char* space_name(Space s);
 const char* memop_name(MemOp o);
@@ -102,6 +119,177 @@ struct Exit {
   uint32_t warp;
 };
 
+// ---- Hopper: asynchronous copies, wgmma, mbarriers, fences, clusters ----
+// Events about another block's shared memory (a cluster peer's) go to the
+// issuing block's observer and, with `incoming` set, to the observer of the
+// block whose shared memory it is (blocks of a cluster run on one host
+// thread, so both are called from it). `block`/`warp` are always the
+// issuer's; `rank`/`target` name the block whose shared memory is meant.
+// Spans point into the emulator's storage: valid during the call only.
+
+enum class BulkKind : uint8_t {
+  Load,      // global -> shared (cp.async.bulk{.tensor}.shared::cluster.global)
+  Store,     // shared -> global
+  Reduce,    // shared -> global, reduced into it (cp.reduce.async.bulk.tensor)
+  Prefetch,  // global -> L2 (cp.async.bulk.prefetch.tensor): no shared side
+};
+const char* bulk_kind_name(BulkKind k);
+// Issue: the thread executed the copy instruction (the data has not moved
+// yet). Complete: where the PTX memory model makes its effect visible (the
+// emulator moves the data between the two): for a load, right after its
+// shared writes and before the complete_tx on its mbarrier (an Mbarrier
+// event of kind CompleteTx follows, per destination block); for a store or
+// reduction, at the cp.async.bulk.wait_group{.read} that covers its bulk
+// async-group (or the thread's exit); a prefetch completes at issue.
+enum class BulkPhase : uint8_t { Issue, Complete };
+constexpr uint32_t kNoMbarrier = ~0u;
+struct ByteRange {
+  uint64_t addr;
+  uint32_t bytes;
+};
+struct BulkCopy {
+  BulkPhase phase;
+  BulkKind kind;
+  bool tensor;         // cp.async.bulk.tensor (a tensor map); false: 1-D cp.async.bulk
+  bool im2col;         // tensor: .im2col (else .tile)
+  uint8_t dims;        // tensor: .1d .. .5d (1-D bulk: 1)
+  uint8_t swizzle;     // the tensor map's CUtensorMapSwizzle: 0 none, 1 32B, 2 64B, 3 128B
+  uint8_t lane;        // the issuing thread's lane in `warp`
+  bool read_only;      // Complete of a store/reduction at a wait_group.read: the shared
+                       // side may be reused, the global writes need not be visible yet
+  bool incoming;       // delivered to a destination block other than the issuer's
+  uint16_t multicast;  // .multicast::cluster ctaMask (0: none)
+  uint32_t rank;       // cluster rank of the block whose shared memory `chunks` are in
+  uint32_t issuer_rank;
+  uint64_t id;  // the copy: its Issue and Complete events (and every block's) share it
+  // Shared offset, in block `rank`, of the mbarrier a load completes on
+  // (kNoMbarrier: stores, reductions, prefetches).
+  uint32_t mbarrier;
+  // Stores, reductions: the issuing thread's bulk async-group the copy
+  // belongs to (its count of cp.async.bulk.commit_group before the copy).
+  uint32_t group;
+  uint32_t shared_base;  // shared offset of the box (tensor) or region before the swizzle
+  uint64_t bytes;        // bytes moved: what a load signals to its mbarrier (complete_tx)
+  // Shared side: the offset of each 16-byte chunk written (load) or read
+  // (store, reduction) in block `rank`, after the swizzle, in the order the
+  // copy walks the box (row by row). Empty for prefetches.
+  std::span<const uint32_t> chunks;
+  // Global side: the byte ranges read (load, prefetch) or written (store,
+  // reduction) inside the tensor, one per contiguous run of a box row
+  // (out-of-bounds elements are neither read nor written).
+  std::span<const ByteRange> global;
+  const InstrInfo* instr;
+  Dim3 block;
+  uint32_t warp;
+  Dim3 target;  // the block `rank` is
+};
+
+// One warp's wgmma.mma_async read of a shared-memory operand: the matrix
+// descriptor as decoded and the 16-byte chunks it made the warp read.
+struct WgmmaOperand {
+  uint64_t desc = 0;                     // the 64-bit matrix descriptor
+  uint32_t start = 0, lbo = 0, sbo = 0;  // bytes (start: shared offset)
+  uint8_t base_offset = 0;
+  uint8_t swizzle = 0;       // the descriptor's field: 0 none, 1 128B, 2 64B, 3 32B
+  bool mn_major = false;     // imm-trans (MN-major); else K-major
+  uint8_t elem_bytes = 0;    // 1, 2 or 4
+  uint32_t mn0 = 0, mn = 0;  // rows (A: m) or columns (B: n) read: mn0 .. mn0 + mn - 1
+  uint32_t k = 0;
+  // Shared offset of each 16-byte chunk read, in the order read: K-major
+  // by mn then k, MN-major by k then mn.
+  std::span<const uint32_t> chunks;
+};
+enum class WgmmaKind : uint8_t { Mma, Fence, Commit, Wait };
+// wgmma per warp (each warp of the warpgroup executes it): Mma reads B and,
+// when A comes from shared memory, the warp's 16 rows of A (warp q of the
+// warpgroup: rows 16q..16q+15; B is the same in all four warps' events).
+struct Wgmma {
+  WgmmaKind kind;
+  bool a_shared = false;         // Mma: A from a descriptor (else from registers)
+  uint32_t m = 0, n = 0, k = 0;  // Mma: the shape
+  WgmmaOperand a, b;             // Mma (a only when a_shared)
+  // Mma: the wgmma-group it joins (the warp's commit_group count so far).
+  // Commit: the group it closes. Wait: N of wait_group N.
+  uint32_t group = 0;
+  // Wait: every group below this one is complete (the emulator computes
+  // at issue, so wait_group N completes all but the N most recent).
+  uint32_t complete_below = 0;
+  const InstrInfo* instr = nullptr;
+  Dim3 block;
+  uint32_t warp = 0;
+};
+
+// One thread's mbarrier operation, with the barrier's state around it.
+enum class MbarrierKind : uint8_t {
+  Init,
+  Inval,
+  Arrive,      // mbarrier.arrive{.expect_tx}{_drop}
+  ExpectTx,    // mbarrier.expect_tx
+  CompleteTx,  // mbarrier.complete_tx, or a bulk copy's completion (copy != 0)
+  TestWait,
+  TryWait,
+  CpAsyncArrive,  // cp.async.mbarrier.arrive: count 1 with .noinc, else 0 (no net arrival)
+};
+const char* mbarrier_kind_name(MbarrierKind k);
+struct Mbarrier {
+  MbarrierKind kind;
+  uint8_t lane;              // the thread (for a copy's CompleteTx: the copy's issuer)
+  bool incoming;             // delivered to the block holding the mbarrier, not the issuer's
+  bool drop = false;         // Arrive: arrive_drop
+  bool parity_form = false;  // Test/TryWait: .parity (else a state token)
+  bool ready = false;        // Test/TryWait: the phase asked for is complete
+  bool completed = false;    // this operation completed the current phase
+  uint32_t rank;             // cluster rank of the block holding the mbarrier
+  uint32_t issuer_rank;
+  uint32_t addr;             // its shared offset in that block
+  uint32_t count = 0;        // Init: expected arrivals; Arrive: arrivals
+  uint32_t tx = 0;           // ExpectTx, CompleteTx, Arrive.expect_tx: bytes
+  uint32_t wait_parity = 0;  // Test/TryWait: the phase parity asked for (token's or operand)
+  // The barrier before and after: current phase parity, pending arrivals
+  // and tx-count (Init: before is whatever the word held).
+  uint32_t parity_before = 0, parity_after = 0;
+  uint32_t pending_before = 0, pending_after = 0;
+  int32_t tx_before = 0, tx_after = 0;
+  uint32_t expected = 0;  // arrivals per phase (after the operation)
+  uint64_t copy = 0;      // CompleteTx signalled by a bulk copy: its BulkCopy::id
+  const InstrInfo* instr;
+  Dim3 block;
+  uint32_t warp;
+  Dim3 target;  // the block holding the mbarrier
+};
+
+enum class FenceKind : uint8_t {
+  ProxyAsync,      // fence.proxy.async{.global, .shared::cta, .shared::cluster}
+  MbarrierInit,    // fence.mbarrier_init.release.cluster
+  ProxyAlias,      // fence.proxy.alias
+  ProxyTensormap,  // fence.proxy.tensormap::generic.{release,acquire}
+  Memory,          // fence{.sem}.scope
+};
+const char* fence_kind_name(FenceKind k);
+enum class FenceSpace : uint8_t { All, Global, SharedCta, SharedCluster };
+struct Fence {
+  FenceKind kind;
+  FenceSpace space;  // ProxyAsync's state space (All: none given)
+  uint32_t mask;     // lanes executing it
+  const InstrInfo* instr;
+  Dim3 block;
+  uint32_t warp;
+};
+
+// A warp's access to a cluster peer's shared memory (ld/st/atom/red
+// .shared::cluster, a mapa'd generic address, an mbarrier operation or the
+// peer side of a multicast copy): `access.addr` are offsets in the shared
+// memory of the block of cluster rank `rank`; `access.mask` the lanes that
+// reached that block (lanes reaching other peers: one event per peer;
+// lanes reaching their own block: an ordinary on_memory event).
+struct DsharedAccess {
+  MemAccess access;  // space Shared; block/warp: the issuer's
+  uint32_t rank;
+  uint32_t issuer_rank;
+  Dim3 target;
+  bool incoming;
+};
+
 // How often each instruction ran in one block: warp-instructions and the
 // lanes at the instruction's PC summed over them (SIMT efficiency per line).
 struct InstrCount {
@@ -125,6 +313,13 @@ class BlockObserver {
   virtual void on_warp_sync(const WarpSync&) {}
   virtual void on_branch(const Branch&) {}
   virtual void on_exit(const Exit&) {}
+  // Hopper's events (above); none of them is sent to an observer of a
+  // launch that executes no such instruction.
+  virtual void on_bulk_copy(const BulkCopy&) {}
+  virtual void on_wgmma(const Wgmma&) {}
+  virtual void on_mbarrier(const Mbarrier&) {}
+  virtual void on_fence(const Fence&) {}
+  virtual void on_dshared(const DsharedAccess&) {}
   virtual void on_block_end(Dim3 /*block*/) {}
 };
 

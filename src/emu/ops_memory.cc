@@ -14,6 +14,7 @@
 #include "emu/decode_tma.h"
 #include "emu/exec.h"
 #include "emu/half.h"
+#include "emu/hopper_events.h"
 #include "emu/ops_alu.h"
 
 namespace smemlab::emu {
@@ -97,7 +98,10 @@ uint8_t* translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lan
         // A shared::cluster address: this block's or a peer's (then
         // observers, which see one block's shared memory, do not see it).
         BlockCtx& owner = cluster_shared(b, w, pc, lane, &addr, size, verb(op));
-        if (&owner != &b) b.remote |= 1u << lane;
+        if (&owner != &b) {
+          b.remote |= 1u << lane;
+          b.remote_rank[lane] = static_cast<uint8_t>(owner.rank);
+        }
         *shown = addr;
         return owner.shared.data() + addr;
       }
@@ -212,7 +216,11 @@ uint64_t atom_apply(const Op& op, uint8_t* p, uint64_t bv, uint64_t cv, bool glo
 
 void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
           const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0) {
-  exec &= ~b.remote;  // (a peer's shared memory: not this block's observer's)
+  // A peer's shared memory: not this block's own accesses (translate set
+  // b.remote only for lanes that resolved to shared memory).
+  if (const uint32_t peer = exec & b.remote)
+    emit_dshared(b, w, op, mop, width, peer, addrs, matrices);
+  exec &= ~b.remote;
   b.remote = 0;
   if (exec == 0) return;
   // Mostly every lane resolved to one space: one event, built in one pass.
@@ -457,6 +465,7 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
       // back): every lane translated into the same space, one event, built
       // without emit's per-lane space test.
       const uint32_t own = exec & ~b.remote;
+      if (const uint32_t peer = exec & b.remote) emit_dshared(b, w, op, mop, total, peer, shown, 0);
       b.remote = 0;
       if (own) {
         stage_access(b, w, op, mop, total, own, spaces[__builtin_ctz(own)], shown, 0);

@@ -8,17 +8,22 @@
 // writes the in-bounds elements. So cp.async.bulk.commit_group and
 // wait_group{.read} have nothing left to wait for.
 //
-// Observers see each 16-byte chunk of the box in shared memory as one
-// 16-byte access (a load's write: CpAsyncStore; a store's read:
-// CpAsyncLoad) at its swizzled address, and the global side as 16-byte
+// Observers see each copy as BulkCopy events (issue; completion: a load's
+// after its data moved, before the complete_tx on its mbarrier; a store's
+// or reduction's at the cp.async.bulk.wait_group covering its bulk
+// async-group, or the thread's exit) and, between them, each 16-byte chunk
+// of the box in shared memory as one 16-byte access (a load's write:
+// BulkStore, a peer's through a multicast as a DsharedAccess; a store's
+// read: BulkLoad) at its swizzled address, and the global side as 16-byte
 // accesses where a chunk is whole and 16-byte aligned in global memory,
-// else one per element (reductions as Reduction).
+// else one per element (BulkLoad, BulkStore, BulkReduce).
 #include <fmt/format.h>
 
 #include <atomic>
 #include <cstring>
 
 #include "emu/exec.h"
+#include "emu/hopper_events.h"
 #include "emu/ops_async.h"
 #include "emu/tma.h"
 
@@ -161,26 +166,110 @@ void for_each_chunk(const Copy& k, bool im2col, F&& f) {
 }
 
 void complete_tx(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, uint64_t bar,
-                 uint32_t bytes) {
+                 uint32_t bytes, uint64_t copy) {
   Space bs;
   uint64_t shown;
   uint8_t* m = mem_translate(b, w, op, pc, l, MSpace::Shared, bar, 8, &bs, &shown);
+  b.remote = 0;
   uint64_t obj;
   std::memcpy(&obj, m, 8);
-  const unsigned parity_before = mbar::parity(obj);
+  Mbarrier e{};
+  e.parity_before = mbar::parity(obj);
+  e.pending_before = mbar::pending(obj);
+  e.tx_before = mbar::tx_count(obj);
   try {
     mbar::complete_tx(obj, bytes);
-  } catch (const mbar::Error& e) {
-    fault(w, pc, static_cast<int>(l), "mbarrier", e.what());
+  } catch (const mbar::Error& err) {
+    fault(w, pc, static_cast<int>(l), "mbarrier", err.what());
   }
   std::memcpy(m, &obj, 8);
   // The observer of the block that holds the mbarrier (a cluster peer's,
   // for a shared::cluster address of another rank).
-  BlockCtx* owner = &b;
-  if (bar >> kClusterRankShift && bar < kWindowSize)
-    owner = b.cluster->blocks[(bar >> kClusterRankShift) - 1];
-  if (mbar::parity(obj) != parity_before && owner->obs)
-    owner->obs->on_barrier_release(BarrierRelease{kMbarrierRelease, 0});
+  uint32_t off;
+  BlockCtx& owner = shared_owner(b, bar, &off);
+  const bool completed = mbar::parity(obj) != e.parity_before;
+  if (b.obs || owner.obs) {
+    e.kind = MbarrierKind::CompleteTx;
+    e.lane = static_cast<uint8_t>(l);
+    e.completed = completed;
+    e.addr = off;
+    e.tx = bytes;
+    e.parity_after = mbar::parity(obj);
+    e.pending_after = mbar::pending(obj);
+    e.tx_after = mbar::tx_count(obj);
+    e.expected = mbar::expected(obj);
+    e.copy = copy;
+    e.instr = &b.prog->info[op.info];
+    e.warp = w.index;
+    send_mbarrier(b, owner, e);
+  }
+  if (completed && owner.obs) owner.obs->on_barrier_release(BarrierRelease{kMbarrierRelease, 0});
+}
+
+// The shared offsets (in the destination block) of the box's 16-byte
+// chunks after the swizzle, in the order for_each_chunk walks them.
+void shared_chunks(const Copy& k, std::vector<uint32_t>& out) {
+  constexpr uint32_t kOffsetMask = (1u << kClusterRankShift) - 1;
+  const uint32_t row_bytes = k.box.row_elems * k.box.esize;
+  out.clear();
+  for (uint32_t r = 0; r < k.box.rows; ++r)
+    for (uint32_t j = 0; j < row_bytes / 16; ++j)
+      out.push_back(tma::swizzle(k.m.swizzle, k.smem + r * k.box.pitch + j * 16) & kOffsetMask);
+}
+
+// The global bytes of the box inside the tensor, as contiguous runs.
+void global_ranges(const Copy& k, bool im2col, std::vector<ByteRange>& out) {
+  out.clear();
+  const uint32_t es = k.box.esize;
+  for (uint32_t r = 0; r < k.box.rows; ++r) {
+    int64_t g[tma::kMaxRank] = {};
+    row_origin(k, im2col, r, g);
+    const int64_t g0 = g[0];
+    for (uint32_t e = 0; e < k.box.row_elems; ++e) {
+      g[0] = g0 + e;
+      uint64_t a;
+      if (!tma::element_address(k.m, g, &a)) continue;
+      if (!out.empty() && out.back().addr + out.back().bytes == a)
+        out.back().bytes += es;
+      else
+        out.push_back({a, es});
+    }
+  }
+}
+
+// A copy's BulkCopy event as its issue shows it.
+BulkCopy copy_event(BlockCtx& b, const Warp& w, const Op& op, uint32_t l, const TmaOp& t,
+                    const Copy& k, BulkKind kind) {
+  BulkCopy ev{};
+  ev.phase = BulkPhase::Issue;
+  ev.kind = kind;
+  ev.tensor = true;
+  ev.im2col = t.im2col;
+  ev.dims = t.dims;
+  ev.swizzle = static_cast<uint8_t>(k.m.swizzle);
+  ev.lane = static_cast<uint8_t>(l);
+  ev.id = next_copy_id(b);
+  ev.mbarrier = kNoMbarrier;
+  ev.shared_base = k.smem & ((1u << kClusterRankShift) - 1);
+  ev.bytes = k.box.bytes();
+  ev.instr = &b.prog->info[op.info];
+  ev.warp = w.index;
+  return ev;
+}
+
+// Sends a load's event to the issuer and every destination block: the
+// multicast ranks, or the block its shared address names.
+void send_load(BlockCtx& b, const Copy& k, uint32_t ranks, const BulkCopy& ev) {
+  if (!ranks) {
+    uint32_t off;
+    send_bulk(b, shared_owner(b, k.smem, &off), ev);
+    return;
+  }
+  send_bulk(b, b, ev);
+  for (uint32_t m = ranks; m; m &= m - 1) {
+    BlockCtx& to = *b.cluster->blocks[static_cast<uint32_t>(__builtin_ctz(m))];
+    if (&to != &b) send_bulk(b, to, ev, false);
+  }
 }
 
 // The shared::cluster address of CTA-relative offset `a` in block `rank`.
@@ -205,6 +294,21 @@ void load(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tma
   }
   const uint32_t es = k.box.esize;
   const uint64_t fill = k.m.oob_fill && tma::is_float(k.m.type) ? tma::nan_fill(k.m.type) : 0;
+  thread_local std::vector<uint32_t> chunks;
+  thread_local std::vector<ByteRange> global;
+  BulkCopy ev{};
+  if (b.obs) {
+    shared_chunks(k, chunks);
+    global_ranges(k, t.im2col, global);
+    ev = copy_event(b, w, op, l, t, k, BulkKind::Load);
+    ev.multicast = static_cast<uint16_t>(ranks);
+    ev.chunks = chunks;
+    ev.global = global;
+    uint32_t bar_off;
+    shared_owner(b, reg(w, t.mbar)[l] + static_cast<uint64_t>(t.mbar_off), &bar_off);
+    ev.mbarrier = bar_off;
+    send_load(b, k, ranks, ev);
+  }
   for_each_chunk(k, t.im2col, [&](const Chunk& ch, uint32_t sa) {
     uint8_t buf[16] = {};
     Space sp;
@@ -212,7 +316,7 @@ void load(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tma
     if (ch.whole()) {
       std::memcpy(buf, mem_translate(b, w, op, pc, l, MSpace::Global, ch.addr[0], 16, &sp, &shown),
                   16);
-      if (b.obs) emit1(b, w, op, l, MemOp::CpAsyncLoad, Space::Global, shown, 16);
+      if (b.obs) emit1(b, w, op, l, MemOp::BulkLoad, Space::Global, shown, 16);
     } else {
       for (uint32_t e = 0; e < ch.per; ++e) {
         if (!(ch.inb >> e & 1)) {
@@ -222,22 +326,27 @@ void load(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tma
         std::memcpy(buf + e * es,
                     mem_translate(b, w, op, pc, l, MSpace::Global, ch.addr[e], es, &sp, &shown),
                     es);
-        if (b.obs) emit1(b, w, op, l, MemOp::CpAsyncLoad, Space::Global, shown, es);
+        if (b.obs) emit1(b, w, op, l, MemOp::BulkLoad, Space::Global, shown, es);
       }
     }
     auto store = [&](uint64_t to) {
       std::memcpy(mem_translate(b, w, op, pc, l, MSpace::Shared, to, 16, &sp, &shown), buf, 16);
-      if (b.obs) emit1(b, w, op, l, MemOp::CpAsyncStore, Space::Shared, shown, 16);
+      if (b.obs) emit1(b, w, op, l, MemOp::BulkStore, Space::Shared, shown, 16);
     };
     if (!ranks) store(sa);
     for (uint32_t m = ranks; m; m &= m - 1)
       store(in_rank(static_cast<uint32_t>(__builtin_ctz(m)), sa));
   });
+  if (b.obs) {
+    ev.phase = BulkPhase::Complete;
+    send_load(b, k, ranks, ev);
+  }
   const uint64_t bar = reg(w, t.mbar)[l] + static_cast<uint64_t>(t.mbar_off);
   const auto bytes = static_cast<uint32_t>(k.box.bytes());
-  if (!ranks) complete_tx(b, w, op, pc, l, bar, bytes);
+  if (!ranks) complete_tx(b, w, op, pc, l, bar, bytes, ev.id);
   for (uint32_t m = ranks; m; m &= m - 1)
-    complete_tx(b, w, op, pc, l, in_rank(static_cast<uint32_t>(__builtin_ctz(m)), bar), bytes);
+    complete_tx(b, w, op, pc, l, in_rank(static_cast<uint32_t>(__builtin_ctz(m)), bar), bytes,
+                ev.id);
 }
 
 // old OP v at a global element, atomically (other blocks run in parallel).
@@ -281,12 +390,24 @@ void store(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tm
               fmt::format("cp.reduce.async.bulk.tensor .{} is not defined for {}",
                           red_names[static_cast<int>(red)], tma::type_name(k.m.type)));
   const uint32_t es = k.box.esize;
-  const MemOp gop = reduce ? MemOp::Reduction : MemOp::CpAsyncStore;
+  const MemOp gop = reduce ? MemOp::BulkReduce : MemOp::BulkStore;
+  BulkCopy ev{};
+  std::vector<uint32_t> chunks;
+  std::vector<ByteRange> global;
+  if (b.obs) {
+    shared_chunks(k, chunks);
+    global_ranges(k, false, global);
+    ev = copy_event(b, w, op, l, t, k, reduce ? BulkKind::Reduce : BulkKind::Store);
+    ev.group = b.async[w.index].bulk_committed[l];
+    ev.chunks = chunks;
+    ev.global = global;
+    send_bulk(b, b, ev);
+  }
   for_each_chunk(k, false, [&](const Chunk& ch, uint32_t sa) {
     Space sp;
     uint64_t shown;
     const uint8_t* src = mem_translate(b, w, op, pc, l, MSpace::Shared, sa, 16, &sp, &shown);
-    if (b.obs) emit1(b, w, op, l, MemOp::CpAsyncLoad, Space::Shared, shown, 16);
+    if (b.obs) emit1(b, w, op, l, MemOp::BulkLoad, Space::Shared, shown, 16);
     if (!reduce && ch.whole()) {
       std::memcpy(mem_translate(b, w, op, pc, l, MSpace::Global, ch.addr[0], 16, &sp, &shown), src,
                   16);
@@ -312,13 +433,43 @@ void store(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tm
     }
   });
   ++b.writes;
+  if (b.obs) bulk_pending(b, w, ev, std::move(chunks), std::move(global));
+}
+
+// cp.async.bulk.prefetch.tensor: checks the map and the coordinates,
+// moves no data; observers see it issue and complete at once.
+void prefetch(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const TmaOp& t) {
+  Copy k;
+  k.m = read_map(b, w, op, pc, l, t);
+  read_coords(w, pc, l, t, k.m, false, k.c);
+  if (!b.obs) return;
+  k.box = t.im2col ? tma::im2col_box(k.m) : tma::tile_box(k.m);
+  if (t.im2col)
+    for (unsigned i = 0; i + 2 < t.dims; ++i)
+      k.off[i] = static_cast<uint16_t>(reg(w, t.offs[i])[l]);
+  thread_local std::vector<ByteRange> global;
+  global_ranges(k, t.im2col, global);
+  BulkCopy ev = copy_event(b, w, op, l, t, k, BulkKind::Prefetch);
+  ev.shared_base = 0;
+  ev.global = global;
+  send_bulk(b, b, ev);
+  ev.phase = BulkPhase::Complete;
+  send_bulk(b, b, ev);
 }
 
 }  // namespace
 
 void exec_tma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   const auto kind = static_cast<TmaKind>(op.t2);
-  if (kind == TMA_COMMIT || kind == TMA_WAIT) return;  // copies complete at issue
+  if (kind == TMA_COMMIT || kind == TMA_WAIT) {
+    // Copies complete at issue; only observers hear of the groups.
+    if (!b.obs || exec == 0) return;
+    if (kind == TMA_COMMIT)
+      bulk_commit(b, w, exec);
+    else
+      bulk_wait(b, w, exec, static_cast<uint32_t>(op.imm), (op.aux2 & 1) != 0);
+    return;
+  }
   if (exec == 0) return;  // a false guard: no lane, and op.imm need not name a TmaOp
   const TmaOp& t = b.prog->tma_ops[static_cast<size_t>(op.imm)];
   SMEMLAB_FOR_LANES(exec, {
@@ -330,11 +481,9 @@ void exec_tma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
       case TMA_REDUCE:
         store(b, w, op, pc, l, t, kind == TMA_REDUCE);
         break;
-      default: {  // prefetch: checks the map and the coordinates, moves no data
-        int32_t c[tma::kMaxRank] = {};
-        read_coords(w, pc, l, t, read_map(b, w, op, pc, l, t), false, c);
+      default:
+        prefetch(b, w, op, pc, l, t);
         break;
-      }
     }
   });
 }

@@ -17,6 +17,7 @@
 
 #include "emu/exec.h"
 #include "emu/half.h"
+#include "emu/hopper_events.h"
 #include "emu/ops_tensor_exec.h"
 #include "emu/ops_wgmma.h"
 
@@ -240,6 +241,47 @@ void scatter_d(Warp& w, const TensorOp& t, unsigned N, V* m, bool to_regs) {
   }
 }
 
+// One operand's part of a Wgmma event: the descriptor as decoded and the
+// chunks the warp read (`chunks` keeps them for the event's span).
+void describe_operand(WgmmaOperand& o, uint64_t desc, bool mn_major, Elem e, unsigned mn0,
+                      unsigned count, unsigned K, std::vector<uint32_t>& chunks) {
+  const tensor::MatrixDesc d = tensor::decode_desc(desc);
+  o.desc = desc;
+  o.start = d.start;
+  o.lbo = d.lbo;
+  o.sbo = d.sbo;
+  o.base_offset = d.base_offset;
+  o.swizzle = d.swizzle;
+  o.mn_major = mn_major;
+  o.elem_bytes = static_cast<uint8_t>(storage_bytes(e));
+  o.mn0 = mn0;
+  o.mn = count;
+  o.k = K;
+  wgmma_chunks(d, mn_major, o.elem_bytes, mn0, count, K, chunks);
+  o.chunks = chunks;
+}
+
+// The Wgmma event of one warp's wgmma.mma_async (after its operands were
+// read without a fault).
+void wgmma_event(BlockCtx& b, const Warp& w, const Op& op, const TensorOp& t) {
+  thread_local std::vector<uint32_t> a_chunks, b_chunks;
+  Wgmma ev;
+  ev.kind = WgmmaKind::Mma;
+  ev.m = 64;
+  ev.n = t.spec.shape.n;
+  ev.k = t.spec.shape.k;
+  ev.a_shared = t.desc_a != UINT32_MAX;
+  if (ev.a_shared)
+    describe_operand(ev.a, reg(w, t.desc_a)[0], t.trans_a, t.spec.a, 16 * (w.index % 4), 16, ev.k,
+                     a_chunks);
+  describe_operand(ev.b, reg(w, t.desc_b)[0], t.trans_b, t.spec.b, 0, ev.n, ev.k, b_chunks);
+  ev.group = b.async[w.index].wgmma_committed;
+  ev.instr = &b.prog->info[op.info];
+  ev.block = b.id;
+  ev.warp = w.index;
+  b.obs->on_wgmma(ev);
+}
+
 }  // namespace
 
 void exec_wgmma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
@@ -261,6 +303,7 @@ void exec_wgmma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) 
     load_operands(b, w, op, pc, t, im);
   else
     load_operands(b, w, op, pc, t, fm);
+  if (b.obs) wgmma_event(b, w, op, t);
   // C from the D registers (or zero), then D = A * B + C, then back. Register
   // j of a lane holds D elements j (f32, s32) or 2j, 2j + 1 (f16).
   if (ints) {
@@ -280,6 +323,21 @@ void exec_wgmma_sync(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t e
   if (exec == 0) return;
   require_warp(w, op, b, pc, exec);
   require_warpgroup(b, w, op, pc);
+  if (!b.obs) return;
+  // The warp's wgmma-groups: every wgmma.mma_async computed at issue, so
+  // wait_group N finds all but the N most recent groups complete.
+  uint32_t& committed = b.async[w.index].wgmma_committed;
+  Wgmma ev;
+  ev.kind = op.aux == 0 ? WgmmaKind::Fence : op.aux == 1 ? WgmmaKind::Commit : WgmmaKind::Wait;
+  if (ev.kind == WgmmaKind::Commit) ev.group = committed++;
+  if (ev.kind == WgmmaKind::Wait) {
+    ev.group = static_cast<uint32_t>(op.imm);
+    ev.complete_below = committed > ev.group ? committed - ev.group : 0;
+  }
+  ev.instr = &b.prog->info[op.info];
+  ev.block = b.id;
+  ev.warp = w.index;
+  b.obs->on_wgmma(ev);
 }
 
 }  // namespace smemlab::emu

@@ -49,7 +49,9 @@ constexpr uint16_t code(Base b, T t) { return static_cast<uint16_t>(b * 16 + t);
 // column of instructions.def). Memory: reads or writes memory another warp
 // may see (global, shared, surfaces, textures); Async: copies and barriers
 // that complete later (cp.async, bulk copies, mbarriers); Builtin: calls
-// the runtime serves (printf, malloc, assert); Clock: reads a clock.
+// the runtime serves (printf, malloc, assert); Clock: reads a clock;
+// Fence: fence.* (the emulator performs every access in program order, so
+// a fence orders nothing more and ends no turn; observers see it).
 enum class OpClass : uint8_t {
   Alu,
   Memory,
@@ -59,7 +61,8 @@ enum class OpClass : uint8_t {
   Collective,
   Tensor,
   Builtin,
-  Clock
+  Clock,
+  Fence
 };
 namespace detail {
 inline constexpr OpClass kOpClass[] = {
@@ -130,7 +133,7 @@ enum MbarKind : uint8_t {
   MB_ARRIVE,         // r0 = state (or ~0), r1 = count (or ~0), r2 = tx (or ~0); aux2 & 1: drop
   MB_EXPECT_TX,      // r1 = bytes
   MB_COMPLETE_TX,    // r1 = bytes
-  MB_TEST_WAIT,      // r0 = predicate, r1 = token or parity; aux2 & 2: .parity
+  MB_TEST_WAIT,      // r0 = predicate, r1 = token or parity; aux2 & 2: .parity, & 8: try_wait
   MB_PENDING,        // mbarrier.pending_count: r0 = d, r1 = state
   MB_CPASYNC_ARRIVE  // cp.async.mbarrier.arrive; aux2 & 4: .noinc
 };

@@ -90,6 +90,7 @@ inline RegOperands reg_operands(const Op& op) {
     case BRA:
     case EXIT:
     case NOP:
+    case FENCE:
       break;
     default:
       return o;

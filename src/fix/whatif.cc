@@ -30,7 +30,9 @@ class BlockRecorder final : public emu::BlockObserver {
  public:
   void on_memory(const emu::MemAccess& a) override {
     if (a.space != emu::Space::Shared || a.mask == 0) return;
-    if (a.op == emu::MemOp::CpAsyncLoad || a.op == emu::MemOp::CpAsyncStore) return;
+    if (a.op != emu::MemOp::Load && a.op != emu::MemOp::Store && a.op != emu::MemOp::Atomic &&
+        a.op != emu::MemOp::Reduction)
+      return;  // (cp.async, the async proxy: other rules)
     SharedAccess s;
     s.request.op = a.op == emu::MemOp::Load    ? bank::Op::Load
                    : a.op == emu::MemOp::Store ? bank::Op::Store

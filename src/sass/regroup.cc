@@ -61,6 +61,12 @@ class Block final : public emu::BlockObserver {
   void on_warp_sync(const emu::WarpSync& w) override { inner_->on_warp_sync(w); }
   void on_branch(const emu::Branch& b) override { inner_->on_branch(b); }
   void on_exit(const emu::Exit& e) override { inner_->on_exit(e); }
+  // Hopper's events have no PTX-to-SASS regrouping: passed on as they are.
+  void on_bulk_copy(const emu::BulkCopy& c) override { inner_->on_bulk_copy(c); }
+  void on_wgmma(const emu::Wgmma& g) override { inner_->on_wgmma(g); }
+  void on_mbarrier(const emu::Mbarrier& m) override { inner_->on_mbarrier(m); }
+  void on_fence(const emu::Fence& f) override { inner_->on_fence(f); }
+  void on_dshared(const emu::DsharedAccess& d) override { inner_->on_dshared(d); }
   void on_block_end(emu::Dim3 b) override {
     // In (warp, group) order: the order the analyses see them in.
     for (uint32_t i = 0; i < slot_.size(); ++i)
