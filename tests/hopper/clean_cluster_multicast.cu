@@ -39,18 +39,22 @@ int main() {
   std::vector<float> h(n), o(2 * n);
   for (int i = 0; i < n; ++i) h[i] = static_cast<float>((i * 7) % 501) - 250.0f;
   float *din, *dout;
-  cudaMalloc(&din, n * 4);
-  cudaMalloc(&dout, 2 * n * 4);
+  dev_alloc(&din, n * 4);
+  dev_alloc(&dout, 2 * n * 4);
   cudaMemcpy(din, h.data(), n * 4, cudaMemcpyHostToDevice);
   CUtensorMap map = map_2d(din, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 32, kClusters * 32, 32, 16,
                            CU_TENSOR_MAP_SWIZZLE_NONE);
   multicast<<<2 * kClusters, 128>>>(map, dout);
-  if (finish_launch("clean_cluster_multicast") != cudaSuccess) return 1;
+  if (finish_launch("clean_cluster_multicast") != cudaSuccess) {
+    release_all();
+    return 1;
+  }
   cudaMemcpy(o.data(), dout, 2 * n * 4, cudaMemcpyDeviceToHost);
   int bad = 0;
   for (int b = 0; b < 2 * kClusters; ++b)
     for (int i = 0; i < kTile; ++i) bad += o[b * kTile + i] != 2.0f * h[(b / 2) * kTile + i];
   std::printf("%s clean_cluster_multicast: %d of %d elements wrong\n", bad ? "FAIL" : "PASS", bad,
               2 * n);
+  release_all();
   return bad != 0;
 }

@@ -22,9 +22,12 @@ __global__ void __cluster_dims__(4, 1, 1) exchange(int* out) {
 
 int main() {
   int* d;
-  cudaMalloc(&d, 2 * 8 * 128 * 4);
+  dev_alloc(&d, 2 * 8 * 128 * 4);
   exchange<<<8, 128>>>(d);
-  if (finish_launch("clean_dsmem_exchange") != cudaSuccess) return 1;
+  if (finish_launch("clean_dsmem_exchange") != cudaSuccess) {
+    release_all();
+    return 1;
+  }
   std::vector<int> o(2 * 8 * 128);
   cudaMemcpy(o.data(), d, o.size() * 4, cudaMemcpyDeviceToHost);
   int bad = 0;
@@ -37,5 +40,6 @@ int main() {
   }
   std::printf("%s clean_dsmem_exchange: %d of %d values wrong\n", bad ? "FAIL" : "PASS", bad,
               2 * 8 * 128);
+  release_all();
   return bad != 0;
 }

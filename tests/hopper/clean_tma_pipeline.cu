@@ -49,16 +49,20 @@ int main() {
   std::vector<float> h(n), o(n);
   for (int i = 0; i < n; ++i) h[i] = static_cast<float>(i % 1000) - 300.0f;
   float *din, *dout;
-  cudaMalloc(&din, n * 4);
-  cudaMalloc(&dout, n * 4);
+  dev_alloc(&din, n * 4);
+  dev_alloc(&dout, n * 4);
   cudaMemcpy(din, h.data(), n * 4, cudaMemcpyHostToDevice);
   CUtensorMap map = map_2d(din, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 32, kTiles * 32, 32, 32,
                            CU_TENSOR_MAP_SWIZZLE_NONE);
   pipeline<<<1, 160>>>(map, dout);
-  if (finish_launch("clean_tma_pipeline") != cudaSuccess) return 1;
+  if (finish_launch("clean_tma_pipeline") != cudaSuccess) {
+    release_all();
+    return 1;
+  }
   cudaMemcpy(o.data(), dout, n * 4, cudaMemcpyDeviceToHost);
   int bad = 0;
   for (int i = 0; i < n; ++i) bad += o[i] != 2.0f * h[i];
   std::printf("%s clean_tma_pipeline: %d of %d elements wrong\n", bad ? "FAIL" : "PASS", bad, n);
+  release_all();
   return bad != 0;
 }

@@ -26,16 +26,20 @@ __global__ void store_tiles(const __grid_constant__ CUtensorMap out) {
 int main() {
   const int n = kTiles * kTile;
   float* d;
-  cudaMalloc(&d, n * 4);
+  dev_alloc(&d, n * 4);
   cudaMemset(d, 0, n * 4);
   CUtensorMap map = map_2d(d, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 32, kTiles * 32, 32, 32,
                            CU_TENSOR_MAP_SWIZZLE_NONE);
   store_tiles<<<kTiles, 128>>>(map);
-  if (finish_launch("clean_tma_store") != cudaSuccess) return 1;
+  if (finish_launch("clean_tma_store") != cudaSuccess) {
+    release_all();
+    return 1;
+  }
   std::vector<float> o(n);
   cudaMemcpy(o.data(), d, n * 4, cudaMemcpyDeviceToHost);
   int bad = 0;
   for (int i = 0; i < n; ++i) bad += o[i] != static_cast<float>(i);
   std::printf("%s clean_tma_store: %d of %d elements wrong\n", bad ? "FAIL" : "PASS", bad, n);
+  release_all();
   return bad != 0;
 }

@@ -66,9 +66,9 @@ int main() {
     fb[i] = static_cast<float>(static_cast<int>((i * 53 + 5) % 32) - 16) / 8, hb[i] = to_half(fb[i]);
   uint16_t *da, *db;
   float* dc;
-  cudaMalloc(&da, ha.size() * 2);
-  cudaMalloc(&db, hb.size() * 2);
-  cudaMalloc(&dc, kM * kN * 4);
+  dev_alloc(&da, ha.size() * 2);
+  dev_alloc(&db, hb.size() * 2);
+  dev_alloc(&dc, kM * kN * 4);
   cudaMemcpy(da, ha.data(), ha.size() * 2, cudaMemcpyHostToDevice);
   cudaMemcpy(db, hb.data(), hb.size() * 2, cudaMemcpyHostToDevice);
   CUtensorMap ma = map_2d(da, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, kK, kM, 64, kM,
@@ -78,7 +78,10 @@ int main() {
   const int shared = kStages * kStage + 4 * 8;
   cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, shared);
   gemm<<<1, 384, shared>>>(ma, mb, dc);
-  if (finish_launch("clean_ws_wgmma") != cudaSuccess) return 1;
+  if (finish_launch("clean_ws_wgmma") != cudaSuccess) {
+    release_all();
+    return 1;
+  }
   std::vector<float> c(kM * kN);
   cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost);
   int bad = 0;
@@ -89,5 +92,6 @@ int main() {
       bad += c[i * kN + j] != static_cast<float>(s);
     }
   std::printf("%s clean_ws_wgmma: %d of %d outputs wrong\n", bad ? "FAIL" : "PASS", bad, kM * kN);
+  release_all();
   return bad != 0;
 }

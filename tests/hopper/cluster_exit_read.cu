@@ -16,9 +16,10 @@ __global__ void __cluster_dims__(2, 1, 1) exit_early(int* out) {
 
 int main() {
   int* d;
-  cudaMalloc(&d, 128 * 4);
+  dev_alloc(&d, 128 * 4);
   cudaMemset(d, 0, 128 * 4);
   exit_early<<<2, 128>>>(d);
   finish_launch("cluster_exit_read");
+  release_all();
   return 0;
 }

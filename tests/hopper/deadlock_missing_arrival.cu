@@ -19,8 +19,9 @@ __global__ void missing_arrival(int* out) {
 
 int main() {
   int* d;
-  cudaMalloc(&d, 64 * 4);
+  dev_alloc(&d, 64 * 4);
   missing_arrival<<<1, 64>>>(d);
   finish_launch("deadlock_missing_arrival");
+  release_all();
   return 0;
 }

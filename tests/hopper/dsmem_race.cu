@@ -17,8 +17,9 @@ __global__ void __cluster_dims__(2, 1, 1) race(int* out) {
 
 int main() {
   int* d;
-  cudaMalloc(&d, 128 * 4);
+  dev_alloc(&d, 128 * 4);
   race<<<2, 128>>>(d);
   finish_launch("dsmem_race");
+  release_all();
   return 0;
 }

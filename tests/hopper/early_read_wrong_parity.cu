@@ -1,11 +1,15 @@
 // Planted: the consumers of a two-stage TMA pipeline wait for the wrong
 // parity of the full barrier (phase ^ 1): on a fresh barrier parity 1 counts
-// as completed, so they read each stage before its copy has landed.
+// as completed, so they read each stage before its copy has landed. (Two
+// tiles, one per stage: more would let the producer run a phase ahead and
+// the inverted waits could hang.) A consumer that polls only after the
+// stage's copy has completed asks for the current phase and hangs.
+// smemlab-gpu: may hang
 #include "hopper.cuh"
 
 using namespace hopper;
 
-constexpr int kTiles = 4, kStages = 2, kTile = 32 * 32;
+constexpr int kTiles = 2, kStages = 2, kTile = 32 * 32;
 
 __global__ void wrong_parity(const __grid_constant__ CUtensorMap in, float* out) {
   __shared__ alignas(128) float stage[kStages][kTile];
@@ -28,7 +32,9 @@ __global__ void wrong_parity(const __grid_constant__ CUtensorMap in, float* out)
   } else {
     for (int t = 0; t < kTiles; ++t) {
       const int s = t % kStages, phase = (t / kStages) & 1;
-      mbar_wait(&full[s], phase ^ 1);  // wrong: the phase to wait for has parity `phase`
+      // Wrong: the phase to wait for has parity `phase`. A warp that polls
+      // after the copy completed waits for the current phase: it hangs.
+      mbar_wait(&full[s], phase ^ 1);  // EXPECT: mbarrier-deadlock
       for (int i = lane; i < 8 * 32; i += 32) {
         const int e = (warp - 1) * 8 * 32 + i;
         out[t * kTile + e] = stage[s][e];  // EXPECT: early-read
@@ -42,12 +48,13 @@ __global__ void wrong_parity(const __grid_constant__ CUtensorMap in, float* out)
 int main() {
   const int n = kTiles * kTile;
   float *din, *dout;
-  cudaMalloc(&din, n * 4);
-  cudaMalloc(&dout, n * 4);
+  dev_alloc(&din, n * 4);
+  dev_alloc(&dout, n * 4);
   cudaMemset(din, 0, n * 4);
   CUtensorMap map = map_2d(din, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 32, kTiles * 32, 32, 32,
                            CU_TENSOR_MAP_SWIZZLE_NONE);
   wrong_parity<<<1, 160>>>(map, dout);
   finish_launch("early_read_wrong_parity");
+  release_all();
   return 0;
 }

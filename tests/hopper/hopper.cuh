@@ -227,6 +227,23 @@ inline uint16_t to_half(float f) {
   return static_cast<uint16_t>((x >> 16 & 0x8000) | (e + 15) << 10 | (x >> 13 & 0x3ff));
 }
 
+// Device allocations that release_all() frees (every program frees what
+// it allocated: check counts leaks).
+inline std::vector<void*>& allocations() {
+  static std::vector<void*> v;
+  return v;
+}
+template <class T>
+cudaError_t dev_alloc(T** p, size_t bytes) {
+  cudaError_t e = cudaMalloc(p, bytes);
+  if (e == cudaSuccess) allocations().push_back(*p);
+  return e;
+}
+inline void release_all() {
+  for (void* p : allocations()) cudaFree(p);
+  allocations().clear();
+}
+
 // Waits for the launch; prints "DONE name: error" (a planted defect's
 // program reports what the launch gave, not a verdict). Returns the error.
 inline cudaError_t finish_launch(const char* name) {

@@ -15,8 +15,9 @@ __global__ void overflow(int* out) {
 
 int main() {
   int* d;
-  cudaMalloc(&d, 64 * 4);
+  dev_alloc(&d, 64 * 4);
   overflow<<<1, 64>>>(d);
   finish_launch("mbar_arrive_overflow");
+  release_all();
   return 0;
 }

@@ -25,8 +25,9 @@ __global__ void __cluster_dims__(2, 1, 1) unfenced(int* out) {
 
 int main() {
   int* d;
-  cudaMalloc(&d, 2 * 64 * 4);
+  dev_alloc(&d, 2 * 64 * 4);
   unfenced<<<2, 64>>>(d);
   finish_launch("mbar_init_unfenced");
+  release_all();
   return 0;
 }

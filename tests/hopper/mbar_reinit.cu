@@ -19,8 +19,9 @@ __global__ void reinit(int* out) {
 
 int main() {
   int* d;
-  cudaMalloc(&d, 64 * 4);
+  dev_alloc(&d, 64 * 4);
   reinit<<<1, 64>>>(d);
   finish_launch("mbar_reinit");
+  release_all();
   return 0;
 }

@@ -27,10 +27,11 @@ __global__ void refill(const uint4* src, float* c) {
 int main() {
   uint4* s;
   float* c;
-  cudaMalloc(&s, 2048 * 16);
+  dev_alloc(&s, 2048 * 16);
   cudaMemset(s, 0, 2048 * 16);
-  cudaMalloc(&c, 64 * 64 * 4);
+  dev_alloc(&c, 64 * 64 * 4);
   refill<<<1, 128>>>(s, c);
   finish_launch("overwrite_generic_store");
+  release_all();
   return 0;
 }

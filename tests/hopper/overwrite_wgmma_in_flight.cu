@@ -32,14 +32,15 @@ __global__ void in_flight(const __grid_constant__ CUtensorMap map_a,
 int main() {
   uint16_t* d;
   float* c;
-  cudaMalloc(&d, 2 * 64 * 128 * 2);
+  dev_alloc(&d, 2 * 64 * 128 * 2);
   cudaMemset(d, 0, 2 * 64 * 128 * 2);
-  cudaMalloc(&c, 64 * 64 * 4);
+  dev_alloc(&c, 64 * 64 * 4);
   CUtensorMap ma =
       map_2d(d, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, 128, 64, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
   CUtensorMap mb = map_2d(d + 64 * 128, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, 128, 64, 64, 64,
                           CU_TENSOR_MAP_SWIZZLE_128B);
   in_flight<<<1, 128>>>(ma, mb, c);
   finish_launch("overwrite_wgmma_in_flight");
+  release_all();
   return 0;
 }

@@ -19,10 +19,11 @@ __global__ void unfenced(const __grid_constant__ CUtensorMap out) {
 
 int main() {
   float* d;
-  cudaMalloc(&d, 32 * 32 * 4);
+  dev_alloc(&d, 32 * 32 * 4);
   CUtensorMap map =
       map_2d(d, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 32, 32, 32, 32, CU_TENSOR_MAP_SWIZZLE_NONE);
   unfenced<<<1, 128>>>(map);
   finish_launch("unfenced_tma_store");
+  release_all();
   return 0;
 }

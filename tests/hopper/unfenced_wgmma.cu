@@ -23,10 +23,11 @@ __global__ void unfenced(const uint4* src, float* c) {
 int main() {
   uint4* s;
   float* c;
-  cudaMalloc(&s, 1024 * 16);
+  dev_alloc(&s, 1024 * 16);
   cudaMemset(s, 0, 1024 * 16);
-  cudaMalloc(&c, 64 * 64 * 4);
+  dev_alloc(&c, 64 * 64 * 4);
   unfenced<<<1, 128>>>(s, c);
   finish_launch("unfenced_wgmma");
+  release_all();
   return 0;
 }
