@@ -6,7 +6,7 @@ namespace smemlab::check::detail {
 
 void DsharedRace::on_block_begin() {
   active_ = false;
-  epoch_ = 0;
+  epoch_ = releases_ = 0;
   words_.clear();
 }
 
@@ -14,6 +14,7 @@ void DsharedRace::on_barrier_release(const emu::BarrierRelease& r) {
   if (r.barrier < 16) return;
   active_ = true;
   ++epoch_;
+  ++releases_;
 }
 
 void DsharedRace::on_mbarrier(const emu::Mbarrier& m) {
@@ -75,6 +76,18 @@ void DsharedRace::on_dshared(const emu::DsharedAccess& d) {
   const emu::MemAccess& a = d.access;
   const bool write = a.op != emu::MemOp::Load && a.op != emu::MemOp::BulkLoad;
   const bool atomic = a.op == emu::MemOp::Atomic || a.op == emu::MemOp::Reduction;
+  if (releases_ == 0 && a.mask) {
+    const uint32_t l = static_cast<uint32_t>(__builtin_ctz(a.mask));
+    const size_t before = out_.findings.size();
+    out_.report(FindingKind::DsmemRace, Severity::Error,
+                fmt::format("{} of the shared memory of block {} (cluster rank {}) by block {} "
+                            "before any cluster barrier: the block may not have started (call "
+                            "cluster.sync() before using distributed shared memory)",
+                            write ? "write" : "read", dim_text(s_.block), d.rank,
+                            dim_text(a.block)),
+                a.instr, a.warp * 32 + l, nullptr, 0, write ? "write" : "read");
+    if (out_.findings.size() > before) out_.findings.back().involved.back().block = a.block;
+  }
   for (uint32_t m = a.mask; m; m &= m - 1) {
     const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
     Acc acc{true, write, atomic, true, epoch_, a.warp * 32 + l, d.issuer_rank, a.block, a.instr};

@@ -7,9 +7,11 @@
 // the waiters), and at each of the block's operations on a peer's mbarrier
 // (taken as a release to that peer: the peer's wait is not visible here,
 // so a race it leaves unordered is missed, never invented). Both accesses
-// in one epoch, at least one a write, not both atomic: a race. Starts at
-// the block's first cluster barrier or peer access (a cluster's blocks
-// must pass one before they touch each other's shared memory).
+// in one epoch, at least one a write, not both atomic: a race. A peer's
+// access before the block has seen any cluster barrier complete is one
+// too: the block may not have started (CUDA: cluster.sync() before using
+// distributed shared memory). Starts at the block's first cluster barrier
+// or peer access.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +49,7 @@ class DsharedRace {
   BlockFindings& out_;
   bool active_ = false;
   uint32_t epoch_ = 0;
+  uint32_t releases_ = 0;  // barrier-16 releases seen (cluster barriers, mbarrier phases)
   std::unordered_map<uint32_t, Word> words_;
 };
 

@@ -1,5 +1,6 @@
-// Distributed shared memory, correct: in clusters of 4 blocks each block
-// writes its 128 values into the shared memory of the next rank
+// Distributed shared memory, correct: in clusters of 4 blocks, after a
+// cluster barrier that makes sure every block of the cluster has started,
+// each block writes its 128 values into the shared memory of the next rank
 // (st.shared::cluster through mapa), a cluster barrier orders those writes
 // before every block reads what it received, and a second cluster barrier
 // keeps each block's shared memory alive until every peer is done with it.
@@ -12,6 +13,7 @@ __global__ void __cluster_dims__(4, 1, 1) exchange(int* out) {
   __shared__ int recv[128];
   const uint32_t rank = cluster_rank();
   const int t = threadIdx.x;
+  cluster_sync();  // every peer has started: its shared memory exists
   st_cluster(map_rank(&recv[t], (rank + 1) % 4), static_cast<int>(blockIdx.x * 1000 + t));
   cluster_sync();
   out[blockIdx.x * 128 + t] = recv[t];
