@@ -51,9 +51,18 @@ bool AsyncProxy::acquired(uint32_t w, const AsyncWrite& write) const {
   return it != copies_.end() && at(vc_[w], it->second.comp) > it->second.phase;
 }
 
+// A wgmma is one operation of its warpgroup (the tensor core reads B once
+// for all four warps): a wait_group of any warp of the warpgroup covering
+// the group completes it (CUTLASS's consumers release a stage from one
+// thread of the warpgroup after its wait).
 bool AsyncProxy::wgmma_done_before(const WgmmaRead& r, uint32_t w) const {
-  for (const auto& [below, clock] : waits_[r.warp])
-    if (below > r.group) return r.warp == w || at(vc_[w], r.warp) >= clock;
+  const uint32_t first = r.warp / 4 * 4;
+  for (uint32_t q = first; q < first + 4 && q < warps_; ++q)
+    for (const auto& [below, clock] : waits_[q])
+      if (below > r.group) {
+        if (q == w || at(vc_[w], q) >= clock) return true;
+        break;  // (later waits of q are later in its clock)
+      }
   return false;
 }
 
@@ -194,7 +203,7 @@ void AsyncProxy::async_write(uint32_t c, const emu::BulkCopy& copy) {
 
 void AsyncProxy::on_memory(const emu::MemAccess& a) {
   const bool write = a.op != emu::MemOp::Load;
-  if (a.warp >= warps_) return;
+  if (!s_.kernel.hopper || a.warp >= warps_) return;
   for (uint32_t m = a.mask; m; m &= m - 1) {
     const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
     const uint64_t first = a.addr[l] / 16, last = (a.addr[l] + a.width - 1) / 16;

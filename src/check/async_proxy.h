@@ -19,7 +19,8 @@
 //    the read.
 // The checker starts at the block's first Hopper event (an mbarrier,
 // fence, bulk copy or wgmma); generic writes before it are kept per chunk
-// in a flat array so that proxy-fence still sees them.
+// in a flat array so that proxy-fence still sees them; in a kernel
+// without such instructions (KernelInfo::hopper) it does nothing.
 #pragma once
 
 #include <cstdint>

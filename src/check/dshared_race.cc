@@ -11,7 +11,7 @@ void DsharedRace::on_block_begin() {
 }
 
 void DsharedRace::on_barrier_release(const emu::BarrierRelease& r) {
-  if (r.barrier < 16) return;
+  if (r.barrier < 16 || s_.kernel.cluster.count() == 1) return;
   active_ = true;
   ++epoch_;
   ++releases_;

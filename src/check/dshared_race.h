@@ -10,8 +10,8 @@
 // in one epoch, at least one a write, not both atomic: a race. A peer's
 // access before the block has seen any cluster barrier complete is one
 // too: the block may not have started (CUDA: cluster.sync() before using
-// distributed shared memory). Starts at the block's first cluster barrier
-// or peer access.
+// distributed shared memory). Only in a cluster launch; starts at the
+// block's first cluster barrier or peer access.
 #pragma once
 
 #include <cstdint>

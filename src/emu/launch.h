@@ -179,7 +179,8 @@ std::string resolve_cluster(const ptx::Function& f, const LaunchConfig& cfg, Dim
 
 struct LaunchError {
   // out-of-bounds, misaligned, deadlock, budget, trap, assert, invalid-free, printf, barrier,
-  // launch, decode, interrupted
+  // launch, decode, interrupted, mbarrier, mbarrier-deadlock, tx-mismatch,
+  // mbarrier-init-fence (mbar_watch.h), cluster-exit, ...
   std::string kind;
   std::string message;
   Dim3 block, thread;

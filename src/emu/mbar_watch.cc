@@ -141,13 +141,16 @@ void mbar_check(BlockCtx& b, const Warp& w, uint32_t pc, uint32_t lane, BlockCtx
   auto it = owner.mbar.bars.find(off);
   const bool valid = it != owner.mbar.bars.end() && it->second.valid;
   if (kind == MB_INIT) {
-    if (valid)
+    // In use: its current phase has arrivals or transaction bytes under
+    // way, which the init would drop.
+    const uint64_t obj = mbar_word(owner, off);
+    if (valid && (mbar::pending(obj) != mbar::expected(obj) || mbar::tx_count(obj) != 0))
       fault(w, pc, static_cast<int>(lane), "mbarrier",
-            fmt::format("mbarrier.init of the mbarrier at {}, which is already initialized ({}) "
-                        "and not invalidated since (mbarrier.inval): initializing a valid "
-                        "mbarrier object is undefined; it is {}",
-                        mbar_name(owner, off), mbar_site_text(owner, it->second.init.pc),
-                        mbar_state(owner, off)));
+            fmt::format("mbarrier.init of the mbarrier at {} while it is in use: it is {} "
+                        "(initialized by {}); the init drops them. Re-initialize only a "
+                        "barrier whose phases are done, after mbarrier.inval",
+                        mbar_name(owner, off), mbar_state(owner, off),
+                        mbar_site_text(owner, it->second.init.pc)));
     return;
   }
   if (kind == MB_INVAL) return;

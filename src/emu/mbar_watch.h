@@ -1,7 +1,7 @@
 // What the emulator keeps of a block's mbarriers beyond their 64-bit words
 // (issue 28), for the defects only it can see: each barrier's init site and
 // whether the init is published to the cluster (mbarrier-init-fence), a use
-// before init or a re-init while valid (mbarrier), the last expect_tx and
+// before init or a re-init while in use (mbarrier), the last expect_tx and
 // copy that signalled it (tx-mismatch), and the spin detector, which turns
 // a block (cluster) whose warps only poll mbarriers that can no longer
 // complete into a deadlock naming the barriers (mbarrier-deadlock), where
@@ -50,7 +50,7 @@ struct MbarWatch {
 // Before lane `lane` of warp `w` of block `b` operates (mbarrier op kind
 // `kind`, MbarKind of program.h; `copy`: a bulk copy's complete_tx) on the
 // mbarrier at shared offset `off` of block `owner`: faults for a use
-// before init, a re-init while valid, a peer's use of an unpublished init.
+// before init, a re-init while in use, a peer's use of an unpublished init.
 void mbar_check(BlockCtx& b, const Warp& w, uint32_t pc, uint32_t lane, BlockCtx& owner,
                 uint32_t off, unsigned kind, bool copy);
 // After it: `before`/`after` the word; a wait's answer `ready` for the

@@ -1,7 +1,7 @@
 // The emulator's mbarrier records and spin detector (mbar_watch.h): hangs in
 // polling loops become deadlocks naming the barrier, announced bytes that
 // never come or come in excess are tx-mismatch, uses before init and inits
-// of valid barriers are faults; correct loops (and a polling loop that
+// of barriers in use are faults; correct loops (and a polling loop that
 // gives up by itself) run to their end.
 #include <gtest/gtest.h>
 
@@ -104,10 +104,23 @@ TEST(MbarWatch, UseBeforeInitAndInitOfAValidBarrierAreFaults) {
   EXPECT_EQ(s.kind, "mbarrier");
   EXPECT_NE(s.message.find("which no mbarrier.init has initialized"), std::string::npos)
       << s.message;
-  s = run_bar(kInit + "  @%p0 mbarrier.init.shared::cta.b64 [%r1], 1;\n", 32);
+  // An init while a phase is under way (one of two arrivals made).
+  s = run_bar(
+      "  setp.eq.u32 %p0, %r0, 0;\n"
+      "  @%p0 mbarrier.init.shared::cta.b64 [%r1], 2;\n"
+      "  @%p0 mbarrier.arrive.shared::cta.b64 _, [%r1];\n"
+      "  @%p0 mbarrier.init.shared::cta.b64 [%r1], 2;\n",
+      32);
   ASSERT_FALSE(s.ok);
   EXPECT_EQ(s.kind, "mbarrier");
-  EXPECT_NE(s.message.find("already initialized"), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("while it is in use: it is in phase 0 (parity 0), 1 of 2 arrivals"),
+            std::string::npos)
+      << s.message;
+  // An idle one (its phase complete, nothing under way) may be initialized again.
+  s = run_bar(kInit + "  @%p0 mbarrier.arrive.shared::cta.b64 _, [%r1];\n" +
+                  "  @%p0 mbarrier.init.shared::cta.b64 [%r1], 1;\n",
+              32);
+  EXPECT_TRUE(s.ok) << s.kind << ": " << s.message;
   // After mbarrier.inval it may be initialized again.
   s = run_bar(kInit + "  @%p0 mbarrier.inval.shared::cta.b64 [%r1];\n" +
                   "  @%p0 mbarrier.init.shared::cta.b64 [%r1], 1;\n",

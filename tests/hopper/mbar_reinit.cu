@@ -1,5 +1,5 @@
 // Planted: thread 0 initializes the mbarrier again while a phase is under
-// way (one of its two arrivals made): the arrival is lost.
+// way (arrivals of it made, three expected): the arrivals are lost.
 // smemlab-gpu: hangs
 #include "hopper.cuh"
 
@@ -7,11 +7,11 @@ using namespace hopper;
 
 __global__ void reinit(int* out) {
   __shared__ uint64_t bar;
-  if (threadIdx.x == 0) mbar_init(&bar, 2);
+  if (threadIdx.x == 0) mbar_init(&bar, 3);
   __syncthreads();
   if (threadIdx.x % 32 == 0) {
     mbar_arrive(&bar);
-    if (threadIdx.x == 0) mbar_init(&bar, 2);  // EXPECT: mbarrier
+    if (threadIdx.x == 0) mbar_init(&bar, 3);  // EXPECT: mbarrier
   }
   mbar_wait(&bar, 0);
   out[threadIdx.x] = threadIdx.x;
