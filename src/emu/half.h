@@ -6,25 +6,16 @@
 
 namespace smemlab::emu {
 
+// Exact and without branches on the value: the half's magnitude bits moved
+// to a float's places and scaled by 2^112 re-biases the exponent (15 -> 127)
+// for normal halves and normalizes subnormal ones (a float subnormal times a
+// power of two is exact); only infinities and NaNs (exponent 31) are set
+// apart, keeping the payload.
 inline float half_to_float(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
-  uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (man << 13);
-  } else if (man == 0) {
-    bits = sign;
-  } else {  // subnormal half: normalize
-    int e = -1;
-    do {
-      ++e;
-      man <<= 1;
-    } while ((man & 0x400u) == 0);
-    bits = sign | (static_cast<uint32_t>(112 - e) << 23) | ((man & 0x3ffu) << 13);
-  }
-  return std::bit_cast<float>(bits);
+  const uint32_t mag = static_cast<uint32_t>(h & 0x7fffu) << 13;
+  uint32_t bits = std::bit_cast<uint32_t>(std::bit_cast<float>(mag) * 0x1p112f);
+  if ((h & 0x7c00u) == 0x7c00u) bits = 0x7f800000u | mag;
+  return std::bit_cast<float>(bits | static_cast<uint32_t>(h & 0x8000u) << 16);
 }
 
 inline uint16_t float_to_half(float f) {

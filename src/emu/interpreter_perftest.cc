@@ -160,6 +160,30 @@ void BM_WgmmaGemm(benchmark::State& state) {
   report(state, wi, li);
 }
 
+// Issue 27's launch: the same GEMM at 4096 x 4096 x 4096 (f16 -> f32). Its
+// 1,024 blocks each compute one 128 x 128 tile over the whole K with the
+// same instructions (64 k-tiles of 4 wgmma per warp), so a slice of the
+// launch, its first two blocks (grid 2 x 1, the kernel still told M = N =
+// K = 4096), runs at the whole launch's rate in 1/512 of its time.
+void BM_WgmmaGemm4096Slice(benchmark::State& state) {
+  Device dev;
+  auto m = Module::load_file(dev, ptx("wgmma_gemm.sm90a.ptx"));
+  std::string k = m->kernel_names()[0];
+  const int n = 4096;
+  uint64_t a = half_buffer(dev, size_t(n) * n), b = half_buffer(dev, size_t(n) * n),
+           c = dev.malloc(uint64_t(n) * n * 4);
+  LaunchConfig cfg{{2, 1}, {256}};
+  cfg.threads = static_cast<unsigned>(state.range(0));
+  uint64_t wi = 0, li = 0;
+  for (auto _ : state) {
+    auto st = launch(*m, k, cfg, a, b, c, n, n, n);
+    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
+    wi += st.warp_instructions;
+    li += st.lane_instructions;
+  }
+  report(state, wi, li);
+}
+
 // threads: 1, 2, 4, ... up to the host's cores (and at least 2).
 void thread_args(benchmark::internal::Benchmark* b) {
   unsigned hw = std::max(2u, std::thread::hardware_concurrency());
@@ -189,6 +213,12 @@ BENCHMARK(BM_MmaSyncGemm)
 BENCHMARK(BM_WgmmaGemm)
     ->ArgName("threads")
     ->Apply(thread_args)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_WgmmaGemm4096Slice)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -158,6 +158,20 @@ void exec_cvt(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
     SMEMLAB_FOR_LANES(exec, D[l] = (convert(half, A[l]) << 16) | convert(half, B[l]));
     return;
   }
+  const T dt = static_cast<T>(op.t), st = static_cast<T>(op.t2);
+  if (is_int(dt) && is_int(st) && !(op.aux2 & kSat)) {
+    // Integer widening and narrowing (address arithmetic: cvt.u64.u32,
+    // cvt.s64.s32), convert's canonical(dt, canonical(st, x)) as shifts.
+    const unsigned s1 = 64 - bits_of(st), s2 = 64 - bits_of(dt);
+    const bool ss = is_signed(st), ds = is_signed(dt);
+    SMEMLAB_FOR_LANES(exec, {
+      const uint64_t x = A[l] << s1;
+      const uint64_t y = (ss ? static_cast<uint64_t>(static_cast<int64_t>(x) >> s1) : x >> s1)
+                         << s2;
+      D[l] = ds ? static_cast<uint64_t>(static_cast<int64_t>(y) >> s2) : y >> s2;
+    });
+    return;
+  }
   SMEMLAB_FOR_LANES(exec, D[l] = convert(op, A[l]));
 }
 

@@ -1,11 +1,33 @@
 // cvt: float -> int rounding and saturation (NaN -> 0), integer narrowing
 // and widening, .sat, float -> float rounding, integer -> float rounding.
+#include <bit>
 #include <cmath>
 
+#include "emu/half.h"
 #include "emu/snippet_test_util.h"
 
 namespace smemlab::emu::test {
 namespace {
+
+// Every binary16 pattern against the format's definition: (-1)^s x 2^-24 x
+// m for subnormals, (-1)^s x 2^(e-25) x (1024 + m) for normal numbers,
+// infinities and NaNs with their payload in the float's top mantissa bits.
+TEST(HalfToFloat, EveryPatternIsExact) {
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const uint32_t s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+    const float got = half_to_float(static_cast<uint16_t>(h));
+    if (e == 31) {
+      const uint32_t want = s << 31 | 0x7f800000u | m << 13;
+      ASSERT_EQ(std::bit_cast<uint32_t>(got), want) << std::hex << h;
+      continue;
+    }
+    const double mag =
+        e == 0 ? std::ldexp(double(m), -24) : std::ldexp(double(1024 + m), int(e) - 25);
+    const double want = s ? -mag : mag;
+    ASSERT_EQ(double(got), want) << std::hex << h;
+    ASSERT_EQ(std::signbit(got), s != 0) << std::hex << h;  // -0 stays -0
+  }
+}
 
 TEST(OpsConvert, FloatToIntRoundingAndSaturation) {
   auto r = run_snippet(R"(

@@ -1,5 +1,8 @@
 #include "emu/ops_wgmma.h"
 
+#include <bit>
+#include <cstring>
+
 namespace smemlab::emu::tensor {
 
 MatrixDesc decode_desc(uint64_t bits) {
@@ -17,30 +20,24 @@ unsigned swizzle_row_bytes(uint8_t mode) {
   return kBytes[mode & 3];
 }
 
+DescAddressing::DescAddressing(const MatrixDesc& d, bool mn_major, unsigned elem_bytes)
+    : start_(d.start),
+      lbo_(d.lbo),
+      sbo_(d.sbo),
+      base_offset_(d.base_offset),
+      eb_shift_(static_cast<unsigned>(std::countr_zero(elem_bytes))),
+      t_shift_(4 - eb_shift_),  // elements per 16 bytes: 1 << t_shift_
+      t_mask_((1u << t_shift_) - 1),
+      w_shift_(d.swizzle ? 4u - (d.swizzle & 3u) : 0u),  // modes 1, 2, 3: 128, 64, 32 B
+      w_mask_((1u << w_shift_) - 1),
+      row_bytes_(16u << w_shift_),
+      k_chunk_(d.swizzle ? 16 : d.lbo),
+      mn_major_(mn_major),
+      swizzled_(d.swizzle != 0) {}
+
 uint32_t desc_address(const MatrixDesc& d, bool mn_major, unsigned elem_bytes, unsigned mn,
                       unsigned k) {
-  const unsigned t = 16 / elem_bytes;  // elements per 16 bytes
-  const unsigned w = swizzle_row_bytes(d.swizzle) / 16;
-  const bool swizzled = d.swizzle != 0;
-  uint32_t off;
-  if (!mn_major) {
-    off = (mn % 8) * 16 * w + (mn / 8) * d.sbo + (k / t) * (swizzled ? 16 : d.lbo) +
-          (k % t) * elem_bytes;
-  } else if (!swizzled) {
-    off = (mn % t) * elem_bytes + (mn / t) * d.sbo + (k % 8) * 16 + (k / 8) * d.lbo;
-  } else {
-    off = (mn % t) * elem_bytes + ((mn / t) % w) * 16 + (mn / (t * w)) * d.lbo + (k % 8) * 16 * w +
-          (k / 8) * d.sbo;
-  }
-  uint32_t addr = d.start + off;
-  if (swizzled) {
-    // Swizzle<B,4,3>: the 16-byte chunk index (bits 4..4+B) XOR the row of
-    // the repeating pattern (bits 7..7+B), counted from the pattern's start.
-    const uint32_t mask = w - 1;  // 7, 3, 1
-    const uint32_t phase = ((addr >> 7) - d.base_offset) & mask;
-    addr ^= phase << 4;
-  }
-  return addr;
+  return DescAddressing(d, mn_major, elem_bytes)(mn, k);
 }
 
 unsigned wgmma_k(Elem e) {
@@ -63,34 +60,62 @@ bool wgmma_shape_ok(Elem ab, Elem d, unsigned n) {
   return false;
 }
 
-// Compiled for AVX2 too, picked where the CPU has it (a product of two
-// inputs is exact in double, so a contracted multiply-add rounds as the sum).
-__attribute__((target_clones("avx2", "default"))) void wgmma_float(unsigned n, unsigned k,
-                                                                   const double* a, const double* b,
-                                                                   const double* c, double* d) {
-  double acc[256];
-  for (unsigned r = 0; r < 16; ++r) {
-    for (unsigned col = 0; col < n; ++col) acc[col] = c[r * n + col];
-    for (unsigned kk = 0; kk < k; ++kk) {
-      const double x = a[r * k + kk];
-      const double* brow = b + size_t{kk} * n;
-      for (unsigned col = 0; col < n; ++col) acc[col] += x * brow[col];
+namespace {
+// Four doubles (GCC's vector extension: one AVX2 register, two SSE2 ones),
+// moved with memcpy (unaligned) inside the function only: passing one by
+// value would differ between the two clones' ABIs.
+using Double4 = double __attribute__((vector_size(32)));
+}  // namespace
+
+// Compiled for FMA (with AVX's 256-bit registers) too, picked where the CPU
+// has it.
+// Blocks of 4 rows x 8 columns (a quarter of one of D's column blocks) keep
+// their sums in registers across k; every sum still adds its k products to
+// C one at a time in k order. A product of two inputs is exact in double, so
+// the fused multiply-add the contraction makes rounds as the sum alone did.
+__attribute__((target_clones("fma", "default"))) void wgmma_float(unsigned n, unsigned k,
+                                                                  const double* a, const double* b,
+                                                                  const double* c, double* d) {
+  constexpr unsigned kRows = 4, ld = 8;
+  for (unsigned c0 = 0; c0 < n; c0 += 8)
+    for (unsigned r0 = 0; r0 < 16; r0 += kRows) {
+      Double4 lo[kRows], hi[kRows];
+      const double* crow = c + c0 * 16 + r0 * ld;
+      for (unsigned r = 0; r < kRows; ++r) {
+        std::memcpy(&lo[r], crow + r * ld, sizeof(Double4));
+        std::memcpy(&hi[r], crow + r * ld + 4, sizeof(Double4));
+      }
+      const double* arow = a + size_t{r0} * k;
+      const double* bp = b + c0;
+      for (unsigned kk = 0; kk < k; ++kk, bp += n) {
+        Double4 b0, b1;
+        std::memcpy(&b0, bp, sizeof b0);
+        std::memcpy(&b1, bp + 4, sizeof b1);
+        for (unsigned r = 0; r < kRows; ++r) {
+          const double x = arow[r * size_t{k} + kk];
+          lo[r] += x * b0;
+          hi[r] += x * b1;
+        }
+      }
+      double* drow = d + c0 * 16 + r0 * ld;
+      for (unsigned r = 0; r < kRows; ++r) {
+        std::memcpy(drow + r * ld, &lo[r], sizeof(Double4));
+        std::memcpy(drow + r * ld + 4, &hi[r], sizeof(Double4));
+      }
     }
-    for (unsigned col = 0; col < n; ++col) d[r * n + col] = acc[col];
-  }
 }
 
 void wgmma_int(unsigned n, unsigned k, const int64_t* a, const int64_t* b, const int64_t* c,
                int64_t* d) {
   int64_t acc[256];
   for (unsigned r = 0; r < 16; ++r) {
-    for (unsigned col = 0; col < n; ++col) acc[col] = c[r * n + col];
+    for (unsigned col = 0; col < n; ++col) acc[col] = c[d_block_offset(r, col)];
     for (unsigned kk = 0; kk < k; ++kk) {
       const int64_t x = a[r * k + kk];
       const int64_t* brow = b + size_t{kk} * n;
       for (unsigned col = 0; col < n; ++col) acc[col] += x * brow[col];
     }
-    for (unsigned col = 0; col < n; ++col) d[r * n + col] = acc[col];
+    for (unsigned col = 0; col < n; ++col) d[d_block_offset(r, col)] = acc[col];
   }
 }
 

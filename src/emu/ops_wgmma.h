@@ -50,6 +50,34 @@ unsigned swizzle_row_bytes(uint8_t mode);
 // 3 bits ((addr >> 7) - base offset) & 7, for 64B 2 bits, for 32B 1 bit.
 uint32_t desc_address(const MatrixDesc& d, bool mn_major, unsigned elem_bytes, unsigned mn,
                       unsigned k);
+// desc_address with the quantities of one descriptor and form computed
+// once (every count is a power of two: shifts and masks), for the executor,
+// which asks for every 16-byte chunk an instruction reads.
+class DescAddressing {
+ public:
+  DescAddressing(const MatrixDesc& d, bool mn_major, unsigned elem_bytes);
+  uint32_t operator()(unsigned mn, unsigned k) const {
+    const unsigned elem = (mn_major_ ? mn : k) & t_mask_;
+    uint32_t off = elem << eb_shift_;
+    if (!mn_major_)
+      off += (mn & 7) * row_bytes_ + (mn >> 3) * sbo_ + (k >> t_shift_) * k_chunk_;
+    else if (!swizzled_)
+      off += (mn >> t_shift_) * sbo_ + (k & 7) * 16 + (k >> 3) * lbo_;
+    else
+      off += (((mn >> t_shift_) & w_mask_) << 4) + (mn >> (t_shift_ + w_shift_)) * lbo_ +
+             (k & 7) * row_bytes_ + (k >> 3) * sbo_;
+    const uint32_t addr = start_ + off;
+    // Swizzle<B,4,3>: the 16-byte chunk index (bits 4..4+B) XOR the row of
+    // the repeating pattern (bits 7..7+B), counted from the pattern's start
+    // (w_mask_ 0 without a swizzle).
+    return addr ^ ((((addr >> 7) - base_offset_) & w_mask_) << 4);
+  }
+
+ private:
+  uint32_t start_, lbo_, sbo_, base_offset_;
+  unsigned eb_shift_, t_shift_, t_mask_, w_shift_, w_mask_, row_bytes_, k_chunk_;
+  bool mn_major_, swizzled_;
+};
 
 // K of wgmma for an A/B type: 16 (f16, bf16), 8 (tf32), 32 (fp8, s8, u8).
 unsigned wgmma_k(Elem e);
@@ -69,9 +97,16 @@ inline Pos wgmma_a_position(Elem e, unsigned lane, unsigned i) {
   return mma_position({16, 8, wgmma_k(e)}, e, Operand::A, lane, i);
 }
 
-// One warp's part: D (16 x n) = A (16 x k) * B (k x n) + C, all row-major
-// arrays of element values already negated as imm-scale-a/b say: floating
-// point as doubles (exact), integers as int64. `c` may alias `d`.
+// One warp's part: D (16 x n) = A (16 x k) * B (k x n) + C, arrays of
+// element values already negated as imm-scale-a/b say: floating point as
+// doubles (exact), integers as int64. A and B are row-major; C and D are
+// n / 8 column blocks of 16 x 8, each row-major (d_block_offset), the order
+// in which the D registers hold them (wgmma_d_position: block g is
+// registers 4g..4g+3, and in a block lane l's two elements of one register
+// pair are neighbours, 2l and 2l + 1). `c` may alias `d`.
+inline unsigned d_block_offset(unsigned row, unsigned col) {
+  return (col / 8) * 128 + row * 8 + col % 8;
+}
 void wgmma_float(unsigned n, unsigned k, const double* a, const double* b, const double* c,
                  double* d);
 void wgmma_int(unsigned n, unsigned k, const int64_t* a, const int64_t* b, const int64_t* c,

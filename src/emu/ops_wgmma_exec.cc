@@ -9,6 +9,7 @@
 // that the whole warp executes them (.sync.aligned) in a whole warpgroup.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
@@ -109,44 +110,91 @@ inline int64_t int_value(const uint8_t* p) {
   return E == Elem::S8 ? static_cast<int8_t>(*p) : *p;
 }
 
-// Reads elements (mn, k) for mn in [mn0, mn0 + count), k in [0, K) of the
-// matrix `d` describes, a 16-byte chunk at a time (the swizzles move whole
-// chunks), calling put(mn - mn0, k, pointer).
-template <typename Put>
-void gather(BlockCtx& b, const Warp& w, const Op& op, uint32_t pc, const char* which,
-            const tensor::MatrixDesc& d, bool mn_major, Elem e, unsigned mn0, unsigned count,
-            unsigned K, Put put) {
-  const unsigned eb = storage_bytes(e), t = 16 / eb;
+// Copies the 16-byte chunks that hold elements (mn, k), mn in [mn0, mn0 +
+// count), k in [0, K), of the matrix `d` describes into `raw`, in the order
+// convert_chunks reads them (the swizzles move whole chunks, so a chunk's
+// elements stay together): K-major, mn outer and k chunks inner; MN-major, k
+// outer and mn chunks inner.
+void gather_chunks(BlockCtx& b, const Warp& w, const Op& op, uint32_t pc, const char* which,
+                   const tensor::MatrixDesc& d, bool mn_major, unsigned eb, unsigned mn0,
+                   unsigned count, unsigned K, std::vector<uint8_t>& raw) {
+  const unsigned t = 16 / eb;
+  raw.resize(size_t{count} * K * eb);
+  uint8_t* out = raw.data();
+  const tensor::DescAddressing address(d, mn_major, eb);
   auto chunk = [&](unsigned mn, unsigned k) {
-    const uint32_t addr = tensor::desc_address(d, mn_major, eb, mn, k);
+    const uint32_t addr = address(mn, k);
     if (uint64_t{addr} + 16 > b.shared_bytes)
       fault(w, pc, 0, "out-of-bounds",
             fmt::format("'{}' reads matrix {} element ({}, {}) at shared offset {}, past the "
                         "block's {} bytes of shared memory (descriptor start {}, LBO {}, SBO {})",
                         b.prog->info[op.info].text, which, mn, k, addr, b.shared_bytes, d.start,
                         d.lbo, d.sbo));
-    return b.shared.data() + addr;
+    std::memcpy(out, b.shared.data() + addr, 16);
+    out += 16;
   };
   if (!mn_major) {
     for (unsigned mn = mn0; mn < mn0 + count; ++mn)
-      for (unsigned k = 0; k < K; k += t) {
-        const uint8_t* p = chunk(mn, k);
-        for (unsigned j = 0; j < t; ++j) put(mn - mn0, k + j, p + j * eb);
-      }
+      for (unsigned k = 0; k < K; k += t) chunk(mn, k);
   } else {
     for (unsigned k = 0; k < K; ++k)
-      for (unsigned mn = mn0; mn < mn0 + count; mn += t) {
-        const uint8_t* p = chunk(mn, k);
-        for (unsigned j = 0; j < t; ++j) put(mn + j - mn0, k, p + j * eb);
-      }
+      for (unsigned mn = mn0; mn < mn0 + count; mn += t) chunk(mn, k);
   }
+}
+
+// The value of every element of `raw` (gather_chunks' order), times
+// `scale`, stored at out[mn * mn_stride + k * k_stride]: doubles for the
+// floating-point types (exact), int64 for s8/u8.
+template <typename V, Elem E>
+void convert_chunks(const uint8_t* raw, bool mn_major, unsigned count, unsigned K, V scale, V* out,
+                    size_t mn_stride, size_t k_stride) {
+  constexpr unsigned eb = E == Elem::F16 || E == Elem::BF16 ? 2 : E == Elem::TF32 ? 4 : 1;
+  auto value = [](const uint8_t* p) -> V {
+    if constexpr (E == Elem::S8 || E == Elem::U8)
+      return int_value<E>(p);
+    else
+      return float_value<E>(p);
+  };
+  if (!mn_major) {
+    for (unsigned mn = 0; mn < count; ++mn)
+      for (unsigned k = 0; k < K; ++k, raw += eb)
+        out[mn * mn_stride + k * k_stride] = scale * value(raw);
+  } else {
+    for (unsigned k = 0; k < K; ++k)
+      for (unsigned mn = 0; mn < count; ++mn, raw += eb)
+        out[mn * mn_stride + k * k_stride] = scale * value(raw);
+  }
+}
+
+// Calls convert_chunks for the element type e: V double takes the
+// floating-point types, int64 the integer ones (the other pairs never occur).
+template <typename V>
+void convert_any(Elem e, const uint8_t* raw, bool mn_major, unsigned count, unsigned K, V scale,
+                 V* out, size_t mn_stride, size_t k_stride) {
+  with_elem(e, [&]<Elem E>() {
+    if constexpr (std::is_same_v<V, double> != (E == Elem::S8 || E == Elem::U8))
+      convert_chunks<V, E>(raw, mn_major, count, K, scale, out, mn_stride, k_stride);
+  });
 }
 
 // The warp's 16 x K rows of A and the K x N matrix B (row-major), as V
 // (double or int64) with imm-scale-a/b applied, and C from the D registers.
+// B is the same for the four warps of a warpgroup: its converted values are
+// kept with the bytes they came from (b_raw) and reused while an instruction
+// of the same form reads the same bytes, which the next warp of the group
+// does unless shared memory changed between the two.
+struct BForm {
+  Elem e = Elem::F16;
+  bool neg = false, trans = false;
+  unsigned n = 0, k = 0;
+  bool operator==(const BForm&) const = default;
+};
+
 template <typename V>
 struct Operands {
   std::vector<V> a, b, c;
+  std::vector<uint8_t> a_raw, b_raw, b_raw_next;
+  BForm b_form;  // what b was converted as (n 0: nothing yet)
 };
 
 template <typename V>
@@ -154,30 +202,12 @@ void load_operands(BlockCtx& bc, Warp& w, const Op& op, uint32_t pc, const Tenso
                    Operands<V>& m) {
   const unsigned N = t.spec.shape.n, K = t.spec.shape.k, q = w.index % 4;
   const Elem ea = t.spec.a, eb = t.spec.b;
-  auto value = []<Elem E>(const uint8_t* p) -> V {
-    if constexpr (std::is_same_v<V, double>) {
-      if constexpr (E == Elem::S8 || E == Elem::U8)
-        return 0;  // not reached: integer types go to int64 operands
-      else
-        return float_value<E>(p);
-    } else {
-      if constexpr (E == Elem::S8 || E == Elem::U8)
-        return int_value<E>(p);
-      else
-        return 0;  // not reached
-    }
-  };
-  m.a.assign(size_t{16} * K, V{});
-  m.b.assign(size_t{K} * N, V{});
+  m.a.resize(size_t{16} * K);
   const V sa = t.neg_a ? V(-1) : V(1), sb = t.neg_b ? V(-1) : V(1);
   if (t.desc_a != UINT32_MAX) {
     auto da = tensor::decode_desc(uniform(w, op, bc, pc, reg(w, t.desc_a), "A descriptor"));
-    with_elem(ea, [&]<Elem E>() {
-      gather(bc, w, op, pc, "A", da, t.trans_a, ea, 16 * q, 16, K,
-             [&](unsigned r, unsigned k, const uint8_t* p) {
-               m.a[r * K + k] = sa * value.template operator()<E>(p);
-             });
-    });
+    gather_chunks(bc, w, op, pc, "A", da, t.trans_a, storage_bytes(ea), 16 * q, 16, K, m.a_raw);
+    convert_any<V>(ea, m.a_raw.data(), t.trans_a, 16, K, sa, m.a.data(), K, 1);
   } else {
     const unsigned per = 32 / tensor::elem_bits(ea), bits = tensor::elem_bits(ea);
     for (unsigned lane = 0; lane < 32; ++lane)
@@ -187,56 +217,73 @@ void load_operands(BlockCtx& bc, Warp& w, const Op& op, uint32_t pc, const Tenso
         uint8_t bytes[4];
         std::memcpy(bytes, &v, 4);
         tensor::Pos p = tensor::wgmma_a_position(ea, lane, i);
-        with_elem(ea, [&]<Elem E>() {
-          m.a[p.row * K + p.col] = sa * value.template operator()<E>(bytes);
-        });
+        convert_any<V>(ea, bytes, false, 1, 1, sa, &m.a[p.row * K + p.col], 0, 0);
       }
   }
   auto db = tensor::decode_desc(uniform(w, op, bc, pc, reg(w, t.desc_b), "B descriptor"));
-  with_elem(eb, [&]<Elem E>() {
-    gather(bc, w, op, pc, "B", db, t.trans_b, eb, 0, N, K,
-           [&](unsigned n, unsigned k, const uint8_t* p) {
-             m.b[k * N + n] = sb * value.template operator()<E>(p);
-           });
-  });
+  gather_chunks(bc, w, op, pc, "B", db, t.trans_b, storage_bytes(eb), 0, N, K, m.b_raw_next);
+  const BForm form{eb, t.neg_b, t.trans_b, N, K};
+  if (m.b_form == form && m.b_raw_next == m.b_raw) return;  // converted for an earlier warp
+  m.b_raw.swap(m.b_raw_next);
+  m.b.resize(size_t{K} * N);
+  convert_any<V>(eb, m.b_raw.data(), t.trans_b, N, K, sb, m.b.data(), 1, N);
+  m.b_form = form;
 }
 
-// Moves D between the warp's registers and the 16 x N row-major matrix m:
-// to_regs false reads the registers into m, true writes m (rounded to the
-// accumulator type) into them.
+// Moves D between the warp's registers and m, D's 16 x N elements in
+// column blocks (tensor::d_block_offset): to_regs false reads the registers
+// into m, true writes m (rounded to the accumulator type) into them. Element
+// i of a lane (wgmma_d_position) lies in block i / 4, its row half
+// (i / 2) % 2 and column i % 2: lane l's at 128 (i / 4) + 64 ((i / 2) % 2) +
+// 2 l + i % 2. Register j of a lane holds element j (f32, s32) or elements
+// 2j, 2j + 1 (f16); D has N / 2 (f32, s32) or N / 4 (f16) registers, an even
+// number (N is a multiple of 8).
 template <typename V>
-void scatter_d(Warp& w, const TensorOp& t, unsigned N, V* m, bool to_regs) {
-  const bool f16 = t.spec.d == Elem::F16;
-  const unsigned per_reg = f16 ? 2 : 1;
-  for (unsigned r = 0; r < t.d.size(); ++r) {
+void scatter_d(Warp& w, const TensorOp& t, V* m, bool to_regs) {
+  const unsigned step = t.spec.d == Elem::F16 ? 1 : 2;
+  for (unsigned r = 0; r < t.d.size(); r += step) {
     uint64_t* R = regw(w, t.d[r]);
-    for (unsigned lane = 0; lane < 32; ++lane) {
-      uint64_t v = to_regs ? 0 : R[lane];
-      for (unsigned j = 0; j < per_reg; ++j) {
-        const unsigned i = r * per_reg + j;
-        const size_t at =
-            size_t{lane / 4 + 8 * ((i >> 1) & 1)} * N + 8 * (i >> 2) + 2 * (lane % 4) + (i & 1);
-        if constexpr (std::is_same_v<V, int64_t>) {
-          if (!to_regs) {
-            m[at] = static_cast<int32_t>(static_cast<uint32_t>(v));
-          } else {
-            int64_t x = m[at];
-            if (t.spec.satfinite) x = x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : x;
-            v = static_cast<uint32_t>(x);
-          }
-        } else if (!f16) {
-          if (!to_regs)
-            m[at] = std::bit_cast<float>(static_cast<uint32_t>(v));
-          else
-            v = std::bit_cast<uint32_t>(static_cast<float>(m[at]));
+    if (t.spec.d == Elem::F16) {
+      V* at = m + 128 * (r / 2) + 64 * (r % 2);
+      if (!to_regs)
+        for (unsigned lane = 0; lane < 32; ++lane) {
+          at[2 * lane] = half_to_float(static_cast<uint16_t>(R[lane]));
+          at[2 * lane + 1] = half_to_float(static_cast<uint16_t>(R[lane] >> 16));
+        }
+      else
+        for (unsigned lane = 0; lane < 32; ++lane)
+          R[lane] = tensor::double_to_half(static_cast<double>(at[2 * lane])) |
+                    uint64_t{tensor::double_to_half(static_cast<double>(at[2 * lane + 1]))} << 16;
+      continue;
+    }
+    // f32, s32: registers r (even) and r + 1 hold neighbours, together one
+    // row half of a block.
+    uint64_t* R1 = regw(w, t.d[r + 1]);
+    V* at = m + 128 * (r / 4) + 64 * ((r / 2) % 2);
+    if constexpr (std::is_same_v<V, int64_t>) {
+      auto clamp = [&](int64_t x) -> uint64_t {
+        if (t.spec.satfinite) x = x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : x;
+        return static_cast<uint32_t>(x);
+      };
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        if (!to_regs) {
+          at[2 * lane] = static_cast<int32_t>(static_cast<uint32_t>(R[lane]));
+          at[2 * lane + 1] = static_cast<int32_t>(static_cast<uint32_t>(R1[lane]));
         } else {
-          if (!to_regs)
-            m[at] = half_to_float(static_cast<uint16_t>(v >> (16 * j)));
-          else
-            v |= uint64_t{tensor::double_to_half(m[at])} << (16 * j);
+          R[lane] = clamp(at[2 * lane]);
+          R1[lane] = clamp(at[2 * lane + 1]);
         }
       }
-      if (to_regs) R[lane] = v;
+    } else if (!to_regs) {
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        at[2 * lane] = std::bit_cast<float>(static_cast<uint32_t>(R[lane]));
+        at[2 * lane + 1] = std::bit_cast<float>(static_cast<uint32_t>(R1[lane]));
+      }
+    } else {
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        R[lane] = std::bit_cast<uint32_t>(static_cast<float>(at[2 * lane]));
+        R1[lane] = std::bit_cast<uint32_t>(static_cast<float>(at[2 * lane + 1]));
+      }
     }
   }
 }
@@ -304,18 +351,23 @@ void exec_wgmma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) 
   else
     load_operands(b, w, op, pc, t, fm);
   if (b.obs) wgmma_event(b, w, op, t);
-  // C from the D registers (or zero), then D = A * B + C, then back. Register
-  // j of a lane holds D elements j (f32, s32) or 2j, 2j + 1 (f16).
+  // C from the D registers (or zero), then D = A * B + C, then back.
   if (ints) {
-    im.c.assign(size_t{16} * N, 0);
-    if (accumulate) scatter_d(w, t, N, im.c.data(), false);
+    im.c.resize(size_t{16} * N);
+    if (accumulate)
+      scatter_d(w, t, im.c.data(), false);
+    else
+      std::fill(im.c.begin(), im.c.end(), 0);
     tensor::wgmma_int(N, K, im.a.data(), im.b.data(), im.c.data(), im.c.data());
-    scatter_d(w, t, N, im.c.data(), true);
+    scatter_d(w, t, im.c.data(), true);
   } else {
-    fm.c.assign(size_t{16} * N, 0.0);
-    if (accumulate) scatter_d(w, t, N, fm.c.data(), false);
+    fm.c.resize(size_t{16} * N);
+    if (accumulate)
+      scatter_d(w, t, fm.c.data(), false);
+    else
+      std::fill(fm.c.begin(), fm.c.end(), 0.0);
     tensor::wgmma_float(N, K, fm.a.data(), fm.b.data(), fm.c.data(), fm.c.data());
-    scatter_d(w, t, N, fm.c.data(), true);
+    scatter_d(w, t, fm.c.data(), true);
   }
 }
 

@@ -278,6 +278,7 @@ std::string run_case(const Case& c) {
   dev.copy_to(d_a, aregs.data(), aregs.size() * 4);
   dev.copy_to(d_out, dinit.data(), dinit.size() * 4);
   LaunchConfig cfg{{1}, {128}, 0};
+  cfg.threads = 1;  // every case on this host thread (the executor's B cache)
   auto st =
       launch(*mod, "w", cfg, d_img, static_cast<uint32_t>(img.size() / 4), d_desc, d_a, d_out);
   if (!st.ok()) return st.error->what();
@@ -346,16 +347,22 @@ TEST(Wgmma, DescriptorFields) {
   EXPECT_EQ(d.sbo, 0x1230u);
   EXPECT_EQ(d.base_offset, 5u);
   EXPECT_EQ(d.swizzle, 1u);
-  for (unsigned sw : {0u, 32u, 64u, 128u})
-    for (bool mn : {false, true})
-      for (unsigned row = 0; row < 64; ++row)
-        for (unsigned k = 0; k < 16; ++k) {
-          Layout x = mn ? mn_major(sw, 2048 + 384, 64) : k_major(sw, 2048 + 32);
-          x.base_offset = sw ? 3 : 0;
-          ASSERT_EQ(tensor::desc_address(tensor::decode_desc(make_desc(x)), mn, 2, row, k),
-                    ref_address(x, 2, row, k))
-              << sw << " " << mn << " " << row << " " << k;
-        }
+  // Every swizzle, both majors, elements of 1, 2 and 4 bytes (the k of
+  // 32 bytes each type's wgmma reads), a base offset, and padded strides.
+  for (unsigned eb : {1u, 2u, 4u})
+    for (unsigned sw : {0u, 32u, 64u, 128u})
+      for (bool mn : {false, true})
+        for (uint32_t pad : {0u, 1024u})
+          for (unsigned row = 0; row < 64; ++row)
+            for (unsigned k = 0; k < 32 / eb; ++k) {
+              Layout x = mn ? mn_major(sw, 2048 + 384, 64) : k_major(sw, 2048 + 32);
+              x.base_offset = sw ? 3 : 0;
+              x.lbo += pad;
+              x.sbo += 2 * pad;
+              ASSERT_EQ(tensor::desc_address(tensor::decode_desc(make_desc(x)), mn, eb, row, k),
+                        ref_address(x, eb, row, k))
+                  << eb << " " << sw << " " << mn << " " << pad << " " << row << " " << k;
+            }
 }
 
 TEST(Wgmma, ClassicSwizzled128Tile) {
@@ -436,6 +443,48 @@ TEST(Wgmma, TypesAndAccumulators) {
                    (regs ? " A in registers" : ""));
       WGMMA_CASE(c);
     }
+}
+
+// Every A/B type through every swizzle, K-major, with strides wider than the
+// dense layout needs (gaps between core matrices and row groups).
+TEST(Wgmma, EveryTypeEverySwizzlePaddedStrides) {
+  for (Elem e : {Elem::F16, Elem::BF16, Elem::TF32, Elem::E4M3, Elem::E5M2, Elem::S8, Elem::U8})
+    for (unsigned sw : {0u, 32u, 64u, 128u}) {
+      Case c;
+      c.ab = c.b = e;
+      c.d = e == Elem::S8 || e == Elem::U8 ? Elem::S32 : Elem::F32;
+      c.n = 24;
+      auto padded = [&](uint32_t start) {
+        Layout l = k_major(sw, start);
+        if (sw) {
+          l.sbo = 2 * 8 * sw;  // a row group's worth of gap after each group
+        } else {
+          l.lbo = 384;  // the second k chunk's core matrices 384 bytes on
+          l.sbo = 896;
+        }
+        return l;
+      };
+      c.la = padded(0);
+      c.lb = padded(16384);
+      c.seed = static_cast<unsigned>(e) * 7 + sw;
+      SCOPED_TRACE(type_name(e) + " swizzle " + std::to_string(sw));
+      WGMMA_CASE(c);
+    }
+}
+
+// The executor keeps B's converted values for the next warp of the group
+// while the bytes it reads are the same: a B of the same form but other
+// bytes (two launches, one host thread) must be read again.
+TEST(Wgmma, ChangedSharedOperandIsReadAgain) {
+  for (unsigned seed : {11u, 12u, 13u}) {
+    Case c;
+    c.n = 64;
+    c.la = k_major(128, 0);
+    c.lb = k_major(128, 8192);
+    c.seed = seed;
+    SCOPED_TRACE(seed);
+    WGMMA_CASE(c);
+  }
 }
 
 TEST(Wgmma, ScaleDAndNegation) {

@@ -1162,7 +1162,7 @@ CUresult cooperative(Function* f, emu::Dim3 grid, emu::Dim3 block, unsigned shar
                      void** params, void** extra, emu::Dim3 cluster = {0, 0, 0}) {
   LOCKED;
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
-  if (captured(s)) return capture_kernel(s, f, grid, block, shared, params, extra, true);
+  if (captured(s)) return capture_kernel(s, f, grid, block, shared, params, extra, true, cluster);
   CUresult refused;
   // Without a decoded kernel, d.launch refuses the launch and counts it.
   if (const emu::Program* prog = d.program(f, "", &refused)) {
@@ -1212,15 +1212,9 @@ CUresult launch_kernel_ex(const CUlaunchConfig* c, CUfunction f, void** params, 
   }
   const emu::Dim3 grid{c->gridDimX, c->gridDimY, c->gridDimZ},
       block{c->blockDimX, c->blockDimY, c->blockDimZ};
-  if (captured(c->hStream)) {
-    if (cluster.x) {
-      d.note(
-          "ERROR: a cluster launch (cudaLaunchAttributeClusterDimension) captured into a "
-          "CUDA graph is not supported by the emulator");
-      return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    return capture_kernel(c->hStream, fn(f), grid, block, c->sharedMemBytes, params, extra, coop);
-  }
+  if (captured(c->hStream))
+    return capture_kernel(c->hStream, fn(f), grid, block, c->sharedMemBytes, params, extra, coop,
+                          cluster);
   if (coop)
     return cooperative(fn(f), grid, block, c->sharedMemBytes, c->hStream, params, extra, cluster);
   return d.launch(fn(f), grid, block, c->sharedMemBytes, params, extra, false, cluster);

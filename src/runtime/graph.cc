@@ -32,14 +32,15 @@ struct KernelCall {
   std::vector<std::vector<uint8_t>> args;
   bool have_args = false;  // false: the kernel's parameters are unknown (no PTX)
   bool cooperative = false;
+  emu::Dim3 cluster{0, 0, 0};  // a cluster shape set at launch (0: the kernel's own)
 
   CUresult operator()() const {
     Driver& d = Driver::get();
     Lock lock(d.mu);
     std::vector<void*> ptrs;
     for (const auto& a : args) ptrs.push_back(const_cast<uint8_t*>(a.data()));
-    return d.launch(f, grid, block, shared, have_args ? ptrs.data() : nullptr, nullptr,
-                    cooperative);
+    return d.launch(f, grid, block, shared, have_args ? ptrs.data() : nullptr, nullptr, cooperative,
+                    cluster);
   }
 };
 
@@ -435,8 +436,46 @@ CUresult kernel_node_set_params(CUgraphNode h, const CUDA_KERNEL_NODE_PARAMS* p)
   if (!node || !node->kernel) return CUDA_ERROR_INVALID_VALUE;
   std::shared_ptr<KernelCall> k;
   if (CUresult r = kernel_call_of(p, &k); r != CUDA_SUCCESS) return r;
+  k->cooperative = node->kernel->cooperative;  // the node's attributes stay
+  k->cluster = node->kernel->cluster;
   node->kernel = k;
   node->run = kernel_run(k);
+  return CUDA_SUCCESS;
+}
+
+// cuGraphKernelNodeSetAttribute / GetAttribute: the launch attributes that
+// change what a kernel node computes (its cluster shape, cooperative) are
+// kept with the node; the scheduling hints (priority, access policy, ...)
+// are accepted and change nothing, as for cuLaunchKernelEx.
+CUresult kernel_node_set_attribute(CUgraphNode h, CUlaunchAttributeID id,
+                                   const CUlaunchAttributeValue* v) {
+  LOCKED;
+  Node* node = node_of(h);
+  if (!node || !node->kernel || !v) return CUDA_ERROR_INVALID_VALUE;
+  auto k = std::make_shared<KernelCall>(*node->kernel);  // an exec keeps its own copy
+  if (id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+    k->cluster = {v->clusterDim.x, v->clusterDim.y, v->clusterDim.z};
+    if (k->cluster.count() == 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  } else if (id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
+    k->cooperative = v->cooperative != 0;
+  }
+  node->kernel = k;
+  node->run = kernel_run(k);
+  return CUDA_SUCCESS;
+}
+CUresult kernel_node_get_attribute(CUgraphNode h, CUlaunchAttributeID id,
+                                   CUlaunchAttributeValue* v) {
+  LOCKED;
+  Node* node = node_of(h);
+  if (!node || !node->kernel || !v) return CUDA_ERROR_INVALID_VALUE;
+  *v = CUlaunchAttributeValue{};
+  if (id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+    v->clusterDim.x = node->kernel->cluster.x;
+    v->clusterDim.y = node->kernel->cluster.y;
+    v->clusterDim.z = node->kernel->cluster.z;
+  } else if (id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
+    v->cooperative = node->kernel->cooperative ? 1 : 0;
+  }
   return CUDA_SUCCESS;
 }
 CUresult exec_kernel_node_set_params(CUgraphExec he, CUgraphNode h,
@@ -452,6 +491,8 @@ CUresult exec_kernel_node_set_params(CUgraphExec he, CUgraphNode h,
   // Only the arguments and dimensions may change, not the kernel.
   if (k->f != e->kernels[it - e->order.begin()]->f) return CUDA_ERROR_INVALID_VALUE;
   size_t i = static_cast<size_t>(it - e->order.begin());
+  k->cooperative = e->kernels[i]->cooperative;
+  k->cluster = e->kernels[i]->cluster;
   e->kernels[i] = k;
   e->runs[i] = kernel_run(k);
   return CUDA_SUCCESS;
@@ -705,7 +746,7 @@ CUresult capture_node(CUstream s, CUgraphNodeType type, std::function<CUresult()
 }
 
 CUresult capture_kernel(CUstream s, Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared,
-                        void** params, void** extra, bool cooperative) {
+                        void** params, void** extra, bool cooperative, emu::Dim3 cluster) {
   LOCKED;
   StreamCapture* c = capture_of(s);
   if (!c) return CUDA_ERROR_ILLEGAL_STATE;
@@ -715,6 +756,7 @@ CUresult capture_kernel(CUstream s, Function* f, emu::Dim3 grid, emu::Dim3 block
       r != CUDA_SUCCESS)
     return r;
   k->cooperative = cooperative;
+  k->cluster = cluster;
   Node* n = record(*c, CU_GRAPH_NODE_TYPE_KERNEL, kernel_run(k));
   n->kernel = k;
   return CUDA_SUCCESS;
@@ -779,6 +821,8 @@ const std::vector<EntryPoint>& graph_entries() {
       E("cuGraphAddKernelNode", 12000, add_kernel_node),
       E("cuGraphKernelNodeSetParams", 12000, kernel_node_set_params),
       E("cuGraphExecKernelNodeSetParams", 12000, exec_kernel_node_set_params),
+      E("cuGraphKernelNodeSetAttribute", 11000, kernel_node_set_attribute),
+      E("cuGraphKernelNodeGetAttribute", 11000, kernel_node_get_attribute),
       E("cuGraphAddMemcpyNode", 10000, add_memcpy_node),
       E("cuGraphAddMemsetNode", 10000, add_memset_node),
       E("cuGraphAddHostNode", 10000, add_host_node),

@@ -24,8 +24,10 @@ bool captured(CUstream s);
 // Record an operation of type `type` (run at each replay) on capturing `s`.
 CUresult capture_node(CUstream s, CUgraphNodeType type, std::function<CUresult()> run);
 // Record a kernel launch; its arguments are copied now, as the driver does.
+// `cluster`: a cluster shape given at launch (cudaLaunchKernelEx), 0 for none.
 CUresult capture_kernel(CUstream s, Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared,
-                        void** params, void** extra, bool cooperative = false);
+                        void** params, void** extra, bool cooperative = false,
+                        emu::Dim3 cluster = {0, 0, 0});
 // An event recorded in / waited on by a capturing stream joins the capture
 // graph's dependencies (fork/join across streams); returns true when handled.
 bool capture_event_record(CUevent e, CUstream s);

@@ -1,0 +1,164 @@
+// Hopper's shared-memory traffic beyond ld/st/atom and ldmatrix/stmatrix,
+// as Nsight Compute counts it on an H100 (rules and evidence:
+// docs/bank-model.md, "Hopper"; measured by scripts/hopper-rules, data in
+// tests/validation/hopper/). Every function computes from addresses; none
+// looks a measurement up.
+//
+//  - gmma_operand_cost(GmmaOperand): one wgmma operand read from shared
+//    memory. Inputs: the 64-bit matrix descriptor as the instruction holds
+//    it (start, LBO, SBO, base offset, swizzle), whether the operand is
+//    MN-major (imm-trans 1), its element size and its rows (64 for A, N for
+//    B). Rule: every core matrix (8 rows of 16 bytes) is one group; its cost
+//    is the most distinct 4-byte words its rows put in one bank. Counter:
+//    l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma (and the
+//    SASS-patched sm__sass_..._op_gmma).
+//  - gmma_core_matrices(GmmaOperand): the 16-byte chunk addresses the
+//    descriptor yields, 8 per core matrix (what gmma_operand_cost groups).
+//  - copy_traffic(CopyDirection, chunks): the global side of one TMA tensor
+//    copy or bulk copy. Inputs: the global address of each 16-byte chunk in
+//    the order the copy walks them (tensor_box_chunks, bulk_chunks) and
+//    how many of its bytes are inside the tensor. Counters:
+//    l1tex__m_xbar2l1tex_read_{sectors,bytes}_mem_global_op_tma_ld,
+//    l1tex__m_l1tex2xbar_write_{sectors,bytes}_mem_global_op_tma_{st,red}.
+//    No counter sees TMA's or bulk copies' shared-memory side: there is no
+//    function for it (measured; docs/bank-model.md).
+//  - dshared_cost(Request): a ld/st/atom/red.shared::cluster to another
+//    block's shared memory (op, width, mask, the lanes' addresses in the
+//    target block). Counters: smsp__sass_inst_executed_op_dshared_*,
+//    l1tex__t_sectors_pipe_lsu_mem_dshared_op_*.
+//  - async_copy_cost(AsyncCopyRequest): one cp.async (LDGSTS): width, .ca
+//    or .cg, active mask, the lanes that read nothing (src-size 0), each
+//    lane's shared destination and global source. Counters:
+//    smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts and
+//    _bank_conflicts_, smsp__sass_l1tex_t_{requests,sectors}_pipe_lsu_mem_
+//    global_op_ldgsts. Where no measured rule covers the request (.ca with
+//    bank conflicts on both sides of one lane group; .cg with lanes that read
+//    nothing) the cost says so (shared_modelled / global_modelled false).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bank/bank.h"
+
+namespace smemlab::bank {
+
+// ---- wgmma operands
+
+struct GmmaOperand {
+  uint64_t descriptor = 0;  // the matrix descriptor (PTX ISA "Matrix Descriptor Format")
+  bool mn_major = false;    // imm-trans 1: MN-major (16-bit types only)
+  unsigned elem_bytes = 2;  // 1 (e4m3/e5m2/s8/u8), 2 (f16/bf16), 4 (tf32)
+  unsigned rows = 64;       // M (A: 64) or N (B: 8..256), a multiple of 8
+};
+
+// The decoded descriptor fields (bytes), as the ISA defines them.
+struct GmmaDescriptor {
+  uint32_t start = 0, lbo = 0, sbo = 0;
+  unsigned base_offset = 0;
+  unsigned swizzle_bytes = 0;  // 0 (none), 32, 64, 128
+};
+GmmaDescriptor decode_gmma_descriptor(uint64_t bits);
+
+// One operand's core matrices: chunk[8*i + r] is row r of core matrix i
+// (K-major: 8 consecutive rows of one 16-byte k-chunk; MN-major: 8
+// consecutive k of one 16-byte mn-chunk); each wgmma reads 32 bytes of K
+// per row. Throws Error for rows not a multiple of 8, an element size other
+// than 1, 2, 4, or an MN-major operand of other than 2-byte elements.
+std::vector<uint64_t> gmma_core_matrices(const GmmaOperand& operand);
+
+// Wavefronts of reading the operand: sum over core matrices of the most
+// distinct words any bank holds among its 8 chunks; ideal = core matrices;
+// bank_conflicts = wavefronts - ideal; ways = the worst core matrix.
+Cost gmma_operand_cost(const GmmaOperand& operand);
+
+// ---- TMA tensor copies and bulk copies: the global side
+
+enum class CopyDirection { Load, Store, Reduce };
+
+struct CopyChunk {
+  uint64_t global = 0;  // byte address of the chunk's first byte
+  unsigned valid = 16;  // bytes of it inside the tensor, from its start (0: out of bounds)
+};
+
+struct CopyTraffic {
+  uint64_t sectors = 0;  // 32-byte sectors
+  uint64_t bytes = 0;    // what the _bytes counters report: 32 per sector
+};
+
+// The copy moves its chunks in groups of 8 consecutive chunks (128 bytes)
+// in walk order; each group costs the distinct 32-byte sectors its chunks
+// touch. Loads count every chunk of the box, in bounds or not; stores and
+// reductions only the in-bounds ones.
+CopyTraffic copy_traffic(CopyDirection direction, std::span<const CopyChunk> chunks);
+
+// A tiled (non-im2col) tensor box: rank 1..5, element strides 1.
+struct TensorBox {
+  uint64_t base = 0;  // the tensor's global address
+  unsigned rank = 2;
+  unsigned elem_bytes = 4;
+  std::array<uint64_t, 5> dims{};     // elements per dimension
+  std::array<uint64_t, 4> strides{};  // bytes between consecutive indices of dims 1..rank-1
+  std::array<unsigned, 5> box{};  // box size per dimension (box[0] * elem_bytes: a multiple of 16)
+  std::array<int64_t, 5> coords{};  // the box's first element (may be out of bounds)
+};
+
+// The box's 16-byte chunks in the copy's walk order (dimension 0 fastest).
+// Throws Error when box[0] * elem_bytes is not a multiple of 16.
+std::vector<CopyChunk> tensor_box_chunks(const TensorBox& box);
+
+// A bulk copy of `bytes` (a multiple of 16) from/to global address `global`.
+std::vector<CopyChunk> bulk_chunks(uint64_t global, uint64_t bytes);
+
+// ---- distributed shared memory (another block of the cluster)
+
+struct DsharedCost {
+  unsigned requests = 0;  // 1 when any lane is active
+  unsigned sectors = 0;   // l1tex__t_sectors_pipe_lsu_mem_dshared_op_*
+};
+
+// request.addr: byte addresses in the target block's shared memory. Loads
+// and stores: the distinct 32-byte sectors the active lanes touch. Atomics
+// (atom and red): lanes on one address take turns; turn k holds every
+// address's k-th lane, and the sectors of all turns add up.
+DsharedCost dshared_cost(const Request& request);
+
+// ---- cp.async (LDGSTS)
+
+struct AsyncCopyRequest {
+  unsigned width = 4;                 // 4, 8 or 16 (.cg: 16)
+  bool bypass = false;                // .cg (L1 bypass) rather than .ca
+  uint32_t mask = 0xffffffffu;        // lanes that copy
+  uint32_t no_read = 0;               // of those, lanes whose src-size is 0: they only zero-fill
+  std::array<uint64_t, 32> shared{};  // each lane's shared destination (bytes)
+  std::array<uint64_t, 32> global{};  // each lane's global source (bytes)
+};
+
+struct AsyncCopyCost {
+  // false: no measured rule covers the request; the fields it guards are 0.
+  bool shared_modelled = true;  // wavefronts, ideal, bank_conflicts
+  bool global_modelled = true;  // global_sectors
+  unsigned wavefronts = 0, ideal = 0, bank_conflicts = 0;
+  unsigned global_requests = 0;  // 1 when any lane reads
+  unsigned global_sectors = 0;
+};
+
+// .ca: lanes form groups by width (4 bytes: the warp; 8: half-warps; 16:
+// quarter-warps); a group costs the most lanes on one bank, on the shared
+// destinations or on the global sources (lanes that read nothing left out);
+// measured only where one of the two sides is conflict-free in every group.
+// Sectors: the distinct 32-byte sectors read. .cg: one lane per shared
+// destination (the lowest); lanes whose global and shared bytes share one
+// sector each, at the same offsets, form one sector request (sectors =
+// requests). For wavefronts the same pairing within each half-warp, then
+// requests group by (global 128-byte line, shared line, half of a sector
+// or whole, shared minus global address mod 64); a group costs the most
+// requests reading one global 16-byte chunk; Nsight Compute reports no bank
+// conflicts for .cg (ideal = wavefronts).
+// Throws Error for a width other than 4, 8, 16 (.cg: 16) or an address not
+// aligned to it.
+AsyncCopyCost async_copy_cost(const AsyncCopyRequest& request);
+
+}  // namespace smemlab::bank
