@@ -495,7 +495,13 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
 
   KernelObserver* ko = cfg.observer;
   if (ko) {
-    KernelInfo info{kernel, cfg.grid, cfg.block, p.static_shared, cfg.dynamic_shared, p.lines};
+    KernelInfo info;
+    info.name = kernel;
+    info.grid = cfg.grid;
+    info.block = cfg.block;
+    info.static_shared = p.static_shared;
+    info.dynamic_shared = cfg.dynamic_shared;
+    info.lines = p.lines;
     info.cluster = env.cluster;
     for (const Op& op : p.ops) {
       const unsigned base = op.code / 16;
