@@ -79,13 +79,13 @@ void DsharedRace::on_dshared(const emu::DsharedAccess& d) {
   if (releases_ == 0 && a.mask) {
     const uint32_t l = static_cast<uint32_t>(__builtin_ctz(a.mask));
     const size_t before = out_.findings.size();
-    out_.report(FindingKind::DsmemRace, Severity::Error,
-                fmt::format("{} of the shared memory of block {} (cluster rank {}) by block {} "
-                            "before any cluster barrier: the block may not have started (call "
-                            "cluster.sync() before using distributed shared memory)",
-                            write ? "write" : "read", dim_text(s_.block), d.rank,
-                            dim_text(a.block)),
-                a.instr, a.warp * 32 + l, nullptr, 0, write ? "write" : "read");
+    out_.report(
+        FindingKind::DsmemRace, Severity::Error,
+        fmt::format("{} of the shared memory of block {} (cluster rank {}) by block {} "
+                    "before any cluster barrier: the block may not have started (call "
+                    "cluster.sync() before using distributed shared memory)",
+                    write ? "write" : "read", dim_text(s_.block), d.rank, dim_text(a.block)),
+        a.instr, a.warp * 32 + l, nullptr, 0, write ? "write" : "read");
     if (out_.findings.size() > before) out_.findings.back().involved.back().block = a.block;
   }
   for (uint32_t m = a.mask; m; m &= m - 1) {

@@ -68,18 +68,19 @@ TEST(MbarWatch, ACompletedPhaseRunsToTheEnd) {
 
 TEST(MbarWatch, APollingLoopThatGivesUpIsNoDeadlock) {
   // 300 polls, then on: the counter changes the state every round.
-  Stop s = run_bar(kInit +
-                   "  mov.u32 %r2, 0;\n"
-                   "POLL:\n  mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;\n"
-                   "  add.u32 %r2, %r2, 1;\n  setp.lt.u32 %p2, %r2, 300;\n"
-                   "  @!%p1 bra.uni NEXT;\n  bra.uni DONE;\n"
-                   "NEXT:\n  @%p2 bra.uni POLL;\nDONE:\n  @%p0 mbarrier.arrive.shared::cta.b64 _, [%r1];\n");
+  Stop s = run_bar(
+      kInit +
+      "  mov.u32 %r2, 0;\n"
+      "POLL:\n  mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;\n"
+      "  add.u32 %r2, %r2, 1;\n  setp.lt.u32 %p2, %r2, 300;\n"
+      "  @!%p1 bra.uni NEXT;\n  bra.uni DONE;\n"
+      "NEXT:\n  @%p2 bra.uni POLL;\nDONE:\n  @%p0 mbarrier.arrive.shared::cta.b64 _, [%r1];\n");
   EXPECT_TRUE(s.ok) << s.kind << ": " << s.message;
 }
 
 TEST(MbarWatch, AnnouncedBytesThatNeverComeAreATxMismatch) {
-  Stop s = run_bar(kInit + "  @%p0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r1], 64;\n" +
-                   kWait0);
+  Stop s =
+      run_bar(kInit + "  @%p0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r1], 64;\n" + kWait0);
   ASSERT_FALSE(s.ok);
   EXPECT_EQ(s.kind, "tx-mismatch");
   EXPECT_NE(s.message.find("every arrival is made but 64 announced bytes never come"),
