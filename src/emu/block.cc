@@ -317,6 +317,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   const uint32_t nwarps = static_cast<uint32_t>(b.warps.size());
   uint64_t published = 0, idle_rounds = 0;
   WarpTurns turns(env.schedule, nwarps, (uint64_t{id.z} * env.grid.y + id.y) * env.grid.x + id.x);
+  spin_.reset();
   for (;;) {
     // A round of turns in one interpreter call (a call per turn cost a
     // fifth of a shared-tile kernel's time under the gpu schedule).
@@ -324,9 +325,12 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     if (round.over_budget) budget_fault(b, *round.over_budget);
     if (!round.alive) break;
     if (!round.progress) deadlock();
+    BlockCtx* self = &b;
+    spin_.after_round(std::span<BlockCtx* const>(&self, 1));
     turns.next_round();
     between_rounds(env, b.writes, published, idle_rounds);
   }
+  mbar_exit_check(b);
   end();
 }
 
@@ -399,6 +403,7 @@ void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, Clust
     b.counts.clear();
   if (obs) obs->on_block_begin(id, env.block, b.shared_bytes);
   b.writes = 0;
+  b.mbar.reset(nwarps);
   if (!cluster) {
     solo_.blocks.assign(1, &b);
     solo_.exited.assign(1, 0);

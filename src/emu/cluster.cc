@@ -10,6 +10,7 @@
 
 #include "emu/block.h"
 #include "emu/exec.h"
+#include "emu/mbar_watch.h"
 
 namespace smemlab::emu {
 
@@ -104,6 +105,7 @@ void cluster_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
     fault(w, pc, __builtin_ctz(again), FaultKind::Barrier,
           "barrier.cluster.arrive again before barrier.cluster.wait (each thread arrives once "
           "per phase and waits before it arrives again)");
+  if (!(op.aux2 & 2)) mbar_release(b, w, exec);  // .release (the default), not .relaxed
   w.cl_arrived |= exec;
   c.arrived += static_cast<uint32_t>(__builtin_popcount(exec));
   c.last_pc = pc;
@@ -152,7 +154,12 @@ void exec_mapa(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
 // fence.*: an event for observers only.
 void exec_fence(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   (void)pc;
-  if (!b.obs || exec == 0) return;
+  if (exec == 0) return;
+  // fence.mbarrier_init, or a memory fence (taken as one of cluster scope):
+  // the thread's inits are published by the next cluster barrier.
+  const auto kind = static_cast<FenceKind>(op.aux);
+  if (kind == FenceKind::MbarrierInit || kind == FenceKind::Memory) mbar_release(b, w, exec);
+  if (!b.obs) return;
   b.obs->on_fence(Fence{static_cast<FenceKind>(op.aux), static_cast<FenceSpace>(op.aux2), exec,
                         &b.prog->info[op.info], b.id, w.index});
 }
@@ -182,6 +189,7 @@ void ClusterRunner::loop(const LaunchEnv& env, uint64_t key) {
   const uint32_t nwarps = static_cast<uint32_t>(ctx_.blocks[0]->warps.size());
   uint64_t published = 0, idle_rounds = 0;
   WarpTurns turns(env.schedule, nwarps * n, key);
+  spin_.reset();
   for (;;) {
     bool progress = false, alive = false;
     for (uint32_t i = 0; i < nwarps * n; ++i) {
@@ -197,8 +205,22 @@ void ClusterRunner::loop(const LaunchEnv& env, uint64_t key) {
         throw;
       }
     }
-    if (!alive) return;
+    if (!alive) {
+      for (const BlockCtx* b : ctx_.blocks) try {
+          mbar_exit_check(*b);
+        } catch (const Fault&) {
+          failed_rank_ = b->rank;
+          throw;
+        }
+      return;
+    }
     if (!progress) deadlock();
+    try {
+      spin_.after_round(ctx_.blocks);
+    } catch (const Fault&) {
+      failed_rank_ = spin_.rank();
+      throw;
+    }
     turns.next_round();
     uint64_t writes = 0;
     for (const BlockCtx* b : ctx_.blocks) writes += b->writes;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "emu/fault_kinds.h"
+#include "emu/mbar_watch.h"
 #include "emu/memory.h"
 #include "emu/observer.h"
 #include "emu/program.h"
@@ -184,6 +185,7 @@ struct BlockCtx {
   uint64_t lane_steps = 0;
   uint64_t clock_base = 0;
   uint64_t writes = 0;  // stores and atomics executed (any space)
+  MbarWatch mbar;       // the block's mbarriers beyond their words (mbar_watch.h)
   // The allocation of the last fast global access (none on the device heap):
   // consecutive accesses mostly hit the same buffer. Reset per block.
   const GlobalMemory::Allocation* global_hint = nullptr;

@@ -628,9 +628,22 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   if (!env.run_warp) return launch_error(isa_error);
 
   KernelObserver* ko = cfg.observer;
-  if (ko)
-    ko->on_kernel_begin(
-        KernelInfo{kernel, cfg.grid, cfg.block, p.static_shared, cfg.dynamic_shared, p.lines});
+  if (ko) {
+    KernelInfo info;
+    info.name = kernel;
+    info.grid = cfg.grid;
+    info.block = cfg.block;
+    info.static_shared = p.static_shared;
+    info.dynamic_shared = cfg.dynamic_shared;
+    info.lines = p.lines;
+    info.cluster = env.cluster;
+    for (const Op& op : p.ops) {
+      const unsigned base = op.code / 16;
+      info.hopper = info.hopper || base == WGMMA || base == WGMMA_SYNC || base == MBAR ||
+                    base == BULK || base == TMA || base == FENCE;
+    }
+    ko->on_kernel_begin(info);
+  }
 
   for (const Dim3& b : cfg.only_blocks)
     if (b.x >= cfg.grid.x || b.y >= cfg.grid.y || b.z >= cfg.grid.z)

@@ -329,6 +329,11 @@ struct KernelInfo {
   Dim3 grid, block;
   uint32_t static_shared = 0, dynamic_shared = 0;
   const ptx::LineTable* lines = nullptr;
+  // The kernel has an mbarrier, bulk or tensor copy, wgmma or fence
+  // instruction: the Hopper events may come (analyses that need them can
+  // skip their bookkeeping otherwise).
+  bool hopper = false;
+  Dim3 cluster;  // the launch's cluster shape (1x1x1: blocks alone)
 };
 
 class KernelObserver {

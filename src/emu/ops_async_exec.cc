@@ -18,6 +18,7 @@
 
 #include "emu/exec.h"
 #include "emu/hopper_events.h"
+#include "emu/mbar_watch.h"
 #include "emu/ops_async.h"
 
 namespace smemlab::emu {
@@ -199,9 +200,13 @@ void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
     uint64_t obj;
     std::memcpy(&obj, p, 8);
     const unsigned parity_before = mbar::parity(obj);
+    const uint64_t word_before = obj;
+    const auto off = static_cast<uint32_t>(shown[l]);
+    mbar_check(b, w, pc, l, *owner, off, kind, false);
     Mbarrier e{};
     note_state(e, obj, false);
     mbarrier_apply(w, op, pc, l, kind, obj, e);
+    mbar_note(b, w, pc, l, *owner, off, kind, false, word_before, obj, e.ready, e.wait_parity);
     const bool phase_done =
         kind != MB_INIT && kind != MB_INVAL && mbar::parity(obj) != parity_before;
     if (phase_done) completed.push_back(owner);
@@ -253,6 +258,8 @@ void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     BlockCtx& owner = *owner_of(b, bar, MSpace::Shared);
     uint64_t obj;
     std::memcpy(&obj, m, 8);
+    const uint64_t word_before = obj;
+    mbar_check(b, w, pc, l, owner, static_cast<uint32_t>(bshown), MB_COMPLETE_TX, true);
     Mbarrier e{};
     note_state(e, obj, false);
     const unsigned parity_before = mbar::parity(obj);
@@ -262,6 +269,8 @@ void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
       fault(w, pc, static_cast<int>(l), FaultKind::Mbarrier, err.what());
     }
     std::memcpy(m, &obj, 8);
+    mbar_note(b, w, pc, l, owner, static_cast<uint32_t>(bshown), MB_COMPLETE_TX, true, word_before,
+              obj);
     if (b.obs || owner.obs) {
       e.kind = MbarrierKind::CompleteTx;
       e.lane = static_cast<uint8_t>(l);

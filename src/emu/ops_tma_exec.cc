@@ -24,6 +24,7 @@
 
 #include "emu/exec.h"
 #include "emu/hopper_events.h"
+#include "emu/mbar_watch.h"
 #include "emu/ops_async.h"
 #include "emu/tma.h"
 
@@ -173,6 +174,12 @@ void complete_tx(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, ui
   b.remote = 0;
   uint64_t obj;
   std::memcpy(&obj, m, 8);
+  // The block that holds the mbarrier (a cluster peer's, for a
+  // shared::cluster address of another rank).
+  uint32_t off;
+  BlockCtx& owner = shared_owner(b, bar, &off);
+  const uint64_t word_before = obj;
+  mbar_check(b, w, pc, l, owner, off, MB_COMPLETE_TX, true);
   Mbarrier e{};
   e.parity_before = mbar::parity(obj);
   e.pending_before = mbar::pending(obj);
@@ -183,10 +190,7 @@ void complete_tx(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, ui
     fault(w, pc, static_cast<int>(l), FaultKind::Mbarrier, err.what());
   }
   std::memcpy(m, &obj, 8);
-  // The observer of the block that holds the mbarrier (a cluster peer's,
-  // for a shared::cluster address of another rank).
-  uint32_t off;
-  BlockCtx& owner = shared_owner(b, bar, &off);
+  mbar_note(b, w, pc, l, owner, off, MB_COMPLETE_TX, true, word_before, obj);
   const bool completed = mbar::parity(obj) != e.parity_before;
   if (b.obs || owner.obs) {
     e.kind = MbarrierKind::CompleteTx;
