@@ -14,7 +14,10 @@ void BarrierCheck::on_barrier(const emu::BarrierArrive& b) {
                 b.instr, b.warp * 32 + static_cast<uint32_t>(__builtin_ctz(b.mask | 1u << 31)),
                 nullptr, 0, "barrier");
   }
-  if (b.aligned && b.kind != emu::BarrierKind::Arrive && s_.exited > 0 &&
+  // A barrier without a thread count waits for the whole block; one with a
+  // count (bar.sync 1, 128: a warp-specialized kernel's consumers after its
+  // producer warps exited) waits for that many, whoever else exited.
+  if (b.aligned && !b.counted && b.kind != emu::BarrierKind::Arrive && s_.exited > 0 &&
       b.expected == s_.threads - s_.exited) {
     out_.report(
         FindingKind::DivergentBarrier, Severity::Error,

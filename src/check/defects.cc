@@ -9,9 +9,11 @@
 
 #include <algorithm>
 
+#include "check/async_proxy.h"
 #include "check/barrier_check.h"
 #include "check/bounds_check.h"
 #include "check/defect_state.h"
+#include "check/dshared_race.h"
 #include "check/global_hazards.h"
 #include "check/global_owners.h"
 #include "check/global_records.h"
@@ -50,24 +52,43 @@ class BlockDefects final : public emu::BlockObserver {
         global_(state_, hazards_, this->records->global),
         streams_(state_, this->records->global),
         barriers_(state_, out),
-        bounds_(state_, out) {}
+        bounds_(state_, out),
+        async_(state_, out),
+        dshared_(state_, out) {}
 
   void on_block_begin(emu::Dim3, emu::Dim3 dim, uint32_t shared_bytes) override {
     state_.threads = static_cast<uint32_t>(dim.count());
     state_.wepoch.assign((state_.threads + 31) / 32, 0);
     shared_.on_block_begin(shared_bytes);
+    async_.on_block_begin(static_cast<uint32_t>(state_.wepoch.size()), shared_bytes);
+    dshared_.on_block_begin();
   }
 
   void on_memory(const emu::MemAccess& a) override;
 
-  void on_barrier(const emu::BarrierArrive& b) override { barriers_.on_barrier(b); }
+  void on_barrier(const emu::BarrierArrive& b) override {
+    barriers_.on_barrier(b);
+    async_.on_barrier(b);
+  }
 
   void on_barrier_release(const emu::BarrierRelease& r) override {
     shared_.on_barrier_release();
     hazards_.on_barrier_release();
     ++state_.epoch;
     barriers_.on_barrier_release(r);
+    async_.on_barrier_release(r);
+    dshared_.on_barrier_release(r);
   }
+
+  // Hopper's events: the async proxy, mbarriers, distributed shared memory.
+  void on_bulk_copy(const emu::BulkCopy& c) override { async_.on_bulk_copy(c); }
+  void on_wgmma(const emu::Wgmma& g) override { async_.on_wgmma(g); }
+  void on_mbarrier(const emu::Mbarrier& m) override {
+    async_.on_mbarrier(m);
+    dshared_.on_mbarrier(m);
+  }
+  void on_fence(const emu::Fence& f) override { async_.on_fence(f); }
+  void on_dshared(const emu::DsharedAccess& d) override;
 
   void on_warp_sync(const emu::WarpSync& w) override {
     ++state_.event;
@@ -105,12 +126,30 @@ class BlockDefects final : public emu::BlockObserver {
   GlobalStreams streams_;
   BarrierCheck barriers_;
   BoundsCheck bounds_;
+  AsyncProxy async_;
+  DsharedRace dshared_;
 };
+
+void BlockDefects::on_dshared(const emu::DsharedAccess& d) {
+  dshared_.on_dshared(d);
+  const emu::MemAccess& a = d.access;
+  if (!d.incoming || a.op == emu::MemOp::Load || a.op == emu::MemOp::BulkLoad) return;
+  for (uint32_t m = a.mask; m; m &= m - 1) {
+    const uint64_t addr = a.addr[__builtin_ctz(m)];
+    shared_.remote_write(addr, a.width);
+  }
+}
 
 void BlockDefects::on_memory(const emu::MemAccess& a) {
   ++state_.event;
   if (a.mask == 0) return;
-  if (a.space == emu::Space::Shared && shared_.hold_back(a)) return;
+  if (a.space == emu::Space::Shared) {
+    dshared_.on_memory(a);
+    if (a.op != emu::MemOp::BulkLoad && a.op != emu::MemOp::BulkStore &&
+        a.op != emu::MemOp::CpAsyncLoad)
+      async_.on_memory(a);  // the generic proxy's (a bulk copy's come as BulkCopy events)
+    if (shared_.hold_back(a)) return;
+  }
   // Warp-wide tests first, so that the per-lane loop below only checks
   // alignment and shared bounds lane by lane when some lane fails them.
   uint64_t bits = 0, lo = UINT64_MAX, hi = 0;

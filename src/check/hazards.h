@@ -30,6 +30,13 @@ class Hazards {
   // No shared read of unwritten bytes held back (the fast store paths
   // would skip the test that drops one).
   bool no_pending_uninit() const { return pending_uninit_.empty(); }
+  // Bytes [addr, addr + bytes) were written by a cluster peer: a read of
+  // them held back as unwritten ran ahead of that write (dsmem-race's to
+  // report), it did not read memory nobody writes.
+  void forget_uninitialized(uint64_t addr, uint32_t bytes) {
+    pending_uninit_.erase(pending_uninit_.lower_bound(addr),
+                          pending_uninit_.lower_bound(addr + bytes));
+  }
   // The barrier epoch ends (the block too): unwritten bytes read in it are
   // reported.
   void flush_uninitialized();

@@ -55,7 +55,7 @@ TEST(ObserverSet, FaultWithBlocksLeftFinishesOnlyObservedBlocks) {
   cfg.observer = &set;
   auto st = emu::launch(*m, "k", cfg);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "out-of-bounds");
+  EXPECT_EQ(st.error->kind, emu::FaultKind::OutOfBounds);
   EXPECT_EQ(a.made, 1);
   EXPECT_EQ(a.finished, 1);
   EXPECT_EQ(b.finished, 1);

@@ -410,4 +410,20 @@ bool SharedHazards::plain_load(const emu::MemAccess& a, uint32_t thread, uint64_
   return true;
 }
 
+void SharedHazards::remote_write(uint64_t addr, uint32_t bytes) {
+  replay_loads();
+  for (uint64_t b = addr; b < addr + bytes && b / 4 < shared_.size(); ++b) {
+    const auto w = static_cast<uint32_t>(b / 4);
+    quiet_until_[w] = 0;
+    if (shared_.whole(w) && b % 4 == 0 && b + 4 <= addr + bytes) {
+      shared_.word(w).ever_written = true;
+      b += 3;
+    } else {
+      shared_.byte(w, b % 4).ever_written = true;
+    }
+    if (!written_whole_[w]) note_word_written_whole(w);
+  }
+  hazards_.forget_uninitialized(addr, bytes);
+}
+
 }  // namespace smemlab::check::detail

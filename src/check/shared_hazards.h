@@ -72,6 +72,10 @@ class SharedHazards {
   void warp_store(const emu::MemAccess& a);
   // One lane's access (inside the shared variables, aligned).
   void shared(const emu::MemAccess& a, uint32_t thread, uint64_t addr);
+  // Bytes a cluster peer wrote (st.shared::cluster, a multicast copy's
+  // chunks): written for `uninitialized`, no hazard with this block's
+  // threads (dsmem-race orders those).
+  void remote_write(uint64_t addr, uint32_t bytes);
   // Held-back loads, before a __syncwarp() orders them.
   void replay_loads();
   void on_barrier_release() {

@@ -36,7 +36,8 @@ void analyze(AnalyzeOptions& o) {
   run_analyses(o.launch, o.archs, &run, o.blocks,
                o.level == "ptx" ? sass::Level::Ptx : sass::Level::Sass, nullptr,
                o.check ? session::Analyses::All : session::Analyses::Counts);
-  if (run.status.error && run.status.error->kind == "decode")
+  // A launch refused before it ran (bad input) is not a kernel's failure.
+  if (run.status.error && emu::refused_launch(run.status.error->kind))
     throw UsageError(run.status.error->what());
   report::Analysis a{run.info,      run.banks.get(), &run.access,
                      &run.findings, &run.hopper,     run.swizzle.get()};
@@ -55,7 +56,7 @@ void analyze(AnalyzeOptions& o) {
   if (run.status.error) {
     fmt::print(stderr, "smemlab: the kernel stopped early, counts are partial: {}\n",
                run.status.error->what());
-    throw ExitCode{kRuntime};
+    throw ExitCode{exit_status(run.status.error->kind)};
   }
   if (excess_wavefronts(*run.banks) > o.fail_on_excess) throw ExitCode{kFindings};
 }

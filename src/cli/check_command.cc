@@ -36,7 +36,8 @@ void check_kernel(CheckOptions& o) {
   // (A sampled cluster kernel runs the whole clusters of the blocks sampled.)
   const uint64_t sample = run.prepared.config.only_blocks.size(),
                  checked = sample ? std::max(sample, r.blocks_observed) : r.blocks_total;
-  if (run.status.error && run.status.error->kind == "decode")
+  // A launch refused before it ran (bad input) is not a kernel's failure.
+  if (run.status.error && emu::refused_launch(run.status.error->kind))
     throw UsageError(run.status.error->what());
   if (o.json) {
     fmt::print("{}\n", report::check_launch_json(r, checked, run.findings).dump(1));

@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "emu/fault_kinds.h"
+
 namespace smemlab::report {
 struct FixReport;
 }
@@ -26,6 +28,20 @@ enum Exit : int {
 struct ExitCode {
   int code;
 };
+
+// The exit status after a launch stopped by a fault of `kind`: its exit
+// class in emu/fault_kinds.def.
+inline int exit_status(emu::FaultKind kind) {
+  switch (emu::exit_class(kind)) {
+    case emu::FaultExit::Usage:
+      return kUsage;
+    case emu::FaultExit::Interrupted:
+      return kInterrupted;
+    case emu::FaultExit::Runtime:
+      break;
+  }
+  return kRuntime;
+}
 
 // --schedule's value: gpu, serial, random or random:SEED (emu/schedule.h).
 extern const CLI::Validator kSchedule;

@@ -192,9 +192,9 @@ void fix_kernel(FixOptions& o) {
   // An error without a failed launch: the input could not be prepared.
   if (!original.error.empty() && !original_run.status.error) throw UsageError(original.error);
   if (original_run.status.error) {
-    if (original_run.status.error->kind == "decode") throw UsageError(original.error);
+    if (emu::refused_launch(original_run.status.error->kind)) throw UsageError(original.error);
     fmt::print(stderr, "smemlab: {}\n", original.error);
-    throw ExitCode{kRuntime};
+    throw ExitCode{exit_status(original_run.status.error->kind)};
   }
   const Prepared& p = original_run.prepared;
 

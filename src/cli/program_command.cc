@@ -2,9 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <link.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +22,8 @@
 #include "cli/launch_options.h"
 #include "report/report.h"
 #include "session/launch_analysis.h"
+#include "session/program_process.h"
+#include "session/program_protocol.h"
 
 namespace smemlab::cli {
 namespace {
@@ -32,7 +32,8 @@ struct ProgramOptions {
   std::string command;  // run | analyze | check
   std::string archs = "sm_90";
   std::string kernel_regex, output;
-  std::string html;  // analyze/check: also write the HTML page, a section per launch
+  std::string html;   // analyze/check: also write the HTML page, a section per launch
+  std::string sarif;  // check: also write a SARIF log of every checked launch's findings
   uint64_t launch_skip = 0;
   int64_t launch_count = -1;
   bool json = false;
@@ -44,83 +45,9 @@ struct ProgramOptions {
   std::string compare;           // check --compare-schedules LIST
 };
 
-std::string dir_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-}  // namespace
-
-// build/runtime/libcuda.so.1 beside build/smemlab (or SMEMLAB_RUNTIME_DIR).
-namespace {
-// The path of the ASan runtime this process was linked with ("" without
-// ASan), found at start-up: never look it up between fork and exec.
-std::string own_asan_runtime() {
-  std::string path;
-#if defined(__SANITIZE_ADDRESS__)
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) {
-        std::string name = info->dlpi_name ? info->dlpi_name : "";
-        if (name.find("/libasan.so") == std::string::npos) return 0;
-        *static_cast<std::string*>(data) = name;
-        return 1;
-      },
-      &path);
-#endif
-  return path;
-}
-const std::string kOwnAsanRuntime = own_asan_runtime();
-}  // namespace
-
-void preload_own_sanitizer() {
-  if (kOwnAsanRuntime.empty()) return;
-  const char* old = std::getenv("LD_PRELOAD");
-  std::string preload = old ? old : "";
-  if (preload.find("libasan.so") != std::string::npos) return;  // preloaded already
-  setenv("LD_PRELOAD", (kOwnAsanRuntime + (preload.empty() ? "" : ":" + preload)).c_str(), 1);
-}
-
-std::string runtime_dir() {
-  if (const char* d = std::getenv("SMEMLAB_RUNTIME_DIR")) return d;
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  buf[n] = 0;
-  return dir_of(buf) + "/runtime";
-}
-
-// APP as execvp would find it; "" with *why set if it cannot be run.
-std::string find_program(const std::string& app, std::string* why) {
-  auto check = [&](const std::string& p) {
-    struct stat st;
-    if (stat(p.c_str(), &st) != 0) return false;
-    if (S_ISDIR(st.st_mode)) {
-      *why = "is a directory";
-      return false;
-    }
-    if (access(p.c_str(), X_OK) != 0) {
-      *why = "is not executable";
-      return false;
-    }
-    return true;
-  };
-  *why = "not found";
-  if (app.find('/') != std::string::npos) return check(app) ? app : "";
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string d = dirs.substr(start, end - start);
-    std::string p = (d.empty() ? "." : d) + "/" + app;
-    if (check(p)) return p;
-    start = end + 1;
-  }
-  return "";
-}
-
-namespace {
+using session::find_program;
+using session::preload_own_sanitizer;
+using session::runtime_dir;
 
 // A temporary file name for the runtime to create (it may never load).
 std::string temp_path(const char* stem) {
@@ -154,8 +81,23 @@ void write_program_html(const ProgramOptions& o, const std::string& sections_pat
   }
 }
 
+// `--sarif FILE`: one SARIF run for the program, from the launch records the
+// runtime wrote (none when it checked no launch).
+void write_program_sarif(const ProgramOptions& o, const std::string& records_path,
+                         const std::vector<std::string>& app) {
+  std::vector<report::CheckedLaunch> launches;
+  try {
+    launches = session::protocol::read_records(records_path);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "smemlab {}: error: --sarif: a launch record: {}\n", o.command, e.what());
+  }
+  std::ofstream out(o.sarif, std::ios::trunc);
+  out << report::program_check_sarif(launches, app).dump(1) << "\n";
+  if (!out) fmt::print(stderr, "smemlab {}: error: --sarif: cannot write {}\n", o.command, o.sarif);
+}
+
 void say(const ProgramOptions& o, const std::string& line) {
-  std::string s = "==smemlab== " + line + "\n";
+  std::string s = std::string(session::protocol::kLinePrefix) + line + "\n";
   if (!o.output.empty()) {
     std::ofstream(o.output, std::ios::app) << s;
     return;
@@ -200,10 +142,16 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
     fmt::print(stderr, "smemlab {}: error: --html: cannot write {}\n", o.command, o.html);
     return kUsage;
   }
+  if (!o.sarif.empty() && !std::ofstream(o.sarif, std::ios::trunc)) {
+    fmt::print(stderr, "smemlab {}: error: --sarif: cannot write {}\n", o.command, o.sarif);
+    return kUsage;
+  }
   // The runtime creates these when the program loads the driver.
   std::string status_path = temp_path("status");
   std::string html_path = o.html.empty() ? "" : temp_path("html");
-  if (status_path.empty() || (!o.html.empty() && html_path.empty())) {
+  std::string records_path = o.sarif.empty() ? "" : temp_path("records");
+  if (status_path.empty() || (!o.html.empty() && html_path.empty()) ||
+      (!o.sarif.empty() && records_path.empty())) {
     fmt::print(stderr, "smemlab {}: error: cannot create a temporary file\n", o.command);
     return kUsage;
   }
@@ -213,24 +161,28 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
     preload_own_sanitizer();
     const char* old = std::getenv("LD_LIBRARY_PATH");
     setenv("LD_LIBRARY_PATH", (rt + (old && *old ? ":" + std::string(old) : "")).c_str(), 1);
-    setenv("SMEMLAB_MODE", o.command.c_str(), 1);
-    setenv("SMEMLAB_ARCH", o.archs.c_str(), 1);
-    setenv("SMEMLAB_KERNEL", o.kernel_regex.c_str(), 1);
-    setenv("SMEMLAB_LAUNCH_SKIP", std::to_string(o.launch_skip).c_str(), 1);
-    if (o.launch_count >= 0)
-      setenv("SMEMLAB_LAUNCH_COUNT", std::to_string(o.launch_count).c_str(), 1);
-    setenv("SMEMLAB_JSON", o.json ? "1" : "0", 1);
-    setenv("SMEMLAB_QUIET", o.quiet ? "1" : "0", 1);
-    setenv("SMEMLAB_LEVEL", o.level.c_str(), 1);
-    setenv("SMEMLAB_ANALYZE_CHECK", o.check ? "1" : "0", 1);
-    setenv("SMEMLAB_SCHEDULE", o.schedule.c_str(), 1);
-    setenv("SMEMLAB_COMPARE_SCHEDULES", o.compare.c_str(), 1);
-    setenv("SMEMLAB_OUTPUT", o.output.c_str(), 1);
-    setenv("SMEMLAB_STATUS", status_path.c_str(), 1);
-    if (!html_path.empty())
-      setenv("SMEMLAB_HTML", html_path.c_str(), 1);
-    else
-      unsetenv("SMEMLAB_HTML");
+    namespace env = session::protocol;
+    setenv(env::kMode, o.command.c_str(), 1);
+    setenv(env::kArch, o.archs.c_str(), 1);
+    setenv(env::kKernel, o.kernel_regex.c_str(), 1);
+    setenv(env::kLaunchSkip, std::to_string(o.launch_skip).c_str(), 1);
+    if (o.launch_count >= 0) setenv(env::kLaunchCount, std::to_string(o.launch_count).c_str(), 1);
+    setenv(env::kJson, o.json ? "1" : "0", 1);
+    setenv(env::kQuiet, o.quiet ? "1" : "0", 1);
+    setenv(env::kLevel, o.level.c_str(), 1);
+    setenv(env::kAnalyzeCheck, o.check ? "1" : "0", 1);
+    setenv(env::kSchedule, o.schedule.c_str(), 1);
+    setenv(env::kCompareSchedules, o.compare.c_str(), 1);
+    setenv(env::kOutput, o.output.c_str(), 1);
+    setenv(env::kStatus, status_path.c_str(), 1);
+    // Files the runtime appends to: named only when asked for.
+    for (const auto& [name, path] :
+         {std::pair{env::kHtml, &html_path}, std::pair{env::kRecords, &records_path}}) {
+      if (!path->empty())
+        setenv(name, path->c_str(), 1);
+      else
+        unsetenv(name);
+    }
     std::vector<char*> argv;
     for (auto& a : app) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -249,23 +201,16 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
   while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
   }
 
-  nlohmann::json st;
-  bool loaded = false;
-  {
-    std::ifstream in(status_path);
-    if (in) {
-      loaded = true;
-      try {
-        in >> st;
-      } catch (const std::exception&) {
-        st = nlohmann::json::object();
-      }
-    }
-  }
+  session::protocol::ProgramStatus st;
+  const bool loaded = session::protocol::read_status(status_path, &st);
   unlink(status_path.c_str());
   if (!html_path.empty()) {
     write_program_html(o, html_path, app);
     unlink(html_path.c_str());
+  }
+  if (!records_path.empty()) {
+    write_program_sarif(o, records_path, app);
+    unlink(records_path.c_str());
   }
   int code;
   if (WIFSIGNALED(ws)) {
@@ -279,12 +224,9 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
     say(o, "the program never used CUDA (it did not load libcuda.so.1): nothing was emulated");
     return code;
   }
-  uint64_t launches = st.value("launches", uint64_t{0});
-  uint64_t analyzed = st.value("analyzed", uint64_t{0});
-  uint64_t findings = st.value("findings", uint64_t{0});
-  uint64_t api_errors = st.value("api_errors", uint64_t{0});
-  uint64_t failed = st.value("failed_kernels", uint64_t{0});
-  if (!st.value("finished", false) && !WIFSIGNALED(ws))
+  const uint64_t launches = st.launches, analyzed = st.analyzed, findings = st.findings,
+                 api_errors = st.api_errors, failed = st.failed_kernels;
+  if (!st.finished && !WIFSIGNALED(ws))
     say(o,
         "the program ended without running its exit handlers (_exit or exec): leak checks "
         "and the summary are incomplete");
@@ -296,8 +238,7 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
   if (o.command == "analyze") {
     say(o, fmt::format("{} kernel launches, {} analyzed{}", launches, analyzed,
                        failed ? fmt::format(", {} failed", failed) : ""));
-    if (o.fail_on_excess >= 0 &&
-        st.value("excess_wavefronts", uint64_t{0}) > static_cast<uint64_t>(o.fail_on_excess))
+    if (o.fail_on_excess >= 0 && st.excess_wavefronts > static_cast<uint64_t>(o.fail_on_excess))
       return kFindings;
     return code;
   }
@@ -349,6 +290,11 @@ int program_main(int argc, char** argv, int dashdash) {
                  "GPU), serial (each warp runs until it blocks), random[:SEED]")
       ->check(kSchedule)
       ->capture_default_str();
+  if (o.command == "check")
+    app.add_option("--sarif", o.sarif,
+                   "also write a SARIF 2.1.0 log to FILE: one run for the program, a result per "
+                   "finding of every checked launch (with its launch index, kernel, grid and "
+                   "block)");
   if (o.command == "check")
     app.add_option("--compare-schedules", o.compare,
                    "also run each checked launch under these warp schedules (comma-separated, "

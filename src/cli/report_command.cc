@@ -49,7 +49,8 @@ Row analyze_recipe(const std::string& file, const Recipe& recipe) {
     row.error = e.what();
     return row;
   }
-  if (run.status.error) row.error = run.status.error->kind + ": " + run.status.error->message;
+  if (run.status.error)
+    row.error = fmt::format("{}: {}", emu::name(run.status.error->kind), run.status.error->message);
   auto totals = run.banks->totals();
   const int ld = static_cast<int>(check::SharedOp::Load),
             st = static_cast<int>(check::SharedOp::Store);

@@ -172,7 +172,7 @@ void run(RunOptions& o) {
   const auto& c = p.config;
   if (!st.ok()) {
     fmt::print(stderr, "smemlab run: {}: {}\n", demangle(p.kernel), st.error->what());
-    throw ExitCode{st.error->kind == "launch" ? kUsage : kRuntime};
+    throw ExitCode{exit_status(st.error->kind)};
   }
   if (!o.gpu)
     fmt::print(

@@ -241,7 +241,7 @@ void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
   uint32_t lane = static_cast<uint32_t>(__builtin_ctz(exec));
   uint64_t id = reg(w, op.r[0])[lane];
   if (id >= 16)
-    fault(w, pc, static_cast<int>(lane), "barrier",
+    fault(w, pc, static_cast<int>(lane), FaultKind::Barrier,
           fmt::format("barrier id {} out of range 0..15", id));
   uint32_t count = op.r[1] == UINT32_MAX ? 0u : static_cast<uint32_t>(reg(w, op.r[1])[lane]);
   Barrier& bar = b.bars[id];
@@ -260,7 +260,7 @@ void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
   if (b.obs)
     b.obs->on_barrier(BarrierArrive{kind, op.aux2 == 1, static_cast<uint32_t>(id),
                                     bar.count ? bar.count : b.live_threads, exec, w.live,
-                                    &b.prog->info[op.info], b.id, w.index});
+                                    &b.prog->info[op.info], b.id, w.index, bar.count != 0});
   if (kind != BarrierKind::Arrive) {
     w.bar_wait |= exec;
     w.runnable &= ~exec;
@@ -317,6 +317,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   const uint32_t nwarps = static_cast<uint32_t>(b.warps.size());
   uint64_t published = 0, idle_rounds = 0;
   WarpTurns turns(env.schedule, nwarps, (uint64_t{id.z} * env.grid.y + id.y) * env.grid.x + id.x);
+  spin_.reset();
   for (;;) {
     // A round of turns in one interpreter call (a call per turn cost a
     // fifth of a shared-tile kernel's time under the gpu schedule).
@@ -324,9 +325,12 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     if (round.over_budget) budget_fault(b, *round.over_budget);
     if (!round.alive) break;
     if (!round.progress) deadlock();
+    BlockCtx* self = &b;
+    spin_.after_round(std::span<BlockCtx* const>(&self, 1));
     turns.next_round();
     between_rounds(env, b.writes, published, idle_rounds);
   }
+  mbar_exit_check(b);
   end();
 }
 
@@ -334,7 +338,7 @@ void budget_fault(const BlockCtx& b, const Warp& w) {
   uint32_t lane = w.runnable ? static_cast<uint32_t>(__builtin_ctz(w.runnable)) : 0;
   uint32_t pc = w.uniform ? w.cpc : w.pc[lane];
   fault(
-      w, pc, static_cast<int>(lane), "budget",
+      w, pc, static_cast<int>(lane), FaultKind::Budget,
       fmt::format("instruction budget of {} warp-instructions per block exhausted (endless loop?)",
                   b.env->budget));
 }
@@ -360,7 +364,7 @@ void cooperative_pause(const LaunchEnv& env, uint64_t writes, uint64_t& publishe
     std::this_thread::yield();
 }
 
-void stopped() { throw Fault{"interrupted", "stopped by a signal", 0, -1, 0}; }
+void stopped() { throw Fault{FaultKind::Interrupted, "stopped by a signal", 0, -1, 0}; }
 
 void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, ClusterCtx* cluster,
                         uint32_t rank) {
@@ -399,6 +403,7 @@ void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, Clust
     b.counts.clear();
   if (obs) obs->on_block_begin(id, env.block, b.shared_bytes);
   b.writes = 0;
+  b.mbar.reset(nwarps);
   if (!cluster) {
     solo_.blocks.assign(1, &b);
     solo_.exited.assign(1, 0);
@@ -561,7 +566,7 @@ void BlockRunner::deadlock() {
   uint32_t first_warp = 0, first_pc = 0;
   describe_block_waits(ctx_, "", msg, &first_warp, &first_pc);
   msg.pop_back();
-  throw Fault{"deadlock", msg, first_warp, -1, first_pc};
+  throw Fault{FaultKind::Deadlock, msg, first_warp, -1, first_pc};
 }
 
 }  // namespace smemlab::emu

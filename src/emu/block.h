@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "emu/exec.h"
+#include "emu/mbar_watch.h"
 
 namespace smemlab::emu {
 
@@ -30,6 +31,7 @@ class BlockRunner {
   void prepare_template(const Program& p);
   void init_warp(const LaunchEnv& env, Dim3 id, uint32_t wi, uint32_t nwarps, uint32_t nthreads);
   BlockCtx ctx_;
+  SpinDetector spin_;
   ClusterCtx solo_;  // the cluster of a block launched alone
   const Program* template_prog_ = nullptr;
   const RegInit* init_ = nullptr;  // the program's, or own_init_
@@ -60,6 +62,7 @@ class ClusterRunner {
   [[noreturn]] void deadlock();
   std::vector<BlockRunner> runners_;
   ClusterCtx ctx_;
+  SpinDetector spin_;
   uint32_t failed_rank_ = 0;
 };
 

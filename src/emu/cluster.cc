@@ -10,6 +10,7 @@
 
 #include "emu/block.h"
 #include "emu/exec.h"
+#include "emu/mbar_watch.h"
 
 namespace smemlab::emu {
 
@@ -44,20 +45,20 @@ BlockCtx& cluster_shared(BlockCtx& b, const Warp& w, uint32_t pc, uint32_t lane,
                  off = a & ((1u << kClusterRankShift) - 1);
   const size_t n = c.blocks.size();
   if (rank >= n)
-    fault(w, pc, static_cast<int>(lane), "out-of-bounds",
+    fault(w, pc, static_cast<int>(lane), FaultKind::OutOfBounds,
           fmt::format("shared::cluster {} of {} bytes at 0x{:x} (offset {} of block rank {}) is "
                       "outside the cluster of {} block{}",
                       verb, size, a, off, rank, n, n == 1 ? "" : "s"));
   BlockCtx& peer = *c.blocks[rank];
   if (&peer != &b && c.exited[rank])
-    fault(w, pc, static_cast<int>(lane), "cluster-exit",
+    fault(w, pc, static_cast<int>(lane), FaultKind::ClusterExit,
           fmt::format("shared::cluster {} of {} bytes at offset {} of block {}, which has exited: "
                       "a block's shared memory is gone once it exits while a peer may still use "
                       "it (undefined behaviour on the GPU; end with cluster.sync() so no block "
                       "exits before its peers are done)",
                       verb, size, off, block_name(peer)));
   if (off + size > peer.shared_bytes)
-    fault(w, pc, static_cast<int>(lane), "out-of-bounds",
+    fault(w, pc, static_cast<int>(lane), FaultKind::OutOfBounds,
           fmt::format("shared::cluster {} of {} bytes at offset {} of block {} is outside its {} "
                       "bytes of shared memory",
                       verb, size, off, block_name(peer), peer.shared_bytes));
@@ -96,14 +97,15 @@ void cluster_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
   ClusterCtx& c = *b.cluster;
   if ((op.aux2 & 1) && exec != w.live)
     fault(w, pc, static_cast<int>(__builtin_ctz(w.live & ~exec ? w.live & ~exec : exec)),
-          "divergent",
+          FaultKind::Divergent,
           fmt::format("barrier.cluster.arrive.aligned executed by lanes 0x{:08x} of the warp's "
                       "live lanes 0x{:08x}: .aligned needs every thread of the warp",
                       exec, w.live));
   if (uint32_t again = exec & (w.cl_arrived | w.cl_done))
-    fault(w, pc, __builtin_ctz(again), "barrier",
+    fault(w, pc, __builtin_ctz(again), FaultKind::Barrier,
           "barrier.cluster.arrive again before barrier.cluster.wait (each thread arrives once "
           "per phase and waits before it arrives again)");
+  if (!(op.aux2 & 2)) mbar_release(b, w, exec);  // .release (the default), not .relaxed
   w.cl_arrived |= exec;
   c.arrived += static_cast<uint32_t>(__builtin_popcount(exec));
   c.last_pc = pc;
@@ -112,12 +114,12 @@ void cluster_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
 
 uint32_t cluster_wait(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   if ((op.aux2 & 1) && exec != w.live)
-    fault(w, pc, static_cast<int>(__builtin_ctz(exec)), "divergent",
+    fault(w, pc, static_cast<int>(__builtin_ctz(exec)), FaultKind::Divergent,
           fmt::format("barrier.cluster.wait.aligned executed by lanes 0x{:08x} of the warp's "
                       "live lanes 0x{:08x}: .aligned needs every thread of the warp",
                       exec, w.live));
   if (uint32_t none = exec & ~(w.cl_arrived | w.cl_done))
-    fault(w, pc, __builtin_ctz(none), "barrier",
+    fault(w, pc, __builtin_ctz(none), FaultKind::Barrier,
           "barrier.cluster.wait without a barrier.cluster.arrive before it");
   (void)b;
   w.cl_done &= ~exec;  // (those whose phase completed go on)
@@ -140,7 +142,7 @@ void exec_mapa(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     uint64_t rank = std::min<uint64_t>(static_cast<uint32_t>(reg(w, op.r[2])[l]), kMaxRank);
     if (generic) {
       if (a - kSharedWindow >= kWindowSize)
-        fault(w, pc, static_cast<int>(l), "out-of-bounds",
+        fault(w, pc, static_cast<int>(l), FaultKind::OutOfBounds,
               fmt::format("mapa of 0x{:x}, which is not a shared-memory address", a));
       a -= kSharedWindow;
     }
@@ -152,7 +154,12 @@ void exec_mapa(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
 // fence.*: an event for observers only.
 void exec_fence(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   (void)pc;
-  if (!b.obs || exec == 0) return;
+  if (exec == 0) return;
+  // fence.mbarrier_init, or a memory fence (taken as one of cluster scope):
+  // the thread's inits are published by the next cluster barrier.
+  const auto kind = static_cast<FenceKind>(op.aux);
+  if (kind == FenceKind::MbarrierInit || kind == FenceKind::Memory) mbar_release(b, w, exec);
+  if (!b.obs) return;
   b.obs->on_fence(Fence{static_cast<FenceKind>(op.aux), static_cast<FenceSpace>(op.aux2), exec,
                         &b.prog->info[op.info], b.id, w.index});
 }
@@ -182,6 +189,7 @@ void ClusterRunner::loop(const LaunchEnv& env, uint64_t key) {
   const uint32_t nwarps = static_cast<uint32_t>(ctx_.blocks[0]->warps.size());
   uint64_t published = 0, idle_rounds = 0;
   WarpTurns turns(env.schedule, nwarps * n, key);
+  spin_.reset();
   for (;;) {
     bool progress = false, alive = false;
     for (uint32_t i = 0; i < nwarps * n; ++i) {
@@ -197,8 +205,22 @@ void ClusterRunner::loop(const LaunchEnv& env, uint64_t key) {
         throw;
       }
     }
-    if (!alive) return;
+    if (!alive) {
+      for (const BlockCtx* b : ctx_.blocks) try {
+          mbar_exit_check(*b);
+        } catch (const Fault&) {
+          failed_rank_ = b->rank;
+          throw;
+        }
+      return;
+    }
     if (!progress) deadlock();
+    try {
+      spin_.after_round(ctx_.blocks);
+    } catch (const Fault&) {
+      failed_rank_ = spin_.rank();
+      throw;
+    }
     turns.next_round();
     uint64_t writes = 0;
     for (const BlockCtx* b : ctx_.blocks) writes += b->writes;
@@ -223,7 +245,7 @@ void ClusterRunner::deadlock() {
   for (const BlockCtx* b : ctx_.blocks)
     if (ctx_.exited[b->rank]) msg += fmt::format(" block {} has exited;", block_name(*b));
   msg.pop_back();
-  throw Fault{"deadlock", msg, first_warp, -1, first_pc};
+  throw Fault{FaultKind::Deadlock, msg, first_warp, -1, first_pc};
 }
 
 }  // namespace smemlab::emu

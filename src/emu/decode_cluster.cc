@@ -132,8 +132,9 @@ void decode_cluster_barrier(Insn& d) {
   const Mods& m = d.in.mods;
   if (m.size() < 2 || m[0] != "cluster" || (m[1] != "arrive" && m[1] != "wait")) d.unsupported();
   const bool arrive = m[1] == "arrive";
-  bool aligned = false;
+  bool aligned = false, relaxed = false;
   for (size_t i = 2; i < m.size(); ++i) {
+    relaxed = relaxed || m[i] == "relaxed";
     if (m[i] == "aligned" && i + 1 == m.size())
       aligned = true;
     else if (i != 2 || (arrive ? m[i] != "release" && m[i] != "relaxed" : m[i] != "acquire"))
@@ -142,7 +143,7 @@ void decode_cluster_barrier(Insn& d) {
   d.need(0);
   d.op.code = code(CLUSTERBAR, U32);
   d.op.aux = arrive ? 0 : 1;
-  d.op.aux2 = aligned ? 1 : 0;
+  d.op.aux2 = (aligned ? 1 : 0) | (relaxed ? 2 : 0);  // (relaxed: no release, mbar_watch.h)
   d.push();
 }
 

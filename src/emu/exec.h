@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "emu/fault_kinds.h"
+#include "emu/mbar_watch.h"
 #include "emu/memory.h"
 #include "emu/observer.h"
 #include "emu/program.h"
@@ -17,7 +19,7 @@ namespace smemlab::emu {
 // Thrown inside a block when the kernel does something fatal; the block
 // runner adds block/thread/line and turns it into a LaunchError.
 struct Fault {
-  std::string kind;     // "out-of-bounds", "misaligned", "deadlock", "budget", "trap", ...
+  FaultKind kind = FaultKind::Internal;
   std::string message;  // without position
   uint32_t warp = 0;
   int lane = -1;  // -1: whole block (deadlock)
@@ -184,6 +186,7 @@ struct BlockCtx {
   uint64_t lane_steps = 0;
   uint64_t clock_base = 0;
   uint64_t writes = 0;  // stores and atomics executed (any space)
+  MbarWatch mbar;       // the block's mbarriers beyond their words (mbar_watch.h)
   // The allocation of the last fast global access (none on the device heap):
   // consecutive accesses mostly hit the same buffer. Reset per block.
   const GlobalMemory::Allocation* global_hint = nullptr;
@@ -198,7 +201,7 @@ struct BlockCtx {
   MemAccess event{};
 };
 
-[[noreturn]] void fault(const Warp& w, uint32_t pc, int lane, const char* kind, std::string msg);
+[[noreturn]] void fault(const Warp& w, uint32_t pc, int lane, FaultKind kind, std::string msg);
 
 // Host pointer for `size` bytes at generic address `addr` as lane `lane`
 // reads them (faults like a load); for built-in functions' strings and buffers.

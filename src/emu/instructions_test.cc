@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <vector>
 
 #include "emu/exec.h"
@@ -13,8 +14,8 @@ namespace smemlab::emu {
 namespace {
 
 // Dispatches one op with code `c` under a false guard (so executors touch no
-// lane) and returns the fault kind, or "" if it ran.
-std::string dispatch(uint16_t c) {
+// lane) and returns the fault kind, or nothing if it ran.
+std::optional<FaultKind> dispatch(uint16_t c) {
   Program prog;
   Op op;
   op.code = c;
@@ -38,19 +39,20 @@ std::string dispatch(uint16_t c) {
   } catch (const Fault& f) {
     return f.kind;
   }
-  return "";
+  return std::nullopt;
 }
 
 TEST(InstructionTable, EveryAcceptedOpTypeHasAnExecutor) {
   int accepted = 0;
   for (uint32_t c = 0; c < kNumCodes; ++c) {
-    std::string kind = dispatch(static_cast<uint16_t>(c));
+    std::optional<FaultKind> kind = dispatch(static_cast<uint16_t>(c));
     if (implemented(c)) {
       ++accepted;
-      EXPECT_EQ(kind, "") << "base " << c / 16 << " type " << c % 16 << " is accepted but "
-                          << "has no executor";
+      EXPECT_EQ(kind, std::nullopt)
+          << "base " << c / 16 << " type " << c % 16 << " is accepted but "
+          << "has no executor";
     } else {
-      EXPECT_EQ(kind, "unsupported")
+      EXPECT_EQ(kind, FaultKind::Unsupported)
           << "base " << c / 16 << " type " << c % 16 << " runs but the decoder would reject it";
     }
   }

@@ -41,7 +41,22 @@ uint64_t random_buffer(Device& dev, size_t n) {
   return p;
 }
 
-void report(benchmark::State& state, uint64_t warp_instr, uint64_t lane_instr) {
+// The loop of every benchmark: launches of `kernel` with `args`, on the host
+// threads of the benchmark's argument under the schedule of
+// SMEMLAB_PERF_SCHEDULE, reported as warp-instructions and lane-operations
+// per second.
+template <typename... Args>
+void run_launches(benchmark::State& state, Module& m, const std::string& kernel, LaunchConfig cfg,
+                  Args... args) {
+  cfg.threads = static_cast<unsigned>(state.range(0));
+  cfg.schedule = schedule();
+  uint64_t warp_instr = 0, lane_instr = 0;
+  for (auto _ : state) {
+    auto st = launch(m, kernel, cfg, args...);
+    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
+    warp_instr += st.warp_instructions;
+    lane_instr += st.lane_instructions;
+  }
   state.counters["warp_instr/s"] =
       benchmark::Counter(static_cast<double>(warp_instr), benchmark::Counter::kIsRate);
   state.counters["lane_ops/s"] =
@@ -55,16 +70,7 @@ void BM_Transpose(benchmark::State& state) {
   int n = 1024;
   uint64_t in = random_buffer(dev, n * n), out = dev.malloc(uint64_t(n) * n * 4);
   LaunchConfig cfg{{32, 32}, {32, 8}};
-  cfg.threads = static_cast<unsigned>(state.range(0));
-  cfg.schedule = schedule();
-  uint64_t wi = 0, li = 0;
-  for (auto _ : state) {
-    auto st = launch(*m, k, cfg, out, in, n, n);
-    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
-    wi += st.warp_instructions;
-    li += st.lane_instructions;
-  }
-  report(state, wi, li);
+  run_launches(state, *m, k, cfg, out, in, n, n);
 }
 
 void BM_Reduction(benchmark::State& state) {
@@ -74,16 +80,7 @@ void BM_Reduction(benchmark::State& state) {
   int n = 1 << 20;
   uint64_t in = random_buffer(dev, n), out = dev.malloc(4);
   LaunchConfig cfg{{256}, {256}};
-  cfg.threads = static_cast<unsigned>(state.range(0));
-  cfg.schedule = schedule();
-  uint64_t wi = 0, li = 0;
-  for (auto _ : state) {
-    auto st = launch(*m, k, cfg, in, out, n);
-    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
-    wi += st.warp_instructions;
-    li += st.lane_instructions;
-  }
-  report(state, wi, li);
+  run_launches(state, *m, k, cfg, in, out, n);
 }
 
 void BM_Matmul(benchmark::State& state) {
@@ -94,16 +91,7 @@ void BM_Matmul(benchmark::State& state) {
   uint64_t a = random_buffer(dev, n * n), b = random_buffer(dev, n * n),
            c = dev.malloc(uint64_t(n) * n * 4);
   LaunchConfig cfg{{16, 16}, {16, 16}};
-  cfg.threads = static_cast<unsigned>(state.range(0));
-  cfg.schedule = schedule();
-  uint64_t wi = 0, li = 0;
-  for (auto _ : state) {
-    auto st = launch(*m, k, cfg, a, b, c, n, n, n);
-    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
-    wi += st.warp_instructions;
-    li += st.lane_instructions;
-  }
-  report(state, wi, li);
+  run_launches(state, *m, k, cfg, a, b, c, n, n, n);
 }
 
 // Tensor cores (issue 27's speed target: a wgmma GEMM launch emulates at no
@@ -130,15 +118,7 @@ void BM_MmaSyncGemm(benchmark::State& state) {
   uint64_t a = half_buffer(dev, n * n), b = half_buffer(dev, n * n),
            c = dev.malloc(uint64_t(n) * n * 4), c16 = dev.malloc(uint64_t(n) * n * 2);
   LaunchConfig cfg{{static_cast<uint32_t>(n / 8), static_cast<uint32_t>(n / 16)}, {32}};
-  cfg.threads = static_cast<unsigned>(state.range(0));
-  uint64_t wi = 0, li = 0;
-  for (auto _ : state) {
-    auto st = launch(*m, k, cfg, a, b, c, c16, n, n);
-    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
-    wi += st.warp_instructions;
-    li += st.lane_instructions;
-  }
-  report(state, wi, li);
+  run_launches(state, *m, k, cfg, a, b, c, c16, n, n);
 }
 
 void BM_WgmmaGemm(benchmark::State& state) {
@@ -149,15 +129,7 @@ void BM_WgmmaGemm(benchmark::State& state) {
   uint64_t a = half_buffer(dev, n * n), b = half_buffer(dev, n * n),
            c = dev.malloc(uint64_t(n) * n * 4);
   LaunchConfig cfg{{static_cast<uint32_t>(n / 128), static_cast<uint32_t>(n / 128)}, {256}};
-  cfg.threads = static_cast<unsigned>(state.range(0));
-  uint64_t wi = 0, li = 0;
-  for (auto _ : state) {
-    auto st = launch(*m, k, cfg, a, b, c, n, n, n);
-    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
-    wi += st.warp_instructions;
-    li += st.lane_instructions;
-  }
-  report(state, wi, li);
+  run_launches(state, *m, k, cfg, a, b, c, n, n, n);
 }
 
 // Issue 27's launch: the same GEMM at 4096 x 4096 x 4096 (f16 -> f32). Its
@@ -173,15 +145,7 @@ void BM_WgmmaGemm4096Slice(benchmark::State& state) {
   uint64_t a = half_buffer(dev, size_t(n) * n), b = half_buffer(dev, size_t(n) * n),
            c = dev.malloc(uint64_t(n) * n * 4);
   LaunchConfig cfg{{2, 1}, {256}};
-  cfg.threads = static_cast<unsigned>(state.range(0));
-  uint64_t wi = 0, li = 0;
-  for (auto _ : state) {
-    auto st = launch(*m, k, cfg, a, b, c, n, n, n);
-    if (!st.ok()) state.SkipWithError(st.error->what().c_str());
-    wi += st.warp_instructions;
-    li += st.lane_instructions;
-  }
-  report(state, wi, li);
+  run_launches(state, *m, k, cfg, a, b, c, n, n, n);
 }
 
 // threads: 1, 2, 4, ... up to the host's cores (and at least 2).

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "emu/block.h"
+#include "emu/handover.h"
 #include "emu/worker_pool.h"
 #include "ptx/demangle.h"
 #include "ptx/parser.h"
@@ -278,7 +279,7 @@ uint64_t Module::global_address(const std::string& symbol) const {
 std::string LaunchError::what() const {
   std::string s = message;
   std::vector<std::string> where;
-  if (kind != "launch" && kind != "decode") {
+  if (!refused_launch(kind)) {
     where.push_back(fmt::format("block ({},{},{})", block.x, block.y, block.z));
     if (has_thread) where.push_back(fmt::format("thread ({},{},{})", thread.x, thread.y, thread.z));
     if (ptx_line) where.push_back(fmt::format("{} at PTX line {}", instruction, ptx_line));
@@ -305,7 +306,7 @@ LaunchError to_error(const Program& p, const LaunchConfig& cfg, Dim3 block, cons
     e.has_thread = true;
   }
   // Thread faults and deadlocks (where the first waiting warp waits).
-  if ((f.lane >= 0 || f.kind == "deadlock") && f.pc < p.ops.size()) {
+  if ((f.lane >= 0 || f.kind == FaultKind::Deadlock) && f.pc < p.ops.size()) {
     const InstrInfo& i = p.info[p.ops[f.pc].info];
     e.ptx_line = i.ptx_line;
     e.instruction = i.text;
@@ -323,7 +324,7 @@ LaunchError to_error(const Program& p, const LaunchConfig& cfg, Dim3 block, cons
 LaunchStatus launch_error(std::string msg) {
   LaunchStatus s;
   s.error = LaunchError{};
-  s.error->kind = "launch";
+  s.error->kind = FaultKind::Launch;
   s.error->message = std::move(msg);
   return s;
 }
@@ -448,33 +449,41 @@ std::string resolve_cluster(const ptx::Function& f, const LaunchConfig& cfg, Dim
   return "";
 }
 
-LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig& cfg,
-                        const std::vector<ArgBytes>& args) {
-  const Program& p = m.kernel(kernel);
+namespace {
+
+// The kernel's arguments in its parameter buffer; "" or why they do not fit.
+std::string pack_params(const Program& p, const std::string& kernel,
+                        const std::vector<ArgBytes>& args, std::vector<uint8_t>* params) {
   if (args.size() != p.params.size())
-    return launch_error(fmt::format("kernel {} takes {} arguments, {} given", kernel,
-                                    p.params.size(), args.size()));
-  std::vector<uint8_t> params(p.param_bytes + 1, 0);
+    return fmt::format("kernel {} takes {} arguments, {} given", kernel, p.params.size(),
+                       args.size());
+  params->assign(p.param_bytes + 1, 0);
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].size() != p.params[i].size)
-      return launch_error(fmt::format("argument {} of {} has {} bytes, the parameter ({}) has {}",
-                                      i, kernel, args[i].size(), p.params[i].type,
-                                      p.params[i].size));
-    std::memcpy(params.data() + p.params[i].offset, args[i].data(), args[i].size());
+      return fmt::format("argument {} of {} has {} bytes, the parameter ({}) has {}", i, kernel,
+                         args[i].size(), p.params[i].type, p.params[i].size);
+    std::memcpy(params->data() + p.params[i].offset, args[i].data(), args[i].size());
   }
-  if (std::string e = launch_limits_error(cfg.grid, cfg.block); !e.empty()) return launch_error(e);
-  if (cfg.threads > kMaxHostThreads)
-    return launch_error(
-        fmt::format("{} host threads requested; the limit is {}", cfg.threads, kMaxHostThreads));
-  if (uint64_t{p.static_shared} + cfg.dynamic_shared > 227 * 1024)
-    return launch_error(fmt::format("{} bytes of shared memory requested; the limit is 232448",
-                                    p.static_shared + cfg.dynamic_shared));
+  return "";
+}
 
+// Why the configuration cannot launch, before anything is set up; "" if it can.
+std::string config_refusal(const Program& p, const LaunchConfig& cfg) {
+  if (std::string e = launch_limits_error(cfg.grid, cfg.block); !e.empty()) return e;
+  if (cfg.threads > kMaxHostThreads)
+    return fmt::format("{} host threads requested; the limit is {}", cfg.threads, kMaxHostThreads);
+  if (uint64_t{p.static_shared} + cfg.dynamic_shared > 227 * 1024)
+    return fmt::format("{} bytes of shared memory requested; the limit is 232448",
+                       p.static_shared + cfg.dynamic_shared);
+  return "";
+}
+
+LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const uint8_t* params) {
   LaunchEnv env;
   env.prog = &p;
   env.global = &m.device().memory();
   env.device = &m.device();
-  env.params = params.data();
+  env.params = params;
   env.const_bank = m.const_bank().data();
   env.const_bytes = static_cast<uint32_t>(m.const_bank().size());
   env.grid = cfg.grid;
@@ -484,6 +493,131 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   env.heap = &m.device().memory().heap();
   env.stop = cfg.stop;
   env.schedule = cfg.schedule;
+  return env;
+}
+
+// The emulator state a block holds while it runs: its registers,
+// predicates, local frames and shared memory.
+uint64_t block_state_bytes(const Program& p, const LaunchConfig& cfg) {
+  uint64_t nwarps = (cfg.block.count() + 31) / 32;
+  return nwarps * 32 * (uint64_t{p.num_regs} * 8 + p.frame_bytes) + nwarps * p.num_preds * 4 +
+         p.static_shared + cfg.dynamic_shared + 1;
+}
+
+// Host threads running the units: as asked (else the cores), no more than
+// units, and few enough that the blocks in flight fit kMaxBlockStateBytes
+// (their state, not the number of cores, is the bound).
+unsigned host_threads(const LaunchConfig& cfg, const Units& units, uint64_t block_bytes) {
+  unsigned n = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
+  n = std::min(n, kMaxHostThreads);
+  n = static_cast<unsigned>(std::min<uint64_t>(n, units.count));
+  return static_cast<unsigned>(
+      std::clamp<uint64_t>(kMaxBlockStateBytes / (block_bytes * units.size), 1, n));
+}
+
+// Why a cooperative launch of `nblocks` cannot run (all co-resident); "" if it can.
+std::string cooperative_refusal(const LaunchConfig& cfg, uint64_t nblocks, uint64_t block_bytes) {
+  if (!cfg.only_blocks.empty())
+    return "a cooperative launch runs the whole grid; blocks cannot be sampled";
+  if (nblocks > kMaxCooperativeBlocks)
+    return fmt::format(
+        "a cooperative launch of {} blocks: the emulator runs at most {} co-resident blocks",
+        nblocks, kMaxCooperativeBlocks);
+  if (block_bytes * nblocks > kMaxBlockStateBytes)
+    return fmt::format(
+        "a cooperative launch of {} blocks of {} bytes of emulator state each exceeds the {} "
+        "bytes the emulator holds at once",
+        nblocks, block_bytes, kMaxBlockStateBytes);
+  return "";
+}
+
+// The launch's error: the one of the lowest block in hand-over order, so
+// that it is the same whatever the threads did.
+struct FirstError {
+  std::mutex mu;
+  std::optional<LaunchError> error;
+  uint64_t block = UINT64_MAX;
+  std::atomic<uint64_t> at{UINT64_MAX};  // `block`, read without the lock
+  void record(uint64_t idx, LaunchError err) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (idx >= block) return;
+    block = idx;
+    error = std::move(err);
+    uint64_t cur = at.load();
+    while (idx < cur && !at.compare_exchange_weak(cur, idx)) {
+    }
+  }
+};
+
+// A cooperative launch's shared state: every block on a thread of its own,
+// the caller watching for a stall (watch_cooperative).
+struct Cooperation {
+  std::atomic<bool> halt{false};
+  std::atomic<int> reason{0};  // 1: a block faulted, 2: no progress, 3: cfg.stop
+  std::atomic<uint64_t> writes{0};
+  std::atomic<unsigned> workers_done{0};
+  std::vector<Dim3> stalled;  // blocks stopped while still running (under FirstError::mu)
+  void stop(int why) {
+    int none = 0;
+    reason.compare_exchange_strong(none, why);
+    halt.store(true);
+  }
+};
+
+// Runs `worker` on `nthreads` threads of its own and watches them; "" or
+// why not every thread could start (those that did are halted).
+std::string run_cooperative(const LaunchConfig& cfg, unsigned nthreads,
+                            const std::function<void()>& worker, Cooperation& co,
+                            const std::atomic<uint64_t>& ran, size_t* started) {
+  std::vector<std::thread> pool;
+  std::string spawn_error;
+  try {
+    for (unsigned i = 0; i < nthreads; ++i) pool.emplace_back(worker);
+  } catch (const std::system_error& e) {
+    spawn_error = e.what();
+  }
+  if (spawn_error.empty())
+    watch_cooperative(cfg, nthreads, co.workers_done, ran, co.writes, co.halt, co.reason);
+  else
+    co.stop(1);  // the blocks that started would wait for those that cannot
+  *started = pool.size();
+  for (auto& t : pool) t.join();
+  return spawn_error;
+}
+
+LaunchError stall_error(const LaunchConfig& cfg, std::vector<Dim3> stalled, uint64_t nblocks,
+                        uint64_t finished) {
+  std::sort(stalled.begin(), stalled.end(),
+            [](Dim3 a, Dim3 b) { return std::tie(a.z, a.y, a.x) < std::tie(b.z, b.y, b.x); });
+  LaunchError e;
+  e.kind = FaultKind::Deadlock;
+  e.block = stalled.empty() ? Dim3{0, 0, 0} : stalled.front();
+  e.message = fmt::format(
+      "cooperative launch made no progress for {} s: {} of its {} blocks were still running "
+      "without a store or atomic, waiting for something no block will do (a grid-wide "
+      "barrier, cooperative_groups::this_grid().sync(), that not every block reaches, or a "
+      "flag no block sets); {} blocks had finished",
+      cfg.stall_seconds, stalled.size(), nblocks, finished);
+  return e;
+}
+
+LaunchError stop_error(FaultKind kind, std::string message, Dim3 block) {
+  LaunchError e;
+  e.kind = kind;
+  e.message = std::move(message);
+  e.block = block;
+  return e;
+}
+
+}  // namespace
+
+LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig& cfg,
+                        const std::vector<ArgBytes>& args) {
+  const Program& p = m.kernel(kernel);
+  std::vector<uint8_t> params;
+  if (std::string e = pack_params(p, kernel, args, &params); !e.empty()) return launch_error(e);
+  if (std::string e = config_refusal(p, cfg); !e.empty()) return launch_error(e);
+  LaunchEnv env = make_env(m, p, cfg, params.data());
   if (std::string e =
           resolve_cluster(*m.ptx().find(kernel), cfg, &env.cluster, &env.explicit_cluster);
       !e.empty())
@@ -494,213 +628,69 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   if (!env.run_warp) return launch_error(isa_error);
 
   KernelObserver* ko = cfg.observer;
-  if (ko)
-    ko->on_kernel_begin(
-        KernelInfo{kernel, cfg.grid, cfg.block, p.static_shared, cfg.dynamic_shared, p.lines});
+  if (ko) {
+    KernelInfo info;
+    info.name = kernel;
+    info.grid = cfg.grid;
+    info.block = cfg.block;
+    info.static_shared = p.static_shared;
+    info.dynamic_shared = cfg.dynamic_shared;
+    info.lines = p.lines;
+    info.cluster = env.cluster;
+    for (const Op& op : p.ops) {
+      const unsigned base = op.code / 16;
+      info.hopper = info.hopper || base == WGMMA || base == WGMMA_SYNC || base == MBAR ||
+                    base == BULK || base == TMA || base == FENCE;
+    }
+    ko->on_kernel_begin(info);
+  }
 
   for (const Dim3& b : cfg.only_blocks)
     if (b.x >= cfg.grid.x || b.y >= cfg.grid.y || b.z >= cfg.grid.z)
       return launch_error(fmt::format("block ({},{},{}) is outside the grid", b.x, b.y, b.z));
   const uint64_t nblocks = units.count * units.size;
-  unsigned nthreads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
-  nthreads = std::min(nthreads, kMaxHostThreads);
-  nthreads = static_cast<unsigned>(std::min<uint64_t>(nthreads, units.count));
-  // Each block in flight holds its registers, predicates, local frames and
-  // shared memory; bound their sum rather than the number of cores.
-  uint64_t nwarps = (cfg.block.count() + 31) / 32;
-  uint64_t block_bytes = nwarps * 32 * (uint64_t{p.num_regs} * 8 + p.frame_bytes) +
-                         nwarps * p.num_preds * 4 + p.static_shared + cfg.dynamic_shared + 1;
-  nthreads = static_cast<unsigned>(
-      std::clamp<uint64_t>(kMaxBlockStateBytes / (block_bytes * units.size), 1, nthreads));
-  // Cooperative: every block on its own thread, all resident at once.
-  std::atomic<bool> halt{false};
-  std::atomic<int> halt_reason{0};  // 1: a block faulted, 2: no progress, 3: cfg.stop
-  std::atomic<uint64_t> coop_writes{0};
-  std::atomic<unsigned> workers_done{0};
+  const uint64_t block_bytes = block_state_bytes(p, cfg);
+  unsigned nthreads = host_threads(cfg, units, block_bytes);
+  Cooperation co;
   uint64_t workspace = 0;
   if (cfg.cooperative) {
-    if (!cfg.only_blocks.empty())
-      return launch_error("a cooperative launch runs the whole grid; blocks cannot be sampled");
-    if (nblocks > kMaxCooperativeBlocks)
-      return launch_error(
-          fmt::format("a cooperative launch of {} blocks: the emulator runs at most {} "
-                      "co-resident blocks",
-                      nblocks, kMaxCooperativeBlocks));
-    if (block_bytes * nblocks > kMaxBlockStateBytes)
-      return launch_error(fmt::format(
-          "a cooperative launch of {} blocks of {} bytes of emulator state each exceeds the {} "
-          "bytes the emulator holds at once",
-          nblocks, block_bytes, kMaxBlockStateBytes));
+    if (std::string e = cooperative_refusal(cfg, nblocks, block_bytes); !e.empty())
+      return launch_error(e);
     nthreads = static_cast<unsigned>(units.count);
     workspace = m.device().malloc(16, "grid sync workspace");
     env.grid_workspace = workspace;
-    env.cooperative = &coop_writes;
-    env.stop = &halt;
+    env.cooperative = &co.writes;
+    env.stop = &co.halt;
   }
   std::atomic<uint64_t> next{0}, steps{0}, lane_steps{0}, ran{0};
-  std::atomic<uint64_t> fault_at{UINT64_MAX};
-  std::mutex mu;
-  std::optional<LaunchError> first_error;
-  uint64_t first_error_block = UINT64_MAX;
-  // Finished blocks wait here until all lower-numbered ones are done.
-  struct Finished {
-    Dim3 id;
-    std::unique_ptr<BlockObserver> obs;
-    std::string printf_out;
-  };
-  std::map<uint64_t, Finished> pending;
-  std::vector<Dim3> stalled;  // cooperative: blocks stopped while still running
-  uint64_t next_finish = 0;
-  // printf output is capped per launch like cudaLimitPrintfFifoSize (1 MiB).
-  constexpr size_t kPrintfLimit = 1 << 20;
-  size_t printed = 0;
-  bool truncated = false;
-  auto print = [&](const std::string& s) {
-    if (s.empty() || truncated) return;
-    std::string part = s;
-    if (printed + part.size() > kPrintfLimit) {
-      part.resize(kPrintfLimit - printed);
-      part += "\n[smemlab: printf output truncated at 1 MiB, like cudaLimitPrintfFifoSize]\n";
-      truncated = true;
-    }
-    printed += part.size();
-    if (cfg.printf_sink) {
-      cfg.printf_sink(part);
-    } else {
-      std::fwrite(part.data(), 1, part.size(), stdout);
-      std::fflush(stdout);
-    }
-  };
-
-  // A block with nothing to hand over (no observer, no printf output) only
-  // marks itself done, without the lock: with many threads and short blocks
-  // the lock and the map were a large share of a block's cost. The blocks
-  // with something to hand over still go out in block order; the drain
-  // steps over the marked ones, and runs once more after the workers end.
-  // (Grids too large for a byte per block keep the lock for every block.)
-  //
-  // One thread at a time hands blocks over (`finishing`), and it calls
-  // finish_block outside the lock: an observer's merge (DefectCheck's
-  // global owners) then runs beside the other workers' blocks instead of
-  // stopping every worker that finishes a block meanwhile. Workers wait
-  // before starting a block while more than `backlog` finished ones wait to
-  // be handed over, so the blocks held stay bounded when the hand-over is
-  // the slower side (not in a cooperative launch: its blocks are all
-  // resident at once).
-  constexpr uint64_t kMaxQuietBlocks = uint64_t{1} << 24;
-  std::vector<std::atomic<uint8_t>> quiet(cfg.progress || nblocks > kMaxQuietBlocks ? 0 : nblocks);
-  std::atomic<uint64_t> waiting{0};  // pending.size(), read without the lock
-  bool finishing = false;            // a thread is handing blocks over (under mu)
-  std::condition_variable handed_over;
-  const uint64_t backlog = cfg.cooperative ? UINT64_MAX : 4 * uint64_t{nthreads} + 4;
-  // With `lock` held: the blocks that can go now, in order.
-  auto take_ready = [&](std::vector<Finished>& out) {
-    for (;;) {
-      if (!pending.empty() && pending.begin()->first == next_finish) {
-        out.push_back(std::move(pending.extract(pending.begin()).mapped()));
-      } else if (!(next_finish < quiet.size() && quiet[next_finish].load())) {
-        waiting.store(pending.size());
-        return;
-      }
-      ++next_finish;
-    }
-  };
-  auto drain = [&](std::unique_lock<std::mutex>& lock) {
-    if (finishing) return;  // that thread takes these too
-    finishing = true;
-    std::vector<Finished> ready;
-    for (;;) {
-      ready.clear();
-      take_ready(ready);
-      if (cfg.progress && !ready.empty()) cfg.progress(next_finish, nblocks, false);
-      if (ready.empty()) break;
-      lock.unlock();
-      for (Finished& f : ready) {
-        print(f.printf_out);
-        if (ko && f.obs) ko->finish_block(f.id, std::move(f.obs));
-      }
-      ready.clear();  // the observers go before more blocks start
-      lock.lock();
-      handed_over.notify_all();
-    }
-    finishing = false;
-  };
-  // Blocks that got no observer have none to finish: observers only ever
-  // see the ones they made.
-  auto finish = [&](uint64_t idx, Dim3 id, std::unique_ptr<BlockObserver> obs, std::string out) {
-    if (!obs && out.empty() && !quiet.empty()) {
-      // Both sequentially consistent (against `waiting` set before the
-      // drain reads `quiet`): either the drain saw this mark or this sees
-      // the blocks waiting and drains them, so nothing waits until the end.
-      quiet[idx].store(1);
-      if (waiting.load() == 0) return;
-      std::unique_lock<std::mutex> lock(mu);
-      drain(lock);
-      return;
-    }
-    std::unique_lock<std::mutex> lock(mu);
-    pending[idx] = {id, std::move(obs), std::move(out)};
-    waiting.store(pending.size());
-    drain(lock);
-  };
-  // Before a worker starts another block. The blocks below the next one
-  // have all started, so the one the hand-over waits for is running and
-  // this wait ends. Not once the launch ends early (a fault, a stop): a
-  // worker that takes a block then skips it without handing it over, and
-  // the blocks finished above it never go (the stop flag is set by a
-  // signal handler, which cannot notify, hence the timed wait).
-  auto ending = [&] {
-    return fault_at.load() != UINT64_MAX || (cfg.stop && cfg.stop->load(std::memory_order_relaxed));
-  };
-  auto throttle = [&]() {
-    if (waiting.load() <= backlog) return;
-    std::unique_lock<std::mutex> lock(mu);
-    while (pending.size() > backlog && !ending())
-      handed_over.wait_for(lock, std::chrono::milliseconds(10));
-  };
-
+  FirstError first;
+  // After a fault in a lower block, or a stop request, workers wait no more
+  // for the hand-over (BlockHandover::throttle).
+  BlockHandover handover(cfg, ko, nblocks, nthreads, [&] {
+    return first.at.load() != UINT64_MAX || (cfg.stop && cfg.stop->load(std::memory_order_relaxed));
+  });
   auto record = [&](uint64_t idx, LaunchError err) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (idx < first_error_block) {
-      first_error_block = idx;
-      first_error = std::move(err);
-      uint64_t cur = fault_at.load();
-      while (idx < cur && !fault_at.compare_exchange_weak(cur, idx)) {
-      }
-    }
-    handed_over.notify_all();  // (workers waiting in throttle go on to stop)
+    first.record(idx, std::move(err));
+    handover.wake();  // (workers waiting in throttle go on to stop)
   };
-
   // A block's fault: the launch's error, unless (cooperative) it is a block
   // stopped because of another block's fault or a stall.
   auto on_fault = [&](uint64_t idx, Dim3 id, const Fault& f) {
     if (!cfg.cooperative) {
       record(idx, to_error(p, cfg, id, f));
-    } else if (f.kind == "interrupted" && halt_reason.load() != 3) {
-      std::lock_guard<std::mutex> lock(mu);
-      for (uint32_t r = 0; r < units.size; ++r) stalled.push_back(units.block(idx / units.size, r));
+    } else if (f.kind == FaultKind::Interrupted && co.reason.load() != 3) {
+      std::lock_guard<std::mutex> lock(first.mu);
+      for (uint32_t r = 0; r < units.size; ++r)
+        co.stalled.push_back(units.block(idx / units.size, r));
     } else {
       record(idx, to_error(p, cfg, id, f));
-      int none = 0;
-      halt_reason.compare_exchange_strong(none, 1);
-      halt.store(true);
+      co.stop(1);
     }
   };
   // Host-side failures (out of memory, an observer throwing) end the
   // launch with a message instead of std::terminate in a worker.
   auto on_internal = [&](uint64_t idx, Dim3 id, const std::exception& e) {
-    LaunchError err;
-    err.kind = "internal";
-    err.message = fmt::format("emulator error: {}", e.what());
-    err.block = id;
-    record(idx, std::move(err));
-  };
-  // A cooperative launch's watchdog counts finished blocks as they finish.
-  auto count_ran = [&](uint64_t& my_ran, uint64_t n) {
-    if (cfg.cooperative)
-      ran.fetch_add(n);
-    else
-      my_ran += n;
+    record(idx, stop_error(FaultKind::Internal, fmt::format("emulator error: {}", e.what()), id));
   };
 
   auto worker = [&]() {
@@ -708,7 +698,8 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     std::unique_ptr<ClusterRunner> cluster_runner;
     if (units.size > 1) cluster_runner = std::make_unique<ClusterRunner>();
     // Counted here and added once: shared counters bumped per block would
-    // bounce one cache line between all the workers.
+    // bounce one cache line between all the workers. A cooperative launch's
+    // watchdog counts finished blocks as they finish.
     uint64_t my_steps = 0, my_lane_steps = 0, my_ran = 0;
     struct Flush {
       std::atomic<uint64_t>& steps;
@@ -724,12 +715,15 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     struct Done {
       std::atomic<unsigned>& n;
       ~Done() { n.fetch_add(1); }
-    } done{workers_done};
+    } done{co.workers_done};
+    auto count_ran = [&](uint64_t n) {
+      cfg.cooperative ? void(ran.fetch_add(n)) : void(my_ran += n);
+    };
     std::vector<Dim3> ids(units.size);
     std::vector<std::unique_ptr<BlockObserver>> obs(units.size);
     std::vector<BlockObserver*> raw(units.size);
     for (;;) {
-      throttle();
+      handover.throttle();
       uint64_t u = next.fetch_add(1);
       if (u >= units.count) return;
       const uint64_t idx = u * units.size;  // the unit's first block, as handed over
@@ -738,14 +732,10 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       // runs: this worker is done (the blocks below still finish in order;
       // the indices skipped here are all above the first error).
       if (cfg.stop && cfg.stop->load(std::memory_order_relaxed)) {
-        LaunchError err;
-        err.kind = "interrupted";
-        err.message = "stopped by a signal";
-        err.block = ids[0];
-        record(idx, std::move(err));
+        record(idx, stop_error(FaultKind::Interrupted, "stopped by a signal", ids[0]));
         return;
       }
-      if (idx > fault_at.load()) return;
+      if (idx > first.at.load()) return;
       for (uint32_t r = 0; r < units.size; ++r) {
         obs[r] = ko ? ko->make_block_observer(ids[r]) : nullptr;
         raw[r] = obs[r].get();
@@ -753,7 +743,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
       if (units.size == 1) {
         try {
           runner.run(env, ids[0], raw[0]);
-          count_ran(my_ran, 1);
+          count_ran(1);
         } catch (const Fault& f) {
           on_fault(idx, ids[0], f);
         } catch (const std::exception& e) {
@@ -762,12 +752,12 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
         my_steps += runner.context().steps;
         my_lane_steps += runner.context().lane_steps;
         // (A failing block's output up to its fault is printed, as on a GPU.)
-        finish(idx, ids[0], std::move(obs[0]), std::move(runner.context_mut().printf_out));
+        handover.finish(idx, ids[0], std::move(obs[0]), std::move(runner.context_mut().printf_out));
         continue;
       }
       try {
         cluster_runner->run(env, ids, raw, u);
-        count_ran(my_ran, units.size);
+        count_ran(units.size);
       } catch (const Fault& f) {
         uint32_t r = cluster_runner->failed_rank();
         on_fault(idx + r, ids[r], f);
@@ -778,7 +768,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
         BlockRunner& br = cluster_runner->block(r);
         my_steps += br.context().steps;
         my_lane_steps += br.context().lane_steps;
-        finish(idx + r, ids[r], std::move(obs[r]), std::move(br.context_mut().printf_out));
+        handover.finish(idx + r, ids[r], std::move(obs[r]), std::move(br.context_mut().printf_out));
       }
     }
   };
@@ -787,62 +777,30 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     // between launches (worker_pool.h).
     run_with_helpers(nthreads > 1 ? nthreads - 1 : 0, worker);
   } else {
-    std::vector<std::thread> pool;
-    std::string spawn_error;
-    // Every block on a thread of its own, started here; the caller is the
-    // watchdog.
-    try {
-      for (unsigned i = 0; i < nthreads; ++i) pool.emplace_back(worker);
-    } catch (const std::system_error& e) {
-      spawn_error = e.what();
-    }
-    if (spawn_error.empty())
-      watch_cooperative(cfg, nthreads, workers_done, ran, coop_writes, halt, halt_reason);
-    if (!spawn_error.empty()) {
-      // The blocks that started would wait for those that cannot.
-      int none = 0;
-      halt_reason.compare_exchange_strong(none, 1);
-      halt.store(true);
-    }
-    for (auto& t : pool) t.join();
-    if (!spawn_error.empty()) {
-      first_error = LaunchError{};
-      first_error->kind = "launch";
-      first_error->message = fmt::format(
-          "a cooperative launch of {} blocks needs as many host threads; only {} could be "
-          "started ({})",
-          nblocks, pool.size(), spawn_error);
-    }
+    size_t started = 0;
+    if (std::string e = run_cooperative(cfg, nthreads, worker, co, ran, &started); !e.empty())
+      first.error = stop_error(
+          FaultKind::Launch,
+          fmt::format("a cooperative launch of {} blocks needs as many host threads; only {} "
+                      "could be started ({})",
+                      nblocks, started, e),
+          {0, 0, 0});
   }
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    drain(lock);  // blocks waiting behind quiet ones that finished last
-  }
+  handover.finish_all();  // blocks waiting behind quiet ones that finished last
   if (cfg.cooperative) {
     m.device().free(workspace);
-    if (halt_reason.load() == 2 && !first_error) {
-      std::sort(stalled.begin(), stalled.end(),
-                [](Dim3 a, Dim3 b) { return std::tie(a.z, a.y, a.x) < std::tie(b.z, b.y, b.x); });
-      first_error = LaunchError{};
-      first_error->kind = "deadlock";
-      first_error->block = stalled.empty() ? Dim3{0, 0, 0} : stalled.front();
-      first_error->message = fmt::format(
-          "cooperative launch made no progress for {} s: {} of its {} blocks were still running "
-          "without a store or atomic, waiting for something no block will do (a grid-wide "
-          "barrier, cooperative_groups::this_grid().sync(), that not every block reaches, or a "
-          "flag no block sets); {} blocks had finished",
-          cfg.stall_seconds, stalled.size(), nblocks, ran.load());
-    }
+    if (co.reason.load() == 2 && !first.error)
+      first.error = stall_error(cfg, co.stalled, nblocks, ran.load());
   }
   // Nothing runs now: storage of allocations kernels freed can go.
   m.device().memory().heap().release_freed();
   LaunchStatus st;
-  st.error = first_error;
+  st.error = first.error;
   st.warp_instructions = steps.load();
   st.lane_instructions = lane_steps.load();
   st.blocks_run = ran.load();
   st.threads = nthreads;
-  if (cfg.progress) cfg.progress(next_finish, nblocks, true);
+  if (cfg.progress) cfg.progress(handover.handed_over(), nblocks, true);
   if (ko) ko->on_kernel_end(st.ok());
   return st;
 }

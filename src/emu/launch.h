@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "emu/decode.h"
+#include "emu/fault_kinds.h"
 #include "emu/memory.h"
 #include "emu/observer.h"
 #include "emu/ops_texture.h"
@@ -178,9 +179,7 @@ std::string resolve_cluster(const ptx::Function& f, const LaunchConfig& cfg, Dim
                             bool* explicit_cluster);
 
 struct LaunchError {
-  // out-of-bounds, misaligned, deadlock, budget, trap, assert, invalid-free, printf, barrier,
-  // launch, decode, interrupted
-  std::string kind;
+  FaultKind kind = FaultKind::Internal;  // fault_kinds.def
   std::string message;
   Dim3 block, thread;
   bool has_thread = false;

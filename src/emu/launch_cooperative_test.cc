@@ -108,7 +108,7 @@ TEST(Cooperative, OrdinaryLaunchHasNoWorkspaceAndTraps) {
   uint64_t d = dev.malloc(256);
   auto st = launch(*m, "two_phase", LaunchConfig{{2}, {32}}, d, 64, uint32_t{0xffffffffu});
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "trap");
+  EXPECT_EQ(st.error->kind, FaultKind::Trap);
 }
 
 TEST(Cooperative, BarrierSomeBlockNeverReachesIsADeadlock) {
@@ -122,7 +122,7 @@ TEST(Cooperative, BarrierSomeBlockNeverReachesIsADeadlock) {
   auto st = launch(*m, "two_phase", cfg, d, 256, uint32_t{1});  // block 1 returns first
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "deadlock");
+  EXPECT_EQ(st.error->kind, FaultKind::Deadlock);
   EXPECT_NE(st.error->message.find("no progress for 0.5 s: 3 of its 4 blocks were still running"),
             std::string::npos)
       << st.error->message;
@@ -142,7 +142,7 @@ TEST(Cooperative, FaultInOneBlockStopsTheOthers) {
   auto st = launch(*m, "two_phase", cfg, d, 256, uint32_t{0xffffffffu});
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "out-of-bounds") << error_of(st);
+  EXPECT_EQ(st.error->kind, FaultKind::OutOfBounds) << error_of(st);
   EXPECT_LT(s, 30.0);
 }
 

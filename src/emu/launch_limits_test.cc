@@ -108,7 +108,7 @@ TEST(LaunchLimits, StopFlagEndsTheLaunchAndProgressIsReported) {
   cfg.progress = {};
   st = launch(*m, "k", cfg);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "interrupted");
+  EXPECT_EQ(st.error->kind, FaultKind::Interrupted);
   EXPECT_EQ(st.blocks_run, 0u);
 }
 
@@ -128,7 +128,7 @@ TEST(LaunchLimits, StopFlagEndsALongBlock) {
   auto st = launch(*m, "k", cfg);
   t.join();
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "interrupted");
+  EXPECT_EQ(st.error->kind, FaultKind::Interrupted);
 }
 
 // finish_block is handed blocks in block order by one thread at a time,

@@ -87,6 +87,7 @@ struct BarrierArrive {
   const InstrInfo* instr;
   Dim3 block;
   uint32_t warp;
+  bool counted = false;  // `expected` is the instruction's thread count (bar.sync 1, 128)
 };
 
 // All waiters of a barrier released: starts a new barrier epoch.
@@ -359,6 +360,11 @@ struct KernelInfo {
   Dim3 grid, block;
   uint32_t static_shared = 0, dynamic_shared = 0;
   const ptx::LineTable* lines = nullptr;
+  // The kernel has an mbarrier, bulk or tensor copy, wgmma or fence
+  // instruction: the Hopper events may come (analyses that need them can
+  // skip their bookkeeping otherwise).
+  bool hopper = false;
+  Dim3 cluster;  // the launch's cluster shape (1x1x1: blocks alone)
 };
 
 class KernelObserver {

@@ -18,6 +18,7 @@
 
 #include "emu/exec.h"
 #include "emu/hopper_events.h"
+#include "emu/mbar_watch.h"
 #include "emu/ops_async.h"
 
 namespace smemlab::emu {
@@ -119,7 +120,7 @@ void mbarrier_apply(Warp& w, const Op& op, uint32_t pc, uint32_t l, MbarKind kin
         break;
     }
   } catch (const mbar::Error& err) {
-    fault(w, pc, static_cast<int>(l), "mbarrier", err.what());
+    fault(w, pc, static_cast<int>(l), FaultKind::Mbarrier, err.what());
   }
 }
 
@@ -207,9 +208,13 @@ void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
     uint64_t obj;
     std::memcpy(&obj, p, 8);
     const unsigned parity_before = mbar::parity(obj);
+    const uint64_t word_before = obj;
+    const auto off = static_cast<uint32_t>(shown[l]);
+    mbar_check(b, w, pc, l, *owner, off, kind, false);
     Mbarrier e{};
     if (tell) note_state(e, obj, false);
     mbarrier_apply(w, op, pc, l, kind, obj, e);
+    mbar_note(b, w, pc, l, *owner, off, kind, false, word_before, obj, e.ready, e.wait_parity);
     const bool phase_done =
         kind != MB_INIT && kind != MB_INVAL && mbar::parity(obj) != parity_before;
     if (phase_done) completed.push_back(owner);
@@ -243,7 +248,7 @@ void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     uint64_t src = reg(w, op.r[5])[l] + reg(w, op.r[0])[l];
     uint64_t bar = reg(w, op.r[2])[l] + reg(w, op.r[3])[l];
     if (size % 16 || dst % 16 || src % 16)
-      fault(w, pc, static_cast<int>(l), "misaligned",
+      fault(w, pc, static_cast<int>(l), FaultKind::Misaligned,
             fmt::format("cp.async.bulk needs 16-byte aligned addresses and a size that is a "
                         "multiple of 16 (size {}, dst 0x{:x}, src 0x{:x})",
                         size, dst, src));
@@ -262,15 +267,19 @@ void exec_bulk(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     BlockCtx& owner = *owner_of(b, bar, MSpace::Shared);
     uint64_t obj;
     std::memcpy(&obj, m, 8);
+    const uint64_t word_before = obj;
+    mbar_check(b, w, pc, l, owner, static_cast<uint32_t>(bshown), MB_COMPLETE_TX, true);
     Mbarrier e{};
     note_state(e, obj, false);
     const unsigned parity_before = mbar::parity(obj);
     try {
       mbar::complete_tx(obj, static_cast<uint32_t>(size));
     } catch (const mbar::Error& err) {
-      fault(w, pc, static_cast<int>(l), "mbarrier", err.what());
+      fault(w, pc, static_cast<int>(l), FaultKind::Mbarrier, err.what());
     }
     std::memcpy(m, &obj, 8);
+    mbar_note(b, w, pc, l, owner, static_cast<uint32_t>(bshown), MB_COMPLETE_TX, true, word_before,
+              obj);
     if (b.obs || owner.obs) {
       e.kind = MbarrierKind::CompleteTx;
       e.lane = static_cast<uint8_t>(l);

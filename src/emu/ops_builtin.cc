@@ -49,7 +49,7 @@ std::string read_string(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_
     if (c == 0) return s;
     s += c;
   }
-  fault(w, pc, static_cast<int>(lane), "printf",
+  fault(w, pc, static_cast<int>(lane), FaultKind::Printf,
         fmt::format("string at 0x{:x} has no terminating NUL in {} bytes", addr, kMaxString));
 }
 
@@ -216,7 +216,7 @@ void exec_builtin(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec
         std::string file = read_string(b, w, op, pc, l, frame_u64(w, p, l, op.r[1], 8));
         uint32_t line = static_cast<uint32_t>(frame_u64(w, p, l, op.r[2], 4));
         std::string fn = read_string(b, w, op, pc, l, frame_u64(w, p, l, op.r[3], 8));
-        fault(w, pc, static_cast<int>(l), "assert",
+        fault(w, pc, static_cast<int>(l), FaultKind::Assert,
               fmt::format("assertion failed: `{}` ({}:{}, in function '{}')", msg, file, line, fn));
       }
       case B_MALLOC: {
@@ -227,7 +227,7 @@ void exec_builtin(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec
       case B_FREE: {
         uint64_t ptr = frame_u64(w, p, l, op.r[0], 8);
         if (ptr && !b.env->heap->free(ptr))
-          fault(w, pc, static_cast<int>(l), "invalid-free",
+          fault(w, pc, static_cast<int>(l), FaultKind::InvalidFree,
                 fmt::format("free(0x{:x}): not an address malloc returned, or freed twice", ptr));
         break;
       }

@@ -16,7 +16,8 @@ namespace {
 
 struct ClusterRun {
   bool ok = false;
-  std::string error, kind;
+  std::string error;
+  FaultKind kind = FaultKind::Internal;
   std::vector<uint64_t> slots;  // 8 per thread, threads of all blocks in block order
   uint64_t at(uint32_t thread, int slot) const { return slots[thread * 8 + slot]; }
 };
@@ -180,7 +181,7 @@ TEST(Cluster, RemoteAccessFaults) {
   ld.shared::cluster.u32 %r3, [%r2];)",
                              {2, 1, 1}, {2, 1, 1}, 32);
   ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.kind, "out-of-bounds");
+  EXPECT_EQ(r.kind, FaultKind::OutOfBounds);
   EXPECT_NE(r.error.find("block rank 2) is outside the cluster of 2 blocks"), std::string::npos)
       << r.error;
   r = run_cluster(R"(
@@ -188,7 +189,7 @@ TEST(Cluster, RemoteAccessFaults) {
   ld.shared::cluster.u32 %r3, [%r2+272];)",
                   {2, 1, 1}, {2, 1, 1}, 32);
   ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.kind, "out-of-bounds");
+  EXPECT_EQ(r.kind, FaultKind::OutOfBounds);
   EXPECT_NE(r.error.find("offset 272 of block rank 1 (block (1,0,0)) is outside its 272 bytes"),
             std::string::npos)
       << r.error;
@@ -224,7 +225,7 @@ LOOP:
 END:)",
                              {2, 1, 1}, {2, 1, 1}, 32);
   ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.kind, "cluster-exit");
+  EXPECT_EQ(r.kind, FaultKind::ClusterExit);
   EXPECT_NE(r.error.find("block rank 1 (block (1,0,0)), which has exited"), std::string::npos)
       << r.error;
 }
@@ -274,7 +275,7 @@ TEST(Cluster, BarrierMisuseAndDeadlock) {
   @%p1 barrier.cluster.arrive.aligned;)",
                   {2, 1, 1}, {2, 1, 1});
   ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.kind, "divergent");
+  EXPECT_EQ(r.kind, FaultKind::Divergent);
   // Rank 1's thread 0 waits at bar.sync for its block, whose other threads
   // wait in the cluster barrier for it.
   r = run_cluster(R"(
@@ -289,7 +290,7 @@ SKIP:
   bar.sync 0;)",
                   {2, 1, 1}, {2, 1, 1}, 64);
   ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.kind, "deadlock");
+  EXPECT_EQ(r.kind, FaultKind::Deadlock);
   for (const char* part :
        {"no warp of the cluster of 2 blocks can make progress",
         "block rank 0 (block (0,0,0)) warp 0 lanes 0xffffffff wait at barrier.cluster.wait",

@@ -79,7 +79,7 @@ uint8_t* translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lan
   *shown = addr;
   uint32_t align = size > 16 ? 16 : size;
   if (align && (addr & (align - 1)))
-    fault(w, pc, static_cast<int>(lane), "misaligned",
+    fault(w, pc, static_cast<int>(lane), FaultKind::Misaligned,
           fmt::format("misaligned {}-byte {} at address 0x{:x}", size, verb(op), addr));
   uint8_t* p = nullptr;
   const LaunchEnv& e = *b.env;
@@ -88,7 +88,7 @@ uint8_t* translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lan
       *space = Space::Global;
       p = e.global->translate(addr, size);
       if (!p)
-        fault(w, pc, static_cast<int>(lane), "out-of-bounds",
+        fault(w, pc, static_cast<int>(lane), FaultKind::OutOfBounds,
               fmt::format("global {} of {} bytes at 0x{:x} is outside every allocation{}", verb(op),
                           size, addr, describe_global(*e.global, addr, size)));
       return p;
@@ -106,7 +106,7 @@ uint8_t* translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lan
         return owner.shared.data() + addr;
       }
       if (addr + size > b.shared_bytes || addr >= kWindowSize)
-        fault(w, pc, static_cast<int>(lane), "out-of-bounds",
+        fault(w, pc, static_cast<int>(lane), FaultKind::OutOfBounds,
               fmt::format("shared {} of {} bytes at offset {} is outside the block's {} bytes of "
                           "shared memory",
                           verb(op), size, static_cast<int64_t>(addr), b.shared_bytes));
@@ -115,7 +115,7 @@ uint8_t* translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lan
       *space = (op.aux2 & 1) && op.code / 16 != ATOM ? Space::Param : Space::Local;
       uint32_t fb = b.prog->frame_bytes;
       if (addr + size > fb || addr >= kWindowSize)
-        fault(w, pc, static_cast<int>(lane), "out-of-bounds",
+        fault(w, pc, static_cast<int>(lane), FaultKind::OutOfBounds,
               fmt::format("local {} of {} bytes at offset {} is outside the thread's {}-byte frame",
                           verb(op), size, static_cast<int64_t>(addr), fb));
       return w.local + size_t{lane} * fb + addr;
@@ -123,7 +123,7 @@ uint8_t* translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lan
     case MSpace::Const:
       *space = Space::Const;
       if (addr + size > e.const_bytes || addr >= kWindowSize)
-        fault(w, pc, static_cast<int>(lane), "out-of-bounds",
+        fault(w, pc, static_cast<int>(lane), FaultKind::OutOfBounds,
               fmt::format("const {} of {} bytes at offset {} is outside the {}-byte constant bank",
                           verb(op), size, addr, e.const_bytes));
       return const_cast<uint8_t*>(e.const_bank) + addr;
@@ -131,7 +131,7 @@ uint8_t* translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lan
       *space = Space::Param;
       if (addr + size > b.prog->param_bytes || addr >= kWindowSize)
         fault(
-            w, pc, static_cast<int>(lane), "out-of-bounds",
+            w, pc, static_cast<int>(lane), FaultKind::OutOfBounds,
             fmt::format("param {} of {} bytes at offset {} is outside the {}-byte parameter buffer",
                         verb(op), size, addr, b.prog->param_bytes));
       return const_cast<uint8_t*>(e.params) + addr;

@@ -101,10 +101,10 @@ void surface_addresses(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t
     uint64_t handle = reg(w, op.r[4])[l];
     const texture::Descriptor* d = b.env->device ? b.env->device->surface(handle) : nullptr;
     if (!d)
-      fault(w, pc, static_cast<int>(l), "surface",
+      fault(w, pc, static_cast<int>(l), FaultKind::Surface,
             fmt::format("0x{:x} is not a surface object of this device", handle));
     if (d->dims != t.dims || d->layered != t.layered)
-      fault(w, pc, static_cast<int>(l), "surface",
+      fault(w, pc, static_cast<int>(l), FaultKind::Surface,
             fmt::format("surface object 0x{:x} is {}{}D, the instruction accesses it as {}{}D",
                         handle, d->layered ? "layered " : "", d->dims, t.layered ? "layered " : "",
                         t.dims));
@@ -116,7 +116,7 @@ void surface_addresses(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t
     const int64_t row = static_cast<int64_t>(d->width * d->texel_bytes());
     const int64_t ext[4] = {row - size + 1, d->height, d->depth, d->layers};
     if (c[0] % size != 0)
-      fault(w, pc, static_cast<int>(l), "misaligned",
+      fault(w, pc, static_cast<int>(l), FaultKind::Misaligned,
             fmt::format("surface x offset {} bytes is not a multiple of the {}-byte access", c[0],
                         size));
     bool out = false;
@@ -129,7 +129,7 @@ void surface_addresses(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t
       }
     }
     if (out && op.aux == 0)
-      fault(w, pc, static_cast<int>(l), "surface",
+      fault(w, pc, static_cast<int>(l), FaultKind::Surface,
             fmt::format("surface access at x = {} bytes, y = {}, z = {}, layer = {} is outside the "
                         "{}x{}x{} surface ({} layers; .trap)",
                         c[0], c[1], c[2], c[3], d->width, d->height, d->depth, d->layers));

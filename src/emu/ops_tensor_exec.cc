@@ -19,7 +19,7 @@ namespace smemlab::emu {
 void require_warp(const Warp& w, const Op& op, const BlockCtx& b, uint32_t pc, uint32_t exec) {
   if (exec == w.exists && w.exists == ~0u) return;
   const InstrInfo& i = b.prog->info[op.info];
-  fault(w, pc, exec ? __builtin_ctz(exec) : 0, "divergent",
+  fault(w, pc, exec ? __builtin_ctz(exec) : 0, FaultKind::Divergent,
         fmt::format("'{}' is .sync.aligned: all 32 threads of warp {} must execute it together, "
                     "but lanes 0x{:08x} did",
                     i.text, w.index, exec));

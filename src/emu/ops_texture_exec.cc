@@ -20,11 +20,11 @@ void exec_tex(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     uint64_t handle = reg(w, op.r[4])[l];
     const texture::Descriptor* d = b.env->device ? b.env->device->texture(handle) : nullptr;
     if (!d)
-      fault(w, pc, static_cast<int>(l), "texture",
+      fault(w, pc, static_cast<int>(l), FaultKind::Texture,
             fmt::format("0x{:x} is not a texture object of this device", handle));
     if (d->dims != t.dims || d->layered != t.layered)
       fault(
-          w, pc, static_cast<int>(l), "texture",
+          w, pc, static_cast<int>(l), FaultKind::Texture,
           fmt::format("texture object 0x{:x} is {}{}D, the instruction reads it as {}{}D", handle,
                       d->layered ? "layered " : "", d->dims, t.layered ? "layered " : "", t.dims));
     texture::Fetch fetch = [&](uint64_t addr, void* dst, unsigned bytes) {
@@ -48,7 +48,7 @@ void exec_tex(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
       try {
         x = texture::sample(*d, fetch, c[0], c[1], c[2], layer);
       } catch (const std::invalid_argument& e) {
-        fault(w, pc, static_cast<int>(l), "texture", e.what());
+        fault(w, pc, static_cast<int>(l), FaultKind::Texture, e.what());
       }
     }
     for (int ch = 0; ch < 4; ++ch) {

@@ -24,6 +24,7 @@
 
 #include "emu/exec.h"
 #include "emu/hopper_events.h"
+#include "emu/mbar_watch.h"
 #include "emu/ops_async.h"
 #include "emu/tma.h"
 
@@ -33,7 +34,7 @@ namespace {
 constexpr uint32_t kMbarrierRelease = 16;  // as ops_async_exec.cc
 
 [[noreturn]] void tma_fault(const Warp& w, uint32_t pc, uint32_t l, const std::string& msg) {
-  fault(w, pc, static_cast<int>(l), "tma", msg);
+  fault(w, pc, static_cast<int>(l), FaultKind::Tma, msg);
 }
 
 // One lane's copy: its map, box, coordinates and shared address.
@@ -51,7 +52,7 @@ tma::TensorMap read_map(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_
                         const TmaOp& t) {
   const uint64_t addr = reg(w, t.map)[l] + static_cast<uint64_t>(t.map_off);
   if (addr % 64)
-    fault(w, pc, static_cast<int>(l), "misaligned",
+    fault(w, pc, static_cast<int>(l), FaultKind::Misaligned,
           fmt::format("a tensor map must be 64-byte aligned (address 0x{:x})", addr));
   Space sp;
   uint64_t shown;
@@ -89,7 +90,7 @@ void read_coords(Warp& w, uint32_t pc, uint32_t l, const TmaOp& t, const tma::Te
   for (unsigned i = 0; i < t.dims; ++i) c[i] = static_cast<int32_t>(reg(w, t.coord[i])[l]);
   const std::string why = tma::coordinate_error(m, c, store);
   if (!why.empty())
-    fault(w, pc, static_cast<int>(l), "illegal-instruction",
+    fault(w, pc, static_cast<int>(l), FaultKind::IllegalInstruction,
           fmt::format("{} (the GPU traps with an illegal-instruction error)", why));
 }
 
@@ -109,7 +110,7 @@ Copy setup(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tm
   k.smem = static_cast<uint32_t>(reg(w, t.smem)[l] + static_cast<uint64_t>(t.smem_off));
   // Every mode, with a swizzle or without (an H100: misaligned address).
   if (k.smem % 128)
-    fault(w, pc, static_cast<int>(l), "misaligned",
+    fault(w, pc, static_cast<int>(l), FaultKind::Misaligned,
           fmt::format("the shared address of a tensor copy must be 128-byte aligned (offset {})",
                       k.smem));
   return k;
@@ -173,6 +174,12 @@ void complete_tx(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, ui
   b.remote = 0;
   uint64_t obj;
   std::memcpy(&obj, m, 8);
+  // The block that holds the mbarrier (a cluster peer's, for a
+  // shared::cluster address of another rank).
+  uint32_t off;
+  BlockCtx& owner = shared_owner(b, bar, &off);
+  const uint64_t word_before = obj;
+  mbar_check(b, w, pc, l, owner, off, MB_COMPLETE_TX, true);
   Mbarrier e{};
   e.parity_before = mbar::parity(obj);
   e.pending_before = mbar::pending(obj);
@@ -180,13 +187,10 @@ void complete_tx(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, ui
   try {
     mbar::complete_tx(obj, bytes);
   } catch (const mbar::Error& err) {
-    fault(w, pc, static_cast<int>(l), "mbarrier", err.what());
+    fault(w, pc, static_cast<int>(l), FaultKind::Mbarrier, err.what());
   }
   std::memcpy(m, &obj, 8);
-  // The observer of the block that holds the mbarrier (a cluster peer's,
-  // for a shared::cluster address of another rank).
-  uint32_t off;
-  BlockCtx& owner = shared_owner(b, bar, &off);
+  mbar_note(b, w, pc, l, owner, off, MB_COMPLETE_TX, true, word_before, obj);
   const bool completed = mbar::parity(obj) != e.parity_before;
   if (b.obs || owner.obs) {
     e.kind = MbarrierKind::CompleteTx;

@@ -272,7 +272,7 @@ void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t g
       break;
     }
     default:
-      fault(w, pc, -1, "unsupported", "unknown collective");
+      fault(w, pc, -1, FaultKind::Unsupported, "unknown collective");
   }
 }
 

@@ -34,7 +34,7 @@ void require_warpgroup(const BlockCtx& b, const Warp& w, const Op& op, uint32_t 
   bool whole = first + 4 <= b.warps.size();
   for (uint32_t i = first; whole && i < first + 4; ++i) whole = b.warps[i].exists == ~0u;
   if (whole) return;
-  fault(w, pc, 0, "divergent",
+  fault(w, pc, 0, FaultKind::Divergent,
         fmt::format("'{}' needs a whole warpgroup (warps {}..{} of 32 threads each), but the "
                     "block has {} threads",
                     b.prog->info[op.info].text, first, first + 3, b.env->block.count()));
@@ -46,7 +46,7 @@ uint64_t uniform(const Warp& w, const Op& op, const BlockCtx& b, uint32_t pc, co
                  const char* what) {
   for (uint32_t l = 1; l < 32; ++l)
     if (r[l] != r[0])
-      fault(w, pc, static_cast<int>(l), "wgmma",
+      fault(w, pc, static_cast<int>(l), FaultKind::Wgmma,
             fmt::format("'{}': the {} differs between the threads of warp {} (lane 0: 0x{:x}, "
                         "lane {}: 0x{:x})",
                         b.prog->info[op.info].text, what, w.index, r[0], l, r[l]));
@@ -125,7 +125,7 @@ void gather_chunks(BlockCtx& b, const Warp& w, const Op& op, uint32_t pc, const 
   auto chunk = [&](unsigned mn, unsigned k) {
     const uint32_t addr = address(mn, k);
     if (uint64_t{addr} + 16 > b.shared_bytes)
-      fault(w, pc, 0, "out-of-bounds",
+      fault(w, pc, 0, FaultKind::OutOfBounds,
             fmt::format("'{}' reads matrix {} element ({}, {}) at shared offset {}, past the "
                         "block's {} bytes of shared memory (descriptor start {}, LBO {}, SBO {})",
                         b.prog->info[op.info].text, which, mn, k, addr, b.shared_bytes, d.start,
@@ -339,7 +339,7 @@ void exec_wgmma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) 
   const unsigned N = t.spec.shape.n, K = t.spec.shape.k;
   const uint32_t p = w.P[t.scale_d] ^ (t.scale_d_neg ? ~0u : 0u);
   if (p != 0 && p != ~0u)
-    fault(w, pc, __builtin_ctz(~p), "wgmma",
+    fault(w, pc, __builtin_ctz(~p), FaultKind::Wgmma,
           fmt::format("'{}': scale-d differs between the threads of warp {} (0x{:08x})",
                       b.prog->info[op.info].text, w.index, p));
   const bool accumulate = p != 0;

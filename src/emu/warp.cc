@@ -23,7 +23,7 @@ __attribute__((target("fma"))) void ffma32_hw(uint64_t* D, const uint64_t* A, co
       exec, D[l] = put(__builtin_fmaf(get<float>(A[l]), get<float>(B[l]), get<float>(C[l]))));
 }
 
-void fault(const Warp& w, uint32_t pc, int lane, const char* kind, std::string msg) {
+void fault(const Warp& w, uint32_t pc, int lane, FaultKind kind, std::string msg) {
   throw Fault{kind, std::move(msg), w.index, lane, pc};
 }
 

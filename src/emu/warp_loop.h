@@ -363,7 +363,7 @@ inline bool read_clock(Step& s) {
 
 template <Base, T>
 inline bool trap(Step& s) {
-  if (s.exec) fault(s.w, s.pc, __builtin_ctz(s.exec), "trap", "the kernel executed trap");
+  if (s.exec) fault(s.w, s.pc, __builtin_ctz(s.exec), FaultKind::Trap, "the kernel executed trap");
   return true;
 }
 
@@ -558,7 +558,7 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
         default:
           // Unreachable for decoded programs: the decoder emits only codes of
           // the table (implemented()).
-          fault(w, pc, -1, "unsupported",
+          fault(w, pc, -1, FaultKind::Unsupported,
                 fmt::format("'{}' with this type is not implemented", b.prog->info[op.info].text));
       }
 #undef SMEMLAB_CASE_Inline

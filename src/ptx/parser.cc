@@ -54,31 +54,23 @@ struct Scope {
   std::vector<std::pair<size_t, size_t>> label_refs;
 };
 
-class Parser {
+// The token stream a parser reads: look-ahead, the expectations it checks
+// and the FILE:LINE:COL errors they raise, and the bound on nesting.
+class TokenCursor {
  public:
-  Parser(std::vector<Token> toks, std::string path) : t_(std::move(toks)), path_(std::move(path)) {}
+  TokenCursor(std::vector<Token> toks, std::string path)
+      : t_(std::move(toks)), path_(std::move(path)) {}
 
-  Module run() {
-    m_.path = path_;
-    while (!at_end()) top_level();
-    return std::move(m_);
-  }
-
- private:
+ protected:
   std::vector<Token> t_;
   size_t i_ = 0;
   std::string path_;
-  Module m_;
-  std::vector<Scope> scopes_;
-  int rename_counter_ = 0;
-  int cur_loc_ = -1;
-  int depth_ = 0;           // nesting of `{`/`(` in initializers and operands
-  int64_t fn_registers_ = 0;  // registers declared in the current function
+  int depth_ = 0;  // nesting of `{`/`(` in initializers and operands
 
   // One level of `{`/`(` nesting; deep nesting is an error, not a stack overflow.
   class Nest {
    public:
-    Nest(Parser& p, const Token& at) : p_(p) {
+    Nest(TokenCursor& p, const Token& at) : p_(p) {
       if (++p_.depth_ > kMaxNesting)
         p_.fail(at, fmt::format("nested deeper than {} levels", kMaxNesting));
     }
@@ -87,7 +79,7 @@ class Parser {
     Nest& operator=(const Nest&) = delete;
 
    private:
-    Parser& p_;
+    TokenCursor& p_;
   };
 
   const Token& peek(size_t k = 0) const { return t_[std::min(i_ + k, t_.size() - 1)]; }
@@ -158,6 +150,27 @@ class Parser {
       if (next().kind == K::End) fail(peek(), "missing ';' at end of file");
   }
   TextPos pos(const Token& t) const { return {t.line, t.col}; }
+};
+
+// PTX's grammar over the cursor: directives, declarations, functions and
+// their instructions, with register renaming and label scopes.
+class Parser : TokenCursor {
+ public:
+  Parser(std::vector<Token> toks, std::string path)
+      : TokenCursor(std::move(toks), std::move(path)) {}
+
+  Module run() {
+    m_.path = path_;
+    while (!at_end()) top_level();
+    return std::move(m_);
+  }
+
+ private:
+  Module m_;
+  std::vector<Scope> scopes_;
+  int rename_counter_ = 0;
+  int cur_loc_ = -1;
+  int64_t fn_registers_ = 0;  // registers declared in the current function
 
   void top_level() {
     const Token& t = peek();

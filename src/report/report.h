@@ -63,11 +63,30 @@ nlohmann::json findings_json(const std::vector<check::Finding>& findings);
 // the launch's index (`launch` >= 0) and `module` (= source).
 nlohmann::json check_launch_json(const RunInfo& run, uint64_t blocks_checked,
                                  const std::vector<check::Finding>& findings, int64_t launch = -1);
+// One launch as `check` saw it: check_launch_json's content, typed.
+struct CheckedLaunch {
+  RunInfo run;  // kernel, mangled, source (the module), grid, block, dynamic_shared, blocks_total
+  uint64_t blocks_checked = 0;
+  std::vector<check::Finding> findings;
+  int64_t launch = -1;  // program mode: the launch's index in issue order
+};
+// The inverse of check_launch_json and findings_json (json_read.cc), for
+// records crossing the program-mode process boundary: every field back.
+// Throws std::exception (nlohmann's or std::runtime_error) for a record of
+// another shape or a kind finding_kinds.def does not declare.
+CheckedLaunch read_check_launch(const nlohmann::json& record);
+std::vector<check::Finding> read_findings(const nlohmann::json& findings);
 nlohmann::json analyze_sarif(const Analysis& a);
 // The SARIF 2.1.0 envelope around one run of smemlab's rules and results.
 nlohmann::json sarif_log(nlohmann::json rules, nlohmann::json results,
                          nlohmann::json properties = nullptr);
 nlohmann::json check_sarif(const RunInfo& run, const std::vector<check::Finding>& findings);
+// `check --sarif FILE -- APP`: one run for the whole program (`program`: its
+// command line), a result per finding of every checked launch, each naming
+// its launch (index, kernel, grid, block, module) in its properties and the
+// kernel as its logical location.
+nlohmann::json program_check_sarif(const std::vector<CheckedLaunch>& launches,
+                                   const std::vector<std::string>& program);
 // Annotated source: every line of the user's file with its costs beside it,
 // then the kernel summary and the worst lines ranked. `source_lines` is the
 // user's file split into lines (empty: numbers only).

@@ -110,18 +110,53 @@ json analyze_sarif(const Analysis& a) {
   return sarif_log(std::move(rules), std::move(results), std::move(properties));
 }
 
-json check_sarif(const RunInfo&, const std::vector<check::Finding>& findings) {
+namespace {
+
+// Every finding kind's rule (finding_kinds.def): a result's ruleId always
+// names one.
+json finding_rules() {
   json rules = json::array();
   for (const check::FindingKindInfo& k : check::finding_kinds())
     rules.push_back({{"id", k.name}, {"shortDescription", {{"text", k.description}}}});
+  return rules;
+}
+
+json finding_result(const check::Finding& f) {
+  return {{"ruleId", check::name(f.kind)},
+          {"level", f.severity == check::Severity::Error ? "error" : "warning"},
+          {"message", {{"text", f.message}}},
+          {"locations", location(f.where)},
+          {"properties", {{"count", f.count}}}};
+}
+
+}  // namespace
+
+json check_sarif(const RunInfo&, const std::vector<check::Finding>& findings) {
   json results = json::array();
-  for (const auto& f : findings)
-    results.push_back({{"ruleId", check::name(f.kind)},
-                       {"level", f.severity == check::Severity::Error ? "error" : "warning"},
-                       {"message", {{"text", f.message}}},
-                       {"locations", location(f.where)},
-                       {"properties", {{"count", f.count}}}});
-  return sarif_log(std::move(rules), std::move(results));
+  for (const auto& f : findings) results.push_back(finding_result(f));
+  return sarif_log(finding_rules(), std::move(results));
+}
+
+json program_check_sarif(const std::vector<CheckedLaunch>& launches,
+                         const std::vector<std::string>& program) {
+  json results = json::array();
+  for (const CheckedLaunch& l : launches)
+    for (const auto& f : l.findings) {
+      json r = finding_result(f);
+      r["locations"][0]["logicalLocations"] =
+          json::array({{{"name", l.run.kernel}, {"kind", "function"}}});
+      r["properties"]["launch"] = l.launch;
+      r["properties"]["kernel"] = l.run.kernel;
+      r["properties"]["grid"] = {l.run.grid.x, l.run.grid.y, l.run.grid.z};
+      r["properties"]["block"] = {l.run.block.x, l.run.block.y, l.run.block.z};
+      r["properties"]["module"] = l.run.source;
+      results.push_back(std::move(r));
+    }
+  json commandLine;
+  for (const auto& a : program) commandLine.push_back(a);
+  return sarif_log(finding_rules(), std::move(results),
+                   {{"program", commandLine.is_null() ? json::array() : commandLine},
+                    {"launches_checked", launches.size()}});
 }
 
 }  // namespace smemlab::report

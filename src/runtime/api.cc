@@ -717,8 +717,8 @@ CUresult array_flags_refused(Driver& d, const CUDA_ARRAY3D_DESCRIPTOR& a) {
     std::string names;
     for (const auto& n : kNames)
       if (other & n.flag) names += std::string(names.empty() ? "" : ", ") + n.name;
-    d.note(
-        fmt::format("ERROR: cudaMallocArray/cudaMalloc3DArray (cuArray3DCreate): array flags "
+    d.error_line(
+        fmt::format("cudaMallocArray/cudaMalloc3DArray (cuArray3DCreate): array flags "
                     "0x{:x} are not supported ({}; layered, surface load/store, cubemap and "
                     "texture-gather arrays are)",
                     other, names.empty() ? "unknown flags" : names));
@@ -727,8 +727,8 @@ CUresult array_flags_refused(Driver& d, const CUDA_ARRAY3D_DESCRIPTOR& a) {
   if (a.Flags & CUDA_ARRAY3D_CUBEMAP) {
     bool layered = a.Flags & CUDA_ARRAY3D_LAYERED;
     if (a.Width != a.Height || a.Depth == 0 || (layered ? a.Depth % 6 : a.Depth != 6)) {
-      d.note(
-          fmt::format("ERROR: cuArray3DCreate: a cubemap{} array has square faces and {} "
+      d.error_line(
+          fmt::format("cuArray3DCreate: a cubemap{} array has square faces and {} "
                       "slices, not {}x{}x{}",
                       layered ? " layered" : "", layered ? "a multiple of 6" : "6", a.Width,
                       a.Height, a.Depth));
@@ -737,7 +737,7 @@ CUresult array_flags_refused(Driver& d, const CUDA_ARRAY3D_DESCRIPTOR& a) {
   }
   if ((a.Flags & CUDA_ARRAY3D_TEXTURE_GATHER) &&
       (a.Height == 0 || a.Depth != 0 || (a.Flags & CUDA_ARRAY3D_LAYERED))) {
-    d.note("ERROR: cuArray3DCreate: a texture-gather array is 2-D (cudaArrayTextureGather)");
+    d.error_line("cuArray3DCreate: a texture-gather array is 2-D (cudaArrayTextureGather)");
     return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
@@ -749,7 +749,7 @@ CUresult array_3d_create(CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR* desc) {
   if (CUresult r = array_flags_refused(d, *desc); r != CUDA_SUCCESS) return r;
   emu::texture::Format f;
   if (!tex_format(desc->Format, &f)) {
-    d.note(fmt::format("ERROR: cuArray3DCreate: array format 0x{:x} is not supported",
+    d.error_line(fmt::format("cuArray3DCreate: array format 0x{:x} is not supported",
                        static_cast<unsigned>(desc->Format)));
     return CUDA_ERROR_NOT_SUPPORTED;
   }
@@ -1067,7 +1067,7 @@ const char* resource_kind(CUresourcetype t) {
 
 // A refused texture object: the message says which part of the descriptor.
 CUresult tex_refused(Driver& d, CUresult code, const std::string& why) {
-  d.note(fmt::format("ERROR: cuTexObjectCreate (cudaCreateTextureObject): {}", why));
+  d.error_line(fmt::format("cuTexObjectCreate (cudaCreateTextureObject): {}", why));
   return code;
 }
 
@@ -1209,8 +1209,8 @@ CUresult surf_object_create(CUsurfObject* out, const CUDA_RESOURCE_DESC* res) {
   LOCKED;
   if (!out || !res) return CUDA_ERROR_INVALID_VALUE;
   if (res->resType != CU_RESOURCE_TYPE_ARRAY) {
-    d.note(
-        "ERROR: cuSurfObjectCreate (cudaCreateSurfaceObject): a surface's resource is a CUDA "
+    d.error_line(
+        "cuSurfObjectCreate (cudaCreateSurfaceObject): a surface's resource is a CUDA "
         "array (cudaResourceTypeArray)");
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -1219,8 +1219,8 @@ CUresult surf_object_create(CUsurfObject* out, const CUDA_RESOURCE_DESC* res) {
   const CUDA_ARRAY3D_DESCRIPTOR& a = array->desc;
   if (!(a.Flags & CUDA_ARRAY3D_SURFACE_LDST)) {
     // As the driver documents: the array must be created for surface access.
-    d.note(
-        "ERROR: cuSurfObjectCreate (cudaCreateSurfaceObject): the CUDA array was not created "
+    d.error_line(
+        "cuSurfObjectCreate (cudaCreateSurfaceObject): the CUDA array was not created "
         "with cudaArraySurfaceLoadStore (CUDA_ARRAY3D_SURFACE_LDST)");
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -1280,8 +1280,8 @@ CUresult cooperative(Function* f, emu::Dim3 grid, emu::Dim3 block, unsigned shar
         d.spec, *prog, static_cast<int>(std::min<uint64_t>(block.count(), 1u << 30)), shared));
     uint64_t fit = per_sm * static_cast<uint64_t>(d.spec.sms);
     if (grid.count() > fit) {
-      d.note(fmt::format(
-          "ERROR: cooperative launch of {}: grid ({},{},{}) has {} blocks, but at most {} fit on "
+      d.error_line(fmt::format(
+          "cooperative launch of {}: grid ({},{},{}) has {} blocks, but at most {} fit on "
           "the {} at once ({} per SM x {} SMs for blocks of {} threads and {} bytes of shared "
           "memory, as cudaOccupancyMaxActiveBlocksPerMultiprocessor says)",
           demangle(f->name), grid.x, grid.y, grid.z, grid.count(), fit, d.spec.name, per_sm,
@@ -1505,7 +1505,7 @@ CUresult occupancy_max_active_clusters(int* n, CUfunction hf, const CUlaunchConf
       attr = {c->attrs[i].value.clusterDim.x, c->attrs[i].value.clusterDim.y,
               c->attrs[i].value.clusterDim.z};
   if (!attr.x && !compiled_cluster(*f).x && !f->required_cluster.x) {
-    d.note("ERROR: cuOccupancyMaxActiveClusters of " + demangle(f->name) +
+    d.error_line("cuOccupancyMaxActiveClusters of " + demangle(f->name) +
            ": neither the launch configuration nor the kernel gives a cluster size");
     return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   }

@@ -21,6 +21,7 @@
 #include "runtime/mempool.h"
 #include "sass/tools.h"
 #include "session/launch_analysis.h"
+#include "session/program_protocol.h"
 
 namespace smemlab::runtime {
 
@@ -49,7 +50,7 @@ void Driver::note(const std::string& text) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     if (end == text.size() && start == end && start != 0) break;
-    s += "==smemlab== " + text.substr(start, end - start) + "\n";
+    s += std::string(session::protocol::kLinePrefix) + text.substr(start, end - start) + "\n";
     start = end + 1;
   }
   for (size_t done = 0; done < s.size();) {
@@ -57,6 +58,10 @@ void Driver::note(const std::string& text) {
     if (n <= 0) break;
     done += static_cast<size_t>(n);
   }
+}
+
+void Driver::error_line(const std::string& text) {
+  note(std::string(session::protocol::kErrorPrefix) + text);
 }
 
 void Driver::api_error(const std::string& kind, const std::string& message) {
@@ -84,11 +89,16 @@ void Driver::not_supported(const char* entry, const char* code) {
 
 void Driver::write_summary(bool finished) {
   if (options.status.empty()) return;
-  nlohmann::json j = {{"finished", finished},       {"launches", launches},
-                      {"analyzed", analyzed},       {"findings", findings},
-                      {"api_errors", api_errors},   {"failed_kernels", failed_kernels},
-                      {"excess_wavefronts", excess}};
-  std::ofstream(options.status, std::ios::trunc) << j.dump() << "\n";
+  session::protocol::ProgramStatus st;
+  st.finished = finished;
+  st.launches = launches;
+  st.analyzed = analyzed;
+  st.findings = findings;
+  st.api_errors = api_errors;
+  st.failed_kernels = failed_kernels;
+  st.excess_wavefronts = excess;
+  std::ofstream(options.status, std::ios::trunc)
+      << session::protocol::status_json(st).dump() << "\n";
 }
 
 void Driver::finish() {
@@ -154,7 +164,7 @@ CUresult escaped_exception(const char* entry) noexcept {
     Driver& d = Driver::get();
     std::lock_guard<std::recursive_mutex> lock(d.mu);
     if (d.once(fmt::format("escaped:{}:{}", entry, why)))
-      d.note(fmt::format("ERROR: {}: {} (it returned {})", entry, why, code_name(code)));
+      d.error_line(fmt::format("{}: {} (it returned {})", entry, why, code_name(code)));
   } catch (...) {
     // Reporting failed (no memory): the code still reaches the program.
   }
@@ -331,15 +341,17 @@ namespace {
 
 std::string dim(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
 
-// As the H100 answers (tests/data/h100_device_assert.txt): a failed assert is
-// CUDA_ERROR_ASSERT, a trap an unspecified launch failure.
+// What a launch stopped by `e` returns: the cuda_error column of
+// emu/fault_kinds.def (as the H100 answers, tests/data/h100_device_assert.txt:
+// a failed assert is CUDA_ERROR_ASSERT, a trap an unspecified launch failure).
 CUresult error_code(const emu::LaunchError& e) {
-  if (e.kind == "out-of-bounds") return CUDA_ERROR_ILLEGAL_ADDRESS;
-  if (e.kind == "misaligned") return CUDA_ERROR_MISALIGNED_ADDRESS;
-  if (e.kind == "illegal-instruction") return CUDA_ERROR_ILLEGAL_INSTRUCTION;
-  if (e.kind == "assert") return CUDA_ERROR_ASSERT;
-  if (e.kind == "launch") return CUDA_ERROR_INVALID_VALUE;
-  return CUDA_ERROR_LAUNCH_FAILED;
+  switch (e.kind) {
+#define SMEMLAB_FAULT(id, name, cuda_error, exit, finding, description) \
+  case emu::FaultKind::id:                                              \
+    return cuda_error;
+#include "emu/fault_kinds.def"
+  }
+  return CUDA_ERROR_LAUNCH_FAILED;  // (not reached: the switch covers every row)
 }
 
 // The line the GPU's driver writes to the program's stderr for a failed
@@ -383,7 +395,7 @@ CUresult Driver::cluster_shape(Function* f, emu::Dim3 attr, emu::LaunchConfig& c
         "1) allows up to {}",
         shape.count(), emu::kMaxPortableClusterBlocks, emu::kMaxClusterBlocks);
   if (!e.empty()) {
-    note(fmt::format("ERROR: {}: {} (CUDA_ERROR_INVALID_CLUSTER_SIZE)", what, e));
+    error_line(fmt::format("{}: {} (CUDA_ERROR_INVALID_CLUSTER_SIZE)", what, e));
     return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   }
   cfg.cluster = shape;
@@ -432,8 +444,8 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
     limit = std::max<uint32_t>(limit,
                                prog->static_shared + static_cast<uint32_t>(f->max_dynamic_shared));
   if (prog->static_shared + shared > limit) {
-    note(fmt::format(
-        "ERROR: launch {} of {}: {} bytes of shared memory ({} static + {} dynamic) exceed the {} "
+    error_line(fmt::format(
+        "launch {} of {}: {} bytes of shared memory ({} static + {} dynamic) exceed the {} "
         "allowed; above 48 KiB a kernel needs cudaFuncSetAttribute(kernel, "
         "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) (at most {} on {})",
         index, kname, prog->static_shared + shared, prog->static_shared, shared, limit,
@@ -499,7 +511,7 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
           options.mode == Mode::Check ? options.compare_schedules : std::vector<emu::Schedule>{});
       FixHooks::get().after(*this, m, index, f->name, cfg);
     } catch (const std::runtime_error& e) {
-      note(fmt::format("ERROR: {}", e.what()));
+      error_line(fmt::format("{}", e.what()));
       return CUDA_ERROR_INVALID_VALUE;
     }
     st = a.status;
@@ -508,12 +520,12 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   }
   if (st.error) {
     ++failed_kernels;
-    if (st.error->kind == "assert") print_device_assert(*st.error);
+    if (st.error->kind == emu::FaultKind::Assert) print_device_assert(*st.error);
     if (!selected)
-      note(fmt::format("ERROR: launch {} of {} grid {} block {}: {}", index, kname, dim(grid),
-                       dim(block), st.error->what()));
+      error_line(fmt::format("launch {} of {} grid {} block {}: {}", index, kname, dim(grid),
+                             dim(block), st.error->what()));
     CUresult r = error_code(*st.error);
-    if (st.error->kind == "launch") return r;  // refused before it ran
+    if (emu::refused_launch(st.error->kind)) return r;  // refused before it ran
     // A fault while the kernel ran: as on the GPU the launch itself
     // succeeded, and the error is the context's from now on, returned by
     // the next synchronization and every call after it (guard.h).
@@ -528,8 +540,8 @@ const emu::Program* Driver::program(Function* f, const char* api, CUresult* erro
   if (!m.emu) {
     *error = CUDA_ERROR_NO_BINARY_FOR_GPU;
     if (once("noptx:" + f->name))
-      note(fmt::format(
-          "ERROR: kernel {} in {} has no PTX, only {}: the emulator runs PTX. Rebuild with PTX "
+      error_line(fmt::format(
+          "kernel {} in {} has no PTX, only {}: the emulator runs PTX. Rebuild with PTX "
           "embedded beside the SASS: nvcc {}",
           demangle(f->name), m.name, describe(m.entries),
           ptx_flag_for(m.entries, static_cast<uint32_t>(spec.major * 10 + spec.minor))));
@@ -540,8 +552,8 @@ const emu::Program* Driver::program(Function* f, const char* api, CUresult* erro
   } catch (const emu::DecodeError& e) {
     *error = CUDA_ERROR_NOT_SUPPORTED;
     if (once(fmt::format("decode:{}:{}", api, f->name)))
-      note(
-          fmt::format("ERROR: {}kernel {} in {} cannot be emulated ({} returned "
+      error_line(
+          fmt::format("{}kernel {} in {} cannot be emulated ({} returned "
                       "CUDA_ERROR_NOT_SUPPORTED): {}",
                       *api ? fmt::format("{}: ", api) : "", demangle(f->name), m.name,
                       *api ? "the call" : "its launch", e.what()));

@@ -139,8 +139,12 @@ class Driver {
   // The SASS level of `f`'s analyzed launches (docs/sass.md), once per kernel.
   const sass::KernelLevel& level_of(Function* f);
 
-  // ==smemlab== lines (stderr or --output).
+  // ==smemlab== lines (stderr or --output), session/program_protocol.h.
   void note(const std::string& line);
+  // A note of the driver's own error: `==smemlab== ERROR: LINE`.
+  void error_line(const std::string& line);
+  // Appends `line` (a JSON line of the protocol) to the file at `path`.
+  void append_record(const std::string& path, const std::string& line);
   void api_error(const std::string& kind, const std::string& message);
   // True the first time `key` is asked: for lines said once.
   bool once(const std::string& key) { return reported_.insert(key).second; }

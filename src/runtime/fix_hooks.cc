@@ -12,6 +12,7 @@
 
 #include "fix/access_log.h"
 #include "runtime/driver.h"
+#include "session/program_protocol.h"
 
 namespace smemlab::runtime {
 namespace {
@@ -49,10 +50,10 @@ FixHooks& FixHooks::get() {
 }
 
 FixHooks::FixHooks() : s_(std::make_unique<State>()) {
-  s_->record = env("SMEMLAB_FIX_RECORD");
-  s_->snapshot = env("SMEMLAB_FIX_SNAPSHOT");
-  s_->ptx = env("SMEMLAB_FIX_PTX");
-  std::string shared = env("SMEMLAB_FIX_SHARED");
+  s_->record = env(session::protocol::kFixRecord);
+  s_->snapshot = env(session::protocol::kFixSnapshot);
+  s_->ptx = env(session::protocol::kFixPtx);
+  std::string shared = env(session::protocol::kFixShared);
   if (!shared.empty()) s_->shared = std::strtoll(shared.c_str(), nullptr, 10);
 }
 

@@ -207,8 +207,8 @@ CUresult end_capture(CUstream s, CUgraph* out) {
   *out = nullptr;
   if (session->invalid || unjoined) {
     if (unjoined)
-      d.note(
-          fmt::format("ERROR: cuStreamEndCapture (cudaStreamEndCapture): a stream that joined "
+      d.error_line(
+          fmt::format("cuStreamEndCapture (cudaStreamEndCapture): a stream that joined "
                       "the capture was not joined back into the origin stream"));
     graphs::destroy_graph(session->graph);
     return unjoined ? CUDA_ERROR_STREAM_CAPTURE_UNJOINED : CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
@@ -533,7 +533,7 @@ CUresult instantiate(CUgraphExec* out, CUgraph h, CUgraphInstantiateResult* resu
   auto e = std::make_unique<Exec>();
   if (!topological(*g, &e->order)) {
     if (result) *result = CUDA_GRAPH_INSTANTIATE_ERROR;
-    d.note("ERROR: cuGraphInstantiate: the graph's dependencies form a cycle");
+    d.error_line("cuGraphInstantiate: the graph's dependencies form a cycle");
     return CUDA_ERROR_INVALID_VALUE;
   }
   e->shape = shape_of(*g, e->order);
@@ -548,8 +548,8 @@ CUresult instantiate_flags(CUgraphExec* out, CUgraph h, unsigned long long flags
   // Auto-free-on-launch concerns memory nodes (refused); upload and
   // priority change nothing here. Device launch is a GPU-side feature.
   if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) {
-    d.note(
-        "ERROR: cuGraphInstantiate: device-launchable graphs "
+    d.error_line(
+        "cuGraphInstantiate: device-launchable graphs "
         "(cudaGraphInstantiateFlagDeviceLaunch) "
         "are not supported by the emulator");
     return CUDA_ERROR_NOT_SUPPORTED;
@@ -585,8 +585,8 @@ CUresult graph_launch(CUgraphExec h, CUstream s) {
   Exec* e = exec_of(h);
   if (!e) return CUDA_ERROR_INVALID_VALUE;
   if (captured(s)) {
-    d.note(
-        "ERROR: cuGraphLaunch into a capturing stream (a child graph node) is not supported by "
+    d.error_line(
+        "cuGraphLaunch into a capturing stream (a child graph node) is not supported by "
         "the emulator");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
@@ -733,8 +733,8 @@ CUresult capture_forbids(CUstream s, const char* api) {
   StreamCapture* c = capture_of(s);
   if (!c) return CUDA_SUCCESS;
   c->session->invalid = true;
-  d.note(
-      fmt::format("ERROR: {} on a stream being captured: not allowed during stream capture (the "
+  d.error_line(
+      fmt::format("{} on a stream being captured: not allowed during stream capture (the "
                   "capture is invalidated, as on a GPU)",
                   api));
   return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;

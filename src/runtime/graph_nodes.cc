@@ -75,8 +75,8 @@ CUresult add_conditional(CUgraphNode* out, CUgraph h, const CUgraphNode* deps, s
             : p->type == CU_GRAPH_COND_TYPE_SWITCH ? size >= 1
                                                    : false;
   if (!ok) {
-    d.note(fmt::format("ERROR: cuGraphAddNode: a conditional node of type {} with {} bodies",
-                       static_cast<int>(p->type), size));
+    d.error_line(fmt::format("cuGraphAddNode: a conditional node of type {} with {} bodies",
+                             static_cast<int>(p->type), size));
     return CUDA_ERROR_INVALID_VALUE;
   }
   CUresult r;
@@ -125,8 +125,8 @@ CUresult add_mem_alloc(CUgraphNode* out, CUgraph h, const CUgraphNode* deps, siz
   if (!out || !p || p->bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
   if (p->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
       p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE) {
-    d.note(
-        "ERROR: cuGraphAddMemAllocNode: only device memory (CU_MEM_ALLOCATION_TYPE_PINNED on "
+    d.error_line(
+        "cuGraphAddMemAllocNode: only device memory (CU_MEM_ALLOCATION_TYPE_PINNED on "
         "CU_MEM_LOCATION_TYPE_DEVICE) is supported");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
@@ -246,8 +246,8 @@ CUresult add_generic(CUgraphNode* out, CUgraph h, const CUgraphNode* deps,
     case CU_GRAPH_NODE_TYPE_CONDITIONAL:
       return add_conditional(out, h, deps, n, &p->conditional);
     default:
-      d.note(
-          fmt::format("ERROR: cuGraphAddNode: node type {} (external semaphores, batch memory "
+      d.error_line(
+          fmt::format("cuGraphAddNode: node type {} (external semaphores, batch memory "
                       "operations) is not supported by the emulator",
                       static_cast<int>(p->type)));
       return CUDA_ERROR_NOT_SUPPORTED;
@@ -287,8 +287,8 @@ CUresult memcpy_params(CUgraphNode h, CUDA_MEMCPY3D* p) {
   Node* n = typed(h, CU_GRAPH_NODE_TYPE_MEMCPY);
   if (!n || !p) return CUDA_ERROR_INVALID_VALUE;
   if (!n->copy_known) {
-    d.note(
-        "ERROR: cuGraphMemcpyNodeGetParams of a captured 1-D copy: its parameters are not "
+    d.error_line(
+        "cuGraphMemcpyNodeGetParams of a captured 1-D copy: its parameters are not "
         "kept by the emulator");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
@@ -300,8 +300,8 @@ CUresult memset_params(CUgraphNode h, CUDA_MEMSET_NODE_PARAMS* p) {
   Node* n = typed(h, CU_GRAPH_NODE_TYPE_MEMSET);
   if (!n || !p) return CUDA_ERROR_INVALID_VALUE;
   if (!n->memset.elementSize) {
-    d.note(
-        "ERROR: cuGraphMemsetNodeGetParams of a captured memset: its parameters are not kept "
+    d.error_line(
+        "cuGraphMemsetNodeGetParams of a captured memset: its parameters are not kept "
         "by the emulator");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
@@ -313,8 +313,8 @@ CUresult host_params(CUgraphNode h, CUDA_HOST_NODE_PARAMS* p) {
   Node* n = typed(h, CU_GRAPH_NODE_TYPE_HOST);
   if (!n || !p) return CUDA_ERROR_INVALID_VALUE;
   if (!n->host.fn) {
-    d.note(
-        "ERROR: cuGraphHostNodeGetParams of a captured host function: its parameters are not "
+    d.error_line(
+        "cuGraphHostNodeGetParams of a captured host function: its parameters are not "
         "kept by the emulator");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
@@ -458,7 +458,7 @@ CUresult clone(CUgraph* out, CUgraph h) {
   for (const auto& n : g->nodes)
     if (n->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
       // cuda.h: a graph with conditional nodes cannot be cloned.
-      d.note("ERROR: cuGraphClone: a graph with conditional nodes cannot be cloned");
+      d.error_line("cuGraphClone: a graph with conditional nodes cannot be cloned");
       return CUDA_ERROR_NOT_SUPPORTED;
     }
   auto* c = new Graph();

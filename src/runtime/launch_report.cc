@@ -46,6 +46,18 @@ std::string main_file(const session::LaunchAnalysis& a) {
 
 }  // namespace
 
+// One JSON line appended to the file smemlab named (protocol::kHtml,
+// kRecords), opened per record: the program may fork, or end at any time.
+void Driver::append_record(const std::string& path, const std::string& line) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    note(fmt::format("cannot write the launch records to {}", path));
+    return;
+  }
+  write_all(fd, line);
+  ::close(fd);
+}
+
 // `--html FILE`: one JSON line per analyzed launch; smemlab makes the page of
 // them when the program has ended. Check sections hold the findings only, as
 // `check FILE.cu --html` does.
@@ -62,13 +74,7 @@ void Driver::html_section(uint64_t index, const session::LaunchAnalysis& a) {
   s.analysis.run.source = main_file(a);
   std::ifstream in(s.analysis.run.source);
   for (std::string l; in && std::getline(in, l);) s.source_lines.push_back(l);
-  int fd = ::open(options.html.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    note(fmt::format("cannot write the HTML sections to {}", options.html));
-    return;
-  }
-  write_all(fd, report::html_section_json(s).dump() + "\n");
-  ::close(fd);
+  append_record(options.html, report::html_section_json(s).dump() + "\n");
 }
 
 void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
@@ -84,13 +90,16 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
   bool check = options.mode == Mode::Check;
   findings += a.findings.size();
   auto dim = [](emu::Dim3 d) { return nlohmann::json::array({d.x, d.y, d.z}); };
-  if (options.json && check) {
+  if (check && (options.json || !options.records.empty())) {
     const uint64_t checked = r.sampling.empty() ? r.blocks_total : r.blocks_observed;
-    write_all(
-        out_fd_,
+    const std::string record =
         report::check_launch_json(r, checked, a.findings, static_cast<int64_t>(index)).dump() +
-            "\n");
-    return;
+        "\n";
+    if (!options.records.empty()) append_record(options.records, record);
+    if (options.json) {
+      write_all(out_fd_, record);
+      return;
+    }
   }
   if (options.json) {
     nlohmann::json j = report::analyze_json(

@@ -122,8 +122,8 @@ MemPool* current_pool(MemKind k) {
 // node would need the pool's properties, which the emulator does not model.
 CUresult refuse_pool_in_capture(Driver& d, CUstream s, const char* api) {
   if (!captured(s)) return CUDA_SUCCESS;
-  d.note(
-      fmt::format("ERROR: {} on a stream being captured (a graph memory node from a pool) is "
+  d.error_line(
+      fmt::format("{} on a stream being captured (a graph memory node from a pool) is "
                   "not supported by the emulator; cudaMallocAsync from the default pool is",
                   api));
   return CUDA_ERROR_NOT_SUPPORTED;
@@ -176,15 +176,15 @@ CUresult pool_create(CUmemoryPool* out, const CUmemPoolProps* props) {
   MemKind k;
   if (CUresult r = kind_of(&props->location, props->allocType, &k); r != CUDA_SUCCESS) return r;
   if (props->handleTypes != CU_MEM_HANDLE_TYPE_NONE) {
-    d.note(
-        fmt::format("ERROR: cuMemPoolCreate (cudaMemPoolCreate): exportable pools (handleTypes "
+    d.error_line(
+        fmt::format("cuMemPoolCreate (cudaMemPoolCreate): exportable pools (handleTypes "
                     "0x{:x}, for IPC) are not supported by the emulator",
                     static_cast<unsigned>(props->handleTypes)));
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   if (props->usage != 0) {
-    d.note(
-        fmt::format("ERROR: cuMemPoolCreate (cudaMemPoolCreate): pool usage flags 0x{:x} "
+    d.error_line(
+        fmt::format("cuMemPoolCreate (cudaMemPoolCreate): pool usage flags 0x{:x} "
                     "(hardware decompression) are not supported by the emulator",
                     props->usage));
     return CUDA_ERROR_NOT_SUPPORTED;

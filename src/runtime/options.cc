@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "session/program_protocol.h"
 #include "session/schedule_compare.h"
 
 namespace smemlab::runtime {
@@ -24,26 +25,28 @@ uint64_t env_u64(const char* name, uint64_t fallback) {
 }  // namespace
 
 Options options_from_env() {
+  namespace env_name = session::protocol;
   Options o;
-  std::string mode = env("SMEMLAB_MODE");
+  std::string mode = env(env_name::kMode);
   o.mode = mode == "analyze" ? Mode::Analyze : mode == "check" ? Mode::Check : Mode::Run;
-  if (!env("SMEMLAB_ARCH").empty()) o.archs = env("SMEMLAB_ARCH");
-  o.kernel_regex = env("SMEMLAB_KERNEL");
-  o.launch_skip = env_u64("SMEMLAB_LAUNCH_SKIP", 0);
-  o.launch_count = env_u64("SMEMLAB_LAUNCH_COUNT", o.launch_count);
-  o.json = env("SMEMLAB_JSON") == "1";
-  if (env("SMEMLAB_LEVEL") == "ptx") o.level = sass::Level::Ptx;
-  o.output = env("SMEMLAB_OUTPUT");
-  o.status = env("SMEMLAB_STATUS");
-  o.html = env("SMEMLAB_HTML");
-  o.quiet = env("SMEMLAB_QUIET") == "1";
-  o.analyze_check = env("SMEMLAB_ANALYZE_CHECK") == "1";
-  o.stall_seconds = std::max<uint64_t>(1, env_u64("SMEMLAB_STALL_SECONDS", o.stall_seconds));
+  if (!env(env_name::kArch).empty()) o.archs = env(env_name::kArch);
+  o.kernel_regex = env(env_name::kKernel);
+  o.launch_skip = env_u64(env_name::kLaunchSkip, 0);
+  o.launch_count = env_u64(env_name::kLaunchCount, o.launch_count);
+  o.json = env(env_name::kJson) == "1";
+  if (env(env_name::kLevel) == "ptx") o.level = sass::Level::Ptx;
+  o.output = env(env_name::kOutput);
+  o.status = env(env_name::kStatus);
+  o.html = env(env_name::kHtml);
+  o.records = env(env_name::kRecords);
+  o.quiet = env(env_name::kQuiet) == "1";
+  o.analyze_check = env(env_name::kAnalyzeCheck) == "1";
+  o.stall_seconds = std::max<uint64_t>(1, env_u64(env_name::kStallSeconds, o.stall_seconds));
   // The CLI checked both; a value set by hand that is no schedule keeps the
   // default (and compares nothing) rather than stop the program.
-  if (auto s = emu::parse_schedule(env("SMEMLAB_SCHEDULE"))) o.schedule = *s;
+  if (auto s = emu::parse_schedule(env(env_name::kSchedule))) o.schedule = *s;
   std::string ignored;
-  if (std::string list = env("SMEMLAB_COMPARE_SCHEDULES"); !list.empty())
+  if (std::string list = env(env_name::kCompareSchedules); !list.empty())
     o.compare_schedules = session::parse_schedule_list(list, &ignored);
   return o;
 }

@@ -1,20 +1,5 @@
-// What the CLI asks of the runtime, passed through the program's environment:
-//   SMEMLAB_MODE      run | analyze | check
-//   SMEMLAB_ARCH      bank models as in `analyze --arch` (first: the device)
-//   SMEMLAB_KERNEL    regex over kernel names (-k), SMEMLAB_LAUNCH_SKIP/_COUNT
-//   SMEMLAB_JSON      1: JSON Lines reports
-//   SMEMLAB_LEVEL     sass (default) | ptx: the counting level (docs/sass.md)
-//   SMEMLAB_OUTPUT    file for the reports (default: stderr)
-//   SMEMLAB_STATUS    file the runtime writes its exit summary to (JSON)
-//   SMEMLAB_HTML      file the runtime appends each analyzed launch's HTML
-//                     section to (JSON Lines; the CLI makes the page of them)
-//   SMEMLAB_QUIET     1: no progress line for long launches (--quiet)
-//   SMEMLAB_STALL_SECONDS  a cooperative launch with no progress this long
-//                     (default 10) ends as a deadlock (emu::LaunchConfig)
-//   SMEMLAB_SCHEDULE  gpu (default) | serial | random[:SEED]: how a block's
-//                     warps take turns (emu/schedule.h)
-//   SMEMLAB_COMPARE_SCHEDULES  check: run each checked launch again under
-//                     these schedules (comma-separated) and report differences
+// What the CLI asks of the runtime, read from the program's environment
+// (the names and their meaning: session/program_protocol.h).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +23,7 @@ struct Options {
   bool json = false;
   sass::Level level = sass::Level::Sass;
   std::string output, status, html;
+  std::string records;  // check: the launch records' file (protocol::kRecords)
   uint64_t stall_seconds = 10;
   bool quiet = false;
   bool analyze_check = false;  // `analyze --check`: the defect checkers too

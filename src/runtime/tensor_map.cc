@@ -132,7 +132,7 @@ std::string modes_error(const TensorMap& m) {
 
 Driver& refuse(const char* api, const std::string& why) {
   Driver& d = Driver::get();
-  d.note(fmt::format("ERROR: {}: {}", api, why));
+  d.error_line(fmt::format("{}: {}", api, why));
   return d;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include "check/observer_set.h"
@@ -71,16 +72,22 @@ std::vector<emu::Dim3> sample_blocks(emu::Dim3 grid, const std::string& spec) {
 
 // The emulator stops on errors a GPU would trap on or hang at; they are
 // findings of `check` too.
+check::FindingKind finding_kind_of(emu::FaultKind kind) {
+  switch (kind) {
+#define SMEMLAB_FAULT(id, name, cuda_error, exit, finding, description) \
+  case emu::FaultKind::id:                                              \
+    return check::FindingKind::finding;
+#include "emu/fault_kinds.def"
+  }
+  return check::FindingKind::Internal;  // (not reached: the switch covers every row)
+}
+
 check::FindingKind finding_kind_of(const emu::LaunchError& e) {
   // A warp collective that never completes has a member mask naming lanes
   // that do not come: the warp-level form of a divergent barrier.
-  if (e.kind == "deadlock")
-    return e.op_class == emu::OpClass::Collective ? check::FindingKind::DivergentBarrier
-                                                  : check::FindingKind::BarrierDeadlock;
-  if (e.kind == "barrier") return check::FindingKind::DivergentBarrier;
-  // The other stops are findings of their own name (finding_kinds.def
-  // declares each); a kind it does not declare is the emulator's bug.
-  return check::finding_kind(e.kind).value_or(check::FindingKind::Internal);
+  if (e.kind == emu::FaultKind::Deadlock && e.op_class == emu::OpClass::Collective)
+    return check::FindingKind::DivergentBarrier;
+  return finding_kind_of(e.kind);
 }
 
 check::Finding finding_from(const emu::LaunchError& e, emu::Dim3 dim) {
@@ -140,23 +147,15 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
   if (checks) set.add(out->defects.get());
   if (extra) set.add(extra);
   cfg.observer = &set;
-  std::string not_compared;
-  std::unique_ptr<DeviceSnapshot> before;
-  if (!compare.empty()) before = DeviceSnapshot::take(m.device().memory(), &not_compared);
+  std::optional<ScheduleComparison> comparison;
+  if (!compare.empty()) comparison.emplace(m.device().memory(), compare);
   out->status = emu::launch_raw(m, kernel, cfg, args);
 
   if (checks) out->findings = out->defects->findings();
   if (out->status.error) out->findings.push_back(finding_from(*out->status.error, cfg.block));
-  if (before) {
-    for (check::Finding& f : compare_schedules(m, kernel, cfg, args, *before, out->status, compare))
+  if (comparison)
+    for (check::Finding& f : comparison->compare(m, kernel, cfg, args, out->status))
       out->findings.push_back(std::move(f));
-  } else if (!compare.empty()) {
-    check::Finding f;
-    f.kind = check::FindingKind::ScheduleDependent;
-    f.severity = check::Severity::Warning;
-    f.message = "schedules not compared: " + not_compared;
-    out->findings.push_back(std::move(f));
-  }
 
   report::RunInfo& r = out->info;
   r.mangled = kernel;

@@ -86,9 +86,10 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
                     Analyses what = Analyses::All, const std::vector<emu::Schedule>& compare = {});
 
 // The finding kind of the error the emulator stopped on: the one place an
-// emulator fault's kind (emu::Fault::kind, LaunchError::kind) becomes a
-// finding kind. A deadlock at a warp collective (OpClass::Collective) is a
-// divergent barrier, at a barrier a barrier deadlock.
+// emulator fault's kind (emu::FaultKind) becomes a finding kind, by the
+// finding column of emu/fault_kinds.def. A deadlock at a warp collective
+// (OpClass::Collective) is a divergent barrier, elsewhere a barrier deadlock.
+check::FindingKind finding_kind_of(emu::FaultKind kind);
 check::FindingKind finding_kind_of(const emu::LaunchError& e);
 
 // The error the emulator stopped on, as a finding of `check`.

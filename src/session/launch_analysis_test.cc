@@ -2,10 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
+#include "report/report.h"
+
 namespace smemlab::session {
 namespace {
 
-emu::LaunchError error(const char* kind, emu::OpClass cls = emu::OpClass::Alu) {
+using emu::FaultKind;
+
+emu::LaunchError error(FaultKind kind, emu::OpClass cls = emu::OpClass::Alu) {
   emu::LaunchError e;
   e.kind = kind;
   e.op_class = cls;
@@ -16,31 +23,49 @@ emu::LaunchError error(const char* kind, emu::OpClass cls = emu::OpClass::Alu) {
 // class of the instruction the warps wait at, never by its text.
 TEST(FindingKindOf, DeadlockAtACollectiveIsADivergentBarrier) {
   using K = check::FindingKind;
-  EXPECT_EQ(finding_kind_of(error("deadlock", emu::OpClass::Collective)), K::DivergentBarrier);
-  EXPECT_EQ(finding_kind_of(error("deadlock", emu::OpClass::Barrier)), K::BarrierDeadlock);
-  EXPECT_EQ(finding_kind_of(error("deadlock", emu::OpClass::Async)), K::BarrierDeadlock);
-  EXPECT_EQ(finding_kind_of(error("barrier")), K::DivergentBarrier);
+  EXPECT_EQ(finding_kind_of(error(FaultKind::Deadlock, emu::OpClass::Collective)),
+            K::DivergentBarrier);
+  EXPECT_EQ(finding_kind_of(error(FaultKind::Deadlock, emu::OpClass::Barrier)), K::BarrierDeadlock);
+  EXPECT_EQ(finding_kind_of(error(FaultKind::Deadlock, emu::OpClass::Async)), K::BarrierDeadlock);
+  EXPECT_EQ(finding_kind_of(error(FaultKind::Barrier)), K::DivergentBarrier);
   // A shfl's text with another class is not a collective (and the text is not read).
-  emu::LaunchError e = error("deadlock", emu::OpClass::Barrier);
+  emu::LaunchError e = error(FaultKind::Deadlock, emu::OpClass::Barrier);
   e.instruction = "shfl.sync.bfly.b32";
   EXPECT_EQ(finding_kind_of(e), K::BarrierDeadlock);
 }
 
-TEST(FindingKindOf, EveryFaultKindOfTheEmulatorIsDeclared) {
-  // The kinds src/emu raises (fault(), Fault{...}, LaunchError::kind).
-  for (const char* k :
-       {"out-of-bounds", "misaligned", "budget", "trap", "assert", "invalid-free", "printf",
-        "mbarrier", "texture", "surface", "unsupported", "divergent", "launch", "decode",
-        "interrupted", "internal", "tma", "illegal-instruction"}) {
-    auto declared = check::finding_kind(k);
-    ASSERT_TRUE(declared.has_value()) << k;
-    EXPECT_EQ(finding_kind_of(error(k)), *declared) << k;
+// Every row of emu/fault_kinds.def becomes a finding of its own name, but
+// the two kinds of stuck barrier, which findings tell apart by what waits.
+TEST(FindingKindOf, EveryFaultKindIsAFindingOfItsName) {
+  for (const emu::FaultKindInfo& k : emu::fault_kinds()) {
+    check::FindingKind f = finding_kind_of(k.kind);
+    if (k.kind == FaultKind::Deadlock)
+      EXPECT_EQ(f, check::FindingKind::BarrierDeadlock);
+    else if (k.kind == FaultKind::Barrier)
+      EXPECT_EQ(f, check::FindingKind::DivergentBarrier);
+    else
+      EXPECT_EQ(check::name(f), k.name);
   }
-  EXPECT_EQ(finding_kind_of(error("no-such-kind")), check::FindingKind::Internal);
+}
+
+// A SARIF log declares a rule for every finding an emulator stop becomes
+// (a result whose ruleId names no rule is what code-scanning UIs reject).
+TEST(FindingKindOf, SarifDeclaresARuleForEveryFault) {
+  std::vector<check::Finding> findings;
+  for (const emu::FaultKindInfo& k : emu::fault_kinds())
+    findings.push_back(finding_from(error(k.kind), {32, 1, 1}));
+  nlohmann::json log = report::check_sarif(report::RunInfo{}, findings);
+  std::set<std::string> rules;
+  for (const auto& r : log["runs"][0]["tool"]["driver"]["rules"])
+    if (!r.value("properties", nlohmann::json::object()).value("undeclared", false))
+      rules.insert(r["id"].get<std::string>());
+  ASSERT_EQ(log["runs"][0]["results"].size(), findings.size());
+  for (const auto& r : log["runs"][0]["results"])
+    EXPECT_TRUE(rules.count(r["ruleId"].get<std::string>())) << r["ruleId"];
 }
 
 TEST(FindingFrom, KeepsThePlaceAndTheKind) {
-  emu::LaunchError e = error("deadlock", emu::OpClass::Collective);
+  emu::LaunchError e = error(FaultKind::Deadlock, emu::OpClass::Collective);
   e.message = "warps wait";
   e.ptx_line = 12;
   e.instruction = "bar.warp.sync";

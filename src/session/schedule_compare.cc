@@ -74,30 +74,33 @@ DeviceSnapshot::Difference DeviceSnapshot::compare(const emu::GlobalMemory& mem)
   return d;
 }
 
-std::vector<check::Finding> compare_schedules(emu::Module& m, const std::string& kernel,
-                                              const emu::LaunchConfig& cfg,
-                                              const std::vector<emu::ArgBytes>& args,
-                                              const DeviceSnapshot& before,
-                                              const emu::LaunchStatus& checked,
-                                              const std::vector<emu::Schedule>& others) {
-  std::vector<check::Finding> out;
+ScheduleComparison::ScheduleComparison(const emu::GlobalMemory& mem,
+                                       std::vector<emu::Schedule> others)
+    : others_(std::move(others)), before_(DeviceSnapshot::take(mem, &not_taken_)) {}
+
+std::vector<check::Finding> ScheduleComparison::compare(emu::Module& m, const std::string& kernel,
+                                                        const emu::LaunchConfig& cfg,
+                                                        const std::vector<emu::ArgBytes>& args,
+                                                        const emu::LaunchStatus& checked) const {
   emu::GlobalMemory& mem = m.device().memory();
   const std::string mine = emu::to_string(cfg.schedule);
-  if (uses_device_heap(m.kernel(kernel))) {
-    out.push_back(finding(fmt::format("schedules not compared: the kernel allocates from the "
-                                      "device heap (malloc/new), which a second run would change"),
-                          check::Severity::Warning));
-    return out;
-  }
+  // Why nothing can be compared: the one place that says so.
+  auto not_compared = [](const std::string& why) {
+    return std::vector<check::Finding>{
+        finding("schedules not compared: " + why, check::Severity::Warning)};
+  };
+  if (!before_) return not_compared(not_taken_);
+  if (uses_device_heap(m.kernel(kernel)))
+    return not_compared(
+        "the kernel allocates from the device heap (malloc/new), which a second run would "
+        "change");
   std::string why;
   std::unique_ptr<DeviceSnapshot> result = DeviceSnapshot::take(mem, &why);
-  if (!result) {
-    out.push_back(finding("schedules not compared: " + why, check::Severity::Warning));
-    return out;
-  }
-  for (const emu::Schedule& s : others) {
+  if (!result) return not_compared(why);
+  std::vector<check::Finding> out;
+  for (const emu::Schedule& s : others_) {
     if (s == cfg.schedule) continue;
-    before.restore(mem);
+    before_->restore(mem);
     emu::LaunchConfig alt = cfg;
     alt.schedule = s;
     alt.observer = nullptr;

@@ -47,17 +47,27 @@ class DeviceSnapshot {
   std::vector<Copy> copies_;
 };
 
-// Runs `kernel` again under each of `others` from `before` (the memory the
-// checked run started with), compares with the checked run (`checked`: its
-// status; device memory holds its result) and leaves the checked run's
-// result in device memory. One finding per schedule that differs
-// ("schedule-dependent"), or one saying why nothing could be compared.
-std::vector<check::Finding> compare_schedules(emu::Module& m, const std::string& kernel,
-                                              const emu::LaunchConfig& cfg,
-                                              const std::vector<emu::ArgBytes>& args,
-                                              const DeviceSnapshot& before,
-                                              const emu::LaunchStatus& checked,
-                                              const std::vector<emu::Schedule>& others);
+// A comparison of one launch (the checked run) with runs of it under other
+// schedules. Made before the checked run: it keeps the device memory that
+// run starts from (unless too big: nothing is compared then).
+class ScheduleComparison {
+ public:
+  ScheduleComparison(const emu::GlobalMemory& mem, std::vector<emu::Schedule> others);
+  // After the checked run (`checked`: its status; device memory holds its
+  // result): runs `kernel` again under each other schedule from the memory
+  // it started with, compares, and leaves the checked run's result in device
+  // memory. One finding per schedule that differs ("schedule-dependent"), or
+  // one saying why nothing could be compared.
+  std::vector<check::Finding> compare(emu::Module& m, const std::string& kernel,
+                                      const emu::LaunchConfig& cfg,
+                                      const std::vector<emu::ArgBytes>& args,
+                                      const emu::LaunchStatus& checked) const;
+
+ private:
+  std::vector<emu::Schedule> others_;
+  std::unique_ptr<DeviceSnapshot> before_;
+  std::string not_taken_;  // why there is no before_
+};
 
 // "serial,random:1" -> schedules; nullopt-like empty + *error for a bad one.
 std::vector<emu::Schedule> parse_schedule_list(const std::string& text, std::string* error);

@@ -116,7 +116,7 @@ TEST_P(ClusterKernels, BugsAreReported) {
   const std::string k = find_kernel(*m, "clusterBugs");
   auto st = launch(*m, k, LaunchConfig{{2}, {64}}, out, 0);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "deadlock");
+  EXPECT_EQ(st.error->kind, FaultKind::Deadlock);
   EXPECT_NE(st.error->message.find("[127 of 128 threads of the cluster arrived]"),
             std::string::npos)
       << st.error->what();
@@ -128,7 +128,7 @@ TEST_P(ClusterKernels, BugsAreReported) {
 
   st = launch(*m, k, LaunchConfig{{2}, {64}}, out, 1);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "cluster-exit");
+  EXPECT_EQ(st.error->kind, FaultKind::ClusterExit);
   EXPECT_EQ(st.error->block.x, 0u);
   EXPECT_NE(st.error->message.find("block rank 1 (block (1,0,0)), which has exited"),
             std::string::npos)
@@ -136,7 +136,7 @@ TEST_P(ClusterKernels, BugsAreReported) {
 
   st = launch(*m, k, LaunchConfig{{2}, {64}}, out, 2);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "out-of-bounds");
+  EXPECT_EQ(st.error->kind, FaultKind::OutOfBounds);
   EXPECT_NE(st.error->message.find("of block rank 2) is outside the cluster of 2 blocks"),
             std::string::npos)
       << st.error->what();

@@ -35,7 +35,7 @@ TEST(Errors, OutOfBoundsGlobalStoreNamesBlockThreadAndLine) {
   auto st = launch(*m, find_kernel(*m, "vecAdd"), {{1}, {128}}, a, b, c, n);
   ASSERT_FALSE(st.ok());
   const LaunchError& e = *st.error;
-  EXPECT_EQ(e.kind, "out-of-bounds");
+  EXPECT_EQ(e.kind, FaultKind::OutOfBounds);
   EXPECT_EQ(e.block, (Dim3{0, 0, 0}));
   EXPECT_EQ(e.thread, (Dim3{99, 0, 0}));
   EXPECT_EQ(e.instruction, "st.global.f32");
@@ -50,7 +50,7 @@ TEST(Errors, SharedOutOfBounds) {
   // Dynamic shared memory too small for 256 ints.
   auto st = launch(*m, find_kernel(*m, "reverseDynamic"), {{1}, {256}, 512}, d, 256);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "out-of-bounds");
+  EXPECT_EQ(st.error->kind, FaultKind::OutOfBounds);
   EXPECT_EQ(st.error->thread.x, 128u);
   EXPECT_EQ(st.error->instruction, "st.shared.u32");
 }
@@ -73,7 +73,7 @@ $L_skip:
                              "d.ptx");
   auto st = launch(*m, "k", {{1}, {64}});
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "deadlock");
+  EXPECT_EQ(st.error->kind, FaultKind::Deadlock);
   EXPECT_NE(st.error->message.find("warp 0 lanes 0xffffffff wait at bar.sync (PTX line 13"),
             std::string::npos)
       << st.error->message;
@@ -95,7 +95,7 @@ $L_top:
   cfg.budget = 10000;
   auto st = launch(*m, "k", cfg);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "budget");
+  EXPECT_EQ(st.error->kind, FaultKind::Budget);
   EXPECT_EQ(st.error->ptx_line, 7);
 }
 
@@ -104,7 +104,7 @@ TEST(Errors, BadLaunchArguments) {
   auto m = Module::load_file(dev, ptx_path("vecadd.sm90.ptx"));
   auto st = launch(*m, find_kernel(*m, "vecAdd"), {{1}, {32}}, uint64_t{0});
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "launch");
+  EXPECT_EQ(st.error->kind, FaultKind::Launch);
   auto st2 = launch(*m, find_kernel(*m, "vecAdd"), {{1}, {2048}}, uint64_t{0}, uint64_t{0},
                     uint64_t{0}, 1);
   ASSERT_FALSE(st2.ok());

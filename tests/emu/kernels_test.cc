@@ -280,7 +280,7 @@ TEST_P(Kernels, AssertFailsTheLaunchWithItsMessage) {
   uint64_t dv = upload(dev, v);
   auto st = launch(*m, find_kernel(*m, "checkPositive"), {{2}, {4}}, dv, 8);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "assert");
+  EXPECT_EQ(st.error->kind, FaultKind::Assert);
   EXPECT_NE(st.error->message.find("assertion failed: `v[t] > 0`"), std::string::npos)
       << st.error->message;
   EXPECT_NE(st.error->message.find("devruntime.cu:16"), std::string::npos) << st.error->message;
@@ -314,7 +314,7 @@ TEST_P(Kernels, DeviceHeapOverrunIsOutOfBounds) {
   auto m = load("devruntime");
   auto st = launch(*m, find_kernel(*m, "heapOverrun"), {{1}, {1}}, 8);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "out-of-bounds");
+  EXPECT_EQ(st.error->kind, FaultKind::OutOfBounds);
   EXPECT_NE(st.error->message.find("malloc(32)"), std::string::npos) << st.error->message;
 }
 

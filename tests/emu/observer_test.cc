@@ -120,7 +120,7 @@ TEST(Observer, OnlySelectedBlocksRun) {
   EXPECT_EQ(c.done[1]->block, (Dim3{0, 0, 0}));
   cfg.only_blocks = {{3, 0, 0}};
   EXPECT_EQ(launch(*m, find_kernel(*m, "transposeShared"), cfg, out, in, 96, 64).error->kind,
-            "launch");
+            FaultKind::Launch);
 }
 
 }  // namespace

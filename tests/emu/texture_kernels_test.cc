@@ -227,7 +227,7 @@ TEST_P(SurfaceKernels, TrapModeOutOfRangeAndBadHandlesFail) {
   uint64_t s = dev.create_surface(d);
   auto st = launch(*m, find_kernel(*m, "outOfRange"), {{1}, {2}}, s, 4);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error->kind, "surface");
+  EXPECT_EQ(st.error->kind, FaultKind::Surface);
   EXPECT_NE(st.error->message.find("outside the 4x1x1 surface"), std::string::npos)
       << st.error->message;
   uint64_t tex = dev.create_texture(d);

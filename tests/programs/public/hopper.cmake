@@ -45,5 +45,12 @@ if(EXISTS ${hopper}/49_collective_builder)
                       "Cooperative warp-specialized TMA schedule using custom epilogue visitor tree with automatically-selected stage count: Passed"
                       "42 kernel launches emulated"
                ARGS run -- ${hopper}/49_collective_builder --m=256 --n=256 --k=128)
-  set_tests_properties(programs.hopper_cutlass49_run PROPERTIES TIMEOUT 900)
+  # Its ping-pong and cooperative kernels sync their consumer warpgroups on
+  # named barriers with a thread count after the producer warps exited.
+  program_test(hopper_cutlass49_check 0
+               EXPECT "Ping-pong warp-specialized TMA schedule with automatically-selected stage count: Passed"
+                      "ERROR SUMMARY: 0 errors \\(0 in 42 checked kernel launches, 0 in API calls\\)"
+               ARGS check -- ${hopper}/49_collective_builder --m=256 --n=256 --k=128)
+  set_tests_properties(programs.hopper_cutlass49_run programs.hopper_cutlass49_check
+                       PROPERTIES TIMEOUT 1800)
 endif()

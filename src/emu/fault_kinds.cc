@@ -1,0 +1,26 @@
+#include "emu/fault_kinds.h"
+
+#include <ostream>
+
+namespace smemlab::emu {
+
+const std::vector<FaultKindInfo>& fault_kinds() {
+  static const std::vector<FaultKindInfo> kinds = {
+#define SMEMLAB_FAULT(id, name, cuda_error, exit, finding, description) \
+  {FaultKind::id, name, FaultExit::exit, description},
+#include "emu/fault_kinds.def"
+  };
+  return kinds;
+}
+
+const FaultKindInfo& info(FaultKind kind) { return fault_kinds()[static_cast<size_t>(kind)]; }
+
+std::optional<FaultKind> fault_kind(std::string_view name) {
+  for (const FaultKindInfo& k : fault_kinds())
+    if (k.name == name) return k.kind;
+  return std::nullopt;
+}
+
+void PrintTo(FaultKind kind, std::ostream* os) { *os << name(kind); }
+
+}  // namespace smemlab::emu

@@ -1,0 +1,52 @@
+#include "session/program_protocol.h"
+
+#include <fstream>
+
+namespace smemlab::session::protocol {
+
+nlohmann::json status_json(const ProgramStatus& s) {
+  return {{"finished", s.finished},
+          {"launches", s.launches},
+          {"analyzed", s.analyzed},
+          {"findings", s.findings},
+          {"api_errors", s.api_errors},
+          {"failed_kernels", s.failed_kernels},
+          {"excess_wavefronts", s.excess_wavefronts}};
+}
+
+bool read_status(const std::string& path, ProgramStatus* out) {
+  std::ifstream in(path);
+  if (!in) return false;
+  *out = ProgramStatus{};
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const std::exception&) {
+    return true;  // cut short by a crash mid-write
+  }
+  if (!j.is_object()) return true;
+  out->finished = j.value("finished", false);
+  out->launches = j.value("launches", uint64_t{0});
+  out->analyzed = j.value("analyzed", uint64_t{0});
+  out->findings = j.value("findings", uint64_t{0});
+  out->api_errors = j.value("api_errors", uint64_t{0});
+  out->failed_kernels = j.value("failed_kernels", uint64_t{0});
+  out->excess_wavefronts = j.value("excess_wavefronts", uint64_t{0});
+  return true;
+}
+
+std::optional<report::CheckedLaunch> read_record_line(const std::string& line) {
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded()) return std::nullopt;  // cut short by a crash mid-write
+  return report::read_check_launch(j);
+}
+
+std::vector<report::CheckedLaunch> read_records(const std::string& path) {
+  std::vector<report::CheckedLaunch> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);)
+    if (auto r = read_record_line(line)) out.push_back(std::move(*r));
+  return out;
+}
+
+}  // namespace smemlab::session::protocol

@@ -1,0 +1,77 @@
+// The program-mode protocol: how `smemlab run|analyze|check|fix ... -- APP`
+// (cli/program_command.cc, cli/fix_program.cc) and the emulated driver in
+// APP's process (runtime/options.cc, runtime/driver.cc) talk. Options go
+// down in the program's environment; results come up in a status file, in
+// JSON Lines files of launch records (report/'s JSON and its inverse) and
+// in smemlab's own `==smemlab== ` lines. Both sides include this header;
+// no other file spells these names.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/report.h"
+
+namespace smemlab::session::protocol {
+
+// ---- down: the environment smemlab sets for the program -------------------
+inline constexpr const char* kMode = "SMEMLAB_MODE";      // run | analyze | check
+inline constexpr const char* kArch = "SMEMLAB_ARCH";      // as `analyze --arch` (first: the device)
+inline constexpr const char* kKernel = "SMEMLAB_KERNEL";  // regex over kernel names (-k)
+inline constexpr const char* kLaunchSkip = "SMEMLAB_LAUNCH_SKIP";
+inline constexpr const char* kLaunchCount = "SMEMLAB_LAUNCH_COUNT";
+inline constexpr const char* kJson = "SMEMLAB_JSON";      // 1: reports as JSON Lines
+inline constexpr const char* kLevel = "SMEMLAB_LEVEL";    // sass (default) | ptx (docs/sass.md)
+inline constexpr const char* kOutput = "SMEMLAB_OUTPUT";  // file for the reports (default: stderr)
+inline constexpr const char* kQuiet = "SMEMLAB_QUIET";    // 1: no progress line
+inline constexpr const char* kAnalyzeCheck = "SMEMLAB_ANALYZE_CHECK";  // 1: analyze --check
+// A cooperative launch with no progress this long (default 10) is a deadlock.
+inline constexpr const char* kStallSeconds = "SMEMLAB_STALL_SECONDS";
+inline constexpr const char* kSchedule = "SMEMLAB_SCHEDULE";  // gpu | serial | random[:SEED]
+// check: run each checked launch again under these schedules (comma-separated).
+inline constexpr const char* kCompareSchedules = "SMEMLAB_COMPARE_SCHEDULES";
+// `smemlab fix -- APP` (runtime/fix_hooks.h): the access record, the device
+// memory snapshots, the rebuilt PTX and the new dynamic shared size.
+inline constexpr const char* kFixRecord = "SMEMLAB_FIX_RECORD";
+inline constexpr const char* kFixSnapshot = "SMEMLAB_FIX_SNAPSHOT";
+inline constexpr const char* kFixPtx = "SMEMLAB_FIX_PTX";
+inline constexpr const char* kFixShared = "SMEMLAB_FIX_SHARED";
+
+// ---- up: files the runtime writes, named by smemlab in the environment ----
+// The status file (JSON, rewritten as the program runs): ProgramStatus.
+inline constexpr const char* kStatus = "SMEMLAB_STATUS";
+// Appended, one JSON line per analyzed launch: its HTML section
+// (report::html_section_json); smemlab makes the page of them.
+inline constexpr const char* kHtml = "SMEMLAB_HTML";
+// Appended, one JSON line per checked launch: report::check_launch_json
+// (read back with report::read_check_launch); `check --sarif FILE`.
+inline constexpr const char* kRecords = "SMEMLAB_RECORDS";
+
+// What the runtime says of the whole program, kept current in the status
+// file so that a program that crashes still leaves its counts.
+struct ProgramStatus {
+  bool finished = false;  // its exit handlers ran
+  uint64_t launches = 0, analyzed = 0, findings = 0, api_errors = 0, failed_kernels = 0;
+  uint64_t excess_wavefronts = 0;  // over the analyzed launches, first bank model
+};
+nlohmann::json status_json(const ProgramStatus& s);
+// The status file at `path`; false when there is none (the program never
+// loaded the driver). A file cut short reads as all zeros.
+bool read_status(const std::string& path, ProgramStatus* out);
+
+// The launch records of a kRecords file, in order. A line cut short by a
+// crash mid-write is left out; a complete line of another shape throws.
+std::vector<report::CheckedLaunch> read_records(const std::string& path);
+// One such line: nullopt for an incomplete one.
+std::optional<report::CheckedLaunch> read_record_line(const std::string& line);
+
+// ---- smemlab's lines (stderr or kOutput) ----------------------------------
+inline constexpr std::string_view kLinePrefix = "==smemlab== ";
+// A line of the driver's own error (a refused launch, an unusable kernel);
+// API misuse reads `ERROR KIND: ...` instead.
+inline constexpr std::string_view kErrorPrefix = "ERROR: ";
+
+}  // namespace smemlab::session::protocol
