@@ -230,6 +230,15 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
     say(o,
         "the program ended without running its exit handlers (_exit or exec): leak checks "
         "and the summary are incomplete");
+  if (!st.library_calls.empty()) {
+    uint64_t total = 0;
+    std::string each;
+    for (const auto& [entry, n] : st.library_calls) {
+      total += n;
+      each += fmt::format("{}{} {}", each.empty() ? "" : ", ", entry, n);
+    }
+    say(o, fmt::format("{} library calls run on the CPU (counted, not analyzed): {}", total, each));
+  }
   if (o.command == "run") {
     say(o, fmt::format("{} kernel launches emulated{}", launches,
                        failed ? fmt::format(", {} failed", failed) : ""));

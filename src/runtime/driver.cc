@@ -97,6 +97,7 @@ void Driver::write_summary(bool finished) {
   st.api_errors = api_errors;
   st.failed_kernels = failed_kernels;
   st.excess_wavefronts = excess;
+  st.library_calls = library_calls;
   std::ofstream(options.status, std::ios::trunc)
       << session::protocol::status_json(st).dump() << "\n";
 }

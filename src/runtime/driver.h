@@ -103,6 +103,7 @@ class Driver {
 
   // Counters for the exit summary.
   uint64_t launches = 0, analyzed = 0, findings = 0, api_errors = 0, failed_kernels = 0;
+  std::map<std::string, uint64_t> library_calls;  // src/libs/ entry points called
 
   // Module from a fatbin (never fails for a SASS-only one: its launches do).
   CUresult load_fatbin(const void* image, Module** out);

@@ -11,7 +11,8 @@ nlohmann::json status_json(const ProgramStatus& s) {
           {"findings", s.findings},
           {"api_errors", s.api_errors},
           {"failed_kernels", s.failed_kernels},
-          {"excess_wavefronts", s.excess_wavefronts}};
+          {"excess_wavefronts", s.excess_wavefronts},
+          {"library_calls", s.library_calls}};
 }
 
 bool read_status(const std::string& path, ProgramStatus* out) {
@@ -32,6 +33,9 @@ bool read_status(const std::string& path, ProgramStatus* out) {
   out->api_errors = j.value("api_errors", uint64_t{0});
   out->failed_kernels = j.value("failed_kernels", uint64_t{0});
   out->excess_wavefronts = j.value("excess_wavefronts", uint64_t{0});
+  if (j.contains("library_calls") && j["library_calls"].is_object())
+    for (const auto& [entry, n] : j["library_calls"].items())
+      if (n.is_number_unsigned()) out->library_calls[entry] = n.get<uint64_t>();
   return true;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -56,6 +57,9 @@ struct ProgramStatus {
   bool finished = false;  // its exit handlers ran
   uint64_t launches = 0, analyzed = 0, findings = 0, api_errors = 0, failed_kernels = 0;
   uint64_t excess_wavefronts = 0;  // over the analyzed launches, first bank model
+  // Calls into smemlab's own cuBLAS/cuFFT/cuRAND (src/libs/): counted, not
+  // analyzed, by entry point.
+  std::map<std::string, uint64_t> library_calls;
 };
 nlohmann::json status_json(const ProgramStatus& s);
 // The status file at `path`; false when there is none (the program never

@@ -1,0 +1,105 @@
+// What every cuBLAS entry point of smemlab's libcublas shares: the handle
+// (stream, pointer mode, math mode, workspace), scalars read as cuBLAS reads
+// them (a host scalar at the call, a device scalar when the work runs), the
+// element types as std::complex, strided vector access, and `submit`, which
+// counts the call and runs its work in stream order.
+#pragma once
+
+#include <cublas_v2.h>
+
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <type_traits>
+
+#include "libs/bridge.h"
+
+struct cublasContext {
+  CUstream stream = nullptr;
+  cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
+  cublasMath_t math_mode = CUBLAS_DEFAULT_MATH;
+  cublasAtomicsMode_t atomics = CUBLAS_ATOMICS_NOT_ALLOWED;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+  int sm_count_target = 0;
+};
+
+namespace smemlab::libs::blas {
+
+// cuBLAS's element types as the arithmetic types the CPU computes in.
+template <class T>
+struct Num {
+  using type = T;
+};
+template <>
+struct Num<cuComplex> {
+  using type = std::complex<float>;
+};
+template <>
+struct Num<cuDoubleComplex> {
+  using type = std::complex<double>;
+};
+template <class T>
+using num_t = typename Num<T>::type;
+template <class T>
+num_t<T>* as_num(T* p) {
+  return reinterpret_cast<num_t<T>*>(p);
+}
+template <class T>
+const num_t<T>* as_num(const T* p) {
+  return reinterpret_cast<const num_t<T>*>(p);
+}
+// The real type of a (possibly complex) element type.
+template <class N>
+struct RealOf {
+  using type = N;
+};
+template <class R>
+struct RealOf<std::complex<R>> {
+  using type = R;
+};
+template <class N>
+using real_t = typename RealOf<N>::type;
+template <class N>
+constexpr bool is_complex_v = !std::is_same_v<N, real_t<N>>;
+
+inline real_t<float> conj_if(float x) { return x; }
+inline real_t<double> conj_if(double x) { return x; }
+template <class R>
+std::complex<R> conj_if(std::complex<R> x) {
+  return std::conj(x);
+}
+
+// A scalar argument: copied at the call in host pointer mode (the caller may
+// reuse its variable at once), read when the work runs in device mode.
+template <class T>
+struct Scalar {
+  T value{};
+  const T* device = nullptr;
+  T get() const { return device ? *device : value; }
+};
+template <class T>
+Scalar<T> scalar(cublasHandle_t h, const T* p) {
+  Scalar<T> s;
+  if (h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE)
+    s.device = p;
+  else
+    s.value = *p;
+  return s;
+}
+
+// Element i of a BLAS vector of n with increment inc (a negative increment
+// walks it backwards, as the reference BLAS does).
+inline int64_t at(int64_t i, int64_t n, int64_t inc) {
+  return inc >= 0 ? i * inc : (n - 1 - i) * -inc;
+}
+
+// Counts the call and enqueues `work` on the handle's stream.
+cublasStatus_t submit(cublasHandle_t h, const char* entry, std::function<void()> work);
+// A result a host-pointer-mode caller reads at return: the stream is waited
+// for (cuBLAS blocks in this case too).
+cublasStatus_t submit_result(cublasHandle_t h, const char* entry, std::function<void()> work);
+
+inline cublasOperation_t op_of(cublasOperation_t op) { return op; }
+
+}  // namespace smemlab::libs::blas

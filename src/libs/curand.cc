@@ -1,0 +1,253 @@
+// smemlab's libcurand.so.10, the host API: generators XORWOW (the default),
+// Philox4_32_10 and MRG32k3a (curand_generators.h), seeds, offsets and
+// orderings; 32-bit, uniform, normal, log-normal and Poisson results, in
+// stream order. Uniform results use curand_uniform.h's conversions exactly;
+// normal ones Box-Muller in the CPU's libm (docs/runtime.md: how they differ
+// from the GPU's). MTGP32, MT19937 and the Sobol generators are not
+// implemented: creating one is an error naming it.
+#include <curand.h>
+
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include "libs/bridge.h"
+#include "libs/curand_generators.h"
+
+using namespace smemlab::libs;
+
+struct curandGenerator_st {
+  rng::Kind kind = rng::Kind::Xorwow;
+  curandRngType_t type = CURAND_RNG_PSEUDO_DEFAULT;
+  bool host = false;
+  uint64_t seed = 0;
+  uint64_t offset = 0;  // results consumed so far (cuRAND counts 32-bit draws)
+  curandOrdering_t ordering = CURAND_ORDERING_PSEUDO_DEFAULT;
+  CUstream stream = nullptr;
+};
+
+namespace {
+
+constexpr float kInv32 = 2.3283064e-10f;          // CURAND_2POW32_INV
+constexpr double kInv53 = 1.1102230246251565e-16;  // CURAND_2POW53_INV_DOUBLE
+constexpr double kMrgNorm = 2.3283065498378288e-10;
+
+float uniform_of(uint32_t x) { return float(x) * kInv32 + kInv32 / 2.0f; }
+double uniform_double_of(uint32_t x, uint32_t y) {
+  uint64_t z = uint64_t(x) ^ (uint64_t(y) << 21);
+  return double(z) * kInv53 + kInv53 / 2.0;
+}
+
+// The uniform draws of a result: MRG32k3a scales its raw output, the others
+// convert 32-bit outputs.
+float draw_float(rng::Kind k, rng::Stream& s) {
+  return k == rng::Kind::Mrg32k3a ? float(s.next_mrg_raw() * kMrgNorm) : uniform_of(s.next());
+}
+double draw_double(rng::Kind k, rng::Stream& s) {
+  if (k == rng::Kind::Mrg32k3a) return s.next_mrg_raw() * kMrgNorm;
+  uint32_t x = s.next();
+  return uniform_double_of(x, s.next());
+}
+
+// Runs `fill(first_index, stream)` over `count` results (each `draws` 32-bit
+// draws), in stream order, then advances the generator's offset.
+template <class Fill>
+curandStatus_t generate(curandGenerator_t g, const char* entry, void* out, size_t count,
+                        unsigned draws, Fill fill) {
+  if (!g) return CURAND_STATUS_NOT_INITIALIZED;
+  if (!out) return CURAND_STATUS_OUT_OF_RANGE;
+  record_call(entry);
+  const rng::Kind kind = g->kind;
+  const uint64_t seed = g->seed, first = g->offset;
+  g->offset += count;
+  enqueue(g->stream, [=] {
+    rng::for_each_result(kind, seed, first, count, draws,
+                         [&](uint64_t i, rng::Stream& s) { fill(i, s); });
+  });
+  if (g->host) synchronize(g->stream);  // a host generator's results are there at return
+  return CURAND_STATUS_SUCCESS;
+}
+
+const char* type_name(curandRngType_t t) {
+  switch (t) {
+    case CURAND_RNG_PSEUDO_MTGP32: return "CURAND_RNG_PSEUDO_MTGP32";
+    case CURAND_RNG_PSEUDO_MT19937: return "CURAND_RNG_PSEUDO_MT19937";
+    case CURAND_RNG_QUASI_SOBOL32: return "CURAND_RNG_QUASI_SOBOL32";
+    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32";
+    case CURAND_RNG_QUASI_SOBOL64: return "CURAND_RNG_QUASI_SOBOL64";
+    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64";
+    default: return "an unknown curandRngType_t";
+  }
+}
+
+curandStatus_t create(curandGenerator_t* g, curandRngType_t type, bool host, const char* entry) {
+  if (!g) return CURAND_STATUS_NOT_INITIALIZED;
+  ensure_driver();
+  record_call(entry);
+  rng::Kind kind;
+  switch (type) {
+    case CURAND_RNG_PSEUDO_DEFAULT:
+    case CURAND_RNG_PSEUDO_XORWOW: kind = rng::Kind::Xorwow; break;
+    case CURAND_RNG_PSEUDO_PHILOX4_32_10: kind = rng::Kind::Philox; break;
+    case CURAND_RNG_PSEUDO_MRG32K3A: kind = rng::Kind::Mrg32k3a; break;
+    default:
+      report_missing("cuRAND", (std::string(entry) + " of " + type_name(type)).c_str(),
+                     "CURAND_STATUS_TYPE_ERROR");
+      return CURAND_STATUS_TYPE_ERROR;
+  }
+  // cuRAND's default seed.
+  *g = new curandGenerator_st{kind, type, host, 0, 0, CURAND_ORDERING_PSEUDO_DEFAULT, nullptr};
+  return CURAND_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+curandStatus_t curandCreateGenerator(curandGenerator_t* g, curandRngType_t type) {
+  return create(g, type, false, "curandCreateGenerator");
+}
+curandStatus_t curandCreateGeneratorHost(curandGenerator_t* g, curandRngType_t type) {
+  return create(g, type, true, "curandCreateGeneratorHost");
+}
+curandStatus_t curandDestroyGenerator(curandGenerator_t g) {
+  if (!g) return CURAND_STATUS_NOT_INITIALIZED;
+  record_call("curandDestroyGenerator");
+  synchronize(g->stream);  // queued work reads only copies, but order its end
+  delete g;
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandGetVersion(int* version) {
+  if (!version) return CURAND_STATUS_OUT_OF_RANGE;
+  *version = CURAND_VERSION;
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandGetProperty(libraryPropertyType type, int* value) {
+  if (!value) return CURAND_STATUS_OUT_OF_RANGE;
+  switch (type) {
+    case MAJOR_VERSION: *value = CURAND_VER_MAJOR; break;
+    case MINOR_VERSION: *value = CURAND_VER_MINOR; break;
+    case PATCH_LEVEL: *value = CURAND_VER_PATCH; break;
+    default: return CURAND_STATUS_OUT_OF_RANGE;
+  }
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t stream) {
+  if (!g) return CURAND_STATUS_NOT_INITIALIZED;
+  g->stream = reinterpret_cast<CUstream>(stream);
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, unsigned long long seed) {
+  if (!g) return CURAND_STATUS_NOT_INITIALIZED;
+  g->seed = seed;
+  g->offset = 0;  // cuRAND restarts the sequence at a new seed
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long offset) {
+  if (!g) return CURAND_STATUS_NOT_INITIALIZED;
+  g->offset = offset;
+  return CURAND_STATUS_SUCCESS;
+}
+// Every pseudo ordering gives the one documented layout here (docs/runtime.md).
+curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrdering_t order) {
+  if (!g) return CURAND_STATUS_NOT_INITIALIZED;
+  if (order != CURAND_ORDERING_PSEUDO_DEFAULT && order != CURAND_ORDERING_PSEUDO_BEST &&
+      order != CURAND_ORDERING_PSEUDO_SEEDED && order != CURAND_ORDERING_PSEUDO_LEGACY &&
+      order != CURAND_ORDERING_PSEUDO_DYNAMIC)
+    return CURAND_STATUS_OUT_OF_RANGE;
+  g->ordering = order;
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t curandGenerateSeeds(curandGenerator_t g) {
+  return g ? CURAND_STATUS_SUCCESS : CURAND_STATUS_NOT_INITIALIZED;
+}
+
+curandStatus_t curandGenerate(curandGenerator_t g, unsigned int* out, size_t n) {
+  return generate(g, "curandGenerate", out, n, 1,
+                  [=](uint64_t i, rng::Stream& s) { out[i] = s.next(); });
+}
+curandStatus_t curandGenerateUniform(curandGenerator_t g, float* out, size_t n) {
+  const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
+  return generate(g, "curandGenerateUniform", out, n, 1,
+                  [=](uint64_t i, rng::Stream& s) { out[i] = draw_float(k, s); });
+}
+curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double* out, size_t n) {
+  const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
+  return generate(g, "curandGenerateUniformDouble", out, n, k == rng::Kind::Mrg32k3a ? 1 : 2,
+                  [=](uint64_t i, rng::Stream& s) { out[i] = draw_double(k, s); });
+}
+
+namespace {
+// Box-Muller on two uniforms as _curand_box_muller does (its device form
+// uses __sincosf: see docs/runtime.md), one result of each pair per index.
+float normal_float(rng::Kind k, rng::Stream& s) {
+  uint32_t x = 0, y = 0;
+  float u, v;
+  if (k == rng::Kind::Mrg32k3a) {
+    u = float(s.next_mrg_raw() * kMrgNorm), v = float(s.next_mrg_raw() * kMrgNorm) * 2 * std::numbers::pi_v<float>;
+  } else {
+    x = s.next(), y = s.next();
+    u = float(x) * kInv32 + kInv32 / 2;
+    const float inv2pi = 1.4629181e-09f;  // CURAND_2POW32_INV_2PI
+    v = float(y) * inv2pi + inv2pi / 2;
+  }
+  return std::sqrt(-2.0f * std::log(u)) * std::sin(v);
+}
+double normal_double(rng::Kind k, rng::Stream& s) {
+  double u = draw_double(k, s), v = draw_double(k, s);
+  return std::sqrt(-2.0 * std::log(u)) * std::sin(2 * std::numbers::pi * v);
+}
+}  // namespace
+
+curandStatus_t curandGenerateNormal(curandGenerator_t g, float* out, size_t n, float mean, float sd) {
+  if (n % 2) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;  // as cuRAND: pairs
+  const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
+  return generate(g, "curandGenerateNormal", out, n, 2,
+                  [=](uint64_t i, rng::Stream& s) { out[i] = mean + sd * normal_float(k, s); });
+}
+curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double* out, size_t n, double mean,
+                                          double sd) {
+  if (n % 2) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;  // as cuRAND: pairs
+  const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
+  return generate(g, "curandGenerateNormalDouble", out, n, k == rng::Kind::Mrg32k3a ? 2 : 4,
+                  [=](uint64_t i, rng::Stream& s) { out[i] = mean + sd * normal_double(k, s); });
+}
+curandStatus_t curandGenerateLogNormal(curandGenerator_t g, float* out, size_t n, float mean,
+                                       float sd) {
+  if (n % 2) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;  // as cuRAND: pairs
+  const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
+  return generate(g, "curandGenerateLogNormal", out, n, 2, [=](uint64_t i, rng::Stream& s) {
+    out[i] = std::exp(mean + sd * normal_float(k, s));
+  });
+}
+curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, double* out, size_t n,
+                                             double mean, double sd) {
+  if (n % 2) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;  // as cuRAND: pairs
+  const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
+  return generate(g, "curandGenerateLogNormalDouble", out, n, k == rng::Kind::Mrg32k3a ? 2 : 4,
+                  [=](uint64_t i, rng::Stream& s) {
+                    out[i] = std::exp(mean + sd * normal_double(k, s));
+                  });
+}
+// Poisson by inversion of the CDF on one uniform (lambda up to 64), else the
+// rounded normal approximation: the distribution, not cuRAND's sequence.
+curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int* out, size_t n,
+                                     double lambda) {
+  if (g && !(lambda > 0)) return CURAND_STATUS_OUT_OF_RANGE;
+  const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
+  const unsigned per_uniform = k == rng::Kind::Mrg32k3a ? 1 : 2;
+  return generate(g, "curandGeneratePoisson", out, n, (lambda <= 64 ? 1 : 2) * per_uniform,
+                  [=](uint64_t i, rng::Stream& s) {
+    if (lambda <= 64) {
+      double u = draw_double(k, s), p = std::exp(-lambda), c = p;
+      unsigned x = 0;
+      while (u > c && x < 1000) ++x, p *= lambda / x, c += p;
+      out[i] = x;
+    } else {
+      double v = lambda + std::sqrt(lambda) * normal_double(k, s);
+      out[i] = v < 0 ? 0u : unsigned(std::lround(v));
+    }
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,72 @@
+// The base generators of smemlab's cuRAND, as curand_kernel.h defines them
+// (the device API's generators are the host API's): XORWOW, Philox4_32_10
+// and MRG32k3a, seeded as curand_init seeds them, with skip-ahead by
+// subsequences and offsets (jump matrices computed here, not copied), and
+// the host API's ordering of results over the generator's subsequences.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace smemlab::libs::rng {
+
+enum class Kind { Xorwow, Philox, Mrg32k3a };
+
+// One stream of 32-bit outputs: curand_init(seed, subsequence, offset)
+// followed by curand() calls.
+class Stream {
+ public:
+  Stream(Kind kind, uint64_t seed, uint64_t subsequence, uint64_t offset);
+  uint32_t next();
+  // MRG32k3a's raw output in (0, m1] as curand_MRG32k3a returns it (the
+  // uniform distributions scale it); the others' are not used.
+  double next_mrg_raw();
+
+ private:
+  void skip(uint64_t n);
+  void skip_subsequences(uint64_t n);
+  Kind kind_;
+  uint32_t v_[5] = {}, d_ = 0;                 // XORWOW
+  uint32_t ctr_[4] = {}, key_[2] = {}, out_[4] = {};
+  unsigned phase_ = 0;                         // Philox: next of out_
+  uint64_t s1_[3] = {}, s2_[3] = {};           // MRG32k3a
+};
+
+// The host API's ordering (CURAND_ORDERING_PSEUDO_DEFAULT): result g
+// (counted from the start of the sequence, the generator's offset included)
+// comes from subsequence (g / chunk) mod threads, at position
+// (g / (chunk * threads)) * chunk + g mod chunk in it, each result taking
+// `draws` outputs of its subsequence. Fitted to an H100's results
+// (scripts/gpu-libs, docs/runtime.md): XORWOW 4096 x 1; Philox 8192 x 4 and
+// MRG32k3a 32768 x 1, whose thread counts the H100's results bound only from
+// below (they were checked for g < 18400).
+struct Ordering {
+  uint64_t threads, chunk;
+};
+Ordering ordering_of(Kind kind);
+
+// Calls emit(index, stream) for results [first, first + count), each with
+// its subsequence's stream positioned at that result's first draw.
+template <class Emit>
+void for_each_result(Kind kind, uint64_t seed, uint64_t first, uint64_t count, unsigned draws,
+                     Emit emit) {
+  const auto [T, c] = ordering_of(kind);
+  const uint64_t end = first + count, row0 = first / c / T;
+  for (uint64_t t = 0; t < T; ++t) {
+    if ((row0 * T + t) * c >= end) break;  // this and later subsequences start past the end
+    Stream s(kind, seed, t, row0 * c * draws);
+    for (uint64_t row = row0;; ++row) {
+      const uint64_t g0 = (row * T + t) * c;
+      if (g0 >= end) break;
+      for (uint64_t r = 0; r < c && g0 + r < end; ++r) {
+        if (g0 + r < first) {
+          for (unsigned k = 0; k < draws; ++k) s.next();
+        } else {
+          emit(g0 + r - first, s);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace smemlab::libs::rng

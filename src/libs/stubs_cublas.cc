@@ -1,0 +1,6 @@
+// cuBLAS's entry points smemlab does not implement: each names itself (stubs.h).
+#include "libs/stubs.h"
+
+#define X(name) SMEMLAB_LIB_STUB("cuBLAS", "CUBLAS_STATUS_NOT_SUPPORTED", 15, name)
+#include "libs/exports_cublas.inc"
+#undef X
