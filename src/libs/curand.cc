@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <numbers>
+#include <type_traits>
+#include <utility>
 #include <string>
 
 #include "libs/bridge.h"
@@ -177,57 +179,106 @@ curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double* out, siz
                   [=](uint64_t i, rng::Stream& s) { out[i] = draw_double(k, s); });
 }
 
+}  // extern "C"
+
 namespace {
-// Box-Muller on two uniforms as _curand_box_muller does (its device form
-// uses __sincosf: see docs/runtime.md), one result of each pair per index.
-float normal_float(rng::Kind k, rng::Stream& s) {
-  uint32_t x = 0, y = 0;
+
+constexpr float kInv2pi32 = 1.4629181e-09f;  // CURAND_2POW32_INV_2PI
+constexpr float k2pi = 6.2831855f;           // CURAND_2PI
+
+// Box-Muller pairs as curand_normal.h forms them on the GPU (sin, cos of
+// one angle): _curand_box_muller on two 32-bit draws, curand_box_muller_mrg
+// on two MRG32k3a uniforms, and the double forms on two 53-bit uniforms.
+// The GPU takes __sincosf/sincospi and its own logf: the CPU's libm rounds
+// differently in the last bits (docs/runtime.md).
+std::pair<float, float> pair_float(rng::Kind k, rng::Stream& s) {
   float u, v;
   if (k == rng::Kind::Mrg32k3a) {
-    u = float(s.next_mrg_raw() * kMrgNorm), v = float(s.next_mrg_raw() * kMrgNorm) * 2 * std::numbers::pi_v<float>;
+    u = float(s.next_mrg_raw() * kMrgNorm);
+    v = float(s.next_mrg_raw() * kMrgNorm) * k2pi;
   } else {
-    x = s.next(), y = s.next();
+    uint32_t x = s.next(), y = s.next();
     u = float(x) * kInv32 + kInv32 / 2;
-    const float inv2pi = 1.4629181e-09f;  // CURAND_2POW32_INV_2PI
-    v = float(y) * inv2pi + inv2pi / 2;
+    v = float(y) * kInv2pi32 + kInv2pi32 / 2;
   }
-  return std::sqrt(-2.0f * std::log(u)) * std::sin(v);
+  float r = std::sqrt(-2.0f * std::log(u));
+  return {std::sin(v) * r, std::cos(v) * r};
 }
-double normal_double(rng::Kind k, rng::Stream& s) {
-  double u = draw_double(k, s), v = draw_double(k, s);
-  return std::sqrt(-2.0 * std::log(u)) * std::sin(2 * std::numbers::pi * v);
+std::pair<double, double> pair_double(rng::Kind k, rng::Stream& s) {
+  double u, v;
+  if (k == rng::Kind::Mrg32k3a) {
+    u = s.next_mrg_raw() * kMrgNorm;
+    v = s.next_mrg_raw() * kMrgNorm * 2.0;
+  } else {
+    uint32_t x0 = s.next(), x1 = s.next(), y0 = s.next(), y1 = s.next();
+    u = double(uint64_t(x0) ^ (uint64_t(x1) << 21)) * kInv53 + kInv53 / 2;
+    v = double(uint64_t(y0) ^ (uint64_t(y1) << 21)) * (kInv53 * 2) + kInv53;
+  }
+  double r = std::sqrt(-2.0 * std::log(u));
+  return {std::sin(v * std::numbers::pi) * r, std::cos(v * std::numbers::pi) * r};
 }
+
+// Normal results come in Box-Muller pairs (sin, then cos); the pairs are
+// laid out over the subsequences as the generator's results are (Philox:
+// two pairs per counter), as an H100's normals showed.
+template <class T, class Pair, class Map>
+curandStatus_t generate_pairs(curandGenerator_t g, const char* entry, T* out, size_t count,
+                              Pair pair, Map map) {
+  if (!g) return CURAND_STATUS_NOT_INITIALIZED;
+  if (!out) return CURAND_STATUS_OUT_OF_RANGE;
+  if (count % 2) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;  // as cuRAND
+  record_call(entry);
+  const rng::Kind kind = g->kind;
+  const uint64_t seed = g->seed, first = g->offset, end = first + count;
+  g->offset += count;
+  const rng::Ordering o = rng::ordering_of(kind);
+  const rng::Ordering po{o.threads, std::max<uint64_t>(o.chunk, 2) / 2};
+  const unsigned draws = (std::is_same_v<T, double> && kind != rng::Kind::Mrg32k3a) ? 4 : 2;
+  enqueue(g->stream, [=] {
+    if (o.chunk == 1) {
+      // XORWOW, MRG32k3a: pair k of this call is unit first + k of the
+      // layout (an H100's normals at an odd offset showed it).
+      rng::for_each_result(kind, o, seed, first, count / 2, draws, [&](uint64_t k, rng::Stream& s) {
+        auto [a, b] = pair(kind, s);
+        out[2 * k] = map(a), out[2 * k + 1] = map(b);
+      });
+      return;
+    }
+    // Philox: pairs at even results of the sequence, two per counter.
+    const uint64_t p0 = first / 2, pairs = (end + 1) / 2 - p0;
+    rng::for_each_result(kind, po, seed, p0, pairs, draws, [&](uint64_t i, rng::Stream& s) {
+      auto [a, b] = pair(kind, s);
+      const uint64_t r = 2 * (p0 + i);
+      if (r >= first && r < end) out[r - first] = map(a);
+      if (r + 1 >= first && r + 1 < end) out[r + 1 - first] = map(b);
+    });
+  });
+  if (g->host) synchronize(g->stream);
+  return CURAND_STATUS_SUCCESS;
+}
+
 }  // namespace
 
+extern "C" {
+
 curandStatus_t curandGenerateNormal(curandGenerator_t g, float* out, size_t n, float mean, float sd) {
-  if (n % 2) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;  // as cuRAND: pairs
-  const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
-  return generate(g, "curandGenerateNormal", out, n, 2,
-                  [=](uint64_t i, rng::Stream& s) { out[i] = mean + sd * normal_float(k, s); });
+  return generate_pairs(g, "curandGenerateNormal", out, n, pair_float,
+                        [=](float z) { return mean + sd * z; });
 }
 curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double* out, size_t n, double mean,
                                           double sd) {
-  if (n % 2) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;  // as cuRAND: pairs
-  const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
-  return generate(g, "curandGenerateNormalDouble", out, n, k == rng::Kind::Mrg32k3a ? 2 : 4,
-                  [=](uint64_t i, rng::Stream& s) { out[i] = mean + sd * normal_double(k, s); });
+  return generate_pairs(g, "curandGenerateNormalDouble", out, n, pair_double,
+                        [=](double z) { return mean + sd * z; });
 }
 curandStatus_t curandGenerateLogNormal(curandGenerator_t g, float* out, size_t n, float mean,
                                        float sd) {
-  if (n % 2) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;  // as cuRAND: pairs
-  const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
-  return generate(g, "curandGenerateLogNormal", out, n, 2, [=](uint64_t i, rng::Stream& s) {
-    out[i] = std::exp(mean + sd * normal_float(k, s));
-  });
+  return generate_pairs(g, "curandGenerateLogNormal", out, n, pair_float,
+                        [=](float z) { return std::exp(mean + sd * z); });
 }
 curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, double* out, size_t n,
                                              double mean, double sd) {
-  if (n % 2) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;  // as cuRAND: pairs
-  const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
-  return generate(g, "curandGenerateLogNormalDouble", out, n, k == rng::Kind::Mrg32k3a ? 2 : 4,
-                  [=](uint64_t i, rng::Stream& s) {
-                    out[i] = std::exp(mean + sd * normal_double(k, s));
-                  });
+  return generate_pairs(g, "curandGenerateLogNormalDouble", out, n, pair_double,
+                        [=](double z) { return std::exp(mean + sd * z); });
 }
 // Poisson by inversion of the CDF on one uniform (lambda up to 64), else the
 // rounded normal approximation: the distribution, not cuRAND's sequence.
@@ -244,7 +295,7 @@ curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int* out, siz
       while (u > c && x < 1000) ++x, p *= lambda / x, c += p;
       out[i] = x;
     } else {
-      double v = lambda + std::sqrt(lambda) * normal_double(k, s);
+      double v = lambda + std::sqrt(lambda) * pair_double(k, s).first;
       out[i] = v < 0 ? 0u : unsigned(std::lround(v));
     }
   });

@@ -45,13 +45,27 @@ struct Ordering {
 };
 Ordering ordering_of(Kind kind);
 
-// Calls emit(index, stream) for results [first, first + count), each with
-// its subsequence's stream positioned at that result's first draw.
+// Calls emit(index, stream) for results [first, first + count) laid out
+// by `order`, each with its subsequence's stream positioned at that
+// result's first draw; emit takes `draws` draws. With one result per chunk
+// (XORWOW, MRG32k3a) a subsequence's first result g starts at draw g /
+// threads whatever `draws` is (the offset counts draws per subsequence:
+// the H100's doubles at an offset showed it); with chunks (Philox's four
+// draws of one counter) at its chunk's position times `draws`.
 template <class Emit>
-void for_each_result(Kind kind, uint64_t seed, uint64_t first, uint64_t count, unsigned draws,
-                     Emit emit) {
-  const auto [T, c] = ordering_of(kind);
-  const uint64_t end = first + count, row0 = first / c / T;
+void for_each_result(Kind kind, Ordering order, uint64_t seed, uint64_t first, uint64_t count,
+                     unsigned draws, Emit emit) {
+  const uint64_t T = order.threads, c = order.chunk, end = first + count;
+  if (c == 1) {
+    for (uint64_t t = 0; t < T; ++t) {
+      uint64_t g = first + (t + T - first % T) % T;
+      if (g >= end) continue;
+      Stream s(kind, seed, t, g / T);
+      for (; g < end; g += T) emit(g - first, s);
+    }
+    return;
+  }
+  const uint64_t row0 = first / c / T;
   for (uint64_t t = 0; t < T; ++t) {
     if ((row0 * T + t) * c >= end) break;  // this and later subsequences start past the end
     Stream s(kind, seed, t, row0 * c * draws);
@@ -67,6 +81,12 @@ void for_each_result(Kind kind, uint64_t seed, uint64_t first, uint64_t count, u
       }
     }
   }
+}
+
+template <class Emit>
+void for_each_result(Kind kind, uint64_t seed, uint64_t first, uint64_t count, unsigned draws,
+                     Emit emit) {
+  for_each_result(kind, ordering_of(kind), seed, first, count, draws, emit);
 }
 
 }  // namespace smemlab::libs::rng

@@ -1,8 +1,7 @@
 // cuRAND's host API through smemlab's libcurand (or the GPU's), checked
 // against the device API of curand_kernel.h run in this program's own
-// kernel (curand_init(seed, subsequence, offset) + curand/curand_uniform...):
-// the host API's result n (from the generator's offset o) is the device
-// generator's draw at subsequence (o+n) mod 4096, position (o+n) / 4096.
+// kernel (curand_init(seed, subsequence, offset) + curand/curand_uniform...)
+// at the positions of the host API's layout (where(), below).
 // 32-bit and uniform results are compared bit for bit; normal and
 // log-normal within float tolerance; Poisson by its mean and variance.
 // Exit 1 if any check failed. argv[1]: a file for the raw results.
@@ -13,27 +12,59 @@
 
 enum Dist { Bits, Uniform, UniformDouble, Normal };
 
-template <class State>
-__global__ void reference(unsigned long long seed, unsigned long long first, const unsigned* idx, int count, int dist,
-                          unsigned* bits, float* f, double* d) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  unsigned long long n = first + idx[i];
-  // Draws per result: doubles take two 32-bit draws (not MRG32k3a), normals a pair.
-  int draws = dist == UniformDouble ? 2 : dist == Normal ? 2 : 1;
-  State s;
-  if constexpr (std::is_same_v<State, curandStateMRG32k3a_t>) {
-    if (dist == UniformDouble) draws = 1;
+// Where result `idx` of a generation at offset `first` comes from in the
+// device API's terms: the host API's layout (docs/runtime.md, measured on an
+// H100): subsequence (g / chunk) mod threads, XORWOW 4096 x 1, Philox
+// 8192 x 4, MRG32k3a 32768 x 1; with one result per chunk a subsequence's
+// position counts draws from g / threads; normals come in (sin, cos) pairs.
+struct Where {
+  unsigned long long sub, pos;
+  int second;  // the pair's second (cos) value
+};
+Where where(unsigned long long T, unsigned long long c, unsigned long long first, unsigned long long idx, int dist,
+            bool mrg) {
+  if (dist == Normal) {
+    if (c == 1) {
+      unsigned long long k = idx / 2, g = first + k;
+      return {g % T, g / T + k / T, int(idx % 2)};
+    }
+    unsigned long long g = first + idx, p = g / 2;  // Philox: pairs at even results, 2 per counter
+    return {(p / 2) % T, ((p / (2 * T)) * 2 + p % 2) * 2, int(g % 2)};
   }
-  curand_init(seed, n % 4096, (n / 4096) * draws, &s);
-  if (dist == Bits) bits[i] = curand(&s);
-  if (dist == Uniform) f[i] = curand_uniform(&s);
-  if (dist == UniformDouble) d[i] = curand_uniform_double(&s);
-  if (dist == Normal) f[i] = curand_normal(&s);
+  unsigned long long g = first + idx;
+  unsigned long long draws = dist == UniformDouble && !mrg ? 2 : 1;
+  if (c == 1) return {g % T, g / T + (draws - 1) * (idx / T), 0};
+  return {(g / c) % T, ((g / (c * T)) * c + g % c) * draws, 0};
 }
 
 template <class State>
-void check_generator(curandRngType_t type, const char* name, unsigned long long seed, unsigned long long offset) {
+__global__ void reference(unsigned long long seed, const unsigned long long* sub, const unsigned long long* pos,
+                          const int* second, int count, int dist, unsigned* bits, float* f, double* d) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  State s;
+  curand_init(seed, sub[i], pos[i], &s);
+  if (dist == Bits) bits[i] = curand(&s);
+  if (dist == Uniform) f[i] = curand_uniform(&s);
+  if (dist == UniformDouble) {
+    // The host API's Philox doubles take two draws (as XORWOW's), where the
+    // device API's curand_uniform_double takes one: the H100 showed it.
+    if constexpr (std::is_same_v<State, curandStatePhilox4_32_10_t>) {
+      unsigned x = curand(&s), y = curand(&s);
+      d[i] = _curand_uniform_double_hq(x, y);
+    } else {
+      d[i] = curand_uniform_double(&s);
+    }
+  }
+  if (dist == Normal) {
+    float2 p = curand_normal2(&s);
+    f[i] = second[i] ? p.y : p.x;
+  }
+}
+
+template <class State>
+void check_generator(curandRngType_t type, const char* name, unsigned long long seed, unsigned long long offset,
+                     unsigned long long T, unsigned long long c) {
   const size_t N = 2 * 4096 + 100;
   curandGenerator_t g;
   CHECK_STATUS(curandCreateGenerator(&g, type));
@@ -67,26 +98,44 @@ void check_generator(curandRngType_t type, const char* name, unsigned long long 
     CHECK_CUDA(cudaMemcpy(out.data(), dev_ref, n * sizeof(zero), cudaMemcpyDeviceToHost));
     return out;
   };
+  unsigned long long *dsub, *dpos;
+  int* dsecond;
+  CHECK_CUDA(cudaMalloc(&dsub, idx.size() * 8));
+  CHECK_CUDA(cudaMalloc(&dpos, idx.size() * 8));
+  CHECK_CUDA(cudaMalloc(&dsecond, idx.size() * 4));
+  auto run_reference = [&](int dist) {
+    std::vector<unsigned long long> sub, pos;
+    std::vector<int> second;
+    for (unsigned i : idx) {
+      Where w = where(T, c, offset, i, dist, type == CURAND_RNG_PSEUDO_MRG32K3A);
+      sub.push_back(w.sub), pos.push_back(w.pos), second.push_back(w.second);
+    }
+    CHECK_CUDA(cudaMemcpy(dsub, sub.data(), n * 8, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(dpos, pos.data(), n * 8, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(dsecond, second.data(), n * 4, cudaMemcpyHostToDevice));
+    reference<State><<<1, 128>>>(seed, dsub, dpos, dsecond, n, dist, dbits, df, dd);
+    CHECK_CUDA(cudaGetLastError());
+  };
   std::string p = std::string(name) + "_seed" + std::to_string(seed) + "_off" + std::to_string(offset);
   // Each generation restarts at the same offset, so each compares with the same positions.
   CHECK_STATUS(curandGenerate(g, hbits, N));
-  reference<State><<<1, 128>>>(seed, offset, didx, n, Bits, dbits, df, dd);
+  run_reference(Bits);
   auto got_bits = pick(hbits, 0u);
   expect_close((p + "_bits").c_str(), got_bits, ref(dbits, 0u), 0);
   CHECK_STATUS(curandSetGeneratorOffset(g, offset));
   CHECK_STATUS(curandGenerateUniform(g, hf, N));
-  reference<State><<<1, 128>>>(seed, offset, didx, n, Uniform, dbits, df, dd);
+  run_reference(Uniform);
   expect_close((p + "_uniform").c_str(), pick(hf, 0.f), ref(df, 0.f), 0);
   CHECK_STATUS(curandSetGeneratorOffset(g, offset));
   CHECK_STATUS(curandGenerateUniformDouble(g, hd, N));
-  reference<State><<<1, 128>>>(seed, offset, didx, n, UniformDouble, dbits, df, dd);
+  run_reference(UniformDouble);
   expect_close((p + "_uniform_double").c_str(), pick(hd, 0.0), ref(dd, 0.0), 0);
   CHECK_STATUS(curandSetGeneratorOffset(g, offset));
   CHECK_STATUS(curandGenerateNormal(g, hf, N, 0.f, 1.f));
-  reference<State><<<1, 128>>>(seed, offset, didx, n, Normal, dbits, df, dd);
+  run_reference(Normal);
   expect_close((p + "_normal").c_str(), pick(hf, 0.f), ref(df, 0.f), 1e-5);
   CHECK_STATUS(curandDestroyGenerator(g));
-  cudaFree(didx), cudaFree(dbits), cudaFree(df), cudaFree(dd), cudaFree(hbits), cudaFree(hf), cudaFree(hd);
+  cudaFree(dsub), cudaFree(dpos), cudaFree(dsecond), cudaFree(didx), cudaFree(dbits), cudaFree(df), cudaFree(dd), cudaFree(hbits), cudaFree(hf), cudaFree(hd);
 }
 
 // Distribution checks that need no reference sequence: moments.
@@ -127,12 +176,12 @@ void moments() {
 
 int main(int argc, char** argv) {
   open_dump(argc, argv);
-  check_generator<curandStateXORWOW_t>(CURAND_RNG_PSEUDO_XORWOW, "xorwow", 1234, 0);
-  check_generator<curandStateXORWOW_t>(CURAND_RNG_PSEUDO_XORWOW, "xorwow", 99, 10007);
-  check_generator<curandStatePhilox4_32_10_t>(CURAND_RNG_PSEUDO_PHILOX4_32_10, "philox", 1234, 0);
-  check_generator<curandStatePhilox4_32_10_t>(CURAND_RNG_PSEUDO_PHILOX4_32_10, "philox", 99, 10007);
-  check_generator<curandStateMRG32k3a_t>(CURAND_RNG_PSEUDO_MRG32K3A, "mrg32k3a", 1234, 0);
-  check_generator<curandStateMRG32k3a_t>(CURAND_RNG_PSEUDO_MRG32K3A, "mrg32k3a", 99, 10007);
+  check_generator<curandStateXORWOW_t>(CURAND_RNG_PSEUDO_XORWOW, "xorwow", 1234, 0, 4096, 1);
+  check_generator<curandStateXORWOW_t>(CURAND_RNG_PSEUDO_XORWOW, "xorwow", 99, 10007, 4096, 1);
+  check_generator<curandStatePhilox4_32_10_t>(CURAND_RNG_PSEUDO_PHILOX4_32_10, "philox", 1234, 0, 8192, 4);
+  check_generator<curandStatePhilox4_32_10_t>(CURAND_RNG_PSEUDO_PHILOX4_32_10, "philox", 99, 10007, 8192, 4);
+  check_generator<curandStateMRG32k3a_t>(CURAND_RNG_PSEUDO_MRG32K3A, "mrg32k3a", 1234, 0, 32768, 1);
+  check_generator<curandStateMRG32k3a_t>(CURAND_RNG_PSEUDO_MRG32K3A, "mrg32k3a", 99, 10007, 32768, 1);
   moments();
   if (g_dump) std::fclose(g_dump);
   std::printf("%s curand_check (%d failed)\n", g_failures ? "FAIL" : "PASS", g_failures);
