@@ -8,6 +8,7 @@
 #include <cufftXt.h>
 
 #include <map>
+#include <string>
 #include <mutex>
 #include <vector>
 
@@ -224,9 +225,57 @@ cufftResult new_plan(cufftHandle* plan, int rank, const long long* n, cufftType 
   return r;
 }
 
+// cufftXt's types: the cufftType of an (input, output, execution) triple;
+// false for half precision and other combinations (not implemented).
+bool xt_type(cudaDataType in, cudaDataType out, cudaDataType exec, cufftType* t) {
+  if (in == CUDA_C_32F && out == CUDA_C_32F && exec == CUDA_C_32F) return *t = CUFFT_C2C, true;
+  if (in == CUDA_R_32F && out == CUDA_C_32F && exec == CUDA_C_32F) return *t = CUFFT_R2C, true;
+  if (in == CUDA_C_32F && out == CUDA_R_32F && exec == CUDA_C_32F) return *t = CUFFT_C2R, true;
+  if (in == CUDA_C_64F && out == CUDA_C_64F && exec == CUDA_C_64F) return *t = CUFFT_Z2Z, true;
+  if (in == CUDA_R_64F && out == CUDA_C_64F && exec == CUDA_C_64F) return *t = CUFFT_D2Z, true;
+  if (in == CUDA_C_64F && out == CUDA_R_64F && exec == CUDA_C_64F) return *t = CUFFT_Z2D, true;
+  return false;
+}
+
 }  // namespace
 
 extern "C" {
+
+cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long* n, long long* inembed,
+                                long long istride, long long idist, cudaDataType itype,
+                                long long* onembed, long long ostride, long long odist,
+                                cudaDataType otype, long long batch, size_t* work,
+                                cudaDataType etype) {
+  record_call("cufftXtMakePlanMany");
+  cufftType t;
+  if (!xt_type(itype, otype, etype, &t)) {
+    report_missing("cuFFT",
+                   ("cufftXtMakePlanMany with cudaDataType " + std::to_string(int(itype)) + " -> " +
+                    std::to_string(int(otype)) + " (half precision)")
+                       .c_str(),
+                   "CUFFT_NOT_SUPPORTED");
+    return CUFFT_NOT_SUPPORTED;
+  }
+  return make_plan(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, t, batch, work);
+}
+
+cufftResult cufftXtGetSizeMany(cufftHandle plan, int, long long*, long long*, long long, long long,
+                               cudaDataType, long long*, long long, long long, cudaDataType,
+                               long long, size_t* work, cudaDataType) {
+  return cufftGetSize(plan, work);
+}
+
+// Runs the plan's own type (cufftXtExec takes any).
+cufftResult cufftXtExec(cufftHandle h, void* in, void* out, int direction) {
+  cufftType t;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    Plan* p = find(h);
+    if (!p || !p->made) return CUFFT_INVALID_PLAN;
+    t = p->type;
+  }
+  return exec(h, "cufftXtExec", t, in, out, direction);
+}
 
 cufftResult cufftCreate(cufftHandle* h) {
   record_call("cufftCreate");
