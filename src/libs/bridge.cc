@@ -30,7 +30,8 @@ const Driver& driver() {
       return r;
     }
     r.init = reinterpret_cast<decltype(r.init)>(dlsym(h, "cuInit"));
-    r.launch_host_func = reinterpret_cast<decltype(r.launch_host_func)>(dlsym(h, "cuLaunchHostFunc"));
+    r.launch_host_func =
+        reinterpret_cast<decltype(r.launch_host_func)>(dlsym(h, "cuLaunchHostFunc"));
     r.stream_sync = reinterpret_cast<decltype(r.stream_sync)>(dlsym(h, "cuStreamSynchronize"));
     r.is_capturing = reinterpret_cast<decltype(r.is_capturing)>(dlsym(h, "cuStreamIsCapturing"));
     r.library_call = reinterpret_cast<decltype(r.library_call)>(dlsym(h, "smemlab_library_call"));
@@ -93,7 +94,8 @@ void report_missing(const char* library, const char* entry, const char* code) {
   if (driver().library_missing)
     driver().library_missing(library, entry, code);
   else
-    std::fprintf(stderr, "==smemlab== ERROR: %s entry point %s is not implemented; it returned %s\n",
+    std::fprintf(stderr,
+                 "==smemlab== ERROR: %s entry point %s is not implemented; it returned %s\n",
                  library, entry, code);
 }
 

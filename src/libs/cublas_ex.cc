@@ -3,32 +3,40 @@
 // 32F compute, tf32 and the fast modes computed as fp32; 64F; complex
 // 32F/64F), multiplied by OpenBLAS, and rounded to C's type (round to
 // nearest even), so results differ from the GPU's only by summation order.
+#include "libs/cublas_ex.h"
+
 #include <cstring>
 #include <vector>
 
 #include "libs/cblas_calls.h"
-#include "libs/cublas_ex.h"
 
 namespace smemlab::libs::blas {
 
 float load_real(const void* p, cudaDataType t, int64_t i) {
   switch (t) {
-    case CUDA_R_32F: return static_cast<const float*>(p)[i];
-    case CUDA_R_16F: return float(static_cast<const _Float16*>(p)[i]);
+    case CUDA_R_32F:
+      return static_cast<const float*>(p)[i];
+    case CUDA_R_16F:
+      return float(static_cast<const _Float16*>(p)[i]);
     case CUDA_R_16BF: {
       uint32_t bits = uint32_t(static_cast<const uint16_t*>(p)[i]) << 16;
       float f;
       std::memcpy(&f, &bits, 4);
       return f;
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
 void store_real(void* p, cudaDataType t, int64_t i, float v) {
   switch (t) {
-    case CUDA_R_32F: static_cast<float*>(p)[i] = v; break;
-    case CUDA_R_16F: static_cast<_Float16*>(p)[i] = _Float16(v); break;
+    case CUDA_R_32F:
+      static_cast<float*>(p)[i] = v;
+      break;
+    case CUDA_R_16F:
+      static_cast<_Float16*>(p)[i] = _Float16(v);
+      break;
     case CUDA_R_16BF: {
       uint32_t bits;
       std::memcpy(&bits, &v, 4);
@@ -39,7 +47,8 @@ void store_real(void* p, cudaDataType t, int64_t i, float v) {
       static_cast<uint16_t*>(p)[i] = uint16_t(bits >> 16);
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -50,12 +59,17 @@ bool real_in(cudaDataType t) { return t == CUDA_R_32F || t == CUDA_R_16F || t ==
 size_t type_size(cudaDataType t) {
   switch (t) {
     case CUDA_R_16F:
-    case CUDA_R_16BF: return 2;
-    case CUDA_R_32F: return 4;
+    case CUDA_R_16BF:
+      return 2;
+    case CUDA_R_32F:
+      return 4;
     case CUDA_R_64F:
-    case CUDA_C_32F: return 8;
-    case CUDA_C_64F: return 16;
-    default: return 0;
+    case CUDA_C_32F:
+      return 8;
+    case CUDA_C_64F:
+      return 16;
+    default:
+      return 0;
   }
 }
 
@@ -88,7 +102,8 @@ Combination classify(cudaDataType a, cudaDataType b, cudaDataType c, cublasCompu
       if (a == CUDA_R_64F && c == CUDA_R_64F) return Combination::Real64;
       if (a == CUDA_C_64F && c == CUDA_C_64F) return Combination::Complex64;
       return Combination::Unsupported;
-    default: return Combination::Unsupported;
+    default:
+      return Combination::Unsupported;
   }
 }
 
@@ -105,12 +120,13 @@ void gemm_ex_one(const ExProblem& p, const void* alpha, const void* beta, const 
       int ar = p.ta == CUBLAS_OP_N ? p.m : p.k, ac = p.ta == CUBLAS_OP_N ? p.k : p.m;
       int br = p.tb == CUBLAS_OP_N ? p.k : p.n, bc = p.tb == CUBLAS_OP_N ? p.n : p.k;
       std::vector<float> a32 = widen(A, p.at, ar, ac, p.lda), b32 = widen(B, p.bt, br, bc, p.ldb);
-      std::vector<float> c32 = b == 0 ? std::vector<float>(size_t(p.m) * p.n)
-                                      : widen(C, p.ct, p.m, p.n, p.ldc);
+      std::vector<float> c32 =
+          b == 0 ? std::vector<float>(size_t(p.m) * p.n) : widen(C, p.ct, p.m, p.n, p.ldc);
       gemm_cpu(p.ta == CUBLAS_OP_C ? CUBLAS_OP_T : p.ta, p.tb == CUBLAS_OP_C ? CUBLAS_OP_T : p.tb,
                p.m, p.n, p.k, a, a32.data(), ar, b32.data(), br, b, c32.data(), p.m);
       for (int j = 0; j < p.n; ++j)
-        for (int i = 0; i < p.m; ++i) store_real(C, p.ct, i + int64_t(j) * p.ldc, c32[i + size_t(j) * p.m]);
+        for (int i = 0; i < p.m; ++i)
+          store_real(C, p.ct, i + int64_t(j) * p.ldc, c32[i + size_t(j) * p.m]);
       break;
     }
     case Combination::Real64:
@@ -128,18 +144,24 @@ void gemm_ex_one(const ExProblem& p, const void* alpha, const void* beta, const 
                p.lda, static_cast<const cd*>(B), p.ldb, *static_cast<const cd*>(beta),
                static_cast<cd*>(C), p.ldc);
       break;
-    case Combination::Unsupported: break;
+    case Combination::Unsupported:
+      break;
   }
 }
 
 size_t scalar_size(Combination k) {
   switch (k) {
-    case Combination::Half: return 2;
-    case Combination::Real32: return 4;
+    case Combination::Half:
+      return 2;
+    case Combination::Real32:
+      return 4;
     case Combination::Real64:
-    case Combination::Complex32: return 8;
-    case Combination::Complex64: return 16;
-    default: return 0;
+    case Combination::Complex32:
+      return 8;
+    case Combination::Complex64:
+      return 16;
+    default:
+      return 0;
   }
 }
 
@@ -149,11 +171,13 @@ namespace {
 const char* type_name(cudaDataType t) {
   switch (t) {
 #define T(x) \
-  case x: return #x;
-    T(CUDA_R_16F) T(CUDA_R_16BF) T(CUDA_R_32F) T(CUDA_R_64F) T(CUDA_C_16F) T(CUDA_C_32F)
-    T(CUDA_C_64F) T(CUDA_R_8I) T(CUDA_R_8U) T(CUDA_R_32I) T(CUDA_R_8F_E4M3) T(CUDA_R_8F_E5M2)
+  case x:    \
+    return #x;
+    T(CUDA_R_16F)
+    T(CUDA_R_16BF) T(CUDA_R_32F) T(CUDA_R_64F) T(CUDA_C_16F) T(CUDA_C_32F) T(CUDA_C_64F)
+        T(CUDA_R_8I) T(CUDA_R_8U) T(CUDA_R_32I) T(CUDA_R_8F_E4M3) T(CUDA_R_8F_E5M2)
 #undef T
-    default: return "another cudaDataType";
+            default : return "another cudaDataType";
   }
 }
 }  // namespace
@@ -165,4 +189,3 @@ std::string fmt_combination(const char* entry, cudaDataType a, cudaDataType b, c
 }
 
 }  // namespace smemlab::libs::blas
-

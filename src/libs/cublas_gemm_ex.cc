@@ -22,14 +22,16 @@ cublasStatus_t gemm_ex(cublasHandle_t h, const char* e, cublasOperation_t ta, cu
   ExProblem p{classify(at, bt, ct, compute), ta, tb, m, n, k, at, bt, ct, lda, ldb, ldc};
   if (p.kind == Combination::Unsupported) {
     record_call(e);
-    report_missing("cuBLAS",
-                   fmt_combination(e, at, bt, ct, compute).c_str(), "CUBLAS_STATUS_NOT_SUPPORTED");
+    report_missing("cuBLAS", fmt_combination(e, at, bt, ct, compute).c_str(),
+                   "CUBLAS_STATUS_NOT_SUPPORTED");
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
-  auto bad_op = [](cublasOperation_t o) { return o != CUBLAS_OP_N && o != CUBLAS_OP_T && o != CUBLAS_OP_C; };
+  auto bad_op = [](cublasOperation_t o) {
+    return o != CUBLAS_OP_N && o != CUBLAS_OP_T && o != CUBLAS_OP_C;
+  };
   if (bad_op(ta) || bad_op(tb) || m < 0 || n < 0 || k < 0 || batch < 0 || !alpha || !beta ||
-      lda < std::max(1, ta == CUBLAS_OP_N ? m : k) || ldb < std::max(1, tb == CUBLAS_OP_N ? k : n) ||
-      ldc < std::max(1, m))
+      lda < std::max(1, ta == CUBLAS_OP_N ? m : k) ||
+      ldb < std::max(1, tb == CUBLAS_OP_N ? k : n) || ldc < std::max(1, m))
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
   struct Scalars {
@@ -54,8 +56,9 @@ cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperat
                             int lda, const void* B, cudaDataType bt, int ldb, const void* beta,
                             void* C, cudaDataType ct, int ldc, cublasComputeType_t compute,
                             cublasGemmAlgo_t) {
-  return gemm_ex(h, "cublasGemmEx", ta, tb, m, n, k, alpha, at, lda, bt, ldb, beta, ct, ldc, 1,
-                 compute, [=](int) { return A; }, [=](int) { return B; }, [=](int) { return C; });
+  return gemm_ex(
+      h, "cublasGemmEx", ta, tb, m, n, k, alpha, at, lda, bt, ldb, beta, ct, ldc, 1, compute,
+      [=](int) { return A; }, [=](int) { return B; }, [=](int) { return C; });
 }
 
 cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta,
@@ -75,14 +78,15 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta
 
 cublasStatus_t cublasGemmBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
                                    int m, int n, int k, const void* alpha, const void* const A[],
-                                   cudaDataType at, int lda, const void* const B[],
-                                   cudaDataType bt, int ldb, const void* beta, void* const C[],
-                                   cudaDataType ct, int ldc, int batch,
-                                   cublasComputeType_t compute, cublasGemmAlgo_t) {
+                                   cudaDataType at, int lda, const void* const B[], cudaDataType bt,
+                                   int ldb, const void* beta, void* const C[], cudaDataType ct,
+                                   int ldc, int batch, cublasComputeType_t compute,
+                                   cublasGemmAlgo_t) {
   if (batch > 0 && (!A || !B || !C)) return CUBLAS_STATUS_INVALID_VALUE;
-  return gemm_ex(h, "cublasGemmBatchedEx", ta, tb, m, n, k, alpha, at, lda, bt, ldb, beta, ct, ldc,
-                 batch, compute, [=](int i) { return A[i]; }, [=](int i) { return B[i]; },
-                 [=](int i) { return C[i]; });
+  return gemm_ex(
+      h, "cublasGemmBatchedEx", ta, tb, m, n, k, alpha, at, lda, bt, ldb, beta, ct, ldc, batch,
+      compute, [=](int i) { return A[i]; }, [=](int i) { return B[i]; },
+      [=](int i) { return C[i]; });
 }
 
 // cublasSgemmEx: fp32 compute on fp16/bf16/fp32 inputs (scalars float).
@@ -90,9 +94,9 @@ cublasStatus_t cublasSgemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOpera
                              int n, int k, const float* alpha, const void* A, cudaDataType at,
                              int lda, const void* B, cudaDataType bt, int ldb, const float* beta,
                              void* C, cudaDataType ct, int ldc) {
-  return gemm_ex(h, "cublasSgemmEx", ta, tb, m, n, k, alpha, at, lda, bt, ldb, beta, ct, ldc, 1,
-                 CUBLAS_COMPUTE_32F, [=](int) { return A; }, [=](int) { return B; },
-                 [=](int) { return C; });
+  return gemm_ex(
+      h, "cublasSgemmEx", ta, tb, m, n, k, alpha, at, lda, bt, ldb, beta, ct, ldc, 1,
+      CUBLAS_COMPUTE_32F, [=](int) { return A; }, [=](int) { return B; }, [=](int) { return C; });
 }
 
 }  // extern "C"

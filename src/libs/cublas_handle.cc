@@ -1,10 +1,10 @@
 // cuBLAS's handle, stream, modes, workspace, versions and vector/matrix
 // copies (smemlab's libcublas.so.13).
+#include "libs/cublas_handle.h"
+
 #include <cuda_runtime_api.h>
 
 #include <cstring>
-
-#include "libs/cublas_handle.h"
 
 namespace smemlab::libs::blas {
 
@@ -87,10 +87,17 @@ cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int* version) {
 cublasStatus_t cublasGetProperty(libraryPropertyType type, int* value) {
   if (!value) return CUBLAS_STATUS_INVALID_VALUE;
   switch (type) {
-    case MAJOR_VERSION: *value = CUBLAS_VER_MAJOR; break;
-    case MINOR_VERSION: *value = CUBLAS_VER_MINOR; break;
-    case PATCH_LEVEL: *value = CUBLAS_VER_PATCH; break;
-    default: return CUBLAS_STATUS_INVALID_VALUE;
+    case MAJOR_VERSION:
+      *value = CUBLAS_VER_MAJOR;
+      break;
+    case MINOR_VERSION:
+      *value = CUBLAS_VER_MINOR;
+      break;
+    case PATCH_LEVEL:
+      *value = CUBLAS_VER_PATCH;
+      break;
+    default:
+      return CUBLAS_STATUS_INVALID_VALUE;
   }
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -100,11 +107,13 @@ size_t cublasGetCudartVersion(void) { return CUDART_VERSION; }
 const char* cublasGetStatusName(cublasStatus_t s) {
   switch (s) {
 #define S(x) \
-  case x: return #x;
-    S(CUBLAS_STATUS_SUCCESS) S(CUBLAS_STATUS_NOT_INITIALIZED) S(CUBLAS_STATUS_ALLOC_FAILED)
-    S(CUBLAS_STATUS_INVALID_VALUE) S(CUBLAS_STATUS_ARCH_MISMATCH) S(CUBLAS_STATUS_MAPPING_ERROR)
-    S(CUBLAS_STATUS_EXECUTION_FAILED) S(CUBLAS_STATUS_INTERNAL_ERROR)
-    S(CUBLAS_STATUS_NOT_SUPPORTED) S(CUBLAS_STATUS_LICENSE_ERROR)
+  case x:    \
+    return #x;
+    S(CUBLAS_STATUS_SUCCESS)
+    S(CUBLAS_STATUS_NOT_INITIALIZED) S(CUBLAS_STATUS_ALLOC_FAILED) S(CUBLAS_STATUS_INVALID_VALUE)
+        S(CUBLAS_STATUS_ARCH_MISMATCH) S(CUBLAS_STATUS_MAPPING_ERROR)
+            S(CUBLAS_STATUS_EXECUTION_FAILED) S(CUBLAS_STATUS_INTERNAL_ERROR)
+                S(CUBLAS_STATUS_NOT_SUPPORTED) S(CUBLAS_STATUS_LICENSE_ERROR)
 #undef S
   }
   return "CUBLAS_STATUS_UNKNOWN";

@@ -165,26 +165,26 @@ cublasStatus_t rot(cublasHandle_t h, const char* e, int n, T* x, int incx, T* y,
 
 extern "C" {
 
-#define SMEMLAB_L1(P, p, T)                                                                       \
-  cublasStatus_t cublas##P##axpy_v2(cublasHandle_t h, int n, const T* a, const T* x, int incx,    \
-                                    T* y, int incy) {                                             \
-    return axpy(h, "cublas" #P "axpy_v2", n, a, x, incx, y, incy);                               \
-  }                                                                                               \
-  cublasStatus_t cublas##P##scal_v2(cublasHandle_t h, int n, const T* a, T* x, int incx) {        \
-    return scal(h, "cublas" #P "scal_v2", n, a, x, incx);                                        \
-  }                                                                                               \
-  cublasStatus_t cublas##P##copy_v2(cublasHandle_t h, int n, const T* x, int incx, T* y,          \
-                                    int incy) {                                                   \
-    return copy(h, "cublas" #P "copy_v2", n, x, incx, y, incy);                                  \
-  }                                                                                               \
-  cublasStatus_t cublas##P##swap_v2(cublasHandle_t h, int n, T* x, int incx, T* y, int incy) {    \
-    return swap(h, "cublas" #P "swap_v2", n, x, incx, y, incy);                                  \
-  }                                                                                               \
-  cublasStatus_t cublasI##p##amax_v2(cublasHandle_t h, int n, const T* x, int incx, int* r) {     \
-    return iamax(h, "cublasI" #p "amax_v2", n, x, incx, r, true);                                \
-  }                                                                                               \
-  cublasStatus_t cublasI##p##amin_v2(cublasHandle_t h, int n, const T* x, int incx, int* r) {     \
-    return iamax(h, "cublasI" #p "amin_v2", n, x, incx, r, false);                               \
+#define SMEMLAB_L1(P, p, T)                                                                    \
+  cublasStatus_t cublas##P##axpy_v2(cublasHandle_t h, int n, const T* a, const T* x, int incx, \
+                                    T* y, int incy) {                                          \
+    return axpy(h, "cublas" #P "axpy_v2", n, a, x, incx, y, incy);                             \
+  }                                                                                            \
+  cublasStatus_t cublas##P##scal_v2(cublasHandle_t h, int n, const T* a, T* x, int incx) {     \
+    return scal(h, "cublas" #P "scal_v2", n, a, x, incx);                                      \
+  }                                                                                            \
+  cublasStatus_t cublas##P##copy_v2(cublasHandle_t h, int n, const T* x, int incx, T* y,       \
+                                    int incy) {                                                \
+    return copy(h, "cublas" #P "copy_v2", n, x, incx, y, incy);                                \
+  }                                                                                            \
+  cublasStatus_t cublas##P##swap_v2(cublasHandle_t h, int n, T* x, int incx, T* y, int incy) { \
+    return swap(h, "cublas" #P "swap_v2", n, x, incx, y, incy);                                \
+  }                                                                                            \
+  cublasStatus_t cublasI##p##amax_v2(cublasHandle_t h, int n, const T* x, int incx, int* r) {  \
+    return iamax(h, "cublasI" #p "amax_v2", n, x, incx, r, true);                              \
+  }                                                                                            \
+  cublasStatus_t cublasI##p##amin_v2(cublasHandle_t h, int n, const T* x, int incx, int* r) {  \
+    return iamax(h, "cublasI" #p "amin_v2", n, x, incx, r, false);                             \
   }
 SMEMLAB_L1(S, s, float)
 SMEMLAB_L1(D, d, double)
@@ -192,43 +192,43 @@ SMEMLAB_L1(C, c, cuComplex)
 SMEMLAB_L1(Z, z, cuDoubleComplex)
 #undef SMEMLAB_L1
 
-#define SMEMLAB_REAL(P, T)                                                                        \
-  cublasStatus_t cublas##P##dot_v2(cublasHandle_t h, int n, const T* x, int incx, const T* y,     \
-                                   int incy, T* r) {                                              \
-    return dot(h, "cublas" #P "dot_v2", n, x, incx, y, incy, r, false);                          \
-  }                                                                                               \
-  cublasStatus_t cublas##P##nrm2_v2(cublasHandle_t h, int n, const T* x, int incx, T* r) {        \
-    return nrm2(h, "cublas" #P "nrm2_v2", n, x, incx, r);                                        \
-  }                                                                                               \
-  cublasStatus_t cublas##P##asum_v2(cublasHandle_t h, int n, const T* x, int incx, T* r) {        \
-    return asum(h, "cublas" #P "asum_v2", n, x, incx, r);                                        \
-  }                                                                                               \
-  cublasStatus_t cublas##P##rot_v2(cublasHandle_t h, int n, T* x, int incx, T* y, int incy,       \
-                                   const T* c, const T* s) {                                      \
-    return rot(h, "cublas" #P "rot_v2", n, x, incx, y, incy, c, s);                              \
+#define SMEMLAB_REAL(P, T)                                                                    \
+  cublasStatus_t cublas##P##dot_v2(cublasHandle_t h, int n, const T* x, int incx, const T* y, \
+                                   int incy, T* r) {                                          \
+    return dot(h, "cublas" #P "dot_v2", n, x, incx, y, incy, r, false);                       \
+  }                                                                                           \
+  cublasStatus_t cublas##P##nrm2_v2(cublasHandle_t h, int n, const T* x, int incx, T* r) {    \
+    return nrm2(h, "cublas" #P "nrm2_v2", n, x, incx, r);                                     \
+  }                                                                                           \
+  cublasStatus_t cublas##P##asum_v2(cublasHandle_t h, int n, const T* x, int incx, T* r) {    \
+    return asum(h, "cublas" #P "asum_v2", n, x, incx, r);                                     \
+  }                                                                                           \
+  cublasStatus_t cublas##P##rot_v2(cublasHandle_t h, int n, T* x, int incx, T* y, int incy,   \
+                                   const T* c, const T* s) {                                  \
+    return rot(h, "cublas" #P "rot_v2", n, x, incx, y, incy, c, s);                           \
   }
 SMEMLAB_REAL(S, float)
 SMEMLAB_REAL(D, double)
 #undef SMEMLAB_REAL
 
-#define SMEMLAB_CPLX(P, T, R, Q)                                                                  \
-  cublasStatus_t cublas##P##dotu_v2(cublasHandle_t h, int n, const T* x, int incx, const T* y,    \
-                                    int incy, T* r) {                                             \
-    return dot(h, "cublas" #P "dotu_v2", n, x, incx, y, incy, r, false);                         \
-  }                                                                                               \
-  cublasStatus_t cublas##P##dotc_v2(cublasHandle_t h, int n, const T* x, int incx, const T* y,    \
-                                    int incy, T* r) {                                             \
-    return dot(h, "cublas" #P "dotc_v2", n, x, incx, y, incy, r, true);                          \
-  }                                                                                               \
-  cublasStatus_t cublas##Q##nrm2_v2(cublasHandle_t h, int n, const T* x, int incx, R* r) {        \
-    return nrm2(h, "cublas" #Q "nrm2_v2", n, x, incx, r);                                        \
-  }                                                                                               \
-  cublasStatus_t cublas##Q##asum_v2(cublasHandle_t h, int n, const T* x, int incx, R* r) {        \
-    return asum(h, "cublas" #Q "asum_v2", n, x, incx, r);                                        \
-  }                                                                                               \
-  cublasStatus_t cublas##P##rot_v2(cublasHandle_t h, int n, T* x, int incx, T* y, int incy,       \
-                                   const R* c, const T* s) {                                      \
-    return rot(h, "cublas" #P "rot_v2", n, x, incx, y, incy, c, s);                              \
+#define SMEMLAB_CPLX(P, T, R, Q)                                                               \
+  cublasStatus_t cublas##P##dotu_v2(cublasHandle_t h, int n, const T* x, int incx, const T* y, \
+                                    int incy, T* r) {                                          \
+    return dot(h, "cublas" #P "dotu_v2", n, x, incx, y, incy, r, false);                       \
+  }                                                                                            \
+  cublasStatus_t cublas##P##dotc_v2(cublasHandle_t h, int n, const T* x, int incx, const T* y, \
+                                    int incy, T* r) {                                          \
+    return dot(h, "cublas" #P "dotc_v2", n, x, incx, y, incy, r, true);                        \
+  }                                                                                            \
+  cublasStatus_t cublas##Q##nrm2_v2(cublasHandle_t h, int n, const T* x, int incx, R* r) {     \
+    return nrm2(h, "cublas" #Q "nrm2_v2", n, x, incx, r);                                      \
+  }                                                                                            \
+  cublasStatus_t cublas##Q##asum_v2(cublasHandle_t h, int n, const T* x, int incx, R* r) {     \
+    return asum(h, "cublas" #Q "asum_v2", n, x, incx, r);                                      \
+  }                                                                                            \
+  cublasStatus_t cublas##P##rot_v2(cublasHandle_t h, int n, T* x, int incx, T* y, int incy,    \
+                                   const R* c, const T* s) {                                   \
+    return rot(h, "cublas" #P "rot_v2", n, x, incx, y, incy, c, s);                            \
   }
 SMEMLAB_CPLX(C, cuComplex, float, Sc)
 SMEMLAB_CPLX(Z, cuDoubleComplex, double, Dz)

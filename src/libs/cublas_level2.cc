@@ -10,7 +10,9 @@ namespace {
 bool valid_op(cublasOperation_t op) {
   return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
 }
-bool valid_fill(cublasFillMode_t f) { return f == CUBLAS_FILL_MODE_LOWER || f == CUBLAS_FILL_MODE_UPPER; }
+bool valid_fill(cublasFillMode_t f) {
+  return f == CUBLAS_FILL_MODE_LOWER || f == CUBLAS_FILL_MODE_UPPER;
+}
 
 template <class T>
 cublasStatus_t gemv(cublasHandle_t h, const char* e, cublasOperation_t op, int m, int n,
@@ -56,7 +58,8 @@ cublasStatus_t ger(cublasHandle_t h, const char* e, int m, int n, const T* alpha
     for (int j = 0; j < n; ++j) {
       num_t<T> yj = as_num(y)[at(j, n, incy)];
       if (conjugate) yj = conj_if(yj);
-      for (int i = 0; i < m; ++i) as_num(A)[i + int64_t(j) * lda] += av * as_num(x)[at(i, m, incx)] * yj;
+      for (int i = 0; i < m; ++i)
+        as_num(A)[i + int64_t(j) * lda] += av * as_num(x)[at(i, m, incx)] * yj;
     }
   });
 }
@@ -82,7 +85,8 @@ cublasStatus_t symv(cublasHandle_t h, const char* e, cublasFillMode_t uplo, int 
     auto av = *as_num(&a0), bv = *as_num(&b0);
     for (int i = 0; i < n; ++i) {
       num_t<T> s{};
-      for (int j = 0; j < n; ++j) s += sym_at(as_num(A), lda, uplo, i, j) * as_num(x)[at(j, n, incx)];
+      for (int j = 0; j < n; ++j)
+        s += sym_at(as_num(A), lda, uplo, i, j) * as_num(x)[at(j, n, incx)];
       auto& yi = as_num(y)[at(i, n, incy)];
       yi = bv == num_t<T>{} ? av * s : av * s + bv * yi;
     }
@@ -122,21 +126,21 @@ cublasStatus_t trsv(cublasHandle_t h, const char* e, cublasFillMode_t uplo, cubl
 
 extern "C" {
 
-#define SMEMLAB_L2(P, T)                                                                          \
-  cublasStatus_t cublas##P##gemv_v2(cublasHandle_t h, cublasOperation_t op, int m, int n,         \
-                                    const T* alpha, const T* A, int lda, const T* x, int incx,    \
-                                    const T* beta, T* y, int incy) {                              \
-    return gemv(h, "cublas" #P "gemv_v2", op, m, n, alpha, A, lda, x, incx, beta, y, incy);      \
-  }                                                                                               \
-  cublasStatus_t cublas##P##symv_v2(cublasHandle_t h, cublasFillMode_t uplo, int n,               \
-                                    const T* alpha, const T* A, int lda, const T* x, int incx,    \
-                                    const T* beta, T* y, int incy) {                              \
-    return symv(h, "cublas" #P "symv_v2", uplo, n, alpha, A, lda, x, incx, beta, y, incy);       \
-  }                                                                                               \
+#define SMEMLAB_L2(P, T)                                                                           \
+  cublasStatus_t cublas##P##gemv_v2(cublasHandle_t h, cublasOperation_t op, int m, int n,          \
+                                    const T* alpha, const T* A, int lda, const T* x, int incx,     \
+                                    const T* beta, T* y, int incy) {                               \
+    return gemv(h, "cublas" #P "gemv_v2", op, m, n, alpha, A, lda, x, incx, beta, y, incy);        \
+  }                                                                                                \
+  cublasStatus_t cublas##P##symv_v2(cublasHandle_t h, cublasFillMode_t uplo, int n,                \
+                                    const T* alpha, const T* A, int lda, const T* x, int incx,     \
+                                    const T* beta, T* y, int incy) {                               \
+    return symv(h, "cublas" #P "symv_v2", uplo, n, alpha, A, lda, x, incx, beta, y, incy);         \
+  }                                                                                                \
   cublasStatus_t cublas##P##trsv_v2(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, \
-                                    cublasDiagType_t diag, int n, const T* A, int lda, T* x,      \
-                                    int incx) {                                                   \
-    return trsv(h, "cublas" #P "trsv_v2", uplo, op, diag, n, A, lda, x, incx);                   \
+                                    cublasDiagType_t diag, int n, const T* A, int lda, T* x,       \
+                                    int incx) {                                                    \
+    return trsv(h, "cublas" #P "trsv_v2", uplo, op, diag, n, A, lda, x, incx);                     \
   }
 SMEMLAB_L2(S, float)
 SMEMLAB_L2(D, double)
@@ -144,10 +148,10 @@ SMEMLAB_L2(C, cuComplex)
 SMEMLAB_L2(Z, cuDoubleComplex)
 #undef SMEMLAB_L2
 
-#define SMEMLAB_GER(NAME, T, CONJ)                                                                \
-  cublasStatus_t NAME(cublasHandle_t h, int m, int n, const T* alpha, const T* x, int incx,       \
-                      const T* y, int incy, T* A, int lda) {                                      \
-    return ger(h, #NAME, m, n, alpha, x, incx, y, incy, A, lda, CONJ);                            \
+#define SMEMLAB_GER(NAME, T, CONJ)                                                          \
+  cublasStatus_t NAME(cublasHandle_t h, int m, int n, const T* alpha, const T* x, int incx, \
+                      const T* y, int incy, T* A, int lda) {                                \
+    return ger(h, #NAME, m, n, alpha, x, incx, y, incy, A, lda, CONJ);                      \
   }
 SMEMLAB_GER(cublasSger_v2, float, false)
 SMEMLAB_GER(cublasDger_v2, double, false)

@@ -11,7 +11,9 @@ using namespace smemlab::libs::blas;
 
 namespace {
 
-bool op_ok(cublasOperation_t op) { return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C; }
+bool op_ok(cublasOperation_t op) {
+  return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
+}
 int rows_of(cublasOperation_t op, int r, int c) { return op == CUBLAS_OP_N ? r : c; }
 
 // The checks cuBLAS makes of a GEMM's shape.
@@ -48,15 +50,16 @@ template <class T>
 cublasStatus_t gemm(cublasHandle_t h, const char* e, cublasOperation_t ta, cublasOperation_t tb,
                     int m, int n, int k, const T* alpha, const T* A, int lda, const T* B, int ldb,
                     const T* beta, T* C, int ldc) {
-  return gemm_batch(h, e, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, 1, [=](int) { return A; },
-                    [=](int) { return B; }, [=](int) { return C; });
+  return gemm_batch(
+      h, e, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, 1, [=](int) { return A; },
+      [=](int) { return B; }, [=](int) { return C; });
 }
 
 template <class T>
 cublasStatus_t gemm_strided(cublasHandle_t h, const char* e, cublasOperation_t ta,
                             cublasOperation_t tb, int m, int n, int k, const T* alpha, const T* A,
-                            int lda, long long sa, const T* B, int ldb, long long sb,
-                            const T* beta, T* C, int ldc, long long sc, int batch) {
+                            int lda, long long sa, const T* B, int ldb, long long sb, const T* beta,
+                            T* C, int ldc, long long sc, int batch) {
   return gemm_batch(
       h, e, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, batch, [=](int i) { return A + i * sa; },
       [=](int i) { return B + i * sb; }, [=](int i) { return C + i * sc; });
@@ -65,12 +68,12 @@ cublasStatus_t gemm_strided(cublasHandle_t h, const char* e, cublasOperation_t t
 template <class T>
 cublasStatus_t gemm_batched(cublasHandle_t h, const char* e, cublasOperation_t ta,
                             cublasOperation_t tb, int m, int n, int k, const T* alpha,
-                            const T* const A[], int lda, const T* const B[], int ldb,
-                            const T* beta, T* const C[], int ldc, int batch) {
+                            const T* const A[], int lda, const T* const B[], int ldb, const T* beta,
+                            T* const C[], int ldc, int batch) {
   if (batch > 0 && (!A || !B || !C)) return CUBLAS_STATUS_INVALID_VALUE;
-  return gemm_batch(h, e, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, batch,
-                    [=](int i) { return A[i]; }, [=](int i) { return B[i]; },
-                    [=](int i) { return C[i]; });
+  return gemm_batch(
+      h, e, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, batch, [=](int i) { return A[i]; },
+      [=](int i) { return B[i]; }, [=](int i) { return C[i]; });
 }
 
 template <class T>
@@ -97,8 +100,7 @@ cublasStatus_t syrk(cublasHandle_t h, const char* e, cublasFillMode_t uplo, cubl
                     int ldc) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   // C (conjugate transpose) is herk's, not syrk's.
-  if ((op != CUBLAS_OP_N && op != CUBLAS_OP_T &&
-       !(op == CUBLAS_OP_C && !is_complex_v<num_t<T>>)) ||
+  if ((op != CUBLAS_OP_N && op != CUBLAS_OP_T && !(op == CUBLAS_OP_C && !is_complex_v<num_t<T>>)) ||
       n < 0 || k < 0 || lda < std::max(1, op == CUBLAS_OP_N ? n : k) || ldc < std::max(1, n) ||
       !alpha || !beta)
     return CUBLAS_STATUS_INVALID_VALUE;
@@ -196,7 +198,8 @@ cublasStatus_t dgmm(cublasHandle_t h, const char* e, cublasSideMode_t side, int 
       for (int i = 0; i < m; ++i) {
         int d = side == CUBLAS_SIDE_LEFT ? i : j;
         as_num(C)[i + int64_t(j) * ldc] =
-            as_num(A)[i + int64_t(j) * lda] * as_num(x)[incx >= 0 ? int64_t(d) * incx : at(d, len, incx)];
+            as_num(A)[i + int64_t(j) * lda] *
+            as_num(x)[incx >= 0 ? int64_t(d) * incx : at(d, len, incx)];
       }
   });
 }
@@ -205,59 +208,56 @@ cublasStatus_t dgmm(cublasHandle_t h, const char* e, cublasSideMode_t side, int 
 
 extern "C" {
 
-#define SMEMLAB_L3(P, T)                                                                          \
-  cublasStatus_t cublas##P##gemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, \
-                                    int m, int n, int k, const T* alpha, const T* A, int lda,     \
-                                    const T* B, int ldb, const T* beta, T* C, int ldc) {          \
-    return gemm(h, "cublas" #P "gemm_v2", ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); \
-  }                                                                                               \
-  cublasStatus_t cublas##P##gemmStridedBatched(                                                   \
-      cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,          \
-      const T* alpha, const T* A, int lda, long long sa, const T* B, int ldb, long long sb,       \
-      const T* beta, T* C, int ldc, long long sc, int batch) {                                    \
-    return gemm_strided(h, "cublas" #P "gemmStridedBatched", ta, tb, m, n, k, alpha, A, lda, sa, \
-                        B, ldb, sb, beta, C, ldc, sc, batch);                                     \
-  }                                                                                               \
-  cublasStatus_t cublas##P##gemmBatched(cublasHandle_t h, cublasOperation_t ta,                   \
-                                        cublasOperation_t tb, int m, int n, int k,                \
-                                        const T* alpha, const T* const A[], int lda,              \
-                                        const T* const B[], int ldb, const T* beta,               \
-                                        T* const C[], int ldc, int batch) {                       \
-    return gemm_batched(h, "cublas" #P "gemmBatched", ta, tb, m, n, k, alpha, A, lda, B, ldb,    \
-                        beta, C, ldc, batch);                                                     \
-  }                                                                                               \
-  cublasStatus_t cublas##P##symm_v2(cublasHandle_t h, cublasSideMode_t side,                      \
-                                    cublasFillMode_t uplo, int m, int n, const T* alpha,          \
-                                    const T* A, int lda, const T* B, int ldb, const T* beta,      \
-                                    T* C, int ldc) {                                              \
-    return symm(h, "cublas" #P "symm_v2", side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);\
-  }                                                                                               \
-  cublasStatus_t cublas##P##syrk_v2(cublasHandle_t h, cublasFillMode_t uplo,                      \
-                                    cublasOperation_t op, int n, int k, const T* alpha,           \
-                                    const T* A, int lda, const T* beta, T* C, int ldc) {          \
-    return syrk(h, "cublas" #P "syrk_v2", uplo, op, n, k, alpha, A, lda, beta, C, ldc);          \
-  }                                                                                               \
-  cublasStatus_t cublas##P##trsm_v2(cublasHandle_t h, cublasSideMode_t side,                      \
-                                    cublasFillMode_t uplo, cublasOperation_t op,                  \
-                                    cublasDiagType_t diag, int m, int n, const T* alpha,          \
-                                    const T* A, int lda, T* B, int ldb) {                         \
-    return trsm(h, "cublas" #P "trsm_v2", side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);    \
-  }                                                                                               \
-  cublasStatus_t cublas##P##trmm_v2(cublasHandle_t h, cublasSideMode_t side,                      \
-                                    cublasFillMode_t uplo, cublasOperation_t op,                  \
-                                    cublasDiagType_t diag, int m, int n, const T* alpha,          \
-                                    const T* A, int lda, const T* B, int ldb, T* C, int ldc) {    \
-    return trmm(h, "cublas" #P "trmm_v2", side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, C,  \
-                ldc);                                                                             \
-  }                                                                                               \
-  cublasStatus_t cublas##P##geam(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,    \
-                                 int m, int n, const T* alpha, const T* A, int lda,               \
-                                 const T* beta, const T* B, int ldb, T* C, int ldc) {             \
-    return geam(h, "cublas" #P "geam", ta, tb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);       \
-  }                                                                                               \
-  cublasStatus_t cublas##P##dgmm(cublasHandle_t h, cublasSideMode_t side, int m, int n,           \
-                                 const T* A, int lda, const T* x, int incx, T* C, int ldc) {      \
-    return dgmm(h, "cublas" #P "dgmm", side, m, n, A, lda, x, incx, C, ldc);                     \
+#define SMEMLAB_L3(P, T)                                                                           \
+  cublasStatus_t cublas##P##gemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,  \
+                                    int m, int n, int k, const T* alpha, const T* A, int lda,      \
+                                    const T* B, int ldb, const T* beta, T* C, int ldc) {           \
+    return gemm(h, "cublas" #P "gemm_v2", ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);   \
+  }                                                                                                \
+  cublasStatus_t cublas##P##gemmStridedBatched(                                                    \
+      cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,           \
+      const T* alpha, const T* A, int lda, long long sa, const T* B, int ldb, long long sb,        \
+      const T* beta, T* C, int ldc, long long sc, int batch) {                                     \
+    return gemm_strided(h, "cublas" #P "gemmStridedBatched", ta, tb, m, n, k, alpha, A, lda, sa,   \
+                        B, ldb, sb, beta, C, ldc, sc, batch);                                      \
+  }                                                                                                \
+  cublasStatus_t cublas##P##gemmBatched(cublasHandle_t h, cublasOperation_t ta,                    \
+                                        cublasOperation_t tb, int m, int n, int k, const T* alpha, \
+                                        const T* const A[], int lda, const T* const B[], int ldb,  \
+                                        const T* beta, T* const C[], int ldc, int batch) {         \
+    return gemm_batched(h, "cublas" #P "gemmBatched", ta, tb, m, n, k, alpha, A, lda, B, ldb,      \
+                        beta, C, ldc, batch);                                                      \
+  }                                                                                                \
+  cublasStatus_t cublas##P##symm_v2(                                                               \
+      cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n,                \
+      const T* alpha, const T* A, int lda, const T* B, int ldb, const T* beta, T* C, int ldc) {    \
+    return symm(h, "cublas" #P "symm_v2", side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);  \
+  }                                                                                                \
+  cublasStatus_t cublas##P##syrk_v2(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, \
+                                    int n, int k, const T* alpha, const T* A, int lda,             \
+                                    const T* beta, T* C, int ldc) {                                \
+    return syrk(h, "cublas" #P "syrk_v2", uplo, op, n, k, alpha, A, lda, beta, C, ldc);            \
+  }                                                                                                \
+  cublasStatus_t cublas##P##trsm_v2(                                                               \
+      cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t op,        \
+      cublasDiagType_t diag, int m, int n, const T* alpha, const T* A, int lda, T* B, int ldb) {   \
+    return trsm(h, "cublas" #P "trsm_v2", side, uplo, op, diag, m, n, alpha, A, lda, B, ldb);      \
+  }                                                                                                \
+  cublasStatus_t cublas##P##trmm_v2(cublasHandle_t h, cublasSideMode_t side,                       \
+                                    cublasFillMode_t uplo, cublasOperation_t op,                   \
+                                    cublasDiagType_t diag, int m, int n, const T* alpha,           \
+                                    const T* A, int lda, const T* B, int ldb, T* C, int ldc) {     \
+    return trmm(h, "cublas" #P "trmm_v2", side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, C,    \
+                ldc);                                                                              \
+  }                                                                                                \
+  cublasStatus_t cublas##P##geam(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,     \
+                                 int m, int n, const T* alpha, const T* A, int lda, const T* beta, \
+                                 const T* B, int ldb, T* C, int ldc) {                             \
+    return geam(h, "cublas" #P "geam", ta, tb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);         \
+  }                                                                                                \
+  cublasStatus_t cublas##P##dgmm(cublasHandle_t h, cublasSideMode_t side, int m, int n,            \
+                                 const T* A, int lda, const T* x, int incx, T* C, int ldc) {       \
+    return dgmm(h, "cublas" #P "dgmm", side, m, n, A, lda, x, incx, C, ldc);                       \
   }
 SMEMLAB_L3(S, float)
 SMEMLAB_L3(D, double)

@@ -88,24 +88,32 @@ cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t d) {
   delete d;
   return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr,
-                                              const void* buf, size_t size) {
+cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d,
+                                              cublasLtMatmulDescAttributes_t attr, const void* buf,
+                                              size_t size) {
   if (!d) return CUBLAS_STATUS_NOT_INITIALIZED;
   Desc* p = desc(d);
   switch (attr) {
-    case CUBLASLT_MATMUL_DESC_COMPUTE_TYPE: return set(&p->compute, buf, size);
-    case CUBLASLT_MATMUL_DESC_SCALE_TYPE: return set(&p->scale, buf, size);
-    case CUBLASLT_MATMUL_DESC_POINTER_MODE: return set(&p->pointer_mode, buf, size);
-    case CUBLASLT_MATMUL_DESC_TRANSA: return set(&p->ta, buf, size);
-    case CUBLASLT_MATMUL_DESC_TRANSB: return set(&p->tb, buf, size);
-    case CUBLASLT_MATMUL_DESC_EPILOGUE: return set(&p->epilogue, buf, size);
+    case CUBLASLT_MATMUL_DESC_COMPUTE_TYPE:
+      return set(&p->compute, buf, size);
+    case CUBLASLT_MATMUL_DESC_SCALE_TYPE:
+      return set(&p->scale, buf, size);
+    case CUBLASLT_MATMUL_DESC_POINTER_MODE:
+      return set(&p->pointer_mode, buf, size);
+    case CUBLASLT_MATMUL_DESC_TRANSA:
+      return set(&p->ta, buf, size);
+    case CUBLASLT_MATMUL_DESC_TRANSB:
+      return set(&p->tb, buf, size);
+    case CUBLASLT_MATMUL_DESC_EPILOGUE:
+      return set(&p->epilogue, buf, size);
     default:
       return refuse("cublasLtMatmulDescSetAttribute of cublasLtMatmulDescAttributes_t " +
                     std::to_string(int(attr)));
   }
 }
-cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr,
-                                              void* buf, size_t size, size_t* written) {
+cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t d,
+                                              cublasLtMatmulDescAttributes_t attr, void* buf,
+                                              size_t size, size_t* written) {
   if (!d) return CUBLAS_STATUS_NOT_INITIALIZED;
   Desc* p = desc(d);
   auto get = [&](const auto& field) {
@@ -116,12 +124,18 @@ cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t d, cublasLtMa
     return CUBLAS_STATUS_SUCCESS;
   };
   switch (attr) {
-    case CUBLASLT_MATMUL_DESC_COMPUTE_TYPE: return get(p->compute);
-    case CUBLASLT_MATMUL_DESC_SCALE_TYPE: return get(p->scale);
-    case CUBLASLT_MATMUL_DESC_POINTER_MODE: return get(p->pointer_mode);
-    case CUBLASLT_MATMUL_DESC_TRANSA: return get(p->ta);
-    case CUBLASLT_MATMUL_DESC_TRANSB: return get(p->tb);
-    case CUBLASLT_MATMUL_DESC_EPILOGUE: return get(p->epilogue);
+    case CUBLASLT_MATMUL_DESC_COMPUTE_TYPE:
+      return get(p->compute);
+    case CUBLASLT_MATMUL_DESC_SCALE_TYPE:
+      return get(p->scale);
+    case CUBLASLT_MATMUL_DESC_POINTER_MODE:
+      return get(p->pointer_mode);
+    case CUBLASLT_MATMUL_DESC_TRANSA:
+      return get(p->ta);
+    case CUBLASLT_MATMUL_DESC_TRANSB:
+      return get(p->tb);
+    case CUBLASLT_MATMUL_DESC_EPILOGUE:
+      return get(p->epilogue);
     default:
       return refuse("cublasLtMatmulDescGetAttribute of cublasLtMatmulDescAttributes_t " +
                     std::to_string(int(attr)));
@@ -151,13 +165,20 @@ cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t l,
   if (!l) return CUBLAS_STATUS_NOT_INITIALIZED;
   Layout* p = layout(l);
   switch (attr) {
-    case CUBLASLT_MATRIX_LAYOUT_TYPE: return set(&p->type, buf, size);
-    case CUBLASLT_MATRIX_LAYOUT_ORDER: return set(&p->order, buf, size);
-    case CUBLASLT_MATRIX_LAYOUT_ROWS: return set(&p->rows, buf, size);
-    case CUBLASLT_MATRIX_LAYOUT_COLS: return set(&p->cols, buf, size);
-    case CUBLASLT_MATRIX_LAYOUT_LD: return set(&p->ld, buf, size);
-    case CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT: return set(&p->batch, buf, size);
-    case CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET: return set(&p->stride, buf, size);
+    case CUBLASLT_MATRIX_LAYOUT_TYPE:
+      return set(&p->type, buf, size);
+    case CUBLASLT_MATRIX_LAYOUT_ORDER:
+      return set(&p->order, buf, size);
+    case CUBLASLT_MATRIX_LAYOUT_ROWS:
+      return set(&p->rows, buf, size);
+    case CUBLASLT_MATRIX_LAYOUT_COLS:
+      return set(&p->cols, buf, size);
+    case CUBLASLT_MATRIX_LAYOUT_LD:
+      return set(&p->ld, buf, size);
+    case CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT:
+      return set(&p->batch, buf, size);
+    case CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET:
+      return set(&p->stride, buf, size);
     default:
       return refuse("cublasLtMatrixLayoutSetAttribute of cublasLtMatrixLayoutAttribute_t " +
                     std::to_string(int(attr)));
@@ -218,12 +239,23 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d, const 
   if (c.type != dd.type) return refuse("cublasLtMatmul with C and D of different types");
   const int m = int(dd.rows), n = int(dd.cols);
   const int k = int(p.ta == CUBLAS_OP_N ? a.cols : a.rows);
-  if (c.rows != dd.rows || c.cols != dd.cols || (p.ta == CUBLAS_OP_N ? a.rows : a.cols) != dd.rows ||
+  if (c.rows != dd.rows || c.cols != dd.cols ||
+      (p.ta == CUBLAS_OP_N ? a.rows : a.cols) != dd.rows ||
       (p.tb == CUBLAS_OP_N ? b.cols : b.rows) != dd.cols ||
       (p.tb == CUBLAS_OP_N ? b.rows : b.cols) != uint64_t(k))
     return CUBLAS_STATUS_INVALID_VALUE;
-  ExProblem pr{classify(a.type, b.type, dd.type, p.compute), p.ta, p.tb, m, n, k, a.type, b.type,
-               dd.type, int(a.ld), int(b.ld), int(dd.ld)};
+  ExProblem pr{classify(a.type, b.type, dd.type, p.compute),
+               p.ta,
+               p.tb,
+               m,
+               n,
+               k,
+               a.type,
+               b.type,
+               dd.type,
+               int(a.ld),
+               int(b.ld),
+               int(dd.ld)};
   if (pr.kind == Combination::Unsupported)
     return refuse(fmt_combination("cublasLtMatmul", a.type, b.type, dd.type, p.compute));
   const size_t ss = scalar_size(pr.kind), es = element_size(dd.type);

@@ -8,8 +8,8 @@
 #include <cufftXt.h>
 
 #include <map>
-#include <string>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "libs/bridge.h"
@@ -61,9 +61,9 @@ std::vector<long long> complex_dims(const Plan& p) {
 }
 
 // Fills a plan; the layout defaults are cuFFT's (null embeds: contiguous).
-cufftResult make(Plan& p, int rank, const long long* n, const long long* inembed,
-                 long long istride, long long idist, const long long* onembed, long long ostride,
-                 long long odist, cufftType type, long long batch, size_t* work) {
+cufftResult make(Plan& p, int rank, const long long* n, const long long* inembed, long long istride,
+                 long long idist, const long long* onembed, long long ostride, long long odist,
+                 cufftType type, long long batch, size_t* work) {
   if (rank < 1 || rank > 3 || !n) return CUFFT_INVALID_VALUE;
   if (!valid_type(type)) return CUFFT_INVALID_TYPE;
   if (batch < 1) return CUFFT_INVALID_SIZE;
@@ -151,7 +151,8 @@ void execute(const Plan& p, const void* in, void* out, int sign) {
         for (long long k = hl; k < last; ++k) x[k] = std::conj(x[last - k]);
         row.run(x, 1, sign);
         for (long long i = 0; i < last; ++i)
-          static_cast<R*>(out)[ob + offset(real, p.onembed, p.ostride, r * last + i)] = R(x[i].real());
+          static_cast<R*>(out)[ob + offset(real, p.onembed, p.ostride, r * last + i)] =
+              R(x[i].real());
       }
     } else {
       for (long long i = 0; i < total; ++i) {
@@ -215,7 +216,8 @@ std::vector<long long> widen(int rank, const int* v) {
 }
 const long long* ptr(const std::vector<long long>& v) { return v.empty() ? nullptr : v.data(); }
 
-cufftResult new_plan(cufftHandle* plan, int rank, const long long* n, cufftType type, long long batch) {
+cufftResult new_plan(cufftHandle* plan, int rank, const long long* n, cufftType type,
+                     long long batch) {
   if (cufftResult r = create(plan)) return r;
   cufftResult r = make_plan(*plan, rank, n, nullptr, 1, 0, nullptr, 1, 0, type, batch, nullptr);
   if (r != CUFFT_SUCCESS) {
@@ -311,9 +313,8 @@ cufftResult cufftPlan3d(cufftHandle* plan, int nx, int ny, int nz, cufftType typ
   long long n[] = {nx, ny, nz};
   return new_plan(plan, 3, n, type, 1);
 }
-cufftResult cufftPlanMany(cufftHandle* plan, int rank, int* n, int* inembed, int istride,
-                          int idist, int* onembed, int ostride, int odist, cufftType type,
-                          int batch) {
+cufftResult cufftPlanMany(cufftHandle* plan, int rank, int* n, int* inembed, int istride, int idist,
+                          int* onembed, int ostride, int odist, cufftType type, int batch) {
   record_call("cufftPlanMany");
   if (cufftResult r = create(plan)) return r;
   auto nn = widen(rank, n), ie = widen(rank, inembed), oe = widen(rank, onembed);
@@ -336,7 +337,8 @@ cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, si
   long long n[] = {nx, ny};
   return make_plan(plan, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, 1, work);
 }
-cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t* work) {
+cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type,
+                            size_t* work) {
   record_call("cufftMakePlan3d");
   long long n[] = {nx, ny, nz};
   return make_plan(plan, 3, n, nullptr, 1, 0, nullptr, 1, 0, type, 1, work);
@@ -351,25 +353,36 @@ cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int* n, int* inembed, 
 }
 cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long* n, long long* inembed,
                                 long long istride, long long idist, long long* onembed,
-                                long long ostride, long long odist, cufftType type,
-                                long long batch, size_t* work) {
+                                long long ostride, long long odist, cufftType type, long long batch,
+                                size_t* work) {
   record_call("cufftMakePlanMany64");
   return make_plan(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch,
                    work);
 }
 
 // Work-area sizes: the CPU needs none (0 bytes), for every form.
-cufftResult cufftEstimate1d(int, cufftType, int, size_t* w) { return w ? (*w = 0, CUFFT_SUCCESS) : CUFFT_INVALID_VALUE; }
-cufftResult cufftEstimate2d(int, int, cufftType, size_t* w) { return w ? (*w = 0, CUFFT_SUCCESS) : CUFFT_INVALID_VALUE; }
-cufftResult cufftEstimate3d(int, int, int, cufftType, size_t* w) { return w ? (*w = 0, CUFFT_SUCCESS) : CUFFT_INVALID_VALUE; }
-cufftResult cufftEstimateMany(int, int*, int*, int, int, int*, int, int, cufftType, int, size_t* w) {
+cufftResult cufftEstimate1d(int, cufftType, int, size_t* w) {
+  return w ? (*w = 0, CUFFT_SUCCESS) : CUFFT_INVALID_VALUE;
+}
+cufftResult cufftEstimate2d(int, int, cufftType, size_t* w) {
+  return w ? (*w = 0, CUFFT_SUCCESS) : CUFFT_INVALID_VALUE;
+}
+cufftResult cufftEstimate3d(int, int, int, cufftType, size_t* w) {
+  return w ? (*w = 0, CUFFT_SUCCESS) : CUFFT_INVALID_VALUE;
+}
+cufftResult cufftEstimateMany(int, int*, int*, int, int, int*, int, int, cufftType, int,
+                              size_t* w) {
   return w ? (*w = 0, CUFFT_SUCCESS) : CUFFT_INVALID_VALUE;
 }
 cufftResult cufftGetSize1d(cufftHandle h, int, cufftType, int, size_t* w) {
   return cufftGetSize(h, w);
 }
-cufftResult cufftGetSize2d(cufftHandle h, int, int, cufftType, size_t* w) { return cufftGetSize(h, w); }
-cufftResult cufftGetSize3d(cufftHandle h, int, int, int, cufftType, size_t* w) { return cufftGetSize(h, w); }
+cufftResult cufftGetSize2d(cufftHandle h, int, int, cufftType, size_t* w) {
+  return cufftGetSize(h, w);
+}
+cufftResult cufftGetSize3d(cufftHandle h, int, int, int, cufftType, size_t* w) {
+  return cufftGetSize(h, w);
+}
 cufftResult cufftGetSizeMany(cufftHandle h, int, int*, int*, int, int, int*, int, int, cufftType,
                              int, size_t* w) {
   return cufftGetSize(h, w);
@@ -414,10 +427,17 @@ cufftResult cufftGetVersion(int* version) {
 cufftResult cufftGetProperty(libraryPropertyType type, int* value) {
   if (!value) return CUFFT_INVALID_VALUE;
   switch (type) {
-    case MAJOR_VERSION: *value = CUFFT_VER_MAJOR; break;
-    case MINOR_VERSION: *value = CUFFT_VER_MINOR; break;
-    case PATCH_LEVEL: *value = CUFFT_VER_PATCH; break;
-    default: return CUFFT_INVALID_TYPE;
+    case MAJOR_VERSION:
+      *value = CUFFT_VER_MAJOR;
+      break;
+    case MINOR_VERSION:
+      *value = CUFFT_VER_MINOR;
+      break;
+    case PATCH_LEVEL:
+      *value = CUFFT_VER_PATCH;
+      break;
+    default:
+      return CUFFT_INVALID_TYPE;
   }
   return CUFFT_SUCCESS;
 }

@@ -9,9 +9,9 @@
 
 #include <cmath>
 #include <numbers>
+#include <string>
 #include <type_traits>
 #include <utility>
-#include <string>
 
 #include "libs/bridge.h"
 #include "libs/curand_generators.h"
@@ -30,7 +30,7 @@ struct curandGenerator_st {
 
 namespace {
 
-constexpr float kInv32 = 2.3283064e-10f;          // CURAND_2POW32_INV
+constexpr float kInv32 = 2.3283064e-10f;           // CURAND_2POW32_INV
 constexpr double kInv53 = 1.1102230246251565e-16;  // CURAND_2POW53_INV_DOUBLE
 constexpr double kMrgNorm = 2.3283065498378288e-10;
 
@@ -72,13 +72,20 @@ curandStatus_t generate(curandGenerator_t g, const char* entry, void* out, size_
 
 const char* type_name(curandRngType_t t) {
   switch (t) {
-    case CURAND_RNG_PSEUDO_MTGP32: return "CURAND_RNG_PSEUDO_MTGP32";
-    case CURAND_RNG_PSEUDO_MT19937: return "CURAND_RNG_PSEUDO_MT19937";
-    case CURAND_RNG_QUASI_SOBOL32: return "CURAND_RNG_QUASI_SOBOL32";
-    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32";
-    case CURAND_RNG_QUASI_SOBOL64: return "CURAND_RNG_QUASI_SOBOL64";
-    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64";
-    default: return "an unknown curandRngType_t";
+    case CURAND_RNG_PSEUDO_MTGP32:
+      return "CURAND_RNG_PSEUDO_MTGP32";
+    case CURAND_RNG_PSEUDO_MT19937:
+      return "CURAND_RNG_PSEUDO_MT19937";
+    case CURAND_RNG_QUASI_SOBOL32:
+      return "CURAND_RNG_QUASI_SOBOL32";
+    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32:
+      return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32";
+    case CURAND_RNG_QUASI_SOBOL64:
+      return "CURAND_RNG_QUASI_SOBOL64";
+    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64:
+      return "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64";
+    default:
+      return "an unknown curandRngType_t";
   }
 }
 
@@ -89,9 +96,15 @@ curandStatus_t create(curandGenerator_t* g, curandRngType_t type, bool host, con
   rng::Kind kind;
   switch (type) {
     case CURAND_RNG_PSEUDO_DEFAULT:
-    case CURAND_RNG_PSEUDO_XORWOW: kind = rng::Kind::Xorwow; break;
-    case CURAND_RNG_PSEUDO_PHILOX4_32_10: kind = rng::Kind::Philox; break;
-    case CURAND_RNG_PSEUDO_MRG32K3A: kind = rng::Kind::Mrg32k3a; break;
+    case CURAND_RNG_PSEUDO_XORWOW:
+      kind = rng::Kind::Xorwow;
+      break;
+    case CURAND_RNG_PSEUDO_PHILOX4_32_10:
+      kind = rng::Kind::Philox;
+      break;
+    case CURAND_RNG_PSEUDO_MRG32K3A:
+      kind = rng::Kind::Mrg32k3a;
+      break;
     default:
       report_missing("cuRAND", (std::string(entry) + " of " + type_name(type)).c_str(),
                      "CURAND_STATUS_TYPE_ERROR");
@@ -127,10 +140,17 @@ curandStatus_t curandGetVersion(int* version) {
 curandStatus_t curandGetProperty(libraryPropertyType type, int* value) {
   if (!value) return CURAND_STATUS_OUT_OF_RANGE;
   switch (type) {
-    case MAJOR_VERSION: *value = CURAND_VER_MAJOR; break;
-    case MINOR_VERSION: *value = CURAND_VER_MINOR; break;
-    case PATCH_LEVEL: *value = CURAND_VER_PATCH; break;
-    default: return CURAND_STATUS_OUT_OF_RANGE;
+    case MAJOR_VERSION:
+      *value = CURAND_VER_MAJOR;
+      break;
+    case MINOR_VERSION:
+      *value = CURAND_VER_MINOR;
+      break;
+    case PATCH_LEVEL:
+      *value = CURAND_VER_PATCH;
+      break;
+    default:
+      return CURAND_STATUS_OUT_OF_RANGE;
   }
   return CURAND_STATUS_SUCCESS;
 }
@@ -261,7 +281,8 @@ curandStatus_t generate_pairs(curandGenerator_t g, const char* entry, T* out, si
 
 extern "C" {
 
-curandStatus_t curandGenerateNormal(curandGenerator_t g, float* out, size_t n, float mean, float sd) {
+curandStatus_t curandGenerateNormal(curandGenerator_t g, float* out, size_t n, float mean,
+                                    float sd) {
   return generate_pairs(g, "curandGenerateNormal", out, n, pair_float,
                         [=](float z) { return mean + sd * z; });
 }
@@ -289,16 +310,16 @@ curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int* out, siz
   const unsigned per_uniform = k == rng::Kind::Mrg32k3a ? 1 : 2;
   return generate(g, "curandGeneratePoisson", out, n, (lambda <= 64 ? 1 : 2) * per_uniform,
                   [=](uint64_t i, rng::Stream& s) {
-    if (lambda <= 64) {
-      double u = draw_double(k, s), p = std::exp(-lambda), c = p;
-      unsigned x = 0;
-      while (u > c && x < 1000) ++x, p *= lambda / x, c += p;
-      out[i] = x;
-    } else {
-      double v = lambda + std::sqrt(lambda) * pair_double(k, s).first;
-      out[i] = v < 0 ? 0u : unsigned(std::lround(v));
-    }
-  });
+                    if (lambda <= 64) {
+                      double u = draw_double(k, s), p = std::exp(-lambda), c = p;
+                      unsigned x = 0;
+                      while (u > c && x < 1000) ++x, p *= lambda / x, c += p;
+                      out[i] = x;
+                    } else {
+                      double v = lambda + std::sqrt(lambda) * pair_double(k, s).first;
+                      out[i] = v < 0 ? 0u : unsigned(std::lround(v));
+                    }
+                  });
 }
 
 }  // extern "C"

@@ -88,8 +88,8 @@ void philox(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
   for (int r = 0; r < 10; ++r) {
     if (r) k[0] += 0x9E3779B9u, k[1] += 0xBB67AE85u;
     uint64_t p0 = uint64_t(0xD2511F53u) * c[0], p1 = uint64_t(0xCD9E8D57u) * c[2];
-    uint32_t n[4] = {uint32_t(p1 >> 32) ^ c[1] ^ k[0], uint32_t(p1), uint32_t(p0 >> 32) ^ c[3] ^ k[1],
-                     uint32_t(p0)};
+    uint32_t n[4] = {uint32_t(p1 >> 32) ^ c[1] ^ k[0], uint32_t(p1),
+                     uint32_t(p0 >> 32) ^ c[3] ^ k[1], uint32_t(p0)};
     for (int i = 0; i < 4; ++i) c[i] = n[i];
   }
   for (int i = 0; i < 4; ++i) out[i] = c[i];
@@ -143,8 +143,10 @@ void Stream::skip_subsequences(uint64_t n) {
       for (int i = 0; i < 5; ++i) v_[i] = v[i];
       break;
     }
-    case Kind::Philox: add_counter(ctr_, n, 2); break;  // the counter's high 64 bits
-    case Kind::Mrg32k3a:                                // 2^76 steps each
+    case Kind::Philox:
+      add_counter(ctr_, n, 2);
+      break;              // the counter's high 64 bits
+    case Kind::Mrg32k3a:  // 2^76 steps each
       for (int b = 0; b < 64 && 76 + b < 192; ++b)
         if (n >> b & 1) {
           apply3(mrg_powers()[0][76 + b], s1_, kM1);
@@ -208,16 +210,20 @@ uint32_t Stream::next() {
       }
       return r;
     }
-    case Kind::Mrg32k3a: return uint32_t(next_mrg_raw() * 1.000000048662);
+    case Kind::Mrg32k3a:
+      return uint32_t(next_mrg_raw() * 1.000000048662);
   }
   return 0;
 }
 
 Ordering ordering_of(Kind kind) {
   switch (kind) {
-    case Kind::Xorwow: return {4096, 1};
-    case Kind::Philox: return {8192, 4};
-    case Kind::Mrg32k3a: return {32768, 1};
+    case Kind::Xorwow:
+      return {4096, 1};
+    case Kind::Philox:
+      return {8192, 4};
+    case Kind::Mrg32k3a:
+      return {32768, 1};
   }
   return {4096, 1};
 }

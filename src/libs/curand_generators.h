@@ -26,10 +26,10 @@ class Stream {
   void skip(uint64_t n);
   void skip_subsequences(uint64_t n);
   Kind kind_;
-  uint32_t v_[5] = {}, d_ = 0;                 // XORWOW
+  uint32_t v_[5] = {}, d_ = 0;  // XORWOW
   uint32_t ctr_[4] = {}, key_[2] = {}, out_[4] = {};
-  unsigned phase_ = 0;                         // Philox: next of out_
-  uint64_t s1_[3] = {}, s2_[3] = {};           // MRG32k3a
+  unsigned phase_ = 0;                // Philox: next of out_
+  uint64_t s1_[3] = {}, s2_[3] = {};  // MRG32k3a
 };
 
 // The host API's ordering (CURAND_ORDERING_PSEUDO_DEFAULT): result g

@@ -35,7 +35,8 @@ TEST(Rng, XorwowIsMarsagliasRecurrence) {
   // Marsaglia's (2003) xorwow from curand_init's salted seed, written
   // out here independently of Stream's code.
   uint32_t s0 = 0xaad26b49u, s1 = 0xf7dcefddu, t0 = 1099087573u * s0, t1 = 2591861531u * s1;
-  uint32_t v[5] = {123456789u + t0, 362436069u ^ t0, 521288629u + t1, 88675123u ^ t1, 5783321u + t0};
+  uint32_t v[5] = {123456789u + t0, 362436069u ^ t0, 521288629u + t1, 88675123u ^ t1,
+                   5783321u + t0};
   uint32_t d = 6615241u + t1 + t0;
   Stream s(Kind::Xorwow, 0, 0, 0);
   for (int i = 0; i < 100; ++i) {

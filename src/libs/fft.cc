@@ -57,7 +57,8 @@ void Plan1d::mixed(const cd* in, long istride, cd* out, int n, size_t level, int
   if (m == 1) {
     for (int q = 0; q < p; ++q) out[q] = in[q * istride];
   } else {
-    for (int q = 0; q < p; ++q) mixed(in + q * istride, istride * p, out + q * m, m, level + 1, sign);
+    for (int q = 0; q < p; ++q)
+      mixed(in + q * istride, istride * p, out + q * m, m, level + 1, sign);
   }
   const int step = n_ / n;  // twiddle_ is of n_: w_n^j = twiddle_[j * step]
   cd t[16], r[16];
@@ -83,7 +84,7 @@ void Plan1d::bluestein(cd* data, int sign) const {
   std::vector<cd> a(m);
   // The inverse is the forward of the conjugate, conjugated.
   auto in = [&](int k) { return sign < 0 ? data[k] : std::conj(data[k]); };
-  for (int k = 0; k < n_; ++k) a[k] = in(k) * chirp_[k];
+  for (int k = 0; k < n_; ++k) a[k] = in(k)*chirp_[k];
   conv_->run(a.data(), 1, -1);
   for (int k = 0; k < m; ++k) a[k] *= kernel_[k];
   conv_->run(a.data(), 1, +1);

@@ -30,8 +30,8 @@ class Plan1d {
   void bluestein(cd* data, int sign) const;
 
   int n_;
-  std::vector<int> factors_;   // empty: Bluestein
-  std::vector<cd> twiddle_;    // exp(-2 pi i j / n)
+  std::vector<int> factors_;  // empty: Bluestein
+  std::vector<cd> twiddle_;   // exp(-2 pi i j / n)
   mutable std::vector<cd> scratch_;
   // Bluestein: the chirp, the transformed kernel (forward sign) and the
   // power-of-two plan of the convolution.

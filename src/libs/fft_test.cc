@@ -35,16 +35,18 @@ std::vector<cd> random_vector(size_t n, unsigned seed) {
 }
 
 TEST(Fft, EveryLengthMatchesTheDefinition) {
-  for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 30, 31, 64, 97, 100, 128, 210, 256,
-                251, 360, 1000, 1024, 1031}) {
+  for (int n : {1,  2,  3,  4,  5,   6,   7,   8,   9,   11,  12,   13,   16,  17,
+                30, 31, 64, 97, 100, 128, 210, 256, 251, 360, 1000, 1024, 1031}) {
     for (int sign : {-1, +1}) {
       auto x = random_vector(n, n * 7 + (sign > 0));
       auto want = naive(x, sign);
       Plan1d p(n);
       p.run(x.data(), 1, sign);
       double err = 0, mag = 0;
-      for (int k = 0; k < n; ++k) err = std::max(err, std::abs(x[k] - want[k])), mag = std::max(mag, std::abs(want[k]));
-      EXPECT_LT(err, 1e-12 * std::max(1.0, mag) * std::log2(n + 1.0) * 4) << "n=" << n << " sign=" << sign;
+      for (int k = 0; k < n; ++k)
+        err = std::max(err, std::abs(x[k] - want[k])), mag = std::max(mag, std::abs(want[k]));
+      EXPECT_LT(err, 1e-12 * std::max(1.0, mag) * std::log2(n + 1.0) * 4)
+          << "n=" << n << " sign=" << sign;
     }
   }
 }
@@ -72,7 +74,8 @@ TEST(Fft, ThreeDimensionsMatchNestedSums) {
         for (int j0 = 0; j0 < 3; ++j0)
           for (int j1 = 0; j1 < 5; ++j1)
             for (int j2 = 0; j2 < 4; ++j2) {
-              double a = -2 * M_PI * (double(j0 * k0) / 3 + double(j1 * k1) / 5 + double(j2 * k2) / 4);
+              double a =
+                  -2 * M_PI * (double(j0 * k0) / 3 + double(j1 * k1) / 5 + double(j2 * k2) / 4);
               s += x[(j0 * 5 + j1) * 4 + j2] * cd(std::cos(a), std::sin(a));
             }
         want[(k0 * 5 + k1) * 4 + k2] = s;

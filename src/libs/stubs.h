@@ -7,8 +7,8 @@
 
 #include "libs/bridge.h"
 
-#define SMEMLAB_LIB_STUB(library, code_name, code, name)               \
-  extern "C" __attribute__((weak)) int name() {                        \
-    smemlab::libs::report_missing(library, #name, code_name);          \
-    return code;                                                       \
+#define SMEMLAB_LIB_STUB(library, code_name, code, name)      \
+  extern "C" __attribute__((weak)) int name() {               \
+    smemlab::libs::report_missing(library, #name, code_name); \
+    return code;                                              \
   }

@@ -2,6 +2,7 @@
 // cuGetProcAddress answers from. Each entry point takes the driver's lock;
 // streams are executed in issue order, so every *Async call completes
 // before it returns and synchronization has nothing to wait for.
+#include "runtime/static_libraries.h"
 #include "runtime/api.h"
 
 #include <fmt/format.h>
@@ -50,6 +51,7 @@ double now_ms() {
 
 CUresult init(unsigned) {
   LOCKED;
+  if (!d.initialized) check_static_libraries(d);
   d.initialized = true;
   return CUDA_SUCCESS;
 }

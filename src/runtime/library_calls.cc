@@ -31,8 +31,8 @@ __attribute__((visibility("default"))) void smemlab_library_missing(const char* 
   std::lock_guard<std::recursive_mutex> lock(d.mu);
   if (!d.once(fmt::format("library:{}", entry))) return;
   d.error_line(fmt::format(
-      "{} entry point {} is not implemented by smemlab's {} (src/libs/); it returned {}",
-      library, entry, library, code));
+      "{} entry point {} is not implemented by smemlab's {} (src/libs/); it returned {}", library,
+      entry, library, code));
 }
 
 }  // extern "C"

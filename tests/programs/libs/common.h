@@ -13,21 +13,21 @@
 #include <type_traits>
 #include <vector>
 
-#define CHECK_CUDA(x)                                                                       \
-  do {                                                                                      \
-    cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                \
-      std::printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));  \
-      std::exit(1);                                                                         \
-    }                                                                                       \
+#define CHECK_CUDA(x)                                                                     \
+  do {                                                                                    \
+    cudaError_t e_ = (x);                                                                 \
+    if (e_ != cudaSuccess) {                                                              \
+      std::printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                       \
+    }                                                                                     \
   } while (0)
-#define CHECK_STATUS(x)                                                                       \
-  do {                                                                                        \
-    int s_ = int(x);                                                                          \
-    if (s_ != 0) {                                                                            \
-      std::printf("FAIL %s:%d %s returned %d\n", __FILE__, __LINE__, #x, s_);                \
-      std::exit(1);                                                                           \
-    }                                                                                         \
+#define CHECK_STATUS(x)                                                       \
+  do {                                                                        \
+    int s_ = int(x);                                                          \
+    if (s_ != 0) {                                                            \
+      std::printf("FAIL %s:%d %s returned %d\n", __FILE__, __LINE__, #x, s_); \
+      std::exit(1);                                                           \
+    }                                                                         \
   } while (0)
 
 struct Lcg {
@@ -41,11 +41,16 @@ struct Lcg {
 
 template <class T>
 const char* kind_of() {
-  if constexpr (std::is_same_v<T, float>) return "f";
-  else if constexpr (std::is_same_v<T, double>) return "d";
-  else if constexpr (std::is_same_v<T, std::complex<float>>) return "c";
-  else if constexpr (std::is_same_v<T, std::complex<double>>) return "z";
-  else return "u";
+  if constexpr (std::is_same_v<T, float>)
+    return "f";
+  else if constexpr (std::is_same_v<T, double>)
+    return "d";
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return "c";
+  else if constexpr (std::is_same_v<T, std::complex<double>>)
+    return "z";
+  else
+    return "u";
 }
 
 inline int g_failures = 0;
@@ -53,7 +58,8 @@ inline FILE* g_dump = nullptr;
 
 // Reports one check: max |got - want| relative to max(1, |want|) under tol.
 template <class T>
-void expect_close(const char* name, const std::vector<T>& got, const std::vector<T>& want, double tol) {
+void expect_close(const char* name, const std::vector<T>& got, const std::vector<T>& want,
+                  double tol) {
   double err = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     double d = std::abs(std::complex<double>(got[i]) - std::complex<double>(want[i]));
@@ -61,8 +67,8 @@ void expect_close(const char* name, const std::vector<T>& got, const std::vector
     if (!(d / m <= err)) err = d / m;  // NaN counts as an error
   }
   bool ok = got.size() == want.size() && err <= tol;
-  std::printf("%s %s max_rel_err %.3g (tol %.1g, %zu values)\n", ok ? "PASS" : "FAIL", name, err, tol,
-              got.size());
+  std::printf("%s %s max_rel_err %.3g (tol %.1g, %zu values)\n", ok ? "PASS" : "FAIL", name, err,
+              tol, got.size());
   if (!ok) ++g_failures;
   if (g_dump) {
     // name|kind|tol: kind f d c z u (float, double, complex, double complex, uint32).

@@ -14,12 +14,26 @@
 using cf = std::complex<float>;
 using cd = std::complex<double>;
 
-template <class T> struct Dev;
-template <> struct Dev<float> { using type = float; };
-template <> struct Dev<double> { using type = double; };
-template <> struct Dev<cf> { using type = cuComplex; };
-template <> struct Dev<cd> { using type = cuDoubleComplex; };
-template <class T> using dv_t = typename Dev<T>::type;
+template <class T>
+struct Dev;
+template <>
+struct Dev<float> {
+  using type = float;
+};
+template <>
+struct Dev<double> {
+  using type = double;
+};
+template <>
+struct Dev<cf> {
+  using type = cuComplex;
+};
+template <>
+struct Dev<cd> {
+  using type = cuDoubleComplex;
+};
+template <class T>
+using dv_t = typename Dev<T>::type;
 
 template <class T>
 T rnd(Lcg& g) {
@@ -51,10 +65,21 @@ std::vector<T> down(const dv_t<T>* p, size_t n) {
   return v;
 }
 template <class T>
-const dv_t<T>* dp(const T* p) { return reinterpret_cast<const dv_t<T>*>(p); }
+const dv_t<T>* dp(const T* p) {
+  return reinterpret_cast<const dv_t<T>*>(p);
+}
 
-template <class T> double tol_of() { return std::is_same_v<T, float> || std::is_same_v<T, cf> ? 2e-4 : 1e-11; }
-template <class T> T cj(T x) { if constexpr (std::is_same_v<T, cf> || std::is_same_v<T, cd>) return std::conj(x); else return x; }
+template <class T>
+double tol_of() {
+  return std::is_same_v<T, float> || std::is_same_v<T, cf> ? 2e-4 : 1e-11;
+}
+template <class T>
+T cj(T x) {
+  if constexpr (std::is_same_v<T, cf> || std::is_same_v<T, cd>)
+    return std::conj(x);
+  else
+    return x;
+}
 
 // op(M)(i, j) of a column-major matrix.
 template <class T>
@@ -64,42 +89,103 @@ T opm(const std::vector<T>& M, int ld, cublasOperation_t op, int i, int j) {
 }
 
 // The typed entry points, chosen by T.
-#define PICK(name) \
-  if constexpr (std::is_same_v<T, float>) return cublasS##name; \
-  else if constexpr (std::is_same_v<T, double>) return cublasD##name; \
-  else if constexpr (std::is_same_v<T, cf>) return cublasC##name; \
-  else return cublasZ##name;
-template <class T> auto f_axpy() { PICK(axpy) }
-template <class T> auto f_gemm() { PICK(gemm) }
-template <class T> auto f_gemv() { PICK(gemv) }
-template <class T> auto f_trsm() { PICK(trsm) }
-template <class T> auto f_trmm() { PICK(trmm) }
-template <class T> auto f_symm() { PICK(symm) }
-template <class T> auto f_syrk() { PICK(syrk) }
-template <class T> auto f_geam() { PICK(geam) }
-template <class T> auto f_dgmm() { PICK(dgmm) }
-template <class T> auto f_trsv() { PICK(trsv) }
-template <class T> auto f_symv() { PICK(symv) }
-template <class T> auto f_scal() { PICK(scal) }
-template <class T> auto f_gemm_strided() { PICK(gemmStridedBatched) }
-template <class T> auto f_gemm_batched() { PICK(gemmBatched) }
-template <class T> auto f_iamax() {
-  if constexpr (std::is_same_v<T, float>) return cublasIsamax;
-  else if constexpr (std::is_same_v<T, double>) return cublasIdamax;
-  else if constexpr (std::is_same_v<T, cf>) return cublasIcamax;
-  else return cublasIzamax;
+#define PICK(name)                              \
+  if constexpr (std::is_same_v<T, float>)       \
+    return cublasS##name;                       \
+  else if constexpr (std::is_same_v<T, double>) \
+    return cublasD##name;                       \
+  else if constexpr (std::is_same_v<T, cf>)     \
+    return cublasC##name;                       \
+  else                                          \
+    return cublasZ##name;
+template <class T>
+auto f_axpy() {
+  PICK(axpy)
 }
-template <class T> auto f_dot() {
-  if constexpr (std::is_same_v<T, float>) return cublasSdot;
-  else if constexpr (std::is_same_v<T, double>) return cublasDdot;
-  else if constexpr (std::is_same_v<T, cf>) return cublasCdotc;
-  else return cublasZdotc;
+template <class T>
+auto f_gemm() {
+  PICK(gemm)
 }
-template <class T> auto f_nrm2() {
-  if constexpr (std::is_same_v<T, float>) return cublasSnrm2;
-  else if constexpr (std::is_same_v<T, double>) return cublasDnrm2;
-  else if constexpr (std::is_same_v<T, cf>) return cublasScnrm2;
-  else return cublasDznrm2;
+template <class T>
+auto f_gemv() {
+  PICK(gemv)
+}
+template <class T>
+auto f_trsm() {
+  PICK(trsm)
+}
+template <class T>
+auto f_trmm() {
+  PICK(trmm)
+}
+template <class T>
+auto f_symm() {
+  PICK(symm)
+}
+template <class T>
+auto f_syrk() {
+  PICK(syrk)
+}
+template <class T>
+auto f_geam() {
+  PICK(geam)
+}
+template <class T>
+auto f_dgmm() {
+  PICK(dgmm)
+}
+template <class T>
+auto f_trsv() {
+  PICK(trsv)
+}
+template <class T>
+auto f_symv() {
+  PICK(symv)
+}
+template <class T>
+auto f_scal() {
+  PICK(scal)
+}
+template <class T>
+auto f_gemm_strided() {
+  PICK(gemmStridedBatched)
+}
+template <class T>
+auto f_gemm_batched() {
+  PICK(gemmBatched)
+}
+template <class T>
+auto f_iamax() {
+  if constexpr (std::is_same_v<T, float>)
+    return cublasIsamax;
+  else if constexpr (std::is_same_v<T, double>)
+    return cublasIdamax;
+  else if constexpr (std::is_same_v<T, cf>)
+    return cublasIcamax;
+  else
+    return cublasIzamax;
+}
+template <class T>
+auto f_dot() {
+  if constexpr (std::is_same_v<T, float>)
+    return cublasSdot;
+  else if constexpr (std::is_same_v<T, double>)
+    return cublasDdot;
+  else if constexpr (std::is_same_v<T, cf>)
+    return cublasCdotc;
+  else
+    return cublasZdotc;
+}
+template <class T>
+auto f_nrm2() {
+  if constexpr (std::is_same_v<T, float>)
+    return cublasSnrm2;
+  else if constexpr (std::is_same_v<T, double>)
+    return cublasDnrm2;
+  else if constexpr (std::is_same_v<T, cf>)
+    return cublasScnrm2;
+  else
+    return cublasDznrm2;
 }
 
 template <class T>
@@ -120,12 +206,14 @@ void level1(cublasHandle_t h, const char* P) {
   CHECK_STATUS(f_dot<T>()(h, n, dx, 1, dy, 1, reinterpret_cast<dv_t<T>*>(&d)));
   T wd{};
   for (int i = 0; i < n; ++i) wd += cj(x[i]) * want[i];
-  expect_close((std::string(P) + "dot").c_str(), std::vector<T>{d}, std::vector<T>{wd}, tol_of<T>() * 10);
+  expect_close((std::string(P) + "dot").c_str(), std::vector<T>{d}, std::vector<T>{wd},
+               tol_of<T>() * 10);
   decltype(std::abs(T{})) nr = 0;
   CHECK_STATUS(f_nrm2<T>()(h, n, dx, 1, &nr));
   double wn = 0;
   for (auto v : x) wn += std::norm(std::complex<double>(v));
-  expect_close((std::string(P) + "nrm2").c_str(), std::vector<double>{double(nr)}, std::vector<double>{std::sqrt(wn)}, tol_of<T>() * 10);
+  expect_close((std::string(P) + "nrm2").c_str(), std::vector<double>{double(nr)},
+               std::vector<double>{std::sqrt(wn)}, tol_of<T>() * 10);
   int idx = 0;
   CHECK_STATUS(f_iamax<T>()(h, n, dx, 1, &idx));
   int wi = 0;
@@ -135,13 +223,15 @@ void level1(cublasHandle_t h, const char* P) {
     double v = std::fabs(c.real()) + std::fabs(c.imag());
     if (v > best) best = v, wi = i + 1;
   }
-  expect_close((std::string(P) + "amax").c_str(), std::vector<double>{double(idx)}, std::vector<double>{double(wi)}, 0);
+  expect_close((std::string(P) + "amax").c_str(), std::vector<double>{double(idx)},
+               std::vector<double>{double(wi)}, 0);
   cudaFree(dx), cudaFree(dy);
 }
 
 template <class T>
-void gemm_ref(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, T a, const std::vector<T>& A, int lda,
-              const std::vector<T>& B, int ldb, T b, std::vector<T>& C, int ldc) {
+void gemm_ref(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, T a,
+              const std::vector<T>& A, int lda, const std::vector<T>& B, int ldb, T b,
+              std::vector<T>& C, int ldc) {
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) {
       T s{};
@@ -154,13 +244,17 @@ template <class T>
 void level23(cublasHandle_t h, const char* P) {
   const int m = 37, n = 29, k = 41;
   T alpha = T(1.5), beta = T(-0.5);
-  for (auto [ta, tb] : {std::pair{CUBLAS_OP_N, CUBLAS_OP_N}, {CUBLAS_OP_T, CUBLAS_OP_N}, {CUBLAS_OP_C, CUBLAS_OP_T}}) {
+  for (auto [ta, tb] : {std::pair{CUBLAS_OP_N, CUBLAS_OP_N},
+                        {CUBLAS_OP_T, CUBLAS_OP_N},
+                        {CUBLAS_OP_C, CUBLAS_OP_T}}) {
     int lda = (ta == CUBLAS_OP_N ? m : k) + 3, ldb = (tb == CUBLAS_OP_N ? k : n) + 1, ldc = m + 2;
-    auto A = rnd_vec<T>(lda * std::max(m, k), 10), B = rnd_vec<T>(ldb * std::max(n, k), 11), C = rnd_vec<T>(ldc * n, 12);
+    auto A = rnd_vec<T>(lda * std::max(m, k), 10), B = rnd_vec<T>(ldb * std::max(n, k), 11),
+         C = rnd_vec<T>(ldc * n, 12);
     auto *dA = up(A), *dB = up(B), *dC = up(C);
     CHECK_STATUS(f_gemm<T>()(h, ta, tb, m, n, k, dp(&alpha), dA, lda, dB, ldb, dp(&beta), dC, ldc));
     gemm_ref(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    expect_close((std::string(P) + "gemm_" + "NTC"[ta] + "NTC"[tb]).c_str(), down<T>(dC, C.size()), C, tol_of<T>());
+    expect_close((std::string(P) + "gemm_" + "NTC"[ta] + "NTC"[tb]).c_str(), down<T>(dC, C.size()),
+                 C, tol_of<T>());
     cudaFree(dA), cudaFree(dB), cudaFree(dC);
   }
   // gemv (transposed), symv, trsv, trsm, trmm, symm, syrk, geam, dgmm.
@@ -176,7 +270,8 @@ void level23(cublasHandle_t h, const char* P) {
   }
   expect_close((std::string(P) + "gemv_T").c_str(), down<T>(dy, m), want, tol_of<T>());
   CHECK_CUDA(cudaMemcpy(dy, y.data(), m * sizeof(T), cudaMemcpyHostToDevice));
-  CHECK_STATUS(f_symv<T>()(h, CUBLAS_FILL_MODE_LOWER, m, dp(&alpha), dA, m, dx, 1, dp(&beta), dy, 1));
+  CHECK_STATUS(
+      f_symv<T>()(h, CUBLAS_FILL_MODE_LOWER, m, dp(&alpha), dA, m, dx, 1, dp(&beta), dy, 1));
   for (int i = 0; i < m; ++i) {
     T s{};
     for (int j = 0; j < m; ++j) s += (i >= j ? A[i + j * m] : A[j + i * m]) * x[j];
@@ -184,7 +279,8 @@ void level23(cublasHandle_t h, const char* P) {
   }
   expect_close((std::string(P) + "symv_L").c_str(), down<T>(dy, m), want, tol_of<T>());
   // trsv: solve upper^T x = b; check by multiplying back.
-  CHECK_STATUS(f_trsv<T>()(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, m, dA, m, dx, 1));
+  CHECK_STATUS(
+      f_trsv<T>()(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, m, dA, m, dx, 1));
   auto sol = down<T>(dx, m);
   std::vector<T> back(m);
   for (int i = 0; i < m; ++i) {
@@ -196,8 +292,8 @@ void level23(cublasHandle_t h, const char* P) {
   // trsm left lower: A X = alpha B.
   auto B = rnd_vec<T>(m * n, 23);
   auto* dB = up(B);
-  CHECK_STATUS(f_trsm<T>()(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, n,
-                           dp(&alpha), dA, m, dB, m));
+  CHECK_STATUS(f_trsm<T>()(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                           CUBLAS_DIAG_NON_UNIT, m, n, dp(&alpha), dA, m, dB, m));
   auto X = down<T>(dB, m * n);
   std::vector<T> AX(m * n), aB(m * n);
   for (int j = 0; j < n; ++j)
@@ -212,8 +308,8 @@ void level23(cublasHandle_t h, const char* P) {
   auto nA = rnd_vec<T>(n * n, 24);
   auto* dnA = up(nA);
   auto* dC = up(std::vector<T>(m * n));
-  CHECK_STATUS(f_trmm<T>()(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, m, n,
-                           dp(&alpha), dnA, n, dB, m, dC, m));
+  CHECK_STATUS(f_trmm<T>()(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                           CUBLAS_DIAG_UNIT, m, n, dp(&alpha), dnA, n, dB, m, dC, m));
   std::vector<T> wC(m * n);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) {
@@ -225,7 +321,8 @@ void level23(cublasHandle_t h, const char* P) {
   // symm left upper.
   auto C0 = rnd_vec<T>(m * n, 25);
   CHECK_CUDA(cudaMemcpy(dC, C0.data(), m * n * sizeof(T), cudaMemcpyHostToDevice));
-  CHECK_STATUS(f_symm<T>()(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, m, n, dp(&alpha), dA, m, dB, m, dp(&beta), dC, m));
+  CHECK_STATUS(f_symm<T>()(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, m, n, dp(&alpha), dA, m, dB,
+                           m, dp(&beta), dC, m));
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) {
       T s{};
@@ -233,10 +330,12 @@ void level23(cublasHandle_t h, const char* P) {
       wC[i + j * m] = alpha * s + beta * C0[i + j * m];
     }
   expect_close((std::string(P) + "symm_LU").c_str(), down<T>(dC, m * n), wC, tol_of<T>());
-  // syrk lower, trans N: C = alpha B B^T + beta C (m x m, k = n); only the lower triangle is written.
+  // syrk lower, trans N: C = alpha B B^T + beta C (m x m, k = n); only the lower triangle is
+  // written.
   auto S0 = rnd_vec<T>(m * m, 26);
   auto* dS = up(S0);
-  CHECK_STATUS(f_syrk<T>()(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, m, n, dp(&alpha), dB, m, dp(&beta), dS, m));
+  CHECK_STATUS(f_syrk<T>()(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, m, n, dp(&alpha), dB, m,
+                           dp(&beta), dS, m));
   auto S = down<T>(dS, m * m);
   std::vector<T> gl, wl;
   for (int j = 0; j < m; ++j)
@@ -249,7 +348,8 @@ void level23(cublasHandle_t h, const char* P) {
   // geam: C = alpha A^T + beta B (m x m from A m x m).
   auto G = rnd_vec<T>(m * m, 27);
   auto* dG = up(G);
-  CHECK_STATUS(f_geam<T>()(h, CUBLAS_OP_T, CUBLAS_OP_N, m, m, dp(&alpha), dA, m, dp(&beta), dG, m, dS, m));
+  CHECK_STATUS(
+      f_geam<T>()(h, CUBLAS_OP_T, CUBLAS_OP_N, m, m, dp(&alpha), dA, m, dp(&beta), dG, m, dS, m));
   std::vector<T> wg(m * m);
   for (int j = 0; j < m; ++j)
     for (int i = 0; i < m; ++i) wg[i + j * m] = alpha * A[j + i * m] + beta * G[i + j * m];
@@ -261,30 +361,35 @@ void level23(cublasHandle_t h, const char* P) {
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) wC[i + j * m] = xv[i] * B[i + j * m];
   expect_close((std::string(P) + "dgmm_L").c_str(), down<T>(dC, m * n), wC, tol_of<T>());
-  cudaFree(dA), cudaFree(dx), cudaFree(dy), cudaFree(dB), cudaFree(dnA), cudaFree(dC), cudaFree(dS), cudaFree(dG), cudaFree(dxv);
+  cudaFree(dA), cudaFree(dx), cudaFree(dy), cudaFree(dB), cudaFree(dnA), cudaFree(dC), cudaFree(dS),
+      cudaFree(dG), cudaFree(dxv);
 }
 
 template <class T>
 void batched(cublasHandle_t h, const char* P) {
   const int m = 16, n = 12, k = 20, batch = 5;
   T alpha = T(0.75), beta = T(0.25);
-  auto A = rnd_vec<T>(m * k * batch, 30), B = rnd_vec<T>(k * n * batch, 31), C = rnd_vec<T>(m * n * batch, 32);
+  auto A = rnd_vec<T>(m * k * batch, 30), B = rnd_vec<T>(k * n * batch, 31),
+       C = rnd_vec<T>(m * n * batch, 32);
   auto *dA = up(A), *dB = up(B), *dC = up(C);
-  CHECK_STATUS(f_gemm_strided<T>()(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, dp(&alpha), dA, m, m * k, dB, k, k * n,
-                                   dp(&beta), dC, m, m * n, batch));
+  CHECK_STATUS(f_gemm_strided<T>()(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, dp(&alpha), dA, m, m * k,
+                                   dB, k, k * n, dp(&beta), dC, m, m * n, batch));
   std::vector<T> want = C;
   for (int b = 0; b < batch; ++b) {
-    std::vector<T> a(A.begin() + b * m * k, A.begin() + (b + 1) * m * k), bb(B.begin() + b * k * n, B.begin() + (b + 1) * k * n),
+    std::vector<T> a(A.begin() + b * m * k, A.begin() + (b + 1) * m * k),
+        bb(B.begin() + b * k * n, B.begin() + (b + 1) * k * n),
         c(want.begin() + b * m * n, want.begin() + (b + 1) * m * n);
     gemm_ref(CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, m, bb, k, beta, c, m);
     std::copy(c.begin(), c.end(), want.begin() + b * m * n);
   }
-  expect_close((std::string(P) + "gemmStridedBatched").c_str(), down<T>(dC, C.size()), want, tol_of<T>());
+  expect_close((std::string(P) + "gemmStridedBatched").c_str(), down<T>(dC, C.size()), want,
+               tol_of<T>());
   // The same through arrays of pointers in device memory, on the original C.
   CHECK_CUDA(cudaMemcpy(dC, C.data(), C.size() * sizeof(T), cudaMemcpyHostToDevice));
   std::vector<const dv_t<T>*> pa, pb;
   std::vector<dv_t<T>*> pc;
-  for (int b = 0; b < batch; ++b) pa.push_back(dA + b * m * k), pb.push_back(dB + b * k * n), pc.push_back(dC + b * m * n);
+  for (int b = 0; b < batch; ++b)
+    pa.push_back(dA + b * m * k), pb.push_back(dB + b * k * n), pc.push_back(dC + b * m * n);
   void *dpa, *dpb, *dpc;
   CHECK_CUDA(cudaMalloc(&dpa, batch * sizeof(void*)));
   CHECK_CUDA(cudaMalloc(&dpb, batch * sizeof(void*)));
@@ -292,8 +397,9 @@ void batched(cublasHandle_t h, const char* P) {
   CHECK_CUDA(cudaMemcpy(dpa, pa.data(), batch * sizeof(void*), cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(dpb, pb.data(), batch * sizeof(void*), cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(dpc, pc.data(), batch * sizeof(void*), cudaMemcpyHostToDevice));
-  CHECK_STATUS(f_gemm_batched<T>()(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, dp(&alpha), (const dv_t<T>* const*)dpa, m,
-                                   (const dv_t<T>* const*)dpb, k, dp(&beta), (dv_t<T>* const*)dpc, m, batch));
+  CHECK_STATUS(f_gemm_batched<T>()(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, dp(&alpha),
+                                   (const dv_t<T>* const*)dpa, m, (const dv_t<T>* const*)dpb, k,
+                                   dp(&beta), (dv_t<T>* const*)dpc, m, batch));
   expect_close((std::string(P) + "gemmBatched").c_str(), down<T>(dC, C.size()), want, tol_of<T>());
   cudaFree(dA), cudaFree(dB), cudaFree(dC), cudaFree(dpa), cudaFree(dpb), cudaFree(dpc);
 }
@@ -306,22 +412,39 @@ void gemm_ex(cublasHandle_t h) {
   std::vector<__half> Ah(A.size()), Bh(B.size());
   std::vector<__nv_bfloat16> Ab(A.size()), Bb(B.size());
   std::vector<float> Ahf(A.size()), Bhf(B.size()), Abf(A.size()), Bbf(B.size());
-  for (size_t i = 0; i < A.size(); ++i) Ah[i] = __float2half(A[i]), Ahf[i] = __half2float(Ah[i]), Ab[i] = __float2bfloat16(A[i]), Abf[i] = __bfloat162float(Ab[i]);
-  for (size_t i = 0; i < B.size(); ++i) Bh[i] = __float2half(B[i]), Bhf[i] = __half2float(Bh[i]), Bb[i] = __float2bfloat16(B[i]), Bbf[i] = __bfloat162float(Bb[i]);
+  for (size_t i = 0; i < A.size(); ++i)
+    Ah[i] = __float2half(A[i]), Ahf[i] = __half2float(Ah[i]), Ab[i] = __float2bfloat16(A[i]),
+    Abf[i] = __bfloat162float(Ab[i]);
+  for (size_t i = 0; i < B.size(); ++i)
+    Bh[i] = __float2half(B[i]), Bhf[i] = __half2float(Bh[i]), Bb[i] = __float2bfloat16(B[i]),
+    Bbf[i] = __bfloat162float(Bb[i]);
   float alpha = 1, beta = 0;
   void *dA, *dB, *dC;
   CHECK_CUDA(cudaMalloc(&dA, A.size() * 4));
   CHECK_CUDA(cudaMalloc(&dB, B.size() * 4));
   CHECK_CUDA(cudaMalloc(&dC, m * n * 4));
-  struct Case { const char* name; cudaDataType t; const void* a; const void* b; size_t es; const std::vector<float>* ra; const std::vector<float>* rb; cublasComputeType_t c; double tol; };
-  Case cases[] = {{"gemmEx_f16_f32", CUDA_R_16F, Ah.data(), Bh.data(), 2, &Ahf, &Bhf, CUBLAS_COMPUTE_32F, 1e-4},
-                  {"gemmEx_bf16_f32", CUDA_R_16BF, Ab.data(), Bb.data(), 2, &Abf, &Bbf, CUBLAS_COMPUTE_32F, 1e-4},
-                  {"gemmEx_f32_tf32", CUDA_R_32F, A.data(), B.data(), 4, &A, &B, CUBLAS_COMPUTE_32F_FAST_TF32, 2e-2}};
+  struct Case {
+    const char* name;
+    cudaDataType t;
+    const void* a;
+    const void* b;
+    size_t es;
+    const std::vector<float>* ra;
+    const std::vector<float>* rb;
+    cublasComputeType_t c;
+    double tol;
+  };
+  Case cases[] = {
+      {"gemmEx_f16_f32", CUDA_R_16F, Ah.data(), Bh.data(), 2, &Ahf, &Bhf, CUBLAS_COMPUTE_32F, 1e-4},
+      {"gemmEx_bf16_f32", CUDA_R_16BF, Ab.data(), Bb.data(), 2, &Abf, &Bbf, CUBLAS_COMPUTE_32F,
+       1e-4},
+      {"gemmEx_f32_tf32", CUDA_R_32F, A.data(), B.data(), 4, &A, &B, CUBLAS_COMPUTE_32F_FAST_TF32,
+       2e-2}};
   for (const Case& c : cases) {
     CHECK_CUDA(cudaMemcpy(dA, c.a, A.size() * c.es, cudaMemcpyHostToDevice));
     CHECK_CUDA(cudaMemcpy(dB, c.b, B.size() * c.es, cudaMemcpyHostToDevice));
-    CHECK_STATUS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, dA, c.t, m, dB, c.t, k, &beta, dC, CUDA_R_32F, m,
-                              c.c, CUBLAS_GEMM_DEFAULT));
+    CHECK_STATUS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, dA, c.t, m, dB, c.t, k,
+                              &beta, dC, CUDA_R_32F, m, c.c, CUBLAS_GEMM_DEFAULT));
     std::vector<float> want(m * n, 0.f);
     gemm_ref(CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, 1.f, *c.ra, m, *c.rb, k, 0.f, want, m);
     expect_close(c.name, down<float>((float*)dC, m * n), want, c.tol);
@@ -329,9 +452,9 @@ void gemm_ex(cublasHandle_t h) {
   // Strided batched Ex with fp16 output.
   CHECK_CUDA(cudaMemcpy(dA, Ah.data(), A.size() * 2, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(dB, Bh.data(), B.size() * 2, cudaMemcpyHostToDevice));
-  CHECK_STATUS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m / 2, n, k, &alpha, dA, CUDA_R_16F, m, m / 2, dB,
-                                          CUDA_R_16F, k, 0, &beta, dC, CUDA_R_16F, m / 2, (m / 2) * n, 2,
-                                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  CHECK_STATUS(cublasGemmStridedBatchedEx(
+      h, CUBLAS_OP_N, CUBLAS_OP_N, m / 2, n, k, &alpha, dA, CUDA_R_16F, m, m / 2, dB, CUDA_R_16F, k,
+      0, &beta, dC, CUDA_R_16F, m / 2, (m / 2) * n, 2, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   std::vector<float> want(m * n, 0.f);
   gemm_ref(CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, 1.f, Ahf, m, Bhf, k, 0.f, want, m);
   std::vector<__half> got(m * n);
@@ -339,7 +462,9 @@ void gemm_ex(cublasHandle_t h) {
   std::vector<float> g2, w2;
   for (int b = 0; b < 2; ++b)
     for (int j = 0; j < n; ++j)
-      for (int i = 0; i < m / 2; ++i) g2.push_back(__half2float(got[b * (m / 2) * n + i + j * (m / 2)])), w2.push_back(want[b * m / 2 + i + j * m]);
+      for (int i = 0; i < m / 2; ++i)
+        g2.push_back(__half2float(got[b * (m / 2) * n + i + j * (m / 2)])),
+            w2.push_back(want[b * m / 2 + i + j * m]);
   expect_close("gemmStridedBatchedEx_f16out", g2, w2, 2e-3);
   // cublasLt: D = alpha A B + beta C with C != D (fp32).
   cublasLtHandle_t lt;
@@ -347,7 +472,8 @@ void gemm_ex(cublasHandle_t h) {
   cublasLtMatmulDesc_t desc;
   CHECK_STATUS(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   cublasOperation_t opT = CUBLAS_OP_T;
-  CHECK_STATUS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opT, sizeof(opT)));
+  CHECK_STATUS(
+      cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opT, sizeof(opT)));
   cublasLtMatrixLayout_t la, lb, lc;
   CHECK_STATUS(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, k, m, k));
   CHECK_STATUS(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, k, n, k));
@@ -364,8 +490,8 @@ void gemm_ex(cublasHandle_t h) {
   cublasLtMatmulHeuristicResult_t heur;
   int found = 0;
   CHECK_STATUS(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, lc, lc, pref, 1, &heur, &found));
-  CHECK_STATUS(cublasLtMatmul(lt, desc, &la_alpha, dA, la, dB, lb, &la_beta, dC, lc, dD, lc, found ? &heur.algo : nullptr,
-                              nullptr, 0, 0));
+  CHECK_STATUS(cublasLtMatmul(lt, desc, &la_alpha, dA, la, dB, lb, &la_beta, dC, lc, dD, lc,
+                              found ? &heur.algo : nullptr, nullptr, 0, 0));
   std::vector<float> wd = C;
   gemm_ref(CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, 2.f, A, k, B, k, 0.5f, wd, m);
   expect_close("cublasLtMatmul_TN", down<float>((float*)dD, m * n), wd, 2e-4);
@@ -403,9 +529,11 @@ void stream_order(cublasHandle_t h) {
   CHECK_CUDA(cudaStreamSynchronize(s));
   std::vector<float> want(n);
   double wdot = 0;
-  for (int i = 0; i < n; ++i) want[i] = 0.5f * (y[i] + 2.f * 3.f * x[i]), wdot += 3.0 * x[i] * want[i];
+  for (int i = 0; i < n; ++i)
+    want[i] = 0.5f * (y[i] + 2.f * 3.f * x[i]), wdot += 3.0 * x[i] * want[i];
   expect_close("stream_kernel_axpy_kernel", down<float>(dy, n), want, 1e-5);
-  expect_close("device_pointer_dot", std::vector<float>{dot}, std::vector<float>{float(wdot)}, 1e-4);
+  expect_close("device_pointer_dot", std::vector<float>{dot}, std::vector<float>{float(wdot)},
+               1e-4);
   CHECK_STATUS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
   CHECK_STATUS(cublasSetStream(h, 0));
   CHECK_CUDA(cudaStreamDestroy(s));

@@ -63,8 +63,10 @@ void c2c_1d(int n, int batch, int dir) {
     for (auto v : y) want.push_back(cf(v / std::sqrt(double(n))));
   }
   for (auto& v : got) v /= std::sqrt(float(n));  // compare at unit scale
-  expect_close(("C2C_1d_n" + std::to_string(n) + "_b" + std::to_string(batch) + (dir < 0 ? "_fwd" : "_inv")).c_str(),
-               got, want, 2e-5 * std::log2(n + 1.0));
+  expect_close(
+      ("C2C_1d_n" + std::to_string(n) + "_b" + std::to_string(batch) + (dir < 0 ? "_fwd" : "_inv"))
+          .c_str(),
+      got, want, 2e-5 * std::log2(n + 1.0));
   cufftDestroy(p);
   cudaFree(d);
 }
@@ -88,12 +90,14 @@ void r2c_c2r_2d(int nx, int ny) {
   for (int i = 0; i < nx; ++i)
     for (int j = 0; j < half; ++j) want.push_back(cf(full[i * ny + j] / double(nx * ny)));
   for (auto& v : got) v /= float(nx * ny);
-  expect_close(("R2C_2d_" + std::to_string(nx) + "x" + std::to_string(ny)).c_str(), got, want, 1e-5);
+  expect_close(("R2C_2d_" + std::to_string(nx) + "x" + std::to_string(ny)).c_str(), got, want,
+               1e-5);
   CHECK_STATUS(cufftExecC2R(b, dc, dr));  // unnormalized: x * nx * ny
   std::vector<float> back(x.size()), wantb(x.size());
   CHECK_CUDA(cudaMemcpy(back.data(), dr, back.size() * 4, cudaMemcpyDeviceToHost));
   for (size_t i = 0; i < x.size(); ++i) back[i] /= float(nx * ny), wantb[i] = x[i];
-  expect_close(("C2R_2d_roundtrip_" + std::to_string(nx) + "x" + std::to_string(ny)).c_str(), back, wantb, 1e-5);
+  expect_close(("C2R_2d_roundtrip_" + std::to_string(nx) + "x" + std::to_string(ny)).c_str(), back,
+               wantb, 1e-5);
   cufftDestroy(f), cufftDestroy(b);
   cudaFree(dr), cudaFree(dc);
 }
@@ -154,7 +158,8 @@ void plan_many(cudaStream_t s) {
   CHECK_STATUS(cufftSetAutoAllocation(p, 0));
   int dims[] = {n}, inembed[] = {n * batch}, onembed[] = {odist};
   size_t work = 0;
-  CHECK_STATUS(cufftMakePlanMany(p, 1, dims, inembed, batch, 1, onembed, 1, odist, CUFFT_C2C, batch, &work));
+  CHECK_STATUS(
+      cufftMakePlanMany(p, 1, dims, inembed, batch, 1, onembed, 1, odist, CUFFT_C2C, batch, &work));
   void* area;
   CHECK_CUDA(cudaMalloc(&area, work + 256));
   CHECK_STATUS(cufftSetWorkArea(p, area));

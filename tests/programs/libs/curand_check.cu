@@ -21,8 +21,8 @@ struct Where {
   unsigned long long sub, pos;
   int second;  // the pair's second (cos) value
 };
-Where where(unsigned long long T, unsigned long long c, unsigned long long first, unsigned long long idx, int dist,
-            bool mrg) {
+Where where(unsigned long long T, unsigned long long c, unsigned long long first,
+            unsigned long long idx, int dist, bool mrg) {
   if (dist == Normal) {
     if (c == 1) {
       unsigned long long k = idx / 2, g = first + k;
@@ -38,8 +38,9 @@ Where where(unsigned long long T, unsigned long long c, unsigned long long first
 }
 
 template <class State>
-__global__ void reference(unsigned long long seed, const unsigned long long* sub, const unsigned long long* pos,
-                          const int* second, int count, int dist, unsigned* bits, float* f, double* d) {
+__global__ void reference(unsigned long long seed, const unsigned long long* sub,
+                          const unsigned long long* pos, const int* second, int count, int dist,
+                          unsigned* bits, float* f, double* d) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   State s;
@@ -63,8 +64,8 @@ __global__ void reference(unsigned long long seed, const unsigned long long* sub
 }
 
 template <class State>
-void check_generator(curandRngType_t type, const char* name, unsigned long long seed, unsigned long long offset,
-                     unsigned long long T, unsigned long long c) {
+void check_generator(curandRngType_t type, const char* name, unsigned long long seed,
+                     unsigned long long offset, unsigned long long T, unsigned long long c) {
   const size_t N = 2 * 4096 + 100;
   curandGenerator_t g;
   CHECK_STATUS(curandCreateGenerator(&g, type));
@@ -116,7 +117,8 @@ void check_generator(curandRngType_t type, const char* name, unsigned long long 
     reference<State><<<1, 128>>>(seed, dsub, dpos, dsecond, n, dist, dbits, df, dd);
     CHECK_CUDA(cudaGetLastError());
   };
-  std::string p = std::string(name) + "_seed" + std::to_string(seed) + "_off" + std::to_string(offset);
+  std::string p =
+      std::string(name) + "_seed" + std::to_string(seed) + "_off" + std::to_string(offset);
   // Each generation restarts at the same offset, so each compares with the same positions.
   CHECK_STATUS(curandGenerate(g, hbits, N));
   run_reference(Bits);
@@ -135,7 +137,8 @@ void check_generator(curandRngType_t type, const char* name, unsigned long long 
   run_reference(Normal);
   expect_close((p + "_normal").c_str(), pick(hf, 0.f), ref(df, 0.f), 1e-5);
   CHECK_STATUS(curandDestroyGenerator(g));
-  cudaFree(dsub), cudaFree(dpos), cudaFree(dsecond), cudaFree(didx), cudaFree(dbits), cudaFree(df), cudaFree(dd), cudaFree(hbits), cudaFree(hf), cudaFree(hd);
+  cudaFree(dsub), cudaFree(dpos), cudaFree(dsecond), cudaFree(didx), cudaFree(dbits), cudaFree(df),
+      cudaFree(dd), cudaFree(hbits), cudaFree(hf), cudaFree(hd);
 }
 
 // Distribution checks that need no reference sequence: moments.
@@ -178,10 +181,13 @@ int main(int argc, char** argv) {
   open_dump(argc, argv);
   check_generator<curandStateXORWOW_t>(CURAND_RNG_PSEUDO_XORWOW, "xorwow", 1234, 0, 4096, 1);
   check_generator<curandStateXORWOW_t>(CURAND_RNG_PSEUDO_XORWOW, "xorwow", 99, 10007, 4096, 1);
-  check_generator<curandStatePhilox4_32_10_t>(CURAND_RNG_PSEUDO_PHILOX4_32_10, "philox", 1234, 0, 8192, 4);
-  check_generator<curandStatePhilox4_32_10_t>(CURAND_RNG_PSEUDO_PHILOX4_32_10, "philox", 99, 10007, 8192, 4);
+  check_generator<curandStatePhilox4_32_10_t>(CURAND_RNG_PSEUDO_PHILOX4_32_10, "philox", 1234, 0,
+                                              8192, 4);
+  check_generator<curandStatePhilox4_32_10_t>(CURAND_RNG_PSEUDO_PHILOX4_32_10, "philox", 99, 10007,
+                                              8192, 4);
   check_generator<curandStateMRG32k3a_t>(CURAND_RNG_PSEUDO_MRG32K3A, "mrg32k3a", 1234, 0, 32768, 1);
-  check_generator<curandStateMRG32k3a_t>(CURAND_RNG_PSEUDO_MRG32K3A, "mrg32k3a", 99, 10007, 32768, 1);
+  check_generator<curandStateMRG32k3a_t>(CURAND_RNG_PSEUDO_MRG32K3A, "mrg32k3a", 99, 10007, 32768,
+                                         1);
   moments();
   if (g_dump) std::fclose(g_dump);
   std::printf("%s curand_check (%d failed)\n", g_failures ? "FAIL" : "PASS", g_failures);
