@@ -133,3 +133,18 @@ if(Python3_Interpreter_FOUND)
     set_tests_properties(programs.public_equal_${c} PROPERTIES TIMEOUT 300)
   endforeach()
 endif()
+
+# The CUDA samples that call cuBLAS and cuFFT, on smemlab's own libraries
+# (src/libs/); each verifies its own results.
+if(TARGET smemlab_cublas)
+  set(samples_libs ${public}/cuda-samples/Samples/4_CUDA_Libraries)
+  program(samples_simpleCUBLAS ${samples_libs}/simpleCUBLAS/simpleCUBLAS.cpp -I${samples_common} -arch=sm_90 -lcublas)
+  program(samples_simpleCUFFT ${samples_libs}/simpleCUFFT/simpleCUFFT.cu -I${samples_common} -arch=sm_90 -lcufft)
+  program(samples_batchCUBLAS ${samples_libs}/batchCUBLAS/batchCUBLAS.cpp -I${samples_common} -arch=sm_90 -lcublas)
+  program_test(public_samples_simpleCUBLAS_run 0 EXPECT "simpleCUBLAS test passed" "cublasSgemm_v2 1"
+               ARGS run -- ./samples_simpleCUBLAS)
+  program_test(public_samples_simpleCUFFT_run 0 EXPECT "Transforming signal back cufftExecC2C" "cufftExecC2C 3"
+               "1 kernel launches emulated" ARGS run -- ./samples_simpleCUFFT)
+  program_test(public_samples_batchCUBLAS_run 0 EXPECT "0 error\\(s\\)" "cublasDgemmBatched 1"
+               ARGS run -- ./samples_batchCUBLAS)
+endif()
