@@ -32,11 +32,13 @@ TEST(ProgramProtocol, StatusRoundTrips) {
   s.api_errors = 2;
   s.failed_kernels = 1;
   s.excess_wavefronts = 77;
+  s.library_calls = {{"cublasSgemm_v2", 3}, {"cufftExecC2C", 1}};
   TempFile f;
   f.write(status_json(s).dump() + "\n");
   ProgramStatus back;
   ASSERT_TRUE(read_status(f.path, &back));
   EXPECT_EQ(status_json(back), status_json(s));
+  EXPECT_EQ(back.library_calls.at("cublasSgemm_v2"), 3u);
 }
 
 TEST(ProgramProtocol, StatusOfAProgramThatNeverLoadedTheDriverOrCrashed) {

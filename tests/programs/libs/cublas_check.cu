@@ -534,7 +534,23 @@ void stream_order(cublasHandle_t h) {
   expect_close("stream_kernel_axpy_kernel", down<float>(dy, n), want, 1e-5);
   expect_close("device_pointer_dot", std::vector<float>{dot}, std::vector<float>{float(wdot)},
                1e-4);
+  // Captured into a graph (a library call is a node of it) and replayed twice.
   CHECK_STATUS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  auto y2 = down<float>(dy, n);
+  float half = 0.5f;
+  CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CHECK_STATUS(cublasSaxpy(h, n, &half, dx, 1, dy, 1));
+  CHECK_CUDA(cudaStreamEndCapture(s, &graph));
+  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec, s));
+  CHECK_CUDA(cudaGraphLaunch(exec, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  for (int i = 0; i < n; ++i) want[i] = y2[i] + 2 * 0.5f * (3.f * x[i]);
+  expect_close("graph_captured_axpy_twice", down<float>(dy, n), want, 1e-5);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
   CHECK_STATUS(cublasSetStream(h, 0));
   CHECK_CUDA(cudaStreamDestroy(s));
   cudaFree(dx), cudaFree(dy), cudaFree(dscal);
