@@ -11,7 +11,7 @@ struct Gf2Matrix {
   std::array<Bits, 160> col;  // image of basis bit j
 };
 
-Bits apply(const Gf2Matrix& m, const Bits& x) {
+Bits gf2_apply(const Gf2Matrix& m, const Bits& x) {
   Bits r{};
   for (int j = 0; j < 160; ++j)
     if (x[j / 32] >> (j % 32) & 1)
@@ -34,7 +34,7 @@ const std::vector<Gf2Matrix>& xorwow_powers() {
       out[0].col[j] = xorwow_step(e);
     }
     for (int i = 1; i < 128; ++i)
-      for (int j = 0; j < 160; ++j) out[i].col[j] = apply(out[i - 1], out[i - 1].col[j]);
+      for (int j = 0; j < 160; ++j) out[i].col[j] = gf2_apply(out[i - 1], out[i - 1].col[j]);
     return out;
   }();
   return p;
@@ -44,7 +44,7 @@ const std::vector<Gf2Matrix>& xorwow_powers() {
 constexpr uint64_t kM1 = 4294967087ull, kM2 = 4294944443ull;
 using Mat3 = std::array<std::array<uint64_t, 3>, 3>;
 
-Mat3 mul(const Mat3& a, const Mat3& b, uint64_t m) {
+Mat3 mrg_mul(const Mat3& a, const Mat3& b, uint64_t m) {
   Mat3 r{};
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) {
@@ -55,7 +55,7 @@ Mat3 mul(const Mat3& a, const Mat3& b, uint64_t m) {
   return r;
 }
 
-void apply3(const Mat3& a, uint64_t* s, uint64_t m) {
+void mrg_apply(const Mat3& a, uint64_t* s, uint64_t m) {
   uint64_t r[3];
   for (int i = 0; i < 3; ++i) {
     unsigned __int128 acc = 0;
@@ -74,8 +74,8 @@ const std::array<std::vector<Mat3>, 2>& mrg_powers() {
     std::array<std::vector<Mat3>, 2> out{std::vector<Mat3>(192), std::vector<Mat3>(192)};
     out[0][0] = m1, out[1][0] = m2;
     for (int i = 1; i < 192; ++i) {
-      out[0][i] = mul(out[0][i - 1], out[0][i - 1], kM1);
-      out[1][i] = mul(out[1][i - 1], out[1][i - 1], kM2);
+      out[0][i] = mrg_mul(out[0][i - 1], out[0][i - 1], kM1);
+      out[1][i] = mrg_mul(out[1][i - 1], out[1][i - 1], kM2);
     }
     return out;
   }();
@@ -139,7 +139,7 @@ void Stream::skip_subsequences(uint64_t n) {
     case Kind::Xorwow: {  // 2^67 steps each; d advances by 362437 * 2^67 = 0 mod 2^32
       Bits v{v_[0], v_[1], v_[2], v_[3], v_[4]};
       for (int b = 0; b < 64 && 67 + b < 128; ++b)
-        if (n >> b & 1) v = apply(xorwow_powers()[67 + b], v);
+        if (n >> b & 1) v = gf2_apply(xorwow_powers()[67 + b], v);
       for (int i = 0; i < 5; ++i) v_[i] = v[i];
       break;
     }
@@ -149,8 +149,8 @@ void Stream::skip_subsequences(uint64_t n) {
     case Kind::Mrg32k3a:  // 2^76 steps each
       for (int b = 0; b < 64 && 76 + b < 192; ++b)
         if (n >> b & 1) {
-          apply3(mrg_powers()[0][76 + b], s1_, kM1);
-          apply3(mrg_powers()[1][76 + b], s2_, kM2);
+          mrg_apply(mrg_powers()[0][76 + b], s1_, kM1);
+          mrg_apply(mrg_powers()[1][76 + b], s2_, kM2);
         }
       break;
   }
@@ -162,7 +162,7 @@ void Stream::skip(uint64_t n) {
     case Kind::Xorwow: {
       Bits v{v_[0], v_[1], v_[2], v_[3], v_[4]};
       for (int b = 0; b < 64; ++b)
-        if (n >> b & 1) v = apply(xorwow_powers()[b], v);
+        if (n >> b & 1) v = gf2_apply(xorwow_powers()[b], v);
       for (int i = 0; i < 5; ++i) v_[i] = v[i];
       d_ += uint32_t(362437u * n);
       break;
@@ -174,8 +174,8 @@ void Stream::skip(uint64_t n) {
     case Kind::Mrg32k3a:
       for (int b = 0; b < 64; ++b)
         if (n >> b & 1) {
-          apply3(mrg_powers()[0][b], s1_, kM1);
-          apply3(mrg_powers()[1][b], s2_, kM2);
+          mrg_apply(mrg_powers()[0][b], s1_, kM1);
+          mrg_apply(mrg_powers()[1][b], s2_, kM2);
         }
       break;
   }

@@ -404,6 +404,66 @@ void batched(cublasHandle_t h, const char* P) {
   cudaFree(dA), cudaFree(dB), cudaFree(dC), cudaFree(dpa), cudaFree(dpb), cudaFree(dpc);
 }
 
+// Hermitian routines (C/Z): hemv (upper), her (lower), herk (lower, N),
+// hemm (left, lower) against loops over the full Hermitian matrix.
+template <class T, class R, class Hemv, class Her, class Herk, class Hemm>
+void hermitian(cublasHandle_t h, const char* P, Hemv hemv, Her her, Herk herk, Hemm hemm) {
+  using D = dv_t<T>;
+  const int n = 23, k = 17;
+  auto A = rnd_vec<T>(n * n, 60), x = rnd_vec<T>(n, 61), y = rnd_vec<T>(n, 62);
+  auto full = [&](const std::vector<T>& M, bool upper, int i, int j) {
+    if (i == j) return T(M[i + i * n].real(), 0);
+    bool stored = upper ? i < j : i > j;
+    return stored ? M[i + j * n] : std::conj(M[j + i * n]);
+  };
+  T alpha(0.5, -0.25), beta(1.5, 0.5);
+  R ralpha = 0.75, rbeta = -0.5;
+  auto *dA = up(A), *dx = up(x), *dy = up(y);
+  CHECK_STATUS(hemv(h, CUBLAS_FILL_MODE_UPPER, n, dp(&alpha), dA, n, dx, 1, dp(&beta), dy, 1));
+  std::vector<T> want(n);
+  for (int i = 0; i < n; ++i) {
+    T s{};
+    for (int j = 0; j < n; ++j) s += full(A, true, i, j) * x[j];
+    want[i] = alpha * s + beta * y[i];
+  }
+  expect_close((std::string(P) + "hemv_U").c_str(), down<T>(dy, n), want, tol_of<T>());
+  CHECK_STATUS(her(h, CUBLAS_FILL_MODE_LOWER, n, &ralpha, dx, 1, dA, n));
+  auto got = down<T>(dA, n * n);
+  std::vector<T> gl, wl;
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i) {
+      T w = full(A, false, i, j) + ralpha * x[i] * std::conj(x[j]);
+      gl.push_back(got[i + j * n]), wl.push_back(i == j ? T(w.real(), 0) : w);
+    }
+  expect_close((std::string(P) + "her_L").c_str(), gl, wl, tol_of<T>());
+  auto B = rnd_vec<T>(n * k, 63), C = rnd_vec<T>(n * n, 64);
+  auto *dB = up(B), *dC = up(C);
+  CHECK_STATUS(herk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, &ralpha, dB, n, &rbeta, dC, n));
+  got = down<T>(dC, n * n);
+  gl.clear(), wl.clear();
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i) {
+      T s{};
+      for (int l = 0; l < k; ++l) s += B[i + l * n] * std::conj(B[j + l * n]);
+      T w = ralpha * s + rbeta * C[i + j * n];
+      gl.push_back(got[i + j * n]), wl.push_back(i == j ? T(w.real(), 0) : w);
+    }
+  expect_close((std::string(P) + "herk_LN").c_str(), gl, wl, tol_of<T>());
+  CHECK_CUDA(cudaMemcpy(dA, A.data(), n * n * sizeof(T), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dC, C.data(), n * k * sizeof(T), cudaMemcpyHostToDevice));
+  CHECK_STATUS(hemm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, n, k, dp(&alpha), dA, n, dB, n,
+                    dp(&beta), dC, n));
+  std::vector<T> wm(n * k);
+  for (int j = 0; j < k; ++j)
+    for (int i = 0; i < n; ++i) {
+      T s{};
+      for (int l = 0; l < n; ++l) s += full(A, false, i, l) * B[l + j * n];
+      wm[i + j * n] = alpha * s + beta * C[i + j * n];
+    }
+  expect_close((std::string(P) + "hemm_LL").c_str(), down<T>(dC, n * k), wm, tol_of<T>());
+  cudaFree(dA), cudaFree(dx), cudaFree(dy), cudaFree(dB), cudaFree(dC);
+}
+
 // GemmEx: fp16 and bf16 inputs with fp32 compute and output, and fp32 with
 // tf32 allowed (the tolerance is tf32's, the GPU rounds the inputs to it).
 void gemm_ex(cublasHandle_t h) {
@@ -564,6 +624,8 @@ int main(int argc, char** argv) {
   level1<float>(h, "S"), level1<double>(h, "D"), level1<cf>(h, "C"), level1<cd>(h, "Z");
   level23<float>(h, "S"), level23<double>(h, "D"), level23<cf>(h, "C"), level23<cd>(h, "Z");
   batched<float>(h, "S"), batched<double>(h, "D"), batched<cf>(h, "C"), batched<cd>(h, "Z");
+  hermitian<cf, float>(h, "C", cublasChemv, cublasCher, cublasCherk, cublasChemm);
+  hermitian<cd, double>(h, "Z", cublasZhemv, cublasZher, cublasZherk, cublasZhemm);
   gemm_ex(h);
   stream_order(h);
   CHECK_STATUS(cublasDestroy(h));
