@@ -74,10 +74,9 @@ DeviceQueue::Seq DeviceQueue::submit(const void* stream, std::function<void()> o
   std::lock_guard<std::mutex> q(qmu_);
   if (!started_) {
     started_ = true;
-    std::thread t([this] { run_worker(); });
-    worker_id_.store(t.get_id());
-    mu_.worker.store(t.get_id());
-    t.detach();  // lives as long as the process (the driver is never destroyed)
+    worker_ = std::thread([this] { run_worker(); });
+    worker_id_.store(worker_.get_id());
+    mu_.worker.store(worker_.get_id());
   }
   Seq s = ++submitted_;
   last_[stream] = s;
@@ -86,12 +85,22 @@ DeviceQueue::Seq DeviceQueue::submit(const void* stream, std::function<void()> o
   return s;
 }
 
+DeviceQueue::~DeviceQueue() {
+  {
+    std::lock_guard<std::mutex> q(qmu_);
+    stopping_ = true;
+  }
+  work_.notify_one();
+  if (worker_.joinable()) worker_.join();
+}
+
 void DeviceQueue::run_worker() {
   for (;;) {
     std::pair<Seq, std::function<void()>> next;
     {
       std::unique_lock<std::mutex> q(qmu_);
-      work_.wait(q, [&] { return !ops_.empty(); });
+      work_.wait(q, [&] { return !ops_.empty() || stopping_; });
+      if (ops_.empty()) return;
       next = std::move(ops_.front());
       ops_.pop_front();
     }

@@ -48,6 +48,9 @@ class DeviceQueue {
  public:
   using Seq = uint64_t;  // 1, 2, ...: operations in submission order; 0: none
   DeviceQueue(DriverMutex& mu, bool synchronous);
+  // Runs what is queued, then ends the worker (the driver's queue is never
+  // destroyed: the program's exit handlers may still call in).
+  ~DeviceQueue();
   // Runs `op` on the device worker after every operation submitted before it
   // (at once, in the caller, under SMEMLAB_SYNC or when the caller is the
   // worker itself: an operation's own operations, a graph's nodes, run
@@ -81,7 +84,8 @@ class DeviceQueue {
   std::atomic<int> host_waiting_{0};
   std::atomic<std::thread::id> worker_id_{};
   std::atomic<Seq> running_{0};
-  bool started_ = false;
+  bool started_ = false, stopping_ = false;
+  std::thread worker_;
 };
 
 }  // namespace smemlab::runtime
