@@ -145,6 +145,8 @@ CUresult primary_retain(CUcontext* c, CUdevice dev) {
 // memory stays (the emulated device is never reset).
 CUresult primary_release(CUdevice dev) {
   if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  // cudaDeviceReset: the device's work ends first (and its output is printed).
+  Driver::get().synchronize_all();
   if (g_primary_refs > 0 && --g_primary_refs == 0) destroy_context_storage(the_context());
   return CUDA_SUCCESS;
 }
