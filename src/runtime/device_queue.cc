@@ -116,7 +116,9 @@ void DeviceQueue::run_worker() {
 }
 
 void DeviceQueue::wait(Seq s) {
-  if (on_worker() || done(s)) return;
+  // SMEMLAB_SYNC: what is not done runs on this call stack (an operation
+  // that waits, as a blocking copy inside a queued one does).
+  if (synchronous_ || on_worker() || done(s)) return;
   host_waiting_.fetch_add(1);
   // The worker needs the driver's lock to finish: give up this thread's hold.
   const int held = DriverMutex::depth();

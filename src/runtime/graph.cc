@@ -591,6 +591,16 @@ CUresult graph_launch(CUgraphExec h, CUstream s) {
         "the emulator");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
+  // A kernel the emulator cannot run is refused by the launch itself, as a
+  // plain launch of it is (the GPU's is refused before it runs, too).
+  for (const auto& k : e->kernels) {
+    CUresult refused = CUDA_SUCCESS;
+    if (k && k->f && !d.program(k->f, "", &refused)) {
+      ++d.launches, ++d.failed_kernels;  // counted as its plain launch is
+      d.write_summary(false);
+      return refused;
+    }
+  }
   // The graph runs on the device worker in stream order, its nodes one
   // after another (device_queue.h). Copied: a host node may destroy or
   // update the exec it belongs to (cuGraphExecDestroy waits for the device).
