@@ -63,6 +63,7 @@ class DeviceQueue {
   void wait_all() { wait(submitted()); }
   bool done(Seq s) const { return s <= completed_.load(std::memory_order_acquire); }
   Seq submitted() const { return submitted_.load(std::memory_order_acquire); }
+  Seq completed() const { return completed_.load(std::memory_order_acquire); }
   Seq last_of(const void* stream) const;
   void forget(const void* stream);
   bool on_worker() const { return std::this_thread::get_id() == worker_id_.load(); }

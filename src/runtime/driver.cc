@@ -455,7 +455,22 @@ CUresult Driver::copy_async(const char* api, CUstream s, uint64_t dst, uint64_t 
   return CUDA_SUCCESS;
 }
 
-CUresult sticky_error() noexcept { return Driver::get().sticky; }
+CUresult sticky_error() noexcept {
+  Driver& d = Driver::get();
+  CUresult s = d.sticky;
+  // The call returns the fault without synchronizing: the device's work
+  // ends (nothing runs after a fault) and what it printed up to the fault
+  // (its error line, an assert's) is printed now, as the synchronization
+  // that reports the fault would have.
+  if (s != CUDA_SUCCESS && !d.queue.on_worker()) {
+    try {
+      d.synchronize_all();
+    } catch (...) {
+      // Out of memory while printing: the error code still reaches the program.
+    }
+  }
+  return s;
+}
 
 // ---- launches --------------------------------------------------------------
 
@@ -622,6 +637,8 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
 
 void Driver::run_launch(Function* f, uint64_t index, emu::LaunchConfig cfg,
                         std::vector<emu::ArgBytes> args, bool selected) {
+  // After a fault the context runs nothing more, as the GPU's.
+  if (sticky != CUDA_SUCCESS) return;
   Module& m = *f->module;
   struct Summary {
     Driver* d;
