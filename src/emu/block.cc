@@ -322,9 +322,12 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     // A round of turns in one interpreter call (a call per turn cost a
     // fifth of a shared-tile kernel's time under the gpu schedule).
     RoundResult round = run_round(b, turns, kSlice);
-    if (round.over_budget) budget_fault(b, *round.over_budget);
-    if (!round.alive) break;
-    if (!round.progress) deadlock();
+    if (round.over_budget) {
+      if (!extend_budget(b)) budget_fault(b, *round.over_budget);
+    } else {
+      if (!round.alive) break;
+      if (!round.progress) deadlock();
+    }
     BlockCtx* self = &b;
     spin_.after_round(std::span<BlockCtx* const>(&self, 1));
     turns.next_round();
@@ -379,6 +382,7 @@ void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, Clust
   b.obs = obs;
   b.event.block = id;
   b.steps = 0;
+  b.budget = env.budget;
   b.lane_steps = 0;
   b.global_hint = nullptr;
   b.printf_out.clear();

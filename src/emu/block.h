@@ -78,9 +78,19 @@ void cooperative_pause(const LaunchEnv& env, uint64_t writes, uint64_t& publishe
 // takes its turns a round at a time, run_round): runs it (b.steps counts
 // its steps), a fault past the block's budget. Whether it executed
 // anything.
+// Past its budget while the program's host thread runs (program mode: it
+// may still write the memory the block spins on, and the host's progress is
+// the kernel's), a block gets another budget; true when it did.
+inline bool extend_budget(BlockCtx& b) {
+  const std::atomic<int>* waiting = b.env->host_waiting;
+  if (!waiting || waiting->load(std::memory_order_relaxed) != 0) return false;
+  b.budget = b.steps + b.env->budget;
+  return true;
+}
+
 inline bool take_turn(BlockCtx& b, Warp& w, WarpTurns& turns) {
   uint64_t n = run_warp(b, w, kSlice, turns.quota());
-  if (b.steps > b.env->budget) budget_fault(b, w);
+  if (b.steps > b.budget && !extend_budget(b)) budget_fault(b, w);
   return n > 0;
 }
 

@@ -128,6 +128,8 @@ struct LaunchEnv {
   uint64_t budget = 0;                      // warp-instructions per block
   DeviceHeap* heap = nullptr;               // malloc/free in kernels
   const std::atomic<bool>* stop = nullptr;  // set: end the block ("interrupted")
+  // LaunchConfig::host_waiting: while it reads 0 the budget is extended.
+  const std::atomic<int>* host_waiting = nullptr;
   // Cooperative launches: the grid-sync workspace (%envreg1:%envreg2), and
   // the launch-wide count of stores and atomics blocks add to (progress).
   uint64_t grid_workspace = 0;
@@ -183,6 +185,7 @@ struct BlockCtx {
   uint32_t live_threads = 0;
   BlockObserver* obs = nullptr;
   uint64_t steps = 0;
+  uint64_t budget = 0;  // steps it may reach: env->budget, extended while the host runs
   uint64_t lane_steps = 0;
   uint64_t clock_base = 0;
   uint64_t writes = 0;  // stores and atomics executed (any space)

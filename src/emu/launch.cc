@@ -349,7 +349,9 @@ void watch_cooperative(const LaunchConfig& cfg, unsigned nthreads,
       continue;
     }
     uint64_t now = ran.load() + writes.load();
-    if (now != seen) {
+    // A host that runs may still set what the blocks wait for.
+    const bool host_runs = cfg.host_waiting && cfg.host_waiting->load() == 0;
+    if (now != seen || host_runs) {
       seen = now;
       last = Clock::now();
     } else if (std::chrono::duration<double>(Clock::now() - last).count() > cfg.stall_seconds) {
@@ -492,6 +494,7 @@ LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const u
   env.budget = cfg.budget;
   env.heap = &m.device().memory().heap();
   env.stop = cfg.stop;
+  env.host_waiting = cfg.host_waiting;
   env.schedule = cfg.schedule;
   return env;
 }
@@ -610,6 +613,22 @@ LaunchError stop_error(FaultKind kind, std::string message, Dim3 block) {
 }
 
 }  // namespace
+
+std::string launch_refusal(Module& m, const std::string& kernel, const LaunchConfig& cfg,
+                           const std::vector<ArgBytes>& args) {
+  const Program& p = m.kernel(kernel);
+  std::vector<uint8_t> params;
+  if (std::string e = pack_params(p, kernel, args, &params); !e.empty()) return e;
+  if (std::string e = config_refusal(p, cfg); !e.empty()) return e;
+  Dim3 cluster;
+  bool is_explicit = false;
+  if (std::string e = resolve_cluster(*m.ptx().find(kernel), cfg, &cluster, &is_explicit);
+      !e.empty())
+    return e;
+  std::string isa_error;
+  if (!select_run_warp(&isa_error)) return isa_error;
+  return "";
+}
 
 LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig& cfg,
                         const std::vector<ArgBytes>& args) {

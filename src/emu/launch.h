@@ -155,6 +155,11 @@ struct LaunchConfig {
   // with kind "deadlock". The caller checks co-residency (occupancy).
   bool cooperative = false;
   double stall_seconds = 10;
+  // Program mode: the program's host threads blocked on the device. While
+  // it reads 0 the host runs and may still write memory a kernel spins on
+  // (a flag in managed or mapped memory), so neither the instruction budget
+  // nor the stall watchdog ends the launch. Null: the budget always holds.
+  const std::atomic<int>* host_waiting = nullptr;
   // How a block's warps take turns (emu/schedule.h): `gpu` interleaves them
   // at every memory op, as the hardware does, so a race the GPU's
   // scheduling makes benign is benign here too.
@@ -212,6 +217,11 @@ ArgBytes arg(const A& v) {
 
 LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig& cfg,
                         const std::vector<ArgBytes>& args);
+// Why launch_raw would refuse the launch before running a block (its
+// arguments, configuration, cluster shape, the interpreter's ISA), "" when
+// it would not: a driver that runs launches later says it at the launch.
+std::string launch_refusal(Module& m, const std::string& kernel, const LaunchConfig& cfg,
+                           const std::vector<ArgBytes>& args);
 
 template <class... A>
 LaunchStatus launch(Module& m, const std::string& kernel, const LaunchConfig& cfg,

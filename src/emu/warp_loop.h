@@ -474,7 +474,7 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
                           uint32_t fixed_quota) {
   const Op* ops = b.prog->ops.data();
   const uint32_t count = turns.size();
-  const uint64_t budget = b.env ? b.env->budget : UINT64_MAX, steps_before = b.steps;
+  const uint64_t budget = b.env ? b.budget : UINT64_MAX, steps_before = b.steps;
   uint64_t lanes = 0;
   uint32_t live = 0;
   RoundResult r;

@@ -1,8 +1,9 @@
 // The driver API entry points over the emulator, and the name table
 // cuGetProcAddress answers from. Each entry point takes the driver's lock;
-// streams are executed in issue order, so every *Async call completes
-// before it returns and synchronization has nothing to wait for.
-#include "runtime/static_libraries.h"
+// launches and the asynchronous calls (1-D copies and memsets, event
+// records, host functions) are operations of the device queue
+// (device_queue.h), which synchronization and queries wait for or look at.
+// 2-D, 3-D and array *Async copies and memsets run as blocking ones.
 #include "runtime/api.h"
 
 #include <fmt/format.h>
@@ -17,12 +18,13 @@
 #include "runtime/graph.h"
 #include "runtime/guard.h"
 #include "runtime/mempool.h"
+#include "runtime/static_libraries.h"
 #include "runtime/tensor_map.h"
 
 namespace smemlab::runtime {
 namespace {
 
-using Lock = std::lock_guard<std::recursive_mutex>;
+using Lock = std::lock_guard<DriverMutex>;
 #define LOCKED                \
   Driver& d = Driver::get(); \
   Lock lock(d.mu);           \
@@ -145,6 +147,8 @@ CUresult primary_retain(CUcontext* c, CUdevice dev) {
 // memory stays (the emulated device is never reset).
 CUresult primary_release(CUdevice dev) {
   if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  // cudaDeviceReset: the device's work ends first (and its output is printed).
+  Driver::get().synchronize_all();
   if (g_primary_refs > 0 && --g_primary_refs == 0) destroy_context_storage(the_context());
   return CUDA_SUCCESS;
 }
@@ -178,7 +182,9 @@ CUresult ctx_get_device(CUdevice* dev) {
 }
 CUresult ctx_get_device_v2(CUdevice* dev, CUcontext) { return ctx_get_device(dev); }
 CUresult ctx_synchronize() {
-  LOCKED;
+  Driver& d = Driver::get();
+  d.synchronize_all();
+  Lock lock(d.mu);
   pools_synchronized();
   return d.sticky;
 }
@@ -643,7 +649,7 @@ CUresult memcpy_any(CUdeviceptr dst, CUdeviceptr src, size_t n) {
 CUresult memcpy_any_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   LOCKED;
   CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMCPY, memcpy_any(dst, src, n));
-  return d.copy("cudaMemcpyAsync", dst, src, n, -1, -1);
+  return d.copy_async("cudaMemcpyAsync", s, dst, src, n, -1, -1);
 }
 CUresult memcpy_htod(CUdeviceptr dst, const void* src, size_t n) {
   LOCKED;
@@ -651,7 +657,9 @@ CUresult memcpy_htod(CUdeviceptr dst, const void* src, size_t n) {
 }
 CUresult memcpy_htod_async(CUdeviceptr dst, const void* src, size_t n, CUstream s) {
   CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMCPY, memcpy_htod(dst, src, n));
-  return memcpy_htod(dst, src, n);
+  LOCKED;
+  return d.copy_async("cudaMemcpyAsync (host to device)", s, dst, reinterpret_cast<uint64_t>(src),
+                      n, 1, -1);
 }
 CUresult memcpy_dtoh(void* dst, CUdeviceptr src, size_t n) {
   LOCKED;
@@ -659,7 +667,9 @@ CUresult memcpy_dtoh(void* dst, CUdeviceptr src, size_t n) {
 }
 CUresult memcpy_dtoh_async(void* dst, CUdeviceptr src, size_t n, CUstream s) {
   CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMCPY, memcpy_dtoh(dst, src, n));
-  return memcpy_dtoh(dst, src, n);
+  LOCKED;
+  return d.copy_async("cudaMemcpyAsync (device to host)", s, reinterpret_cast<uint64_t>(dst), src,
+                      n, -1, 1);
 }
 CUresult memcpy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
   LOCKED;
@@ -667,7 +677,8 @@ CUresult memcpy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
 }
 CUresult memcpy_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMCPY, memcpy_dtod(dst, src, n));
-  return memcpy_dtod(dst, src, n);
+  LOCKED;
+  return d.copy_async("cudaMemcpyAsync (device to device)", s, dst, src, n, 1, 1);
 }
 CUresult memcpy_peer(CUdeviceptr dst, CUcontext, CUdeviceptr src, CUcontext, size_t n) {
   return memcpy_dtod(dst, src, n);
@@ -675,7 +686,8 @@ CUresult memcpy_peer(CUdeviceptr dst, CUcontext, CUdeviceptr src, CUcontext, siz
 CUresult memcpy_peer_async(CUdeviceptr dst, CUcontext, CUdeviceptr src, CUcontext, size_t n,
                            CUstream s) {
   CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMCPY, memcpy_dtod(dst, src, n));
-  return memcpy_dtod(dst, src, n);
+  LOCKED;
+  return d.copy_async("cudaMemcpyPeerAsync", s, dst, src, n, 1, 1);
 }
 
 // ---- CUDA arrays -----------------------------------------------------------
@@ -968,6 +980,7 @@ CUresult memcpy_3d_async(const CUDA_MEMCPY3D* c, CUstream s) {
 CUresult memset_2d(const char* api, CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem,
                    size_t width, size_t height) {
   LOCKED;
+  d.synchronize_all();  // in the legacy stream's order (a no-op on the worker)
   if (d.sticky != CUDA_SUCCESS) return d.sticky;
   for (size_t row = 0; row < height; ++row) {
     uint8_t* p;
@@ -977,12 +990,26 @@ CUresult memset_2d(const char* api, CUdeviceptr dst, size_t pitch, unsigned valu
   }
   return CUDA_SUCCESS;
 }
+// cudaMemsetAsync: checked now, set in stream `s`'s order.
+CUresult memset_async(const char* api, CUstream s, CUdeviceptr dst, size_t pitch, unsigned value,
+                      unsigned elem, size_t width, size_t height) {
+  LOCKED;
+  if (d.sticky != CUDA_SUCCESS) return d.sticky;
+  for (size_t row = 0; row < height; ++row) {
+    uint8_t* p;
+    if (!d.resolve(api, "destination", dst + row * pitch, width * elem, true, &p))
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  d.enqueue(
+      s, [=] { memset_2d(api, dst, pitch, value, elem, width, height); }, api);
+  return CUDA_SUCCESS;
+}
 CUresult memset_d8(CUdeviceptr p, unsigned char v, size_t n) {
   return memset_2d("cudaMemset", p, n, v, 1, n, 1);
 }
 CUresult memset_d8_async(CUdeviceptr p, unsigned char v, size_t n, CUstream s) {
   CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMSET, memset_d8(p, v, n));
-  return memset_d8(p, v, n);
+  return memset_async("cudaMemsetAsync", s, p, n, v, 1, n, 1);
 }
 CUresult memset_d16(CUdeviceptr p, unsigned short v, size_t n) {
   return memset_2d("cuMemsetD16", p, n * 2, v, 2, n, 1);
@@ -992,11 +1019,11 @@ CUresult memset_d32(CUdeviceptr p, unsigned v, size_t n) {
 }
 CUresult memset_d16_async(CUdeviceptr p, unsigned short v, size_t n, CUstream s) {
   CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMSET, memset_d16(p, v, n));
-  return memset_d16(p, v, n);
+  return memset_async("cuMemsetD16Async", s, p, n * 2, v, 2, n, 1);
 }
 CUresult memset_d32_async(CUdeviceptr p, unsigned v, size_t n, CUstream s) {
   CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMSET, memset_d32(p, v, n));
-  return memset_d32(p, v, n);
+  return memset_async("cuMemsetD32Async", s, p, n * 4, v, 4, n, 1);
 }
 CUresult memset_d2d16(CUdeviceptr p, size_t pitch, unsigned short v, size_t w, size_t h) {
   return memset_2d("cuMemsetD2D16", p, pitch, v, 2, w, h);
@@ -1007,12 +1034,12 @@ CUresult memset_d2d32(CUdeviceptr p, size_t pitch, unsigned v, size_t w, size_t 
 CUresult memset_d2d16_async(CUdeviceptr p, size_t pitch, unsigned short v, size_t w, size_t h,
                             CUstream s) {
   CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMSET, memset_d2d16(p, pitch, v, w, h));
-  return memset_d2d16(p, pitch, v, w, h);
+  return memset_async("cuMemsetD2D16Async", s, p, pitch, v, 2, w, h);
 }
 CUresult memset_d2d32_async(CUdeviceptr p, size_t pitch, unsigned v, size_t w, size_t h,
                             CUstream s) {
   CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMSET, memset_d2d32(p, pitch, v, w, h));
-  return memset_d2d32(p, pitch, v, w, h);
+  return memset_async("cuMemsetD2D32Async", s, p, pitch, v, 4, w, h);
 }
 CUresult memset_d2d8(CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h) {
   return memset_2d("cudaMemset2D", p, pitch, v, 1, w, h);
@@ -1020,7 +1047,7 @@ CUresult memset_d2d8(CUdeviceptr p, size_t pitch, unsigned char v, size_t w, siz
 CUresult memset_d2d8_async(CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h,
                            CUstream s) {
   CAPTURED(s, CU_GRAPH_NODE_TYPE_MEMSET, memset_d2d8(p, pitch, v, w, h));
-  return memset_d2d8(p, pitch, v, w, h);
+  return memset_async("cudaMemset2DAsync", s, p, pitch, v, 1, w, h);
 }
 // Hints about where managed memory should live: the emulator's memory is
 // the host's, so there is nothing to move.
@@ -1219,13 +1246,9 @@ CUresult surf_object_create(CUsurfObject* out, const CUDA_RESOURCE_DESC* res) {
   const Array* array = array_of(res->res.array.hArray);
   if (!array) return CUDA_ERROR_INVALID_HANDLE;
   const CUDA_ARRAY3D_DESCRIPTOR& a = array->desc;
-  if (!(a.Flags & CUDA_ARRAY3D_SURFACE_LDST)) {
-    // As the driver documents: the array must be created for surface access.
-    d.error_line(
-        "cuSurfObjectCreate (cudaCreateSurfaceObject): the CUDA array was not created "
-        "with cudaArraySurfaceLoadStore (CUDA_ARRAY3D_SURFACE_LDST)");
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  // The driver's documentation asks for CUDA_ARRAY3D_SURFACE_LDST, but the
+  // H100's driver (580.159.04) creates a surface over an array without it
+  // (tests/data/h100_array_flags.txt), and so does the emulator.
   emu::texture::Descriptor e;
   tex_format(a.Format, &e.format);  // the array's format was checked at its creation
   e.channels = a.NumChannels;
@@ -1264,7 +1287,7 @@ CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
   LOCKED;
   if (captured(s))
     return capture_kernel(s, fn(f), {gx, gy, gz}, {bx, by, bz}, shared, params, extra);
-  return d.launch(fn(f), {gx, gy, gz}, {bx, by, bz}, shared, params, extra);
+  return d.launch(fn(f), {gx, gy, gz}, {bx, by, bz}, shared, params, extra, false, {0, 0, 0}, s);
 }
 int blocks_per_sm(const DeviceSpec& s, const emu::Program& p, int block, size_t dyn);
 
@@ -1291,7 +1314,7 @@ CUresult cooperative(Function* f, emu::Dim3 grid, emu::Dim3 block, unsigned shar
       return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     }
   }
-  return d.launch(f, grid, block, shared, params, extra, true, cluster);
+  return d.launch(f, grid, block, shared, params, extra, true, cluster, s);
 }
 CUresult launch_cooperative(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                             unsigned by, unsigned bz, unsigned shared, CUstream s, void** params) {
@@ -1329,7 +1352,7 @@ CUresult launch_kernel_ex(const CUlaunchConfig* c, CUfunction f, void** params, 
                           cluster);
   if (coop)
     return cooperative(fn(f), grid, block, c->sharedMemBytes, c->hStream, params, extra, cluster);
-  return d.launch(fn(f), grid, block, c->sharedMemBytes, params, extra, false, cluster);
+  return d.launch(fn(f), grid, block, c->sharedMemBytes, params, extra, false, cluster, c->hStream);
 }
 CUresult launch_host_func(CUstream s, CUhostFn f, void* user) {
   if (!f) return CUDA_ERROR_INVALID_VALUE;
@@ -1338,7 +1361,7 @@ CUresult launch_host_func(CUstream s, CUhostFn f, void* user) {
       f(user);
       return CUDA_SUCCESS;
     });
-  f(user);
+  Driver::get().enqueue_host(s, [f, user] { f(user); });
   return CUDA_SUCCESS;
 }
 
@@ -1411,19 +1434,36 @@ CUresult stream_add_callback(CUstream s, CUstreamCallback cb, void* user, unsign
   if (CUresult r = capture_forbids(s, "cuStreamAddCallback (cudaStreamAddCallback)");
       r != CUDA_SUCCESS)
     return r;
-  cb(s, d.sticky, user);
+  d.enqueue_host(s, [s, cb, user, &d] { cb(s, d.sticky, user); });
   return CUDA_SUCCESS;
+}
+// The operation a synchronization of stream `s` waits for: its last; the
+// legacy default stream waits for every blocking stream, and the one
+// device worker runs everything in submission order, so for it the last
+// operation of all.
+uint64_t stream_tail(CUstream s) {
+  Driver& d = Driver::get();
+  if (s == nullptr || s == CU_STREAM_LEGACY) return d.queue.submitted();
+  return d.queue.last_of(s);
 }
 CUresult stream_synchronize(CUstream s) {
   if (CUresult r = capture_forbids(s, "cuStreamSynchronize (cudaStreamSynchronize)");
       r != CUDA_SUCCESS)
     return r;
-  return ctx_synchronize();
+  Driver& d = Driver::get();
+  d.synchronize(stream_tail(s));
+  Lock lock(d.mu);
+  pools_synchronized();
+  return d.sticky;
 }
 CUresult stream_query(CUstream s) {
+  // Without the driver's lock: a kernel the worker runs holds it, and the
+  // answer then is "not ready".
+  Driver& d = Driver::get();
+  if (!d.queue.done(stream_tail(s))) return CUDA_ERROR_NOT_READY;
   if (CUresult r = capture_forbids(s, "cuStreamQuery (cudaStreamQuery)"); r != CUDA_SUCCESS)
     return r;
-  return ctx_synchronize();
+  return d.sticky;
 }
 CUresult stream_attach_mem(CUstream, CUdeviceptr, size_t, unsigned) { return CUDA_SUCCESS; }
 
@@ -1438,18 +1478,31 @@ CUresult event_record(CUevent e, CUstream s) {
   if (!e) return CUDA_ERROR_INVALID_HANDLE;
   if (capture_event_record(e, s)) return CUDA_SUCCESS;
   auto* ev = reinterpret_cast<Event*>(e);
-  ev->ms = now_ms();
+  LOCKED;
   ev->recorded = true;
+  // The time is taken when the device reaches the record.
+  ev->seq = d.enqueue(
+      s, [ev] { ev->ms = now_ms(); }, "cuEventRecord");
   return CUDA_SUCCESS;
 }
 CUresult event_record_flags(CUevent e, CUstream s, unsigned) { return event_record(e, s); }
-CUresult event_query(CUevent e) { return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+CUresult event_query(CUevent e) {
+  if (!e) return CUDA_ERROR_INVALID_HANDLE;
+  // Without the driver's lock, as stream_query.
+  return Driver::get().queue.done(reinterpret_cast<Event*>(e)->seq) ? CUDA_SUCCESS
+                                                                    : CUDA_ERROR_NOT_READY;
+}
 CUresult event_synchronize(CUevent e) {
-  LOCKED;
+  if (!e) return CUDA_ERROR_INVALID_HANDLE;
+  Driver& d = Driver::get();
+  d.synchronize(reinterpret_cast<Event*>(e)->seq);
+  Lock lock(d.mu);
   pools_synchronized();
-  return event_query(e);
+  return d.sticky;
 }
 CUresult event_destroy(CUevent e) {
+  // A record still queued writes the event: it goes once that has run.
+  if (e) Driver::get().queue.wait(reinterpret_cast<Event*>(e)->seq);
   LOCKED;
   for (auto it = d.events.begin(); it != d.events.end(); ++it)
     if (it->get() == reinterpret_cast<Event*>(e)) {
@@ -1463,6 +1516,8 @@ CUresult event_elapsed(float* ms, CUevent a, CUevent b) {
   if (!ms || !a || !b) return CUDA_ERROR_INVALID_VALUE;
   auto *x = reinterpret_cast<Event*>(a), *y = reinterpret_cast<Event*>(b);
   if (!x->recorded || !y->recorded) return CUDA_ERROR_INVALID_HANDLE;
+  Driver& d = Driver::get();
+  if (!d.queue.done(x->seq) || !d.queue.done(y->seq)) return CUDA_ERROR_NOT_READY;
   *ms = static_cast<float>(y->ms - x->ms);
   return CUDA_SUCCESS;
 }

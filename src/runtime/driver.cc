@@ -53,11 +53,112 @@ void Driver::note(const std::string& text) {
     s += std::string(session::protocol::kLinePrefix) + text.substr(start, end - start) + "\n";
     start = end + 1;
   }
+  device_output(out_fd_, std::move(s));
+}
+
+// ---- the device queue (device_queue.h) --------------------------------------
+
+namespace {
+CUstream stream_key(CUstream s) {
+  // The legacy default stream has two names (0 and CU_STREAM_LEGACY).
+  return s == CU_STREAM_LEGACY ? nullptr : s;
+}
+
+void write_fd(int fd, const std::string& s) {
+  if (fd == 1) {  // the program's stdout, through its buffer (as cudart's printf flush)
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
   for (size_t done = 0; done < s.size();) {
-    ssize_t n = ::write(out_fd_, s.data() + done, s.size() - done);
+    ssize_t n = ::write(fd, s.data() + done, s.size() - done);
     if (n <= 0) break;
     done += static_cast<size_t>(n);
   }
+}
+}  // namespace
+
+uint64_t Driver::enqueue(CUstream s, std::function<void()> op, const char* what) {
+  watch_exit();
+  return queue.submit(stream_key(s), [this, op = std::move(op), what] {
+    try {
+      op();
+    } catch (...) {
+      // The boundary of guard.h, for work that runs after its call returned:
+      // the error is the context's, as a kernel fault's.
+      CUresult r = escaped_exception(what);
+      CUresult none = CUDA_SUCCESS;
+      sticky.compare_exchange_strong(none, r);
+    }
+  });
+}
+
+uint64_t Driver::enqueue_host(CUstream s, std::function<void()> fn) {
+  return enqueue(s, std::move(fn), "a host function (cuLaunchHostFunc)");
+}
+
+CUresult Driver::synchronize(uint64_t seq) {
+  queue.wait(seq);
+  if (!queue.on_worker()) flush_output(seq);
+  return sticky;
+}
+
+void Driver::device_output(int fd, std::string text) {
+  if (queue.on_worker() && !queue.synchronous()) {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    pending_out_.push_back({queue.running(), fd, std::move(text)});
+    return;
+  }
+  write_fd(fd, text);
+}
+
+void Driver::without_driver_lock(const std::function<void()>& emulate) {
+  if (!queue.on_worker()) {  // SMEMLAB_SYNC: the host itself runs it
+    emulate();
+    return;
+  }
+  // The host holds `mu` only with memory_map_mu free or its own, so taking
+  // the map first and then giving up `mu` cannot deadlock.
+  std::unique_lock<std::recursive_mutex> map(memory_map_mu);
+  const int held = DriverMutex::depth();
+  for (int i = 0; i < held; ++i) mu.unlock();
+  struct Relock {
+    DriverMutex& mu;
+    std::unique_lock<std::recursive_mutex>& map;
+    int held;
+    ~Relock() {
+      map.unlock();
+      for (int i = 0; i < held; ++i) mu.lock();
+    }
+  } relock{mu, map, held};
+  emulate();
+}
+
+std::unique_lock<std::recursive_mutex> Driver::lock_memory_map() {
+  std::unique_lock<std::recursive_mutex> map(memory_map_mu, std::try_to_lock);
+  if (map.owns_lock()) return map;
+  // A kernel runs: the host waits for it (neither budget nor watchdog spare it now).
+  auto& waiting = const_cast<std::atomic<int>&>(queue.host_waiting());
+  waiting.fetch_add(1);
+  map.lock();
+  waiting.fetch_sub(1);
+  return map;
+}
+
+void Driver::flush_output(uint64_t upto) {
+  std::vector<Output> now;
+  {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    auto keep = pending_out_.begin();
+    for (auto& o : pending_out_) {
+      if (o.seq <= upto)
+        now.push_back(std::move(o));
+      else
+        *keep++ = std::move(o);
+    }
+    pending_out_.erase(keep, pending_out_.end());
+  }
+  for (const Output& o : now) write_fd(o.fd, o.text);
 }
 
 void Driver::error_line(const std::string& text) {
@@ -103,7 +204,10 @@ void Driver::write_summary(bool finished) {
 }
 
 void Driver::finish() {
-  std::lock_guard<std::recursive_mutex> lock(mu);
+  // What the program launched runs to its end first (its reports and leaks
+  // are complete; the kernels' output is printed).
+  synchronize_all();
+  std::lock_guard<DriverMutex> lock(mu);
   if (finished_) return;
   finished_ = true;
   if (options.mode == Mode::Check) {
@@ -163,7 +267,7 @@ CUresult escaped_exception(const char* entry) noexcept {
   }
   try {
     Driver& d = Driver::get();
-    std::lock_guard<std::recursive_mutex> lock(d.mu);
+    std::lock_guard<DriverMutex> lock(d.mu);
     if (d.once(fmt::format("escaped:{}:{}", entry, why)))
       d.error_line(fmt::format("{}: {} (it returned {})", entry, why, code_name(code)));
   } catch (...) {
@@ -186,6 +290,7 @@ std::string object_of(const void* p) {
 }  // namespace
 
 CUresult Driver::load_fatbin(const void* image, Module** out) {
+  auto map = lock_memory_map();  // its globals are allocated in the emulated memory
   auto m = std::make_unique<Module>();
   m->name = fmt::format("{} (fatbin {})", object_of(image), modules.size());
   try {
@@ -233,6 +338,7 @@ CUresult Driver::load_fatbin(const void* image, Module** out) {
 
 CUresult Driver::allocate(uint64_t bytes, MemKind kind, uint64_t* out) {
   watch_exit();
+  auto map = lock_memory_map();
   uint64_t len = std::max<uint64_t>((bytes + 4095) & ~uint64_t{4095}, 4096);
   void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -250,6 +356,8 @@ CUresult Driver::allocate(uint64_t bytes, MemKind kind, uint64_t* out) {
 }
 
 CUresult Driver::release(uint64_t base, const char* api) {
+  synchronize_all();  // cudaFree waits for the device (a no-op on the worker)
+  auto map = lock_memory_map();
   auto it = allocs.find(base);
   if (it == allocs.end()) {
     if (freed.count(base))
@@ -319,6 +427,7 @@ bool Driver::resolve(const char* api, const char* role, uint64_t addr, uint64_t 
 CUresult Driver::copy(const char* api, uint64_t dst, uint64_t src, uint64_t bytes, int dst_dev,
                       int src_dev) {
   if (bytes == 0) return CUDA_SUCCESS;
+  synchronize_all();  // a blocking copy waits for the device (a no-op on the worker)
   if (sticky != CUDA_SUCCESS) return sticky;
   uint8_t *d, *s;
   if (!resolve(api, "destination", dst, bytes, dst_dev == 1, &d)) return CUDA_ERROR_INVALID_VALUE;
@@ -334,7 +443,35 @@ CUresult Driver::copy(const char* api, uint64_t dst, uint64_t src, uint64_t byte
   return CUDA_SUCCESS;
 }
 
-CUresult sticky_error() noexcept { return Driver::get().sticky; }
+CUresult Driver::copy_async(const char* api, CUstream s, uint64_t dst, uint64_t src, uint64_t bytes,
+                            int dst_dev, int src_dev) {
+  if (bytes == 0) return CUDA_SUCCESS;
+  if (sticky != CUDA_SUCCESS) return sticky;
+  if (!find(dst) || !find(src)) return copy(api, dst, src, bytes, dst_dev, src_dev);
+  uint8_t *d, *p;
+  if (!resolve(api, "destination", dst, bytes, dst_dev == 1, &d)) return CUDA_ERROR_INVALID_VALUE;
+  if (!resolve(api, "source", src, bytes, src_dev == 1, &p)) return CUDA_ERROR_INVALID_VALUE;
+  enqueue(
+      s, [=, this] { copy(api, dst, src, bytes, dst_dev, src_dev); }, api);
+  return CUDA_SUCCESS;
+}
+
+CUresult sticky_error() noexcept {
+  Driver& d = Driver::get();
+  CUresult s = d.sticky;
+  // The call returns the fault without synchronizing: the device's work
+  // ends (nothing runs after a fault) and what it printed up to the fault
+  // (its error line, an assert's) is printed now, as the synchronization
+  // that reports the fault would have.
+  if (s != CUDA_SUCCESS && !d.queue.on_worker()) {
+    try {
+      d.synchronize_all();
+    } catch (...) {
+      // Out of memory while printing: the error code still reaches the program.
+    }
+  }
+  return s;
+}
 
 // ---- launches --------------------------------------------------------------
 
@@ -368,11 +505,7 @@ void print_device_assert(const emu::LaunchError& e) {
       fmt::format("{}:{}: {}: block: [{},{},{}], thread: [{},{},{}] Assertion `{}` failed.\n",
                   m[2].str(), m[3].str(), m[4].str(), e.block.x, e.block.y, e.block.z, e.thread.x,
                   e.thread.y, e.thread.z, m[1].str());
-  for (size_t done = 0; done < line.size();) {
-    ssize_t n = ::write(2, line.data() + done, line.size() - done);
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
+  Driver::get().device_output(2, line);  // with the kernels' printf output
 }
 
 }  // namespace
@@ -405,7 +538,8 @@ CUresult Driver::cluster_shape(Function* f, emu::Dim3 attr, emu::LaunchConfig& c
 }
 
 CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared,
-                        void** params, void** extra, bool cooperative, emu::Dim3 cluster) {
+                        void** params, void** extra, bool cooperative, emu::Dim3 cluster,
+                        CUstream stream) {
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
   watch_exit();
   if (sticky != CUDA_SUCCESS) return sticky;
@@ -424,7 +558,8 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
     return refused;
   }
   // Arguments: kernelParams (one pointer per parameter) or an `extra`
-  // buffer laid out as the parameters are.
+  // buffer laid out as the parameters are. Copied now: the program may
+  // change them once the launch has returned.
   std::vector<emu::ArgBytes> args(prog->params.size());
   const uint8_t* buffer = nullptr;
   size_t buffer_size = 0;
@@ -453,7 +588,6 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
         spec.shared_per_block_optin, spec.arch));
     return CUDA_ERROR_INVALID_VALUE;
   }
-  for (const auto& c : m.consts) m.emu->set_symbol(c.symbol, c.data, c.size);
 
   emu::LaunchConfig cfg;
   cfg.grid = grid;
@@ -463,8 +597,20 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   if (CUresult r = cluster_shape(f, cluster, cfg, fmt::format("launch {} of {}", index, kname));
       r != CUDA_SUCCESS)
     return r;
+  // What the GPU refuses at the launch call is returned by it, not later.
+  if (std::string e = emu::launch_refusal(*m.emu, f->name, cfg, args); !e.empty()) {
+    ++failed_kernels;
+    emu::LaunchError err;
+    err.kind = emu::FaultKind::Launch;
+    err.message = e;
+    error_line(fmt::format("launch {} of {} grid {} block {}: {}", index, kname, dim(grid),
+                           dim(block), err.what()));
+    return error_code(err);
+  }
   cfg.stall_seconds = static_cast<double>(options.stall_seconds);
   cfg.schedule = options.schedule;
+  cfg.host_waiting = &queue.host_waiting();
+  cfg.printf_sink = [this](const std::string& text) { device_output(1, text); };
   // On a terminal only (the program's stderr): launches over a second show it.
   if (!options.quiet)
     cfg.progress = report::terminal_progress(fmt::format("launch {}: {}", index, kname));
@@ -481,9 +627,30 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
     uint64_t n = selected_seen_++;
     selected = n >= options.launch_skip && n - options.launch_skip < options.launch_count;
   }
+  enqueue(
+      stream,
+      [this, f, index, cfg = std::move(cfg), args = std::move(args), selected]() mutable {
+        run_launch(f, index, std::move(cfg), std::move(args), selected);
+      },
+      "a kernel launch");
+  return CUDA_SUCCESS;
+}
+
+void Driver::run_launch(Function* f, uint64_t index, emu::LaunchConfig cfg,
+                        std::vector<emu::ArgBytes> args, bool selected) {
+  // After a fault the context runs nothing more, as the GPU's.
+  if (sticky != CUDA_SUCCESS) return;
+  Module& m = *f->module;
+  struct Summary {
+    Driver* d;
+    ~Summary() { d->write_summary(false); }
+  } summary{this};
+  const std::string kname = demangle(f->name);
+  // __constant__ values as the stream reached this launch.
+  for (const auto& c : m.consts) m.emu->set_symbol(c.symbol, c.data, c.size);
   emu::LaunchStatus st;
   if (!selected) {
-    st = emu::launch_raw(*m.emu, f->name, cfg, args);
+    without_driver_lock([&] { st = emu::launch_raw(*m.emu, f->name, cfg, args); });
   } else {
     ++analyzed;
     session::LaunchAnalysis a;
@@ -506,34 +673,35 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
       session::Analyses what = options.mode == Mode::Check ? session::Analyses::FindingsOnly
                                : options.analyze_check     ? session::Analyses::All
                                                            : session::Analyses::Counts;
-      session::analyze_launch(
-          run_from, f->name, cfg, args, session::parse_models(archs), &a, level_of(f), fix_observer,
-          what,
-          options.mode == Mode::Check ? options.compare_schedules : std::vector<emu::Schedule>{});
+      const sass::KernelLevel& level = level_of(f);
+      without_driver_lock([&] {
+        session::analyze_launch(
+            run_from, f->name, cfg, args, session::parse_models(archs), &a, level, fix_observer,
+            what,
+            options.mode == Mode::Check ? options.compare_schedules : std::vector<emu::Schedule>{});
+      });
       FixHooks::get().after(*this, m, index, f->name, cfg);
     } catch (const std::runtime_error& e) {
       error_line(fmt::format("{}", e.what()));
-      return CUDA_ERROR_INVALID_VALUE;
+      return;
     }
     st = a.status;
     a.info.source = m.name;
     report_launch(index, a);
   }
-  if (st.error) {
-    ++failed_kernels;
-    if (st.error->kind == emu::FaultKind::Assert) print_device_assert(*st.error);
-    if (!selected)
-      error_line(fmt::format("launch {} of {} grid {} block {}: {}", index, kname, dim(grid),
-                             dim(block), st.error->what()));
-    CUresult r = error_code(*st.error);
-    if (emu::refused_launch(st.error->kind)) return r;  // refused before it ran
-    // A fault while the kernel ran: as on the GPU the launch itself
-    // succeeded, and the error is the context's from now on, returned by
-    // the next synchronization and every call after it (guard.h).
-    sticky = r;
-    return CUDA_SUCCESS;
-  }
-  return CUDA_SUCCESS;
+  if (!st.error) return;
+  ++failed_kernels;
+  if (st.error->kind == emu::FaultKind::Assert) print_device_assert(*st.error);
+  if (!selected)
+    error_line(fmt::format("launch {} of {} grid {} block {}: {}", index, kname, dim(cfg.grid),
+                           dim(cfg.block), st.error->what()));
+  // A fault while the kernel ran: as on the GPU the launch itself succeeded,
+  // and the error is the context's from now on, returned by the next
+  // synchronization and every call after it (guard.h). (A launch refused
+  // before it ran was refused by launch() already.)
+  if (emu::refused_launch(st.error->kind)) return;
+  CUresult none = CUDA_SUCCESS;
+  sticky.compare_exchange_strong(none, error_code(*st.error));
 }
 
 const emu::Program* Driver::program(Function* f, const char* api, CUresult* error) {

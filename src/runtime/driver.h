@@ -4,11 +4,15 @@
 // from the program's fatbins, streams and events (run in issue order), and
 // what `smemlab run|analyze|check -- APP` asked for (environment variables
 // set by the CLI, see options.h). Every entry point takes the one lock.
+// Launches and asynchronous operations run on the device worker
+// (device_queue.h) while the host thread goes on.
 #pragma once
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -19,6 +23,7 @@
 
 #include "emu/launch.h"
 #include "ptx/demangle.h"
+#include "runtime/device_queue.h"
 #include "runtime/device_spec.h"
 #include "runtime/fatbin.h"
 #include "runtime/options.h"
@@ -31,7 +36,7 @@ struct MemPool;
 
 struct Function {
   Module* module = nullptr;
-  std::string name;  // mangled
+  std::string name;            // mangled
   int max_dynamic_shared = 0;  // cudaFuncAttributeMaxDynamicSharedMemorySize
   int preferred_carveout = -1;
   CUsharedconfig bank_config = CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
@@ -73,23 +78,29 @@ enum class MemKind { Device, Host, Managed, Registered };
 struct Allocation {
   uint64_t base = 0, size = 0;
   MemKind kind = MemKind::Device;
-  bool owned = true;      // mmap'ed by us (not cuMemHostRegister'ed)
-  bool internal = false;  // ours (a __constant__ variable's copy), never a leak
+  bool owned = true;        // mmap'ed by us (not cuMemHostRegister'ed)
+  bool internal = false;    // ours (a __constant__ variable's copy), never a leak
   uint64_t serial = 0;      // allocations made before this one (fix's snapshots)
   MemPool* pool = nullptr;  // cudaMallocAsync's: the pool it came from
 };
 
 struct Event {
-  double ms = 0;  // steady clock at record time
+  double ms = 0;  // steady clock when the device reached the record
   bool recorded = false;
+  uint64_t seq = 0;  // the record's operation on the device queue (0: none)
 };
 
 class Driver {
  public:
   static Driver& get();
-  std::recursive_mutex mu;
+  DriverMutex mu;
+  // Held while a kernel is emulated (the worker then gives up `mu`, so
+  // that the host's calls go on while the kernel runs) and by whatever
+  // changes the emulated memory's map under it: allocation, module loads.
+  std::recursive_mutex memory_map_mu;
 
   Options options;
+  DeviceQueue queue{mu, options.sync};
   DeviceSpec spec;
   emu::Device device;
   bool initialized = false;
@@ -97,9 +108,10 @@ class Driver {
 
   std::vector<std::unique_ptr<Module>> modules;
   std::map<uint64_t, Allocation> allocs;  // by base
-  std::map<uint64_t, uint64_t> freed;      // base -> size of freed allocations
+  std::map<uint64_t, uint64_t> freed;     // base -> size of freed allocations
   std::vector<std::unique_ptr<Event>> events;
-  CUresult sticky = CUDA_SUCCESS;  // a kernel fault: later syncs report it
+  // A kernel fault: later syncs report it (set by the device worker).
+  std::atomic<CUresult> sticky{CUDA_SUCCESS};
 
   // Counters for the exit summary.
   uint64_t launches = 0, analyzed = 0, findings = 0, api_errors = 0, failed_kernels = 0;
@@ -114,15 +126,37 @@ class Driver {
   // Resolve [addr, addr+bytes) for a copy; a device range must lie in one
   // live allocation (else an API error is reported and *p stays null).
   // Host ranges (not ours) pass through.
-  bool resolve(const char* api, const char* role, uint64_t addr, uint64_t bytes, bool must_be_device,
-               uint8_t** p);
+  bool resolve(const char* api, const char* role, uint64_t addr, uint64_t bytes,
+               bool must_be_device, uint8_t** p);
+  // A blocking copy: waits for the device first.
   CUresult copy(const char* api, uint64_t dst, uint64_t src, uint64_t bytes, int dst_dev,
                 int src_dev);
-  // Launch (cuLaunchKernel and friends). Cooperative: all blocks resident
-  // at once, with a grid-sync workspace (the caller checked co-residency).
-  // `cluster`: cudaLaunchAttributeClusterDimension (0,0,0: none given).
+  // cudaMemcpyAsync: checked now, copied in stream `s`'s order; a copy from
+  // or to pageable host memory is a blocking one, as the GPU's.
+  CUresult copy_async(const char* api, CUstream s, uint64_t dst, uint64_t src, uint64_t bytes,
+                      int dst_dev, int src_dev);
+  // Runs `op` on the device worker in submission order, as an operation of
+  // stream `s` (device_queue.h); what it throws becomes the context's
+  // sticky error with a line naming `what`. Returns its sequence number.
+  uint64_t enqueue(CUstream s, std::function<void()> op, const char* what);
+  // Host work in stream order: cuLaunchHostFunc, cuStreamAddCallback, and
+  // the library shims' calls (cuBLAS, cuFFT, cuRAND) enqueue through it.
+  uint64_t enqueue_host(CUstream s, std::function<void()> fn);
+  // Waits (without holding the lock) until operation `seq` has run, prints
+  // the kernels' output up to it (where the GPU flushes its printf buffer),
+  // and returns the sticky error.
+  CUresult synchronize(uint64_t seq);
+  CUresult synchronize_all() { return synchronize(queue.submitted()); }
+  // Text for `fd` (1: the program's stdout) written by an operation: under
+  // asynchronous launches kept until the host synchronizes past it, so that
+  // outputs do not depend on how far the device got.
+  void device_output(int fd, std::string text);
+  // Launch (cuLaunchKernel and friends), in stream `stream`'s order. Cooperative: all blocks
+  // resident at once, with a grid-sync workspace (the caller checked co-residency). `cluster`:
+  // cudaLaunchAttributeClusterDimension (0,0,0: none given).
   CUresult launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared, void** params,
-                  void** extra, bool cooperative = false, emu::Dim3 cluster = {0, 0, 0});
+                  void** extra, bool cooperative = false, emu::Dim3 cluster = {0, 0, 0},
+                  CUstream stream = nullptr);
   // The cluster shape of a launch of `f` (`attr`: the launch's cluster
   // dimension, 0,0,0 when none), into cfg's cluster fields; a shape the
   // driver refuses is CUDA_ERROR_INVALID_CLUSTER_SIZE with a line saying why.
@@ -163,6 +197,21 @@ class Driver {
  private:
   Driver();
   void watch_exit();
+  // The launch's execution, on the device worker (launch() checked it).
+  void run_launch(Function* f, uint64_t index, emu::LaunchConfig cfg,
+                  std::vector<emu::ArgBytes> args, bool selected);
+  void flush_output(uint64_t upto);
+  // Runs `emulate` (a kernel) on the worker without the driver's lock.
+  void without_driver_lock(const std::function<void()>& emulate);
+  // Takes memory_map_mu on the host (a wait for the device while a kernel runs).
+  std::unique_lock<std::recursive_mutex> lock_memory_map();
+  std::mutex out_mu_;
+  struct Output {
+    uint64_t seq;
+    int fd;
+    std::string text;
+  };
+  std::vector<Output> pending_out_;
   std::set<std::string> reported_;
   bool finished_ = false, exit_watched_ = false;
   uint64_t selected_seen_ = 0;

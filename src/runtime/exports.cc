@@ -45,7 +45,7 @@ int g_stub_count = 0;
 template <int N>
 CUresult named_stub_body() {
   Driver& d = Driver::get();
-  std::lock_guard<std::recursive_mutex> lock(d.mu);
+  std::lock_guard<DriverMutex> lock(d.mu);
   d.not_supported(g_stub_names[N].c_str());
   return CUDA_ERROR_NOT_SUPPORTED;
 }
@@ -83,7 +83,7 @@ bool debug() {
 
 CUresult load_wrapped_fatbin(CUmodule* m, const void* image) {
   Driver& d = Driver::get();
-  std::lock_guard<std::recursive_mutex> lock(d.mu);
+  std::lock_guard<DriverMutex> lock(d.mu);
   if (!m || !image) return CUDA_ERROR_INVALID_VALUE;
   Module* mod = nullptr;
   CUresult r = d.load_fatbin(image, &mod);
@@ -127,20 +127,20 @@ std::map<void*, Stored>& storage() {
 CUresult storage_put(CUcontext, void* key, void* value, void (*dtor)(CUcontext, void*, void*)) {
   if (debug()) std::fprintf(stderr, "put %p %p %p\n", key, value, reinterpret_cast<void*>(dtor));
   Driver& d = Driver::get();
-  std::lock_guard<std::recursive_mutex> lock(d.mu);
+  std::lock_guard<DriverMutex> lock(d.mu);
   storage()[key] = {value, dtor};
   return CUDA_SUCCESS;
 }
 CUresult storage_delete(CUcontext, void* key) {
   if (debug()) std::fprintf(stderr, "delete %p\n", key);
   Driver& d = Driver::get();
-  std::lock_guard<std::recursive_mutex> lock(d.mu);
+  std::lock_guard<DriverMutex> lock(d.mu);
   return storage().erase(key) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 CUresult storage_get(void** value, CUcontext, void* key) {
   if (debug()) std::fprintf(stderr, "get %p\n", key);
   Driver& d = Driver::get();
-  std::lock_guard<std::recursive_mutex> lock(d.mu);
+  std::lock_guard<DriverMutex> lock(d.mu);
   auto it = storage().find(key);
   if (it == storage().end()) return CUDA_ERROR_INVALID_HANDLE;
   *value = it->second.value;
@@ -165,7 +165,7 @@ void destroy_context_storage(void* context) {
   std::map<void*, Stored> entries;
   {
     Driver& d = Driver::get();
-    std::lock_guard<std::recursive_mutex> lock(d.mu);
+    std::lock_guard<DriverMutex> lock(d.mu);
     entries.swap(storage());
   }
   for (auto& [key, e] : entries)
@@ -180,7 +180,7 @@ std::vector<void*>& cudart_slots();
 CUresult integrity_check(uint32_t version, uint64_t unix_seconds, uint64_t result[2]) {
   if (!result) return CUDA_ERROR_INVALID_VALUE;
   Driver& d = Driver::get();
-  std::lock_guard<std::recursive_mutex> lock(d.mu);
+  std::lock_guard<DriverMutex> lock(d.mu);
   IntegrityInput in{};
   in.driver_version = CUDA_VERSION;
   in.version = version;
@@ -331,7 +331,7 @@ CUresult get_export_table(const void** table, const CUuuid* id) {
     Driver& d = Driver::get();
     std::string hex;
     for (int i = 0; i < 16; ++i) hex += fmt::format("{:02x}", static_cast<unsigned char>(id->bytes[i]));
-    std::lock_guard<std::recursive_mutex> lock(d.mu);
+    std::lock_guard<DriverMutex> lock(d.mu);
     d.not_supported(("cuGetExportTable(" + hex + ")").c_str(), "CUDA_ERROR_NOT_FOUND");
   }
   return CUDA_ERROR_NOT_FOUND;

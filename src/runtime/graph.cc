@@ -58,7 +58,7 @@ Exec* exec_of(CUgraphExec h) {
 }
 std::set<Graph*>& graphs() { return graphs::all_graphs(); }
 
-using Lock = std::lock_guard<std::recursive_mutex>;
+using Lock = std::lock_guard<DriverMutex>;
 #define LOCKED               \
   Driver& d = Driver::get(); \
   Lock lock(d.mu);           \
@@ -569,6 +569,7 @@ CUresult instantiate_params(CUgraphExec* out, CUgraph h, CUDA_GRAPH_INSTANTIATE_
   return r;
 }
 CUresult exec_destroy(CUgraphExec h) {
+  Driver::get().synchronize_all();  // a launch of it may still be queued
   LOCKED;
   Exec* e = exec_of(h);
   if (!e) return CUDA_ERROR_INVALID_VALUE;
@@ -590,16 +591,34 @@ CUresult graph_launch(CUgraphExec h, CUstream s) {
         "the emulator");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
-  for (const auto& h : e->handles)
-    if (h->assign_default) h->set(h->default_value);
-  // Copied: a host node may destroy or update the exec it belongs to.
+  // A kernel the emulator cannot run is refused by the launch itself, as a
+  // plain launch of it is (the GPU's is refused before it runs, too).
+  for (const auto& k : e->kernels) {
+    CUresult refused = CUDA_SUCCESS;
+    if (k && k->f && !d.program(k->f, "", &refused)) {
+      ++d.launches, ++d.failed_kernels;  // counted as its plain launch is
+      d.write_summary(false);
+      return refused;
+    }
+  }
+  // The graph runs on the device worker in stream order, its nodes one
+  // after another (device_queue.h). Copied: a host node may destroy or
+  // update the exec it belongs to (cuGraphExecDestroy waits for the device).
+  auto handles = e->handles;
   std::vector<std::function<CUresult()>> runs = e->runs;
-  // A kernel that faults leaves the context's sticky error; the launch of
-  // the graph itself succeeded, as on the GPU, and its later nodes do not run.
-  for (const auto& run : runs)
-    if (run)
-      if (CUresult r = run(); r != CUDA_SUCCESS || d.sticky != CUDA_SUCCESS)
-        return r == d.sticky ? CUDA_SUCCESS : r;
+  d.enqueue(
+      s,
+      [handles, runs, &d] {
+        for (const auto& h : handles)
+          if (h->assign_default) h->set(h->default_value);
+        // A kernel that faults leaves the context's sticky error; the launch
+        // of the graph itself succeeded, as on the GPU, and its later nodes
+        // do not run (a node's API error was reported by the node).
+        for (const auto& run : runs)
+          if (run)
+            if (CUresult r = run(); r != CUDA_SUCCESS || d.sticky != CUDA_SUCCESS) return;
+      },
+      "cuGraphLaunch");
   return CUDA_SUCCESS;
 }
 

@@ -10,7 +10,7 @@
 
 namespace smemlab::runtime::graphs {
 
-using GraphLock = std::lock_guard<std::recursive_mutex>;
+using GraphLock = std::lock_guard<DriverMutex>;
 
 CUresult KernelCall::operator()() const {
   Driver& d = Driver::get();

@@ -19,7 +19,7 @@ namespace {
 
 #define NODES_LOCKED         \
   Driver& d = Driver::get(); \
-  std::lock_guard<std::recursive_mutex> lock(d.mu);
+  std::lock_guard<DriverMutex> lock(d.mu);
 
 // Conditional handles by value (the cell's address). Never destroyed, as
 // the graphs.

@@ -39,7 +39,7 @@ struct MemPool {
 
 namespace {
 
-using Lock = std::lock_guard<std::recursive_mutex>;
+using Lock = std::lock_guard<DriverMutex>;
 #define LOCKED               \
   Driver& d = Driver::get(); \
   Lock lock(d.mu);           \
@@ -167,7 +167,11 @@ CUresult mem_alloc_from_pool_async(CUdeviceptr* dptr, size_t bytes, CUmemoryPool
 CUresult mem_free_async(CUdeviceptr dptr, CUstream s) {
   LOCKED;
   if (captured(s)) return capture_mem_free(s, dptr);  // a memory free node
-  return d.release(dptr, "cudaFreeAsync");
+  // Freed in stream order; what is not an allocation is said now.
+  if (!d.allocs.count(dptr)) return d.release(dptr, "cudaFreeAsync");
+  d.enqueue(
+      s, [dptr, &d] { d.release(dptr, "cudaFreeAsync"); }, "cudaFreeAsync");
+  return CUDA_SUCCESS;
 }
 
 CUresult pool_create(CUmemoryPool* out, const CUmemPoolProps* props) {

@@ -50,7 +50,7 @@ __attribute__((visibility("hidden"))) void* smemlab_named_slots[kCount];
 __attribute__((visibility("hidden"))) CUresult smemlab_named_missing(int index) {
   using namespace smemlab::runtime;
   Driver& d = Driver::get();
-  std::lock_guard<std::recursive_mutex> lock(d.mu);
+  std::lock_guard<DriverMutex> lock(d.mu);
   const NamedExport& e = kNamed[index];
   d.not_supported(fmt::format("{} (version {}, called by name)", e.symbol, e.version).c_str());
   return CUDA_ERROR_NOT_SUPPORTED;

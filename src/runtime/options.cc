@@ -40,6 +40,7 @@ Options options_from_env() {
   o.html = env(env_name::kHtml);
   o.records = env(env_name::kRecords);
   o.quiet = env(env_name::kQuiet) == "1";
+  o.sync = env(env_name::kSync) == "1";
   o.analyze_check = env(env_name::kAnalyzeCheck) == "1";
   o.stall_seconds = std::max<uint64_t>(1, env_u64(env_name::kStallSeconds, o.stall_seconds));
   // The CLI checked both; a value set by hand that is no schedule keeps the

@@ -26,6 +26,7 @@ struct Options {
   std::string records;  // check: the launch records' file (protocol::kRecords)
   uint64_t stall_seconds = 10;
   bool quiet = false;
+  bool sync = false;           // SMEMLAB_SYNC=1: launches complete before they return
   bool analyze_check = false;  // `analyze --check`: the defect checkers too
   emu::Schedule schedule;
   std::vector<emu::Schedule> compare_schedules;

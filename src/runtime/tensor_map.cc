@@ -163,7 +163,7 @@ bool enums(TensorMap* m, CUtensorMapDataType type, CUtensorMapInterleave il, CUt
 // The checks both encode functions share, then the encoding.
 CUresult finish(const char* api, CUtensorMap* out, TensorMap& m, std::string why) {
   Driver& d = Driver::get();
-  std::lock_guard<std::recursive_mutex> lock(d.mu);
+  std::lock_guard<DriverMutex> lock(d.mu);
   if (why.empty()) why = tensor_map_error(m);
   if (!why.empty()) {
     refuse(api, why);
@@ -233,7 +233,7 @@ CUresult encode_im2col(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t ra
 
 CUresult replace_address(CUtensorMap* map, void* address) {
   Driver& d = Driver::get();
-  std::lock_guard<std::recursive_mutex> lock(d.mu);
+  std::lock_guard<DriverMutex> lock(d.mu);
   const char* api = "cuTensorMapReplaceAddress";
   TensorMap m;
   std::string why;

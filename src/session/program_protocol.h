@@ -31,6 +31,9 @@ inline constexpr const char* kQuiet = "SMEMLAB_QUIET";    // 1: no progress line
 inline constexpr const char* kAnalyzeCheck = "SMEMLAB_ANALYZE_CHECK";  // 1: analyze --check
 // A cooperative launch with no progress this long (default 10) is a deadlock.
 inline constexpr const char* kStallSeconds = "SMEMLAB_STALL_SECONDS";
+// 1: every launch and asynchronous operation runs inside the call that
+// submits it, as before kernels ran asynchronously (debugging; set by hand).
+inline constexpr const char* kSync = "SMEMLAB_SYNC";
 inline constexpr const char* kSchedule = "SMEMLAB_SCHEDULE";  // gpu | serial | random[:SEED]
 // check: run each checked launch again under these schedules (comma-separated).
 inline constexpr const char* kCompareSchedules = "SMEMLAB_COMPARE_SCHEDULES";
