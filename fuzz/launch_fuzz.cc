@@ -13,10 +13,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::stringstream in(fuzz::text_of(data, size));
   session::PreparedInput input;
   int n = 0;
+  std::vector<std::string> texts;
   for (std::string l; std::getline(in, l);) {
-    input.recipes.push_back(l);
-    input.recipe_lines.push_back(++n);
-    input.recipe_columns.push_back(12);
+    texts.push_back(l);
+    try {
+      input.recipes.push_back(session::parse_recipe(l, "fuzz.cu", ++n, 12));
+    } catch (const session::UsageError&) {
+    }
   }
   session::LaunchOptions o;
   o.file = "fuzz.cu";
@@ -50,9 +53,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   try {
-    session::resolve_kernel(input.recipes, o.kernel);
+    session::resolve_kernel(texts, o.kernel);
   } catch (const session::UsageError&) {
   }
-  for (const auto& r : input.recipes) session::demangle(r);
+  for (const auto& r : texts) session::demangle(r);
   return 0;
 }

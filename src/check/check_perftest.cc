@@ -201,13 +201,10 @@ void register_recipes() {
       files.push_back(e.path());  // (not `smemlab fix`'s hidden copies)
   std::sort(files.begin(), files.end());
   for (const fs::path& f : files) {
-    std::ifstream in(f);
     std::set<std::string> seen;
-    for (std::string line; std::getline(in, line);) {
-      auto at = line.find("// smemlab:"), k = line.find("--kernel ");
-      if (at == std::string::npos || k == std::string::npos) continue;
-      std::string kernel = line.substr(k + 9, line.find(' ', k + 9) - (k + 9));
-      if (!seen.insert(kernel).second) continue;
+    for (const session::Recipe& r : session::read_recipes(f.string())) {
+      std::string kernel = r.kernel();
+      if (kernel.empty() || !seen.insert(kernel).second) continue;
       std::string name = "BM_recipe/" + f.stem().string() + "/" + kernel;
       benchmark::RegisterBenchmark(
           name.c_str(),

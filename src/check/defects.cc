@@ -94,7 +94,7 @@ class BlockDefects final : public emu::BlockObserver {
     ++state_.event;
     barriers_.on_warp_sync(w);
     // __syncwarp orders memory between its lanes; other collectives do not.
-    if (w.instr->text.rfind("bar.warp.sync", 0) == 0 && w.warp < state_.wepoch.size()) {
+    if (w.instr->trait == emu::InstrTrait::WarpMemoryOrder && w.warp < state_.wepoch.size()) {
       shared_.replay_loads();  // (they read in the warp-sync epoch before this one)
       ++state_.wepoch[w.warp];
     }

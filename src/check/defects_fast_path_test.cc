@@ -42,12 +42,13 @@ struct Event {
 struct Instrs {
   emu::InstrInfo ld_s = instr(1, 10, "ld.shared.u32"), ld_s2 = instr(2, 11, "ld.shared.v4.f32"),
                  st_s = instr(3, 12, "st.shared.u32"), at_s = instr(4, 13, "atom.shared.add.u32"),
-                 cas_s = instr(5, 14, "atom.shared.cas.b32"),
+                 cas_s = instr(5, 14, "atom.shared.cas.b32", -1, emu::InstrTrait::CompareAndSwap),
                  cp = instr(6, 15, "cp.async.ca.shared.global"),
                  ld_g = instr(7, 16, "ld.global.u32"), ld_g2 = instr(8, 17, "ld.global.v4.f32"),
                  st_g = instr(9, 18, "st.global.u32"), at_g = instr(10, 19, "atom.global.add.u32"),
-                 cas_g = instr(11, 20, "atom.global.cas.b32"), bar = instr(12, 21, "bar.sync 0"),
-                 sw = instr(13, 22, "bar.warp.sync -1");
+                 cas_g = instr(11, 20, "atom.global.cas.b32", -1, emu::InstrTrait::CompareAndSwap),
+                 bar = instr(12, 21, "bar.sync 0"),
+                 sw = instr(13, 22, "bar.warp.sync -1", -1, emu::InstrTrait::WarpMemoryOrder);
 };
 
 // Lane addresses of the patterns warps use: broadcast, unit stride, a

@@ -88,7 +88,7 @@ TEST(Defects, IntraWarpHazardsNeedSyncwarp) {
   for (bool sync : {false, true}) {
     Harness h;
     emu::InstrInfo st = instr(1, 10, "st.shared.f32"), ld = instr(2, 11, "ld.shared.f32"),
-                   sw = instr(3, 12, "bar.warp.sync -1");
+                   sw = instr(3, 12, "bar.warp.sync -1", -1, emu::InstrTrait::WarpMemoryOrder);
     h.store(st, 0, [](unsigned l) { return 4 * l; });
     if (sync) h.block->on_warp_sync({kAll, kAll, &sw, {0, 0, 0}, 0});
     h.load(
@@ -112,7 +112,7 @@ TEST(Defects, WriteAfterASyncwarpStillRacesWithTheOtherWarpsReader) {
   for (bool fast : {true, false}) {
     Harness h(fast);
     emu::InstrInfo st = instr(1, 10, "st.shared.u32"), ld = instr(2, 11, "ld.shared.u32"),
-                   sw = instr(3, 12, "bar.warp.sync -1");
+                   sw = instr(3, 12, "bar.warp.sync -1", -1, emu::InstrTrait::WarpMemoryOrder);
     h.store(st, 0, [](unsigned l) { return 4 * l; });
     h.barrier(instr(4, 13, "bar.sync 0"), 1);
     h.load(

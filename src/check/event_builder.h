@@ -24,8 +24,11 @@ inline emu::MemAccess access(emu::Space space, emu::MemOp op, unsigned width,
   return a;
 }
 
-inline emu::InstrInfo instr(uint32_t pc, int ptx_line, std::string text, int loc = -1) {
+// `trait`: what the decoder would say of `text` (atom.cas, bar.warp.sync).
+inline emu::InstrInfo instr(uint32_t pc, int ptx_line, std::string text, int loc = -1,
+                            emu::InstrTrait trait = emu::InstrTrait::None) {
   emu::InstrInfo i;
+  i.trait = trait;
   i.pc = pc;
   i.ptx_line = ptx_line;
   i.text = std::move(text);

@@ -50,7 +50,7 @@ class Hazards {
   bool is_cas(const emu::InstrInfo* i) {
     if (i != cas_instr_) {
       cas_instr_ = i;
-      cas_ = i->text.find(".cas") != std::string::npos;
+      cas_ = i->trait == emu::InstrTrait::CompareAndSwap;
     }
     return cas_;
   }

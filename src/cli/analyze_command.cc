@@ -33,9 +33,12 @@ uint64_t excess_wavefronts(const check::BankAnalysis& b) {
 
 void analyze(AnalyzeOptions& o) {
   AnalysisRun run;
-  run_analyses(o.launch, o.archs, &run, o.blocks,
-               o.level == "ptx" ? sass::Level::Ptx : sass::Level::Sass, nullptr,
-               o.check ? session::Analyses::All : session::Analyses::Counts);
+  session::RecipeAnalyses with;
+  with.archs = o.archs;
+  with.blocks = o.blocks;
+  with.level = o.level == "ptx" ? sass::Level::Ptx : sass::Level::Sass;
+  with.what = o.check ? session::Analyses::All : session::Analyses::Counts;
+  run_analyses(o.launch, with, &run);
   // A launch refused before it ran (bad input) is not a kernel's failure.
   if (run.status.error && emu::refused_launch(run.status.error->kind))
     throw UsageError(run.status.error->what());

@@ -29,8 +29,12 @@ void check_kernel(CheckOptions& o) {
     if (compare.empty()) throw UsageError("--compare-schedules " + o.compare + ": " + bad);
   }
   AnalysisRun run;
-  run_analyses(o.launch, "sm_90", &run, o.blocks, sass::Level::Ptx, nullptr,
-               session::Analyses::FindingsOnly, compare);
+  session::RecipeAnalyses with;
+  with.blocks = o.blocks;
+  with.level = sass::Level::Ptx;
+  with.what = session::Analyses::FindingsOnly;
+  with.compare = std::move(compare);
+  run_analyses(o.launch, with, &run);
   // A sample is said: a clean result then covers only those blocks.
   const report::RunInfo& r = run.info;
   // (A sampled cluster kernel runs the whole clusters of the blocks sampled.)

@@ -61,7 +61,11 @@ fix::RunResult run_for_proof(LaunchOptions o, const std::string& path, uint32_t 
   o.shared = dynamic_shared;
   try {
     // PTX level: the rebuilt kernel is measured the way the candidates were costed.
-    run_analyses(o, "sm_90", &run, "all", sass::Level::Ptx, extra);
+    session::RecipeAnalyses with;
+    with.blocks = "all";
+    with.level = sass::Level::Ptx;
+    with.extra = extra;
+    run_analyses(o, with, &run);
   } catch (const UsageError& e) {
     r.error = e.what();
     return r;
@@ -93,35 +97,17 @@ std::optional<fix::Edit> recipe_shared_edit(const std::string& text, const std::
     std::erase_if(s, [](unsigned char c) { return std::isspace(c); });
     return s;
   };
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    size_t at = text.find("// smemlab:", start);
-    if (at < end) {
-      // Words of the recipe with their offsets in the file.
-      std::vector<std::pair<size_t, size_t>> w;
-      for (size_t i = at + 11; i < end;) {
-        while (i < end && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-        size_t b = i;
-        while (i < end && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-        if (i > b) w.emplace_back(b, i);
+  for (const session::Recipe& r : session::parse_recipes(text, "")) {
+    if (r.kernel().empty() || (!kernel.empty() && bare(r.kernel()) != bare(kernel))) continue;
+    auto at = [&](size_t offset) { return static_cast<unsigned>(r.offset + offset); };
+    for (size_t k = 0; k + 1 < r.words.size(); ++k)
+      if (r.words[k].text == "--shared") {
+        const session::RecipeWord& v = r.words[k + 1];
+        return fix::Edit{{at(v.at), at(v.at + v.length)}, std::to_string(bytes)};
       }
-      auto word = [&](size_t k) { return text.substr(w[k].first, w[k].second - w[k].first); };
-      bool named = false;
-      for (size_t k = 0; k + 1 < w.size(); ++k)
-        if (word(k) == "--kernel") named = kernel.empty() || bare(word(k + 1)) == bare(kernel);
-      if (named) {
-        for (size_t k = 0; k + 1 < w.size(); ++k)
-          if (word(k) == "--shared")
-            return fix::Edit{
-                {static_cast<unsigned>(w[k + 1].first), static_cast<unsigned>(w[k + 1].second)},
-                std::to_string(bytes)};
-        size_t last = w.empty() ? end : w.back().second;
-        return fix::Edit{{static_cast<unsigned>(last), static_cast<unsigned>(last)},
-                         fmt::format(" --shared {}", bytes)};
-      }
-    }
-    start = end + 1;
+    const session::RecipeWord& last = r.words.back();
+    return fix::Edit{{at(last.at + last.length), at(last.at + last.length)},
+                     fmt::format(" --shared {}", bytes)};
   }
   return std::nullopt;
 }
@@ -166,7 +152,9 @@ void fix_kernel(FixOptions& o) {
   const std::string asked_kernel = o.launch.kernel;
   {
     PreparedInput in;
-    for (const auto& r : recipes_of(o.launch.file)) in.recipes.push_back(r.line);
+    in.recipes = session::read_recipes(o.launch.file);
+    // (fix's launches are of recipes naming their kernel)
+    std::erase_if(in.recipes, [](const session::Recipe& r) { return r.kernel().empty(); });
     apply_recipe(o.launch, in);
   }
   auto models = parse_models(o.archs);

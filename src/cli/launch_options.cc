@@ -6,7 +6,6 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "report/progress.h"
 #include "session/schedule_compare.h"
 
 namespace smemlab::cli {
@@ -109,11 +108,6 @@ void stop_if_interrupted() {
   if (!session::interrupted()) return;
   fmt::print(stderr, "smemlab: interrupted\n");
   throw ExitCode{kInterrupted};  // unwinding removes the temporary files
-}
-
-void prepare_launch_with_progress(const LaunchOptions& o, Prepared* p) {
-  session::prepare_launch(o, p);
-  if (!o.quiet) p->config.progress = report::terminal_progress(demangle(p->kernel));
 }
 
 }  // namespace smemlab::cli

@@ -10,6 +10,7 @@
 
 #include "session/interrupt.h"
 #include "session/launch_spec.h"
+#include "session/recipe_launch.h"
 
 namespace smemlab::cli {
 
@@ -31,8 +32,7 @@ using session::UsageError;
 // Registers FILE and the launch flags on `cmd`.
 void add_launch_options(CLI::App* cmd, LaunchOptions& o);
 
-// session::prepare_launch plus the progress line unless --quiet.
-void prepare_launch_with_progress(const LaunchOptions& o, Prepared* p);
+using session::prepare_launch_with_progress;
 
 // After a launch: when Ctrl-C was pressed, prints a line and throws
 // ExitCode{kInterrupted}.

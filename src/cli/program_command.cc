@@ -33,7 +33,7 @@ struct ProgramOptions {
   std::string archs = "sm_90";
   std::string kernel_regex, output;
   std::string html;   // analyze/check: also write the HTML page, a section per launch
-  std::string sarif;  // check: also write a SARIF log of every checked launch's findings
+  std::string sarif;  // analyze, check: also write a SARIF log of every analyzed launch
   uint64_t launch_skip = 0;
   int64_t launch_count = -1;
   bool json = false;
@@ -85,14 +85,20 @@ void write_program_html(const ProgramOptions& o, const std::string& sections_pat
 // runtime wrote (none when it checked no launch).
 void write_program_sarif(const ProgramOptions& o, const std::string& records_path,
                          const std::vector<std::string>& app) {
-  std::vector<report::CheckedLaunch> launches;
+  nlohmann::json log;
   try {
-    launches = session::protocol::read_records(records_path);
+    log = o.command == "check"
+              ? report::program_check_sarif(session::protocol::read_records(records_path), app,
+                                            session::protocol::read_api_errors(records_path))
+              : report::program_analyze_sarif(session::protocol::read_sarif_records(records_path),
+                                              app);
   } catch (const std::exception& e) {
     fmt::print(stderr, "smemlab {}: error: --sarif: a launch record: {}\n", o.command, e.what());
+    log = o.command == "check" ? report::program_check_sarif({}, app)
+                               : report::program_analyze_sarif({}, app);
   }
   std::ofstream out(o.sarif, std::ios::trunc);
-  out << report::program_check_sarif(launches, app).dump(1) << "\n";
+  out << log.dump(1) << "\n";
   if (!out) fmt::print(stderr, "smemlab {}: error: --sarif: cannot write {}\n", o.command, o.sarif);
 }
 
@@ -304,6 +310,12 @@ int program_main(int argc, char** argv, int dashdash) {
                    "also write a SARIF 2.1.0 log to FILE: one run for the program, a result per "
                    "finding of every checked launch (with its launch index, kernel, grid and "
                    "block)");
+  if (o.command == "analyze")
+    app.add_option("--sarif", o.sarif,
+                   "also write a SARIF 2.1.0 log to FILE: one run for the program, a result per "
+                   "hint (bank conflicts, uncoalesced accesses, divergent branches) and, with "
+                   "--check, per finding of every analyzed launch (with its launch index, "
+                   "kernel, grid and block)");
   if (o.command == "check")
     app.add_option("--compare-schedules", o.compare,
                    "also run each checked launch under these warp schedules (comma-separated, "

@@ -32,19 +32,21 @@ constexpr const char* kArchs = "sm_90,sm_20,sm_35:4,sm_35:8";
 
 using Row = report::SuiteRow;
 
-Row analyze_recipe(const std::string& file, const Recipe& recipe) {
+Row analyze_recipe(const std::string& file, const session::Recipe& recipe) {
   Row row;
   row.file = file;
-  row.kernel = recipe.kernel;
+  row.kernel = recipe.kernel();
   LaunchOptions o;
   o.file = file;
   AnalysisRun run;
   try {
     // This recipe line, not the first one naming the kernel.
     PreparedInput only;
-    only.recipes = {recipe.line};
+    only.recipes = {recipe};
     apply_recipe(o, only);
-    run_analyses(o, kArchs, &run);
+    session::RecipeAnalyses with;
+    with.archs = kArchs;
+    run_analyses(o, with, &run);
   } catch (const std::exception& e) {
     row.error = e.what();
     return row;
@@ -122,10 +124,11 @@ void report(ReportOptions& o) {
 
   std::vector<Row> rows;
   for (const auto& f : files)
-    for (const Recipe& r : recipes_of(f)) {
-      if (!o.filter.empty() && r.kernel.find(o.filter) == std::string::npos) continue;
+    for (const session::Recipe& r : session::read_recipes(f)) {
+      if (r.kernel().empty()) continue;  // (`report` lists recipes by kernel)
+      if (!o.filter.empty() && r.kernel().find(o.filter) == std::string::npos) continue;
       rows.push_back(analyze_recipe(f, r));
-      if (rows.size() > 1 && rows[rows.size() - 2].kernel == r.kernel &&
+      if (rows.size() > 1 && rows[rows.size() - 2].kernel == r.kernel() &&
           rows[rows.size() - 2].file == f)
         rows.back().variant = rows[rows.size() - 2].variant + 1;
     }

@@ -27,6 +27,18 @@ Op DecodeContext::make(const ptx::Instruction& in) {
   return op;
 }
 
+namespace {
+
+// InstrInfo::trait of a decoded op (what the checkers ask, not its text).
+InstrTrait decoded_trait(const Op& op) {
+  const Base base = static_cast<Base>(op.code / 16);
+  if (base == ATOM && op.aux2 == A_CAS) return InstrTrait::CompareAndSwap;
+  if (base == WARPSYNC) return InstrTrait::WarpMemoryOrder;
+  return InstrTrait::None;
+}
+
+}  // namespace
+
 // Every op gets its own InstrInfo so that InstrInfo::pc is exact.
 Op& DecodeContext::push(const Op& op) {
   if (!implemented(op.code))
@@ -36,6 +48,7 @@ Op& DecodeContext::push(const Op& op) {
   Op& o = prog->ops.back();
   o.info = static_cast<uint32_t>(prog->info.size());
   cur_info.pc = static_cast<uint32_t>(prog->ops.size() - 1);
+  cur_info.trait = decoded_trait(o);
   prog->info.push_back(cur_info);
   return o;
 }

@@ -47,12 +47,21 @@ const char* space_name(Space s);
 const char* memop_name(MemOp o);
 
 // What every event knows about the instruction that caused it.
+// What the analyses ask of an instruction beyond its events. The decoder
+// sets it from the decoded op: `text` is for people, never matched.
+enum class InstrTrait : uint8_t {
+  None,
+  CompareAndSwap,   // atom.cas: the compare value is a read of the location
+  WarpMemoryOrder,  // bar.warp.sync (__syncwarp): orders memory between its lanes
+};
+
 struct InstrInfo {
   uint32_t pc = 0;   // index of the decoded op in the kernel's program
   int ptx_line = 0;  // line in the PTX text
   int ptx_col = 0;
   int loc = -1;      // index into the module's ptx::LineTable (-1: none)
   std::string text;  // "ld.shared.v4.f32"
+  InstrTrait trait = InstrTrait::None;
 };
 
 // One warp-level memory instruction: up to 32 lanes, each with its address.

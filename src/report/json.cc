@@ -151,6 +151,8 @@ json findings_json(const std::vector<check::Finding>& findings) {
   return arr;
 }
 
+json api_error_json(const check::Finding& f) { return {{"api_error", findings_json({f}).at(0)}}; }
+
 json check_launch_json(const RunInfo& run, uint64_t blocks_checked,
                        const std::vector<check::Finding>& findings, int64_t launch) {
   json j = {{"kernel", run.kernel},

@@ -55,6 +55,11 @@ std::vector<check::Finding> read_findings(const json& findings) {
   return out;
 }
 
+std::optional<check::Finding> read_api_error(const json& record) {
+  if (!record.is_object() || !record.contains("api_error")) return std::nullopt;
+  return read_findings(json::array({record.at("api_error")})).front();
+}
+
 CheckedLaunch read_check_launch(const json& j) {
   CheckedLaunch c;
   c.run.kernel = j.at("kernel").get<std::string>();

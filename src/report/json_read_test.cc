@@ -109,5 +109,47 @@ TEST(JsonRead, ProgramSarifNamesEachResultsLaunch) {
   for (const auto& r : run["results"]) EXPECT_TRUE(rules.count(r["ruleId"].get<std::string>()));
 }
 
+TEST(JsonRead, ApiErrorRoundTripsAndIsAResultOfItsRule) {
+  check::Finding leak;
+  leak.kind = check::FindingKind::Leak;
+  leak.severity = check::Severity::Error;
+  leak.message = "device allocation of 256 bytes at 0x10 was not freed before exit";
+  nlohmann::json j = api_error_json(leak);
+  std::optional<check::Finding> back = read_api_error(j);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->kind, check::FindingKind::Leak);
+  EXPECT_EQ(back->message, leak.message);
+  EXPECT_EQ(back->severity, check::Severity::Error);
+  // A launch record is not an API error.
+  EXPECT_FALSE(read_api_error(check_launch_json(RunInfo{}, 1, {}, 0)).has_value());
+  nlohmann::json log = program_check_sarif({}, {"./app"}, {leak});
+  const nlohmann::json& run = log["runs"][0];
+  ASSERT_EQ(run["results"].size(), 1u);
+  EXPECT_EQ(run["results"][0]["ruleId"], "leak");
+  EXPECT_EQ(run["results"][0]["properties"]["api"], true);
+  EXPECT_FALSE(run["results"][0].contains("locations"));
+  EXPECT_EQ(run["properties"]["api_errors"], 1);
+  bool declared = false;
+  for (const auto& r : run["tool"]["driver"]["rules"]) declared |= r["id"] == "leak";
+  EXPECT_TRUE(declared);
+}
+
+TEST(JsonRead, ProgramAnalyzeSarifJoinsTheLaunchesResults) {
+  nlohmann::json first =
+      nlohmann::json::array({{{"ruleId", "bank-conflict"}, {"properties", {{"launch", 0}}}}});
+  nlohmann::json second =
+      nlohmann::json::array({{{"ruleId", "race"}, {"properties", {{"launch", 3}}}},
+                             {{"ruleId", "uncoalesced"}, {"properties", {{"launch", 3}}}}});
+  nlohmann::json log = program_analyze_sarif({first, second}, {"./app"});
+  const nlohmann::json& run = log["runs"][0];
+  ASSERT_EQ(run["results"].size(), 3u);
+  EXPECT_EQ(run["results"][1]["ruleId"], "race");
+  EXPECT_EQ(run["properties"]["launches_analyzed"], 2);
+  std::set<std::string> rules;
+  for (const auto& r : run["tool"]["driver"]["rules"]) rules.insert(r["id"].get<std::string>());
+  for (const char* id : {"bank-conflict", "uncoalesced", "divergent-branch", "race", "leak"})
+    EXPECT_TRUE(rules.count(id)) << id;
+}
+
 }  // namespace
 }  // namespace smemlab::report

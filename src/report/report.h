@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,8 @@ struct Analysis {
   const check::BankAnalysis* banks = nullptr;
   const check::AccessAnalysis* access = nullptr;
   const std::vector<check::Finding>* findings = nullptr;  // may be null (analyze without check)
-  const check::HopperAnalysis* hopper = nullptr;  // tma, gmma, dshared (null: not counted)
-  const check::SwizzleWhatIf* swizzle = nullptr;  // TMA-filled buffers (null: not run)
+  const check::HopperAnalysis* hopper = nullptr;          // tma, gmma, dshared (null: not counted)
+  const check::SwizzleWhatIf* swizzle = nullptr;          // TMA-filled buffers (null: not run)
 };
 
 // Factor that scales sampled counts up to the whole grid (1 when all blocks ran).
@@ -85,8 +86,24 @@ nlohmann::json check_sarif(const RunInfo& run, const std::vector<check::Finding>
 // command line), a result per finding of every checked launch, each naming
 // its launch (index, kernel, grid, block, module) in its properties and the
 // kernel as its logical location.
+// API errors (`api_errors`, program mode's leaks and bad copies or frees)
+// are results too, of their kind's rule, with no source location.
 nlohmann::json program_check_sarif(const std::vector<CheckedLaunch>& launches,
-                                   const std::vector<std::string>& program);
+                                   const std::vector<std::string>& program,
+                                   const std::vector<check::Finding>& api_errors = {});
+// An API error as a JSON line of `check --json -- APP` and of the launch
+// records: {"api_error": FINDING}, FINDING as findings_json writes one.
+nlohmann::json api_error_json(const check::Finding& f);
+// Its inverse (json_read.cc): nullopt for a line of another shape.
+std::optional<check::Finding> read_api_error(const nlohmann::json& record);
+// `analyze --sarif FILE -- APP`, in two halves across the process boundary:
+// the runtime writes each analyzed launch's results (its hints, and its
+// findings under --check), each naming its launch as above, as one JSON line;
+// smemlab makes one run of them for the program, declaring analyze's rules
+// and every finding kind's.
+nlohmann::json analyze_launch_sarif_results(const Analysis& a, int64_t launch);
+nlohmann::json program_analyze_sarif(const std::vector<nlohmann::json>& launches,
+                                     const std::vector<std::string>& program);
 // Annotated source: every line of the user's file with its costs beside it,
 // then the kernel summary and the worst lines ranked. `source_lines` is the
 // user's file split into lines (empty: numbers only).

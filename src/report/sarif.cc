@@ -31,8 +31,11 @@ json sarif_log(json rules, json results, json properties) {
           {"runs", json::array({std::move(run)})}};
 }
 
-json analyze_sarif(const Analysis& a) {
-  json rules = json::array(
+namespace {
+
+// analyze's own rules (its hints; findings have finding_rules).
+json analyze_rules() {
+  return json::array(
       {{{"id", "bank-conflict"},
         {"shortDescription", {{"text", "Shared-memory bank conflicts: wavefronts above ideal"}}}},
        {{"id", "uncoalesced"},
@@ -40,6 +43,11 @@ json analyze_sarif(const Analysis& a) {
          {{"text", "Global or local accesses move more 32-byte sectors than needed"}}}},
        {{"id", "divergent-branch"},
         {"shortDescription", {{"text", "A branch splits warps: each side runs in turn"}}}}});
+}
+
+// analyze's hints of one launch: a result per line with excess wavefronts,
+// excess sectors or divergent branches.
+json analyze_results(const Analysis& a) {
   json results = json::array();
   const std::string arch = a.banks->models().front()->name();
   for (const auto& l : a.banks->lines()) {
@@ -98,6 +106,11 @@ json analyze_sarif(const Analysis& a) {
            {"locations", location(where)},
            {"properties", {{"divergent", c.divergent}, {"uniform", c.uniform}}}});
   }
+  return results;
+}
+
+// The run's properties: the counting level and the Hopper totals.
+json analyze_properties(const Analysis& a) {
   json properties = {{"level", level_json(a.run)}};
   // Hopper's counter families have no rule to break yet (their wavefront
   // rules are being measured): the kernel's totals ride in the run's
@@ -107,7 +120,13 @@ json analyze_sarif(const Analysis& a) {
     add_hopper_json(h, a.hopper->totals());
     if (!h.empty()) properties["hopper"] = h;
   }
-  return sarif_log(std::move(rules), std::move(results), std::move(properties));
+  return properties;
+}
+
+}  // namespace
+
+json analyze_sarif(const Analysis& a) {
+  return sarif_log(analyze_rules(), analyze_results(a), analyze_properties(a));
 }
 
 namespace {
@@ -137,26 +156,67 @@ json check_sarif(const RunInfo&, const std::vector<check::Finding>& findings) {
   return sarif_log(finding_rules(), std::move(results));
 }
 
+namespace {
+
+// A program-mode result names its launch: index, kernel, grid, block, module.
+void add_launch(json& r, const RunInfo& run, int64_t launch) {
+  for (json& loc : r["locations"])
+    loc["logicalLocations"] = json::array({{{"name", run.kernel}, {"kind", "function"}}});
+  r["properties"]["launch"] = launch;
+  r["properties"]["kernel"] = run.kernel;
+  r["properties"]["grid"] = {run.grid.x, run.grid.y, run.grid.z};
+  r["properties"]["block"] = {run.block.x, run.block.y, run.block.z};
+  r["properties"]["module"] = run.source;
+}
+
+json program_command_line(const std::vector<std::string>& program) {
+  json commandLine = json::array();
+  for (const auto& a : program) commandLine.push_back(a);
+  return commandLine;
+}
+
+}  // namespace
+
 json program_check_sarif(const std::vector<CheckedLaunch>& launches,
-                         const std::vector<std::string>& program) {
+                         const std::vector<std::string>& program,
+                         const std::vector<check::Finding>& api_errors) {
   json results = json::array();
+  for (const check::Finding& f : api_errors) {
+    json r = finding_result(f);
+    r.erase("locations");  // the program's, not a line's
+    r["properties"]["api"] = true;
+    results.push_back(std::move(r));
+  }
   for (const CheckedLaunch& l : launches)
     for (const auto& f : l.findings) {
       json r = finding_result(f);
-      r["locations"][0]["logicalLocations"] =
-          json::array({{{"name", l.run.kernel}, {"kind", "function"}}});
-      r["properties"]["launch"] = l.launch;
-      r["properties"]["kernel"] = l.run.kernel;
-      r["properties"]["grid"] = {l.run.grid.x, l.run.grid.y, l.run.grid.z};
-      r["properties"]["block"] = {l.run.block.x, l.run.block.y, l.run.block.z};
-      r["properties"]["module"] = l.run.source;
+      add_launch(r, l.run, l.launch);
       results.push_back(std::move(r));
     }
-  json commandLine;
-  for (const auto& a : program) commandLine.push_back(a);
   return sarif_log(finding_rules(), std::move(results),
-                   {{"program", commandLine.is_null() ? json::array() : commandLine},
-                    {"launches_checked", launches.size()}});
+                   {{"program", program_command_line(program)},
+                    {"launches_checked", launches.size()},
+                    {"api_errors", api_errors.size()}});
+}
+
+json analyze_launch_sarif_results(const Analysis& a, int64_t launch) {
+  json results = analyze_results(a);
+  if (a.findings)
+    for (const auto& f : *a.findings) results.push_back(finding_result(f));
+  for (json& r : results) add_launch(r, a.run, launch);
+  return results;
+}
+
+json program_analyze_sarif(const std::vector<json>& launches,
+                           const std::vector<std::string>& program) {
+  json rules = analyze_rules();
+  for (json& r : finding_rules()) rules.push_back(std::move(r));
+  json results = json::array();
+  for (const json& l : launches)
+    for (const json& r : l) results.push_back(r);
+  return sarif_log(
+      std::move(rules), std::move(results),
+      {{"program", program_command_line(program)}, {"launches_analyzed", launches.size()}});
 }
 
 }  // namespace smemlab::report

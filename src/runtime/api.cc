@@ -824,7 +824,7 @@ CUresult array_span(const char* api, const char* role, CUarray h, size_t offset,
   uint64_t total = a->row_bytes * a->height * (a->desc.Depth ? a->desc.Depth : 1);
   if (offset > total || bytes > total - offset) {
     Driver::get().api_error(
-        "memcpy-out-of-bounds",
+        check::FindingKind::MemcpyOutOfBounds,
         fmt::format("{}: {} CUDA array holds {} bytes ({} bytes x {} rows x {} slices); the copy "
                     "covers bytes [{}, {})",
                     api, role, total, a->row_bytes, a->height, a->desc.Depth ? a->desc.Depth : 1,
@@ -899,7 +899,7 @@ CUresult copy_end(const char* api, const char* role, CUmemorytype t, const void*
     uint64_t slices = a->desc.Depth ? a->desc.Depth : 1;
     if (x + width > a->row_bytes || y + rows > a->height || z + depth > slices) {
       Driver& d = Driver::get();
-      d.api_error("memcpy-out-of-bounds",
+      d.api_error(check::FindingKind::MemcpyOutOfBounds,
                   fmt::format("{}: {} CUDA array is {} bytes x {} rows x {} slices; the copy "
                               "covers bytes [{}, {}) of rows [{}, {}) of slices [{}, {})",
                               api, role, a->row_bytes, a->height, slices, x, x + width, y,

@@ -30,7 +30,7 @@ Driver& Driver::get() {
   return *d;
 }
 
-Driver::Driver() : options(options_from_env()) {
+Driver::Driver() : options(options_from_env()), selection_(options) {
   spec = device_spec(options.archs.substr(0, options.archs.find(',')));
   if (!options.output.empty()) {
     int fd = ::open(options.output.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -165,9 +165,14 @@ void Driver::error_line(const std::string& text) {
   note(std::string(session::protocol::kErrorPrefix) + text);
 }
 
-void Driver::api_error(const std::string& kind, const std::string& message) {
+void Driver::api_error(check::FindingKind kind, const std::string& message) {
   ++api_errors;
-  note(fmt::format("ERROR {}: {}", kind, message));
+  note(fmt::format("ERROR {}: {}", check::name(kind), message));
+  check::Finding f;
+  f.kind = kind;
+  f.severity = check::Severity::Error;
+  f.message = message;
+  api_error_record(f);
   if (!finished_) write_summary(false);
 }
 
@@ -215,7 +220,7 @@ void Driver::finish() {
     for (const auto& [base, a] : allocs) {
       if (a.internal || a.kind == MemKind::Registered) continue;
       ++n, bytes += a.size;
-      api_error("leak",
+      api_error(check::FindingKind::Leak,
                 fmt::format(
                     "{} allocation of {} bytes at 0x{:x}{} was not freed before exit",
                     a.kind == MemKind::Host      ? "pinned host"
@@ -361,14 +366,15 @@ CUresult Driver::release(uint64_t base, const char* api) {
   auto it = allocs.find(base);
   if (it == allocs.end()) {
     if (freed.count(base))
-      api_error("double-free",
+      api_error(check::FindingKind::DoubleFree,
                 fmt::format("{}(0x{:x}): the allocation was already freed", api, base));
     else if (const Allocation* a = find(base))
-      api_error("invalid-free",
+      api_error(check::FindingKind::InvalidFree,
                 fmt::format("{}(0x{:x}): not the start of the {}-byte allocation at 0x{:x}", api,
                             base, a->size, a->base));
     else
-      api_error("invalid-free", fmt::format("{}(0x{:x}): not an allocation", api, base));
+      api_error(check::FindingKind::InvalidFree,
+                fmt::format("{}(0x{:x}): not an allocation", api, base));
     return CUDA_ERROR_INVALID_VALUE;
   }
   Allocation a = it->second;
@@ -399,7 +405,7 @@ bool Driver::resolve(const char* api, const char* role, uint64_t addr, uint64_t 
   const emu::GlobalMemory::Allocation* inside = device.memory().find(addr);
   if (inside) {
     api_error(
-        "memcpy-out-of-bounds",
+        check::FindingKind::MemcpyOutOfBounds,
         fmt::format("{}: {} range [0x{:x}, 0x{:x}) of {} bytes ends {} bytes past the end of "
                     "the {}-byte allocation at 0x{:x}",
                     api, role, addr, addr + bytes, bytes,
@@ -409,14 +415,14 @@ bool Driver::resolve(const char* api, const char* role, uint64_t addr, uint64_t 
   auto f = freed.upper_bound(addr);
   if (f != freed.begin() &&
       addr - std::prev(f)->first < std::max<uint64_t>(std::prev(f)->second, 1)) {
-    api_error("use-after-free",
+    api_error(check::FindingKind::UseAfterFree,
               fmt::format("{}: {} 0x{:x} is in the {}-byte allocation at 0x{:x}, "
                           "which was freed",
                           api, role, addr, std::prev(f)->second, std::prev(f)->first));
     return false;
   }
   if (must_be_device) {
-    api_error("invalid-device-pointer",
+    api_error(check::FindingKind::InvalidDevicePointer,
               fmt::format("{}: {} 0x{:x} is not device memory", api, role, addr));
     return false;
   }
@@ -433,7 +439,7 @@ CUresult Driver::copy(const char* api, uint64_t dst, uint64_t src, uint64_t byte
   if (!resolve(api, "destination", dst, bytes, dst_dev == 1, &d)) return CUDA_ERROR_INVALID_VALUE;
   if (!resolve(api, "source", src, bytes, src_dev == 1, &s)) return CUDA_ERROR_INVALID_VALUE;
   if (d < s + bytes && s < d + bytes && d != s) {
-    api_error("overlapping-memcpy",
+    api_error(check::FindingKind::OverlappingMemcpy,
               fmt::format("{}: source [0x{:x}, +{}) and destination [0x{:x}, +{}) overlap", api,
                           src, bytes, dst, bytes));
     std::memmove(d, s, bytes);
@@ -614,19 +620,7 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   // On a terminal only (the program's stderr): launches over a second show it.
   if (!options.quiet)
     cfg.progress = report::terminal_progress(fmt::format("launch {}: {}", index, kname));
-  bool selected = options.mode != Mode::Run;
-  if (selected && !options.kernel_regex.empty()) {
-    try {
-      std::regex re(options.kernel_regex);
-      selected = std::regex_search(kname, re) || std::regex_search(f->name, re);
-    } catch (const std::regex_error&) {
-      selected = false;
-    }
-  }
-  if (selected) {
-    uint64_t n = selected_seen_++;
-    selected = n >= options.launch_skip && n - options.launch_skip < options.launch_count;
-  }
+  bool selected = selection_.select(f->name);
   enqueue(
       stream,
       [this, f, index, cfg = std::move(cfg), args = std::move(args), selected]() mutable {
@@ -654,32 +648,24 @@ void Driver::run_launch(Function* f, uint64_t index, emu::LaunchConfig cfg,
   } else {
     ++analyzed;
     session::LaunchAnalysis a;
-    std::string archs = options.archs;
-    if (spec.major == 3 && archs.find(':') == std::string::npos) {
-      // Kepler: the program's bank-size choice picks the bank model.
-      CUsharedconfig c = f->bank_config != CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE
-                             ? f->bank_config
-                             : device_bank_config;
-      std::string first = archs.substr(0, archs.find(','));
-      archs = first + (c == CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE ? ":8" : ":4") +
-              archs.substr(first.size());
-    }
     try {
-      // Every block runs: the program reads the launch's results (no sampling).
-      emu::KernelObserver* fix_observer = nullptr;  // `fix -- APP` only (fix_hooks.h)
-      emu::Module& run_from = FixHooks::get().before(*this, m, f->name, cfg, &fix_observer);
-      // check: findings only, without the bank and access counts; analyze:
-      // the counts, with the findings too under --check.
-      session::Analyses what = options.mode == Mode::Check ? session::Analyses::FindingsOnly
-                               : options.analyze_check     ? session::Analyses::All
-                                                           : session::Analyses::Counts;
-      const sass::KernelLevel& level = level_of(f);
-      without_driver_lock([&] {
-        session::analyze_launch(
-            run_from, f->name, cfg, args, session::parse_models(archs), &a, level, fix_observer,
-            what,
-            options.mode == Mode::Check ? options.compare_schedules : std::vector<emu::Schedule>{});
-      });
+      session::ProgramLaunch l;
+      // `fix -- APP` only (fix_hooks.h): the module to run and an observer.
+      l.module = &FixHooks::get().before(*this, m, f->name, cfg, &l.extra);
+      l.kernel = f->name;
+      l.config = cfg;
+      l.args = &args;
+      l.level = &level_of(f);
+      if (spec.major == 3) {
+        // Kepler: the program's bank-size choice picks the bank model.
+        CUsharedconfig c = f->bank_config != CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE
+                               ? f->bank_config
+                               : device_bank_config;
+        l.bank_width = c == CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE
+                           ? session::BankWidth::EightBytes
+                           : session::BankWidth::FourBytes;
+      }
+      without_driver_lock([&] { selection_.analyze(l, &a); });
       FixHooks::get().after(*this, m, index, f->name, cfg);
     } catch (const std::runtime_error& e) {
       error_line(fmt::format("{}", e.what()));

@@ -28,6 +28,7 @@
 #include "runtime/fatbin.h"
 #include "runtime/options.h"
 #include "session/launch_analysis.h"
+#include "session/program_launch.h"
 
 namespace smemlab::runtime {
 
@@ -180,7 +181,10 @@ class Driver {
   void error_line(const std::string& line);
   // Appends `line` (a JSON line of the protocol) to the file at `path`.
   void append_record(const std::string& path, const std::string& line);
-  void api_error(const std::string& kind, const std::string& message);
+  // A program's misuse of the API (a leak, a bad copy or free): its line, and
+  // in check mode its record (check --json, --sarif).
+  void api_error(check::FindingKind kind, const std::string& message);
+  void api_error_record(const check::Finding& f);
   // True the first time `key` is asked: for lines said once.
   bool once(const std::string& key) { return reported_.insert(key).second; }
   // Once per entry point: it is not implemented and returned `code`.
@@ -214,7 +218,7 @@ class Driver {
   std::vector<Output> pending_out_;
   std::set<std::string> reported_;
   bool finished_ = false, exit_watched_ = false;
-  uint64_t selected_seen_ = 0;
+  session::ProgramLaunches selection_;  // which launches are analysed, and how
   uint64_t allocations_made_ = 0;
   int out_fd_ = 2;
 };

@@ -77,6 +77,13 @@ void Driver::html_section(uint64_t index, const session::LaunchAnalysis& a) {
   append_record(options.html, report::html_section_json(s).dump() + "\n");
 }
 
+void Driver::api_error_record(const check::Finding& f) {
+  if (options.mode != Mode::Check) return;
+  const std::string record = report::api_error_json(f).dump() + "\n";
+  if (!options.records.empty()) append_record(options.records, record);
+  if (options.json) write_all(out_fd_, record);
+}
+
 void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
   const report::RunInfo& r = a.info;
   if (!options.html.empty()) html_section(index, a);
@@ -89,6 +96,13 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
   excess += e;
   bool check = options.mode == Mode::Check;
   findings += a.findings.size();
+  if (!check && !options.records.empty())
+    append_record(options.records,
+                  report::analyze_launch_sarif_results(
+                      {r, a.banks.get(), &a.access, &a.findings, &a.hopper, a.swizzle.get()},
+                      static_cast<int64_t>(index))
+                          .dump() +
+                      "\n");
   auto dim = [](emu::Dim3 d) { return nlohmann::json::array({d.x, d.y, d.z}); };
   if (check && (options.json || !options.records.empty())) {
     const uint64_t checked = r.sampling.empty() ? r.blocks_total : r.blocks_observed;

@@ -9,17 +9,15 @@
 
 #include "emu/schedule.h"
 #include "sass/level.h"
+#include "session/program_launch.h"
 
 namespace smemlab::runtime {
 
-enum class Mode { Run, Analyze, Check };
+using Mode = session::ProgramMode;
 
-struct Options {
-  Mode mode = Mode::Run;
-  std::string archs = "sm_90";
-  std::string kernel_regex;
-  uint64_t launch_skip = 0;
-  uint64_t launch_count = std::numeric_limits<uint64_t>::max();
+// The launch selection and analyses (ProgramPolicy) are the session's to
+// apply (session/program_launch.h); the rest is how the runtime reports.
+struct Options : session::ProgramPolicy {
   bool json = false;
   sass::Level level = sass::Level::Sass;
   std::string output, status, html;
@@ -27,9 +25,7 @@ struct Options {
   uint64_t stall_seconds = 10;
   bool quiet = false;
   bool sync = false;           // SMEMLAB_SYNC=1: launches complete before they return
-  bool analyze_check = false;  // `analyze --check`: the defect checkers too
   emu::Schedule schedule;
-  std::vector<emu::Schedule> compare_schedules;
 };
 
 Options options_from_env();

@@ -43,62 +43,6 @@ std::string find_nvcc() {
 }
 
 // --- Input files -----------------------------------------------------------
-struct RecipeLine {
-  std::string text;
-  int line = 0, column = 0;
-};
-
-std::vector<RecipeLine> read_recipes(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<RecipeLine> out;
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    size_t p = line.find("// smemlab:");
-    if (p == std::string::npos) continue;
-    bool only_space = line.find_first_not_of(" \t") == p;
-    if (only_space) out.push_back({line.substr(p + 11), n, static_cast<int>(p) + 12});
-  }
-  return out;
-}
-
-struct Word {
-  std::string text;
-  size_t at = 0;  // offset in the recipe text
-};
-
-// Words of a recipe line; "..." or '...' quote a word with spaces
-// (--kernel "scale<float, 4>").
-std::vector<Word> split_words(const std::string& s) {
-  std::vector<Word> out;
-  std::string w;
-  bool in_word = false;
-  size_t at = 0;
-  char quote = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (quote) {
-      if (c == quote)
-        quote = 0;
-      else
-        w += c;
-    } else if (c == '"' || c == '\'') {
-      if (!in_word) at = i;
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t') {
-      if (in_word) out.push_back({w, at});
-      w.clear();
-      in_word = false;
-    } else {
-      if (!in_word) at = i;
-      w += c;
-      in_word = true;
-    }
-  }
-  if (in_word) out.push_back({w, at});
-  return out;
-}
-
 std::string without_spaces(std::string s) {
   s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); }),
           s.end());
@@ -128,9 +72,9 @@ uint64_t parse_u64(const std::string& s, const char* what) {
 }
 
 // The recipe naming o.kernel, else (no --kernel) the first; SIZE_MAX if none.
-size_t choose_recipe(const LaunchOptions& o, const std::vector<std::string>& recipes) {
+size_t choose_recipe(const LaunchOptions& o, const std::vector<Recipe>& recipes) {
   for (size_t r = 0; r < recipes.size(); ++r) {
-    auto w = split_words(recipes[r]);
+    const auto& w = recipes[r].words;
     for (size_t i = 0; i + 1 < w.size(); ++i)
       if (w[i].text == "--kernel" &&
           (o.kernel.empty() || without_spaces(w[i + 1].text) == without_spaces(o.kernel)))
@@ -140,9 +84,9 @@ size_t choose_recipe(const LaunchOptions& o, const std::vector<std::string>& rec
 }
 
 // nvcc options of a recipe line (-I, -D, --std, --use_fast_math, --rdc, --Xnvcc).
-std::vector<std::string> recipe_nvcc_args(const std::string& recipe) {
+std::vector<std::string> recipe_nvcc_args(const Recipe& recipe) {
   std::vector<std::string> out;
-  auto w = split_words(recipe);
+  const auto& w = recipe.words;
   for (size_t i = 0; i < w.size(); ++i) {
     bool has_next = i + 1 < w.size();
     const std::string& t = w[i].text;
@@ -233,11 +177,7 @@ void prepare_input(const LaunchOptions& o, PreparedInput* out) {
   if (static_cast<uint64_t>(st.st_size) > kMaxInputBytes)
     throw UsageError(fmt::format("{}: {} bytes; input files are limited to {} bytes", o.file,
                                  st.st_size, kMaxInputBytes));
-  for (auto& r : read_recipes(o.file)) {
-    out->recipes.push_back(std::move(r.text));
-    out->recipe_lines.push_back(r.line);
-    out->recipe_columns.push_back(r.column);
-  }
+  out->recipes = read_recipes(o.file);
   if (is_ptx) {
     out->ptx_path = o.file;
     return;
@@ -311,13 +251,12 @@ void apply_recipe(LaunchOptions& o, const PreparedInput& in) {
   if (o.launch_flags_given() || in.recipes.empty()) return;
   size_t chosen = choose_recipe(o, in.recipes);
   if (chosen == SIZE_MAX) return;
-  auto w = split_words(in.recipes[chosen]);
-  // FILE:LINE:COL of word k (lines and columns are 0 for PreparedInputs
-  // built by hand without them).
+  const Recipe& recipe = in.recipes[chosen];
+  const auto& w = recipe.words;
+  // FILE:LINE:COL of word k (lines and columns are 0 for recipes built by
+  // hand).
   auto where = [&](size_t k) {
-    int line = chosen < in.recipe_lines.size() ? in.recipe_lines[chosen] : 0;
-    int col = chosen < in.recipe_columns.size() ? in.recipe_columns[chosen] : 0;
-    return fmt::format("{}:{}:{}", o.file, line, col + static_cast<int>(w[k].at));
+    return fmt::format("{}:{}:{}", o.file, recipe.line, recipe.column + static_cast<int>(w[k].at));
   };
   for (size_t i = 0; i < w.size(); ++i) {
     size_t opt = i;

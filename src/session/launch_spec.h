@@ -17,6 +17,7 @@
 #include "emu/launch.h"
 #include "emu/ops_texture.h"
 #include "ptx/demangle.h"
+#include "session/recipe_lines.h"
 
 namespace smemlab::session {
 
@@ -69,10 +70,8 @@ struct LaunchOptions {
 constexpr uint64_t kMaxInputBytes = 64ull << 20;
 
 struct PreparedInput {
-  std::string ptx_path;              // the PTX to load (a temporary file for .cu input)
-  std::vector<std::string> recipes;  // `// smemlab:` lines of the .cu/.ptx, without the prefix
-  std::vector<int> recipe_lines;     // the line (1-based) of each recipe
-  std::vector<int> recipe_columns;   // the column where each recipe's text starts
+  std::string ptx_path;         // the PTX to load (a temporary file for .cu input)
+  std::vector<Recipe> recipes;  // `// smemlab:` lines of the .cu/.ptx (recipe_lines.h)
   bool temporary = false;
   std::string temp_dir;  // nvcc's output and scratch files (removed with it)
   PreparedInput() = default;

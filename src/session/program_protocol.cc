@@ -1,6 +1,7 @@
 #include "session/program_protocol.h"
 
 #include <fstream>
+#include <stdexcept>
 
 namespace smemlab::session::protocol {
 
@@ -41,7 +42,8 @@ bool read_status(const std::string& path, ProgramStatus* out) {
 
 std::optional<report::CheckedLaunch> read_record_line(const std::string& line) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-  if (j.is_discarded()) return std::nullopt;  // cut short by a crash mid-write
+  if (j.is_discarded()) return std::nullopt;         // cut short by a crash mid-write
+  if (j.contains("api_error")) return std::nullopt;  // read_api_errors's
   return report::read_check_launch(j);
 }
 
@@ -50,6 +52,29 @@ std::vector<report::CheckedLaunch> read_records(const std::string& path) {
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);)
     if (auto r = read_record_line(line)) out.push_back(std::move(*r));
+  return out;
+}
+
+std::vector<check::Finding> read_api_errors(const std::string& path) {
+  std::vector<check::Finding> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded()) continue;  // cut short by a crash mid-write
+    if (auto f = report::read_api_error(j)) out.push_back(std::move(*f));
+  }
+  return out;
+}
+
+std::vector<nlohmann::json> read_sarif_records(const std::string& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded()) continue;  // cut short by a crash mid-write
+    if (!j.is_array()) throw std::runtime_error("a SARIF record is not an array of results");
+    out.push_back(std::move(j));
+  }
   return out;
 }
 

@@ -50,8 +50,10 @@ inline constexpr const char* kStatus = "SMEMLAB_STATUS";
 // Appended, one JSON line per analyzed launch: its HTML section
 // (report::html_section_json); smemlab makes the page of them.
 inline constexpr const char* kHtml = "SMEMLAB_HTML";
-// Appended, one JSON line per checked launch: report::check_launch_json
-// (read back with report::read_check_launch); `check --sarif FILE`.
+// Appended, one JSON line per launch: check, report::check_launch_json
+// (read back with report::read_check_launch; `check --sarif FILE`), and one
+// per API error (report::api_error_json, read back with read_api_errors);
+// analyze, report::analyze_launch_sarif_results (`analyze --sarif FILE`).
 inline constexpr const char* kRecords = "SMEMLAB_RECORDS";
 
 // What the runtime says of the whole program, kept current in the status
@@ -72,13 +74,19 @@ bool read_status(const std::string& path, ProgramStatus* out);
 // The launch records of a kRecords file, in order. A line cut short by a
 // crash mid-write is left out; a complete line of another shape throws.
 std::vector<report::CheckedLaunch> read_records(const std::string& path);
-// One such line: nullopt for an incomplete one.
+// One such line: nullopt for an incomplete one or an API error's.
 std::optional<report::CheckedLaunch> read_record_line(const std::string& line);
+// The API errors among them (report::api_error_json lines), in order.
+std::vector<check::Finding> read_api_errors(const std::string& path);
+// analyze's records (each a JSON array of SARIF results), in order; a line
+// cut short is left out, a complete line that is no array throws.
+std::vector<nlohmann::json> read_sarif_records(const std::string& path);
 
 // ---- smemlab's lines (stderr or kOutput) ----------------------------------
 inline constexpr std::string_view kLinePrefix = "==smemlab== ";
 // A line of the driver's own error (a refused launch, an unusable kernel);
-// API misuse reads `ERROR KIND: ...` instead.
+// API misuse reads `ERROR KIND: ...` instead, KIND a check::FindingKind's
+// name (check/finding_kinds.def), its record an API error line above.
 inline constexpr std::string_view kErrorPrefix = "ERROR: ";
 
 }  // namespace smemlab::session::protocol

@@ -79,5 +79,20 @@ TEST(ProgramProtocol, RecordsComeBackWholeAndInOrder) {
   EXPECT_TRUE(read_records("/nonexistent/smemlab-records").empty());
 }
 
+TEST(ProgramProtocol, ApiErrorLinesAreNotLaunchRecords) {
+  check::Finding bad;
+  bad.kind = check::FindingKind::DoubleFree;
+  bad.severity = check::Severity::Error;
+  bad.message = "cudaFree(0x10): the allocation was already freed";
+  TempFile f;
+  f.write(report::check_launch_json(report::RunInfo{}, 1, {}, 0).dump() + "\n" +
+          report::api_error_json(bad).dump() + "\n");
+  EXPECT_EQ(read_records(f.path).size(), 1u);
+  std::vector<check::Finding> api = read_api_errors(f.path);
+  ASSERT_EQ(api.size(), 1u);
+  EXPECT_EQ(api[0].kind, check::FindingKind::DoubleFree);
+  EXPECT_EQ(api[0].message, bad.message);
+}
+
 }  // namespace
 }  // namespace smemlab::session::protocol

@@ -20,14 +20,7 @@ std::string suite(const std::string& topic) {
   return std::string(SMEMLAB_KERNEL_PTX_DIR) + "/" + topic + ".ptx";
 }
 
-std::vector<std::string> recipes_of(const std::string& cu) {
-  std::ifstream in(cu);
-  std::vector<std::string> out;
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("// smemlab:", 0) == 0) out.push_back(line.substr(11));
-  return out;
-}
+std::vector<session::Recipe> recipes_of(const std::string& cu) { return session::read_recipes(cu); }
 
 std::vector<float> random_floats(size_t n, unsigned seed) {
   std::mt19937 g(seed);
@@ -47,7 +40,7 @@ void for_each_recipe(const std::string& topic,
                      const std::function<void(session::Prepared&)>& check) {
   int runs = 0;
   for (const auto& r : recipes_of(std::string(SMEMLAB_SOURCE_DIR) + "/kernels/" + topic + ".cu")) {
-    SCOPED_TRACE(r);
+    SCOPED_TRACE(r.text);
     session::LaunchOptions o;
     session::PreparedInput in;
     in.recipes = {r};
@@ -284,7 +277,7 @@ void run_recipes(const std::string& ptx_dir, const std::string& suffix) {
     std::string ptx = ptx_dir + "/" + topic + suffix;
     ASSERT_TRUE(std::filesystem::exists(ptx)) << ptx;
     for (const auto& r : recipes_of(entry.path().string())) {
-      SCOPED_TRACE(topic + ":" + r);
+      SCOPED_TRACE(topic + ":" + r.text);
       session::LaunchOptions o;
       session::PreparedInput in;
       in.recipes = {r};

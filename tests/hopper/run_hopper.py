@@ -22,7 +22,10 @@ if clean == bool(expected):
 p = subprocess.run([smemlab, "check", "--json", "--", program], capture_output=True, text=True,
                    timeout=280)
 out = p.stdout + p.stderr
-launches = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+# (API error records, {"api_error": ...}, are not launches: a planted
+# defect that stops the program leaves its buffers unfreed.)
+launches = [o for o in (json.loads(l) for l in out.splitlines() if l.startswith("{"))
+            if "api_error" not in o]
 if not launches:
     sys.exit(f"{name}: no JSON launch record (exit {p.returncode}):\n{out[-3000:]}")
 findings = [f for o in launches for f in o["findings"]]

@@ -1,7 +1,9 @@
-// Three launches for `check --sarif FILE -- APP` (tests/programs/
-// check_program_sarif.py): a clean one, one with a shared-memory race and
-// one whose assert fails in one thread. The SARIF log holds one result per
-// finding, each naming its launch; the assert's ruleId is one of its rules.
+// Four launches for `check|analyze --sarif FILE -- APP` (tests/programs/
+// check_program_sarif.py, analyze_program_sarif.py): a clean one, one with
+// 32-way bank conflicts (no finding), one with a shared-memory race and one
+// whose assert fails in one thread. The SARIF log holds one result per
+// finding (and, for analyze, per hint), each naming its launch; the
+// assert's ruleId is one of its rules.
 #include <cassert>
 #include <cstdio>
 
@@ -14,6 +16,14 @@ __global__ void reverse_no_sync(int* d, int n) {
   d[t] = s[n - t - 1];
 }
 
+__global__ void strided(int* d) {
+  __shared__ int s[64 * 32];
+  int t = threadIdx.x;
+  s[t * 32] = d[t];  // every lane in bank 0
+  __syncthreads();
+  d[t] = s[t * 32];
+}
+
 __global__ void checked(const int* d, int limit) { assert(d[threadIdx.x] < limit); }
 
 int main() {
@@ -24,6 +34,7 @@ int main() {
   if (cudaMalloc(&d, sizeof h) != cudaSuccess) return 1;
   cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
   scale<<<1, n>>>(d, 2);
+  strided<<<1, n>>>(d);
   reverse_no_sync<<<1, n>>>(d, n);
   cudaDeviceSynchronize();
   checked<<<1, n>>>(d, 120);  // the values are 0, 2, ..., 126 in some order: asserts fail
