@@ -1,0 +1,37 @@
+// The DRAM footprint of a launch (issue 31's DRAM term): which distinct
+// 32-byte global sectors the observed blocks touched, per buffer. With a
+// sample of the grid, each buffer's count is scaled by the sampling factor
+// and capped by the buffer's size: blocks of a grid mostly touch disjoint
+// parts of their buffers (scaling is right for them), while a buffer every
+// block reads (a matrix operand, a filter's taps) cannot be touched beyond
+// its size (the cap is right for it).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+#include <vector>
+
+#include "emu/memory.h"
+#include "emu/observer.h"
+
+namespace smemlab::timing {
+
+class Footprint final : public emu::KernelObserver {
+ public:
+  std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override;
+  void finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserver> observer) override;
+  // Distinct sectors the observed blocks touched.
+  uint64_t sectors() const { return sectors_.size(); }
+  // Bytes of the whole grid: per buffer of `memory`, its sectors x 32 x
+  // scale, capped by the buffer's size (sectors outside every buffer, e.g.
+  // the device heap, scaled uncapped).
+  double bytes(const emu::GlobalMemory& memory, double scale) const;
+
+ private:
+  std::mutex mu_;
+  std::unordered_set<uint64_t> sectors_;  // address / 32
+};
+
+}  // namespace smemlab::timing
