@@ -18,7 +18,7 @@ size_t gpu_model_index(const check::BankAnalysis& banks) {
 check::SourceLine innermost(const ptx::LineTable* table, const emu::InstrInfo* instr) {
   auto lines = check::lines_of(table, instr->loc);
   if (lines.empty()) return {"PTX", instr->ptx_line};
-  return lines.front();
+  return lines.back();  // outermost first: the instruction's own line last
 }
 
 bool is_load(check::AccessClass c) {
@@ -65,10 +65,12 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
   }
   w.mlp = std::max(1.0, loads);
   if (banks) {
+    // By instruction, at its innermost line: lines() lists an inlined
+    // instruction at every line of its inline chain.
     size_t m = gpu_model_index(*banks);
-    for (const check::LineStats& s : banks->lines()) {
+    for (const auto& [pc, s] : banks->instructions()) {
       if (m >= s.models.size()) continue;
-      LineWork& l = at(s.where);
+      LineWork& l = at(innermost(banks->kernel().lines, s.instr));
       for (const check::BankCounts& c : s.models[m].op) l.shared_wavefronts += double(c.wavefronts);
     }
   }
