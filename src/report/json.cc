@@ -2,6 +2,7 @@
 
 #include "report/hopper.h"
 #include "report/report.h"
+#include "report/timing.h"
 
 namespace smemlab::report {
 
@@ -257,6 +258,7 @@ json analyze_json(const Analysis& a) {
     }
     j["what_if"] = what_if;
   }
+  if (a.access) j["timing"] = timing_json(predict_launch(a));
   if (a.swizzle) {
     json w = swizzle_json(*a.swizzle);
     if (!w.empty()) j["swizzle_what_if"] = std::move(w);

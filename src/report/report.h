@@ -37,6 +37,12 @@ struct RunInfo {
   // Whether the defect checkers ran (`check`, `analyze --check`); without
   // them the findings are only the emulator's own stops (faults, deadlocks).
   bool defects_checked = false;
+  // The time model's inputs beyond the counts (src/timing): static shared
+  // bytes, registers per thread (0: unknown) and the DRAM footprint
+  // estimate (timing/footprint.h; < 0: not measured).
+  uint32_t static_shared = 0;
+  uint32_t registers = 0;
+  double footprint_bytes = -1;
 };
 
 // The counting level as JSON ({"name", "reason", "unmapped": [...]}) and as

@@ -5,6 +5,7 @@
 #include "bank/bank_map.h"
 #include "report/hopper.h"
 #include "report/report.h"
+#include "report/timing.h"
 
 namespace smemlab::report {
 namespace {
@@ -230,6 +231,7 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
       out += fmt::format("  SIMT efficiency {:.1f}% ({} warp-instructions)\n",
                          100.0 * all.efficiency(), all.steps);
   }
+  if (a.access) out += timing_text(predict_launch(a));
   if (a.run.blocks_observed != a.run.blocks_total)
     out += fmt::format("  counts scaled from {} emulated blocks to the grid's {} (x{:.2f})\n",
                        a.run.blocks_observed, a.run.blocks_total, scale(a.run));

@@ -753,6 +753,8 @@ const sass::KernelLevel& Driver::level_of(Function* f) {
       } else if (d.error.empty()) {
         m.fatbin_sass = sass::parse_disassembly(d.text);
         m.sass.fatbin = &*m.fatbin_sass;
+        m.fatbin_registers = sass::registers_used(d.text);
+        m.sass.fatbin_registers = &m.fatbin_registers;
         m.sass.origin = fmt::format("{} cubin of {}", gpu, m.name);
       } else {
         m.sass.origin = fmt::format("{} cubin of {} not readable: {}", gpu, m.name, d.error);

@@ -61,6 +61,7 @@ struct Module {
   // The fatbin's SASS for the emulated GPU, disassembled at the first
   // analyzed launch (sass::ProgramSass says where it came from).
   std::optional<sass::Disassembly> fatbin_sass;
+  sass::RegisterCounts fatbin_registers;  // the time model's occupancy input
   sass::ProgramSass sass;
   bool sass_prepared = false;
   std::map<std::string, std::unique_ptr<Function>> functions;

@@ -1,5 +1,6 @@
 #include "sass/disasm.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 
@@ -154,6 +155,37 @@ Disassembly parse_disassembly(const std::string& text) {
       unsigned regs = memory ? (m.width + 3) / 4 : 1;
       for (unsigned r = 0; r < regs; ++r)
         ++versions[(uniform ? "UR" : "R") + std::to_string(n + static_cast<int>(r))];
+    }
+  }
+  return out;
+}
+
+}  // namespace smemlab::sass
+
+namespace smemlab::sass {
+
+RegisterCounts registers_used(const std::string& text) {
+  RegisterCounts out;
+  uint32_t* current = nullptr;
+  std::istringstream in(text);
+  const std::string section = ".section\t.text.";
+  for (std::string l; std::getline(in, l);) {
+    if (size_t at = l.find(section); at != std::string::npos) {
+      std::string name = l.substr(at + section.size());
+      current = &out[name.substr(0, name.find(','))];
+      continue;
+    }
+    if (!current || l.find("/*") == std::string::npos) continue;
+    // Wide accesses and 64-bit arithmetic name the first of their registers.
+    uint32_t span = l.find(".128") != std::string::npos  ? 4
+                    : l.find(".64") != std::string::npos ? 2
+                                                         : 1;
+    for (size_t i = 0; i + 1 < l.size(); ++i) {
+      if (l[i] != 'R' || !std::isdigit(static_cast<unsigned char>(l[i + 1]))) continue;
+      if (i > 0 && (std::isalnum(static_cast<unsigned char>(l[i - 1])) || l[i - 1] == '_'))
+        continue;
+      uint32_t n = static_cast<uint32_t>(std::stoul(l.substr(i + 1, 3)));
+      *current = std::max(*current, n + span);
     }
   }
   return out;

@@ -37,4 +37,11 @@ using Disassembly = std::map<std::string, std::vector<MemInstr>>;
 // only LDS/STS/LDG/STG/LDL/STL/LD/ST instructions matter here.
 Disassembly parse_disassembly(const std::string& text);
 
+// Function name -> registers per thread its SASS uses: the highest general
+// register written or read (R0..R254, a 64/128-bit operand counting its
+// pair or quad) plus one. The time model's occupancy input; ptxas's own
+// count (cubin .nv.info REGCOUNT) can be a little higher.
+using RegisterCounts = std::map<std::string, uint32_t>;
+RegisterCounts registers_used(const std::string& text);
+
 }  // namespace smemlab::sass

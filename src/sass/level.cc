@@ -42,6 +42,8 @@ KernelLevel compiled(const std::string& ptx_text, const ptx::Module& module,
   k.level = Level::Sass;
   k.target = target;
   k.map = map_kernel(module, kernel, program, it->second);
+  RegisterCounts regs = registers_used(d.text);
+  if (auto r = regs.find(kernel); r != regs.end()) k.registers = r->second;
   return k;
 }
 
@@ -49,7 +51,7 @@ KernelLevel compiled(const std::string& ptx_text, const ptx::Module& module,
 
 KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::Module& module,
                          const std::string& kernel, const emu::Program& program) {
-  if (wanted == Level::Ptx) return {Level::Ptx, "", "--level ptx", {}};
+  if (wanted == Level::Ptx) return {Level::Ptx, "", "--level ptx", {}, 0};
   std::string target = module.target.substr(0, module.target.find(','));
   if (!compilable(target))
     return {
@@ -57,7 +59,8 @@ KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::M
         "",
         fmt::format("PTX target '{}' is not one ptxas/nvdisasm can give SASS for (sm_75 or newer)",
                     module.target),
-        {}};
+        {},
+        0};
   KernelLevel k = compiled(ptx_text, module, kernel, program, target);
   if (k.level == Level::Sass)
     k.reason = fmt::format(
@@ -70,13 +73,14 @@ KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::M
 KernelLevel choose_program_level(Level wanted, const std::string& ptx_text,
                                  const ptx::Module& module, const std::string& kernel,
                                  const emu::Program& program, const ProgramSass& sass) {
-  if (wanted == Level::Ptx) return {Level::Ptx, "", "--level ptx", {}};
+  if (wanted == Level::Ptx) return {Level::Ptx, "", "--level ptx", {}, 0};
   if (!compilable(sass.target))
     return {Level::Ptx,
             "",
             fmt::format("the emulated GPU {} is not one nvdisasm reads SASS of (sm_75 or newer)",
                         sass.target),
-            {}};
+            {},
+            0};
   std::string why_not_fatbin = sass.origin;
   if (sass.fatbin) {
     auto it = sass.fatbin->find(kernel);
@@ -89,6 +93,9 @@ KernelLevel choose_program_level(Level wanted, const std::string& ptx_text,
           "counts these requests",
           sass.origin);
       k.map = map_kernel(module, kernel, program, it->second);
+      if (sass.fatbin_registers)
+        if (auto r = sass.fatbin_registers->find(kernel); r != sass.fatbin_registers->end())
+          k.registers = r->second;
       return k;
     }
     why_not_fatbin = fmt::format("kernel not found in the {}", sass.origin);

@@ -23,6 +23,7 @@ struct KernelLevel {
   std::string target;  // "sm_90" when at SASS level
   std::string reason;  // how the level was reached, or why it fell back
   KernelMap map;       // empty at PTX level
+  uint32_t registers = 0;  // per thread in the SASS (registers_used); 0: unknown
 };
 
 // `ptx_text` is the text `module` was parsed from.
@@ -36,6 +37,7 @@ KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::M
 struct ProgramSass {
   std::string target;                   // the emulated GPU: "sm_90"
   const Disassembly* fatbin = nullptr;  // the fatbin's cubin, disassembled; null: none usable
+  const RegisterCounts* fatbin_registers = nullptr;  // its kernels' registers (may be null)
   std::string origin;                   // where that cubin is, or why there is none usable
 };
 KernelLevel choose_program_level(Level wanted, const std::string& ptx_text,

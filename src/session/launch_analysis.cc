@@ -137,6 +137,7 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
     counted.add(&out->access);
     counted.add(&out->hopper);
     counted.add(out->swizzle.get());
+    counted.add(&out->footprint);
   }
   sass::Regroup regroup(&counted, &out->level.map);
   check::ObserverSet set;
@@ -170,6 +171,8 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
   r.level_reason = out->level.reason;
   r.unmapped = out->level.map.notes;
   r.regroup_fallbacks = regroup.fallbacks();
+  r.static_shared = m.kernel(kernel).static_shared;
+  r.registers = out->level.registers;
   if (!cfg.only_blocks.empty()) {
     r.sampling = fmt::format(
         "{} blocks spread evenly over the grid{}; counts scaled by {:.3f}", cfg.only_blocks.size(),
@@ -184,6 +187,7 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
       out->swizzle->scale(report::scale(r));
     }
   }
+  if (counts) r.footprint_bytes = out->footprint.bytes(m.device().memory(), report::scale(r));
 }
 
 }  // namespace smemlab::session

@@ -21,6 +21,7 @@
 #include "ptx/demangle.h"
 #include "report/report.h"
 #include "sass/level.h"
+#include "timing/footprint.h"
 
 namespace smemlab::session {
 
@@ -36,6 +37,7 @@ struct LaunchAnalysis {
   std::unique_ptr<check::SwizzleWhatIf> swizzle;  // with banks: TMA-filled buffers' readers
   std::unique_ptr<check::DefectCheck> defects;    // null with Analyses::Counts
   sass::KernelLevel level;                        // the PTX -> SASS map the counts went through
+  timing::Footprint footprint;                    // distinct global sectors (the time model's DRAM)
   emu::LaunchStatus status;
   report::RunInfo info;  // `source` is left to the caller
   // Findings of the checkers plus the error the emulator stopped on, if any.

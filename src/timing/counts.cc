@@ -1,0 +1,81 @@
+#include "timing/counts.h"
+
+#include <algorithm>
+#include <map>
+
+#include "timing/classify.h"
+
+namespace smemlab::timing {
+
+namespace {
+
+size_t gpu_model_index(const check::BankAnalysis& banks) {
+  for (size_t i = 0; i < banks.models().size(); ++i)
+    if (banks.models()[i]->name() == "sm_90") return i;
+  return 0;
+}
+
+check::SourceLine innermost(const ptx::LineTable* table, const emu::InstrInfo* instr) {
+  auto lines = check::lines_of(table, instr->loc);
+  if (lines.empty()) return {"PTX", instr->ptx_line};
+  return lines.back();  // outermost first: the instruction's own line last
+}
+
+bool is_load(check::AccessClass c) {
+  return c == check::AccessClass::GlobalLoad || c == check::AccessClass::LocalLoad ||
+         c == check::AccessClass::GlobalAtomic;
+}
+
+}  // namespace
+
+LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& access,
+                       const check::BankAnalysis* banks) {
+  LaunchWork w;
+  w.blocks = shape.blocks;
+  w.threads_per_block = shape.threads_per_block;
+  w.regs_per_thread = shape.regs_per_thread;
+  w.shared_per_block = shape.shared_per_block;
+  w.footprint_bytes = shape.footprint_bytes;
+  const ptx::LineTable* table = access.kernel().lines;
+  std::map<check::SourceLine, LineWork> by_line;
+  auto at = [&](const check::SourceLine& s) -> LineWork& {
+    LineWork& l = by_line[s];
+    l.file = s.file;
+    l.line = s.line;
+    return l;
+  };
+  const double warps_per_block = std::max(1.0, (shape.threads_per_block + 31) / 32.0);
+  for (const auto& [pc, e] : access.executed()) {
+    LineWork& l = at(innermost(table, e.first));
+    double steps = double(e.second.steps);
+    Pipe p = pipe_of(e.first->text);
+    l.pipe[static_cast<int>(p)] += steps;
+    if (e.first->text.rfind("bar.sync", 0) == 0 || e.first->text.rfind("barrier.sync", 0) == 0 ||
+        e.first->text.rfind("bar.red", 0) == 0)
+      l.block_barriers += steps / warps_per_block;
+  }
+  double loads = 0;
+  for (const auto& [pc, a] : access.accesses()) {
+    LineWork& l = at(innermost(table, a.instr));
+    l.l1_sectors += double(a.counts.sectors);
+    if (is_load(a.cls) && a.counts.requests) {
+      l.load_requests += double(a.counts.requests);
+      ++loads;
+    }
+  }
+  w.mlp = std::max(1.0, loads);
+  if (banks) {
+    // By instruction, at its innermost line: lines() lists an inlined
+    // instruction at every line of its inline chain.
+    size_t m = gpu_model_index(*banks);
+    for (const auto& [pc, s] : banks->instructions()) {
+      if (m >= s.models.size()) continue;
+      LineWork& l = at(innermost(banks->kernel().lines, s.instr));
+      for (const check::BankCounts& c : s.models[m].op) l.shared_wavefronts += double(c.wavefronts);
+    }
+  }
+  for (auto& [where, l] : by_line) w.lines.push_back(std::move(l));
+  return w;
+}
+
+}  // namespace smemlab::timing

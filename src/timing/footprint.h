@@ -1,0 +1,40 @@
+// The DRAM footprint of a launch (issue 31's DRAM term): which distinct
+// 32-byte global sectors the observed blocks touched, per buffer. With a
+// sample of the grid, each buffer's count is scaled by the sampling factor
+// and capped by the buffer's size: blocks of a grid mostly touch disjoint
+// parts of their buffers (scaling is right for them), while a buffer every
+// block reads (a matrix operand, a filter's taps) cannot be touched beyond
+// its size (the cap is right for it).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "emu/memory.h"
+#include "emu/observer.h"
+
+namespace smemlab::timing {
+
+class Footprint final : public emu::KernelObserver {
+ public:
+  std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override;
+  void finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserver> observer) override;
+  // Distinct sectors the observed blocks touched.
+  uint64_t sectors() const;
+  // Bytes of the whole grid: per buffer of `memory`, its sectors x 32 x
+  // scale, capped by the buffer's size (sectors outside every buffer, e.g.
+  // the device heap, scaled uncapped).
+  double bytes(const emu::GlobalMemory& memory, double scale) const;
+
+ private:
+  // A bit per 32-byte sector, by 64 KiB page: a block sets bits in its
+  // own map, merged here by OR (cheap next to a set of sector numbers).
+  using Bits = std::array<uint64_t, 32>;
+  std::mutex mu_;
+  std::unordered_map<uint64_t, Bits> pages_;  // address >> 16 -> sectors touched
+};
+
+}  // namespace smemlab::timing

@@ -1,0 +1,93 @@
+// The time model (issue 31): a launch's counted work (what the analyses of
+// src/check counted, per source line) -> predicted duration on a GPU
+// (gpu.h), the resource that binds it, and each line's share of that
+// resource. Analytical and cheap: no simulation, one pass over the lines.
+// docs/timing.md explains every term and the overlap rule.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "timing/gpu.h"
+#include "timing/occupancy.h"
+
+namespace smemlab::timing {
+
+enum class Pipe : uint8_t {
+#define SMEMLAB_PIPE(e, name, rate) e,
+#include "timing/pipes.def"
+#undef SMEMLAB_PIPE
+};
+inline constexpr int kPipes = 0
+#define SMEMLAB_PIPE(e, name, rate) +1
+#include "timing/pipes.def"
+#undef SMEMLAB_PIPE
+    ;
+const char* pipe_name(Pipe p);
+
+enum class Resource : uint8_t {
+#define SMEMLAB_RESOURCE(e, name) e,
+#include "timing/resources.def"
+#undef SMEMLAB_RESOURCE
+};
+inline constexpr int kResources = 0
+#define SMEMLAB_RESOURCE(e, name) +1
+#include "timing/resources.def"
+#undef SMEMLAB_RESOURCE
+    ;
+const char* resource_name(Resource r);
+
+// One source line's work over the whole grid (sampled counts already scaled).
+struct LineWork {
+  std::string file;
+  int line = 0;
+  double pipe[kPipes] = {};      // warp-instructions issued, by pipe
+  double shared_wavefronts = 0;  // conflicts included
+  double l1_sectors = 0;         // global and local sectors through L1 (and on to L2)
+  double load_requests = 0;      // global/local load warp-instructions (latency term)
+  double block_barriers = 0;     // bar.sync passes summed over blocks
+  double issued() const;
+};
+
+struct LaunchWork {
+  uint64_t blocks = 0;
+  uint32_t threads_per_block = 0;
+  uint32_t regs_per_thread = 0;   // 0: unknown (no register limit applied)
+  uint32_t shared_per_block = 0;  // static + dynamic bytes
+  std::vector<LineWork> lines;
+  // DRAM bytes: the footprint estimate (footprint.h); < 0: unknown, and
+  // every L2 sector is taken to come from DRAM.
+  double footprint_bytes = -1;
+  // Independent global loads a warp has in flight (distinct load
+  // instructions that ran, capped by the GPU's max_mlp).
+  double mlp = 1;
+};
+
+struct LineShare {
+  std::string file;
+  int line = 0;
+  double share = 0;  // of the limiting resource's work, 0..1
+};
+
+struct Prediction {
+  bool valid = false;
+  std::string why_not;  // when !valid: e.g. the block does not fit on an SM
+  double duration_ns = 0;
+  Resource limiter = Resource::Issue;
+  double resource_ns[kResources] = {};  // each resource's time alone
+  double launch_ns = 0;
+  double dram_bytes = 0, l2_bytes = 0;
+  Occupancy occupancy;
+  Waves waves;
+  std::vector<LineShare> lines;  // by share, largest first; lines with 0 left out
+};
+
+Prediction predict(const LaunchWork& work, const Gpu& gpu = h100());
+
+// DRAM bytes from the footprint and the L2 traffic: data the launch
+// touches once comes from DRAM once while it fits in L2; beyond L2's size
+// the re-reads miss in proportion (docs/timing.md).
+double dram_bytes(const Gpu& gpu, double footprint_bytes, double l2_bytes);
+
+}  // namespace smemlab::timing
