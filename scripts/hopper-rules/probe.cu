@@ -28,7 +28,16 @@
 //          gperm=0..3 mask=HEX count=N (lane i copies global goff +
 //          P(i)*gstride to shared soff + P(i)*sstride, P as for dsm)
 //   ldgsts_table size=4|8|16 cg=0|1 s=32 offsets g=32 offsets [z=32 src-sizes]
-//          mask=HEX (lane i copies global g[i] to shared s[i])
+//          mask=HEX (lane i copies global g[i] to shared s[i]; z: each lane's
+//          src-size, .ca and .cg)
+//   mbar   op=arrive|init|test|expect|arrive_tx mask=HEX spread=N count=N
+//          (lane i's mbarrier at spread*i bytes; each barrier first initialised
+//          by one lane to 1000000 arrivals, so no phase completes; then the
+//          lanes in mask run `op` count times: arrive, init, test_wait.parity 1
+//          (the preceding phase: true at once), expect_tx 16, arrive.expect_tx 16)
+//   pf     mode=bulk|tensor bytes=N box=a,b count=N (one thread prefetches to L2:
+//          cp.async.bulk.prefetch.L2 of `bytes`, or prefetch.tensor of an
+//          es=4 box of a 256 x 64 tensor)
 // Build: nvcc -gencode arch=compute_90a,code=sm_90a -o probe probe.cu -lcuda
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -305,9 +314,13 @@ __global__ void ldgsts_table_probe(const uint8_t* g, const unsigned* table, unsi
   const uint32_t dst = aligned_base(smem) + table[lane];
   const uint8_t* src = g + table[32 + lane];
   if (mask >> lane & 1) {
-    if constexpr (CG)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
-    else if (zfill)
+    if constexpr (CG) {
+      if (zfill)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(table[64 + lane])
+                     : "memory");
+      else
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+    } else if (zfill)
       asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(dst), "l"(src), "n"(SIZE),
                    "r"(table[64 + lane])
                    : "memory");
@@ -316,6 +329,51 @@ __global__ void ldgsts_table_probe(const uint8_t* g, const unsigned* table, unsi
   }
   asm volatile("cp.async.commit_group;" ::: "memory");
   asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+
+// mbarrier operations (op: 0 arrive, 1 init, 2 test_wait, 3 expect_tx, 4
+// arrive.expect_tx) on lane i's barrier at spread * i.
+__global__ void mbar_probe(int op, unsigned mask, unsigned spread, int count, unsigned* out) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  const unsigned lane = threadIdx.x;
+  const uint32_t bar = aligned_base(smem) + lane * spread;
+  if (spread != 0 || lane == 0) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1000000;" ::"r"(bar) : "memory");
+  __syncwarp();
+  unsigned acc = 0;
+  if (mask >> lane & 1)
+    for (int i = 0; i < count; ++i) {
+      if (op == 0)
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+      else if (op == 1)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1000000;" ::"r"(bar) : "memory");
+      else if (op == 2) {
+        uint32_t done;
+        asm volatile(
+            "{\n .reg .pred p;\n mbarrier.test_wait.parity.shared::cta.b64 p, [%1], 1;\n"
+            " selp.u32 %0, 1, 0, p;\n}"
+            : "=r"(done)
+            : "r"(bar)
+            : "memory");
+        acc += done;
+      } else if (op == 3)
+        asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], 16;" ::"r"(bar) : "memory");
+      else
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16;" ::"r"(bar) : "memory");
+    }
+  out[lane] = acc;
+}
+
+// One thread's L2 prefetches: bulk (bytes from g) or tensor (the box at 0,0).
+__global__ void pf_probe(const __grid_constant__ CUtensorMap map, const uint8_t* g, int tensor, unsigned bytes,
+                         int count) {
+  if (threadIdx.x != 0) return;
+  for (int i = 0; i < count; ++i) {
+    if (tensor)
+      asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(&map), "r"(0), "r"(0)
+                   : "memory");
+    else
+      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(g + 4096 * i), "r"(bytes) : "memory");
+  }
 }
 
 using Params = std::map<std::string, std::string>;
@@ -393,6 +451,24 @@ std::string run_tma(const Params& p, const Device& dev) {
   return "";
 }
 
+std::string run_pf(const Params& p, const Device& dev) {
+  alignas(64) CUtensorMap map{};
+  const bool tensor = str(p, "mode", "bulk") == "tensor";
+  if (tensor) {
+    std::vector<long> box = list(str(p, "box", "8,8"));
+    const cuuint64_t dim[2] = {256, 64}, strides[1] = {256 * 4};
+    const cuuint32_t b[2] = {static_cast<cuuint32_t>(box[0]), static_cast<cuuint32_t>(box[1])}, e[2] = {1, 1};
+    static EncodeTiled enc = encoder();
+    if (!enc) return "no cuTensorMapEncodeTiled";
+    CUresult r = enc(&map, CU_TENSOR_MAP_DATA_TYPE_UINT32, 2, dev.global, dim, strides, b, e,
+                     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) return "encode error " + std::to_string(r);
+  }
+  pf_probe<<<1, 32>>>(map, dev.global, tensor, num(p, "bytes", 256), num(p, "count", 1));
+  return "";
+}
+
 std::string run_gmma(const Params& p, const Device& dev) {
   const int n = num(p, "n", 8), ss = num(p, "ss", 0), ta = num(p, "ta", 0), tb = num(p, "tb", 0);
   for (const GmmaKernel& k : kGmmaKernels)
@@ -445,6 +521,13 @@ std::string run_case(const std::string& family, const Params& p, const Device& d
     k<<<1, 32, kSmem>>>(dev.global, dev.out + 512, unum(p, "mask", 0xffffffffu), z.size() == 32);
     return "";
   }
+  if (family == "mbar") {
+    const std::string op = str(p, "op", "arrive");
+    const int o = op == "arrive" ? 0 : op == "init" ? 1 : op == "test" ? 2 : op == "expect" ? 3 : 4;
+    mbar_probe<<<1, 32, kSmem>>>(o, unum(p, "mask", 0xffffffffu), num(p, "spread", 8), count, dev.out);
+    return "";
+  }
+  if (family == "pf") return run_pf(p, dev);
   if (family == "ldgsts") {
     const int size = num(p, "size", 4), cg = num(p, "cg", 0);
     auto* k = cg ? ldgsts_probe<16, 1>
@@ -499,6 +582,7 @@ int main(int argc, char** argv) {
   cudaFuncSetAttribute(ldgsts_table_probe<8, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   cudaFuncSetAttribute(ldgsts_table_probe<16, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   cudaFuncSetAttribute(ldgsts_table_probe<16, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(mbar_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
     std::printf("setup error %s\n", cudaGetErrorName(e));
     return 1;

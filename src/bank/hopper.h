@@ -35,8 +35,8 @@
 //    smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts and
 //    _bank_conflicts_, smsp__sass_l1tex_t_{requests,sectors}_pipe_lsu_mem_
 //    global_op_ldgsts. Where no measured rule covers the request (.ca with
-//    bank conflicts on both sides of one lane group; .cg with lanes that read
-//    nothing) the cost says so (shared_modelled / global_modelled false).
+//    bank conflicts on both sides of one lane group; .cg with a src-size
+//    operand) the cost says so (shared_modelled / global_modelled false).
 #pragma once
 
 #include <array>
@@ -144,10 +144,14 @@ DsharedCost dshared_cost(const Request& request);
 // ---- cp.async (LDGSTS)
 
 struct AsyncCopyRequest {
-  unsigned width = 4;                 // 4, 8 or 16 (.cg: 16)
-  bool bypass = false;                // .cg (L1 bypass) rather than .ca
-  uint32_t mask = 0xffffffffu;        // lanes that copy
-  uint32_t no_read = 0;               // of those, lanes whose src-size is 0: they only zero-fill
+  unsigned width = 4;           // 4, 8 or 16 (.cg: 16)
+  bool bypass = false;          // .cg (L1 bypass) rather than .ca
+  uint32_t mask = 0xffffffffu;  // lanes that copy
+  uint32_t no_read = 0;         // of those, lanes whose src-size is 0: they only zero-fill
+  // The instruction has a src-size operand (even where every lane copies
+  // all its bytes): the H100 costs that form of .cg otherwise (measured, no
+  // rule found: unmodelled); .ca's form follows the .ca rule.
+  bool src_size = false;
   std::array<uint64_t, 32> shared{};  // each lane's shared destination (bytes)
   std::array<uint64_t, 32> global{};  // each lane's global source (bytes)
 };

@@ -94,7 +94,10 @@ std::vector<BypassRequest> bypass_requests(const AsyncCopyRequest& r, unsigned s
 }
 
 void bypass_cost(const AsyncCopyRequest& r, AsyncCopyCost& c) {
-  if (r.mask & r.no_read) {  // zero-filling .cg lanes were not measured
+  // The src-size form (LDGSTS with a zero-fill size): measured (run 4 of
+  // scripts/hopper-rules), no rule found for either side; a lane that
+  // zero-fills only occurs in that form.
+  if (r.src_size || (r.mask & r.no_read)) {
     c.shared_modelled = c.global_modelled = false;
     return;
   }

@@ -192,6 +192,9 @@ class BlockBank final : public emu::BlockObserver {
 
   void on_memory(const emu::MemAccess& a) override {
     if (a.space != emu::Space::Shared || a.mask == 0) return;
+    // mbarrier operations are SYNCS instructions, not ld/st/atom requests
+    // (Nsight Compute: op_misc); HopperAnalysis counts them.
+    if (a.mbarrier) return;
     if (a.op == emu::MemOp::CpAsyncLoad || a.op == emu::MemOp::CpAsyncStore) {
       ++cp_async;  // LDGSTS follows other rules: not modelled (docs/bank-model.md)
       return;

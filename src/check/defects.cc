@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "check/async_proxy.h"
 #include "check/barrier_check.h"
@@ -265,10 +266,24 @@ std::unique_ptr<emu::BlockObserver> DefectCheck::make_block_observer(emu::Dim3 b
   return std::make_unique<BlockDefects>(*this, block, std::move(records));
 }
 
-void DefectCheck::add(Finding f) {
+namespace {
+// Findings merge by kind and instructions (or message, with none).
+std::string defect_merge_key(const Finding& f) {
   std::string key(name(f.kind));
   for (const Involved& v : f.involved) key += fmt::format("|{}:{}:{}", v.ptx_line, v.role, v.instr);
   if (f.involved.empty()) key += "|" + f.message;
+  return key;
+}
+
+std::set<int> defect_finding_lines(const Finding& f) {
+  std::set<int> lines;
+  for (const Involved& v : f.involved) lines.insert(v.ptx_line);
+  return lines;
+}
+}  // namespace
+
+void DefectCheck::add(Finding f) {
+  const std::string key = defect_merge_key(f);
   auto it = index_.find(key);
   if (it != index_.end()) {
     findings_[it->second].count += f.count;
@@ -297,6 +312,27 @@ void DefectCheck::on_kernel_end(bool) {
   for (auto& [read, f] : deferred_)
     if (!cas_reads_.count(read)) add(std::move(f));
   deferred_.clear();
+  drop_races_explained_by_hopper_kinds();
+}
+
+// One finding per pair of accesses: a plain `race` (or `warp-race`) between the same
+// instructions as an early-read or stage-overwrite (the race checker sees
+// the TMA write and the read unordered; the protocol checker says which
+// wait or release is missing) is dropped in favour of the specific kind.
+void DefectCheck::drop_races_explained_by_hopper_kinds() {
+  std::set<std::set<int>> explained;
+  for (const Finding& f : findings_)
+    if (f.kind == FindingKind::EarlyRead || f.kind == FindingKind::StageOverwrite)
+      explained.insert(defect_finding_lines(f));
+  if (explained.empty()) return;
+  const size_t before = findings_.size();
+  std::erase_if(findings_, [&](const Finding& f) {
+    return (f.kind == FindingKind::Race || f.kind == FindingKind::WarpRace) &&
+           explained.count(defect_finding_lines(f));
+  });
+  if (findings_.size() == before) return;
+  index_.clear();  // (add() merges by key into positions that moved)
+  for (size_t i = 0; i < findings_.size(); ++i) index_[defect_merge_key(findings_[i])] = i;
 }
 
 }  // namespace smemlab::check

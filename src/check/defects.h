@@ -74,6 +74,7 @@ class DefectCheck final : public emu::KernelObserver {
   void add(Finding f);
 
  private:
+  void drop_races_explained_by_hopper_kinds();
   friend class BlockDefects;
   MemoryLayout layout_;
   bool fast_paths_;

@@ -17,6 +17,8 @@ const char* hopper_family(HopperClass c) {
       return "gmma";
     case HopperClass::Ldgsts:
       return "ldgsts";
+    case HopperClass::Mbarrier:
+      return "mbarrier";
     default:
       return "dshared";
   }
@@ -60,6 +62,26 @@ HopperClass tma_class(emu::BulkKind k) {
 // slot table and the slots, no per-event allocation once seen).
 class BlockHopper final : public emu::BlockObserver {
  public:
+  // An mbarrier operation (one warp instruction). Of them only mbarrier.init
+  // moves Nsight Compute's op_misc wavefronts, one per distinct 8-byte
+  // object its lanes name; arrive, expect_tx, test/try_wait add none
+  // (scripts/hopper-rules cases4.txt, docs/bank-model.md "Hopper").
+  void on_memory(const emu::MemAccess& a) override {
+    if (!a.mbarrier || a.mask == 0) return;
+    HopperCounts& h = at(a.instr).cls[static_cast<int>(HopperClass::Mbarrier)];
+    ++h.requests;
+    if (a.op != emu::MemOp::Store) return;  // (init is the one reported as a store)
+    uint64_t objects[32];
+    unsigned n = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!(a.mask >> l & 1)) continue;
+      const uint64_t o = a.addr[l] / 8;
+      bool seen = false;
+      for (unsigned i = 0; i < n && !seen; ++i) seen = objects[i] == o;
+      if (!seen) objects[n++] = o;
+    }
+    h.wavefronts += n;
+  }
   void on_bulk_copy(const emu::BulkCopy& c) override {
     // A copy counts once, at the issuer's issue (its completion and the
     // destinations' incoming events describe the same copy).
@@ -118,7 +140,17 @@ class BlockHopper final : public emu::BlockObserver {
                           : op == emu::MemOp::Store ? HopperClass::DsharedStore
                                                     : HopperClass::DsharedAtomic;
     HopperCounts& h = at(d.access.instr).cls[static_cast<int>(c)];
-    ++h.requests;
+    // One request per instruction, whatever peers its lanes reach (ncu:
+    // clusters of 4, cluster_graph/cluster_histogram). The emulator sends an
+    // instruction's peers back to back, lanes disjoint; the same pc and warp
+    // again with a lane already seen is the next execution.
+    const bool same_instr = last_dshared_pc_ == d.access.instr->pc &&
+                            last_dshared_warp_ == d.access.warp &&
+                            (last_dshared_mask_ & d.access.mask) == 0;
+    last_dshared_mask_ = same_instr ? last_dshared_mask_ | d.access.mask : d.access.mask;
+    last_dshared_pc_ = d.access.instr->pc;
+    last_dshared_warp_ = d.access.warp;
+    if (!same_instr) ++h.requests;
     h.bytes += uint64_t{d.access.width} * static_cast<unsigned>(__builtin_popcount(d.access.mask));
     bank::Request r;
     r.op = c == HopperClass::DsharedLoad    ? bank::Op::Load
@@ -143,6 +175,7 @@ class BlockHopper final : public emu::BlockObserver {
     r.bypass = c.bypass;
     r.mask = c.mask;
     r.no_read = c.no_read;
+    r.src_size = c.src_size;
     for (unsigned l = 0; l < 32; ++l)
       if (c.mask >> l & 1) r.shared[l] = c.shared[l], r.global[l] = c.global[l];
     try {
@@ -170,6 +203,8 @@ class BlockHopper final : public emu::BlockObserver {
     return entries[slot_[pc] - 1].second.counts;
   }
   std::vector<uint32_t> slot_;  // by pc: position in entries + 1, 0 for none
+  // The last DSMEM event's instruction, warp and the lanes it has covered.
+  uint32_t last_dshared_pc_ = ~0u, last_dshared_warp_ = ~0u, last_dshared_mask_ = 0;
   std::vector<bank::CopyChunk> chunks_;
 };
 

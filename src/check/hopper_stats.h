@@ -4,12 +4,12 @@
 // reductions, prefetches), `gmma` (wgmma.mma_async reading its operands
 // from shared memory), `dshared` (loads, stores and atomics to a cluster
 // peer's shared memory) and `ldgsts` (cp.async: ncu files its global reads
-// there, not under global loads). The costs are the H100's rules
-// (bank/hopper.h, docs/bank-model.md "Hopper"): gmma wavefronts and bank
-// conflicts per warpgroup instruction (gmma_operand_cost), dshared sectors
-// (dshared_cost), TMA copies' global sectors (copy_traffic), cp.async's
-// shared wavefronts and global sectors (async_copy_cost). No counter sees
-// a TMA copy's shared side: none here.
+// there, not under global loads) and `mbarrier` (mbarrier operations:
+// SYNCS instructions, which ncu files under op_misc, not ld/st/atom). The costs are the H100's
+// rules (bank/hopper.h, docs/bank-model.md "Hopper"): gmma wavefronts and bank conflicts per
+// warpgroup instruction (gmma_operand_cost), dshared sectors (dshared_cost), TMA copies' global
+// sectors (copy_traffic), cp.async's shared wavefronts and global sectors (async_copy_cost). No
+// counter sees a TMA copy's shared side: none here.
 #pragma once
 
 #include <cstdint>
@@ -62,11 +62,13 @@ enum class HopperClass {
   DsharedLoad,
   DsharedStore,
   DsharedAtomic,
-  Ldgsts
+  Ldgsts,
+  Mbarrier
 };
-inline constexpr int kHopperClasses = 9;
-const char* hopper_family(HopperClass c);  // "tma", "gmma", "dshared", "ldgsts"
-const char* hopper_row(HopperClass c);     // "loads", ..., "" for gmma
+inline constexpr int kHopperClasses = 10;
+// "tma", "gmma", "dshared", "ldgsts", "mbarrier"
+const char* hopper_family(HopperClass c);
+const char* hopper_row(HopperClass c);  // "loads", ..., "" for gmma
 
 struct HopperLine {
   HopperCounts cls[kHopperClasses];

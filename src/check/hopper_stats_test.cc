@@ -115,17 +115,20 @@ TEST(HopperAnalysis, DsharedPerIssuedInstruction) {
     x.incoming = incoming;
     return x;
   };
+  // One instruction whose lanes reach two peers (two events, lanes
+  // disjoint): one request; the next execution (a lane again): another.
+  obs->on_dshared(d(emu::MemOp::Store, 4, &st, 0xffff0000u, false));
+  obs->on_dshared(d(emu::MemOp::Store, 4, &st, 0x0000ffffu, false));
   obs->on_dshared(d(emu::MemOp::Store, 4, &st, 0xffffffffu, false));
-  obs->on_dshared(d(emu::MemOp::Store, 4, &st, 0x0000ffffu, false));  // lanes of a 2nd peer
-  obs->on_dshared(d(emu::MemOp::Store, 4, &st, 0xffffffffu, true));   // a peer's, into us
+  obs->on_dshared(d(emu::MemOp::Store, 4, &st, 0xffffffffu, true));  // a peer's, into us
   obs->on_dshared(d(emu::MemOp::Atomic, 8, &at, 0x1u, false));
   obs->on_dshared(d(emu::MemOp::BulkStore, 16, &mc, 0x1u, false));  // a copy's chunk: tma's
   h.finish_block({0, 0, 0}, std::move(obs));
   const auto& s = h.instructions().at(9).counts.cls[static_cast<int>(HopperClass::DsharedStore)];
   EXPECT_EQ(s.requests, 2u);
-  EXPECT_EQ(s.bytes, 4u * 48);
-  // Distinct 32-byte sectors in the peer: 128 contiguous bytes, then 64.
-  EXPECT_EQ(s.sectors, 4u + 2u);
+  EXPECT_EQ(s.bytes, 4u * 64);
+  // Distinct 32-byte sectors in each peer: 64 bytes, 64 bytes, then 128.
+  EXPECT_EQ(s.sectors, 2u + 2u + 4u);
   const auto& a = h.instructions().at(10).counts.cls[static_cast<int>(HopperClass::DsharedAtomic)];
   EXPECT_EQ(a.requests, 1u);
   EXPECT_EQ(a.bytes, 8u);
@@ -159,6 +162,39 @@ TEST(HopperAnalysis, LdgstsCostsBothSides) {
   EXPECT_EQ(g.sectors, 8u);
   EXPECT_EQ(g.bytes, 2u * 128);
   EXPECT_EQ(g.unmodelled, 0u);
+}
+
+// mbarrier operations: one request per warp instruction; op_misc
+// wavefronts only for mbarrier.init, one per distinct 8-byte object (the
+// H100's probes: 32 lanes on one barrier 1, on 32 barriers 32; arrive 0).
+TEST(HopperAnalysis, MbarrierInitCostsItsDistinctObjects) {
+  emu::InstrInfo init = testing::instr(14, 60, "mbarrier.init.shared::cta.b64");
+  emu::InstrInfo arrive = testing::instr(15, 61, "mbarrier.arrive.shared::cta.b64");
+  HopperAnalysis h;
+  h.on_kernel_begin({});
+  auto obs = h.make_block_observer({0, 0, 0});
+  emu::MemAccess a{};
+  a.space = emu::Space::Shared;
+  a.width = 8;
+  a.mask = ~0u;
+  a.mbarrier = true;
+  a.op = emu::MemOp::Store;
+  a.instr = &init;
+  for (unsigned l = 0; l < 32; ++l) a.addr[l] = 64;  // one barrier
+  obs->on_memory(a);
+  for (unsigned l = 0; l < 32; ++l) a.addr[l] = 64 + 8 * (l / 2);  // 16 barriers
+  obs->on_memory(a);
+  a.op = emu::MemOp::Atomic;
+  a.instr = &arrive;
+  obs->on_memory(a);
+  a.mbarrier = false;  // an ordinary atomic: not this family's
+  obs->on_memory(a);
+  h.finish_block({0, 0, 0}, std::move(obs));
+  const auto m = static_cast<int>(HopperClass::Mbarrier);
+  EXPECT_EQ(h.instructions().at(14).counts.cls[m].requests, 2u);
+  EXPECT_EQ(h.instructions().at(14).counts.cls[m].wavefronts, 1u + 16u);
+  EXPECT_EQ(h.instructions().at(15).counts.cls[m].requests, 1u);
+  EXPECT_EQ(h.instructions().at(15).counts.cls[m].wavefronts, 0u);
 }
 
 }  // namespace

@@ -90,6 +90,26 @@ class BlockSwizzle final : public emu::BlockObserver {
     for (int to = 0; to < kSwizzleModes; ++to) cost_under(a, mask, b, to);
   }
 
+  // A wgmma operand read from a TMA-filled buffer (its first chunk inside):
+  // 1 wavefront per core matrix (8 chunks) under every swizzle mode and
+  // descriptor layout (docs/bank-model.md, "wgmma operand reads"), so the
+  // what-if shows the same number in every mode. Counted once per
+  // warpgroup instruction (its first warp), as HopperAnalysis counts gmma.
+  void on_wgmma(const emu::Wgmma& g) override {
+    if (g.kind != emu::WgmmaKind::Mma || g.warp % 4 || boxes_.empty()) return;
+    auto read = [&](const emu::WgmmaOperand& op) {
+      if (op.chunks.empty()) return;
+      for (const Box& x : boxes_)
+        if (op.chunks.front() >= x.base && op.chunks.front() < x.end) {
+          ++x.key->gmma_reads;
+          x.key->gmma_wavefronts += (op.chunks.size() + 7) / 8;
+          return;
+        }
+    };
+    read(g.b);
+    if (g.a_shared) read(g.a);
+  }
+
   std::map<std::pair<uint32_t, uint32_t>, SwizzleBuffer> buffers;
 
  private:
@@ -141,6 +161,8 @@ void SwizzleWhatIf::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> 
     if (fresh) continue;
     SwizzleBuffer& into = it->second;
     into.reads += b.reads;
+    into.gmma_reads += b.gmma_reads;
+    into.gmma_wavefronts += b.gmma_wavefronts;
     into.unmodelled += b.unmodelled;
     for (int m = 0; m < kSwizzleModes; ++m)
       if (b.wavefronts[m]) into.wavefronts[m] = into.wavefronts[m].value_or(0) + *b.wavefronts[m];
@@ -151,6 +173,8 @@ void SwizzleWhatIf::scale(double f) {
   auto s = [f](uint64_t v) { return static_cast<uint64_t>(static_cast<double>(v) * f + 0.5); };
   for (auto& [key, b] : buffers_) {
     b.reads = s(b.reads);
+    b.gmma_reads = s(b.gmma_reads);
+    b.gmma_wavefronts = s(b.gmma_wavefronts);
     b.unmodelled = s(b.unmodelled);
     for (auto& w : b.wavefronts)
       if (w) w = s(*w);

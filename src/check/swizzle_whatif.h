@@ -6,8 +6,9 @@
 // the other mode (rows a span apart under a swizzle, the 16-byte chunks
 // permuted by address bits 7..9). Costed with the launch's first bank
 // model, the rules ld/st/ldmatrix are counted with everywhere. Readers of
-// a buffer through wgmma descriptors are not costed: no wgmma operand rule
-// is measured yet.
+// a buffer through wgmma descriptors (gmma_reads) cost 1 wavefront per core
+// matrix under every mode and descriptor layout (measured on the H100,
+// bank::gmma_operand_cost): the what-if shows that one number for all.
 #pragma once
 
 #include <array>
@@ -38,6 +39,9 @@ struct SwizzleBuffer {
   // hold the box's rows, which are wider than its span).
   std::array<std::optional<uint64_t>, kSwizzleModes> wavefronts{};
   uint64_t unmodelled = 0;  // reads the model refused
+  // wgmma operands read from the buffer (per warpgroup instruction) and
+  // their wavefronts: the same under every mode.
+  uint64_t gmma_reads = 0, gmma_wavefronts = 0;
 };
 
 class SwizzleWhatIf final : public emu::KernelObserver {

@@ -252,7 +252,8 @@ void cpasync_complete_all(BlockCtx& b, Warp& w, uint32_t lanes);
 uint8_t* mem_translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane, MSpace s,
                        uint64_t addr, uint32_t size, Space* space, uint64_t* shown);
 void mem_emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
-              const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0);
+              const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0,
+              bool mbarrier = false);
 // Per 4-lane group of an exec mask (its 4 bits as the index): all-ones for
 // the lanes in it, zero for the others; stage_access masks with these.
 struct NibbleMasks {

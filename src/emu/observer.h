@@ -77,6 +77,11 @@ struct MemAccess {
   // 16-byte matrix row, width 16; lanes 8m..8m+7 give matrix m's rows and
   // the bank cost follows bank/ldmatrix.h). 0 for every other instruction.
   uint8_t matrices = 0;
+  // An mbarrier operation on its 8-byte object (init: op Store; the others:
+  // Atomic, as the checkers order them). The GPU runs these as SYNCS
+  // instructions, which Nsight Compute files under op_misc, not under
+  // ld/st/atom (docs/bank-model.md, "Hopper"): the counters keep them apart.
+  bool mbarrier = false;
   uint32_t mask;  // lanes that access memory
   uint64_t addr[32];
   const InstrInfo* instr;
@@ -310,6 +315,7 @@ struct CpAsyncCopy {
   uint32_t no_read;                 // of those, lanes with src-size 0 (they only zero-fill)
   uint8_t width;                    // cp-size: 4, 8 or 16
   bool bypass;                      // .cg (else .ca)
+  bool src_size;                    // the instruction has a src-size operand
   uint64_t shared[32], global[32];  // per lane in mask: destination offset, source address
   const InstrInfo* instr;
   Dim3 block;

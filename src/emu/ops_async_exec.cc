@@ -232,7 +232,8 @@ void exec_mbarrier(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exe
     }
   });
   if (b.obs)
-    mem_emit(b, w, op, kind == MB_INIT ? MemOp::Store : MemOp::Atomic, 8, done, spaces, shown);
+    mem_emit(b, w, op, kind == MB_INIT ? MemOp::Store : MemOp::Atomic, 8, done, spaces, shown, 0,
+             true);
   b.remote = 0;
   if (tell)
     for (auto& [owner, e] : events) send_mbarrier(b, *owner, e);

@@ -215,7 +215,7 @@ uint64_t atom_apply(const Op& op, uint8_t* p, uint64_t bv, uint64_t cv, bool glo
 }
 
 void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
-          const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0) {
+          const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0, bool mbarrier = false) {
   // A peer's shared memory: not this block's own accesses (translate set
   // b.remote only for lanes that resolved to shared memory).
   if (const uint32_t peer = exec & b.remote)
@@ -231,7 +231,9 @@ void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_
   if (same == exec) {
     stage_access(b, w, op, mop, width, exec, first, addrs, 0);
     b.event.matrices = matrices;
+    b.event.mbarrier = mbarrier;
     report_access(b);
+    b.event.mbarrier = false;
     return;
   }
   uint32_t done = 0;
@@ -242,6 +244,7 @@ void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_
     a.op = mop;
     a.width = static_cast<uint8_t>(width);
     a.matrices = matrices;
+    a.mbarrier = mbarrier;
     a.mask = 0;
     std::memset(a.addr, 0, sizeof(a.addr));
     SMEMLAB_FOR_LANES(exec & ~done, {
@@ -505,6 +508,7 @@ void cpasync_complete(BlockCtx& b, Warp& w, uint32_t lanes, const uint32_t* limi
       e.mask = done;
       e.width = c.bytes;
       e.bypass = (op.aux2 & 1) != 0;
+      e.src_size = op.r[2] != UINT32_MAX;
       SMEMLAB_FOR_LANES(done, {
         if (!c.src_size[l]) e.no_read |= 1u << l;
         e.shared[l] = c.dst[l];
@@ -551,8 +555,8 @@ uint8_t* mem_translate(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t
 }
 
 void mem_emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
-              const Space* spaces, const uint64_t* addrs, uint8_t matrices) {
-  emit(b, w, op, mop, width, exec, spaces, addrs, matrices);
+              const Space* spaces, const uint64_t* addrs, uint8_t matrices, bool mbarrier) {
+  emit(b, w, op, mop, width, exec, spaces, addrs, matrices, mbarrier);
 }
 
 void cpasync_complete_all(BlockCtx& b, Warp& w, uint32_t lanes) {

@@ -18,6 +18,10 @@ json counts_json(check::HopperClass c, const check::HopperCounts& h) {
     j["wavefronts"] = h.wavefronts;
     j["bank_conflicts"] = h.bank_conflicts;
   }
+  if (family == "mbarrier") {  // op_misc's share of them: mbarrier.init's objects
+    j["wavefronts"] = h.wavefronts;
+    return j;
+  }
   if (family != "gmma" && !prefetch) {
     j["sectors"] = h.sectors;
     j["bytes"] = h.bytes;
@@ -59,6 +63,8 @@ std::string hopper_note(const check::HopperLine& l) {
     else if (c == check::HopperClass::Ldgsts)
       what = fmt::format("{} shared wavefronts ({} bank conflicts), {} global sectors",
                          h.wavefronts, h.bank_conflicts, h.sectors);
+    else if (c == check::HopperClass::Mbarrier)
+      what = fmt::format("{} op_misc wavefronts (mbarrier.init)", h.wavefronts);
     else if (std::string(check::hopper_family(c)) == "dshared")
       what = fmt::format("{} sectors, {} bytes", h.sectors, h.bytes);
     else
@@ -98,7 +104,7 @@ std::string load_line(const check::SwizzleWhatIf& w, const emu::InstrInfo* instr
 json swizzle_json(const check::SwizzleWhatIf& w) {
   json arr = json::array();
   for (const auto& [key, b] : w.buffers()) {
-    if (!b.reads) continue;
+    if (!b.reads && !b.gmma_reads) continue;
     json modes = json::object();
     for (int m = 0; m < check::kSwizzleModes; ++m)
       modes[check::swizzle_mode_name(m)] = b.wavefronts[m] ? json(*b.wavefronts[m]) : json(nullptr);
@@ -114,6 +120,10 @@ json swizzle_json(const check::SwizzleWhatIf& w) {
               {"read_requests", b.reads},
               {"wavefronts", modes}};
     if (b.unmodelled) o["unmodelled_requests"] = b.unmodelled;
+    if (b.gmma_reads) {  // the same in every mode (1 wavefront per core matrix)
+      o["wgmma_reads"] = b.gmma_reads;
+      o["wgmma_wavefronts"] = b.gmma_wavefronts;
+    }
     arr.push_back(std::move(o));
   }
   return arr;
@@ -122,13 +132,19 @@ json swizzle_json(const check::SwizzleWhatIf& w) {
 std::string swizzle_text(const check::SwizzleWhatIf& w) {
   std::string out;
   for (const auto& [key, b] : w.buffers()) {
-    if (!b.reads) continue;
+    if (!b.reads && !b.gmma_reads) continue;
     std::string modes;
-    for (int m = 0; m < check::kSwizzleModes; ++m)
+    for (int m = 0; b.reads && m < check::kSwizzleModes; ++m)
       modes += fmt::format("  {}{} {}", check::swizzle_mode_name(m), m == b.swizzle ? "*" : "",
                            b.wavefronts[m] ? fmt::format("{}", *b.wavefronts[m]) : "n/a");
-    out += fmt::format("  {} (shared offset {}, {} rows of {} B): {} reads;{}\n",
-                       load_line(w, b.load), b.shared_base, b.rows, b.row_bytes, b.reads, modes);
+    // wgmma's operand reads cost 1 wavefront per core matrix in every mode.
+    const std::string gmma =
+        b.gmma_reads ? fmt::format("; {} wgmma operand reads: {} wavefronts under every mode",
+                                   b.gmma_reads, b.gmma_wavefronts)
+                     : "";
+    out +=
+        fmt::format("  {} (shared offset {}, {} rows of {} B): {} reads;{}{}\n",
+                    load_line(w, b.load), b.shared_base, b.rows, b.row_bytes, b.reads, modes, gmma);
   }
   if (out.empty()) return "";
   return fmt::format(

@@ -78,7 +78,7 @@ class Block final : public emu::BlockObserver {
   void on_memory(const emu::MemAccess& a) override {
     const std::vector<Part>* parts =
         a.instr->pc < map_.parts.size() ? &map_.parts[a.instr->pc] : nullptr;
-    if (!parts || parts->empty() || a.mask == 0 ||
+    if (!parts || parts->empty() || a.mask == 0 || a.mbarrier ||
         (a.op != emu::MemOp::Load && a.op != emu::MemOp::Store)) {
       inner_->on_memory(a);
       return;

@@ -2,7 +2,8 @@
 """Runs `smemlab check --json -- PROGRAM` on one Hopper protocol program and
 compares the findings with the `// EXPECT: KIND` lines of its source
 (README.md). A planted defect: every EXPECT reported at its line (a finding
-or one of its accesses), no other error. A clean_* program: no finding at
+or one of its accesses), no other error, and no race or warp-race beside an
+early-read/stage-overwrite of the same accesses. A clean_* program: no finding at
 all and its own PASS line.
 
   run_hopper.py SMEMLAB PROGRAM SOURCE.cu"""
@@ -48,6 +49,13 @@ else:
         if not any(f["kind"] == kind and line in lines_of(f) for f in findings):
             errors.append(f"missing: {kind} at line {line}")
     lines = {l for _, l in expected}
+    # One finding per pair of accesses: no plain race beside the Hopper kind
+    # that names the same instructions (docs/check-hopper.md).
+    def ptx_pair(f):
+        return frozenset(a.get("ptx_line") for a in f.get("accesses", []))
+    specific = {ptx_pair(f) for f in findings if f["kind"] in ("early-read", "stage-overwrite")}
+    errors += [f"duplicate: {f['kind']} beside the Hopper kind for the same accesses"
+               for f in findings if f["kind"] in ("race", "warp-race") and ptx_pair(f) in specific]
     for f in findings:
         if not (lines_of(f) & lines) and f["severity"] == "error":
             errors.append(f"unexpected: {f['kind']} at line {f.get('line')}: {f['message'][:300]}")
