@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cfenv>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -119,6 +120,20 @@ uint64_t Device::malloc(uint64_t bytes, std::string name) {
 }
 
 namespace {
+
+// Round-to-nearest for a scope, the caller's mode restored after.
+struct NearestRounding {
+  int old = std::fegetround();
+  NearestRounding() {
+    if (old != FE_TONEAREST) std::fesetround(FE_TONEAREST);
+  }
+  ~NearestRounding() {
+    if (old != FE_TONEAREST) std::fesetround(old);
+  }
+  NearestRounding(const NearestRounding&) = delete;
+  NearestRounding& operator=(const NearestRounding&) = delete;
+};
+
 // Handles are tagged so that an integer that is not one is recognized.
 constexpr uint64_t kTextureTag = 0x7e78000000000000ull;
 }  // namespace
@@ -694,6 +709,11 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   };
 
   auto worker = [&]() {
+    // The PTX arithmetic rounds to nearest unless an instruction says
+    // otherwise (ops_float.cc, ops_convert.cc set other modes only around
+    // such instructions): a program that changed its own thread's mode
+    // before the launch must not change the kernel's results.
+    NearestRounding nearest;
     BlockRunner runner;
     std::unique_ptr<ClusterRunner> cluster_runner;
     if (units.size > 1) cluster_runner = std::make_unique<ClusterRunner>();

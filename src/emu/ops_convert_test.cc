@@ -1,6 +1,7 @@
 // cvt: float -> int rounding and saturation (NaN -> 0), integer narrowing
 // and widening, .sat, float -> float rounding, integer -> float rounding.
 #include <bit>
+#include <cfenv>
 #include <cmath>
 
 #include "emu/half.h"
@@ -114,6 +115,30 @@ TEST(OpsConvert, FloatFloatAndIntFloatRounding) {
   EXPECT_EQ(r.f32(5), 1.0f);
   EXPECT_EQ(r.f32(6), 4.0f);  // 3.5 to even
   EXPECT_EQ(r.f64(7), static_cast<double>(0.1f));
+}
+
+// The kernel rounds as PTX says whatever mode the launching thread set (a
+// program may change its own), and the launch leaves that mode as it was;
+// a directed conversion between two nearest ones does not leak its mode.
+TEST(OpsConvert, RoundingIndependentOfTheCallersMode) {
+  ASSERT_EQ(std::fesetround(FE_UPWARD), 0);
+  auto r = run_snippet(R"(
+  cvt.rn.f32.u32 %f1, 16777217;
+  cvt.rp.f32.u32 %f2, 16777217;
+  cvt.rn.f32.u32 %f3, 16777217;
+  add.f32 %f4, 0f4B800000, 0f3F800000;
+  st.global.f32 [%rd14], %f1;
+  st.global.f32 [%rd14+8], %f2;
+  st.global.f32 [%rd14+16], %f3;
+  st.global.f32 [%rd14+24], %f4;)");
+  const int after = std::fegetround();
+  std::fesetround(FE_TONEAREST);
+  SNIPPET_OK(r);
+  EXPECT_EQ(after, FE_UPWARD);
+  EXPECT_EQ(r.f32(0), 16777216.0f);
+  EXPECT_EQ(r.f32(1), 16777218.0f);
+  EXPECT_EQ(r.f32(2), 16777216.0f);
+  EXPECT_EQ(r.f32(3), 16777216.0f);  // 2^24 + 1 to even
 }
 
 }  // namespace
