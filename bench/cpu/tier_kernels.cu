@@ -18,10 +18,11 @@ extern "C" __global__ void alu(float* out, int iters) {
   out[i] = x + y + static_cast<float>(h & 1);
 }
 
-// Memory-bound: grid-stride a*x + y over global arrays.
-extern "C" __global__ void stream(float* y, const float* x, float a, int n) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    y[i] = a * x[i] + y[i];
+// Memory-bound: grid-stride a*x + y over global arrays, `reps` times.
+extern "C" __global__ void stream(float* y, const float* x, float a, int n, int reps) {
+  for (int r = 0; r < reps; ++r)
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+      y[i] = a * x[i] + y[i];
 }
 
 // Shared-bound: a 1-D stencil swept repeatedly over a shared tile (loads and

@@ -17,6 +17,7 @@
 
 #include "emu/block.h"
 #include "emu/handover.h"
+#include "emu/tier.h"
 #include "emu/worker_pool.h"
 #include "ptx/demangle.h"
 #include "ptx/parser.h"
@@ -508,6 +509,9 @@ LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const u
   env.heap = &m.device().memory().heap();
   env.stop = cfg.stop;
   env.schedule = cfg.schedule;
+  Tier tier = Tier::Jit;
+  if (tier_from_env(&tier).empty() && tier == Tier::Jit && p.fused.size() == p.ops.size())
+    env.fused = p.fused.data();
   return env;
 }
 
@@ -632,6 +636,8 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   std::vector<uint8_t> params;
   if (std::string e = pack_params(p, kernel, args, &params); !e.empty()) return launch_error(e);
   if (std::string e = config_refusal(p, cfg); !e.empty()) return launch_error(e);
+  Tier tier;
+  if (std::string e = tier_from_env(&tier); !e.empty()) return launch_error(e);
   LaunchEnv env = make_env(m, p, cfg, params.data());
   if (std::string e =
           resolve_cluster(*m.ptx().find(kernel), cfg, &env.cluster, &env.explicit_cluster);
