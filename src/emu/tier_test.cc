@@ -100,7 +100,8 @@ TEST(Tier, PlanCountsRunsOfPerLaneArithmetic) {
       EXPECT_EQ(p.fused[i], 0) << i;
       continue;
     }
-    if (i + 1 < p.ops.size() && p.fused[i + 1] > 0) EXPECT_EQ(p.fused[i], p.fused[i + 1] + 1) << i;
+    const int next = i + 1 < p.ops.size() ? p.fused[i + 1] : 0;
+    EXPECT_EQ(p.fused[i], next + 1) << i;
   }
   size_t longest = 0;
   for (uint8_t l : p.fused) longest = std::max<size_t>(longest, l);
