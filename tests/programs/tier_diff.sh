@@ -9,9 +9,10 @@ trap 'rm -rf "$tmp"' EXIT
 for tier in interp jit; do
   SMEMLAB_TIER=$tier timeout "${SMEMLAB_TEST_TIMEOUT:-300}" "$@" >"$tmp/$tier.out" 2>"$tmp/$tier.err"
   echo $? >"$tmp/$tier.code"
-  # (Wall and CPU times, as run_golden.sh masks them.)
+  # (Wall and CPU times, as run_golden.sh masks them, and device addresses:
+  # they are the process's mappings, which differ from run to run.)
   for k in out err; do
-    sed -E 's/ in [0-9]+\.[0-9]+ s\b/ in T s/g; s/"(wall|elapsed|seconds|time)[a-z_]*": *[0-9.e+-]+/"\1": T/g' \
+    sed -E 's/ in [0-9]+\.[0-9]+ s\b/ in T s/g; s/"(wall|elapsed|seconds|time)[a-z_]*": *[0-9.e+-]+/"\1": T/g; s/0x[0-9a-f]{8,}/0xADDR/g' \
       "$tmp/$tier.$k" >"$tmp/$tier.$k.masked"
   done
 done
