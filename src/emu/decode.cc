@@ -6,6 +6,7 @@
 #include <set>
 
 #include "emu/decode_context.h"
+#include "emu/tier.h"
 
 namespace smemlab::emu {
 
@@ -337,6 +338,7 @@ std::unique_ptr<Program> decode_kernel(const ptx::Module& m, const ptx::Function
   cx.frames.push_back(std::move(top));
   cx.emit_function(kernel, nullptr, UINT32_MAX);
   coalesce_registers(p);
+  p.fused = plan_fused_runs(p);
   return std::move(cx.prog);
 }
 

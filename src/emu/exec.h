@@ -141,6 +141,8 @@ struct LaunchEnv {
   // (%is_explicit_cluster).
   Dim3 cluster{1, 1, 1};
   bool explicit_cluster = false;
+  // The jit tier's runs (Program::fused), null under SMEMLAB_TIER=interp.
+  const uint8_t* fused = nullptr;
 };
 
 // Shared::cluster addresses (mapa, ld/st/atom.shared::cluster): the block

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cfenv>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -16,6 +17,7 @@
 
 #include "emu/block.h"
 #include "emu/handover.h"
+#include "emu/tier.h"
 #include "emu/worker_pool.h"
 #include "ptx/demangle.h"
 #include "ptx/parser.h"
@@ -119,6 +121,20 @@ uint64_t Device::malloc(uint64_t bytes, std::string name) {
 }
 
 namespace {
+
+// Round-to-nearest for a scope, the caller's mode restored after.
+struct NearestRounding {
+  int old = std::fegetround();
+  NearestRounding() {
+    if (old != FE_TONEAREST) std::fesetround(FE_TONEAREST);
+  }
+  ~NearestRounding() {
+    if (old != FE_TONEAREST) std::fesetround(old);
+  }
+  NearestRounding(const NearestRounding&) = delete;
+  NearestRounding& operator=(const NearestRounding&) = delete;
+};
+
 // Handles are tagged so that an integer that is not one is recognized.
 constexpr uint64_t kTextureTag = 0x7e78000000000000ull;
 }  // namespace
@@ -496,6 +512,9 @@ LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const u
   env.stop = cfg.stop;
   env.host_waiting = cfg.host_waiting;
   env.schedule = cfg.schedule;
+  Tier tier = Tier::Jit;
+  if (tier_from_env(&tier).empty() && tier == Tier::Jit && p.fused.size() == p.ops.size())
+    env.fused = p.fused.data();
   return env;
 }
 
@@ -636,6 +655,8 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   std::vector<uint8_t> params;
   if (std::string e = pack_params(p, kernel, args, &params); !e.empty()) return launch_error(e);
   if (std::string e = config_refusal(p, cfg); !e.empty()) return launch_error(e);
+  Tier tier;
+  if (std::string e = tier_from_env(&tier); !e.empty()) return launch_error(e);
   LaunchEnv env = make_env(m, p, cfg, params.data());
   if (std::string e =
           resolve_cluster(*m.ptx().find(kernel), cfg, &env.cluster, &env.explicit_cluster);
@@ -713,6 +734,11 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
   };
 
   auto worker = [&]() {
+    // The PTX arithmetic rounds to nearest unless an instruction says
+    // otherwise (ops_float.cc, ops_convert.cc set other modes only around
+    // such instructions): a program that changed its own thread's mode
+    // before the launch must not change the kernel's results.
+    NearestRounding nearest;
     BlockRunner runner;
     std::unique_ptr<ClusterRunner> cluster_runner;
     if (units.size > 1) cluster_runner = std::make_unique<ClusterRunner>();

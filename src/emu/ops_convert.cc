@@ -19,12 +19,23 @@ bool is_int(T t) { return t <= S64; }
 bool is_signed(T t) { return t == S8 || t == S16 || t == S32 || t == S64; }
 int bits_of(T t) { return type_bytes(t) * 8; }
 
+// The emulator's threads run in round-to-nearest (ops_float.cc relies on it
+// too), so a conversion in that mode touches no floating-point environment:
+// the fegetround + fesetround pair per lane was a third of an ALU kernel's
+// time (issue 30's profile). Other modes are set and restored per call.
 struct RoundGuard {
-  int old;
-  explicit RoundGuard(int mode) : old(std::fegetround()) {
-    if (mode != old) std::fesetround(mode);
+  int old = -1;
+  explicit RoundGuard(int mode) {
+    if (mode == FE_TONEAREST) return;
+    old = std::fegetround();
+    if (old == mode)
+      old = -1;
+    else
+      std::fesetround(mode);
   }
-  ~RoundGuard() { std::fesetround(old); }
+  ~RoundGuard() {
+    if (old >= 0) std::fesetround(old);
+  }
 };
 
 double read_float(T t, uint64_t v) {
@@ -146,6 +157,32 @@ uint64_t convert(const Op& op, uint64_t v) {
   }
 }
 
+// The conversions of index arithmetic and mixed precision in
+// round-to-nearest, with no .sat or .ftz (32-bit integer -> f32/f64, f32 <->
+// f64), as straight loops: the thread already rounds to nearest, so they
+// are convert()'s results without its per-lane dispatch, which made a cvt
+// cost five ALU instructions. False: not one of these.
+bool cvt_nearest(const Op& op, uint64_t* D, const uint64_t* A, uint32_t exec) {
+  const T dt = static_cast<T>(op.t), st = static_cast<T>(op.t2);
+  if ((op.aux2 & (kSat | kFtz)) || fe_mode(op.aux2) != FE_TONEAREST) return false;
+  if ((op.aux2 & 0x0f) >= R_RNI) return false;  // (to integral values)
+  if (dt == F32 && st == S32)
+    SMEMLAB_FOR_LANES(exec, D[l] = put(static_cast<float>(static_cast<int32_t>(A[l]))));
+  else if (dt == F32 && st == U32)
+    SMEMLAB_FOR_LANES(exec, D[l] = put(static_cast<float>(static_cast<uint32_t>(A[l]))));
+  else if (dt == F64 && st == S32)
+    SMEMLAB_FOR_LANES(exec, D[l] = put(static_cast<double>(static_cast<int32_t>(A[l]))));
+  else if (dt == F64 && st == U32)
+    SMEMLAB_FOR_LANES(exec, D[l] = put(static_cast<double>(static_cast<uint32_t>(A[l]))));
+  else if (dt == F64 && st == F32)
+    SMEMLAB_FOR_LANES(exec, D[l] = put(static_cast<double>(get<float>(A[l]))));
+  else if (dt == F32 && st == F64)
+    SMEMLAB_FOR_LANES(exec, D[l] = put(static_cast<float>(get<double>(A[l]))));
+  else
+    return false;
+  return true;
+}
+
 }  // namespace
 
 void exec_cvt(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
@@ -172,6 +209,7 @@ void exec_cvt(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
     });
     return;
   }
+  if (cvt_nearest(op, D, A, exec)) return;
   SMEMLAB_FOR_LANES(exec, D[l] = convert(op, A[l]));
 }
 

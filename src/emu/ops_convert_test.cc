@@ -1,6 +1,7 @@
 // cvt: float -> int rounding and saturation (NaN -> 0), integer narrowing
 // and widening, .sat, float -> float rounding, integer -> float rounding.
 #include <bit>
+#include <cfenv>
 #include <cmath>
 
 #include "emu/half.h"
@@ -114,6 +115,71 @@ TEST(OpsConvert, FloatFloatAndIntFloatRounding) {
   EXPECT_EQ(r.f32(5), 1.0f);
   EXPECT_EQ(r.f32(6), 4.0f);  // 3.5 to even
   EXPECT_EQ(r.f64(7), static_cast<double>(0.1f));
+}
+
+// The kernel rounds as PTX says whatever mode the launching thread set (a
+// program may change its own), and the launch leaves that mode as it was;
+// a directed conversion between two nearest ones does not leak its mode.
+TEST(OpsConvert, RoundingIndependentOfTheCallersMode) {
+  ASSERT_EQ(std::fesetround(FE_UPWARD), 0);
+  auto r = run_snippet(R"(
+  cvt.rn.f32.u32 %f1, 16777217;
+  cvt.rp.f32.u32 %f2, 16777217;
+  cvt.rn.f32.u32 %f3, 16777217;
+  add.f32 %f4, 0f4B800000, 0f3F800000;
+  st.global.f32 [%rd14], %f1;
+  st.global.f32 [%rd14+8], %f2;
+  st.global.f32 [%rd14+16], %f3;
+  st.global.f32 [%rd14+24], %f4;)");
+  const int after = std::fegetround();
+  std::fesetround(FE_TONEAREST);
+  SNIPPET_OK(r);
+  EXPECT_EQ(after, FE_UPWARD);
+  EXPECT_EQ(r.f32(0), 16777216.0f);
+  EXPECT_EQ(r.f32(1), 16777218.0f);
+  EXPECT_EQ(r.f32(2), 16777216.0f);
+  EXPECT_EQ(r.f32(3), 16777216.0f);  // 2^24 + 1 to even
+}
+
+// The round-to-nearest conversions' straight loops (cvt_nearest) against
+// the host's conversions (round-to-nearest-even, as .rn specifies), in
+// lanes of a full warp and of one thread.
+TEST(OpsConvert, NearestIntAndFloatConversions) {
+  const char* body = R"(
+  mov.u32 %r1, -1;
+  mov.u32 %r2, 0x80000000;
+  mov.u32 %r3, 0xFFFFFFFF;
+  mov.u32 %r4, 16777219;
+  cvt.rn.f32.s32 %f1, %r1;
+  cvt.rn.f32.s32 %f2, %r2;
+  cvt.rn.f32.u32 %f3, %r3;
+  cvt.rn.f32.u32 %f4, %r4;
+  cvt.rn.f64.s32 %fd1, %r2;
+  cvt.rn.f64.u32 %fd2, %r3;
+  cvt.rn.f32.f64 %f5, 0d3FB999999999999A;
+  cvt.f64.f32 %fd3, 0f00000001;
+  st.global.f32 [%rd14], %f1;
+  st.global.f32 [%rd14+8], %f2;
+  st.global.f32 [%rd14+16], %f3;
+  st.global.f32 [%rd14+24], %f4;
+  st.global.f64 [%rd14+32], %fd1;
+  st.global.f64 [%rd14+40], %fd2;
+  st.global.f32 [%rd14+48], %f5;
+  st.global.f64 [%rd14+56], %fd3;)";
+  for (int threads : {1, 32}) {
+    auto r = run_snippet(body, threads);
+    SNIPPET_OK(r);
+    for (int t : {0, threads - 1}) {
+      EXPECT_EQ(r.f32(0, t), -1.0f);
+      EXPECT_EQ(r.f32(1, t), static_cast<float>(INT32_MIN));
+      EXPECT_EQ(r.f32(2, t), static_cast<float>(UINT32_MAX));  // 2^32
+      EXPECT_EQ(r.f32(3, t), 16777220.0f);                     // 2^24 + 3 to even
+      EXPECT_EQ(r.f64(4, t), -2147483648.0);
+      EXPECT_EQ(r.f64(5, t), 4294967295.0);
+      EXPECT_EQ(r.f32(6, t), static_cast<float>(0.1));
+      EXPECT_EQ(r.f64(7, t), static_cast<double>(std::bit_cast<float>(1u)));  // subnormal kept
+    }
+  }
 }
 
 }  // namespace

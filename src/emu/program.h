@@ -358,6 +358,9 @@ struct Program {
   std::vector<TensorOp> tensor_ops;  // operands of MMA ops
   std::vector<TexOp> tex_ops;        // operands of TEX ops
   std::vector<TmaOp> tma_ops;        // operands of TMA copies
+  // The jit tier's plan (tier.h): the length of the straight run of
+  // per-lane arithmetic that starts at each op (0: not such an op).
+  std::vector<uint8_t> fused;
   // Made once by Module::kernel; null (a program decoded elsewhere): each
   // BlockRunner makes its own.
   std::shared_ptr<const RegInit> reg_init;

@@ -462,6 +462,36 @@ inline bool other_warps_see(const Op& op) {
   return true;
 }
 
+// The jit tier's straight runs (tier.h): `len` ops of per-lane arithmetic
+// from `o` for the `group` lanes of a uniform warp, each under its own
+// guard, with one dispatch per op and no other per-op bookkeeping (the
+// caller counts the run's steps and lanes and moves the PC once).
+inline void run_fused(Warp& w, const Op* o, uint32_t len, uint32_t group) {
+  for (const Op* end = o + len; o != end; ++o) {
+    const Op& op = *o;
+    uint32_t exec = group;
+    if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
+#define SMEMLAB_FUSED_Inline(ty, base, executor, cls) \
+  case code(base, ty):                                \
+    executor<base, ty>(w, op, exec);                  \
+    break;
+#define SMEMLAB_FUSED_Call(ty, base, executor, cls)
+#define SMEMLAB_FUSED_InlineFlow(ty, base, executor, cls)
+#define SMEMLAB_FUSED_CallFlow(ty, base, executor, cls)
+#define SMEMLAB_OP(base, types, executor, kind, cls) \
+  SMEMLAB_TYPES_##types(SMEMLAB_FUSED_##kind, base, executor, cls)
+    switch (op.code) {
+#include "emu/instructions.def"
+      default:
+        break;  // (plan_fused_runs puts only Inline rows' codes in a run)
+    }
+#undef SMEMLAB_FUSED_Inline
+#undef SMEMLAB_FUSED_Call
+#undef SMEMLAB_FUSED_InlineFlow
+#undef SMEMLAB_FUSED_CallFlow
+  }
+}
+
 }  // namespace
 
 // run_round for this ISA: every turn of one round of `warps` in `turns`'
@@ -478,6 +508,8 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
   uint64_t lanes = 0;
   uint32_t live = 0;
   RoundResult r;
+  // (Per-pc counters count every op: runs are for launches without them.)
+  const uint8_t* fused = b.env && b.counts.empty() ? b.env->fused : nullptr;
   for (uint32_t turn = 0; turn < count; ++turn) {
     Warp& w = warps[turns.warp(turn)];
     live |= w.live;
@@ -500,8 +532,16 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
           w.cpc = pc;
         }
       }
-      const Op& op = ops[pc];
       uint32_t at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
+      if (fused && w.uniform && fused[pc] > 1) {
+        const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(fused[pc], slice - n));
+        run_fused(w, ops + pc, len, group);
+        lanes += uint64_t{at_pc} * len;
+        n += len;
+        w.cpc = pc + len;
+        continue;
+      }
+      const Op& op = ops[pc];
       lanes += at_pc;
       if (!b.counts.empty()) {
         ++b.counts[pc].steps;

@@ -1,0 +1,58 @@
+#include "emu/tier.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdlib>
+#include <cstring>
+
+#include "emu/instructions.h"
+
+namespace smemlab::emu {
+namespace {
+
+// Rows of kind Inline: per-lane arithmetic of (Warp&, const Op&, exec),
+// which can neither emit an event, fault, nor change a PC.
+constexpr std::array<bool, kNumCodes> fusable_codes() {
+  std::array<bool, kNumCodes> a{};
+#define SMEMLAB_FUSABLE_Inline(ty, base) a[code(base, ty)] = true;
+#define SMEMLAB_FUSABLE_Call(ty, base)
+#define SMEMLAB_FUSABLE_InlineFlow(ty, base)
+#define SMEMLAB_FUSABLE_CallFlow(ty, base)
+#define SMEMLAB_OP(base, types, executor, kind, cls) \
+  SMEMLAB_TYPES_##types(SMEMLAB_FUSABLE_##kind, base)
+#include "emu/instructions.def"
+#undef SMEMLAB_FUSABLE_Inline
+#undef SMEMLAB_FUSABLE_Call
+#undef SMEMLAB_FUSABLE_InlineFlow
+#undef SMEMLAB_FUSABLE_CallFlow
+  return a;
+}
+constexpr std::array<bool, kNumCodes> kFusable = fusable_codes();
+
+}  // namespace
+
+std::string tier_from_env(Tier* tier) {
+  const char* v = std::getenv("SMEMLAB_TIER");
+  if (!v || std::strcmp(v, "jit") == 0) {
+    *tier = Tier::Jit;
+  } else if (std::strcmp(v, "interp") == 0) {
+    *tier = Tier::Interp;
+  } else {
+    return fmt::format("SMEMLAB_TIER='{}' is no execution tier (interp or jit)", v);
+  }
+  return "";
+}
+
+std::vector<uint8_t> plan_fused_runs(const Program& p) {
+  std::vector<uint8_t> len(p.ops.size(), 0);
+  for (size_t i = p.ops.size(); i-- > 0;) {
+    const uint32_t c = p.ops[i].code;
+    if (c >= kNumCodes || !kFusable[c]) continue;
+    const uint32_t next = i + 1 < len.size() ? len[i + 1] : 0;
+    len[i] = static_cast<uint8_t>(next < 255 ? next + 1 : 255);
+  }
+  return len;
+}
+
+}  // namespace smemlab::emu

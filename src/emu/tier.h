@@ -1,0 +1,30 @@
+// Execution tiers (issue 30). `interp`: the interpreter alone, one
+// dispatch and one set of bookkeeping per warp-instruction (the reference).
+// `jit` (the default): the decoded program is planned once into straight
+// runs of per-lane arithmetic (instructions.def rows of kind Inline: no
+// memory, control flow, events or faults), and a warp whose lanes share
+// one PC runs a whole run per dispatch of the loop, its lanes, counters
+// and PC updated once per run. Everything else is the interpreter's, so
+// both tiers give the same results and the same events in the same order.
+// Not yet native code: docs/emulator.md, "Issue 30", says what is planned.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace smemlab::emu {
+
+struct Program;
+
+enum class Tier : uint8_t { Interp, Jit };
+
+// SMEMLAB_TIER from the environment (unset: jit). "" when valid, else the
+// error naming the value.
+std::string tier_from_env(Tier* tier);
+
+// The length of the run of fusable ops that starts at each pc (0 for an op
+// that is not fusable; capped at 255), for Program::fused.
+std::vector<uint8_t> plan_fused_runs(const Program& p);
+
+}  // namespace smemlab::emu

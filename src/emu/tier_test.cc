@@ -1,0 +1,133 @@
+// The jit tier's plan (plan_fused_runs) against runs counted by hand, and a
+// kernel with every shape a run meets (guards inside runs, divergence and
+// reconvergence, a clock read after a run, a run cut by the turn's slice,
+// a block over its budget) giving the same memory, counts and faults under
+// SMEMLAB_TIER=interp and jit; an unknown tier is a launch error naming it.
+#include "emu/tier.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "emu/launch.h"
+#include "emu/program.h"
+
+namespace smemlab::emu {
+namespace {
+
+const char* kPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u32 iters)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [iters];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, 0;
+  mov.u32 %r4, 7;
+LOOP:
+  xor.b32 %r4, %r4, %r2;
+  shl.b32 %r5, %r4, 3;
+  add.s32 %r4, %r4, %r5;
+  and.b32 %r6, %r2, 1;
+  setp.eq.u32 %p1, %r6, 0;
+  @%p1 add.s32 %r4, %r4, 11;
+  @!%p1 mul.lo.s32 %r4, %r4, 3;
+  cvt.rn.f32.u32 %f1, %r4;
+  setp.lt.u32 %p2, %r2, 12;
+  @%p2 bra ODD;
+  add.s32 %r4, %r4, 5;
+  bra.uni JOIN;
+ODD:
+  sub.s32 %r4, %r4, 9;
+JOIN:
+  add.s32 %r3, %r3, 1;
+  setp.lt.u32 %p3, %r3, %r1;
+  @%p3 bra LOOP;
+  mov.u32 %r7, %clock;
+  cvt.rzi.u32.f32 %r8, %f1;
+  add.s32 %r4, %r4, %r8;
+  mul.wide.u32 %rd2, %r2, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r4;
+  st.global.u32 [%rd3+4], %r7;
+  ret;
+}
+)";
+
+struct Outcome {
+  std::vector<uint32_t> mem;
+  uint64_t warp_instructions = 0, lane_instructions = 0;
+  std::string error;
+};
+
+Outcome run_with(const char* tier, uint32_t iters, uint64_t budget) {
+  setenv("SMEMLAB_TIER", tier, 1);
+  Device dev;
+  auto m = Module::load_text(dev, kPtx, "tier.ptx");
+  const uint32_t threads = 96;  // (three warps: turns interleave)
+  uint64_t out = dev.malloc(threads * 8);
+  LaunchConfig cfg{{2}, {threads}};
+  cfg.budget = budget;
+  cfg.threads = 1;
+  auto st = launch(*m, "k", cfg, out, iters);
+  unsetenv("SMEMLAB_TIER");
+  Outcome o;
+  o.mem.resize(threads * 2);
+  dev.copy_from(o.mem.data(), out, threads * 8);
+  o.warp_instructions = st.warp_instructions;
+  o.lane_instructions = st.lane_instructions;
+  if (st.error) o.error = st.error->what();
+  return o;
+}
+
+TEST(Tier, PlanCountsRunsOfPerLaneArithmetic) {
+  Device dev;
+  auto m = Module::load_text(dev, kPtx, "tier.ptx");
+  const Program& p = m->kernel("k");
+  ASSERT_EQ(p.fused.size(), p.ops.size());
+  // Each entry: the ops from here to the next op that is not per-lane
+  // arithmetic (a load, store, branch, special register, cvt or clock).
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    const uint32_t b = p.ops[i].code / 16;
+    const bool alu = b != LD && b != ST && b != BRA && b != EXIT && b != CVT && b != SPECIAL;
+    if (!alu) {
+      EXPECT_EQ(p.fused[i], 0) << i;
+      continue;
+    }
+    const int next = i + 1 < p.ops.size() ? p.fused[i + 1] : 0;
+    EXPECT_EQ(p.fused[i], next + 1) << i;
+  }
+  size_t longest = 0;
+  for (uint8_t l : p.fused) longest = std::max<size_t>(longest, l);
+  EXPECT_GE(longest, 5u);  // xor, shl, add, and, setp, two guarded ops
+}
+
+TEST(Tier, SameResultsCountsAndFaults) {
+  const Outcome a = run_with("interp", 50, 1'000'000), b = run_with("jit", 50, 1'000'000);
+  EXPECT_EQ(a.error, "");
+  EXPECT_EQ(a.mem, b.mem);
+  EXPECT_EQ(a.warp_instructions, b.warp_instructions);
+  EXPECT_EQ(a.lane_instructions, b.lane_instructions);
+  EXPECT_GT(a.warp_instructions, 2u * 3 * 50 * 10);
+  // Over the budget: the same fault (block, line, count) under both.
+  const Outcome c = run_with("interp", 5000, 2000), d = run_with("jit", 5000, 2000);
+  EXPECT_NE(c.error, "");
+  EXPECT_EQ(c.error, d.error);
+  EXPECT_EQ(c.warp_instructions, d.warp_instructions);
+}
+
+TEST(Tier, UnknownTierIsALaunchError) {
+  const Outcome o = run_with("fast", 1, 1000);
+  EXPECT_NE(o.error.find("SMEMLAB_TIER='fast' is no execution tier (interp or jit)"),
+            std::string::npos)
+      << o.error;
+}
+
+}  // namespace
+}  // namespace smemlab::emu
