@@ -16,7 +16,7 @@ extern "C" {
 
 __attribute__((visibility("default"))) void smemlab_library_call(const char* entry) {
   Driver& d = Driver::get();
-  std::lock_guard<std::recursive_mutex> lock(d.mu);
+  std::lock_guard<smemlab::runtime::DriverMutex> lock(d.mu);
   uint64_t n = ++d.library_calls[entry ? entry : "?"];
   // The summary survives a crash; rewritten at 1, 2, 4, ... calls of an entry
   // (not on every call of a loop of thousands), and whole at exit.
@@ -28,7 +28,7 @@ __attribute__((visibility("default"))) void smemlab_library_missing(const char* 
                                                                     const char* entry,
                                                                     const char* code) {
   Driver& d = Driver::get();
-  std::lock_guard<std::recursive_mutex> lock(d.mu);
+  std::lock_guard<smemlab::runtime::DriverMutex> lock(d.mu);
   if (!d.once(fmt::format("library:{}", entry))) return;
   d.error_line(fmt::format(
       "{} entry point {} is not implemented by smemlab's {} (src/libs/); it returned {}", library,

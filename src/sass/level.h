@@ -20,9 +20,9 @@ const char* level_name(Level l);
 
 struct KernelLevel {
   Level level = Level::Ptx;
-  std::string target;  // "sm_90" when at SASS level
-  std::string reason;  // how the level was reached, or why it fell back
-  KernelMap map;       // empty at PTX level
+  std::string target;      // "sm_90" when at SASS level
+  std::string reason;      // how the level was reached, or why it fell back
+  KernelMap map;           // empty at PTX level
   uint32_t registers = 0;  // per thread in the SASS (registers_used); 0: unknown
 };
 
@@ -37,8 +37,8 @@ KernelLevel choose_level(Level wanted, const std::string& ptx_text, const ptx::M
 struct ProgramSass {
   std::string target;                   // the emulated GPU: "sm_90"
   const Disassembly* fatbin = nullptr;  // the fatbin's cubin, disassembled; null: none usable
-  const RegisterCounts* fatbin_registers = nullptr;  // its kernels' registers (may be null)
   std::string origin;                   // where that cubin is, or why there is none usable
+  const RegisterCounts* fatbin_registers = nullptr;  // its kernels' registers (may be null)
 };
 KernelLevel choose_program_level(Level wanted, const std::string& ptx_text,
                                  const ptx::Module& module, const std::string& kernel,
