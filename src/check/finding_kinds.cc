@@ -3,7 +3,9 @@
 namespace smemlab::check {
 
 const std::vector<FindingKindInfo>& finding_kinds() {
-  static const std::vector<FindingKindInfo> kinds = {
+  // Never destroyed: the runtime reports API errors from an exit handler
+  // that may run after this table's destructor would have (static order).
+  static const std::vector<FindingKindInfo>& kinds = *new std::vector<FindingKindInfo>{
 #define SMEMLAB_FINDING(id, name, description) {FindingKind::id, name, description},
 #include "check/finding_kinds.def"
   };

@@ -5,7 +5,9 @@
 namespace smemlab::emu {
 
 const std::vector<FaultKindInfo>& fault_kinds() {
-  static const std::vector<FaultKindInfo> kinds = {
+  // Never destroyed: the runtime reports API errors from an exit handler
+  // that may run after this table's destructor would have (static order).
+  static const std::vector<FaultKindInfo>& kinds = *new std::vector<FaultKindInfo>{
 #define SMEMLAB_FAULT(id, name, cuda_error, exit, finding, description) \
   {FaultKind::id, name, FaultExit::exit, description},
 #include "emu/fault_kinds.def"

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace smemlab::libs {
 namespace {
@@ -56,6 +57,16 @@ void run_work(void* p) {
   if (w->once) delete w;
 }
 
+// The works of captured host nodes live as long as the program (a graph may
+// be replayed until exit and its host nodes have no destroy hook); kept here
+// so they stay reachable, never destroyed (exit handlers may still replay).
+void keep_captured(Work* w) {
+  static std::mutex mu;
+  static auto* kept = new std::vector<Work*>;
+  std::lock_guard<std::mutex> lock(mu);
+  kept->push_back(w);
+}
+
 }  // namespace
 
 void ensure_driver() {
@@ -74,6 +85,7 @@ void enqueue(CUstream stream, std::function<void()> work) {
   CUstreamCaptureStatus cap = CU_STREAM_CAPTURE_STATUS_NONE;
   if (d.is_capturing) d.is_capturing(stream, &cap);
   auto* w = new Work{std::move(work), cap == CU_STREAM_CAPTURE_STATUS_NONE};
+  if (!w->once) keep_captured(w);
   if (d.launch_host_func(stream, run_work, w) != CUDA_SUCCESS) {
     // The driver refused (a bad stream): the call still takes effect rather
     // than vanishing silently, as a synchronous library call would.

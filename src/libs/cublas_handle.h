@@ -9,6 +9,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <type_traits>
 
@@ -76,7 +77,14 @@ template <class T>
 struct Scalar {
   T value{};
   const T* device = nullptr;
-  T get() const { return device ? *device : value; }
+  // Read bytewise: callers pass std::complex<float> (4-byte aligned) where
+  // the API says cuComplex (float2, 8-byte aligned), which cuBLAS accepts.
+  T get() const {
+    if (!device) return value;
+    T v;
+    std::memcpy(&v, device, sizeof(T));
+    return v;
+  }
 };
 template <class T>
 Scalar<T> scalar(cublasHandle_t h, const T* p) {
@@ -84,7 +92,7 @@ Scalar<T> scalar(cublasHandle_t h, const T* p) {
   if (h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE)
     s.device = p;
   else
-    s.value = *p;
+    std::memcpy(&s.value, p, sizeof(T));
   return s;
 }
 

@@ -193,7 +193,8 @@ void level1(cublasHandle_t h, const char* P) {
   const int n = 1000;
   auto x = rnd_vec<T>(n, 1), y = rnd_vec<T>(n, 2);
   auto *dx = up(x), *dy = up(y);
-  T alpha = rnd<T>(*new Lcg(3));
+  Lcg alpha_rng(3);
+  T alpha = rnd<T>(alpha_rng);
   CHECK_STATUS(f_axpy<T>()(h, n, dp(&alpha), dx, 1, dy, 1));
   std::vector<T> want(n);
   for (int i = 0; i < n; ++i) want[i] = y[i] + alpha * x[i];
