@@ -7,6 +7,7 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -109,5 +110,35 @@ cublasStatus_t submit(cublasHandle_t h, const char* entry, std::function<void()>
 cublasStatus_t submit_result(cublasHandle_t h, const char* entry, std::function<void()> work);
 
 inline cublasOperation_t op_of(cublasOperation_t op) { return op; }
+
+// Whether `f` names one of the two triangles (symv, hemv, her, herk, hemm...).
+inline bool valid_fill(cublasFillMode_t f) {
+  return f == CUBLAS_FILL_MODE_LOWER || f == CUBLAS_FILL_MODE_UPPER;
+}
+
+// y = alpha A x + beta y for a square A of which triangle `uplo` is stored:
+// symv and hemv, which differ only in how the other triangle is read
+// (`elem(A, lda, uplo, i, j)` gives element (i, j)).
+template <class T, class Elem>
+cublasStatus_t stored_triangle_mv(cublasHandle_t h, const char* e, cublasFillMode_t uplo, int n,
+                                  const T* alpha, const T* A, int lda, const T* x, int incx,
+                                  const T* beta, T* y, int incy, Elem elem) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!valid_fill(uplo) || n < 0 || lda < std::max(1, n) || incx == 0 || incy == 0 || !alpha ||
+      !beta)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (n == 0) return CUBLAS_STATUS_SUCCESS;
+  auto a = scalar(h, alpha), b = scalar(h, beta);
+  return submit(h, e, [=] {
+    T a0 = a.get(), b0 = b.get();
+    auto av = *as_num(&a0), bv = *as_num(&b0);
+    for (int i = 0; i < n; ++i) {
+      num_t<T> s{};
+      for (int j = 0; j < n; ++j) s += elem(as_num(A), lda, uplo, i, j) * as_num(x)[at(j, n, incx)];
+      auto& yi = as_num(y)[at(i, n, incy)];
+      yi = bv == num_t<T>{} ? av * s : av * s + bv * yi;
+    }
+  });
+}
 
 }  // namespace smemlab::libs::blas

@@ -8,10 +8,6 @@ using namespace smemlab::libs::blas;
 
 namespace {
 
-bool herm_fill_ok(cublasFillMode_t f) {
-  return f == CUBLAS_FILL_MODE_LOWER || f == CUBLAS_FILL_MODE_UPPER;
-}
-
 // Element (i, j) of a Hermitian matrix of which triangle `uplo` is stored.
 template <class N>
 N herm_at(const N* A, int lda, cublasFillMode_t uplo, int i, int j) {
@@ -23,23 +19,9 @@ N herm_at(const N* A, int lda, cublasFillMode_t uplo, int i, int j) {
 template <class T>
 cublasStatus_t hemv(cublasHandle_t h, const char* e, cublasFillMode_t uplo, int n, const T* alpha,
                     const T* A, int lda, const T* x, int incx, const T* beta, T* y, int incy) {
-  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (!herm_fill_ok(uplo) || n < 0 || lda < std::max(1, n) || incx == 0 || incy == 0 || !alpha ||
-      !beta)
-    return CUBLAS_STATUS_INVALID_VALUE;
-  if (n == 0) return CUBLAS_STATUS_SUCCESS;
-  auto a = scalar(h, alpha), b = scalar(h, beta);
-  return submit(h, e, [=] {
-    T a0 = a.get(), b0 = b.get();
-    auto av = *as_num(&a0), bv = *as_num(&b0);
-    for (int i = 0; i < n; ++i) {
-      num_t<T> s{};
-      for (int j = 0; j < n; ++j)
-        s += herm_at(as_num(A), lda, uplo, i, j) * as_num(x)[at(j, n, incx)];
-      auto& yi = as_num(y)[at(i, n, incy)];
-      yi = bv == num_t<T>{} ? av * s : av * s + bv * yi;
-    }
-  });
+  return stored_triangle_mv(
+      h, e, uplo, n, alpha, A, lda, x, incx, beta, y, incy,
+      [](auto* a, int ld, cublasFillMode_t u, int i, int j) { return herm_at(a, ld, u, i, j); });
 }
 
 // A += alpha x x^H on the stored triangle (alpha real).
@@ -47,7 +29,7 @@ template <class T, class R>
 cublasStatus_t her(cublasHandle_t h, const char* e, cublasFillMode_t uplo, int n, const R* alpha,
                    const T* x, int incx, T* A, int lda) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (!herm_fill_ok(uplo) || n < 0 || lda < std::max(1, n) || incx == 0 || !alpha)
+  if (!valid_fill(uplo) || n < 0 || lda < std::max(1, n) || incx == 0 || !alpha)
     return CUBLAS_STATUS_INVALID_VALUE;
   if (n == 0) return CUBLAS_STATUS_SUCCESS;
   auto a = scalar(h, alpha);
@@ -68,7 +50,7 @@ cublasStatus_t herk(cublasHandle_t h, const char* e, cublasFillMode_t uplo, cubl
                     int n, int k, const R* alpha, const T* A, int lda, const R* beta, T* C,
                     int ldc) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (!herm_fill_ok(uplo) || (op != CUBLAS_OP_N && op != CUBLAS_OP_C) || n < 0 || k < 0 ||
+  if (!valid_fill(uplo) || (op != CUBLAS_OP_N && op != CUBLAS_OP_C) || n < 0 || k < 0 ||
       lda < std::max(1, op == CUBLAS_OP_N ? n : k) || ldc < std::max(1, n) || !alpha || !beta)
     return CUBLAS_STATUS_INVALID_VALUE;
   if (n == 0) return CUBLAS_STATUS_SUCCESS;
@@ -88,7 +70,7 @@ cublasStatus_t hemm(cublasHandle_t h, const char* e, cublasSideMode_t side, cubl
                     const T* beta, T* C, int ldc) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   int ka = side == CUBLAS_SIDE_LEFT ? m : n;
-  if (!herm_fill_ok(uplo) || m < 0 || n < 0 || lda < std::max(1, ka) || ldb < std::max(1, m) ||
+  if (!valid_fill(uplo) || m < 0 || n < 0 || lda < std::max(1, ka) || ldb < std::max(1, m) ||
       ldc < std::max(1, m) || !alpha || !beta)
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;

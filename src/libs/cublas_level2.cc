@@ -10,9 +10,6 @@ namespace {
 bool valid_op(cublasOperation_t op) {
   return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
 }
-bool valid_fill(cublasFillMode_t f) {
-  return f == CUBLAS_FILL_MODE_LOWER || f == CUBLAS_FILL_MODE_UPPER;
-}
 
 template <class T>
 cublasStatus_t gemv(cublasHandle_t h, const char* e, cublasOperation_t op, int m, int n,
@@ -74,23 +71,9 @@ N sym_at(const N* A, int lda, cublasFillMode_t uplo, int i, int j) {
 template <class T>
 cublasStatus_t symv(cublasHandle_t h, const char* e, cublasFillMode_t uplo, int n, const T* alpha,
                     const T* A, int lda, const T* x, int incx, const T* beta, T* y, int incy) {
-  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (!valid_fill(uplo) || n < 0 || lda < std::max(1, n) || incx == 0 || incy == 0 || !alpha ||
-      !beta)
-    return CUBLAS_STATUS_INVALID_VALUE;
-  if (n == 0) return CUBLAS_STATUS_SUCCESS;
-  auto a = scalar(h, alpha), b = scalar(h, beta);
-  return submit(h, e, [=] {
-    T a0 = a.get(), b0 = b.get();
-    auto av = *as_num(&a0), bv = *as_num(&b0);
-    for (int i = 0; i < n; ++i) {
-      num_t<T> s{};
-      for (int j = 0; j < n; ++j)
-        s += sym_at(as_num(A), lda, uplo, i, j) * as_num(x)[at(j, n, incx)];
-      auto& yi = as_num(y)[at(i, n, incy)];
-      yi = bv == num_t<T>{} ? av * s : av * s + bv * yi;
-    }
-  });
+  return stored_triangle_mv(
+      h, e, uplo, n, alpha, A, lda, x, incx, beta, y, incy,
+      [](auto* a, int ld, cublasFillMode_t u, int i, int j) { return sym_at(a, ld, u, i, j); });
 }
 
 // Solves op(A) x = b in place; A triangular (`uplo`), unit diagonal or not.
