@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "emu/launch.h"
 #include "session/schedule_compare.h"
 
 namespace smemlab::cli {
@@ -47,7 +48,7 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   cmd->add_option("--block", o.block, "block size X[,Y[,Z]]");
   cmd->add_option("--shared", o.shared, "dynamic shared memory in bytes")
       ->check(kUnsigned)
-      ->check(CLI::Range(uint32_t{0}, uint32_t{227 * 1024}));
+      ->check(CLI::Range(uint32_t{0}, emu::kMaxSharedPerBlock));
   cmd->add_option(
       "--arg", o.args,
       "kernel argument in parameter order: int=64 unsigned=7 float=1.5 double=.. long=.. or a "

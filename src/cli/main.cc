@@ -11,6 +11,7 @@
 #endif
 #ifdef SMEMLAB_HAVE_PROGRAMS
 #include "cli/program_command.h"
+#include "session/program_protocol.h"
 #endif
 
 namespace smemlab::cli {
@@ -39,7 +40,7 @@ int main(int argc, char** argv) {
   // `smemlab run|analyze|check [options] -- APP [ARGS...]`: program mode.
   for (int i = 2; i < argc && argc > 1; ++i) {
     std::string cmd = argv[1];
-    if (std::string(argv[i]) == "--" && (cmd == "run" || cmd == "analyze" || cmd == "check"))
+    if (std::string(argv[i]) == "--" && smemlab::session::protocol::parse_mode(cmd))
       return program_main(argc, argv, i);
   }
 #endif

@@ -28,8 +28,11 @@
 namespace smemlab::cli {
 namespace {
 
+using Mode = session::protocol::ProgramMode;
+
 struct ProgramOptions {
-  std::string command;  // run | analyze | check
+  std::string command;  // run | analyze | check, as typed (messages)
+  Mode mode = Mode::Run;
   std::string archs = "sm_90";
   std::string kernel_regex, output;
   std::string html;   // analyze/check: also write the HTML page, a section per launch
@@ -87,15 +90,15 @@ void write_program_sarif(const ProgramOptions& o, const std::string& records_pat
                          const std::vector<std::string>& app) {
   nlohmann::json log;
   try {
-    log = o.command == "check"
+    log = o.mode == Mode::Check
               ? report::program_check_sarif(session::protocol::read_records(records_path), app,
                                             session::protocol::read_api_errors(records_path))
               : report::program_analyze_sarif(session::protocol::read_sarif_records(records_path),
                                               app);
   } catch (const std::exception& e) {
     fmt::print(stderr, "smemlab {}: error: --sarif: a launch record: {}\n", o.command, e.what());
-    log = o.command == "check" ? report::program_check_sarif({}, app)
-                               : report::program_analyze_sarif({}, app);
+    log = o.mode == Mode::Check ? report::program_check_sarif({}, app)
+                                : report::program_analyze_sarif({}, app);
   }
   std::ofstream out(o.sarif, std::ios::trunc);
   out << log.dump(1) << "\n";
@@ -168,7 +171,7 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
     const char* old = std::getenv("LD_LIBRARY_PATH");
     setenv("LD_LIBRARY_PATH", (rt + (old && *old ? ":" + std::string(old) : "")).c_str(), 1);
     namespace env = session::protocol;
-    setenv(env::kMode, o.command.c_str(), 1);
+    setenv(env::kMode, env::mode_name(o.mode), 1);
     setenv(env::kArch, o.archs.c_str(), 1);
     setenv(env::kKernel, o.kernel_regex.c_str(), 1);
     setenv(env::kLaunchSkip, std::to_string(o.launch_skip).c_str(), 1);
@@ -245,12 +248,12 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
     }
     say(o, fmt::format("{} library calls run on the CPU (counted, not analyzed): {}", total, each));
   }
-  if (o.command == "run") {
+  if (o.mode == Mode::Run) {
     say(o, fmt::format("{} kernel launches emulated{}", launches,
                        failed ? fmt::format(", {} failed", failed) : ""));
     return code;
   }
-  if (o.command == "analyze") {
+  if (o.mode == Mode::Analyze) {
     say(o, fmt::format("{} kernel launches, {} analyzed{}", launches, analyzed,
                        failed ? fmt::format(", {} failed", failed) : ""));
     if (o.fail_on_excess >= 0 && st.excess_wavefronts > static_cast<uint64_t>(o.fail_on_excess))
@@ -267,12 +270,14 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
 int program_main(int argc, char** argv, int dashdash) {
   ProgramOptions o;
   o.command = argv[1];
+  // main() dispatches only these three names here.
+  o.mode = session::protocol::parse_mode(o.command).value_or(Mode::Run);
   CLI::App app{
       fmt::format("smemlab {} [options] -- APP [ARGS...]: run a CUDA program on the "
                   "emulator",
                   o.command)};
   app.name("smemlab " + o.command);
-  if (o.command != "run") {
+  if (o.mode != Mode::Run) {
     app.add_option("-k,--kernel-name", o.kernel_regex,
                    "analyze only launches of kernels whose name matches REGEX (demangled or "
                    "mangled); the others still run");
@@ -283,7 +288,7 @@ int program_main(int argc, char** argv, int dashdash) {
                    "also write the HTML source view to FILE: one self-contained page, a section "
                    "per analyzed launch");
   }
-  if (o.command == "analyze") {
+  if (o.mode == Mode::Analyze) {
     app.add_option("--fail-on-excess", o.fail_on_excess,
                    "exit 1 when the analyzed launches' excess wavefronts (first model) exceed N");
     app.add_option("--level", o.level,
@@ -305,18 +310,18 @@ int program_main(int argc, char** argv, int dashdash) {
                  "GPU), serial (each warp runs until it blocks), random[:SEED]")
       ->check(kSchedule)
       ->capture_default_str();
-  if (o.command == "check")
+  if (o.mode == Mode::Check)
     app.add_option("--sarif", o.sarif,
                    "also write a SARIF 2.1.0 log to FILE: one run for the program, a result per "
                    "finding of every checked launch (with its launch index, kernel, grid and "
                    "block)");
-  if (o.command == "analyze")
+  if (o.mode == Mode::Analyze)
     app.add_option("--sarif", o.sarif,
                    "also write a SARIF 2.1.0 log to FILE: one run for the program, a result per "
                    "hint (bank conflicts, uncoalesced accesses, divergent branches) and, with "
                    "--check, per finding of every analyzed launch (with its launch index, "
                    "kernel, grid and block)");
-  if (o.command == "check")
+  if (o.mode == Mode::Check)
     app.add_option("--compare-schedules", o.compare,
                    "also run each checked launch under these warp schedules (comma-separated, "
                    "e.g. serial,random:1,random:2), each from the same device memory, and report "

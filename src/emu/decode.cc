@@ -6,6 +6,7 @@
 #include <set>
 
 #include "emu/decode_context.h"
+#include "emu/launch.h"
 #include "emu/tier.h"
 
 namespace smemlab::emu {
@@ -284,9 +285,9 @@ void DecodeContext::place_local(const ptx::VarDecl& v, Frame& fr) {
       } else {
         prog->static_shared = align_up(prog->static_shared, align);
         // CUDA's 227 KiB per block; also keeps the uint32 sum from wrapping.
-        if (uint64_t{prog->static_shared} + size > 227 * 1024)
+        if (uint64_t{prog->static_shared} + size > kMaxSharedPerBlock)
           fail(v.pos, fmt::format("static shared memory exceeds CUDA's limit of {} bytes with '{}'",
-                                  227 * 1024, v.name));
+                                  kMaxSharedPerBlock, v.name));
         fr.syms[v.name] = {MSpace::Shared, prog->static_shared};
         prog->shared_vars.push_back({v.name, prog->static_shared, size});
         prog->static_shared += size;
@@ -298,8 +299,9 @@ void DecodeContext::place_local(const ptx::VarDecl& v, Frame& fr) {
       // CUDA's 512 KiB of local memory per thread; the emulator allocates
       // the frame for every thread of a block.
       if (uint64_t{prog->frame_bytes} + size > 512 * 1024)
-        fail(v.pos, fmt::format("local memory per thread exceeds CUDA's limit of {} bytes with '{}'",
-                                512 * 1024, v.name));
+        fail(v.pos,
+             fmt::format("local memory per thread exceeds CUDA's limit of {} bytes with '{}'",
+                         512 * 1024, v.name));
       fr.syms[v.name] = {MSpace::Local, prog->frame_bytes};
       prog->frame_bytes += std::max<uint32_t>(size, 1);
       break;

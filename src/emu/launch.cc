@@ -490,10 +490,18 @@ std::string config_refusal(const Program& p, const LaunchConfig& cfg) {
   if (std::string e = launch_limits_error(cfg.grid, cfg.block); !e.empty()) return e;
   if (cfg.threads > kMaxHostThreads)
     return fmt::format("{} host threads requested; the limit is {}", cfg.threads, kMaxHostThreads);
-  if (uint64_t{p.static_shared} + cfg.dynamic_shared > 227 * 1024)
-    return fmt::format("{} bytes of shared memory requested; the limit is 232448",
-                       p.static_shared + cfg.dynamic_shared);
-  return "";
+  const uint64_t shared = uint64_t{p.static_shared} + cfg.dynamic_shared;
+  const SharedLimit& limit = cfg.shared_limit;
+  if (shared <= limit.bytes) return "";
+  std::string e =
+      fmt::format("{} bytes of shared memory ({} static + {} dynamic) exceed the {} allowed",
+                  shared, p.static_shared, cfg.dynamic_shared, limit.bytes);
+  if (limit.bytes < limit.optin)
+    e += fmt::format(
+        "; above {} bytes a kernel needs cudaFuncSetAttribute(kernel, "
+        "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) (at most {})",
+        limit.bytes, limit.optin);
+  return e;
 }
 
 LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const uint8_t* params) {

@@ -122,6 +122,19 @@ constexpr unsigned kMaxCooperativeBlocks = 132 * 32;
 // Blocks per cluster: 8 portable, 16 with the non-portable size attribute
 // (cudaFuncAttributeNonPortableClusterSizeAllowed; the runtime checks which).
 constexpr uint32_t kMaxClusterBlocks = 16, kMaxPortableClusterBlocks = 8;
+// Shared memory per block (static + dynamic): the most any GPU allows
+// (227 KiB on sm_90, opted in with cudaFuncSetAttribute).
+constexpr uint32_t kMaxSharedPerBlock = 227 * 1024;
+
+// The shared memory a launch may use: the one check of it is the launch's
+// (launch_refusal / launch_raw). Kernel mode allows the most; program mode
+// passes the device's default per-block limit, or the kernel's opted-in
+// cudaFuncAttributeMaxDynamicSharedMemorySize, and the device's opt-in
+// maximum so that the refusal can say how to raise the limit.
+struct SharedLimit {
+  uint32_t bytes = kMaxSharedPerBlock;
+  uint32_t optin = kMaxSharedPerBlock;
+};
 
 // "" when grid and block are within CUDA's limits, else which limit is
 // exceeded, e.g. "block (2048,1,1) has 2048 threads; the limit is 1024".
@@ -130,6 +143,7 @@ std::string launch_limits_error(Dim3 grid, Dim3 block);
 struct LaunchConfig {
   Dim3 grid, block;
   uint32_t dynamic_shared = 0;
+  SharedLimit shared_limit = {};
   unsigned threads = 0;           // host threads; 0 = all cores
   uint64_t budget = 500'000'000;  // warp-instructions per block
   KernelObserver* observer = nullptr;

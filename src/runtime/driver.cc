@@ -581,24 +581,16 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
     if (!src) return CUDA_ERROR_INVALID_VALUE;
     args[i].assign(src, src + p.size);
   }
-  uint32_t limit = static_cast<uint32_t>(spec.shared_per_block);
-  if (f->max_dynamic_shared > 0)
-    limit = std::max<uint32_t>(limit,
-                               prog->static_shared + static_cast<uint32_t>(f->max_dynamic_shared));
-  if (prog->static_shared + shared > limit) {
-    error_line(fmt::format(
-        "launch {} of {}: {} bytes of shared memory ({} static + {} dynamic) exceed the {} "
-        "allowed; above 48 KiB a kernel needs cudaFuncSetAttribute(kernel, "
-        "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) (at most {} on {})",
-        index, kname, prog->static_shared + shared, prog->static_shared, shared, limit,
-        spec.shared_per_block_optin, spec.arch));
-    return CUDA_ERROR_INVALID_VALUE;
-  }
-
   emu::LaunchConfig cfg;
   cfg.grid = grid;
   cfg.block = block;
   cfg.dynamic_shared = shared;
+  // Above the default per-block limit only with the opt-in attribute.
+  cfg.shared_limit.optin = static_cast<uint32_t>(spec.shared_per_block_optin);
+  cfg.shared_limit.bytes = std::min(
+      cfg.shared_limit.optin,
+      std::max<uint32_t>(static_cast<uint32_t>(spec.shared_per_block),
+                         prog->static_shared + static_cast<uint32_t>(f->max_dynamic_shared)));
   cfg.cooperative = cooperative;
   if (CUresult r = cluster_shape(f, cluster, cfg, fmt::format("launch {} of {}", index, kname));
       r != CUDA_SUCCESS)

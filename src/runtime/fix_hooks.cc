@@ -64,7 +64,13 @@ emu::Module& FixHooks::before(Driver& d, Module& m, const std::string& kernel,
     s_->recorder = std::make_unique<fix::AccessRecorder>();
     *observer = s_->recorder.get();
   }
-  if (s_->shared >= 0) cfg.dynamic_shared = static_cast<uint32_t>(s_->shared);
+  if (s_->shared >= 0) {
+    // The proposed layout's size, checked against the device's maximum as
+    // before the limit moved into the launch: whether the program must
+    // then opt in with cudaFuncSetAttribute is not proven by a fix run.
+    cfg.dynamic_shared = static_cast<uint32_t>(s_->shared);
+    cfg.shared_limit.bytes = cfg.shared_limit.optin;
+  }
   if (s_->ptx.empty()) return *m.emu;
   if (!s_->override_module) {
     std::ifstream in(s_->ptx);

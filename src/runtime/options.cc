@@ -27,8 +27,8 @@ uint64_t env_u64(const char* name, uint64_t fallback) {
 Options options_from_env() {
   namespace env_name = session::protocol;
   Options o;
-  std::string mode = env(env_name::kMode);
-  o.mode = mode == "analyze" ? Mode::Analyze : mode == "check" ? Mode::Check : Mode::Run;
+  // Unset or not a mode (set by hand): the program runs, unanalyzed.
+  o.mode = env_name::parse_mode(env(env_name::kMode)).value_or(Mode::Run);
   if (!env(env_name::kArch).empty()) o.archs = env(env_name::kArch);
   o.kernel_regex = env(env_name::kKernel);
   o.launch_skip = env_u64(env_name::kLaunchSkip, 0);

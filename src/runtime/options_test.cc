@@ -68,6 +68,7 @@ TEST(Options, DefaultsWithoutOrWithBadValues) {
   env.set(protocol::kLaunchSkip, "many");
   env.set(protocol::kStallSeconds, "0");
   env.set(protocol::kSchedule, "fastest");
+  env.set(protocol::kMode, "profile");
   Options o = options_from_env();
   EXPECT_EQ(o.mode, Mode::Run);
   EXPECT_EQ(o.archs, "sm_90");
@@ -75,6 +76,17 @@ TEST(Options, DefaultsWithoutOrWithBadValues) {
   EXPECT_EQ(o.stall_seconds, 1u);  // at least a second
   EXPECT_EQ(emu::to_string(o.schedule), "gpu");
   EXPECT_TRUE(o.records.empty());
+}
+
+// The CLI writes mode_name(mode); the runtime reads the same mode back.
+TEST(Options, EveryModeCrossesTheEnvironment) {
+  for (Mode m : {Mode::Run, Mode::Analyze, Mode::Check}) {
+    Environment env;
+    env.set(protocol::kMode, protocol::mode_name(m));
+    EXPECT_EQ(options_from_env().mode, m) << protocol::mode_name(m);
+  }
+  EXPECT_EQ(protocol::parse_mode("Check"), std::nullopt);
+  EXPECT_EQ(protocol::parse_mode(""), std::nullopt);
 }
 
 }  // namespace

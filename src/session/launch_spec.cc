@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "emu/half.h"
+#include "emu/launch.h"
 #include "ptx/lexer.h"
 #include "session/interrupt.h"
 
@@ -286,9 +287,9 @@ void apply_recipe(LaunchOptions& o, const PreparedInput& in) {
         o.block = value;
       } else if (name == "--shared") {
         uint64_t shared = parse_u64(value, "--shared");
-        if (shared > 227 * 1024)
-          throw UsageError(
-              fmt::format("--shared {}: more than CUDA's {} bytes per block", shared, 227 * 1024));
+        if (shared > emu::kMaxSharedPerBlock)
+          throw UsageError(fmt::format("--shared {}: more than CUDA's {} bytes per block", shared,
+                                       emu::kMaxSharedPerBlock));
         o.shared = static_cast<uint32_t>(shared);
       } else {
         // file:PATH in a recipe is relative to the recipe's file.

@@ -470,7 +470,7 @@ ProgramFix fix_program(const ProgramFixOptions& o, const std::vector<std::string
   Runs runs(exe, app, dir);
   const char* old = std::getenv("LD_LIBRARY_PATH");
   runs.env = {{"LD_LIBRARY_PATH", rt + (old && *old ? ":" + std::string(old) : "")},
-              {protocol::kMode, "check"},
+              {protocol::kMode, protocol::mode_name(protocol::ProgramMode::Check)},
               {protocol::kArch, o.archs.substr(0, o.archs.find(','))},
               {protocol::kKernel, regex},
               {protocol::kLaunchSkip, std::to_string(o.launch_skip)},

@@ -19,10 +19,11 @@
 #include "emu/schedule.h"
 #include "sass/level.h"
 #include "session/launch_analysis.h"
+#include "session/program_protocol.h"
 
 namespace smemlab::session {
 
-enum class ProgramMode : uint8_t { Run, Analyze, Check };
+using protocol::ProgramMode;
 
 // The shared-memory bank width a program asked for (cuFuncSetSharedMemConfig,
 // cuCtxSetSharedMemConfig). Only Kepler's banks have a choice.

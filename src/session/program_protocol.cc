@@ -5,6 +5,12 @@
 
 namespace smemlab::session::protocol {
 
+std::optional<ProgramMode> parse_mode(std::string_view name) {
+  for (ProgramMode m : {ProgramMode::Run, ProgramMode::Analyze, ProgramMode::Check})
+    if (name == mode_name(m)) return m;
+  return std::nullopt;
+}
+
 nlohmann::json status_json(const ProgramStatus& s) {
   return {{"finished", s.finished},
           {"launches", s.launches},

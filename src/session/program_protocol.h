@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,8 +19,17 @@
 
 namespace smemlab::session::protocol {
 
+// What `smemlab MODE -- APP` asks of the program's launches; travels down
+// as mode_name() in kMode and is read back with parse_mode().
+enum class ProgramMode : uint8_t { Run, Analyze, Check };
+constexpr const char* mode_name(ProgramMode m) {
+  return m == ProgramMode::Analyze ? "analyze" : m == ProgramMode::Check ? "check" : "run";
+}
+// nullopt for a name that is no mode.
+std::optional<ProgramMode> parse_mode(std::string_view name);
+
 // ---- down: the environment smemlab sets for the program -------------------
-inline constexpr const char* kMode = "SMEMLAB_MODE";      // run | analyze | check
+inline constexpr const char* kMode = "SMEMLAB_MODE";      // mode_name(ProgramMode)
 inline constexpr const char* kArch = "SMEMLAB_ARCH";      // as `analyze --arch` (first: the device)
 inline constexpr const char* kKernel = "SMEMLAB_KERNEL";  // regex over kernel names (-k)
 inline constexpr const char* kLaunchSkip = "SMEMLAB_LAUNCH_SKIP";
