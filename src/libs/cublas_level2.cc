@@ -21,6 +21,10 @@ cublasStatus_t gemv(cublasHandle_t h, const char* e, cublasOperation_t op, int m
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   auto a = scalar(h, alpha), b = scalar(h, beta);
+  if (!ranges_ok(e, {{"matrix A", A, mat<T>(m, n, lda)},
+                     {"vector x", x, vec<T>(op == CUBLAS_OP_N ? n : m, incx)},
+                     {"vector y", y, vec<T>(op == CUBLAS_OP_N ? m : n, incy)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     T a0 = a.get(), b0 = b.get();
     auto av = *as_num(&a0), bv = *as_num(&b0);
@@ -49,6 +53,10 @@ cublasStatus_t ger(cublasHandle_t h, const char* e, int m, int n, const T* alpha
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   auto a = scalar(h, alpha);
+  if (!ranges_ok(e, {{"vector x", x, vec<T>(m, incx)},
+                     {"vector y", y, vec<T>(n, incy)},
+                     {"matrix A", A, mat<T>(m, n, lda)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     T a0 = a.get();
     auto av = *as_num(&a0);
@@ -84,6 +92,8 @@ cublasStatus_t trsv(cublasHandle_t h, const char* e, cublasFillMode_t uplo, cubl
   if (!valid_fill(uplo) || !valid_op(op) || n < 0 || lda < std::max(1, n) || incx == 0)
     return CUBLAS_STATUS_INVALID_VALUE;
   if (n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (!ranges_ok(e, {{"matrix A", A, mat<T>(n, n, lda)}, {"vector x", x, vec<T>(n, incx)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     const auto* Av = as_num(A);
     auto* xv = as_num(x);
