@@ -56,6 +56,12 @@ int main(int argc, char**) {
   if (ranges)
     expect("saxpy y past its allocation", cublasSaxpy(h, 1000, &one, a, 1, small, 1),
            CUBLAS_STATUS_EXECUTION_FAILED);
+  if (ranges)
+    expect("GemmEx C past its allocation",
+           cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 64, 64, 64, &one, a, CUDA_R_32F, 64, b,
+                        CUDA_R_32F, 64, &zero, small, CUDA_R_32F, 64, CUBLAS_COMPUTE_32F,
+                        CUBLAS_GEMM_DEFAULT),
+           CUBLAS_STATUS_EXECUTION_FAILED);
   // Pageable host memory is not device memory; freed memory is no memory.
   std::vector<float> host(64);
   if (ranges)
