@@ -89,6 +89,30 @@ const char* type_name(curandRngType_t t) {
   }
 }
 
+const char* ordering_name(curandOrdering_t o) {
+  switch (o) {
+    case CURAND_ORDERING_PSEUDO_SEEDED:
+      return "CURAND_ORDERING_PSEUDO_SEEDED";
+    case CURAND_ORDERING_PSEUDO_LEGACY:
+      return "CURAND_ORDERING_PSEUDO_LEGACY";
+    case CURAND_ORDERING_PSEUDO_DYNAMIC:
+      return "CURAND_ORDERING_PSEUDO_DYNAMIC";
+    default:
+      return "an ordering";
+  }
+}
+const char* generator_name(rng::Kind k) {
+  switch (k) {
+    case rng::Kind::Xorwow:
+      return "XORWOW";
+    case rng::Kind::Philox:
+      return "PHILOX4_32_10";
+    case rng::Kind::Mrg32k3a:
+      return "MRG32K3A";
+  }
+  return "?";
+}
+
 curandStatus_t create(curandGenerator_t* g, curandRngType_t type, bool host, const char* entry) {
   if (!g) return CURAND_STATUS_NOT_INITIALIZED;
   ensure_driver();
@@ -193,6 +217,24 @@ curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrdering_t 
       order != CURAND_ORDERING_PSEUDO_SEEDED && order != CURAND_ORDERING_PSEUDO_LEGACY &&
       order != CURAND_ORDERING_PSEUDO_DYNAMIC)
     return CURAND_STATUS_OUT_OF_RANGE;
+  // Measured on an H200 (tests/data/h100_libs/curand_probe.bin): Philox and
+  // MRG32k3a refuse SEEDED; these orderings lay results out as the default
+  // does: XORWOW BEST and LEGACY, Philox BEST/LEGACY/DYNAMIC, MRG32k3a
+  // BEST/DYNAMIC. The others (XORWOW SEEDED and DYNAMIC, MRG32k3a LEGACY)
+  // differ: accepted, said once, and given the default layout.
+  if (order == CURAND_ORDERING_PSEUDO_SEEDED && g->kind != rng::Kind::Xorwow)
+    return CURAND_STATUS_OUT_OF_RANGE;
+  const bool same = order == CURAND_ORDERING_PSEUDO_DEFAULT ||
+                    order == CURAND_ORDERING_PSEUDO_BEST ||
+                    (order == CURAND_ORDERING_PSEUDO_LEGACY && g->kind != rng::Kind::Mrg32k3a) ||
+                    (order == CURAND_ORDERING_PSEUDO_DYNAMIC && g->kind != rng::Kind::Xorwow);
+  if (!same)
+    report_missing("cuRAND",
+                   (std::string("curandSetGeneratorOrdering ") + ordering_name(order) + " of " +
+                    generator_name(g->kind))
+                       .c_str(),
+                   "CURAND_STATUS_SUCCESS (results in the default ordering's layout, which "
+                   "differs from the GPU's for this ordering)");
   g->ordering = order;
   return CURAND_STATUS_SUCCESS;
 }
@@ -268,7 +310,10 @@ curandStatus_t generate_pairs(curandGenerator_t g, const char* entry, T* out, si
                               Pair pair, Map map) {
   if (!g) return CURAND_STATUS_NOT_INITIALIZED;
   if (!out) return CURAND_STATUS_OUT_OF_RANGE;
-  if (count % 2) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;  // as cuRAND
+  // cuRAND refuses odd counts, except Philox's (an H200 returned success for
+  // 7 Philox normals): its pairs are laid out by counter, so a call may end
+  // or start inside one.
+  if (count % 2 && g->kind != rng::Kind::Philox) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
   if (!g->host && !device_range(entry, "output", out, count * sizeof(T)))
     return CURAND_STATUS_LAUNCH_FAILURE;
   record_call(entry);

@@ -15,7 +15,7 @@ enum Dist { Bits, Uniform, UniformDouble, Normal };
 // Where result `idx` of a generation at offset `first` comes from in the
 // device API's terms: the host API's layout (docs/runtime.md, measured on an
 // H100): subsequence (g / chunk) mod threads, XORWOW 4096 x 1, Philox
-// 8192 x 4, MRG32k3a 32768 x 1; with one result per chunk a subsequence's
+// 16384 x 4, MRG32k3a 32768 x 1; with one result per chunk a subsequence's
 // position counts draws from g / threads; normals come in (sin, cos) pairs.
 struct Where {
   unsigned long long sub, pos;
@@ -320,9 +320,9 @@ int main(int argc, char** argv) {
   check_generator<curandStateXORWOW_t>(CURAND_RNG_PSEUDO_XORWOW, "xorwow", 1234, 0, 4096, 1);
   check_generator<curandStateXORWOW_t>(CURAND_RNG_PSEUDO_XORWOW, "xorwow", 99, 10007, 4096, 1);
   check_generator<curandStatePhilox4_32_10_t>(CURAND_RNG_PSEUDO_PHILOX4_32_10, "philox", 1234, 0,
-                                              8192, 4);
+                                              16384, 4);
   check_generator<curandStatePhilox4_32_10_t>(CURAND_RNG_PSEUDO_PHILOX4_32_10, "philox", 99, 10007,
-                                              8192, 4);
+                                              16384, 4);
   check_generator<curandStateMRG32k3a_t>(CURAND_RNG_PSEUDO_MRG32K3A, "mrg32k3a", 1234, 0, 32768, 1);
   check_generator<curandStateMRG32k3a_t>(CURAND_RNG_PSEUDO_MRG32K3A, "mrg32k3a", 99, 10007, 32768,
                                          1);
