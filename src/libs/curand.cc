@@ -4,8 +4,9 @@
 // results, in stream order. Uniform results use curand_uniform.h's
 // conversions exactly; normal ones Box-Muller in the CPU's libm
 // (docs/runtime.md: how they differ from the GPU's). The Sobol generators'
-// generations are curand_quasi.cc's. MTGP32 and MT19937 are not
-// implemented: creating one is an error naming it.
+// generations are curand_quasi.cc's; MTGP32's 32-bit and uniform results
+// are curand_mtgp32.h's. MT19937 is not implemented: creating one is an
+// error naming it.
 #include <curand.h>
 
 #include <cmath>
@@ -70,6 +71,30 @@ curandStatus_t generate(curandGenerator_t g, const char* entry, void* out, size_
   return CURAND_STATUS_SUCCESS;
 }
 
+// MTGP32's 32-bit results and uniforms (curand_uniform.h's conversion of
+// each result); its other distributions are refused by name.
+template <class T, class Conv>
+curandStatus_t generate_mtgp32(curandGenerator_t g, const char* entry, T* out, size_t count,
+                               Conv conv) {
+  if (!out) return CURAND_STATUS_OUT_OF_RANGE;
+  if (!g->host && !device_range(entry, "output", out, count * sizeof(T)))
+    return CURAND_STATUS_LAUNCH_FAILURE;
+  record_call(entry);
+  if (!g->mtgp || g->mtgp->seed() != g->seed) g->mtgp = std::make_shared<mtgp::Sequence>(g->seed);
+  const uint64_t first = g->offset;
+  g->offset += count;
+  auto seq = g->mtgp;
+  enqueue(g->stream, [=] {
+    for (size_t i = 0; i < count; ++i) out[i] = conv(seq->at(first + i));
+  });
+  if (g->host) synchronize(g->stream);
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t refuse_mtgp32(const char* entry) {
+  report_missing("cuRAND", (std::string(entry) + " on MTGP32").c_str(), "CURAND_STATUS_TYPE_ERROR");
+  return CURAND_STATUS_TYPE_ERROR;
+}
+
 const char* type_name(curandRngType_t t) {
   switch (t) {
     case CURAND_RNG_PSEUDO_MTGP32:
@@ -129,6 +154,10 @@ curandStatus_t create(curandGenerator_t* g, curandRngType_t type, bool host, con
     case CURAND_RNG_PSEUDO_MRG32K3A:
       kind = rng::Kind::Mrg32k3a;
       break;
+    case CURAND_RNG_PSEUDO_MTGP32:
+      *g = new curandGenerator_st{};
+      (*g)->type = type, (*g)->host = host, (*g)->mtgp32 = true;
+      return CURAND_STATUS_SUCCESS;
     case CURAND_RNG_QUASI_DEFAULT:
     case CURAND_RNG_QUASI_SOBOL32:
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32:
@@ -222,6 +251,16 @@ curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrdering_t 
   // does: XORWOW BEST and LEGACY, Philox BEST/LEGACY/DYNAMIC, MRG32k3a
   // BEST/DYNAMIC. The others (XORWOW SEEDED and DYNAMIC, MRG32k3a LEGACY)
   // differ: accepted, said once, and given the default layout.
+  if (g->mtgp32) {  // one layout measured (the default's)
+    if (order != CURAND_ORDERING_PSEUDO_DEFAULT)
+      report_missing(
+          "cuRAND",
+          (std::string("curandSetGeneratorOrdering ") + ordering_name(order) + " of MTGP32")
+              .c_str(),
+          "CURAND_STATUS_SUCCESS (results in the default ordering's layout)");
+    g->ordering = order;
+    return CURAND_STATUS_SUCCESS;
+  }
   if (order == CURAND_ORDERING_PSEUDO_SEEDED && g->kind != rng::Kind::Xorwow)
     return CURAND_STATUS_OUT_OF_RANGE;
   const bool same = order == CURAND_ORDERING_PSEUDO_DEFAULT ||
@@ -243,12 +282,15 @@ curandStatus_t curandGenerateSeeds(curandGenerator_t g) {
 }
 
 curandStatus_t curandGenerate(curandGenerator_t g, unsigned int* out, size_t n) {
+  if (g && g->mtgp32)
+    return generate_mtgp32(g, "curandGenerate", out, n, [](uint32_t x) { return x; });
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerate", out, n, quasi::Out::Bits32);
   return generate(g, "curandGenerate", out, n, 1,
                   [=](uint64_t i, rng::Stream& s) { out[i] = s.next(); });
 }
 curandStatus_t curandGenerateUniform(curandGenerator_t g, float* out, size_t n) {
+  if (g && g->mtgp32) return generate_mtgp32(g, "curandGenerateUniform", out, n, uniform_of);
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerateUniform", out, n, quasi::Out::Uniform);
   const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
@@ -256,6 +298,7 @@ curandStatus_t curandGenerateUniform(curandGenerator_t g, float* out, size_t n) 
                   [=](uint64_t i, rng::Stream& s) { out[i] = draw_float(k, s); });
 }
 curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double* out, size_t n) {
+  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateUniformDouble");
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerateUniformDouble", out, n, quasi::Out::UniformDouble);
   const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
@@ -352,6 +395,7 @@ extern "C" {
 
 curandStatus_t curandGenerateNormal(curandGenerator_t g, float* out, size_t n, float mean,
                                     float sd) {
+  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateNormal");
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerateNormal", out, n, quasi::Out::Normal, mean, sd);
   return generate_pairs(g, "curandGenerateNormal", out, n, pair_float,
@@ -359,6 +403,7 @@ curandStatus_t curandGenerateNormal(curandGenerator_t g, float* out, size_t n, f
 }
 curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double* out, size_t n, double mean,
                                           double sd) {
+  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateNormalDouble");
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerateNormalDouble", out, n, quasi::Out::NormalDouble, mean,
                            sd);
@@ -367,6 +412,7 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double* out, size
 }
 curandStatus_t curandGenerateLogNormal(curandGenerator_t g, float* out, size_t n, float mean,
                                        float sd) {
+  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateLogNormal");
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerateLogNormal", out, n, quasi::Out::LogNormal, mean, sd);
   return generate_pairs(g, "curandGenerateLogNormal", out, n, pair_float,
@@ -374,6 +420,7 @@ curandStatus_t curandGenerateLogNormal(curandGenerator_t g, float* out, size_t n
 }
 curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, double* out, size_t n,
                                              double mean, double sd) {
+  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateLogNormalDouble");
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerateLogNormalDouble", out, n, quasi::Out::LogNormalDouble,
                            mean, sd);
@@ -384,6 +431,7 @@ curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, double* out, s
 // rounded normal approximation: the distribution, not cuRAND's sequence.
 curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int* out, size_t n,
                                      double lambda) {
+  if (g && g->mtgp32) return refuse_mtgp32("curandGeneratePoisson");
   if (g && !(lambda > 0)) return CURAND_STATUS_OUT_OF_RANGE;
   if (g && g->quasi != Quasi::None) {
     report_missing("cuRAND", "curandGeneratePoisson on a quasirandom generator",

@@ -7,8 +7,10 @@
 #include <curand.h>
 
 #include <cstdint>
+#include <memory>
 
 #include "libs/curand_generators.h"
+#include "libs/curand_mtgp32.h"
 
 // The Sobol variants of curandRngType_t (None: a pseudorandom generator).
 enum class Quasi { None, Sobol32, ScrambledSobol32, Sobol64, ScrambledSobol64 };
@@ -23,6 +25,10 @@ struct curandGenerator_st {
   CUstream stream = nullptr;
   Quasi quasi = Quasi::None;
   unsigned dimensions = 1;
+  // MTGP32 (kind unused): its states, made for `seed` at the first generation
+  // after a seed change, advanced by the generations in stream order.
+  bool mtgp32 = false;
+  std::shared_ptr<smemlab::libs::mtgp::Sequence> mtgp;
 };
 
 namespace smemlab::libs::quasi {
