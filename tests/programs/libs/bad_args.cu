@@ -5,6 +5,7 @@
 // of this process. Prints one line per call; exit 0 when every status is the
 // expected one. With an argument, only the status checks run (natively on a
 // GPU the range cases would fault: scripts/gpu-libs runs it so).
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cufft.h>
 #include <curand.h>
@@ -65,6 +66,21 @@ int main(int argc, char**) {
                         CUDA_R_32F, 64, &zero, small, CUDA_R_32F, 64, CUBLAS_COMPUTE_32F,
                         CUBLAS_GEMM_DEFAULT),
            CUBLAS_STATUS_EXECUTION_FAILED);
+  if (ranges) {  // cublasLtMatmul: D of 64 x 64 in the 16-float allocation
+    cublasLtHandle_t lt;
+    cublasLtMatmulDesc_t desc;
+    cublasLtMatrixLayout_t l64;
+    cublasLtCreate(&lt);
+    cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+    cublasLtMatrixLayoutCreate(&l64, CUDA_R_32F, 64, 64, 64);
+    expect("cublasLtMatmul D past its allocation",
+           cublasLtMatmul(lt, desc, &one, a, l64, b, l64, &zero, c, l64, small, l64, nullptr,
+                          nullptr, 0, 0),
+           CUBLAS_STATUS_EXECUTION_FAILED);
+    cublasLtMatrixLayoutDestroy(l64);
+    cublasLtMatmulDescDestroy(desc);
+    cublasLtDestroy(lt);
+  }
   // Pageable host memory is not device memory; freed memory is no memory.
   std::vector<float> host(64);
   if (ranges)
