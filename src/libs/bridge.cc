@@ -20,6 +20,7 @@ struct Driver {
   CUresult (*is_capturing)(CUstream, CUstreamCaptureStatus*) = nullptr;
   void (*library_call)(const char*) = nullptr;
   void (*library_missing)(const char*, const char*, const char*) = nullptr;
+  int (*library_range)(const char*, const char*, const void*, uint64_t) = nullptr;
 };
 
 const Driver& driver() {
@@ -38,6 +39,8 @@ const Driver& driver() {
     r.library_call = reinterpret_cast<decltype(r.library_call)>(dlsym(h, "smemlab_library_call"));
     r.library_missing =
         reinterpret_cast<decltype(r.library_missing)>(dlsym(h, "smemlab_library_missing"));
+    r.library_range =
+        reinterpret_cast<decltype(r.library_range)>(dlsym(h, "smemlab_library_range"));
     return r;
   }();
   return d;
@@ -100,6 +103,11 @@ void synchronize(CUstream stream) {
 
 void record_call(const char* entry) {
   if (driver().library_call) driver().library_call(entry);
+}
+
+bool device_range(const char* entry, const char* role, const void* p, uint64_t bytes) {
+  if (bytes == 0 || !driver().library_range) return true;
+  return driver().library_range(entry, role, p, bytes) != 0;
 }
 
 void report_missing(const char* library, const char* entry, const char* code) {

@@ -9,6 +9,7 @@
 
 #include <cuda.h>
 
+#include <cstdint>
 #include <functional>
 
 namespace smemlab::libs {
@@ -27,5 +28,20 @@ void record_call(const char* entry);
 void report_missing(const char* library, const char* entry, const char* code);
 // Makes sure the driver is initialized (a library call may come first).
 void ensure_driver();
+// Whether `bytes` bytes at `p`, which `entry` reads or writes as `role`
+// ("matrix A", "vector x"...), lie in one live device-accessible allocation;
+// if not, the driver reports the memcheck finding naming the call and the
+// library returns its execution-failure status instead of touching the
+// memory (on the GPU the kernel would fault). Empty ranges pass.
+bool device_range(const char* entry, const char* role, const void* p, uint64_t bytes);
+// The bytes of a column-major matrix of `rows` x `cols` elements of
+// `elem` bytes with leading dimension `ld` (0 if either is 0), and of a
+// strided vector of n elements.
+inline uint64_t matrix_bytes(int64_t rows, int64_t cols, int64_t ld, uint64_t elem) {
+  return rows <= 0 || cols <= 0 ? 0 : uint64_t((cols - 1) * ld + rows) * elem;
+}
+inline uint64_t vector_bytes(int64_t n, int64_t inc, uint64_t elem) {
+  return n <= 0 ? 0 : uint64_t(1 + (n - 1) * (inc < 0 ? -inc : inc)) * elem;
+}
 
 }  // namespace smemlab::libs

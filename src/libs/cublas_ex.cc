@@ -174,8 +174,9 @@ const char* type_name(cudaDataType t) {
   case x:    \
     return #x;
     T(CUDA_R_16F)
-    T(CUDA_R_16BF) T(CUDA_R_32F) T(CUDA_R_64F) T(CUDA_C_16F) T(CUDA_C_32F) T(CUDA_C_64F)
-        T(CUDA_R_8I) T(CUDA_R_8U) T(CUDA_R_32I) T(CUDA_R_8F_E4M3) T(CUDA_R_8F_E5M2)
+    T(CUDA_R_16BF)
+    T(CUDA_R_32F) T(CUDA_R_64F) T(CUDA_C_16F) T(CUDA_C_32F) T(CUDA_C_64F) T(CUDA_R_8I) T(CUDA_R_8U)
+        T(CUDA_R_32I) T(CUDA_R_8F_E4M3) T(CUDA_R_8F_E5M2)
 #undef T
             default : return "another cudaDataType";
   }

@@ -17,7 +17,7 @@ template <class FA, class FB, class FC>
 cublasStatus_t gemm_ex(cublasHandle_t h, const char* e, cublasOperation_t ta, cublasOperation_t tb,
                        int m, int n, int k, const void* alpha, cudaDataType at, int lda,
                        cudaDataType bt, int ldb, const void* beta, cudaDataType ct, int ldc,
-                       int batch, cublasComputeType_t compute, FA a, FB b, FC c) {
+                       int batch, cublasComputeType_t compute, bool arrays, FA a, FB b, FC c) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   ExProblem p{classify(at, bt, ct, compute), ta, tb, m, n, k, at, bt, ct, lda, ldb, ldc};
   if (p.kind == Combination::Unsupported) {
@@ -34,6 +34,17 @@ cublasStatus_t gemm_ex(cublasHandle_t h, const char* e, cublasOperation_t ta, cu
       ldb < std::max(1, tb == CUBLAS_OP_N ? k : n) || ldc < std::max(1, m))
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
+  // Each problem's matrices (pointer arrays: their elements are not read
+  // here, as in cublas_level3.cc's gemm_batch).
+  const size_t ea = element_size(at), eb = element_size(bt), ec = element_size(ct);
+  for (int i = 0; i < batch && !arrays; ++i)
+    if (!ranges_ok(e,
+                   {{"matrix A", a(i),
+                     matrix_bytes(ta == CUBLAS_OP_N ? m : k, ta == CUBLAS_OP_N ? k : m, lda, ea)},
+                    {"matrix B", b(i),
+                     matrix_bytes(tb == CUBLAS_OP_N ? k : n, tb == CUBLAS_OP_N ? n : k, ldb, eb)},
+                    {"matrix C", c(i), matrix_bytes(m, n, ldc, ec)}}))
+      return CUBLAS_STATUS_EXECUTION_FAILED;
   struct Scalars {
     unsigned char alpha[16], beta[16];
   } s{};
@@ -57,7 +68,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperat
                             void* C, cudaDataType ct, int ldc, cublasComputeType_t compute,
                             cublasGemmAlgo_t) {
   return gemm_ex(
-      h, "cublasGemmEx", ta, tb, m, n, k, alpha, at, lda, bt, ldb, beta, ct, ldc, 1, compute,
+      h, "cublasGemmEx", ta, tb, m, n, k, alpha, at, lda, bt, ldb, beta, ct, ldc, 1, compute, false,
       [=](int) { return A; }, [=](int) { return B; }, [=](int) { return C; });
 }
 
@@ -71,7 +82,7 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta
   const size_t ea = element_size(at), eb = element_size(bt), ec = element_size(ct);
   return gemm_ex(
       h, "cublasGemmStridedBatchedEx", ta, tb, m, n, k, alpha, at, lda, bt, ldb, beta, ct, ldc,
-      batch, compute, [=](int i) { return static_cast<const char*>(A) + i * sa * ea; },
+      batch, compute, false, [=](int i) { return static_cast<const char*>(A) + i * sa * ea; },
       [=](int i) { return static_cast<const char*>(B) + i * sb * eb; },
       [=](int i) { return static_cast<char*>(C) + i * sc * ec; });
 }
@@ -83,9 +94,14 @@ cublasStatus_t cublasGemmBatchedEx(cublasHandle_t h, cublasOperation_t ta, cubla
                                    int ldc, int batch, cublasComputeType_t compute,
                                    cublasGemmAlgo_t) {
   if (batch > 0 && (!A || !B || !C)) return CUBLAS_STATUS_INVALID_VALUE;
+  const uint64_t array = batch > 0 && m > 0 && n > 0 ? uint64_t(batch) * sizeof(void*) : 0;
+  if (h && !ranges_ok("cublasGemmBatchedEx", {{"array of A pointers", A, array},
+                                              {"array of B pointers", B, array},
+                                              {"array of C pointers", C, array}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return gemm_ex(
       h, "cublasGemmBatchedEx", ta, tb, m, n, k, alpha, at, lda, bt, ldb, beta, ct, ldc, batch,
-      compute, [=](int i) { return A[i]; }, [=](int i) { return B[i]; },
+      compute, true, [=](int i) { return A[i]; }, [=](int i) { return B[i]; },
       [=](int i) { return C[i]; });
 }
 
@@ -96,7 +112,8 @@ cublasStatus_t cublasSgemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOpera
                              void* C, cudaDataType ct, int ldc) {
   return gemm_ex(
       h, "cublasSgemmEx", ta, tb, m, n, k, alpha, at, lda, bt, ldb, beta, ct, ldc, 1,
-      CUBLAS_COMPUTE_32F, [=](int) { return A; }, [=](int) { return B; }, [=](int) { return C; });
+      CUBLAS_COMPUTE_32F, false, [=](int) { return A; }, [=](int) { return B; },
+      [=](int) { return C; });
 }
 
 }  // extern "C"

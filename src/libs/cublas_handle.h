@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <type_traits>
 
 #include "libs/bridge.h"
@@ -103,6 +104,28 @@ inline int64_t at(int64_t i, int64_t n, int64_t inc) {
   return inc >= 0 ? i * inc : (n - 1 - i) * -inc;
 }
 
+// A range an entry point reads or writes (bridge.h's device_range).
+struct Range {
+  const char* role;
+  const void* p;
+  uint64_t bytes;
+};
+// Whether every range is device memory; each one that is not is reported
+// (the entry point then returns CUBLAS_STATUS_EXECUTION_FAILED untouched).
+inline bool ranges_ok(const char* entry, std::initializer_list<Range> ranges) {
+  bool ok = true;
+  for (const Range& r : ranges) ok = device_range(entry, r.role, r.p, r.bytes) && ok;
+  return ok;
+}
+template <class T>
+uint64_t vec(int64_t n, int64_t inc) {
+  return vector_bytes(n, inc, sizeof(T));
+}
+template <class T>
+uint64_t mat(int64_t rows, int64_t cols, int64_t ld) {
+  return matrix_bytes(rows, cols, ld, sizeof(T));
+}
+
 // Counts the call and enqueues `work` on the handle's stream.
 cublasStatus_t submit(cublasHandle_t h, const char* entry, std::function<void()> work);
 // A result a host-pointer-mode caller reads at return: the stream is waited
@@ -128,6 +151,10 @@ cublasStatus_t stored_triangle_mv(cublasHandle_t h, const char* e, cublasFillMod
       !beta)
     return CUBLAS_STATUS_INVALID_VALUE;
   if (n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (!ranges_ok(e, {{"matrix A", A, mat<T>(n, n, lda)},
+                     {"vector x", x, vec<T>(n, incx)},
+                     {"vector y", y, vec<T>(n, incy)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   auto a = scalar(h, alpha), b = scalar(h, beta);
   return submit(h, e, [=] {
     T a0 = a.get(), b0 = b.get();

@@ -33,6 +33,8 @@ cublasStatus_t her(cublasHandle_t h, const char* e, cublasFillMode_t uplo, int n
     return CUBLAS_STATUS_INVALID_VALUE;
   if (n == 0) return CUBLAS_STATUS_SUCCESS;
   auto a = scalar(h, alpha);
+  if (!ranges_ok(e, {{"vector x", x, vec<T>(n, incx)}, {"matrix A", A, mat<T>(n, n, lda)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     const R av = a.get();
     for (int j = 0; j < n; ++j)
@@ -55,6 +57,10 @@ cublasStatus_t herk(cublasHandle_t h, const char* e, cublasFillMode_t uplo, cubl
     return CUBLAS_STATUS_INVALID_VALUE;
   if (n == 0) return CUBLAS_STATUS_SUCCESS;
   auto a = scalar(h, alpha), b = scalar(h, beta);
+  if (!ranges_ok(
+          e, {{"matrix A", A, mat<T>(op == CUBLAS_OP_N ? n : k, op == CUBLAS_OP_N ? k : n, lda)},
+              {"matrix C", C, mat<T>(n, n, ldc)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     R av = a.get(), bv = b.get();
     if constexpr (std::is_same_v<R, float>)
@@ -75,6 +81,10 @@ cublasStatus_t hemm(cublasHandle_t h, const char* e, cublasSideMode_t side, cubl
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   auto a = scalar(h, alpha), b = scalar(h, beta);
+  if (!ranges_ok(e, {{"matrix A", A, mat<T>(ka, ka, lda)},
+                     {"matrix B", B, mat<T>(m, n, ldb)},
+                     {"matrix C", C, mat<T>(m, n, ldc)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     T a0 = a.get(), b0 = b.get();
     if constexpr (std::is_same_v<T, cuComplex>)

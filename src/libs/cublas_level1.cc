@@ -18,6 +18,8 @@ cublasStatus_t axpy(cublasHandle_t h, const char* e, int n, const S* alpha, cons
   if (!alpha) return CUBLAS_STATUS_INVALID_VALUE;
   if (n <= 0) return CUBLAS_STATUS_SUCCESS;
   auto a = scalar(h, alpha);
+  if (!ranges_ok(e, {{"vector x", x, vec<T>(n, incx)}, {"vector y", y, vec<T>(n, incy)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     S s = a.get();
     auto av = *as_num(&s);
@@ -31,6 +33,7 @@ cublasStatus_t scal(cublasHandle_t h, const char* e, int n, const S* alpha, T* x
   if (!alpha) return CUBLAS_STATUS_INVALID_VALUE;
   if (n <= 0 || incx <= 0) return CUBLAS_STATUS_SUCCESS;
   auto a = scalar(h, alpha);
+  if (!ranges_ok(e, {{"vector x", x, vec<T>(n, incx)}})) return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     S s = a.get();
     auto av = *as_num(&s);
@@ -42,6 +45,8 @@ template <class T>
 cublasStatus_t copy(cublasHandle_t h, const char* e, int n, const T* x, int incx, T* y, int incy) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (n <= 0) return CUBLAS_STATUS_SUCCESS;
+  if (!ranges_ok(e, {{"vector x", x, vec<T>(n, incx)}, {"vector y", y, vec<T>(n, incy)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     for (int i = 0; i < n; ++i) y[at(i, n, incy)] = x[at(i, n, incx)];
   });
@@ -51,6 +56,8 @@ template <class T>
 cublasStatus_t swap(cublasHandle_t h, const char* e, int n, T* x, int incx, T* y, int incy) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (n <= 0) return CUBLAS_STATUS_SUCCESS;
+  if (!ranges_ok(e, {{"vector x", x, vec<T>(n, incx)}, {"vector y", y, vec<T>(n, incy)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     for (int i = 0; i < n; ++i) std::swap(x[at(i, n, incx)], y[at(i, n, incy)]);
   });
@@ -61,6 +68,8 @@ cublasStatus_t dot(cublasHandle_t h, const char* e, int n, const T* x, int incx,
                    int incy, T* result, bool conjugate) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!result) return CUBLAS_STATUS_INVALID_VALUE;
+  if (!ranges_ok(e, {{"vector x", x, vec<T>(n, incx)}, {"vector y", y, vec<T>(n, incy)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit_result(h, e, [=] {
     num_t<T> s{};
     for (int i = 0; i < n; ++i) {
@@ -76,6 +85,7 @@ template <class T, class R>
 cublasStatus_t nrm2(cublasHandle_t h, const char* e, int n, const T* x, int incx, R* result) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!result) return CUBLAS_STATUS_INVALID_VALUE;
+  if (!ranges_ok(e, {{"vector x", x, vec<T>(n, incx)}})) return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit_result(h, e, [=] {
     double scale = 0, ssq = 1;
     auto add = [&](double v) {
@@ -113,6 +123,7 @@ template <class T, class R>
 cublasStatus_t asum(cublasHandle_t h, const char* e, int n, const T* x, int incx, R* result) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!result) return CUBLAS_STATUS_INVALID_VALUE;
+  if (!ranges_ok(e, {{"vector x", x, vec<T>(n, incx)}})) return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit_result(h, e, [=] {
     R s = 0;
     if (incx > 0)
@@ -127,6 +138,7 @@ cublasStatus_t iamax(cublasHandle_t h, const char* e, int n, const T* x, int inc
                      bool largest) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!result) return CUBLAS_STATUS_INVALID_VALUE;
+  if (!ranges_ok(e, {{"vector x", x, vec<T>(n, incx)}})) return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit_result(h, e, [=] {
     int best = 0;
     double bv = 0;
@@ -147,6 +159,8 @@ cublasStatus_t rot(cublasHandle_t h, const char* e, int n, T* x, int incx, T* y,
   if (n <= 0) return CUBLAS_STATUS_SUCCESS;
   auto cs = scalar(h, c);
   auto ss = scalar(h, s);
+  if (!ranges_ok(e, {{"vector x", x, vec<T>(n, incx)}, {"vector y", y, vec<T>(n, incy)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     C cv = cs.get();
     S sv0 = ss.get();

@@ -16,11 +16,16 @@ cublasStatus_t gemv(cublasHandle_t h, const char* e, cublasOperation_t op, int m
                     const T* alpha, const T* A, int lda, const T* x, int incx, const T* beta, T* y,
                     int incy) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (!valid_op(op) || m < 0 || n < 0 || lda < std::max(1, m) || incx == 0 || incy == 0 || !alpha ||
-      !beta)
+  // incx 0 is accepted (x[0] throughout), as an H200's cuBLAS 13 returned
+  // success for it (scripts/gpu-libs, libs_bad_args); incy 0 is refused as documented.
+  if (!valid_op(op) || m < 0 || n < 0 || lda < std::max(1, m) || incy == 0 || !alpha || !beta)
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   auto a = scalar(h, alpha), b = scalar(h, beta);
+  if (!ranges_ok(e, {{"matrix A", A, mat<T>(m, n, lda)},
+                     {"vector x", x, vec<T>(op == CUBLAS_OP_N ? n : m, incx)},
+                     {"vector y", y, vec<T>(op == CUBLAS_OP_N ? m : n, incy)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     T a0 = a.get(), b0 = b.get();
     auto av = *as_num(&a0), bv = *as_num(&b0);
@@ -49,6 +54,10 @@ cublasStatus_t ger(cublasHandle_t h, const char* e, int m, int n, const T* alpha
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   auto a = scalar(h, alpha);
+  if (!ranges_ok(e, {{"vector x", x, vec<T>(m, incx)},
+                     {"vector y", y, vec<T>(n, incy)},
+                     {"matrix A", A, mat<T>(m, n, lda)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     T a0 = a.get();
     auto av = *as_num(&a0);
@@ -84,6 +93,8 @@ cublasStatus_t trsv(cublasHandle_t h, const char* e, cublasFillMode_t uplo, cubl
   if (!valid_fill(uplo) || !valid_op(op) || n < 0 || lda < std::max(1, n) || incx == 0)
     return CUBLAS_STATUS_INVALID_VALUE;
   if (n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (!ranges_ok(e, {{"matrix A", A, mat<T>(n, n, lda)}, {"vector x", x, vec<T>(n, incx)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     const auto* Av = as_num(A);
     auto* xv = as_num(x);

@@ -33,10 +33,19 @@ cublasStatus_t gemm_args(cublasHandle_t h, cublasOperation_t ta, cublasOperation
 template <class T, class FA, class FB, class FC>
 cublasStatus_t gemm_batch(cublasHandle_t h, const char* e, cublasOperation_t ta,
                           cublasOperation_t tb, int m, int n, int k, const T* alpha, int lda,
-                          int ldb, const T* beta, int ldc, int batch, FA a, FB b, FC c) {
+                          int ldb, const T* beta, int ldc, int batch, bool arrays, FA a, FB b,
+                          FC c) {
   if (cublasStatus_t s = gemm_args(h, ta, tb, m, n, k, lda, ldb, ldc, alpha, beta)) return s;
   if (batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
+  // Each problem's matrices (pointer arrays: the arrays, by gemm_batched; their
+  // elements may be written by earlier work of the stream, so not read here).
+  for (int i = 0; i < batch && !arrays; ++i)
+    if (!ranges_ok(e,
+                   {{"matrix A", a(i), mat<T>(rows_of(ta, m, k), ta == CUBLAS_OP_N ? k : m, lda)},
+                    {"matrix B", b(i), mat<T>(rows_of(tb, k, n), tb == CUBLAS_OP_N ? n : k, ldb)},
+                    {"matrix C", c(i), mat<T>(m, n, ldc)}}))
+      return CUBLAS_STATUS_EXECUTION_FAILED;
   auto al = scalar(h, alpha), be = scalar(h, beta);
   return submit(h, e, [=] {
     T a0 = al.get(), b0 = be.get();
@@ -51,7 +60,7 @@ cublasStatus_t gemm(cublasHandle_t h, const char* e, cublasOperation_t ta, cubla
                     int m, int n, int k, const T* alpha, const T* A, int lda, const T* B, int ldb,
                     const T* beta, T* C, int ldc) {
   return gemm_batch(
-      h, e, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, 1, [=](int) { return A; },
+      h, e, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, 1, false, [=](int) { return A; },
       [=](int) { return B; }, [=](int) { return C; });
 }
 
@@ -61,8 +70,9 @@ cublasStatus_t gemm_strided(cublasHandle_t h, const char* e, cublasOperation_t t
                             int lda, long long sa, const T* B, int ldb, long long sb, const T* beta,
                             T* C, int ldc, long long sc, int batch) {
   return gemm_batch(
-      h, e, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, batch, [=](int i) { return A + i * sa; },
-      [=](int i) { return B + i * sb; }, [=](int i) { return C + i * sc; });
+      h, e, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, batch, false,
+      [=](int i) { return A + i * sa; }, [=](int i) { return B + i * sb; },
+      [=](int i) { return C + i * sc; });
 }
 
 template <class T>
@@ -71,8 +81,15 @@ cublasStatus_t gemm_batched(cublasHandle_t h, const char* e, cublasOperation_t t
                             const T* const A[], int lda, const T* const B[], int ldb, const T* beta,
                             T* const C[], int ldc, int batch) {
   if (batch > 0 && (!A || !B || !C)) return CUBLAS_STATUS_INVALID_VALUE;
+  if (cublasStatus_t s = gemm_args(h, ta, tb, m, n, k, lda, ldb, ldc, alpha, beta)) return s;
+  const uint64_t array = batch > 0 ? uint64_t(batch) * sizeof(T*) : 0;
+  if (m > 0 && n > 0 &&
+      !ranges_ok(e, {{"array of A pointers", A, array},
+                     {"array of B pointers", B, array},
+                     {"array of C pointers", C, array}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return gemm_batch(
-      h, e, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, batch, [=](int i) { return A[i]; },
+      h, e, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, batch, true, [=](int i) { return A[i]; },
       [=](int i) { return B[i]; }, [=](int i) { return C[i]; });
 }
 
@@ -87,6 +104,10 @@ cublasStatus_t symm(cublasHandle_t h, const char* e, cublasSideMode_t side, cubl
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   auto al = scalar(h, alpha), be = scalar(h, beta);
+  if (!ranges_ok(e, {{"matrix A", A, mat<T>(ka, ka, lda)},
+                     {"matrix B", B, mat<T>(m, n, ldb)},
+                     {"matrix C", C, mat<T>(m, n, ldc)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     T a0 = al.get(), b0 = be.get();
     symm_cpu(side, uplo, m, n, *as_num(&a0), as_num(A), lda, as_num(B), ldb, *as_num(&b0),
@@ -106,6 +127,10 @@ cublasStatus_t syrk(cublasHandle_t h, const char* e, cublasFillMode_t uplo, cubl
     return CUBLAS_STATUS_INVALID_VALUE;
   if (n == 0) return CUBLAS_STATUS_SUCCESS;
   auto al = scalar(h, alpha), be = scalar(h, beta);
+  if (!ranges_ok(
+          e, {{"matrix A", A, mat<T>(op == CUBLAS_OP_N ? n : k, op == CUBLAS_OP_N ? k : n, lda)},
+              {"matrix C", C, mat<T>(n, n, ldc)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     T a0 = al.get(), b0 = be.get();
     syrk_cpu(uplo, op == CUBLAS_OP_C ? CUBLAS_OP_T : op, n, k, *as_num(&a0), as_num(A), lda,
@@ -123,6 +148,8 @@ cublasStatus_t trsm(cublasHandle_t h, const char* e, cublasSideMode_t side, cubl
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   auto al = scalar(h, alpha);
+  if (!ranges_ok(e, {{"matrix A", A, mat<T>(ka, ka, lda)}, {"matrix B", B, mat<T>(m, n, ldb)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     T a0 = al.get();
     trsm_cpu(side, uplo, op, diag, m, n, *as_num(&a0), as_num(A), lda, as_num(B), ldb);
@@ -141,6 +168,10 @@ cublasStatus_t trmm(cublasHandle_t h, const char* e, cublasSideMode_t side, cubl
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   auto al = scalar(h, alpha);
+  if (!ranges_ok(e, {{"matrix A", A, mat<T>(ka, ka, lda)},
+                     {"matrix B", B, mat<T>(m, n, ldb)},
+                     {"matrix C", C, mat<T>(m, n, ldc)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     T a0 = al.get();
     if (C != B)
@@ -163,6 +194,11 @@ cublasStatus_t geam(cublasHandle_t h, const char* e, cublasOperation_t ta, cubla
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   auto al = scalar(h, alpha), be = scalar(h, beta);
+  if (!ranges_ok(
+          e, {{"matrix A", A, A ? mat<T>(rows_of(ta, m, n), ta == CUBLAS_OP_N ? n : m, lda) : 0},
+              {"matrix B", B, B ? mat<T>(rows_of(tb, m, n), tb == CUBLAS_OP_N ? n : m, ldb) : 0},
+              {"matrix C", C, mat<T>(m, n, ldc)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     T a0 = al.get(), b0 = be.get();
     auto av = *as_num(&a0), bv = *as_num(&b0);
@@ -192,6 +228,10 @@ cublasStatus_t dgmm(cublasHandle_t h, const char* e, cublasSideMode_t side, int 
   if (m < 0 || n < 0 || lda < std::max(1, m) || ldc < std::max(1, m))
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (!ranges_ok(e, {{"matrix A", A, mat<T>(m, n, lda)},
+                     {"vector x", x, vec<T>(side == CUBLAS_SIDE_LEFT ? m : n, incx)},
+                     {"matrix C", C, mat<T>(m, n, ldc)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
   return submit(h, e, [=] {
     const int len = side == CUBLAS_SIDE_LEFT ? m : n;
     for (int j = 0; j < n; ++j)

@@ -263,6 +263,18 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d, const 
   const bool device = p.pointer_mode == CUBLASLT_POINTER_MODE_DEVICE;
   if (!device) std::memcpy(av, alpha, ss), std::memcpy(bv, beta, ss);
   const int batch = dd.batch;
+  // Every operand of every problem must be device memory (bridge.h).
+  for (int i = 0; i < batch; ++i) {
+    auto range = [&](const char* role, const void* base, const Layout& l) {
+      const uint64_t e = element_size(l.type);
+      return device_range("cublasLtMatmul", role, static_cast<const char*>(base) + i * l.stride * e,
+                          matrix_bytes(int64_t(l.rows), int64_t(l.cols), l.ld, e));
+    };
+    bool ok = range("matrix A", A, a);
+    ok = range("matrix B", B, b) && ok;
+    ok = range("matrix C", C, c) && ok;
+    if (!(range("matrix D", D, dd) && ok)) return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
   enqueue(reinterpret_cast<CUstream>(stream), [=] {
     unsigned char al[16], be[16];
     std::memcpy(al, device ? alpha : av, ss);

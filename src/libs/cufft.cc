@@ -166,6 +166,27 @@ void execute(const Plan& p, const void* in, void* out, int sign) {
   }
 }
 
+// The bytes a transform reads at `in` and writes at `out`: its last batch's
+// last element in the plan's layout; each range must be device memory
+// (bridge.h's device_range reports the one that is not).
+bool ranges_in_memory(const Plan& p, const char* entry, const void* in, const void* out) {
+  const std::vector<long long> real(p.n.begin(), p.n.end()), cplx = complex_dims(p);
+  const uint64_t r = is_double(p.type) ? 8 : 4;
+  auto bytes = [&](const std::vector<long long>& dims, const std::vector<long long>& embed,
+                   long long stride, long long dist, uint64_t elem) {
+    long long volume = 1;
+    for (long long x : dims) volume *= x;
+    return uint64_t((p.batch - 1) * dist + offset(dims, embed, stride, volume - 1) + 1) * elem;
+  };
+  bool ok = device_range(entry, "input", in,
+                         real_input(p.type) ? bytes(real, p.inembed, p.istride, p.idist, r)
+                                            : bytes(cplx, p.inembed, p.istride, p.idist, 2 * r));
+  return device_range(entry, "output", out,
+                      real_output(p.type) ? bytes(real, p.onembed, p.ostride, p.odist, r)
+                                          : bytes(cplx, p.onembed, p.ostride, p.odist, 2 * r)) &&
+         ok;
+}
+
 cufftResult exec(cufftHandle h, const char* entry, cufftType want, const void* in, void* out,
                  int direction) {
   Plan copy;
@@ -182,6 +203,7 @@ cufftResult exec(cufftHandle h, const char* entry, cufftType want, const void* i
   } else {
     direction = real_input(want) ? CUFFT_FORWARD : CUFFT_INVERSE;
   }
+  if (!ranges_in_memory(copy, entry, in, out)) return CUFFT_EXEC_FAILED;
   record_call(entry);
   enqueue(copy.stream, [copy, in, out, direction] {
     if (is_double(copy.type))

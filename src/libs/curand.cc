@@ -1,10 +1,12 @@
-// smemlab's libcurand.so.10, the host API: generators XORWOW (the default),
-// Philox4_32_10 and MRG32k3a (curand_generators.h), seeds, offsets and
-// orderings; 32-bit, uniform, normal, log-normal and Poisson results, in
-// stream order. Uniform results use curand_uniform.h's conversions exactly;
-// normal ones Box-Muller in the CPU's libm (docs/runtime.md: how they differ
-// from the GPU's). MTGP32, MT19937 and the Sobol generators are not
-// implemented: creating one is an error naming it.
+// smemlab's libcurand.so.10, the host API: pseudorandom generators XORWOW
+// (the default), Philox4_32_10 and MRG32k3a (curand_generators.h), seeds,
+// offsets and orderings; 32-bit, uniform, normal, log-normal and Poisson
+// results, in stream order. Uniform results use curand_uniform.h's
+// conversions exactly; normal ones Box-Muller in the CPU's libm
+// (docs/runtime.md: how they differ from the GPU's). The Sobol generators'
+// generations are curand_quasi.cc's; MTGP32's 32-bit and uniform results
+// are curand_mtgp32.h's. MT19937 is not implemented: creating one is an
+// error naming it.
 #include <curand.h>
 
 #include <cmath>
@@ -14,19 +16,10 @@
 #include <utility>
 
 #include "libs/bridge.h"
+#include "libs/curand_generator.h"
 #include "libs/curand_generators.h"
 
 using namespace smemlab::libs;
-
-struct curandGenerator_st {
-  rng::Kind kind = rng::Kind::Xorwow;
-  curandRngType_t type = CURAND_RNG_PSEUDO_DEFAULT;
-  bool host = false;
-  uint64_t seed = 0;
-  uint64_t offset = 0;  // results consumed so far (cuRAND counts 32-bit draws)
-  curandOrdering_t ordering = CURAND_ORDERING_PSEUDO_DEFAULT;
-  CUstream stream = nullptr;
-};
 
 namespace {
 
@@ -51,6 +44,12 @@ double draw_double(rng::Kind k, rng::Stream& s) {
   return uniform_double_of(x, s.next());
 }
 
+// The bytes of one result of a generate() entry point: doubles for
+// curandGenerateUniformDouble, 32-bit words for the others.
+size_t result_bytes(const char* entry) {
+  return std::string(entry) == "curandGenerateUniformDouble" ? 8 : 4;
+}
+
 // Runs `fill(first_index, stream)` over `count` results (each `draws` 32-bit
 // draws), in stream order, then advances the generator's offset.
 template <class Fill>
@@ -58,6 +57,8 @@ curandStatus_t generate(curandGenerator_t g, const char* entry, void* out, size_
                         unsigned draws, Fill fill) {
   if (!g) return CURAND_STATUS_NOT_INITIALIZED;
   if (!out) return CURAND_STATUS_OUT_OF_RANGE;
+  if (!g->host && !device_range(entry, "output", out, count * result_bytes(entry)))
+    return CURAND_STATUS_LAUNCH_FAILURE;
   record_call(entry);
   const rng::Kind kind = g->kind;
   const uint64_t seed = g->seed, first = g->offset;
@@ -68,6 +69,30 @@ curandStatus_t generate(curandGenerator_t g, const char* entry, void* out, size_
   });
   if (g->host) synchronize(g->stream);  // a host generator's results are there at return
   return CURAND_STATUS_SUCCESS;
+}
+
+// MTGP32's 32-bit results and uniforms (curand_uniform.h's conversion of
+// each result); its other distributions are refused by name.
+template <class T, class Conv>
+curandStatus_t generate_mtgp32(curandGenerator_t g, const char* entry, T* out, size_t count,
+                               Conv conv) {
+  if (!out) return CURAND_STATUS_OUT_OF_RANGE;
+  if (!g->host && !device_range(entry, "output", out, count * sizeof(T)))
+    return CURAND_STATUS_LAUNCH_FAILURE;
+  record_call(entry);
+  if (!g->mtgp || g->mtgp->seed() != g->seed) g->mtgp = std::make_shared<mtgp::Sequence>(g->seed);
+  const uint64_t first = g->offset;
+  g->offset += count;
+  auto seq = g->mtgp;
+  enqueue(g->stream, [=] {
+    for (size_t i = 0; i < count; ++i) out[i] = conv(seq->at(first + i));
+  });
+  if (g->host) synchronize(g->stream);
+  return CURAND_STATUS_SUCCESS;
+}
+curandStatus_t refuse_mtgp32(const char* entry) {
+  report_missing("cuRAND", (std::string(entry) + " on MTGP32").c_str(), "CURAND_STATUS_TYPE_ERROR");
+  return CURAND_STATUS_TYPE_ERROR;
 }
 
 const char* type_name(curandRngType_t t) {
@@ -89,6 +114,30 @@ const char* type_name(curandRngType_t t) {
   }
 }
 
+const char* ordering_name(curandOrdering_t o) {
+  switch (o) {
+    case CURAND_ORDERING_PSEUDO_SEEDED:
+      return "CURAND_ORDERING_PSEUDO_SEEDED";
+    case CURAND_ORDERING_PSEUDO_LEGACY:
+      return "CURAND_ORDERING_PSEUDO_LEGACY";
+    case CURAND_ORDERING_PSEUDO_DYNAMIC:
+      return "CURAND_ORDERING_PSEUDO_DYNAMIC";
+    default:
+      return "an ordering";
+  }
+}
+const char* generator_name(rng::Kind k) {
+  switch (k) {
+    case rng::Kind::Xorwow:
+      return "XORWOW";
+    case rng::Kind::Philox:
+      return "PHILOX4_32_10";
+    case rng::Kind::Mrg32k3a:
+      return "MRG32K3A";
+  }
+  return "?";
+}
+
 curandStatus_t create(curandGenerator_t* g, curandRngType_t type, bool host, const char* entry) {
   if (!g) return CURAND_STATUS_NOT_INITIALIZED;
   ensure_driver();
@@ -105,13 +154,27 @@ curandStatus_t create(curandGenerator_t* g, curandRngType_t type, bool host, con
     case CURAND_RNG_PSEUDO_MRG32K3A:
       kind = rng::Kind::Mrg32k3a;
       break;
+    case CURAND_RNG_PSEUDO_MTGP32:
+      *g = new curandGenerator_st{};
+      (*g)->type = type, (*g)->host = host, (*g)->mtgp32 = true;
+      return CURAND_STATUS_SUCCESS;
+    case CURAND_RNG_QUASI_DEFAULT:
+    case CURAND_RNG_QUASI_SOBOL32:
+    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32:
+    case CURAND_RNG_QUASI_SOBOL64:
+    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64:
+      *g = new curandGenerator_st{};
+      (*g)->type = type, (*g)->host = host, (*g)->quasi = quasi::quasi_of(type);
+      (*g)->ordering = CURAND_ORDERING_QUASI_DEFAULT;
+      return CURAND_STATUS_SUCCESS;
     default:
       report_missing("cuRAND", (std::string(entry) + " of " + type_name(type)).c_str(),
                      "CURAND_STATUS_TYPE_ERROR");
       return CURAND_STATUS_TYPE_ERROR;
   }
   // cuRAND's default seed.
-  *g = new curandGenerator_st{kind, type, host, 0, 0, CURAND_ORDERING_PSEUDO_DEFAULT, nullptr};
+  *g = new curandGenerator_st{};
+  (*g)->kind = kind, (*g)->type = type, (*g)->host = host;
   return CURAND_STATUS_SUCCESS;
 }
 
@@ -161,6 +224,7 @@ curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t stream) {
 }
 curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, unsigned long long seed) {
   if (!g) return CURAND_STATUS_NOT_INITIALIZED;
+  if (g->quasi != Quasi::None) return CURAND_STATUS_TYPE_ERROR;  // quasirandom: no seed
   g->seed = seed;
   g->offset = 0;  // cuRAND restarts the sequence at a new seed
   return CURAND_STATUS_SUCCESS;
@@ -170,13 +234,46 @@ curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long 
   g->offset = offset;
   return CURAND_STATUS_SUCCESS;
 }
-// Every pseudo ordering gives the one documented layout here (docs/runtime.md).
+// Every pseudo ordering gives the one documented layout here (docs/runtime.md);
+// a quasirandom generator takes only CURAND_ORDERING_QUASI_DEFAULT.
 curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrdering_t order) {
   if (!g) return CURAND_STATUS_NOT_INITIALIZED;
+  if (g->quasi != Quasi::None) {
+    if (order != CURAND_ORDERING_QUASI_DEFAULT) return CURAND_STATUS_OUT_OF_RANGE;
+    return CURAND_STATUS_SUCCESS;
+  }
   if (order != CURAND_ORDERING_PSEUDO_DEFAULT && order != CURAND_ORDERING_PSEUDO_BEST &&
       order != CURAND_ORDERING_PSEUDO_SEEDED && order != CURAND_ORDERING_PSEUDO_LEGACY &&
       order != CURAND_ORDERING_PSEUDO_DYNAMIC)
     return CURAND_STATUS_OUT_OF_RANGE;
+  // Measured on an H200 (tests/data/h100_libs/curand_probe.bin): Philox and
+  // MRG32k3a refuse SEEDED; these orderings lay results out as the default
+  // does: XORWOW BEST and LEGACY, Philox BEST/LEGACY/DYNAMIC, MRG32k3a
+  // BEST/DYNAMIC. The others (XORWOW SEEDED and DYNAMIC, MRG32k3a LEGACY)
+  // differ: accepted, said once, and given the default layout.
+  if (g->mtgp32) {  // one layout measured (the default's)
+    if (order != CURAND_ORDERING_PSEUDO_DEFAULT)
+      report_missing(
+          "cuRAND",
+          (std::string("curandSetGeneratorOrdering ") + ordering_name(order) + " of MTGP32")
+              .c_str(),
+          "CURAND_STATUS_SUCCESS (results in the default ordering's layout)");
+    g->ordering = order;
+    return CURAND_STATUS_SUCCESS;
+  }
+  if (order == CURAND_ORDERING_PSEUDO_SEEDED && g->kind != rng::Kind::Xorwow)
+    return CURAND_STATUS_OUT_OF_RANGE;
+  const bool same = order == CURAND_ORDERING_PSEUDO_DEFAULT ||
+                    order == CURAND_ORDERING_PSEUDO_BEST ||
+                    (order == CURAND_ORDERING_PSEUDO_LEGACY && g->kind != rng::Kind::Mrg32k3a) ||
+                    (order == CURAND_ORDERING_PSEUDO_DYNAMIC && g->kind != rng::Kind::Xorwow);
+  if (!same)
+    report_missing("cuRAND",
+                   (std::string("curandSetGeneratorOrdering ") + ordering_name(order) + " of " +
+                    generator_name(g->kind))
+                       .c_str(),
+                   "CURAND_STATUS_SUCCESS (results in the default ordering's layout, which "
+                   "differs from the GPU's for this ordering)");
   g->ordering = order;
   return CURAND_STATUS_SUCCESS;
 }
@@ -185,15 +282,25 @@ curandStatus_t curandGenerateSeeds(curandGenerator_t g) {
 }
 
 curandStatus_t curandGenerate(curandGenerator_t g, unsigned int* out, size_t n) {
+  if (g && g->mtgp32)
+    return generate_mtgp32(g, "curandGenerate", out, n, [](uint32_t x) { return x; });
+  if (g && g->quasi != Quasi::None)
+    return quasi::generate(g, "curandGenerate", out, n, quasi::Out::Bits32);
   return generate(g, "curandGenerate", out, n, 1,
                   [=](uint64_t i, rng::Stream& s) { out[i] = s.next(); });
 }
 curandStatus_t curandGenerateUniform(curandGenerator_t g, float* out, size_t n) {
+  if (g && g->mtgp32) return generate_mtgp32(g, "curandGenerateUniform", out, n, uniform_of);
+  if (g && g->quasi != Quasi::None)
+    return quasi::generate(g, "curandGenerateUniform", out, n, quasi::Out::Uniform);
   const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
   return generate(g, "curandGenerateUniform", out, n, 1,
                   [=](uint64_t i, rng::Stream& s) { out[i] = draw_float(k, s); });
 }
 curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double* out, size_t n) {
+  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateUniformDouble");
+  if (g && g->quasi != Quasi::None)
+    return quasi::generate(g, "curandGenerateUniformDouble", out, n, quasi::Out::UniformDouble);
   const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
   return generate(g, "curandGenerateUniformDouble", out, n, k == rng::Kind::Mrg32k3a ? 1 : 2,
                   [=](uint64_t i, rng::Stream& s) { out[i] = draw_double(k, s); });
@@ -246,7 +353,12 @@ curandStatus_t generate_pairs(curandGenerator_t g, const char* entry, T* out, si
                               Pair pair, Map map) {
   if (!g) return CURAND_STATUS_NOT_INITIALIZED;
   if (!out) return CURAND_STATUS_OUT_OF_RANGE;
-  if (count % 2) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;  // as cuRAND
+  // cuRAND refuses odd counts, except Philox's (an H200 returned success for
+  // 7 Philox normals): its pairs are laid out by counter, so a call may end
+  // or start inside one.
+  if (count % 2 && g->kind != rng::Kind::Philox) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+  if (!g->host && !device_range(entry, "output", out, count * sizeof(T)))
+    return CURAND_STATUS_LAUNCH_FAILURE;
   record_call(entry);
   const rng::Kind kind = g->kind;
   const uint64_t seed = g->seed, first = g->offset, end = first + count;
@@ -283,21 +395,35 @@ extern "C" {
 
 curandStatus_t curandGenerateNormal(curandGenerator_t g, float* out, size_t n, float mean,
                                     float sd) {
+  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateNormal");
+  if (g && g->quasi != Quasi::None)
+    return quasi::generate(g, "curandGenerateNormal", out, n, quasi::Out::Normal, mean, sd);
   return generate_pairs(g, "curandGenerateNormal", out, n, pair_float,
                         [=](float z) { return mean + sd * z; });
 }
 curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double* out, size_t n, double mean,
                                           double sd) {
+  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateNormalDouble");
+  if (g && g->quasi != Quasi::None)
+    return quasi::generate(g, "curandGenerateNormalDouble", out, n, quasi::Out::NormalDouble, mean,
+                           sd);
   return generate_pairs(g, "curandGenerateNormalDouble", out, n, pair_double,
                         [=](double z) { return mean + sd * z; });
 }
 curandStatus_t curandGenerateLogNormal(curandGenerator_t g, float* out, size_t n, float mean,
                                        float sd) {
+  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateLogNormal");
+  if (g && g->quasi != Quasi::None)
+    return quasi::generate(g, "curandGenerateLogNormal", out, n, quasi::Out::LogNormal, mean, sd);
   return generate_pairs(g, "curandGenerateLogNormal", out, n, pair_float,
                         [=](float z) { return std::exp(mean + sd * z); });
 }
 curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, double* out, size_t n,
                                              double mean, double sd) {
+  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateLogNormalDouble");
+  if (g && g->quasi != Quasi::None)
+    return quasi::generate(g, "curandGenerateLogNormalDouble", out, n, quasi::Out::LogNormalDouble,
+                           mean, sd);
   return generate_pairs(g, "curandGenerateLogNormalDouble", out, n, pair_double,
                         [=](double z) { return std::exp(mean + sd * z); });
 }
@@ -305,7 +431,13 @@ curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, double* out, s
 // rounded normal approximation: the distribution, not cuRAND's sequence.
 curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int* out, size_t n,
                                      double lambda) {
+  if (g && g->mtgp32) return refuse_mtgp32("curandGeneratePoisson");
   if (g && !(lambda > 0)) return CURAND_STATUS_OUT_OF_RANGE;
+  if (g && g->quasi != Quasi::None) {
+    report_missing("cuRAND", "curandGeneratePoisson on a quasirandom generator",
+                   "CURAND_STATUS_TYPE_ERROR");
+    return CURAND_STATUS_TYPE_ERROR;
+  }
   const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
   const unsigned per_uniform = k == rng::Kind::Mrg32k3a ? 1 : 2;
   return generate(g, "curandGeneratePoisson", out, n, (lambda <= 64 ? 1 : 2) * per_uniform,

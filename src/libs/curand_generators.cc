@@ -221,7 +221,7 @@ Ordering ordering_of(Kind kind) {
     case Kind::Xorwow:
       return {4096, 1};
     case Kind::Philox:
-      return {8192, 4};
+      return {16384, 4};
     case Kind::Mrg32k3a:
       return {32768, 1};
   }

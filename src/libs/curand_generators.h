@@ -37,9 +37,10 @@ class Stream {
 // comes from subsequence (g / chunk) mod threads, at position
 // (g / (chunk * threads)) * chunk + g mod chunk in it, each result taking
 // `draws` outputs of its subsequence. Fitted to an H100's results
-// (scripts/gpu-libs, docs/runtime.md): XORWOW 4096 x 1; Philox 8192 x 4 and
-// MRG32k3a 32768 x 1, whose thread counts the H100's results bound only from
-// below (they were checked for g < 18400).
+// (scripts/gpu-libs, docs/runtime.md): XORWOW 4096 x 1; Philox 16384 x 4 and
+// MRG32k3a 32768 x 1, whose thread counts the GPU's results bound only from
+// below (Philox's first 65536 results, an H200's curand_probe: 8192 fitted
+// the first 32768 only; MRG32k3a's first 32768).
 struct Ordering {
   uint64_t threads, chunk;
 };

@@ -1,9 +1,10 @@
-// The two functions smemlab's own libraries (src/libs/: libcublas,
-// libcublasLt, libcufft, libcurand) call in the driver: one counts a library
-// call for the program's summary (library calls are counted, not analyzed),
-// the other names an entry point those libraries do not implement, through
-// the driver's one unsupported-API path. They are found with dlsym, so the
-// libraries never link against the emulator.
+// The functions smemlab's own libraries (src/libs/: libcublas, libcublasLt,
+// libcufft, libcurand) call in the driver: one counts a library call for the
+// program's summary (library calls are counted, not analyzed), one names an
+// entry point those libraries do not implement, through the driver's one
+// unsupported-API path, and one checks that a range a call reads or writes
+// is device-accessible memory (the copies' memcheck, naming the call). They are found with dlsym,
+// so the libraries never link against the emulator.
 #include <fmt/format.h>
 
 #include <mutex>
@@ -33,6 +34,18 @@ __attribute__((visibility("default"))) void smemlab_library_missing(const char* 
   d.error_line(fmt::format(
       "{} entry point {} is not implemented by smemlab's {} (src/libs/); it returned {}", library,
       entry, library, code));
+}
+
+// 1 when [p, p + bytes) lies in one live allocation; else the finding
+// (memcpy-out-of-bounds, use-after-free or invalid-device-pointer, as for a
+// copy) naming `entry` and `role` (e.g. "matrix C"), and 0.
+__attribute__((visibility("default"))) int smemlab_library_range(const char* entry,
+                                                                 const char* role, const void* p,
+                                                                 uint64_t bytes) {
+  Driver& d = Driver::get();
+  std::lock_guard<smemlab::runtime::DriverMutex> lock(d.mu);
+  uint8_t* q;
+  return d.resolve(entry, role, reinterpret_cast<uint64_t>(p), bytes, true, &q) ? 1 : 0;
 }
 
 }  // extern "C"

@@ -15,7 +15,7 @@ enum Dist { Bits, Uniform, UniformDouble, Normal };
 // Where result `idx` of a generation at offset `first` comes from in the
 // device API's terms: the host API's layout (docs/runtime.md, measured on an
 // H100): subsequence (g / chunk) mod threads, XORWOW 4096 x 1, Philox
-// 8192 x 4, MRG32k3a 32768 x 1; with one result per chunk a subsequence's
+// 16384 x 4, MRG32k3a 32768 x 1; with one result per chunk a subsequence's
 // position counts draws from g / threads; normals come in (sin, cos) pairs.
 struct Where {
   unsigned long long sub, pos;
@@ -141,6 +141,144 @@ void check_generator(curandRngType_t type, const char* name, unsigned long long 
       cudaFree(dd), cudaFree(hbits), cudaFree(hf), cudaFree(hd);
 }
 
+// The Sobol generators: the host API's results (dimension-major: n / dims
+// points of dimension 0, then of dimension 1, ...) against the device API's
+// curand_init(direction vectors, [scramble constant,] offset + point) with
+// the tables of curandGetDirectionVectors32/64 and curandGetScrambleConstants32/64.
+template <class State>
+__global__ void quasi_reference(const void* vectors, const void* constants, unsigned dims,
+                                unsigned long long offset, unsigned per, int dist,
+                                unsigned long long* bits, float* f, double* d) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= dims * per) return;
+  unsigned dim = i / per, j = i % per;
+  State s;
+  constexpr bool wide = std::is_same_v<State, curandStateSobol64_t> ||
+                        std::is_same_v<State, curandStateScrambledSobol64_t>;
+  using V = std::conditional_t<wide, unsigned long long, unsigned>;
+  const V* v = static_cast<const V*>(vectors) + (wide ? 64 : 32) * size_t(dim);
+  if constexpr (std::is_same_v<State, curandStateScrambledSobol32_t> ||
+                std::is_same_v<State, curandStateScrambledSobol64_t>)
+    curand_init(const_cast<V*>(v), static_cast<const V*>(constants)[dim], offset + j, &s);
+  else
+    curand_init(const_cast<V*>(v), offset + j, &s);
+  if (dist == Bits) bits[i] = curand(&s);
+  if (dist == Uniform) f[i] = curand_uniform(&s);
+  if (dist == UniformDouble) d[i] = curand_uniform_double(&s);
+  if (dist == Normal) f[i] = curand_normal(&s);
+  if (dist == Normal + 1) d[i] = curand_normal_double(&s);
+}
+
+std::vector<unsigned> halves(const std::vector<unsigned long long>& v) {
+  std::vector<unsigned> out;
+  for (auto x : v) out.push_back(unsigned(x)), out.push_back(unsigned(x >> 32));
+  return out;
+}
+
+template <class State>
+void check_quasi(curandRngType_t type, const char* name, bool wide, bool scrambled, unsigned dims,
+                 unsigned long long offset) {
+  const unsigned per = 700, n = dims * per;
+  curandGenerator_t g;
+  CHECK_STATUS(curandCreateGenerator(&g, type));
+  CHECK_STATUS(curandSetQuasiRandomGeneratorDimensions(g, dims));
+  // The table the device API needs, from the library (host pointers), copied to the device.
+  const void *hv, *hc = nullptr;
+  size_t vbytes = size_t(dims) * (wide ? 64 * 8 : 32 * 4), cbytes = size_t(dims) * (wide ? 8 : 4);
+  if (wide) {
+    curandDirectionVectors64_t* v;
+    CHECK_STATUS(curandGetDirectionVectors64(&v, scrambled
+                                                     ? CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6
+                                                     : CURAND_DIRECTION_VECTORS_64_JOEKUO6));
+    hv = v;
+    unsigned long long* c;
+    CHECK_STATUS(curandGetScrambleConstants64(&c));
+    hc = c;
+  } else {
+    curandDirectionVectors32_t* v;
+    CHECK_STATUS(curandGetDirectionVectors32(&v, scrambled
+                                                     ? CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6
+                                                     : CURAND_DIRECTION_VECTORS_32_JOEKUO6));
+    hv = v;
+    unsigned* c;
+    CHECK_STATUS(curandGetScrambleConstants32(&c));
+    hc = c;
+  }
+  void *dv, *dc;
+  unsigned long long *rbits, *hbits64;
+  unsigned* hbits32;
+  float *rf, *hf;
+  double *rd, *hd;
+  CHECK_CUDA(cudaMalloc(&dv, vbytes));
+  CHECK_CUDA(cudaMalloc(&dc, cbytes));
+  CHECK_CUDA(cudaMemcpy(dv, hv, vbytes, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dc, hc, cbytes, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMalloc(&rbits, n * 8));
+  CHECK_CUDA(cudaMalloc(&hbits64, n * 8));
+  CHECK_CUDA(cudaMalloc(&hbits32, n * 4));
+  CHECK_CUDA(cudaMalloc(&rf, n * 4));
+  CHECK_CUDA(cudaMalloc(&hf, n * 4));
+  CHECK_CUDA(cudaMalloc(&rd, n * 8));
+  CHECK_CUDA(cudaMalloc(&hd, n * 8));
+  auto fetch = [&](auto* dev, auto zero) {
+    std::vector<decltype(zero)> out(n);
+    CHECK_CUDA(cudaMemcpy(out.data(), dev, n * sizeof(zero), cudaMemcpyDeviceToHost));
+    return out;
+  };
+  auto reference = [&](int dist) {
+    quasi_reference<State>
+        <<<(n + 127) / 128, 128>>>(dv, dc, dims, offset, per, dist, rbits, rf, rd);
+    CHECK_CUDA(cudaGetLastError());
+  };
+  std::string p =
+      std::string(name) + "_dims" + std::to_string(dims) + "_off" + std::to_string(offset);
+  CHECK_STATUS(curandSetGeneratorOffset(g, offset));
+  reference(Bits);
+  if (wide) {
+    CHECK_STATUS(curandGenerateLongLong(g, hbits64, n));
+    expect_close((p + "_bits").c_str(), halves(fetch(hbits64, 0ull)), halves(fetch(rbits, 0ull)),
+                 0);
+  } else {
+    CHECK_STATUS(curandGenerate(g, hbits32, n));
+    std::vector<unsigned> ref;
+    for (auto x : fetch(rbits, 0ull)) ref.push_back(unsigned(x));
+    expect_close((p + "_bits").c_str(), fetch(hbits32, 0u), ref, 0);
+  }
+  // The generation advanced the offset by `per` points: generate again from there.
+  reference(Uniform);
+  CHECK_STATUS(curandSetGeneratorOffset(g, offset));
+  CHECK_STATUS(curandGenerateUniform(g, hf, n));
+  expect_close((p + "_uniform").c_str(), fetch(hf, 0.f), fetch(rf, 0.f), 0);
+  reference(UniformDouble);
+  CHECK_STATUS(curandSetGeneratorOffset(g, offset));
+  CHECK_STATUS(curandGenerateUniformDouble(g, hd, n));
+  expect_close((p + "_uniform_double").c_str(), fetch(hd, 0.0), fetch(rd, 0.0), 0);
+  reference(Normal);
+  CHECK_STATUS(curandSetGeneratorOffset(g, offset));
+  CHECK_STATUS(curandGenerateNormal(g, hf, n, 0.f, 1.f));
+  expect_close((p + "_normal").c_str(), fetch(hf, 0.f), fetch(rf, 0.f), 1e-5);
+  reference(Normal + 1);
+  CHECK_STATUS(curandSetGeneratorOffset(g, offset));
+  CHECK_STATUS(curandGenerateNormalDouble(g, hd, n, 0.0, 1.0));
+  expect_close((p + "_normal_double").c_str(), fetch(hd, 0.0), fetch(rd, 0.0), 1e-12);
+  // Statuses of misuse, as curand.h documents them.
+  int bad = 0;
+  bad += curandGenerateUniform(g, hf, dims * per + (dims > 1)) !=
+         (dims > 1 ? CURAND_STATUS_LENGTH_NOT_MULTIPLE : CURAND_STATUS_SUCCESS);
+  bad += curandSetPseudoRandomGeneratorSeed(g, 1) != CURAND_STATUS_TYPE_ERROR;
+  bad += curandSetQuasiRandomGeneratorDimensions(g, 0) != CURAND_STATUS_OUT_OF_RANGE;
+  bad += curandSetQuasiRandomGeneratorDimensions(g, 20001) != CURAND_STATUS_OUT_OF_RANGE;
+  bad +=
+      curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_DEFAULT) != CURAND_STATUS_OUT_OF_RANGE;
+  bad += (wide ? curandGenerate(g, hbits32, dims) : curandGenerateLongLong(g, hbits64, dims)) !=
+         CURAND_STATUS_TYPE_ERROR;
+  std::printf("%s %s_statuses (%d wrong)\n", bad ? "FAIL" : "PASS", p.c_str(), bad);
+  g_failures += bad != 0;
+  CHECK_STATUS(curandDestroyGenerator(g));
+  cudaFree(dv), cudaFree(dc), cudaFree(rbits), cudaFree(hbits64), cudaFree(hbits32), cudaFree(rf),
+      cudaFree(hf), cudaFree(rd), cudaFree(hd);
+}
+
 // Distribution checks that need no reference sequence: moments.
 void moments() {
   const size_t N = 1 << 16;
@@ -182,12 +320,19 @@ int main(int argc, char** argv) {
   check_generator<curandStateXORWOW_t>(CURAND_RNG_PSEUDO_XORWOW, "xorwow", 1234, 0, 4096, 1);
   check_generator<curandStateXORWOW_t>(CURAND_RNG_PSEUDO_XORWOW, "xorwow", 99, 10007, 4096, 1);
   check_generator<curandStatePhilox4_32_10_t>(CURAND_RNG_PSEUDO_PHILOX4_32_10, "philox", 1234, 0,
-                                              8192, 4);
+                                              16384, 4);
   check_generator<curandStatePhilox4_32_10_t>(CURAND_RNG_PSEUDO_PHILOX4_32_10, "philox", 99, 10007,
-                                              8192, 4);
+                                              16384, 4);
   check_generator<curandStateMRG32k3a_t>(CURAND_RNG_PSEUDO_MRG32K3A, "mrg32k3a", 1234, 0, 32768, 1);
   check_generator<curandStateMRG32k3a_t>(CURAND_RNG_PSEUDO_MRG32K3A, "mrg32k3a", 99, 10007, 32768,
                                          1);
+  check_quasi<curandStateSobol32_t>(CURAND_RNG_QUASI_SOBOL32, "sobol32", false, false, 3, 17);
+  check_quasi<curandStateSobol32_t>(CURAND_RNG_QUASI_DEFAULT, "quasi_default", false, false, 1, 0);
+  check_quasi<curandStateScrambledSobol32_t>(CURAND_RNG_QUASI_SCRAMBLED_SOBOL32,
+                                             "scrambled_sobol32", false, true, 5, 1000);
+  check_quasi<curandStateSobol64_t>(CURAND_RNG_QUASI_SOBOL64, "sobol64", true, false, 3, 17);
+  check_quasi<curandStateScrambledSobol64_t>(CURAND_RNG_QUASI_SCRAMBLED_SOBOL64,
+                                             "scrambled_sobol64", true, true, 4, 123);
   moments();
   if (g_dump) std::fclose(g_dump);
   std::printf("%s curand_check (%d failed)\n", g_failures ? "FAIL" : "PASS", g_failures);
