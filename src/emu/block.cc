@@ -193,7 +193,8 @@ std::vector<bool> read_first(const Program& p) {
   const uint32_t n = p.num_regs;
   const size_t nops = p.ops.size();
   std::vector<bool> all(n, true);
-  if (n == 0 || nops == 0 || n > 4096) return all;
+  // (Real calls: the callees' bodies are reached only through CALL.)
+  if (n == 0 || nops == 0 || n > 4096 || !p.callees.empty()) return all;
   std::vector<bool> first(n, false);
   auto mark = [&](uint32_t r) {
     if (r < n) first[r] = true;
@@ -398,6 +399,12 @@ void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, Clust
   b.shared_bytes = p.static_shared + env.dynamic_shared;
   b.shared.assign(b.shared_bytes + 1, 0);
   b.warps.assign(nwarps, Warp{});
+  if (!p.callees.empty()) {
+    b.calls.assign(size_t{nwarps} * 32, ThreadCalls{});
+    for (auto& t : b.calls) t.sp = p.stack_base;
+  } else {
+    b.calls.clear();
+  }
   b.async.assign(nwarps, AsyncState{});
   for (uint32_t wi = 0; wi < nwarps; ++wi) init_warp(env, id, wi, nwarps, nthreads);
   warm_warps_ = std::max(warm_warps_, nwarps);

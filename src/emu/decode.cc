@@ -194,8 +194,16 @@ uint32_t DecodeContext::src(const ptx::Operand& o, T t) {
         special_map[k] = idx;
         return idx;
       }
-      if (const SymbolInfo* s = symbol(o.name))
+      if (const SymbolInfo* s = symbol(o.name)) {
+        if (s->frame_relative)
+          return frame_reg(static_cast<uint32_t>(s->address + static_cast<uint64_t>(o.offset)));
         return constant(s->address + static_cast<uint64_t>(o.offset));
+      }
+      if (const ptx::Function* f = module.find(o.name)) {
+        // A function's address (function pointers, virtual tables).
+        if (f->has_body) callee_index(*f);
+        return constant(function_address(*f) + static_cast<uint64_t>(o.offset));
+      }
       if (o.name == "WARP_SZ") return constant(32);  // warpSize
       if (envreg(o.name)) return constant(0);
       if (fr.preds.count(o.name))
@@ -295,6 +303,18 @@ void DecodeContext::place_local(const ptx::VarDecl& v, Frame& fr) {
       break;
     case ptx::StateSpace::Local:
     case ptx::StateSpace::Param:
+      if (cur_callee >= 0) {
+        // In the activation record of a function called for real.
+        auto& c = prog->callees[static_cast<size_t>(cur_callee)];
+        c.frame_bytes = align_up(c.frame_bytes, std::max<uint32_t>(align, 1));
+        if (uint64_t{c.frame_bytes} + size > 64 * 1024)
+          fail(v.pos, fmt::format("the frame of '{}' exceeds {} bytes with '{}'", c.name, 64 * 1024,
+                                  v.name));
+        fr.syms[v.name] = {MSpace::Local, c.frame_bytes, true};
+        c.frame_bytes += std::max<uint32_t>(size, 1);
+        if (v.space == ptx::StateSpace::Local) c.local_bytes += std::max<uint32_t>(size, 1);
+        break;
+      }
       prog->frame_bytes = align_up(prog->frame_bytes, std::max<uint32_t>(align, 1));
       // CUDA's 512 KiB of local memory per thread; the emulator allocates
       // the frame for every thread of a block.
@@ -338,7 +358,9 @@ std::unique_ptr<Program> decode_kernel(const ptx::Module& m, const ptx::Function
   for (SymbolInfo* s : cx.extern_shared) s->address = dyn;
   p.static_shared = dyn;
   cx.frames.push_back(std::move(top));
+  cx.plan_calls();
   cx.emit_function(kernel, nullptr, UINT32_MAX);
+  cx.emit_callees();
   coalesce_registers(p);
   p.fused = plan_fused_runs(p);
   return std::move(cx.prog);

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,32 @@ struct DecodeContext {
   uint32_t const_pred[2] = {UINT32_MAX, UINT32_MAX};
   std::vector<std::string> call_stack;
   InstrInfo cur_info;
+
+  // Real calls (decode_call.cc): functions on a cycle of direct calls and
+  // functions whose address is taken get a body of their own after the
+  // kernel; every call of them, indirect and predicated calls are CALL ops.
+  // SMEMLAB_CALLS=real makes every call with a body real (tests compare).
+  std::set<const ptx::Function*> recursive, address_taken;
+  bool all_real = false, indirect_seen = false;
+  int32_t cur_callee = -1;                     // the callee being emitted, -1: the kernel
+  std::map<uint32_t, uint32_t> frame_reg_map;  // offset in its record -> register
+  std::vector<uint32_t> pending_callees;
+  void plan_calls();
+  uint32_t callee_index(const ptx::Function& f);
+  uint64_t function_address(const ptx::Function& f);
+  // The register a frame-relative symbol's address is based on (its
+  // callee's record + rel), or constant(0) for any other symbol.
+  uint32_t frame_reg(uint32_t rel);
+  uint32_t symbol_base(const SymbolInfo& s) {
+    return s.frame_relative ? frame_reg(0) : constant(0);
+  }
+  void emit_real_call(const ptx::Instruction& in, const Op& base, const ptx::Function* callee,
+                      const ptx::Operand& target, const ptx::Operand* args,
+                      const ptx::Operand* rets);
+  void emit_callees();
+  void emit_callee(uint32_t ci, const ptx::Function& f);
+  void emit_body(const ptx::Function& f);
+  uint32_t param_size(const std::string& name) const;
 
   [[noreturn]] void fail(const ptx::TextPos& p, const std::string& msg) const;
   uint32_t constant(uint64_t v);

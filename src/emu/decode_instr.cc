@@ -69,6 +69,21 @@ void DecodeContext::emit_function(const ptx::Function& f,
     for (const auto& [n, s] : *args) fr.syms[n] = s;
   for (const auto& v : f.locals)
     if (!(v.space == ptx::StateSpace::Shared && !args)) place_local(v, fr);
+  emit_body(f);
+  if (!args) {
+    // Falling off the end of the kernel exits.
+    Op e;
+    e.code = code(EXIT, U32);
+    cur_info.text = "exit";
+    push(e);
+  }
+  if (args) frames.pop_back();
+  call_stack.pop_back();
+}
+
+// The body's ops, its labels resolved and (inlined) its rets branching to
+// the op after it.
+void DecodeContext::emit_body(const ptx::Function& f) {
   std::vector<uint32_t> pcs(f.body.size() + 1);
   for (size_t i = 0; i < f.body.size(); ++i) {
     pcs[i] = static_cast<uint32_t>(prog->ops.size());
@@ -85,15 +100,6 @@ void DecodeContext::emit_function(const ptx::Function& f,
     prog->ops[idx].imm = pcs[static_cast<size_t>(it->second)];
   }
   for (uint32_t idx : done.ret_fixups) prog->ops[idx].imm = pcs[f.body.size()];
-  if (!args) {
-    // Falling off the end of the kernel exits.
-    Op e;
-    e.code = code(EXIT, U32);
-    cur_info.text = "exit";
-    push(e);
-  }
-  if (args) frames.pop_back();
-  call_stack.pop_back();
 }
 
 void DecodeContext::emit_call(const ptx::Instruction& in, const Op& base) {
@@ -106,9 +112,12 @@ void DecodeContext::emit_call(const ptx::Instruction& in, const Op& base) {
   const ptx::Operand& target = ops[i++];
   const ptx::Operand* args = (i < ops.size() && ops[i].kind == K::List) ? &ops[i] : nullptr;
   const ptx::Function* callee = module.find(target.name);
-  if (!callee)
-    fail(target.pos, fmt::format("indirect call through '{}' is not supported", target.name));
-  if (base.guard >= 0) fail(in.pos, "predicated call is not supported");
+  if (!callee || (callee->has_body && (base.guard >= 0 || all_real || recursive.count(callee) ||
+                                       address_taken.count(callee)))) {
+    emit_real_call(in, base, callee, target, args, rets);
+    return;
+  }
+  if (base.guard >= 0) fail(in.pos, "predicated call of an external function is not supported");
   std::map<std::string, SymbolInfo> map;
   auto bind = [&](const std::vector<ptx::VarDecl>& decls, const ptx::Operand* list,
                   const char* what) {

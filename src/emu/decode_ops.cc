@@ -457,6 +457,9 @@ void decode_ret(Insn& d) {
     d.op.code = code(BRA, U32);
     d.push();
     c.frames.back().ret_fixups.push_back(static_cast<uint32_t>(c.prog->ops.size() - 1));
+  } else if (d.opcode() == "ret" && c.cur_callee >= 0) {
+    d.op.code = code(RET, U32);  // a function called for real
+    d.push();
   } else {
     d.op.code = code(EXIT, U32);
     d.push();

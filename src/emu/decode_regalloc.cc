@@ -34,7 +34,9 @@ void coalesce_registers(Program& p) {
   const uint32_t n = p.num_regs;
   const size_t nops = p.ops.size();
   // The interference matrix is n x n bits and liveness n bits per block.
-  if (n < 2 || nops == 0 || n > 4096) return;
+  // A program with real calls keeps every slot: a callee's registers are
+  // saved and restored as one range per call (Program::Callee).
+  if (n < 2 || nops == 0 || n > 4096 || !p.callees.empty()) return;
   std::vector<RegOperands> opnd(nops);
   std::vector<bool> pinned(n, false);
   auto pin = [&](uint32_t r) {

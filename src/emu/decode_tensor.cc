@@ -38,7 +38,7 @@ void address_operand(DecodeContext& c, const ptx::Operand& a, uint32_t* reg, int
   }
   const SymbolInfo* s = c.symbol(a.name);
   if (!s) c.fail(a.pos, fmt::format("undeclared register or symbol '{}'", a.name));
-  *reg = c.constant(0);
+  *reg = c.symbol_base(*s);
   *imm += static_cast<int64_t>(s->address);
   if (*space == MSpace::Generic) *space = s->space;
 }

@@ -44,9 +44,29 @@ struct Warp {
   // after it).
   uint32_t cl_arrived = 0, cl_done = 0, cl_wait = 0;
   uint32_t carry = 0;  // CC.CF per lane (add.cc, addc, mad.lo.cc, ...)
-  uint32_t cpc = 0;    // when uniform: the pc of all runnable lanes
+  // Lanes inside a real call (BlockCtx::calls non-empty): the warp loop then
+  // orders lanes by their call chains (pick_call_group).
+  uint32_t in_call = 0;
+  uint32_t cpc = 0;  // when uniform: the pc of all runnable lanes
   bool uniform = true;
   uint32_t index = 0;
+};
+
+// A thread's real calls (CALL/RET, ops_call.cc): one record per active
+// call, its saved registers and predicates, and the top of its stack in the
+// thread's local frame.
+struct ThreadCalls {
+  struct Record {
+    uint32_t ret_pc = 0;  // the op after the CALL
+    uint32_t callee = 0;
+    uint32_t sp = 0;    // the activation record's local address
+    uint32_t used = 0;  // ThreadCalls::used before the call
+    uint32_t saved_at = 0;
+  };
+  std::vector<Record> records;
+  std::vector<uint64_t> saved;
+  uint32_t sp = 0;    // the next record's local address
+  uint32_t used = 0;  // stack bytes used, as the GPU counts them (Program::stack_limit)
 };
 
 struct Barrier {
@@ -177,6 +197,7 @@ struct BlockCtx {
   uint32_t remote = 0;
   uint8_t remote_rank[32];  // per lane in `remote`: the peer's rank
   std::vector<Warp> warps;
+  std::vector<ThreadCalls> calls;  // per thread (warp * 32 + lane), programs with callees
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;
   std::vector<uint8_t> local;
@@ -233,6 +254,12 @@ struct Step {
   uint32_t exec;   // lanes that execute it: group and the guard predicate
   uint64_t n;      // warp-instructions of this run_warp call so far, this one included
 };
+
+// A warp with lanes inside real calls: the lanes to execute next, those
+// whose (call chain, pc) is least (ops_call.cc). A lane deeper in a call
+// made at the same site runs first, so lanes reconverge after the call
+// returns as they do after a branch.
+void pick_call_group(const BlockCtx& b, const Warp& w, uint32_t* pc, uint32_t* group);
 
 // Out-of-line executors (Call and CallFlow rows of instructions.def).
 #define SMEMLAB_DECLARE_Call(executor) \

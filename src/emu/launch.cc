@@ -231,9 +231,16 @@ Module::Module(Device& dev, ptx::Module m) : dev_(dev), ptx_(std::move(m)) {
   for (const auto& g : ptx_.globals) {
     for (const auto& [off, name] : g.init_symbols) {
       auto it = layout_.symbols.find(name);
-      if (it == layout_.symbols.end()) continue;
-      uint64_t v = it->second.space == MSpace::Const ? kConstWindow + it->second.address
-                                                     : it->second.address;
+      uint64_t v;
+      if (it != layout_.symbols.end()) {
+        v = it->second.space == MSpace::Const ? kConstWindow + it->second.address
+                                              : it->second.address;
+      } else if (const ptx::Function* f = ptx_.find(name)) {
+        // A function's address (virtual tables, tables of function pointers).
+        v = kFunctionWindow + 16 * static_cast<uint64_t>(f - ptx_.functions.data());
+      } else {
+        continue;
+      }
       set_symbol(g.name, &v, std::min<uint64_t>(8, static_cast<uint64_t>(ptx::type_size(g.type))),
                  static_cast<uint64_t>(off));
     }

@@ -34,9 +34,9 @@ bool dynamic_parallelism(std::string_view n) {
 
 constexpr uint32_t kMaxString = 1 << 16;
 
-uint64_t frame_u64(const Warp& w, const Program& p, uint32_t lane, uint32_t off, uint32_t bytes) {
+uint64_t frame_u64(const uint8_t* frame, uint32_t off, uint32_t bytes) {
   uint64_t v = 0;
-  std::memcpy(&v, w.local + size_t{lane} * p.frame_bytes + off, bytes);
+  std::memcpy(&v, frame + off, bytes);
   return v;
 }
 
@@ -191,6 +191,9 @@ bool decode_builtin(DecodeContext& c, const ptx::Instruction& in, const ptx::Fun
     op.aux = f.kind;
     for (size_t i = 0; i < params.size(); ++i) op.r[i] = params[i];
     op.r[5] = retvals.empty() ? UINT32_MAX : retvals[0];
+    // In a function called for real the .param slots are in its activation
+    // record: imm - 1 is the register holding the record's address.
+    if (c.cur_callee >= 0) op.imm = int64_t{c.frame_reg(0)} + 1;
     c.push(op);
     return true;
   }
@@ -201,31 +204,32 @@ void exec_builtin(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec
   const Program& p = *b.prog;
   SMEMLAB_FOR_LANES(exec, {
     uint8_t* frame = w.local + size_t{l} * p.frame_bytes;
+    if (op.imm) frame += w.R[static_cast<size_t>(op.imm - 1) * 32 + l];
     switch (op.aux) {
       case B_VPRINTF: {
-        std::string f = read_string(b, w, op, pc, l, frame_u64(w, p, l, op.r[0], 8));
+        std::string f = read_string(b, w, op, pc, l, frame_u64(frame, op.r[0], 8));
         std::string text;
-        int n = format_printf(b, w, op, pc, l, f, frame_u64(w, p, l, op.r[1], 8), &text);
+        int n = format_printf(b, w, op, pc, l, f, frame_u64(frame, op.r[1], 8), &text);
         b.printf_out += text;
         int32_t ret = n;
         std::memcpy(frame + op.r[5], &ret, 4);
         break;
       }
       case B_ASSERTFAIL: {
-        std::string msg = read_string(b, w, op, pc, l, frame_u64(w, p, l, op.r[0], 8));
-        std::string file = read_string(b, w, op, pc, l, frame_u64(w, p, l, op.r[1], 8));
-        uint32_t line = static_cast<uint32_t>(frame_u64(w, p, l, op.r[2], 4));
-        std::string fn = read_string(b, w, op, pc, l, frame_u64(w, p, l, op.r[3], 8));
+        std::string msg = read_string(b, w, op, pc, l, frame_u64(frame, op.r[0], 8));
+        std::string file = read_string(b, w, op, pc, l, frame_u64(frame, op.r[1], 8));
+        uint32_t line = static_cast<uint32_t>(frame_u64(frame, op.r[2], 4));
+        std::string fn = read_string(b, w, op, pc, l, frame_u64(frame, op.r[3], 8));
         fault(w, pc, static_cast<int>(l), FaultKind::Assert,
               fmt::format("assertion failed: `{}` ({}:{}, in function '{}')", msg, file, line, fn));
       }
       case B_MALLOC: {
-        uint64_t ptr = b.env->heap->allocate(frame_u64(w, p, l, op.r[0], 8));
+        uint64_t ptr = b.env->heap->allocate(frame_u64(frame, op.r[0], 8));
         std::memcpy(frame + op.r[5], &ptr, 8);
         break;
       }
       case B_FREE: {
-        uint64_t ptr = frame_u64(w, p, l, op.r[0], 8);
+        uint64_t ptr = frame_u64(frame, op.r[0], 8);
         if (ptr && !b.env->heap->free(ptr))
           fault(w, pc, static_cast<int>(l), FaultKind::InvalidFree,
                 fmt::format("free(0x{:x}): not an address malloc returned, or freed twice", ptr));
@@ -234,8 +238,8 @@ void exec_builtin(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec
       case B_SET_CONDITIONAL: {
         // The runtime's handle is the address of the condition's 4-byte cell
         // in device memory (runtime/graph_model.h): a checked store there.
-        uint64_t handle = frame_u64(w, p, l, op.r[0], 8);
-        uint32_t value = static_cast<uint32_t>(frame_u64(w, p, l, op.r[1], 4));
+        uint64_t handle = frame_u64(frame, op.r[0], 8);
+        uint32_t value = static_cast<uint32_t>(frame_u64(frame, op.r[1], 4));
         std::memcpy(read_generic(b, w, op, pc, l, handle, 4), &value, 4);
         break;
       }

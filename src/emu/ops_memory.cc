@@ -627,7 +627,7 @@ void decode_ld_st(Insn& d) {
     op.r[i] = store ? c.src(*elems[i], t) : c.dst(*elems[i]);
   // Address: a register base, a symbol, or an absolute value.
   uint64_t sym_base = 0;
-  bool have_reg = false;
+  bool have_reg = false, sym_frame = false;
   if (!addr.name.empty()) {
     auto& fr = c.frames.back();
     auto r = fr.regs.find(addr.name);
@@ -636,6 +636,7 @@ void decode_ld_st(Insn& d) {
       have_reg = true;
     } else if (const SymbolInfo* s = c.symbol(addr.name)) {
       sym_base = s->address;
+      sym_frame = s->frame_relative;
       MSpace ms = static_cast<MSpace>(op.aux);
       if (s->space == MSpace::Local && ms == MSpace::Param) {
         op.aux = static_cast<uint8_t>(MSpace::Local);
@@ -650,7 +651,7 @@ void decode_ld_st(Insn& d) {
       c.fail(addr.pos, fmt::format("undeclared register or symbol '{}'", addr.name));
     }
   }
-  if (!have_reg) op.r[4] = c.constant(0);
+  if (!have_reg) op.r[4] = sym_frame ? c.frame_reg(0) : c.constant(0);
   op.imm = static_cast<int64_t>(sym_base) + addr.offset;
   if (static_cast<MSpace>(op.aux) == MSpace::Param && store)
     c.fail(in.pos, "st.param to a kernel parameter is not supported");
@@ -686,7 +687,7 @@ void decode_atom(Insn& d) {
     op.r[4] = r->second;
     op.imm = addr.offset;
   } else if (const SymbolInfo* s = c.symbol(addr.name)) {
-    op.r[4] = c.constant(0);
+    op.r[4] = c.symbol_base(*s);
     op.imm = static_cast<int64_t>(s->address) + addr.offset;
     if (static_cast<MSpace>(op.aux) == MSpace::Generic) op.aux = static_cast<uint8_t>(s->space);
   } else {
@@ -736,7 +737,7 @@ void decode_cp(Insn& d) {
     const SymbolInfo* s = c.symbol(a.name);
     if (!s) c.fail(a.pos, fmt::format("undeclared register or symbol '{}'", a.name));
     *off += s->address;
-    return c.constant(0);
+    return c.symbol_base(*s);
   };
   uint64_t doff, soff;
   op.r[4] = base(ops[0], &doff);

@@ -1,8 +1,10 @@
 // A kernel decoded once into flat, fixed-size ops (wasm3/Lua style): types,
 // operand registers, immediates (as constant registers), symbol addresses and
 // branch targets are all resolved here, so the interpreter is a switch over a
-// dense opcode with no string work per step. .func calls are inlined at
-// decode time (each call site gets its own registers and frame).
+// dense opcode with no string work per step. Direct calls of non-recursive
+// .func are inlined at decode time (each call site gets its own registers and
+// frame); recursive, indirect and predicated calls are real calls (CALL/RET,
+// Program::callees, a stack per thread: docs/emulator.md, "Calls").
 #pragma once
 
 #include <cstdint>
@@ -164,6 +166,7 @@ enum Special : uint8_t {
 //   SHFL: r0 = d, r1 = p, r2 = a, r3 = b, r4 = c, r5 = membermask
 //   VOTE: r0 = d, r1 = pred, r2 = membermask (~0: non-.sync);  REDUX: r0, r1, r2 = mask
 //   MATCH: r0 = d, r1 = p, r2 = a, r3 = mask;  WARPSYNC: r0 = mask;  ACTIVEMASK: r0 = d
+//   CALL: imm = index into Program::call_sites;  RET: (the lane's call stack)
 //   BUILTIN: aux = Builtin; r0..r4 = frame offsets of the call's .param
 //            arguments, r5 = of its return value (~0: none) - offsets, not registers
 //   LDMATRIX: r0..r3 = data (vec = matrices), r4 + imm = row address, aux = MSpace,
@@ -348,7 +351,47 @@ struct Program {
   std::vector<SharedVar> shared_vars;
   uint32_t dynamic_align = 16;  // alignment of the extern .shared window
   uint32_t frame_bytes = 0;     // per-thread local frame (.local + call params)
-  uint32_t param_bytes = 0;     // kernel parameter buffer
+  // Real calls (CALL/RET). A function called through them is emitted once
+  // after the kernel; its registers and predicates are the ranges
+  // [reg_begin, reg_end) and [pred_begin, pred_end), saved per lane at each
+  // call and restored at its ret, so recursion needs no renaming. Its
+  // .local/.param variables live in an activation record of frame_bytes on
+  // the thread's stack, addressed through frame_regs (register, offset in the
+  // record), which the call sets to the record's local address + offset.
+  struct Callee {
+    std::string name;
+    uint32_t entry = 0;
+    uint32_t reg_begin = 0, reg_end = 0, pred_begin = 0, pred_end = 0;
+    uint32_t frame_bytes = 0;  // the activation record (.local and .param)
+    uint32_t local_bytes = 0;  // its .local part: what the GPU's stack frame holds
+    std::vector<std::pair<uint32_t, uint32_t>> frame_regs;
+    struct Slot {
+      uint32_t offset = 0, size = 0;  // in the activation record
+    };
+    std::vector<Slot> params, retvals;
+  };
+  std::vector<Callee> callees;
+  // One per CALL op: the callee (index into callees) or, for an indirect
+  // call, the register holding a function address; the caller's argument
+  // and return-value .param slots, each at local address R[reg] + offset.
+  struct CallSite {
+    int32_t callee = -1;
+    uint32_t target = UINT32_MAX;
+    struct Slot {
+      uint32_t reg = 0, offset = 0, size = 0;
+    };
+    std::vector<Slot> args, rets;
+  };
+  std::vector<CallSite> call_sites;
+  // Module function index -> callee index (-1: not emitted), for addresses.
+  std::vector<int32_t> callee_of_function;
+  // The thread's call stack: frame_bytes - stack_base bytes above the
+  // static frame; 0 without calls. A call costs the callee's .local bytes
+  // + 16 (return address, saved frame) of stack_limit, CUDA's default
+  // cudaLimitStackSize (.param slots are registers in the GPU's ABI).
+  uint32_t stack_base = 0;
+  uint32_t stack_limit = 0;
+  uint32_t param_bytes = 0;  // kernel parameter buffer
   struct Param {
     std::string name, type;
     uint32_t offset = 0, size = 0;
@@ -396,6 +439,16 @@ int type_bytes(T t);
 struct SymbolInfo {
   MSpace space;
   uint64_t address;  // device address (global), offset (const/shared/param/frame)
+  // A .local/.param of a function called for real: `address` is its offset
+  // in the activation record (Program::Callee::frame_regs give the base).
+  bool frame_relative = false;
 };
+
+// Function addresses (`mov.u64 %rd, f;`, virtual tables): module function i
+// is at kFunctionWindow + 16 * i, a window no data space uses, so pointers
+// compare, store and load as plain values and a call through anything else
+// is an invalid program counter.
+constexpr uint64_t kFunctionWindow = uint64_t{5} << 44;
+constexpr uint32_t kDefaultStackBytes = 1024;
 
 }  // namespace smemlab::emu

@@ -523,10 +523,14 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
         pc = w.cpc;
         group = w.runnable;
       } else {
-        pc = UINT32_MAX;
-        SMEMLAB_FOR_LANES(w.runnable, pc = w.pc[l] < pc ? w.pc[l] : pc);
-        group = 0;
-        SMEMLAB_FOR_LANES(w.runnable, group |= (w.pc[l] == pc ? 1u : 0u) << l);
+        if (w.in_call) {
+          pick_call_group(b, w, &pc, &group);
+        } else {
+          pc = UINT32_MAX;
+          SMEMLAB_FOR_LANES(w.runnable, pc = w.pc[l] < pc ? w.pc[l] : pc);
+          group = 0;
+          SMEMLAB_FOR_LANES(w.runnable, group |= (w.pc[l] == pc ? 1u : 0u) << l);
+        }
         if (group == w.runnable) {
           w.uniform = true;
           w.cpc = pc;

@@ -1,7 +1,6 @@
 #include "ptx/parser.h"
 
 #include <fmt/format.h>
-
 #include <sys/stat.h>
 
 #include <cctype>
@@ -477,7 +476,8 @@ class Parser : TokenCursor {
         continue;
       }
       if (t.kind == K::Punct && t.text == "{") {
-        if (scopes_.size() > kMaxNesting) fail(t, fmt::format("nested deeper than {} levels", kMaxNesting));
+        if (scopes_.size() > kMaxNesting)
+          fail(t, fmt::format("nested deeper than {} levels", kMaxNesting));
         next();
         scopes_.emplace_back();
         continue;
@@ -494,6 +494,12 @@ class Parser : TokenCursor {
         expect(";");
         v.name = declare(v.name);
         f.locals.push_back(std::move(v));
+      } else if (t.kind == K::Ident && peek(1).kind == K::Punct && peek(1).text == ":" &&
+                 peek(2).kind == K::Ident &&
+                 (peek(2).text == ".callprototype" || peek(2).text == ".calltargets")) {
+        // `proto: .callprototype ...;` types an indirect call that names it;
+        // the emulator checks each call against its callee when it runs.
+        skip_statement();
       } else if (t.kind == K::Ident && peek(1).kind == K::Punct && peek(1).text == ":") {
         std::string label = next().text;
         next();
@@ -581,8 +587,8 @@ class Parser : TokenCursor {
       }
       fn_registers_ += declared;
       if (fn_registers_ > kMaxRegisters)
-        fail(n, fmt::format("more than {} registers declared in function {}", kMaxRegisters,
-                            f.name));
+        fail(n,
+             fmt::format("more than {} registers declared in function {}", kMaxRegisters, f.name));
       f.regs.push_back(std::move(r));
     } while (accept(","));
     expect(";");
