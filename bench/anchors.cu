@@ -2,6 +2,7 @@
 // run: a device copy kernel (bandwidth), cuBLAS FP32 SGEMM without TF32
 // (matrix multiply) and CUB DeviceReduce::Sum (reduction).
 #include <cublas_v2.h>
+#include <dlfcn.h>
 
 #include <cmath>
 #include <cstdio>
@@ -46,6 +47,41 @@ __global__ void copy_float4_x4(const float4* __restrict__ in, float4* __restrict
     const size_t i = base + size_t(k) * blockDim.x;
     if (i < n4) out[i] = v[k];
   }
+}
+
+// cuBLAS is opened when an anchor first needs it, not linked: every
+// `smemlab` process (each `smemlab run`, most of them on machines without a
+// GPU) otherwise pays the dynamic relocation of libcublas and libcublasLt,
+// 0.9 M relocations over 600 MB of libraries (docs/emulator.md, "Issue 30").
+struct CublasApi {
+  decltype(&::cublasCreate_v2) create = nullptr;
+  decltype(&::cublasDestroy_v2) destroy = nullptr;
+  decltype(&::cublasSetMathMode) set_math_mode = nullptr;
+  decltype(&::cublasSgemm_v2) sgemm = nullptr;
+};
+template <typename F>
+void cublas_symbol(void* lib, const char* name, F* f) {
+  *f = reinterpret_cast<F>(dlsym(lib, name));
+  if (!*f) throw std::runtime_error(std::string("libcublas.so.13 has no symbol ") + name);
+}
+const CublasApi& cublas_api() {
+  static const CublasApi api = [] {
+    void* lib = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+    // (Where the loader's path lacks the toolkit: the one built against.)
+    if (!lib) lib = dlopen(SMEMLAB_CUBLAS_DIR "/libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* e = dlerror();
+      throw std::runtime_error(std::string("cannot load libcublas.so.13 for the cuBLAS anchor: ") +
+                               (e ? e : "unknown error"));
+    }
+    CublasApi a;
+    cublas_symbol(lib, "cublasCreate_v2", &a.create);
+    cublas_symbol(lib, "cublasDestroy_v2", &a.destroy);
+    cublas_symbol(lib, "cublasSetMathMode", &a.set_math_mode);
+    cublas_symbol(lib, "cublasSgemm_v2", &a.sgemm);
+    return a;
+  }();
+  return api;
 }
 
 void check_cublas(cublasStatus_t s, const char* what, int line) {
@@ -144,18 +180,20 @@ Result cublas_anchor_run(Context& c, int n) {
   a.upload(ha);
   b.upload(hb);
   cm.poison();
+  const CublasApi& api = cublas_api();
   cublasHandle_t handle = nullptr;
-  CUBLAS_CHECK(cublasCreate(&handle));
+  CUBLAS_CHECK(api.create(&handle));
   struct Guard {
+    const CublasApi& api;
     cublasHandle_t h;
-    ~Guard() { cublasDestroy(h); }
-  } guard{handle};
+    ~Guard() { api.destroy(h); }
+  } guard{api, handle};
   // CUBLAS_PEDANTIC_MATH: FP32 arithmetic only, never TF32 tensor cores.
-  CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));
+  CUBLAS_CHECK(api.set_math_mode(handle, CUBLAS_PEDANTIC_MATH));
   const float alpha = 1.f, beta = 0.f;
   auto launch = [&] {
-    CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.get(), n, b.get(),
-                             n, &beta, cm.get(), n));
+    CUBLAS_CHECK(api.sgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.get(), n, b.get(),
+                           n, &beta, cm.get(), n));
   };
   launch();
   SMEMLAB_CUDA_LAUNCH_CHECK();

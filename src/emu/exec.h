@@ -261,15 +261,17 @@ struct Step {
 // returns as they do after a branch.
 void pick_call_group(const BlockCtx& b, const Warp& w, uint32_t* pc, uint32_t* group);
 
-// Out-of-line executors (Call and CallFlow rows of instructions.def).
+// Out-of-line executors (Call, CallAlu and CallFlow rows of instructions.def).
 #define SMEMLAB_DECLARE_Call(executor) \
   void executor(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec);
+#define SMEMLAB_DECLARE_CallAlu(executor) SMEMLAB_DECLARE_Call(executor)
 #define SMEMLAB_DECLARE_CallFlow(executor) bool executor(Step& s);
 #define SMEMLAB_DECLARE_Inline(executor)
 #define SMEMLAB_DECLARE_InlineFlow(executor)
 #define SMEMLAB_OP(base, types, executor, kind, cls) SMEMLAB_DECLARE_##kind(executor)
 #include "emu/instructions.def"
 #undef SMEMLAB_DECLARE_Call
+#undef SMEMLAB_DECLARE_CallAlu
 #undef SMEMLAB_DECLARE_CallFlow
 #undef SMEMLAB_DECLARE_Inline
 #undef SMEMLAB_DECLARE_InlineFlow

@@ -11,12 +11,14 @@
 namespace smemlab::emu {
 namespace {
 
-// Rows of kind Inline: per-lane arithmetic of (Warp&, const Op&, exec),
-// which can neither emit an event, fault, nor change a PC.
+// Rows of kind Inline (per-lane arithmetic of (Warp&, const Op&, exec)) and
+// CallAlu (the same, out of line): they can neither emit an event, fault,
+// nor change a PC.
 constexpr std::array<bool, kNumCodes> fusable_codes() {
   std::array<bool, kNumCodes> a{};
 #define SMEMLAB_FUSABLE_Inline(ty, base) a[code(base, ty)] = true;
 #define SMEMLAB_FUSABLE_Call(ty, base)
+#define SMEMLAB_FUSABLE_CallAlu(ty, base) a[code(base, ty)] = true;
 #define SMEMLAB_FUSABLE_InlineFlow(ty, base)
 #define SMEMLAB_FUSABLE_CallFlow(ty, base)
 #define SMEMLAB_OP(base, types, executor, kind, cls) \
@@ -24,6 +26,7 @@ constexpr std::array<bool, kNumCodes> fusable_codes() {
 #include "emu/instructions.def"
 #undef SMEMLAB_FUSABLE_Inline
 #undef SMEMLAB_FUSABLE_Call
+#undef SMEMLAB_FUSABLE_CallAlu
 #undef SMEMLAB_FUSABLE_InlineFlow
 #undef SMEMLAB_FUSABLE_CallFlow
   return a;

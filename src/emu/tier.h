@@ -1,10 +1,11 @@
 // Execution tiers (issue 30). `interp`: the interpreter alone, one
 // dispatch and one set of bookkeeping per warp-instruction (the reference).
 // `jit` (the default): the decoded program is planned once into straight
-// runs of per-lane arithmetic (instructions.def rows of kind Inline: no
-// memory, control flow, events or faults), and a warp whose lanes share
-// one PC runs a whole run per dispatch of the loop, its lanes, counters
-// and PC updated once per run. Everything else is the interpreter's, so
+// runs of per-lane arithmetic (instructions.def rows of kind Inline or
+// CallAlu: no memory, control flow, events or faults), and the lanes at a
+// warp's lowest PC (all of them when it is uniform) run a whole run per
+// dispatch of the loop, up to where other lanes wait, their counters and
+// PCs updated once per run. Everything else is the interpreter's, so
 // both tiers give the same results and the same events in the same order.
 // Not yet native code: docs/emulator.md, "Issue 30", says what is planned.
 #pragma once

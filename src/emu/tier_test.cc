@@ -1,8 +1,12 @@
 // The jit tier's plan (plan_fused_runs) against runs counted by hand, and a
-// kernel with every shape a run meets (guards inside runs, divergence and
-// reconvergence, a clock read after a run, a run cut by the turn's slice,
-// a block over its budget) giving the same memory, counts and faults under
-// SMEMLAB_TIER=interp and jit; an unknown tier is a launch error naming it.
+// kernel with every shape a run meets (guards inside runs, out-of-line
+// arithmetic in runs: cvt, sqrt, ex2, bfind, dp4a; runs of a divergent
+// warp's lowest-PC lanes, one ending where lanes waiting further on join
+// them (MID: the interpreter merges them there, so must the runs, or the
+// warp-instruction counts differ), divergence and reconvergence, a clock
+// read after a run, a run cut by the turn's slice, a block over its budget)
+// giving the same memory, counts and faults under SMEMLAB_TIER=interp and
+// jit; an unknown tier is a launch error naming it.
 #include "emu/tier.h"
 
 #include <gtest/gtest.h>
@@ -39,12 +43,33 @@ LOOP:
   @%p1 add.s32 %r4, %r4, 11;
   @!%p1 mul.lo.s32 %r4, %r4, 3;
   cvt.rn.f32.u32 %f1, %r4;
+  sqrt.rn.f32 %f2, %f1;
+  ex2.approx.f32 %f3, %f2;
+  add.f32 %f1, %f1, %f3;
+  bfind.u32 %r9, %r4;
+  dp4a.u32.u32 %r10, %r4, %r2, %r9;
+  xor.b32 %r4, %r4, %r10;
   setp.lt.u32 %p2, %r2, 12;
+  @%p2 bra MID;
+  xor.b32 %r11, %r4, 85;
+  shl.b32 %r11, %r11, 2;
+  add.s32 %r4, %r4, %r11;
+MID:
+  mul.lo.s32 %r12, %r4, 7;
+  xor.b32 %r4, %r4, %r12;
+  cvt.rn.f32.s32 %f2, %r4;
+  add.f32 %f1, %f1, %f2;
   @%p2 bra ODD;
   add.s32 %r4, %r4, 5;
+  shr.u32 %r13, %r4, 3;
+  xor.b32 %r4, %r4, %r13;
   bra.uni JOIN;
 ODD:
   sub.s32 %r4, %r4, 9;
+  shl.b32 %r13, %r4, 5;
+  add.s32 %r4, %r4, %r13;
+  cvt.rzi.s32.f32 %r14, %f1;
+  xor.b32 %r4, %r4, %r14;
 JOIN:
   add.s32 %r3, %r3, 1;
   setp.lt.u32 %p3, %r3, %r1;
@@ -92,10 +117,16 @@ TEST(Tier, PlanCountsRunsOfPerLaneArithmetic) {
   const Program& p = m->kernel("k");
   ASSERT_EQ(p.fused.size(), p.ops.size());
   // Each entry: the ops from here to the next op that is not per-lane
-  // arithmetic (a load, store, branch, special register, cvt or clock).
+  // arithmetic (a load, store, branch, special register or clock; cvt,
+  // sqrt, ex2, bfind and dp4a are).
+  int out_of_line = 0;
   for (size_t i = 0; i < p.ops.size(); ++i) {
     const uint32_t b = p.ops[i].code / 16;
-    const bool alu = b != LD && b != ST && b != BRA && b != EXIT && b != CVT && b != SPECIAL;
+    const bool alu = b != LD && b != ST && b != BRA && b != EXIT && b != SPECIAL;
+    if (b == CVT || b == FSLOW || b == BFIND || b == DP4A) {
+      EXPECT_GT(p.fused[i], 0) << i;
+      ++out_of_line;
+    }
     if (!alu) {
       EXPECT_EQ(p.fused[i], 0) << i;
       continue;
@@ -106,6 +137,7 @@ TEST(Tier, PlanCountsRunsOfPerLaneArithmetic) {
   size_t longest = 0;
   for (uint8_t l : p.fused) longest = std::max<size_t>(longest, l);
   EXPECT_GE(longest, 5u);  // xor, shl, add, and, setp, two guarded ops
+  EXPECT_EQ(out_of_line, 8);
 }
 
 TEST(Tier, SameResultsCountsAndFaults) {

@@ -31,6 +31,14 @@ inline void materialize(Warp& w) {
 
 inline void set_pc(Warp& w, uint32_t lanes, uint32_t pc) { SMEMLAB_FOR_LANES(lanes, w.pc[l] = pc); }
 
+// The lowest PC of the runnable lanes outside `group` (the lanes at the
+// lowest PC of a divergent warp): UINT32_MAX when there are none.
+inline uint32_t next_pc_above(const Warp& w, uint32_t group) {
+  uint32_t next = UINT32_MAX;
+  SMEMLAB_FOR_LANES(w.runnable & ~group, next = w.pc[l] < next ? w.pc[l] : next);
+  return next;
+}
+
 template <typename U>
 void carry_impl(Warp& w, const Op& op, uint32_t exec) {
   using Wd = std::conditional_t<sizeof(U) == 4, uint64_t, unsigned __int128>;
@@ -463,17 +471,23 @@ inline bool other_warps_see(const Op& op) {
 }
 
 // The jit tier's straight runs (tier.h): `len` ops of per-lane arithmetic
-// from `o` for the `group` lanes of a uniform warp, each under its own
-// guard, with one dispatch per op and no other per-op bookkeeping (the
-// caller counts the run's steps and lanes and moves the PC once).
-inline void run_fused(Warp& w, const Op* o, uint32_t len, uint32_t group) {
-  for (const Op* end = o + len; o != end; ++o) {
+// from `pc` for the `group` lanes (all runnable lanes of a uniform warp, or
+// the lanes at the lowest PC of a divergent one), each under its own guard,
+// with one dispatch per op and no other per-op bookkeeping (the caller
+// counts the run's steps and lanes and moves the PCs once).
+inline void run_fused(BlockCtx& b, Warp& w, uint32_t pc, uint32_t len, uint32_t group) {
+  const Op* o = b.prog->ops.data() + pc;
+  for (const Op* end = o + len; o != end; ++o, ++pc) {
     const Op& op = *o;
     uint32_t exec = group;
     if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
 #define SMEMLAB_FUSED_Inline(ty, base, executor, cls) \
   case code(base, ty):                                \
     executor<base, ty>(w, op, exec);                  \
+    break;
+#define SMEMLAB_FUSED_CallAlu(ty, base, executor, cls) \
+  case code(base, ty):                                 \
+    executor(b, w, op, pc, exec);                      \
     break;
 #define SMEMLAB_FUSED_Call(ty, base, executor, cls)
 #define SMEMLAB_FUSED_InlineFlow(ty, base, executor, cls)
@@ -483,9 +497,10 @@ inline void run_fused(Warp& w, const Op* o, uint32_t len, uint32_t group) {
     switch (op.code) {
 #include "emu/instructions.def"
       default:
-        break;  // (plan_fused_runs puts only Inline rows' codes in a run)
+        break;  // (plan_fused_runs puts only Inline and CallAlu rows' codes in a run)
     }
 #undef SMEMLAB_FUSED_Inline
+#undef SMEMLAB_FUSED_CallAlu
 #undef SMEMLAB_FUSED_Call
 #undef SMEMLAB_FUSED_InlineFlow
 #undef SMEMLAB_FUSED_CallFlow
@@ -537,13 +552,24 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
         }
       }
       uint32_t at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
-      if (fused && w.uniform && fused[pc] > 1) {
-        const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(fused[pc], slice - n));
-        run_fused(w, ops + pc, len, group);
-        lanes += uint64_t{at_pc} * len;
-        n += len;
-        w.cpc = pc + len;
-        continue;
+      // (A divergent warp inside real calls takes its groups in call-chain
+      // order, not lowest PC first: next_pc_above does not bound its runs.)
+      if (fused && fused[pc] > 1 && (w.uniform || !w.in_call)) {
+        uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(fused[pc], slice - n));
+        // A divergent group's run stops where the next lanes wait: there the
+        // interpreter merges both into one warp-instruction, and so must we
+        // (the same step counts, so the same %clock and budget).
+        if (!w.uniform) len = std::min(len, next_pc_above(w, group) - pc);
+        if (len > 1) {
+          run_fused(b, w, pc, len, group);
+          lanes += uint64_t{at_pc} * len;
+          n += len;
+          if (w.uniform)
+            w.cpc = pc + len;
+          else
+            set_pc(w, group, pc + len);
+          continue;
+        }
       }
       const Op& op = ops[pc];
       lanes += at_pc;
@@ -577,6 +603,7 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
     executor(b, w, op, pc, exec);                  \
     SMEMLAB_TURN(base, cls)                        \
     break;
+#define SMEMLAB_CASE_CallAlu(ty, base, executor, cls) SMEMLAB_CASE_Call(ty, base, executor, cls)
 #define SMEMLAB_CASE_InlineFlow(ty, base, executor, cls) \
   case code(base, ty): {                                 \
     Step s{b, w, op, pc, group, exec, n};                \
@@ -608,6 +635,7 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
 #undef SMEMLAB_CASE_Inline
 #undef SMEMLAB_CASE_InlineFlow
 #undef SMEMLAB_CASE_Call
+#undef SMEMLAB_CASE_CallAlu
 #undef SMEMLAB_CASE_CallFlow
 #undef SMEMLAB_TURN
       if (w.uniform) {
