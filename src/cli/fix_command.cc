@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "fix/fix.h"
 #include "report/fix_report.h"
+#include "report/timing.h"
 
 namespace smemlab::cli {
 
@@ -78,6 +79,10 @@ fix::RunResult run_for_proof(LaunchOptions o, const std::string& path, uint32_t 
     r.buffers.push_back(std::move(bytes));
   }
   r.findings = run.findings;
+  // The predicted saving beside the proven one: the time model on this run.
+  report::Analysis a{run.info, run.banks.get(), &run.access, nullptr, &run.hopper, nullptr};
+  if (timing::Prediction pred = report::predict_launch(a); pred.valid)
+    r.predicted_ns = pred.duration_ns;
   const auto totals = run.banks->totals();
   for (const auto& c : totals.front().op) {
     r.measured.requests += c.requests - c.unmodelled;

@@ -317,6 +317,7 @@ Result find_fixes(const SourceModel& source, const emu::Program& program, uint32
     RunResult got = run_rewritten(source, *c.edits, c.dynamic_shared, run);
     std::string diff = compare(res.original, got);
     c.measured = got.measured;
+    c.predicted_ns = got.predicted_ns;
     c.verdict = diff.empty() ? Candidate::Verdict::Verified : Candidate::Verdict::Rejected;
     c.why_not = diff;
     if (diff.empty()) verified.insert(c.array);

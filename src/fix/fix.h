@@ -49,7 +49,8 @@ struct Candidate {
   std::optional<Edits> edits;   // the source change; nullopt = cannot be written (see why)
   std::string why_not;          // why no edits, or why the proof rejected it
   enum class Verdict { NotTried, Verified, Rejected } verdict = Verdict::NotTried;
-  Cost measured;  // the rebuilt kernel's sm_90 cost, all shared arrays (proven ones only)
+  Cost measured;            // the rebuilt kernel's sm_90 cost, all shared arrays (proven ones only)
+  double predicted_ns = 0;  // the rebuilt kernel's predicted H100 duration (0: none)
   // The edits also set the `// smemlab:` recipe's --shared to dynamic_shared
   // (recipe mode, a padded dynamic array; added after the proof).
   bool recipe_shared = false;
@@ -61,6 +62,9 @@ struct RunResult {
   std::vector<std::vector<uint8_t>> buffers;  // every buffer argument after the launch
   std::vector<check::Finding> findings;       // check's findings (the kernel's error included)
   Cost measured;  // the whole kernel's shared accesses on sm_90, as the rebuilt kernel ran
+  // The time model's H100 duration of this run (src/timing, issue 31), as
+  // the Runner predicted it; 0: none.
+  double predicted_ns = 0;
 };
 // Builds and runs the kernel from `cu_path` with the original launch, except
 // `dynamic_shared` bytes of dynamic shared memory.

@@ -261,6 +261,14 @@ json analyze_json(const Analysis& a) {
   if (a.access) j["timing"] = timing_json(predict_launch(a));
   if (a.swizzle) {
     json w = swizzle_json(*a.swizzle);
+    // The launch's predicted time under each mode (report/timing.h).
+    std::vector<SwizzleTimes> times = swizzle_times_ns(a);
+    for (size_t i = 0; i < w.size() && i < times.size(); ++i) {
+      json t = json::object();
+      for (int m = 0; m < check::kSwizzleModes; ++m)
+        t[check::swizzle_mode_name(m)] = times[i][m] ? json(*times[i][m]) : json(nullptr);
+      w[i]["predicted_ns"] = std::move(t);
+    }
     if (!w.empty()) j["swizzle_what_if"] = std::move(w);
   }
   if (a.banks->cp_async_requests())

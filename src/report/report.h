@@ -43,6 +43,7 @@ struct RunInfo {
   uint32_t static_shared = 0;
   uint32_t registers = 0;
   double footprint_bytes = -1;
+  double l1_reuse = 0, l1_block_bytes = 0;  // timing/footprint.h's L1Reuse
 };
 
 // The counting level as JSON ({"name", "reason", "unmapped": [...]}) and as

@@ -285,7 +285,11 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
                         : "\nno bank conflicts on " + models[0]->name() + "\n";
   }
   if (a.access) out += access_findings(*a.access);
-  if (a.swizzle) out += swizzle_text(*a.swizzle);
+  if (a.swizzle) {
+    std::string what_if = swizzle_text(*a.swizzle);
+    if (!what_if.empty()) what_if += swizzle_times_text(a);
+    out += what_if;
+  }
   return out;
 }
 

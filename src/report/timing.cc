@@ -6,7 +6,7 @@
 
 namespace smemlab::report {
 
-timing::Prediction predict_launch(const Analysis& a) {
+timing::Prediction predict_launch(const Analysis& a, double wavefront_delta) {
   if (!a.access) return {};
   timing::LaunchShape shape;
   shape.blocks = a.run.blocks_total;
@@ -14,7 +14,32 @@ timing::Prediction predict_launch(const Analysis& a) {
   shape.regs_per_thread = a.run.registers;
   shape.shared_per_block = a.run.static_shared + a.run.dynamic_shared;
   shape.footprint_bytes = a.run.footprint_bytes;
-  return timing::predict(timing::launch_work(shape, *a.access, a.banks));
+  shape.l1_reuse = a.run.l1_reuse;
+  shape.l1_block_bytes = a.run.l1_block_bytes;
+  timing::LaunchWork w = timing::launch_work(shape, *a.access, a.banks, a.hopper);
+  if (wavefront_delta != 0) {
+    timing::LineWork what_if{"what-if", 0};
+    what_if.shared_wavefronts = wavefront_delta;
+    w.lines.push_back(what_if);
+  }
+  return timing::predict(w);
+}
+
+std::vector<SwizzleTimes> swizzle_times_ns(const Analysis& a) {
+  std::vector<SwizzleTimes> out;
+  if (!a.swizzle || !a.access) return out;
+  for (const auto& [key, b] : a.swizzle->buffers()) {
+    if (!b.reads && !b.gmma_reads) continue;
+    SwizzleTimes t{};
+    const auto& now = b.wavefronts[b.swizzle];
+    for (int m = 0; m < check::kSwizzleModes; ++m) {
+      if (!b.wavefronts[m] || !now) continue;
+      timing::Prediction p = predict_launch(a, double(*b.wavefronts[m]) - double(*now));
+      if (p.valid) t[m] = p.duration_ns;
+    }
+    out.push_back(t);
+  }
+  return out;
 }
 
 namespace {
@@ -53,12 +78,15 @@ nlohmann::json timing_json(const timing::Prediction& p) {
   j["duration_ns"] = p.duration_ns;
   j["limiter"] = timing::resource_name(p.limiter);
   j["launch_ns"] = p.launch_ns;
+  j["kernel_ns"] = p.kernel_ns;
   nlohmann::json r = nlohmann::json::object();
   for (int i = 0; i < timing::kResources; ++i)
     r[timing::resource_name(static_cast<timing::Resource>(i))] = p.resource_ns[i];
   j["resources_ns"] = std::move(r);
   j["dram_bytes"] = p.dram_bytes;
   j["l2_bytes"] = p.l2_bytes;
+  j["l1_hit_fraction"] = p.l1_hit_fraction;
+  j["block_chain_cycles"] = p.chain_cycles;
   j["occupancy"] = {{"blocks_per_sm", p.occupancy.blocks_per_sm},
                     {"limited_by", p.occupancy.limited_by},
                     {"resident_warps", p.occupancy.resident_warps}};
@@ -70,6 +98,22 @@ nlohmann::json timing_json(const timing::Prediction& p) {
     lines.push_back({{"file", l.file}, {"line", l.line}, {"share", l.share}});
   j["lines"] = std::move(lines);
   return j;
+}
+
+std::string swizzle_times_text(const Analysis& a) {
+  std::string out;
+  const std::vector<SwizzleTimes> times = swizzle_times_ns(a);
+  for (size_t i = 0; i < times.size(); ++i) {
+    std::string modes;
+    for (int m = 0; m < check::kSwizzleModes; ++m)
+      if (times[i][m])
+        modes += fmt::format("  {} {}", check::swizzle_mode_name(m), duration_text(*times[i][m]));
+    if (modes.empty()) continue;
+    out += times.size() == 1 ? "  predicted H100 time of the launch under each swizzle:"
+                             : fmt::format("  predicted H100 time, buffer {} above:", i + 1);
+    out += modes + "\n";
+  }
+  return out;
 }
 
 }  // namespace smemlab::report

@@ -10,6 +10,7 @@
 #include "check/source_lines.h"
 #include "sass/regroup.h"
 #include "session/schedule_compare.h"
+#include "timing/gpu.h"
 
 namespace smemlab::session {
 namespace {
@@ -187,7 +188,12 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
       out->swizzle->scale(report::scale(r));
     }
   }
-  if (counts) r.footprint_bytes = out->footprint.bytes(m.device().memory(), report::scale(r));
+  if (counts) {
+    r.footprint_bytes =
+        out->footprint.bytes(m.device().memory(), report::scale(r), timing::h100().dram_granule);
+    r.l1_reuse = out->footprint.l1_reuse().hit_fraction();
+    r.l1_block_bytes = out->footprint.l1_reuse().bytes_per_block();
+  }
 }
 
 }  // namespace smemlab::session

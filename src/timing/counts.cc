@@ -29,13 +29,15 @@ bool is_load(check::AccessClass c) {
 }  // namespace
 
 LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& access,
-                       const check::BankAnalysis* banks) {
+                       const check::BankAnalysis* banks, const check::HopperAnalysis* hopper) {
   LaunchWork w;
   w.blocks = shape.blocks;
   w.threads_per_block = shape.threads_per_block;
   w.regs_per_thread = shape.regs_per_thread;
   w.shared_per_block = shape.shared_per_block;
   w.footprint_bytes = shape.footprint_bytes;
+  w.l1_reuse = shape.l1_reuse;
+  w.l1_block_bytes = shape.l1_block_bytes;
   const ptx::LineTable* table = access.kernel().lines;
   std::map<check::SourceLine, LineWork> by_line;
   auto at = [&](const check::SourceLine& s) -> LineWork& {
@@ -50,14 +52,15 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
     double steps = double(e.second.steps);
     Pipe p = pipe_of(e.first->text);
     l.pipe[static_cast<int>(p)] += steps;
-    if (e.first->text.rfind("bar.sync", 0) == 0 || e.first->text.rfind("barrier.sync", 0) == 0 ||
-        e.first->text.rfind("bar.red", 0) == 0)
-      l.block_barriers += steps / warps_per_block;
+    if (p == Pipe::Tensor) l.tensor_fma += steps * tensor_fma(e.first->text);
+    if (block_barrier(e.first->text)) l.block_barriers += steps / warps_per_block;
   }
   double loads = 0;
   for (const auto& [pc, a] : access.accesses()) {
     LineWork& l = at(innermost(table, a.instr));
     l.l1_sectors += double(a.counts.sectors);
+    if (a.cls == check::AccessClass::GlobalLoad && l1_cached_load(a.instr->text))
+      l.cached_loads += double(a.counts.sectors);
     if (is_load(a.cls) && a.counts.requests) {
       l.load_requests += double(a.counts.requests);
       ++loads;
@@ -72,8 +75,18 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
       if (m >= s.models.size()) continue;
       LineWork& l = at(innermost(banks->kernel().lines, s.instr));
       for (const check::BankCounts& c : s.models[m].op) l.shared_wavefronts += double(c.wavefronts);
+      // Loads and atomics return a value the warp waits for (block chain).
+      l.shared_round_trips += double(s.models[m].op[int(check::SharedOp::Load)].requests);
+      l.shared_atomic_round_trips += double(s.models[m].op[int(check::SharedOp::Atomic)].requests);
     }
   }
+  if (hopper)
+    for (const auto& [pc, h] : hopper->instructions()) {
+      const auto& c = h.counts.cls;
+      double waits = double(c[int(check::HopperClass::DsharedLoad)].requests +
+                            c[int(check::HopperClass::DsharedAtomic)].requests);
+      if (waits > 0) at(innermost(hopper->kernel().lines, h.instr)).dshared_round_trips += waits;
+    }
   for (auto& [where, l] : by_line) w.lines.push_back(std::move(l));
   return w;
 }

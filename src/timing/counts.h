@@ -1,11 +1,12 @@
 // The analyses' counts of one launch (src/check) as the time model's
 // LaunchWork: per source line, issued warp-instructions by pipe, shared
-// wavefronts of the GPU's bank model, global sectors, load requests and
-// barriers.
+// wavefronts of the GPU's bank model, global sectors, load requests,
+// barriers, and the shared and DSMEM round trips a warp waits for.
 #pragma once
 
 #include "check/access_stats.h"
 #include "check/bank_stats.h"
+#include "check/hopper_stats.h"
 #include "timing/model.h"
 
 namespace smemlab::timing {
@@ -16,11 +17,15 @@ struct LaunchShape {
   uint32_t regs_per_thread = 0;  // 0: unknown
   uint32_t shared_per_block = 0;
   double footprint_bytes = -1;  // footprint.h; < 0: unknown
+  double l1_reuse = 0;          // footprint.h's L1Reuse: hit_fraction()
+  double l1_block_bytes = 0;    // and bytes_per_block()
 };
 
 // `banks` may be null (no shared counts); its model named "sm_90" is used,
-// else its first. Counts must already be scaled to the whole grid.
+// else its first. `hopper` may be null (no DSMEM waits). Counts must
+// already be scaled to the whole grid.
 LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& access,
-                       const check::BankAnalysis* banks);
+                       const check::BankAnalysis* banks,
+                       const check::HopperAnalysis* hopper = nullptr);
 
 }  // namespace smemlab::timing

@@ -4,6 +4,8 @@
 #include <bit>
 #include <map>
 
+#include "timing/classify.h"
+
 namespace smemlab::timing {
 
 namespace {
@@ -12,31 +14,59 @@ using Bits = std::array<uint64_t, 32>;
 constexpr unsigned kPageShift = 16, kSectorShift = 5;
 constexpr uint64_t kSectorsPerPage = 1u << (kPageShift - kSectorShift);
 
+// A bit per sector in 64 KiB pages, remembering the last page (consecutive
+// lanes mostly share one).
+struct SectorBits {
+  std::unordered_map<uint64_t, Bits> pages;
+  // Sets the sector's bit; true when it was clear.
+  bool set(uint64_t sector) {
+    uint64_t page = sector / kSectorsPerPage;
+    if (!last || page != last_page) {
+      last = &pages[page];
+      last_page = page;
+    }
+    uint64_t bit = sector % kSectorsPerPage, mask = uint64_t{1} << (bit % 64);
+    bool fresh = !((*last)[bit / 64] & mask);
+    (*last)[bit / 64] |= mask;
+    return fresh;
+  }
+  Bits* last = nullptr;
+  uint64_t last_page = 0;
+};
+
 class FootprintBlock final : public emu::BlockObserver {
  public:
   void on_memory(const emu::MemAccess& a) override {
     if (a.space != emu::Space::Global) return;
+    if (!classified_ || a.instr != last_instr_) {  // once per run of one instruction
+      classified_ = true;
+      last_instr_ = a.instr;
+      last_cached_ =
+          a.op == emu::MemOp::Load && !a.mbarrier && (!a.instr || l1_cached_load(a.instr->text));
+    }
+    const bool l1 = last_cached_;
+    uint64_t request[64];  // this request's sectors (a lane spans at most 2)
+    size_t n = 0;
     for (uint32_t m = a.mask; m; m &= m - 1) {
       uint64_t addr = a.addr[__builtin_ctz(m)];
       for (uint64_t s = addr >> kSectorShift, last = (addr + a.width - 1) >> kSectorShift;
-           s <= last; ++s)
-        set(s);
+           s <= last; ++s) {
+        all.set(s);
+        if (!l1) continue;
+        if (loads.set(s)) ++distinct_loads;
+        if (n < 64) request[n++] = s;
+      }
     }
+    if (!l1) return;
+    std::sort(request, request + n);
+    requested += uint64_t(std::unique(request, request + n) - request);
   }
-  std::unordered_map<uint64_t, Bits> pages;
+  SectorBits all, loads;
+  uint64_t requested = 0, distinct_loads = 0;
 
  private:
-  void set(uint64_t sector) {
-    uint64_t page = sector / kSectorsPerPage;
-    if (!last_ || page != last_page_) {
-      last_ = &pages[page];
-      last_page_ = page;
-    }
-    uint64_t bit = sector % kSectorsPerPage;
-    (*last_)[bit / 64] |= uint64_t{1} << (bit % 64);
-  }
-  Bits* last_ = nullptr;  // consecutive lanes mostly share a page
-  uint64_t last_page_ = 0;
+  const emu::InstrInfo* last_instr_ = nullptr;
+  bool classified_ = false, last_cached_ = false;
 };
 
 }  // namespace
@@ -48,7 +78,10 @@ std::unique_ptr<emu::BlockObserver> Footprint::make_block_observer(emu::Dim3) {
 void Footprint::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
   auto* b = static_cast<FootprintBlock*>(observer.get());
   std::lock_guard lock(mu_);
-  for (const auto& [page, bits] : b->pages) {
+  ++l1_.blocks;
+  l1_.requested += b->requested;
+  l1_.block_distinct += b->distinct_loads;
+  for (const auto& [page, bits] : b->all.pages) {
     Bits& into = pages_[page];
     for (size_t w = 0; w < bits.size(); ++w) into[w] |= bits[w];
   }
@@ -61,23 +94,43 @@ uint64_t Footprint::sectors() const {
   return n;
 }
 
-double Footprint::bytes(const emu::GlobalMemory& memory, double scale) const {
+namespace {
+
+// Granules of `sectors` consecutive sectors (1, 2 or 4) with a bit set in w.
+uint64_t granules_set(uint64_t w, unsigned sectors) {
+  if (sectors >= 4) {
+    w |= w >> 1;
+    w |= w >> 2;
+    return static_cast<uint64_t>(std::popcount(w & 0x1111111111111111ull));
+  }
+  if (sectors == 2)
+    return static_cast<uint64_t>(std::popcount((w | w >> 1) & 0x5555555555555555ull));
+  return static_cast<uint64_t>(std::popcount(w));
+}
+
+}  // namespace
+
+double Footprint::bytes(const emu::GlobalMemory& memory, double scale, double granule) const {
+  const unsigned per = granule >= 128 ? 4 : granule >= 64 ? 2 : 1;
   std::map<const emu::GlobalMemory::Allocation*, uint64_t> per_buffer;
   for (const auto& [page, bits] : pages_) {
     // A page inside one buffer counts at once; one that straddles buffers
-    // (or a gap) is looked up sector by sector.
+    // (or a gap) is looked up granule by granule.
     uint64_t base = page << kPageShift;
     const auto* first = memory.find(base);
     if (first && first == memory.find(base + (uint64_t{1} << kPageShift) - 1)) {
-      for (uint64_t w : bits) per_buffer[first] += static_cast<uint64_t>(std::popcount(w));
+      for (uint64_t w : bits) per_buffer[first] += granules_set(w, per);
       continue;
     }
-    for (uint64_t i = 0; i < kSectorsPerPage; ++i)
-      if (bits[i / 64] >> (i % 64) & 1) ++per_buffer[memory.find(base + (i << kSectorShift))];
+    for (uint64_t i = 0; i < kSectorsPerPage; i += per) {
+      bool any = false;
+      for (unsigned j = 0; j < per; ++j) any |= (bits[(i + j) / 64] >> ((i + j) % 64)) & 1;
+      if (any) ++per_buffer[memory.find(base + (i << kSectorShift))];
+    }
   }
   double total = 0;
   for (const auto& [buffer, n] : per_buffer) {
-    double b = double(n) * 32.0 * scale;
+    double b = double(n) * 32.0 * per * scale;
     if (buffer) b = std::min(b, double(buffer->size));
     total += b;
   }

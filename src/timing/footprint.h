@@ -5,6 +5,11 @@
 // parts of their buffers (scaling is right for them), while a buffer every
 // block reads (a matrix operand, a filter's taps) cannot be touched beyond
 // its size (the cap is right for it).
+//
+// It also measures L1 reuse (the L1 hit model): the global load sectors
+// each warp request asked for, and the distinct ones its block loaded.
+// Within a block (which stays on one SM) a sector re-read after its first
+// miss can hit in L1 while the block's loaded bytes fit there.
 #pragma once
 
 #include <array>
@@ -18,6 +23,17 @@
 
 namespace smemlab::timing {
 
+// Sums over the observed blocks (not scaled: a ratio and a per-block mean).
+struct L1Reuse {
+  uint64_t blocks = 0;
+  uint64_t requested = 0;       // sectors the cached load requests asked for
+  uint64_t block_distinct = 0;  // distinct sectors each block loaded, summed
+  double hit_fraction() const {
+    return requested ? double(requested - block_distinct) / double(requested) : 0.0;
+  }
+  double bytes_per_block() const { return blocks ? 32.0 * double(block_distinct) / blocks : 0.0; }
+};
+
 class Footprint final : public emu::KernelObserver {
  public:
   std::unique_ptr<emu::BlockObserver> make_block_observer(emu::Dim3 block) override;
@@ -26,8 +42,10 @@ class Footprint final : public emu::KernelObserver {
   uint64_t sectors() const;
   // Bytes of the whole grid: per buffer of `memory`, its sectors x 32 x
   // scale, capped by the buffer's size (sectors outside every buffer, e.g.
-  // the device heap, scaled uncapped).
-  double bytes(const emu::GlobalMemory& memory, double scale) const;
+  // the device heap, scaled uncapped). DRAM moves whole granules (32, 64
+  // or 128 bytes, aligned): a granule with any sector touched counts whole.
+  double bytes(const emu::GlobalMemory& memory, double scale, double granule = 32) const;
+  const L1Reuse& l1_reuse() const { return l1_; }
 
  private:
   // A bit per 32-byte sector, by 64 KiB page: a block sets bits in its
@@ -35,6 +53,7 @@ class Footprint final : public emu::KernelObserver {
   using Bits = std::array<uint64_t, 32>;
   std::mutex mu_;
   std::unordered_map<uint64_t, Bits> pages_;  // address >> 16 -> sectors touched
+  L1Reuse l1_;
 };
 
 }  // namespace smemlab::timing

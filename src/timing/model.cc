@@ -40,22 +40,58 @@ double pipe_rate(const Gpu& gpu, int p) {
   return gpu.*rates[p];
 }
 
+// Per-launch factors a line's quantities are weighed with: the L1 hit
+// fraction of cached loads, a load's mean round trip, the chain weights.
+struct Factors {
+  double l1_hit = 0;        // of cached load sectors
+  double load_latency = 0;  // cycles
+  double mlp = 1;           // independent loads in flight per warp
+  double per_warp = 0;      // 1 / warps of the grid
+  double per_block = 0;     // 1 / blocks
+};
+
+// Sectors a line sends on to L2: all but the cached loads that hit in L1.
+double l2_sectors(const LineWork& l, const Factors& f) {
+  return l.l1_sectors - f.l1_hit * l.cached_loads;
+}
+
+// A line's cycles on its block's dependent path. Issue: a warp issues its
+// own instructions one a clock, and the SM's schedulers serve the block's
+// warps 4 a clock, so the slower of the two; then the waits, which a
+// barrier keeps from overlapping the block's other phases: each shared
+// load (latency_shared) or atomic (latency_shared_atomic), DSMEM load or
+// atomic (latency_dsmem) and global load (the load latency, mlp in flight)
+// of the warp, and each barrier of the block (barrier_cycles).
+double chain_cycles(const Gpu& gpu, const LineWork& l, const Factors& f) {
+  const double issue = std::max(l.issued() * f.per_warp, l.issued() * f.per_block / gpu.schedulers);
+  const double waits = l.shared_round_trips * gpu.latency_shared +
+                       l.shared_atomic_round_trips * gpu.latency_shared_atomic +
+                       l.dshared_round_trips * gpu.latency_dsmem +
+                       l.load_requests * f.load_latency / f.mlp;
+  return issue + waits * f.per_warp + l.block_barriers * f.per_block * gpu.barrier_cycles;
+}
+
 // The quantity of one line that a resource's time is proportional to: a
 // line's share of the resource is its quantity over the launch's sum.
-double line_quantity(const LineWork& l, Resource r) {
+double line_quantity(const Gpu& gpu, const LineWork& l, Resource r, const Factors& f) {
   switch (r) {
     case Resource::Issue:
       return l.issued();
     case Resource::Shared:
       return l.shared_wavefronts;
     case Resource::L1:
+      // Shared memory and L1 share one 128 B/clk data path: a shared
+      // wavefront and 4 global sectors each take one of its cycles.
+      return l.shared_wavefronts + l.l1_sectors * gpu.shared_wavefronts / gpu.l1_sectors;
     case Resource::L2:
     case Resource::Dram:
-      return l.l1_sectors;
+      return l2_sectors(l, f);
     case Resource::Latency:
       return l.load_requests;
-    case Resource::Barriers:
-      return l.block_barriers;
+    case Resource::Chain:
+      return chain_cycles(gpu, l, f);
+    case Resource::Tensor:
+      return l.tensor_fma;
     default:
       break;
   }
@@ -63,11 +99,33 @@ double line_quantity(const LineWork& l, Resource r) {
   return (p >= 0 && p < kPipes) ? l.pipe[p] : 0;
 }
 
-// Latency of a global load round trip: L2 hits at latency_l2, the DRAM
-// part of the traffic at latency_dram.
-double load_latency_cycles(const Gpu& gpu, double dram, double l2) {
+// Latency of a global load round trip: L1 hits at latency_l1, L2 hits at
+// latency_l2, the DRAM part of the L2 traffic at latency_dram.
+double load_latency_cycles(const Gpu& gpu, double l1_hit, double dram, double l2) {
   double miss = l2 > 0 ? std::clamp(dram / l2, 0.0, 1.0) : 1.0;
-  return gpu.latency_l2 + miss * (gpu.latency_dram - gpu.latency_l2);
+  double beyond_l1 = gpu.latency_l2 + miss * (gpu.latency_dram - gpu.latency_l2);
+  return l1_hit * gpu.latency_l1 + (1.0 - l1_hit) * beyond_l1;
+}
+
+// The fraction of cached load sectors that hit in L1: the re-reads within
+// a block, while the resident blocks' loaded bytes fit in the L1 part of
+// the SM's 256 KiB (what shared memory leaves); beyond it, in proportion.
+double l1_hit_fraction(const Gpu& gpu, const LaunchWork& w, const Prediction& p) {
+  if (w.l1_reuse <= 0) return 0;
+  const double resident =
+      double(std::min<uint64_t>(p.occupancy.blocks_per_sm, p.waves.per_busiest_sm));
+  const double shared = resident * (double(w.shared_per_block) + gpu.shared_reserved);
+  const double l1 = std::max(0.0, gpu.l1_shared_bytes - shared);
+  const double loaded = resident * w.l1_block_bytes;
+  return w.l1_reuse * (loaded > l1 ? l1 / loaded : 1.0);
+}
+
+// Index of the largest of the resources' times (the first of equals).
+int slowest(const double (&ns)[kResources]) {
+  int worst = 0;
+  for (int r = 1; r < kResources; ++r)
+    if (ns[r] > ns[worst]) worst = r;
+  return worst;
 }
 
 }  // namespace
@@ -93,9 +151,21 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
     return p;
   }
   p.waves = waves(gpu, w.blocks, p.occupancy.blocks_per_sm);
+  Factors f;
+  f.l1_hit = p.l1_hit_fraction = l1_hit_fraction(gpu, w, p);
+  f.mlp = std::max(1.0, std::min(w.mlp, gpu.max_mlp));
+  f.per_block = 1.0 / double(w.blocks);
+  f.per_warp = f.per_block / double(p.occupancy.warps_per_block);
+  double l2_sectors_total = 0;
+  for (const LineWork& l : w.lines) l2_sectors_total += l2_sectors(l, f);
+  p.l2_bytes = l2_sectors_total * 32.0;
+  p.dram_bytes = dram_bytes(gpu, w.footprint_bytes, p.l2_bytes);
+  f.load_latency = load_latency_cycles(gpu, f.l1_hit, p.dram_bytes, p.l2_bytes);
+
   double total[kResources] = {};
   for (const LineWork& l : w.lines)
-    for (int r = 0; r < kResources; ++r) total[r] += line_quantity(l, static_cast<Resource>(r));
+    for (int r = 0; r < kResources; ++r)
+      total[r] += line_quantity(gpu, l, static_cast<Resource>(r), f);
 
   // Per-SM resources: the busiest SM runs per_busiest_sm of the blocks
   // (the last wave's tail included), each doing an equal part of the work.
@@ -106,44 +176,40 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
   for (int q = 0; q < kPipes; ++q)
     cycles[int(Resource::Fp32) + q] = total[int(Resource::Fp32) + q] * busiest / pipe_rate(gpu, q);
   cycles[int(Resource::Shared)] = total[int(Resource::Shared)] * busiest / gpu.shared_wavefronts;
-  cycles[int(Resource::L1)] = total[int(Resource::L1)] * busiest / gpu.l1_sectors;
+  cycles[int(Resource::L1)] = total[int(Resource::L1)] * busiest / gpu.shared_wavefronts;
+  for (int r = 0; r < kResources; ++r) p.resource_ns[r] = cycles[r] * ns_per_cycle;
 
   // Device resources: L2 bandwidth grows with the SMs that have work.
   const double active_sms = std::min<double>(gpu.sms, double(w.blocks));
-  p.l2_bytes = total[int(Resource::L2)] * 32.0;
-  p.dram_bytes = dram_bytes(gpu, w.footprint_bytes, p.l2_bytes);
-  for (int r = 0; r < kResources; ++r) p.resource_ns[r] = cycles[r] * ns_per_cycle;
   p.resource_ns[int(Resource::L2)] = p.l2_bytes / (gpu.l2_bandwidth_gbs * active_sms / gpu.sms);
   p.resource_ns[int(Resource::Dram)] = p.dram_bytes / gpu.dram_bandwidth_gbs;
 
   // Little's law: the busiest SM's loads are served warps x mlp at a time,
   // each round trip taking the load latency.
-  const double warps_at_once =
-      double(std::min<uint64_t>(p.occupancy.blocks_per_sm, p.waves.per_busiest_sm)) *
-      p.occupancy.warps_per_block;
+  const double resident_blocks =
+      double(std::min<uint64_t>(p.occupancy.blocks_per_sm, p.waves.per_busiest_sm));
   const double round_trips = total[int(Resource::Latency)] * busiest /
-                             (warps_at_once * std::max(1.0, std::min(w.mlp, gpu.max_mlp)));
-  p.resource_ns[int(Resource::Latency)] =
-      round_trips * load_latency_cycles(gpu, p.dram_bytes, p.l2_bytes) * ns_per_cycle;
-  // A barrier holds its block for about one shared round trip; the other
-  // resident blocks keep the SM busy meanwhile, so blocks_per_sm overlap.
-  p.resource_ns[int(Resource::Barriers)] = total[int(Resource::Barriers)] * busiest *
-                                           gpu.barrier_cycles / double(p.occupancy.blocks_per_sm) *
-                                           ns_per_cycle;
+                             (resident_blocks * p.occupancy.warps_per_block * f.mlp);
+  p.resource_ns[int(Resource::Latency)] = round_trips * f.load_latency * ns_per_cycle;
+  // Block chain: a block lasts at least its dependent path; the SM runs
+  // blocks_per_sm of them side by side, so its blocks take that many rounds.
+  p.chain_cycles = total[int(Resource::Chain)];
+  const double rounds = std::ceil(double(p.waves.per_busiest_sm) / resident_blocks);
+  p.resource_ns[int(Resource::Chain)] = p.chain_cycles * rounds * ns_per_cycle;
 
   // Overlap rule: the pipes, the memory system and the warps waiting on
   // latency all work at once, so the slowest binds (a roofline over every
-  // resource); the launch overhead adds.
-  int worst = 0;
-  for (int r = 1; r < kResources; ++r)
-    if (p.resource_ns[r] > p.resource_ns[worst]) worst = r;
+  // resource); the launch overhead adds. Shared wavefronts and global
+  // sectors share the L1 data path, so that resource adds them.
+  const int worst = slowest(p.resource_ns);
   p.limiter = static_cast<Resource>(worst);
   p.duration_ns = p.resource_ns[worst] + p.launch_ns;
+  p.kernel_ns = p.resource_ns[worst] + gpu.kernel_floor_ns;
   p.valid = true;
 
   if (total[worst] > 0)
     for (const LineWork& l : w.lines) {
-      double q = line_quantity(l, p.limiter);
+      double q = line_quantity(gpu, l, p.limiter, f);
       if (q > 0) p.lines.push_back({l.file, l.line, q / total[worst]});
     }
   std::stable_sort(p.lines.begin(), p.lines.end(),

@@ -42,11 +42,16 @@ const char* resource_name(Resource r);
 struct LineWork {
   std::string file;
   int line = 0;
-  double pipe[kPipes] = {};      // warp-instructions issued, by pipe
-  double shared_wavefronts = 0;  // conflicts included
-  double l1_sectors = 0;         // global and local sectors through L1 (and on to L2)
-  double load_requests = 0;      // global/local load warp-instructions (latency term)
-  double block_barriers = 0;     // bar.sync passes summed over blocks
+  double pipe[kPipes] = {};              // warp-instructions issued, by pipe
+  double tensor_fma = 0;                 // tensor-core multiply-adds at the FP16 rate (classify.h)
+  double shared_wavefronts = 0;          // conflicts included
+  double l1_sectors = 0;                 // global and local sectors through L1 (and on to L2)
+  double cached_loads = 0;               // of l1_sectors: global load sectors L1 may hit
+  double load_requests = 0;              // global/local load warp-instructions (latency term)
+  double shared_round_trips = 0;         // shared loads a warp waits for (block chain)
+  double shared_atomic_round_trips = 0;  // shared atomics likewise
+  double dshared_round_trips = 0;        // the same on a cluster peer's shared memory
+  double block_barriers = 0;             // bar.sync passes summed over blocks
   double issued() const;
 };
 
@@ -62,6 +67,11 @@ struct LaunchWork {
   // Independent global loads a warp has in flight (distinct load
   // instructions that ran, capped by the GPU's max_mlp).
   double mlp = 1;
+  // L1 reuse within a block (footprint.h's L1Reuse): the fraction of
+  // cached load sectors that re-read a sector the block loaded before, and
+  // the distinct bytes a block loads. 0: no reuse measured.
+  double l1_reuse = 0;
+  double l1_block_bytes = 0;
 };
 
 struct LineShare {
@@ -77,7 +87,12 @@ struct Prediction {
   Resource limiter = Resource::Issue;
   double resource_ns[kResources] = {};  // each resource's time alone
   double launch_ns = 0;
+  // The duration as Nsight Compute's gpu__time_duration sees it: from the
+  // grid's start, without the launch path CUDA events include.
+  double kernel_ns = 0;
   double dram_bytes = 0, l2_bytes = 0;
+  double l1_hit_fraction = 0;  // of the cached load sectors
+  double chain_cycles = 0;     // one block's dependent path
   Occupancy occupancy;
   Waves waves;
   std::vector<LineShare> lines;  // by share, largest first; lines with 0 left out

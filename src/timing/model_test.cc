@@ -102,15 +102,23 @@ TEST(Model, ConflictBoundTileSlowerThanPadded) {
   Prediction naive = predict(transpose_work(32)), padded = predict(transpose_work(1));
   ASSERT_TRUE(naive.valid);
   ASSERT_TRUE(padded.valid);
-  EXPECT_EQ(naive.limiter, Resource::Shared);
+  // Shared wavefronts and global sectors (4 a cycle) share the L1 data path.
+  EXPECT_EQ(naive.limiter, Resource::L1);
   EXPECT_EQ(padded.limiter, Resource::Dram);
   EXPECT_GT(naive.duration_ns, 1.3 * padded.duration_ns);
-  // The column read (line 12) holds 32/33 of the wavefronts.
+  const double warps = 128.0 * 128 * 8, global = 4096.0 * 4096 * 4 / 32 / 4;
+  EXPECT_NEAR(naive.resource_ns[int(Resource::L1)],
+              (warps * 4 * 33 + 2 * global) * 125 / 16384 / 1.98, 1e-6);
+  EXPECT_GT(naive.resource_ns[int(Resource::L1)], naive.resource_ns[int(Resource::Shared)]);
+  // The column read (line 12) holds its wavefronts and its store's cycles.
   ASSERT_FALSE(naive.lines.empty());
   EXPECT_EQ(naive.lines.front().line, 12);
-  EXPECT_NEAR(naive.lines.front().share, 32.0 / 33.0, 1e-9);
+  EXPECT_NEAR(naive.lines.front().share, (warps * 4 * 32 + global) / (warps * 4 * 33 + 2 * global),
+              1e-9);
   // DRAM: 128 MiB in and out at the measured copy bandwidth, plus the launch.
-  EXPECT_NEAR(padded.duration_ns, 4096.0 * 4096 * 8 / 2917.8 + 2000, 1.0);
+  EXPECT_NEAR(padded.duration_ns, 4096.0 * 4096 * 8 / 3078 + 7200, 1.0);
+  // Nsight Compute's duration: the kernel floor instead of the launch path.
+  EXPECT_NEAR(padded.kernel_ns, padded.duration_ns - 7200 + 2000, 1e-6);
 }
 
 TEST(Model, MonotoneInWavefronts) {
@@ -135,8 +143,11 @@ TEST(Model, LatencyBindsFewWarps) {
   w.lines = {l};
   w.footprint_bytes = 1000 * 32;
   Prediction p = predict(w);
-  EXPECT_EQ(p.limiter, Resource::Latency);
   EXPECT_NEAR(p.resource_ns[int(Resource::Latency)], 1000 * 692.4 / 1.98, 1.0);
+  // One warp: its chain is the same round trips, each also issued (a warp
+  // issues 1 a clock, more than its block's 1 warp at 4 a clock).
+  EXPECT_EQ(p.limiter, Resource::Chain);
+  EXPECT_NEAR(p.resource_ns[int(Resource::Chain)], 1000 * (692.4 + 1) / 1.98, 1.0);
   // More warps in flight at once: the same loads take less time.
   w.threads_per_block = 256;
   EXPECT_LT(predict(w).duration_ns, p.duration_ns);
@@ -172,6 +183,90 @@ TEST(Model, DramFootprintRules) {
   // Larger than L2: re-reads partly miss.
   double d = dram_bytes(g, 2 * g.l2_bytes, 10 * g.l2_bytes);
   EXPECT_DOUBLE_EQ(d, 2 * g.l2_bytes + 8 * g.l2_bytes * 0.5);
+}
+
+// A naive matmul's loads: each block re-reads its rows and columns, so 15
+// of 16 cached sectors hit in L1 while the block's 64 KiB fit.
+LaunchWork reuse_work(double block_bytes) {
+  LaunchWork w;
+  w.blocks = 4096;
+  w.threads_per_block = 256;
+  LineWork l{"m.cu", 51};
+  l.pipe[int(Pipe::Lsu)] = 4096.0 * 8 * 1024;
+  l.load_requests = l.pipe[int(Pipe::Lsu)];
+  l.l1_sectors = l.cached_loads = 4096.0 * 16 * block_bytes / 32;
+  w.lines = {l};
+  w.footprint_bytes = 32e6;
+  w.l1_reuse = 15.0 / 16;
+  w.l1_block_bytes = block_bytes;
+  w.mlp = 2;
+  return w;
+}
+
+TEST(Model, L1HitsWithinBlocks) {
+  const double kib = 1024;
+  Prediction p = predict(reuse_work(64 * kib));
+  ASSERT_TRUE(p.valid);
+  EXPECT_EQ(p.occupancy.blocks_per_sm, 8u);
+  // 8 resident blocks x 64 KiB = 512 KiB > 248 KiB of L1 (8 KiB of shared
+  // memory reserved): hits in proportion.
+  const double l1 = 256 * kib - 8 * kib;
+  EXPECT_NEAR(p.l1_hit_fraction, 15.0 / 16 * l1 / (8 * 64 * kib), 1e-12);
+  EXPECT_NEAR(p.l2_bytes, 4096.0 * 16 * 64 * kib * (1 - p.l1_hit_fraction), 1.0);
+  // Small blocks fit: every re-read hits.
+  Prediction q = predict(reuse_work(16 * kib));
+  EXPECT_NEAR(q.l1_hit_fraction, 15.0 / 16, 1e-12);
+  EXPECT_NEAR(q.l2_bytes, 4096.0 * 16 * 16 * kib / 16, 1.0);
+  // Without reuse, all sectors go on to L2; hits also shorten the round trip.
+  LaunchWork none = reuse_work(16 * kib);
+  none.l1_reuse = 0;
+  Prediction n = predict(none);
+  EXPECT_DOUBLE_EQ(n.l2_bytes, 4096.0 * 16 * 16 * kib);
+  EXPECT_LT(q.resource_ns[int(Resource::Latency)], n.resource_ns[int(Resource::Latency)]);
+  // Stores never hit: sectors that are not cached loads all go on.
+  none = reuse_work(16 * kib);
+  none.lines[0].cached_loads = 0;
+  EXPECT_DOUBLE_EQ(predict(none).l2_bytes, n.l2_bytes);
+}
+
+TEST(Model, BlockChainOfATreeReduction) {
+  // 264 blocks of 256 threads, 8 steps of: two shared loads, an add, a
+  // shared store and a barrier. Each warp waits for its loads; 8 blocks per
+  // SM, 2 blocks on the busiest SM, so one round.
+  LaunchWork w;
+  w.blocks = 264;
+  w.threads_per_block = 256;
+  const double warps = 264.0 * 8;
+  LineWork l{"r.cu", 40};
+  l.pipe[int(Pipe::Lsu)] = warps * 8 * 3;
+  l.pipe[int(Pipe::Int)] = warps * 8;
+  l.pipe[int(Pipe::Control)] = warps * 8;
+  l.shared_round_trips = warps * 8 * 2;
+  l.shared_wavefronts = warps * 8 * 3;
+  l.block_barriers = 264.0 * 8;
+  w.lines = {l};
+  Prediction p = predict(w);
+  // Issue: the block's 8 warps x 5 instructions at 4 a clock (10) beats a
+  // warp's own 5; then two shared loads and a barrier a step.
+  const double chain = 8 * (10 + 2 * 28.7) + 8 * 19.2;
+  EXPECT_NEAR(p.chain_cycles, chain, 1e-9);
+  EXPECT_EQ(p.limiter, Resource::Chain);
+  EXPECT_NEAR(p.resource_ns[int(Resource::Chain)], chain / 1.98, 1e-9);
+  // Four times the blocks: 8 on the busiest SM still fit at once.
+  for (LineWork* x : {&w.lines[0]}) {
+    for (double& q : x->pipe) q *= 4;
+    x->shared_round_trips *= 4;
+    x->shared_wavefronts *= 4;
+    x->block_barriers *= 4;
+  }
+  w.blocks *= 4;
+  EXPECT_NEAR(predict(w).resource_ns[int(Resource::Chain)], chain / 1.98, 1e-9);
+  // Eight times: two rounds.
+  for (double& q : w.lines[0].pipe) q *= 2;
+  w.lines[0].shared_round_trips *= 2;
+  w.lines[0].block_barriers *= 2;
+  w.blocks *= 2;
+  EXPECT_NEAR(predict(w).resource_ns[int(Resource::Chain)], 2 * chain / 1.98, 1e-9);
 }
 
 TEST(Model, BlockThatDoesNotFit) {

@@ -1,0 +1,208 @@
+// Micro-benchmarks for the time model's parameters (issue 31, h100.def):
+// each measures one figure on the H100, never a kernel the model is judged
+// on. Prints "param <name> <value> <unit>" lines (scripts/gpu-timing keeps
+// them in microbench.measured):
+//  - barrier_cycles: one bar.sync of a block (256 and 1024 threads, one
+//    block per SM), clock64 over a loop of barriers minus the same loop
+//    without them;
+//  - tree_step_cycles: one step of a shared tree reduction (dependent
+//    shared load, add, shared store, barrier): checks the block-chain
+//    term's sum (latency_shared + issue + barrier_cycles), not a parameter;
+//  - launch_us: an empty kernel between two CUDA events (how the suite is
+//    timed), 1 block and 1056 blocks;
+//  - dram_write_gbs / dram_read_gbs: 256 MiB stored / loaded (16-byte
+//    accesses), event-timed;
+//  - dram_granule_bytes: reading one 4-byte word per 128-byte line of
+//    256 MiB against reading every byte: the DRAM bytes fetched per
+//    touched 32-byte sector (32 if DRAM fetched sectors alone);
+//  - dsmem_atomic_latency / shared_atomic_latency: one lane's dependent
+//    atomicAdd chain on the other block's shared memory of a 2-block
+//    cluster, and on its own; dsmem_atomic_cycles_per_warp: 256 threads
+//    each adding to distinct remote words, per warp-instruction per SM.
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK(x)                                                                    \
+  do {                                                                              \
+    cudaError_t e_ = (x);                                                           \
+    if (e_ != cudaSuccess) {                                                        \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                 \
+    }                                                                               \
+  } while (0)
+
+__global__ void barrier_loop(long long* cycles, int n, int with_barrier) {
+  __shared__ volatile int sink[1024];
+  long long t0 = clock64();
+  for (int i = 0; i < n; ++i) {
+    sink[threadIdx.x] = i;
+    if (with_barrier) __syncthreads();
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
+__global__ void tree_steps(long long* cycles, float* out, int n) {
+  __shared__ float s[1024];
+  s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  float v = 0;
+  long long t0 = clock64();
+  for (int i = 0; i < n; ++i) {
+    // One reduction step: read a partner's value, add, write back, sync.
+    unsigned partner = (threadIdx.x + 1 + (i & 7)) % blockDim.x;
+    v = s[partner] + v;
+    s[threadIdx.x] = v;
+    __syncthreads();
+  }
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+namespace cg = cooperative_groups;
+
+// remote: 1 = the other block of the cluster, 0 = this block's own shared.
+__global__ void __cluster_dims__(2, 1, 1) atomic_chain(long long* cycles, int n, int remote) {
+  __shared__ int words[256];
+  cg::cluster_group cl = cg::this_cluster();
+  words[threadIdx.x] = 0;
+  cl.sync();
+  int* target = remote ? cl.map_shared_rank(words, cl.block_rank() ^ 1) : words;
+  long long t0 = clock64();
+  if (threadIdx.x == 0) {
+    int v = 0;
+    for (int i = 0; i < n; ++i) v = atomicAdd(target + (v >> 30), 1);  // address depends on v
+    words[1] = v;
+  }
+  long long t1 = clock64();
+  cl.sync();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
+__global__ void __cluster_dims__(2, 1, 1) atomic_stream(long long* cycles, int n) {
+  __shared__ int words[256];
+  cg::cluster_group cl = cg::this_cluster();
+  words[threadIdx.x] = 0;
+  cl.sync();
+  int* target = cl.map_shared_rank(words, cl.block_rank() ^ 1);
+  long long t0 = clock64();
+  for (int i = 0; i < n; ++i) atomicAdd(target + threadIdx.x, 1);
+  __syncthreads();
+  long long t1 = clock64();
+  cl.sync();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
+__global__ void empty_kernel() {}
+
+__global__ void store16(float4* p, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    p[i] = make_float4(1, 2, 3, 4);
+}
+
+__global__ void load16(const float4* p, float* out, size_t n) {
+  float acc = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    float4 v = p[i];
+    acc += v.x + v.y + v.z + v.w;
+  }
+  if (acc == -1.0f) out[0] = acc;  // never true: keeps the loads
+}
+
+__global__ void load_one_per_line(const float* p, float* out, size_t lines) {
+  float acc = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < lines; i += size_t(gridDim.x) * blockDim.x)
+    acc += p[i * 32];
+  if (acc == -1.0f) out[0] = acc;
+}
+
+template <class F>
+float median_us(F launch, int repeat = 21) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  launch();
+  launch();
+  CHECK(cudaDeviceSynchronize());
+  std::vector<float> ms;
+  for (int r = 0; r < repeat; ++r) {
+    CHECK(cudaEventRecord(a));
+    launch();
+    CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    float t;
+    CHECK(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  return 1000.0f * ms[ms.size() / 2];
+}
+
+double median_cycles(long long* d, int blocks) {
+  std::vector<long long> h(blocks);
+  CHECK(cudaMemcpy(h.data(), d, blocks * sizeof(long long), cudaMemcpyDeviceToHost));
+  std::sort(h.begin(), h.end());
+  return double(h[blocks / 2]);
+}
+
+int main() {
+  long long* cyc;
+  float* out;
+  CHECK(cudaMalloc(&cyc, 132 * 8 * sizeof(long long)));
+  CHECK(cudaMalloc(&out, 132 * 8 * 1024 * sizeof(float)));
+  const int n = 4096;
+  for (int threads : {256, 1024}) {
+    barrier_loop<<<132, threads>>>(cyc, n, 1);
+    CHECK(cudaDeviceSynchronize());
+    double with = median_cycles(cyc, 132);
+    barrier_loop<<<132, threads>>>(cyc, n, 0);
+    CHECK(cudaDeviceSynchronize());
+    double without = median_cycles(cyc, 132);
+    std::printf("param barrier_cycles_%d %.2f cycles (loop %.2f)\n", threads, (with - without) / n,
+                without / n);
+    tree_steps<<<132, threads>>>(cyc, out, n);
+    CHECK(cudaDeviceSynchronize());
+    std::printf("param tree_step_cycles_%d %.2f cycles\n", threads, median_cycles(cyc, 132) / n);
+  }
+  // Eight 256-thread blocks per SM: do resident blocks' barriers overlap?
+  barrier_loop<<<132 * 8, 256>>>(cyc, n, 1);
+  CHECK(cudaDeviceSynchronize());
+  std::printf("param barrier_cycles_256x8 %.2f cycles\n", median_cycles(cyc, 132 * 8) / n);
+  std::printf("param launch_us_1 %.3f us\n", median_us([] { empty_kernel<<<1, 32>>>(); }));
+  std::printf("param launch_us_1056 %.3f us\n", median_us([] { empty_kernel<<<1056, 256>>>(); }));
+  const size_t bytes = size_t(256) << 20, n16 = bytes / 16;
+  float4* buf;
+  CHECK(cudaMalloc(&buf, bytes));
+  float us = median_us([&] { store16<<<132 * 16, 256>>>(buf, n16); });
+  std::printf("param dram_write_gbs %.1f GB/s (%.2f us)\n", bytes / us / 1e3, us);
+  us = median_us([&] { load16<<<132 * 16, 256>>>(buf, out, n16); });
+  std::printf("param dram_read_gbs %.1f GB/s (%.2f us)\n", bytes / us / 1e3, us);
+  float full = us;
+  us = median_us([&] { load_one_per_line<<<132 * 16, 256>>>((const float*)buf, out, bytes / 128); });
+  std::printf("param dram_granule_bytes %.1f bytes (one word per line: %.2f us, all: %.2f us)\n",
+              128.0 * us / full, us, full);
+  for (size_t mib : {8, 32}) {
+    size_t b = mib << 20;
+    us = median_us([&] { store16<<<132 * 16, 256>>>(buf, b / 16); });
+    std::printf("param dram_write_gbs_%zuMiB %.1f GB/s (%.2f us)\n", mib, b / us / 1e3, us);
+  }
+  const int na = 1024;
+  atomic_chain<<<132, 256>>>(cyc, na, 1);
+  CHECK(cudaDeviceSynchronize());
+  std::printf("param dsmem_atomic_latency %.2f cycles\n", median_cycles(cyc, 132) / na);
+  atomic_chain<<<132, 256>>>(cyc, na, 0);
+  CHECK(cudaDeviceSynchronize());
+  std::printf("param shared_atomic_latency %.2f cycles\n", median_cycles(cyc, 132) / na);
+  atomic_stream<<<132, 256>>>(cyc, na);
+  CHECK(cudaDeviceSynchronize());
+  std::printf("param dsmem_atomic_cycles_per_warp %.2f cycles\n", median_cycles(cyc, 132) / na / 8);
+  CHECK(cudaGetLastError());
+  return 0;
+}
