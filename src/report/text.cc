@@ -286,6 +286,7 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
   }
   if (a.access) out += access_findings(*a.access);
   if (a.swizzle) out += swizzle_text(*a.swizzle);
+  if (a.padding) out += padding_text(*a.padding);
   return out;
 }
 
