@@ -1,5 +1,7 @@
 #include "check/swizzle_whatif.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "bank/ldmatrix.h"
@@ -10,6 +12,34 @@ namespace smemlab::check {
 const char* swizzle_mode_name(int mode) {
   static const char* const names[] = {"none", "32B", "64B", "128B"};
   return mode >= 0 && mode < kSwizzleModes ? names[mode] : "?";
+}
+
+int best_swizzle(const SwizzleBuffer& b) {
+  int best = b.swizzle;
+  for (int m = 0; m < kSwizzleModes; ++m)
+    if (b.wavefronts[m] && (!b.wavefronts[best] || *b.wavefronts[m] < *b.wavefronts[best]))
+      best = m;
+  return best;
+}
+
+SwizzleProposal swizzle_proposal(const SwizzleBuffer& b, int to) {
+  static const char* const fields[] = {"CU_TENSOR_MAP_SWIZZLE_NONE", "CU_TENSOR_MAP_SWIZZLE_32B",
+                                       "CU_TENSOR_MAP_SWIZZLE_64B", "CU_TENSOR_MAP_SWIZZLE_128B"};
+  SwizzleProposal p;
+  p.tensor_map_swizzle = fields[to];
+  if (to == 0) {
+    p.row_pitch = b.row_bytes;
+    p.alignment = 16;
+    return p;
+  }
+  // Mode m XORs the 16-byte chunk index (address bits 4..) with the m bits
+  // from bit 7 up: CuTe's Swizzle<BBits = m, MBase = 4, SShift = 3> on bytes,
+  // a pattern that repeats every 128 << m bytes.
+  p.cute_swizzle = fmt::format("Swizzle<{},4,3>", to);
+  p.reader_xor = fmt::format("o ^ ((o >> 7 & {}) << 4)", (1u << to) - 1);
+  p.row_pitch = 16u << to;
+  p.alignment = 128u << to;
+  return p;
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "bank/bank.h"
@@ -43,6 +44,20 @@ struct SwizzleBuffer {
   // their wavefronts: the same under every mode.
   uint64_t gmma_reads = 0, gmma_wavefronts = 0;
 };
+
+// The mode whose readers take the fewest wavefronts (the map's own on a tie).
+int best_swizzle(const SwizzleBuffer& b);
+
+// The change to a better mode `to` as a user makes it (the what-if's
+// proposal): the tensor map's field and the readers' address XOR.
+struct SwizzleProposal {
+  const char* tensor_map_swizzle;  // "CU_TENSOR_MAP_SWIZZLE_128B"
+  std::string cute_swizzle;        // CuTe's functor on byte offsets: "Swizzle<3,4,3>"
+  std::string reader_xor;          // "o ^ ((o >> 7 & 7) << 4)"
+  uint32_t row_pitch = 0;          // bytes from one box row to the next under `to`
+  uint32_t alignment = 0;          // the box's base alignment the pattern needs
+};
+SwizzleProposal swizzle_proposal(const SwizzleBuffer& b, int to);
 
 class SwizzleWhatIf final : public emu::KernelObserver {
  public:

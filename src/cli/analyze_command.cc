@@ -20,7 +20,7 @@ struct AnalyzeOptions {
   std::string level = "sass";
   bool json = false, sarif = false;
   bool check = false;  // also run `check`'s defect checkers
-  std::string html;  // also write the HTML source view here
+  std::string html;    // also write the HTML source view here
   uint64_t fail_on_excess = std::numeric_limits<uint64_t>::max();
 };
 
@@ -42,8 +42,8 @@ void analyze(AnalyzeOptions& o) {
   // A launch refused before it ran (bad input) is not a kernel's failure.
   if (run.status.error && emu::refused_launch(run.status.error->kind))
     throw UsageError(run.status.error->what());
-  report::Analysis a{run.info,      run.banks.get(), &run.access,
-                     &run.findings, &run.hopper,     run.swizzle.get()};
+  report::Analysis a{run.info,    run.banks.get(),   &run.access,      &run.findings,
+                     &run.hopper, run.swizzle.get(), run.padding.get()};
   if (o.json)
     fmt::print("{}\n", report::analyze_json(a).dump(1));
   else if (o.sarif)
@@ -78,10 +78,10 @@ void add_analyze_command(CLI::App& app) {
          "the main one")
       ->capture_default_str();
   cmd->add_option(
-      "--blocks", o->blocks,
-      "blocks to emulate: 'all' (exact counts, as Nsight Compute), or N spread evenly over "
-      "the grid (faster; counts scaled to the grid, exact when the access pattern does not "
-      "depend on blockIdx)")
+         "--blocks", o->blocks,
+         "blocks to emulate: 'all' (exact counts, as Nsight Compute), or N spread evenly over "
+         "the grid (faster; counts scaled to the grid, exact when the access pattern does not "
+         "depend on blockIdx)")
       ->capture_default_str();
   cmd->add_option("--level", o->level,
                   "count the requests of the SASS the GPU runs (ptxas + nvdisasm; falls back to "

@@ -29,6 +29,7 @@ report::FixReport report_of(const session::ProgramFix& fix, const session::Progr
   rep.program = app;
   rep.launches = fix.launches;
   rep.grids_differ = fix.grids_differ;
+  rep.swizzle_proposals = fix.swizzle_proposals;
   return rep;
 }
 

@@ -144,18 +144,24 @@ void decode_movmatrix(DecodeContext& c, const ptx::Instruction& in, Op op) {
   c.push(op);
 }
 
+// The element types (in modifier order) and the shape of an mma, wmma or
+// wgmma; false unless it is .sync.aligned and names a shape.
+bool matrix_mods(const ptx::Instruction& in, tensor::Shape* shape, std::vector<Elem>* types) {
+  bool have_shape = false;
+  for (const auto& m : in.mods) {
+    Elem e;
+    if (elem_of(m, &e)) types->push_back(e);
+    have_shape = have_shape || shape_of(m, shape);
+  }
+  return have_shape && in.has_mod("sync") && in.has_mod("aligned");
+}
+
 void decode_mma(DecodeContext& c, const ptx::Instruction& in, Op op) {
   TensorOp t;
   t.kind = TensorOp::Mma;
   std::vector<Elem> types;
-  bool have_shape = false;
-  for (const auto& m : in.mods) {
-    Elem e;
-    if (elem_of(m, &e)) types.push_back(e);
-    have_shape = have_shape || shape_of(m, &t.spec.shape);
-  }
-  if (!in.has_mod("sync") || !in.has_mod("aligned") || !have_shape || types.size() != 4 ||
-      !in.has_mod("row") || !in.has_mod("col"))
+  if (!matrix_mods(in, &t.spec.shape, &types) || types.size() != 4 || !in.has_mod("row") ||
+      !in.has_mod("col"))
     unsupported_form(c, in, "mma.sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c>");
   t.spec.d = types[0], t.spec.a = types[1], t.spec.b = types[2], t.spec.c = types[3];
   t.spec.satfinite = in.has_mod("satfinite");
@@ -194,14 +200,7 @@ void decode_wmma(DecodeContext& c, const ptx::Instruction& in, Op op) {
   using tensor::Operand;
   TensorOp t;
   std::vector<Elem> types;
-  bool have_shape = false;
-  for (const auto& m : in.mods) {
-    Elem e;
-    if (elem_of(m, &e)) types.push_back(e);
-    have_shape = have_shape || shape_of(m, &t.spec.shape);
-  }
-  if (!in.has_mod("sync") || !in.has_mod("aligned") || !have_shape || types.empty())
-    unsupported_form(c, in);
+  if (!matrix_mods(in, &t.spec.shape, &types) || types.empty()) unsupported_form(c, in);
   auto is16 = [](Elem e) { return e == Elem::F16 || e == Elem::BF16; };
   bool load = in.has_mod("load"), store = in.has_mod("store");
   if (load || store) {
@@ -290,16 +289,12 @@ void decode_wgmma_mma(DecodeContext& c, const ptx::Instruction& in, Op op) {
   TensorOp t;
   t.kind = TensorOp::Wgmma;
   std::vector<Elem> types;
-  bool have_shape = false;
-  for (const auto& m : in.mods) {
-    Elem e;
-    if (elem_of(m, &e)) types.push_back(e);
-    have_shape = have_shape || shape_of(m, &t.spec.shape);
-    if (m == "sp") unsupported_form(c, in, "sparse wgmma.mma_async.sp is not supported");
-    if (m == "b1") unsupported_form(c, in, "single-bit wgmma (.b1 .and.popc) is not supported");
-  }
+  if (in.has_mod("sp")) unsupported_form(c, in, "sparse wgmma.mma_async.sp is not supported");
+  if (in.has_mod("b1"))
+    unsupported_form(c, in, "single-bit wgmma (.b1 .and.popc) is not supported");
+  const bool well_formed = matrix_mods(in, &t.spec.shape, &types);
   const tensor::Shape s = t.spec.shape;
-  if (!in.has_mod("sync") || !in.has_mod("aligned") || !have_shape || types.size() != 3)
+  if (!well_formed || types.size() != 3)
     unsupported_form(c, in, "wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype");
   t.spec.d = t.spec.c = types[0], t.spec.a = types[1], t.spec.b = types[2];
   const Elem ab = t.spec.a;
@@ -452,24 +447,23 @@ void decode_cvt_tf32(DecodeContext& c, const ptx::Instruction& in, Op op) {
 // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b;
 // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a;  cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a
 void decode_cvt_fp8(DecodeContext& c, const ptx::Instruction& in, Op op) {
+  // The forms the two checks below name.
+  static constexpr const char* kFp8Forms =
+      "fp8 conversions: cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}, "
+      "cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}";
   std::vector<std::string> tys;
   for (const auto& m : in.mods)
     if (m == "e4m3x2" || m == "e5m2x2" || m == "f32" || m == "f16x2" || m == "f16" ||
         m == "bf16x2" || m == "bf16" || m.rfind("e2", 0) == 0 || m.rfind("e3", 0) == 0 ||
         m.rfind("ue8", 0) == 0 || m == "e4m3x4" || m == "e5m2x4")
       tys.push_back(m);
-  if (tys.size() != 2 || !in.has_mod("rn"))
-    unsupported_form(c, in,
-                     "fp8 conversions: cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}, "
-                     "cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}");
+  if (tys.size() != 2 || !in.has_mod("rn")) unsupported_form(c, in, kFp8Forms);
   auto fp8 = [](const std::string& t) { return t == "e4m3x2" || t == "e5m2x2"; };
   const bool to8 = fp8(tys[0]);
   const std::string& f8 = to8 ? tys[0] : tys[1];
   const std::string& other = to8 ? tys[1] : tys[0];
   if (!fp8(f8) || (other != "f32" && other != "f16x2") || (!to8 && other != "f16x2"))
-    unsupported_form(c, in,
-                     "fp8 conversions: cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}, "
-                     "cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}");
+    unsupported_form(c, in, kFp8Forms);
   if (to8 && !in.has_mod("satfinite")) unsupported_form(c, in, "needs .satfinite");
   if (!to8 && in.has_mod("satfinite")) unsupported_form(c, in);
   const bool pair = to8 && other == "f32";

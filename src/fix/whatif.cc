@@ -30,6 +30,9 @@ class BlockRecorder final : public emu::BlockObserver {
  public:
   void on_memory(const emu::MemAccess& a) override {
     if (a.space != emu::Space::Shared || a.mask == 0) return;
+    // mbarrier operations are SYNCS instructions, not ld/st/atom requests
+    // (as in check::BankAnalysis): no layout of theirs to search.
+    if (a.mbarrier) return;
     if (a.op != emu::MemOp::Load && a.op != emu::MemOp::Store && a.op != emu::MemOp::Atomic &&
         a.op != emu::MemOp::Reduction)
       return;  // (cp.async, the async proxy: other rules)

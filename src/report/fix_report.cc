@@ -91,7 +91,9 @@ std::string header(const FixReport& r) {
 
 }  // namespace
 
-std::string fix_text(const FixReport& r) {
+namespace {
+
+std::string arrays_text(const FixReport& r) {
   const fix::Result& res = *r.result;
   std::string out = header(r);
   if (!res.anything_to_fix()) {
@@ -176,6 +178,39 @@ std::string fix_text(const FixReport& r) {
   return out;
 }
 
+// Program mode: analyze's swizzle proposals for the kernel's TMA tiles,
+// which fix reports but does not apply or prove (docs/fix.md, "TMA tiles").
+std::string proposals_text(const FixReport& r) {
+  std::string out;
+  for (const json& b : r.swizzle_proposals) {
+    const json& p = b["proposal"];
+    const std::string reader =
+        p["reader_swizzle"].get<std::string>().empty()
+            ? fmt::format("rows {} B apart, no XOR", p["row_pitch"].get<unsigned>())
+            : fmt::format("o -> {} (CuTe {}) from a {}-byte aligned box, rows {} B apart",
+                          p["reader_xor"].get<std::string>(),
+                          p["reader_swizzle"].get<std::string>(), p["alignment"].get<unsigned>(),
+                          p["row_pitch"].get<unsigned>());
+    out += fmt::format(
+        "  {}:{} (launch {}, shared offset {}, {} rows of {} B, swizzle {}): host "
+        "cuTensorMapEncodeTiled(..., {}, ...); readers' shared byte offsets {}: {} -> {} "
+        "wavefronts (predicted)\n",
+        b["file"].get<std::string>(), b["line"].get<int>(), b["launch"].get<int64_t>(),
+        b["shared_offset"].get<uint64_t>(), b["rows"].get<uint64_t>(),
+        b["row_bytes"].get<uint64_t>(), b["swizzle"].get<std::string>(),
+        p["tensor_map_swizzle"].get<std::string>(), reader, p["wavefronts"].get<uint64_t>(),
+        p["predicted_wavefronts"].get<uint64_t>());
+  }
+  if (out.empty()) return "";
+  return "\nTMA tiles read with bank conflicts: the swizzle what-if's proposal (a tensor-map "
+         "field and the readers' address XOR; not applied or proven by fix)\n" +
+         out;
+}
+
+}  // namespace
+
+std::string fix_text(const FixReport& r) { return arrays_text(r) + proposals_text(r); }
+
 json fix_json(const FixReport& r) {
   const fix::Result& res = *r.result;
   json arrays = json::array();
@@ -228,6 +263,7 @@ json fix_json(const FixReport& r) {
     out["program"] = r.program;
     out["launches"] = r.launches;
   }
+  if (!r.swizzle_proposals.empty()) out["swizzle_proposals"] = r.swizzle_proposals;
   return out;
 }
 
@@ -291,7 +327,9 @@ json fix_sarif(const FixReport& r) {
     if (a.dynamic && best->dynamic_shared != res.dynamic_shared)
       results.back()["properties"] = {{"dynamic_shared", best->dynamic_shared}};
   }
-  return sarif_log(std::move(rules), std::move(results));
+  return sarif_log(std::move(rules), std::move(results),
+                   r.swizzle_proposals.empty() ? json(nullptr)
+                                               : json{{"swizzle_proposals", r.swizzle_proposals}});
 }
 
 }  // namespace smemlab::report

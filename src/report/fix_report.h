@@ -24,6 +24,10 @@ struct FixReport {
   std::vector<std::string> program;
   std::vector<uint64_t> launches;
   bool grids_differ = false;
+  // Program mode, a kernel with TMA loads: analyze's swizzle what-if entries
+  // that carry a `proposal` (docs/json-schema.md), each with its `launch`.
+  // Reported, not applied or proven (docs/fix.md, "TMA tiles").
+  nlohmann::json swizzle_proposals = nlohmann::json::array();
 };
 
 std::string fix_text(const FixReport& r);

@@ -99,6 +99,20 @@ std::string load_line(const check::SwizzleWhatIf& w, const emu::InstrInfo* instr
   return fmt::format("{}:{}", lines.front().file, lines.front().line);
 }
 
+// What to change for mode `best`: the host's tensor-map field and the
+// kernel's reader addresses (fix does not rewrite these yet: docs/fix.md).
+std::string proposal_text(const check::SwizzleBuffer& b, int best) {
+  const check::SwizzleProposal p = check::swizzle_proposal(b, best);
+  const std::string readers =
+      best ? fmt::format(
+                 "; the readers' shared byte offsets o (from a {}-byte aligned box) become {} "
+                 "(CuTe {}), rows {} B apart",
+                 p.alignment, p.reader_xor, p.cute_swizzle, p.row_pitch)
+           : fmt::format("; the readers address row r at r * {} without an XOR", p.row_pitch);
+  return fmt::format("    proposal: cuTensorMapEncodeTiled's swizzle {}{}: {} -> {} wavefronts\n",
+                     p.tensor_map_swizzle, readers, *b.wavefronts[b.swizzle], *b.wavefronts[best]);
+}
+
 }  // namespace
 
 json swizzle_json(const check::SwizzleWhatIf& w) {
@@ -120,6 +134,17 @@ json swizzle_json(const check::SwizzleWhatIf& w) {
               {"read_requests", b.reads},
               {"wavefronts", modes}};
     if (b.unmodelled) o["unmodelled_requests"] = b.unmodelled;
+    if (const int best = check::best_swizzle(b); best != b.swizzle) {
+      const check::SwizzleProposal p = check::swizzle_proposal(b, best);
+      o["proposal"] = {{"swizzle", check::swizzle_mode_name(best)},
+                       {"tensor_map_swizzle", p.tensor_map_swizzle},
+                       {"reader_swizzle", p.cute_swizzle},
+                       {"reader_xor", p.reader_xor},
+                       {"row_pitch", p.row_pitch},
+                       {"alignment", p.alignment},
+                       {"wavefronts", *b.wavefronts[b.swizzle]},
+                       {"predicted_wavefronts", *b.wavefronts[best]}};
+    }
     if (b.gmma_reads) {  // the same in every mode (1 wavefront per core matrix)
       o["wgmma_reads"] = b.gmma_reads;
       o["wgmma_wavefronts"] = b.gmma_wavefronts;
@@ -145,6 +170,7 @@ std::string swizzle_text(const check::SwizzleWhatIf& w) {
     out +=
         fmt::format("  {} (shared offset {}, {} rows of {} B): {} reads;{}{}\n",
                     load_line(w, b.load), b.shared_base, b.rows, b.row_bytes, b.reads, modes, gmma);
+    if (const int best = check::best_swizzle(b); best != b.swizzle) out += proposal_text(b, best);
   }
   if (out.empty()) return "";
   return fmt::format(

@@ -13,6 +13,7 @@
 
 #include "bank/bank_map.h"
 #include "bank/bank_svg.h"
+#include "report/hopper.h"
 #include "report/html_assets.h"
 #include "report/report.h"
 
@@ -137,6 +138,21 @@ json section_json(const HtmlSection& s) {
                   .dump();
         }
   }
+  if (a.swizzle)  // a TMA-filled buffer's chunks over the banks, at its load's line
+    for (auto& [where, f] : swizzle_figures(*a.swizzle)) {
+      json& e = lines[key(where.file, where.line)];
+      e["file"] = where.file;
+      e["line"] = where.line;
+      e["swizzle"] = f.dump();
+    }
+  if (a.padding)  // a conflicted buffer's padding what-if, at its costliest access
+    for (json& p : padding_json(*a.padding)) {
+      if (p["line"] == 0) continue;
+      json& e = lines[key(p["file"], p["line"])];
+      e["file"] = p["file"];
+      e["line"] = p["line"];
+      e["padding"].push_back(std::move(p));
+    }
   if (a.access) {
     // The worst global/local request of each line (most sectors above ideal).
     std::map<std::string, const check::AccessInstr*> worst;

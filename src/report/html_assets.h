@@ -253,6 +253,17 @@ inline constexpr const char* kHtmlJs = R"JS(
                    ...cols.map((c) => el('td', {text: x[c] === undefined ? '' : x[c]}))));
         kids.push(t);
       }
+      for (const p of info.padding || []) kids.push(paddingTable(p));
+      if (info.swizzle) {
+        const f = JSON.parse(info.swizzle);
+        const t = el('table', {class: 'swizzle-whatif'});
+        t.append(el('tr', {}, el('th', {text: 'swizzle what-if'}), el('th', {text: 'wavefronts'})));
+        for (const [m, v] of f.wavefronts)
+          t.append(el('tr', {}, el('td', {text: m}), el('td', {text: v === null ? 'n/a' : v})));
+        kids.push(el('p', {text: f.title}), t);
+        if (f.proposal) kids.push(el('p', {class: 'swizzle-proposal', text: f.proposal}));
+        for (const m of f.modes) kids.push(el('div', {class: 'figure', html: swizzleMap(m)}));
+      }
       if (info.sector_map) kids.push(el('div', {class: 'figure', html: sectorMap(JSON.parse(info.sector_map))}));
       if (info.branches && (info.branches.uniform || info.branches.divergent))
         kids.push(el('p', {class: 'branches', text: `branches: ${info.branches.uniform} uniform, ${info.branches.divergent} divergent`}));
@@ -343,6 +354,45 @@ inline constexpr const char* kHtmlJs = R"JS(
           o += `<rect class="lane-sector" x="${L + l * C}" y="${T + r * C}" width="${C}" height="${C}">` +
             `<title>lane ${l}: address ${f.addr[l]}</title></rect>`;
     });
+    return o + '</g></svg>';
+  }
+  // A conflicted buffer's padding what-if (padding_json in C++).
+  function paddingTable(p) {
+    const t = el('table', {class: 'padding-whatif'});
+    const name = p.variable === null ? 'dynamic window' : p.variable;
+    t.append(el('tr', {}, el('th', {text: `padding what-if: ${name}`}), el('th', {text: 'requests'}),
+             el('th', {text: 'wavefronts'}), el('th', {text: `pad ${p.pad_words} words`}), el('th', {text: 'ideal'})));
+    for (const op of ['load', 'store', 'atomic'])
+      if (p[op]) t.append(el('tr', {}, el('td', {text: op}), el('td', {text: p[op].requests}),
+                          el('td', {text: p[op].wavefronts}), el('td', {text: p[op].padded_wavefronts}),
+                          el('td', {text: p[op].ideal})));
+    return t;
+  }
+  // A TMA-filled buffer under one swizzle mode: per 128-byte line, the
+  // 16-byte slots (4 banks each) and the box row.chunk C++ put in each
+  // (swizzle_figure.cc); the chunk's colour repeats its printed index.
+  function swizzleMap(m) {
+    const CHUNK = ['#E69F00', '#56B4E9', '#009E73', '#F0E442', '#0072B2', '#D55E00', '#CC79A7', '#999999'];
+    const C = 14, H = 20, L = 64, T = 46, n = Math.max(m.lines.length, 1), w = L + 32 * C + 4, h = T + n * H + 8;
+    const name = m.mode + (m.actual ? ', the tensor map\'s' : '') + (m.best ? ', the best' : '');
+    const wf = m.wavefronts === null ? 'cannot hold the rows' : `${m.wavefronts} wavefronts`;
+    let o = `<svg class="swizzle-map" data-mode="${esc(m.mode)}" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" ` +
+      `role="img" font-family="sans-serif" font-size="10"><title>swizzle ${esc(name)}: ${wf}</title>` +
+      `<text x="0" y="14" font-size="12" font-weight="bold">swizzle ${esc(name)}: ${wf}</text>` +
+      `<text x="0" y="28" fill="#444">box row.chunk in each 16-byte slot; banks across, one 128-byte line per row</text>` +
+      `<text y="${T - 4}" text-anchor="middle">`;
+    for (let b = 0; b < 32; b += 4) o += `<tspan x="${L + b * C + 2 * C}">${b}-${b + 3}</tspan>`;
+    o += '</text><text>';
+    m.lines.forEach((_, l) => { o += `<tspan x="0" y="${T + l * H + H / 2 + 4}">+${l * 128} B</tspan>`; });
+    o += `</text><rect x="${L}" y="${T}" width="${32 * C}" height="${n * H}" fill="#f4f4f4"/><g class="chunks">`;
+    m.lines.forEach((slots, l) => slots.forEach((c, s) => {
+      if (!c) return;
+      const [row, chunk] = c, x = L + 4 * s * C, y = T + l * H;
+      o += `<g class="chunk" data-line="${l}" data-slot="${s}" data-row="${row}" data-chunk="${chunk}">` +
+        `<title>bytes ${l * 128 + 16 * s}-${l * 128 + 16 * s + 15} (banks ${4 * s}-${4 * s + 3}): box row ${row}, chunk ${chunk}</title>` +
+        `<rect x="${x}" y="${y}" width="${4 * C}" height="${H}" fill="${CHUNK[chunk % 8]}" fill-opacity="0.6" stroke="#fff"/>` +
+        `<text x="${x + 2 * C}" y="${y + H / 2 + 4}" text-anchor="middle">${row}.${chunk}</text></g>`;
+    }));
     return o + '</g></svg>';
   }
   function esc(t) {

@@ -271,6 +271,10 @@ json analyze_json(const Analysis& a) {
     }
     if (!w.empty()) j["swizzle_what_if"] = std::move(w);
   }
+  if (a.padding) {
+    json w = padding_json(*a.padding);
+    if (!w.empty()) j["padding_what_if"] = std::move(w);
+  }
   if (a.banks->cp_async_requests())
     j["unmodelled"] = {{"cp_async_shared_requests", a.banks->cp_async_requests()}};
   if (a.findings) {

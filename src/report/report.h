@@ -14,6 +14,7 @@
 #include "check/bank_stats.h"
 #include "check/finding.h"
 #include "check/hopper_stats.h"
+#include "check/padding_whatif.h"
 #include "check/swizzle_whatif.h"
 #include "sass/level.h"
 
@@ -58,6 +59,7 @@ struct Analysis {
   const std::vector<check::Finding>* findings = nullptr;  // may be null (analyze without check)
   const check::HopperAnalysis* hopper = nullptr;          // tma, gmma, dshared (null: not counted)
   const check::SwizzleWhatIf* swizzle = nullptr;          // TMA-filled buffers (null: not run)
+  const check::PaddingWhatIf* padding = nullptr;          // the other buffers (null: not run)
 };
 
 // Factor that scales sampled counts up to the whole grid (1 when all blocks ran).

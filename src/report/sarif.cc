@@ -109,7 +109,8 @@ json analyze_results(const Analysis& a) {
   return results;
 }
 
-// The run's properties: the counting level and the Hopper totals.
+// The run's properties: the counting level, the Hopper totals and the
+// swizzle and padding what-ifs (analyze --json's arrays).
 json analyze_properties(const Analysis& a) {
   json properties = {{"level", level_json(a.run)}};
   // Hopper's counter families have no rule to break yet (their wavefront
@@ -120,6 +121,10 @@ json analyze_properties(const Analysis& a) {
     add_hopper_json(h, a.hopper->totals());
     if (!h.empty()) properties["hopper"] = h;
   }
+  if (a.swizzle)
+    if (json w = swizzle_json(*a.swizzle); !w.empty()) properties["swizzle_what_if"] = w;
+  if (a.padding)
+    if (json w = padding_json(*a.padding); !w.empty()) properties["padding_what_if"] = w;
   return properties;
 }
 

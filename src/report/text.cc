@@ -290,6 +290,7 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
     if (!what_if.empty()) what_if += swizzle_times_text(a);
     out += what_if;
   }
+  if (a.padding) out += padding_text(*a.padding);
   return out;
 }
 

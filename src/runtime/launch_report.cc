@@ -67,8 +67,13 @@ void Driver::html_section(uint64_t index, const session::LaunchAnalysis& a) {
   report::HtmlSection s;
   s.launch_index = static_cast<int64_t>(index);
   s.heading = fmt::format("launch {}: {}", index, report::launch_heading(r));
-  s.analysis = {r,           check ? nullptr : a.banks.get(), check ? nullptr : &a.access,
-                &a.findings, check ? nullptr : &a.hopper,     check ? nullptr : a.swizzle.get()};
+  s.analysis = {r,
+                check ? nullptr : a.banks.get(),
+                check ? nullptr : &a.access,
+                &a.findings,
+                check ? nullptr : &a.hopper,
+                check ? nullptr : a.swizzle.get(),
+                check ? nullptr : a.padding.get()};
   // The page's main source: a file the line table names (an absolute path,
   // or relative to the program's working directory); no lines if unreadable.
   s.analysis.run.source = main_file(a);
@@ -97,12 +102,12 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
   bool check = options.mode == Mode::Check;
   findings += a.findings.size();
   if (!check && !options.records.empty())
-    append_record(options.records,
-                  report::analyze_launch_sarif_results(
-                      {r, a.banks.get(), &a.access, &a.findings, &a.hopper, a.swizzle.get()},
-                      static_cast<int64_t>(index))
-                          .dump() +
-                      "\n");
+    append_record(options.records, report::analyze_launch_sarif_results(
+                                       {r, a.banks.get(), &a.access, &a.findings, &a.hopper,
+                                        a.swizzle.get(), a.padding.get()},
+                                       static_cast<int64_t>(index))
+                                           .dump() +
+                                       "\n");
   auto dim = [](emu::Dim3 d) { return nlohmann::json::array({d.x, d.y, d.z}); };
   if (check && (options.json || !options.records.empty())) {
     const uint64_t checked = r.sampling.empty() ? r.blocks_total : r.blocks_observed;
@@ -117,7 +122,7 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
   }
   if (options.json) {
     nlohmann::json j = report::analyze_json(
-        {r, a.banks.get(), &a.access, &a.findings, &a.hopper, a.swizzle.get()});
+        {r, a.banks.get(), &a.access, &a.findings, &a.hopper, a.swizzle.get(), a.padding.get()});
     j["launch"] = index;
     j["grid"] = dim(r.grid);
     j["block"] = dim(r.block);
@@ -135,7 +140,7 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
     return;
   }
   std::string body = report::analyze_text(
-      {r, a.banks.get(), &a.access, &a.findings, &a.hopper, a.swizzle.get()}, {});
+      {r, a.banks.get(), &a.access, &a.findings, &a.hopper, a.swizzle.get(), a.padding.get()}, {});
   if (!a.findings.empty()) body += "\nfindings\n" + report::findings_text(a.findings);
   note(head + "\n" + body);
 }

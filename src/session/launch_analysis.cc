@@ -120,6 +120,22 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
                  what, compare);
 }
 
+namespace {
+
+// The padding what-if's buffers: the kernel's .shared variables and the
+// launch's dynamic window.
+std::vector<check::PaddingBuffer> padding_spans(const emu::Program& p,
+                                                const emu::LaunchConfig& cfg) {
+  std::vector<check::PaddingBuffer> spans;
+  for (const auto& v : p.shared_vars)
+    spans.push_back(check::padding_span(v.name, v.offset, v.size));
+  if (cfg.dynamic_shared)
+    spans.push_back(check::padding_span("", p.static_shared, cfg.dynamic_shared));
+  return spans;
+}
+
+}  // namespace
+
 void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig cfg,
                     const std::vector<emu::ArgBytes>& args,
                     std::vector<std::unique_ptr<bank::Model>> models, LaunchAnalysis* out,
@@ -129,6 +145,8 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
   if (counts) {
     out->banks = std::make_unique<check::BankAnalysis>(std::move(models));
     out->swizzle = std::make_unique<check::SwizzleWhatIf>(out->banks->models().front().get());
+    out->padding = std::make_unique<check::PaddingWhatIf>(out->banks->models().front().get(),
+                                                          padding_spans(m.kernel(kernel), cfg));
   }
   if (checks) out->defects = std::make_unique<check::DefectCheck>(layout_of(m.kernel(kernel)));
   out->level = std::move(level);
@@ -138,6 +156,7 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
     counted.add(&out->access);
     counted.add(&out->hopper);
     counted.add(out->swizzle.get());
+    counted.add(out->padding.get());
     counted.add(&out->footprint);
   }
   sass::Regroup regroup(&counted, &out->level.map);
@@ -186,6 +205,7 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
       out->access.scale(report::scale(r));
       out->hopper.scale(report::scale(r));
       out->swizzle->scale(report::scale(r));
+      out->padding->scale(report::scale(r));
     }
   }
   if (counts) {

@@ -16,6 +16,7 @@
 #include "check/bank_stats.h"
 #include "check/defects.h"
 #include "check/hopper_stats.h"
+#include "check/padding_whatif.h"
 #include "check/swizzle_whatif.h"
 #include "emu/launch.h"
 #include "ptx/demangle.h"
@@ -35,6 +36,7 @@ struct LaunchAnalysis {
   check::AccessAnalysis access;
   check::HopperAnalysis hopper;                   // TMA, wgmma, distributed shared memory
   std::unique_ptr<check::SwizzleWhatIf> swizzle;  // with banks: TMA-filled buffers' readers
+  std::unique_ptr<check::PaddingWhatIf> padding;  // with banks: the other buffers
   std::unique_ptr<check::DefectCheck> defects;    // null with Analyses::Counts
   sass::KernelLevel level;                        // the PTX -> SASS map the counts went through
   timing::Footprint footprint;                    // distinct global sectors (the time model's DRAM)

@@ -15,6 +15,7 @@
 #include <regex>
 #include <sstream>
 
+#include "emu/program.h"
 #include "fix/access_log.h"
 #include "session/launch_analysis.h"
 #include "session/launch_spec.h"
@@ -48,7 +49,10 @@ class Runs {
       : exe_(std::move(exe)), app_(std::move(app)), dir_(std::move(dir)) {}
   std::map<std::string, std::string> env;  // for every run
 
-  ProgramRun run(const std::string& tag, const std::map<std::string, std::string>& extra) {
+  // `checked`: a run in check mode, whose launch records hold findings (an
+  // analyze run's records are SARIF results, not read here).
+  ProgramRun run(const std::string& tag, const std::map<std::string, std::string>& extra,
+                 bool checked = true) {
     std::string base = dir_ + "/" + tag;
     std::string status = base + ".status", output = base + ".log", records = base + ".records";
     pid_t pid = fork();
@@ -79,7 +83,8 @@ class Runs {
     r.err = read_all(base + ".stderr");
     r.loaded = protocol::read_status(status, &r.summary);
     try {
-      for (report::CheckedLaunch& l : protocol::read_records(records))
+      for (report::CheckedLaunch& l :
+           checked ? protocol::read_records(records) : std::vector<report::CheckedLaunch>{})
         for (check::Finding& f : l.findings) r.findings.push_back(std::move(f));
     } catch (const std::exception& e) {
       throw UsageError(fmt::format("the launch records of {}: {}", app_[0], e.what()));
@@ -443,6 +448,32 @@ std::string program_executable(const ProgramFixOptions& o, const std::vector<std
   return exe;
 }
 
+// The kernel loads tiles with TMA (cp.async.bulk.tensor), whose readers the
+// swizzle what-if costs under every mode.
+bool loads_tiles(const emu::Program& p) {
+  return std::any_of(p.ops.begin(), p.ops.end(),
+                     [](const emu::Op& op) { return op.code / 16 == emu::TMA; });
+}
+
+// The swizzle what-if's proposals for the selected launches: one more run
+// of the program, in analyze mode; its launch records are JSON lines.
+nlohmann::json swizzle_proposals(Runs& runs, const std::string& dir) {
+  nlohmann::json out = nlohmann::json::array();
+  runs.run("swizzle", {{protocol::kMode, "analyze"}}, false);
+  std::istringstream log(read_all(dir + "/swizzle.log"));
+  for (std::string line; std::getline(log, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("swizzle_what_if")) continue;
+    for (nlohmann::json& b : j["swizzle_what_if"])
+      if (b.contains("proposal")) {
+        b["launch"] = j.value("launch", int64_t{-1});
+        out.push_back(std::move(b));
+      }
+  }
+  return out;
+}
+
 }  // namespace
 
 ProgramFix fix_program(const ProgramFixOptions& o, const std::vector<std::string>& app,
@@ -532,6 +563,7 @@ ProgramFix fix_program(const ProgramFixOptions& o, const std::vector<std::string
         "smemlab: note: the C++ front end reported {} error(s) in {} (first: {}); shared arrays "
         "in code it could not parse are not found",
         out.source.diagnostics.size(), o.file, out.source.diagnostics.front()));
+  if (loads_tiles(program)) out.swizzle_proposals = swizzle_proposals(runs, dir);
   out.kernel = first.kernel;
   out.grid = first.grid;
   out.block = first.block;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ struct ProgramFix {
   uint32_t dynamic_shared = 0;
   std::vector<uint64_t> launches;  // their indices in the program's launch order
   bool grids_differ = false;
+  // The kernel's TMA tiles whose readers another swizzle would serve in
+  // fewer wavefronts: analyze's swizzle_what_if entries with a `proposal`,
+  // each with its `launch` (one more run of the program, in analyze mode).
+  nlohmann::json swizzle_proposals = nlohmann::json::array();
 };
 
 // Runs the workflow for APP (`app`: its command line). `note` receives the

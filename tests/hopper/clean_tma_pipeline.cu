@@ -49,11 +49,8 @@ int main() {
   std::vector<float> h(n), o(n);
   for (int i = 0; i < n; ++i) h[i] = static_cast<float>(i % 1000) - 300.0f;
   float *din, *dout;
-  dev_alloc(&din, n * 4);
-  dev_alloc(&dout, n * 4);
+  CUtensorMap map = tile_column(&din, &dout, kTiles);
   cudaMemcpy(din, h.data(), n * 4, cudaMemcpyHostToDevice);
-  CUtensorMap map = map_2d(din, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 32, kTiles * 32, 32, 32,
-                           CU_TENSOR_MAP_SWIZZLE_NONE);
   pipeline<<<1, 160>>>(map, dout);
   if (finish_launch("clean_tma_pipeline") != cudaSuccess) {
     release_all();

@@ -44,11 +44,7 @@ __global__ void wrong_parity(const __grid_constant__ CUtensorMap in, float* out)
 int main() {
   const int n = kTiles * kTile;
   float *din, *dout;
-  dev_alloc(&din, n * 4);
-  dev_alloc(&dout, n * 4);
-  cudaMemset(din, 0, n * 4);
-  CUtensorMap map = map_2d(din, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 32, kTiles * 32, 32, 32,
-                           CU_TENSOR_MAP_SWIZZLE_NONE);
+  CUtensorMap map = tile_column(&din, &dout, kTiles);
   wrong_parity<<<1, 160>>>(map, dout);
   finish_launch("deadlock_wrong_parity");
   release_all();

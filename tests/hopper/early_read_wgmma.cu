@@ -22,7 +22,7 @@ __global__ void wgmma_early(const __grid_constant__ CUtensorMap map_a,
   wgmma_commit();
   wgmma_wait0();
   mbar_wait(&full, 0);
-  for (int i = 0; i < 32; ++i) c[acc_row(threadIdx.x, i) * 64 + acc_col(threadIdx.x, i)] = d[i];
+  store_acc_64x64(c, d);
 }
 
 int main() {

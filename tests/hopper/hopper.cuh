@@ -38,8 +38,7 @@ __device__ __forceinline__ void mbar_arrive_count(uint64_t* bar, uint32_t count)
                : "memory");
 }
 __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem(bar)),
-               "r"(bytes)
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem(bar)), "r"(bytes)
                : "memory");
 }
 // Arrive on the mbarrier at the same offset in block `rank` of the cluster.
@@ -92,8 +91,7 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorM
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int x, int y,
                                              const void* src) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
-          map),
+      "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map),
       "r"(x), "r"(y), "r"(smem(src))
       : "memory");
 }
@@ -139,9 +137,9 @@ __device__ __forceinline__ void wgmma_64x64x16(float* d, uint64_t da, uint64_t d
       "0;\n}"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
-        "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
-        "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
       : "l"(da), "l"(db), "r"(1));
 }
 // The element of the 64 x 64 accumulator that register i of thread t holds.
@@ -149,6 +147,10 @@ __device__ __forceinline__ int acc_row(int t, int i) {
   return 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2);
 }
 __device__ __forceinline__ int acc_col(int t, int i) { return 8 * (i / 4) + 2 * (t % 4) + i % 2; }
+// The warpgroup's accumulators `d` into the row-major 64 x 64 matrix `c`.
+__device__ __forceinline__ void store_acc_64x64(float* c, const float* d) {
+  for (int i = 0; i < 32; ++i) c[acc_row(threadIdx.x, i) * 64 + acc_col(threadIdx.x, i)] = d[i];
+}
 
 // ---- clusters -----------------------------------------------------------------
 __device__ __forceinline__ uint32_t cluster_rank() {
@@ -242,6 +244,20 @@ cudaError_t dev_alloc(T** p, size_t bytes) {
 inline void release_all() {
   for (void* p : allocations()) cudaFree(p);
   allocations().clear();
+}
+
+// A column of `tiles` 32 x 32 float tiles (`*in`, rows of 32 floats, boxes
+// of 32 x `box_rows` without a swizzle) and an output buffer of the same
+// size (`*out`), both device allocations that release_all() frees; the
+// input is zeroed (the caller may copy its own data in). The programs' shared
+// set-up: a TMA stage is one tile.
+inline CUtensorMap tile_column(float** in, float** out, int tiles, uint32_t box_rows = 32) {
+  const size_t bytes = size_t{32} * 32 * 4 * tiles;
+  dev_alloc(in, bytes);
+  dev_alloc(out, bytes);
+  cudaMemset(*in, 0, bytes);
+  return map_2d(*in, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 32, 32 * tiles, 32, box_rows,
+                CU_TENSOR_MAP_SWIZZLE_NONE);
 }
 
 // Waits for the launch; prints "DONE name: error" (a planted defect's

@@ -21,7 +21,7 @@ __global__ void refill(const uint4* src, float* c) {
     __syncthreads();  // wrong: the wgmma may still read a and b
   }
   wgmma_wait0();
-  for (int i = 0; i < 32; ++i) c[acc_row(threadIdx.x, i) * 64 + acc_col(threadIdx.x, i)] = d[i];
+  store_acc_64x64(c, d);
 }
 
 int main() {

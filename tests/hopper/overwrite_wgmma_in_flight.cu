@@ -26,7 +26,7 @@ __global__ void in_flight(const __grid_constant__ CUtensorMap map_a,
     __syncthreads();  // wrong: the wgmma of this k-step may still read a and b
   }
   wgmma_wait0();
-  for (int i = 0; i < 32; ++i) c[acc_row(threadIdx.x, i) * 64 + acc_col(threadIdx.x, i)] = d[i];
+  store_acc_64x64(c, d);
 }
 
 int main() {

@@ -20,12 +20,9 @@ __global__ void over(const __grid_constant__ CUtensorMap in, float* out) {
 }
 
 int main() {
-  float* d;
-  dev_alloc(&d, 2 * 32 * 32 * 4);
-  cudaMemset(d, 0, 2 * 32 * 32 * 4);
-  CUtensorMap map =
-      map_2d(d, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 32, 32, 32, 32, CU_TENSOR_MAP_SWIZZLE_NONE);
-  over<<<1, 128>>>(map, d + 32 * 32);
+  float *d, *out;
+  CUtensorMap map = tile_column(&d, &out, 1);
+  over<<<1, 128>>>(map, out);
   finish_launch("tx_over");
   release_all();
   return 0;

@@ -17,7 +17,7 @@ __global__ void unfenced(const uint4* src, float* c) {
   wgmma_64x64x16(d, desc128(a), desc128(b));  // EXPECT: proxy-fence
   wgmma_commit();
   wgmma_wait0();
-  for (int i = 0; i < 32; ++i) c[acc_row(threadIdx.x, i) * 64 + acc_col(threadIdx.x, i)] = d[i];
+  store_acc_64x64(c, d);
 }
 
 int main() {

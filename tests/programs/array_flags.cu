@@ -11,21 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                 \
-  do {                                                                           \
-    cudaError_t e_ = (x);                                                        \
-    if (e_ != cudaSuccess) {                                                     \
-      std::printf("FAIL line %d: %s: %s\n", __LINE__, #x, cudaGetErrorName(e_)); \
-      std::exit(1);                                                              \
-    }                                                                            \
-  } while (0)
-#define EXPECT(c)                                      \
-  do {                                                 \
-    if (!(c)) {                                        \
-      std::printf("FAIL line %d: %s\n", __LINE__, #c); \
-      std::exit(1);                                    \
-    }                                                  \
-  } while (0)
+#include "conform_checks.h"
 
 // Each element x -> x * 3 + k (read then written through the surface).
 __global__ void surf1d(cudaSurfaceObject_t s, int w, int k) {

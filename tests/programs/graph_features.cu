@@ -13,21 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#define CHECK(x)                                                                 \
-  do {                                                                           \
-    cudaError_t e_ = (x);                                                        \
-    if (e_ != cudaSuccess) {                                                     \
-      std::printf("FAIL line %d: %s: %s\n", __LINE__, #x, cudaGetErrorName(e_)); \
-      std::exit(1);                                                              \
-    }                                                                            \
-  } while (0)
-#define EXPECT(c)                                      \
-  do {                                                 \
-    if (!(c)) {                                        \
-      std::printf("FAIL line %d: %s\n", __LINE__, #c); \
-      std::exit(1);                                    \
-    }                                                  \
-  } while (0)
+#include "conform_checks.h"
 
 constexpr int N = 256;
 

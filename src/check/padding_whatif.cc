@@ -1,0 +1,297 @@
+#include "check/padding_whatif.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "bank/ldmatrix.h"
+
+namespace smemlab::check {
+
+namespace {
+
+constexpr size_t kMaxDistinct = size_t{1} << 15;  // per buffer: bounds the memory kept
+constexpr uint32_t kMaxPadWords = 32;  // k and k + 32 words put every word in the same bank
+
+struct PadRequest {
+  bank::Op op;
+  uint8_t width, matrices;
+  uint32_t mask;
+  std::array<uint64_t, 32> addr;
+  uint64_t count;
+  const emu::InstrInfo* instr;
+  bool same(const PadRequest& o) const {
+    return op == o.op && width == o.width && matrices == o.matrices && mask == o.mask &&
+           addr == o.addr;
+  }
+};
+
+uint64_t hash_of(const PadRequest& r) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  mix(static_cast<uint64_t>(r.op) << 16 | uint64_t{r.width} << 8 | r.matrices);
+  mix(r.mask);
+  for (uint32_t m = r.mask; m; m &= m - 1) mix(r.addr[__builtin_ctz(m)]);
+  return h;
+}
+
+// A request's cost with the lanes inside [base, base + bytes) moved by
+// `pad` bytes per `pitch`-byte row (pad 0: as recorded); nullopt when the
+// model refuses it.
+std::optional<std::pair<unsigned, unsigned>> pad_cost(const bank::Model& model, const PadRequest& r,
+                                                      uint32_t base, uint32_t bytes, uint32_t pitch,
+                                                      uint32_t pad) {
+  std::array<uint64_t, 32> addr = r.addr;
+  if (pad)
+    for (uint32_t m = r.mask; m; m &= m - 1) {
+      uint64_t& a = addr[__builtin_ctz(m)];
+      if (a >= base && a < uint64_t{base} + bytes)
+        a = base + PaddingWhatIf::padded(a - base, pitch, pad);
+    }
+  try {
+    bank::Result res;
+    if (r.matrices) {
+      bank::MatrixRequest q;
+      q.store = r.op == bank::Op::Store;
+      q.matrices = r.matrices;
+      q.mask = r.mask;
+      q.addr = addr;
+      res = model.evaluate_matrix(q);
+    } else {
+      bank::Request q;
+      q.op = r.op;
+      q.width = r.width;
+      q.mask = r.mask;
+      q.addr = addr;
+      res = model.evaluate(q);
+    }
+    return std::pair{res.wavefronts, res.ideal};
+  } catch (const bank::Error&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+// A buffer's distinct requests, merged with a count.
+struct PaddingWhatIf::Recorded {
+  std::unordered_map<uint64_t, size_t> index;  // hash (probed on a collision) -> requests
+  std::vector<PadRequest> requests;
+  bool bulk_filled = false;  // a TMA or bulk copy wrote it: the swizzle what-if's, or neither's
+  bool incomplete = false;
+
+  void add(const PadRequest& r) {
+    for (uint64_t h = hash_of(r);; ++h) {
+      auto [it, fresh] = index.try_emplace(h, requests.size());
+      if (!fresh && requests[it->second].same(r)) {
+        requests[it->second].count += r.count;
+        return;
+      }
+      if (!fresh) continue;  // another request with this hash: probe on
+      if (requests.size() >= kMaxDistinct) {
+        index.erase(it);
+        incomplete = true;
+        return;
+      }
+      requests.push_back(r);
+      return;
+    }
+  }
+  void merge(const Recorded& o) {
+    bulk_filled |= o.bulk_filled;
+    incomplete |= o.incomplete;
+    for (const PadRequest& r : o.requests) add(r);
+  }
+};
+
+namespace {
+
+class BlockPadding final : public emu::BlockObserver {
+ public:
+  explicit BlockPadding(const std::vector<PaddingBuffer>* spans) : spans_(spans) {
+    for (size_t i = 0; i < spans->size(); ++i)
+      recorded.push_back(std::make_unique<PaddingWhatIf::Recorded>());
+  }
+
+  void on_bulk_copy(const emu::BulkCopy& c) override {
+    if (c.kind != emu::BulkKind::Load || c.phase != emu::BulkPhase::Issue) return;
+    const bool here =
+        c.incoming || (c.multicast ? (c.multicast >> c.issuer_rank & 1) : c.rank == c.issuer_rank);
+    if (!here) return;
+    if (int b = buffer_of(c.shared_base); b >= 0) recorded[b]->bulk_filled = true;
+  }
+
+  void on_memory(const emu::MemAccess& a) override {
+    // What BankAnalysis costs: ld/st/atom and ldmatrix/stmatrix, not the
+    // mbarrier operations, cp.async or the async proxy's chunks.
+    if (a.space != emu::Space::Shared || !a.mask || a.mbarrier) return;
+    if (a.op != emu::MemOp::Load && a.op != emu::MemOp::Store && a.op != emu::MemOp::Atomic &&
+        a.op != emu::MemOp::Reduction)
+      return;
+    uint32_t mask = a.mask;
+    if (a.matrices && a.matrices < 4) mask &= (1u << (8 * a.matrices)) - 1u;
+    if (!mask) return;
+    const int b = buffer_of(a.addr[__builtin_ctz(mask)]);
+    if (b < 0) return;
+    PadRequest r;
+    r.op = a.op == emu::MemOp::Load    ? bank::Op::Load
+           : a.op == emu::MemOp::Store ? bank::Op::Store
+                                       : bank::Op::Atomic;
+    r.width = static_cast<uint8_t>(a.width);
+    r.matrices = a.matrices;
+    r.mask = mask;
+    r.addr.fill(0);
+    for (uint32_t m = mask; m; m &= m - 1) r.addr[__builtin_ctz(m)] = a.addr[__builtin_ctz(m)];
+    r.count = 1;
+    r.instr = a.instr;
+    recorded[b]->add(r);
+  }
+
+  std::vector<std::unique_ptr<PaddingWhatIf::Recorded>> recorded;
+
+ private:
+  int buffer_of(uint64_t addr) const {
+    for (size_t i = 0; i < spans_->size(); ++i) {
+      const PaddingBuffer& s = (*spans_)[i];
+      if (addr >= s.base && addr < uint64_t{s.base} + s.bytes) return static_cast<int>(i);
+    }
+    return -1;
+  }
+  const std::vector<PaddingBuffer>* spans_;
+};
+
+}  // namespace
+
+PaddingWhatIf::PaddingWhatIf(const bank::Model* model, std::vector<PaddingBuffer> spans)
+    : model_(model), spans_(std::move(spans)) {
+  std::erase_if(spans_, [](const PaddingBuffer& b) { return b.bytes == 0; });
+  for (size_t i = 0; i < spans_.size(); ++i) recorded_.push_back(std::make_unique<Recorded>());
+}
+
+PaddingWhatIf::~PaddingWhatIf() = default;
+
+std::unique_ptr<emu::BlockObserver> PaddingWhatIf::make_block_observer(emu::Dim3) {
+  if (spans_.empty()) return nullptr;
+  return std::make_unique<BlockPadding>(&spans_);
+}
+
+void PaddingWhatIf::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
+  auto* b = static_cast<BlockPadding*>(observer.get());
+  for (size_t i = 0; i < recorded_.size(); ++i) recorded_[i]->merge(*b->recorded[i]);
+}
+
+uint32_t PaddingWhatIf::row_pitch(const std::vector<Step>& requests) {
+  std::map<uint64_t, uint64_t> steps;
+  for (const Step& s : requests) {
+    int prev = -1;
+    for (uint32_t m = s.mask; m; m &= m - 1) {
+      const int l = __builtin_ctz(m);
+      if (prev >= 0 && s.addr[l] > s.addr[prev]) steps[s.addr[l] - s.addr[prev]] += s.count;
+      prev = l;
+    }
+  }
+  uint64_t best = 0, n = 0;
+  for (const auto& [step, count] : steps)
+    if (count > n) best = step, n = count;
+  return best < (uint64_t{1} << 31) ? static_cast<uint32_t>(best) : 0;
+}
+
+namespace {
+
+int op_index(bank::Op op) { return op == bank::Op::Load ? 0 : op == bank::Op::Store ? 1 : 2; }
+
+// The wavefronts of all of `reqs` with `pad` bytes per row (nullopt when a
+// request the model took as recorded is refused: the padding misaligns it).
+std::optional<std::array<uint64_t, 3>> padded_total(const bank::Model& model,
+                                                    const std::vector<PadRequest>& reqs,
+                                                    const std::vector<bool>& modelled,
+                                                    const PaddingBuffer& b, uint32_t pad,
+                                                    uint64_t* ideal) {
+  std::array<uint64_t, 3> wf{};
+  *ideal = 0;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    if (!modelled[i]) continue;
+    auto c = pad_cost(model, reqs[i], b.base, b.bytes, b.pitch, pad);
+    if (!c) return std::nullopt;
+    wf[op_index(reqs[i].op)] += uint64_t{c->first} * reqs[i].count;
+    *ideal += uint64_t{c->second} * reqs[i].count;
+  }
+  return wf;
+}
+
+// Fills `b` (its before counts known) with the smallest padding that
+// removes the conflicts, else the smallest of the fewest wavefronts.
+void choose_padding(const bank::Model& model, const std::vector<PadRequest>& reqs,
+                    const std::vector<bool>& modelled, PaddingBuffer& b) {
+  unsigned widest = 4;
+  for (const PadRequest& r : reqs) widest = std::max<unsigned>(widest, r.matrices ? 16 : r.width);
+  uint64_t before = 0;
+  for (const PadOpCounts& o : b.ops) before += o.wavefronts;
+  uint64_t best = before;
+  // Multiples of the widest access keep every access aligned.
+  for (uint32_t k = widest / 4; k <= kMaxPadWords; k += widest / 4) {
+    uint64_t ideal = 0;
+    auto wf = padded_total(model, reqs, modelled, b, 4 * k, &ideal);
+    if (!wf) continue;
+    const uint64_t total = (*wf)[0] + (*wf)[1] + (*wf)[2];
+    if (total >= best) continue;
+    best = total;
+    b.pad_words = k;
+    b.removes = total <= ideal;
+    for (int o = 0; o < 3; ++o) b.ops[o].padded_wavefronts = (*wf)[o];
+    if (b.removes) break;
+  }
+  if (b.pad_words) {
+    const uint64_t rows = b.bytes / b.pitch, rest = b.bytes % b.pitch;
+    b.padded_bytes = rows * (b.pitch + 4 * b.pad_words) + rest;
+  }
+}
+
+}  // namespace
+
+const std::vector<PaddingBuffer>& PaddingWhatIf::buffers() const {
+  if (results_) return *results_;
+  results_.emplace();
+  auto s = [this](uint64_t v) {
+    return static_cast<uint64_t>(static_cast<double>(v) * scale_ + 0.5);
+  };
+  for (size_t i = 0; i < spans_.size(); ++i) {
+    const Recorded& rec = *recorded_[i];
+    if (rec.bulk_filled || rec.requests.empty()) continue;
+    PaddingBuffer b = spans_[i];
+    b.incomplete = rec.incomplete;
+    std::vector<bool> modelled(rec.requests.size(), true);
+    std::vector<Step> conflicted;
+    uint64_t worst = 0;
+    for (size_t r = 0; r < rec.requests.size(); ++r) {
+      const PadRequest& q = rec.requests[r];
+      auto c = pad_cost(*model_, q, b.base, b.bytes, 1, 0);
+      if (!c) {
+        modelled[r] = false;
+        b.unmodelled += q.count;
+        continue;
+      }
+      PadOpCounts& o = b.ops[op_index(q.op)];
+      o.requests += q.count;
+      o.wavefronts += uint64_t{c->first} * q.count;
+      o.ideal += uint64_t{c->second} * q.count;
+      if (c->first > c->second) {
+        conflicted.push_back({q.mask, q.addr.data(), q.count});
+        if ((c->first - c->second) * q.count > worst)
+          worst = (c->first - c->second) * q.count, b.worst = q.instr;
+      }
+    }
+    if (conflicted.empty()) continue;  // no conflict: nothing to pad
+    b.pitch = rec.incomplete ? 0 : row_pitch(conflicted);
+    if (b.pitch) choose_padding(*model_, rec.requests, modelled, b);
+    for (PadOpCounts& o : b.ops) {
+      if (!b.pad_words) o.padded_wavefronts = o.wavefronts;
+      o = {s(o.requests), s(o.wavefronts), s(o.ideal), s(o.padded_wavefronts)};
+    }
+    b.unmodelled = s(b.unmodelled);
+    results_->push_back(std::move(b));
+  }
+  return *results_;
+}
+
+}  // namespace smemlab::check
