@@ -27,6 +27,7 @@ const char* verb(const Op& op) {
   if (op.code / 16 == MMA) return "wmma";
   if (op.code / 16 == MBAR) return "mbarrier";
   if (op.code / 16 == BULK) return "cp.async.bulk";
+  if (op.code / 16 == BULK_ST) return op.t2 ? "cp.reduce.async.bulk" : "cp.async.bulk";
   if (op.code / 16 == TMA) return "cp.async.bulk.tensor";
   return op.t2 ? "reduction" : "atomic";
 }
