@@ -316,8 +316,11 @@ TEST(Hopper, DistributedSharedRequestsAndSectorsMatchTheH100) {
     if (has(r, "l1tex__t_sectors_pipe_lsu_mem_dshared_op_" + name)) {
       EXPECT_EQ(counter(r, "l1tex__t_sectors_pipe_lsu_mem_dshared_op_" + name), count * c.sectors)
           << r.at("case");
-      EXPECT_EQ(counter(r, "l1tex__t_requests_pipe_lsu_mem_dshared_op_" + name), count * c.requests)
-          << r.at("case");
+      if (has(r, "l1tex__t_requests_pipe_lsu_mem_dshared_op_" + name)) {  // (not in run 5)
+        EXPECT_EQ(counter(r, "l1tex__t_requests_pipe_lsu_mem_dshared_op_" + name),
+                  count * c.requests)
+            << r.at("case");
+      }
     }
     ++checked;
   }

@@ -246,21 +246,22 @@ TEST(BankAnalysis, MemoizedCostsEqualFreshEvaluation) {
           InstrStats& r = ref[pc];
           if (!r.instr) {
             r.instr = ev.instr;
-            r.op = k.op == emu::MemOp::Load    ? SharedOp::Load
-                   : k.op == emu::MemOp::Store ? SharedOp::Store
+            // (ldmatrix/stmatrix: their own classes)
+            r.op = k.op == emu::MemOp::Load    ? (k.matrices ? SharedOp::LdMatrix : SharedOp::Load)
+                   : k.op == emu::MemOp::Store ? (k.matrices ? SharedOp::StMatrix : SharedOp::Store)
                                                : SharedOp::Atomic;
             r.width = ev.width;
             r.models.resize(set.size());
           }
           bank::Request req;
-          req.op = r.op == SharedOp::Load    ? bank::Op::Load
-                   : r.op == SharedOp::Store ? bank::Op::Store
-                                             : bank::Op::Atomic;
+          req.op = r.op == SharedOp::Load || r.op == SharedOp::LdMatrix    ? bank::Op::Load
+                   : r.op == SharedOp::Store || r.op == SharedOp::StMatrix ? bank::Op::Store
+                                                                           : bank::Op::Atomic;
           req.width = ev.width;
           req.mask = ev.mask;
           std::copy(std::begin(ev.addr), std::end(ev.addr), req.addr.begin());
           bank::MatrixRequest mx;
-          mx.store = r.op == SharedOp::Store;
+          mx.store = r.op == SharedOp::StMatrix;
           mx.matrices = k.matrices;
           mx.mask = ev.mask;
           mx.addr = req.addr;

@@ -414,10 +414,14 @@ TEST(HopperEvents, OneDimensionalBulkStoreAndReduction) {
   EXPECT_EQ(s.bulk[2].global[0].addr, dst + 16);
   ASSERT_EQ(s.bulk[0].chunks.size(), 2u);
   EXPECT_EQ(s.bulk[0].chunks[1], s.bulk[0].chunks[0] + 16);
-  EXPECT_EQ(s.mem[9].op, MemOp::BulkLoad);
-  EXPECT_EQ(s.mem[10].op, MemOp::BulkStore);
-  EXPECT_EQ(s.mem[14].op, MemOp::BulkReduce);
-  EXPECT_EQ(s.mem[14].width, 4u);
+  // (the fence is no memory event: mem[8] is the store's first chunk)
+  EXPECT_EQ(s.mem[8].op, MemOp::BulkLoad);
+  EXPECT_EQ(s.mem[8].space, Space::Shared);
+  EXPECT_EQ(s.mem[9].op, MemOp::BulkStore);
+  EXPECT_EQ(s.mem[9].space, Space::Global);
+  EXPECT_EQ(s.mem[12].op, MemOp::BulkLoad);
+  EXPECT_EQ(s.mem[13].op, MemOp::BulkReduce);
+  EXPECT_EQ(s.mem[13].width, 4u);
 }
 
 TEST(HopperEvents, BulkStoreFormsRefusedByName) {

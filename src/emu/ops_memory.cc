@@ -704,8 +704,8 @@ void decode_cp(Insn& d) {
   const auto& ops = d.operands();
   Op& op = d.op;
   if (is_tma(in)) return decode_tma(c, in, op);
+  if (is_tensor_or_async(in)) return decode_tensor(d);  // (cp.reduce.async.bulk.global too)
   if (in.mods.empty() || in.mods[0] != "async") d.unsupported();
-  if (is_tensor_or_async(in)) return decode_tensor(d);
   if (in.mods.size() >= 2 &&
       (in.mods[1] == "commit_group" || in.mods[1] == "wait_group" || in.mods[1] == "wait_all")) {
     op.code = code(CPASYNC, U8);
