@@ -234,7 +234,7 @@ MatKernel mat_kernel(int x, int trans, int st) {
 // op: 0 none, 1 ld, 2 st, 3 atom.add, 4 red.add
 __global__ void __cluster_dims__(2, 1, 1)
     dsm_probe(int op, int width, unsigned stride, unsigned mask, int target, int generic, int count,
-              unsigned soff, int perm, unsigned* out) {
+              unsigned soff, int perm, unsigned selfmask, unsigned* out) {
   __shared__ __align__(16) uint32_t buf[4096];
   for (unsigned i = threadIdx.x; i < 4096; i += blockDim.x) buf[i] = i;
   asm volatile("barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;" ::: "memory");
@@ -246,12 +246,15 @@ __global__ void __cluster_dims__(2, 1, 1)
     const unsigned at = (soff + permute(lane, perm) * stride) % 16384;
     const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(buf)) + at;
     uint32_t remote;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(target));
+    // Lanes of selfmask reach the block's own shared memory through the
+    // cluster window (mapa to its own rank), the others block `target`.
+    const int to = selfmask >> lane & 1 ? static_cast<int>(rank) : target;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(to));
     uint64_t gen = 0;
     if (generic)
       asm volatile("mapa.u64 %0, %1, %2;"
                    : "=l"(gen)
-                   : "l"(reinterpret_cast<uint64_t>(buf) + at), "r"(target));
+                   : "l"(reinterpret_cast<uint64_t>(buf) + at), "r"(to));
     for (int i = 0; i < count; ++i) {
       uint32_t a = 0, b = 0, c = 0, d = 0;
       if (generic && op == 1 && width == 4) {
@@ -273,6 +276,8 @@ __global__ void __cluster_dims__(2, 1, 1)
         asm volatile("st.shared::cluster.v2.u32 [%0], {%1, %1};" ::"r"(remote), "r"(lane) : "memory");
       } else if (op == 2 && width == 16) {
         asm volatile("st.shared::cluster.v4.u32 [%0], {%1, %1, %1, %1};" ::"r"(remote), "r"(lane) : "memory");
+      } else if (generic && op == 3) {
+        asm volatile("atom.add.u32 %0, [%1], 1;" : "=r"(a) : "l"(gen) : "memory");
       } else if (op == 3) {
         asm volatile("atom.shared::cluster.add.u32 %0, [%1], 1;" : "=r"(a) : "r"(remote) : "memory");
       } else if (op == 4) {
@@ -283,6 +288,34 @@ __global__ void __cluster_dims__(2, 1, 1)
   }
   asm volatile("barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;" ::: "memory");
   out[rank * 32 + lane] = acc;
+}
+
+// Clusters of 4 one-warp blocks: lane l of block rank 0 reaches block
+// table[l] (itself for 0) at byte offset table[32 + l] of its buffer
+// (op 1 ld, 2 st, 3 atom.add; 4-byte accesses; lanes outside mask idle).
+// What DSMEM sectors an instruction costs whose lanes reach several peers.
+__global__ void __cluster_dims__(4, 1, 1) dsm_table_probe(int op, const unsigned* table, unsigned mask,
+                                                         unsigned* out) {
+  __shared__ __align__(16) uint32_t buf[4096];
+  for (unsigned i = threadIdx.x; i < 4096; i += blockDim.x) buf[i] = i;
+  asm volatile("barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;" ::: "memory");
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  const unsigned lane = threadIdx.x;
+  uint32_t a = 0;
+  if (rank == 0 && (mask >> lane & 1)) {
+    const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(buf)) + table[32 + lane] % 16384;
+    uint32_t remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(table[lane] % 4));
+    if (op == 1)
+      asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(a) : "r"(remote) : "memory");
+    else if (op == 2)
+      asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(remote), "r"(lane) : "memory");
+    else if (op == 3)
+      asm volatile("atom.shared::cluster.add.u32 %0, [%1], 1;" : "=r"(a) : "r"(remote) : "memory");
+  }
+  asm volatile("barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;" ::: "memory");
+  out[rank * 32 + lane] = a;
 }
 
 template <int SIZE, int CG>
@@ -423,9 +456,9 @@ std::string run_tma(const Params& p, const Device& dev) {
   const int sw = num(p, "sw", 0);
   std::vector<long> box = list(str(p, "box", "8,8"));
   const int dims = box.size() == 3 ? 3 : 2;
-  const cuuint64_t dim0 = num(p, "dim0", 256);
-  const cuuint64_t dim[3] = {dim0, 64, 8};
-  const cuuint64_t strides[2] = {dim0 * es, dim0 * es * 64};
+  const cuuint64_t dim0 = num(p, "dim0", 256), dim1 = num(p, "dim1", 64);
+  const cuuint64_t dim[3] = {dim0, dim1, 8};
+  const cuuint64_t strides[2] = {dim0 * es, dim0 * es * dim1};
   cuuint32_t b[3], e[3] = {1, 1, 1};
   for (int i = 0; i < dims; ++i) b[i] = box[i];
   const CUtensorMapDataType type = es == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
@@ -434,8 +467,9 @@ std::string run_tma(const Params& p, const Device& dev) {
   alignas(64) CUtensorMap map;
   static EncodeTiled enc = encoder();
   if (!enc) return "no cuTensorMapEncodeTiled";
+  // promo: CUtensorMapL2promotion (0 none .. 3 256B; tma_tile asks 128B).
   CUresult r = enc(&map, type, dims, dev.global, dim, strides, b, e, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                   static_cast<CUtensorMapSwizzle>(sw), CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                   static_cast<CUtensorMapSwizzle>(sw), static_cast<CUtensorMapL2promotion>(num(p, "promo", 0)),
                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) return "encode error " + std::to_string(r);
   const unsigned inner = b[0] * es, span = sw ? 16u << sw : 0;
@@ -500,7 +534,18 @@ std::string run_case(const std::string& family, const Params& p, const Device& d
     const int o = op == "ld" ? 1 : op == "st" ? 2 : op == "atom" ? 3 : op == "red" ? 4 : 0;
     dsm_probe<<<2, 32>>>(o, num(p, "width", 4), num(p, "stride", 4), unum(p, "mask", 0xffffffffu),
                          num(p, "target", 1), num(p, "generic", 0), count, num(p, "soff", 0), num(p, "perm", 0),
-                         dev.out);
+                         unum(p, "selfmask", 0), dev.out);
+    return "";
+  }
+  if (family == "dsm_table") {  // t=32 target ranks (0..3), o=32 byte offsets
+    std::vector<long> t = list(str(p, "t", "")), o = list(str(p, "o", ""));
+    if (t.size() != 32 || o.size() != 32) return "dsm_table needs 32 t= ranks and 32 o= offsets";
+    std::vector<unsigned> table(64, 0);
+    for (int i = 0; i < 32; ++i) table[i] = t[i], table[32 + i] = o[i];
+    cudaMemcpy(dev.out + 512, table.data(), 64 * 4, cudaMemcpyHostToDevice);
+    const std::string op = str(p, "op", "atom");
+    dsm_table_probe<<<4, 32>>>(op == "ld" ? 1 : op == "st" ? 2 : op == "atom" ? 3 : 0, dev.out + 512,
+                               unum(p, "mask", 0xffffffffu), dev.out);
     return "";
   }
   if (family == "ldgsts_table") {  // s=32 shared offsets, g=32 global offsets, z=32 src-sizes

@@ -79,6 +79,15 @@ std::vector<uint64_t> gmma_core_matrices(const GmmaOperand& operand);
 // bank_conflicts = wavefronts - ideal; ways = the worst core matrix.
 Cost gmma_operand_cost(const GmmaOperand& operand);
 
+// What Nsight Compute's SASS-patched gmma counters charge for the
+// predicated-off HGMMA.64xNx16 with null operands that ptxas emits for a
+// wgmma.commit_group with no HGMMA of its own (the hardware counter: 0):
+// its shape's operands as an SS read, A's 64 rows and B's N rows of 32
+// bytes, one wavefront per core matrix: 16 + N/4 (m64n8k16: 18; H100, 98
+// probes, docs/bank-model.md "wgmma operand reads"). Throws Error for N not
+// a multiple of 8 in 8..256.
+Cost gmma_sass_only_cost(unsigned n);
+
 // ---- TMA tensor copies and bulk copies: the global side
 
 enum class CopyDirection { Load, Store, Reduce };
@@ -93,11 +102,20 @@ struct CopyTraffic {
   uint64_t bytes = 0;    // what the _bytes counters report: 32 per sector
 };
 
-// The copy moves its chunks in groups of 8 consecutive chunks (128 bytes)
-// in walk order; each group costs the distinct 32-byte sectors its chunks
-// touch. Loads count every chunk of the box, in bounds or not; stores and
-// reductions only the in-bounds ones.
-CopyTraffic copy_traffic(CopyDirection direction, std::span<const CopyChunk> chunks);
+// The copy moves its chunks in groups, one per 128-byte line of shared
+// memory it reads or writes (`shared`: each chunk's shared offset in walk
+// order; without it, groups of 8 consecutive chunks from the first, which
+// is the same for a box at a 128-byte boundary); each group costs the
+// distinct 32-byte sectors its chunks touch (bulk copies at shared offsets
+// 16 … 80: 107 of 107 launches; groups of 8 from the first chunk: 100).
+// Loads count every chunk of the box, in bounds or not; stores and
+// reductions only the in-bounds ones. A load's chunks outside the tensor
+// (valid 0) read nothing at their address: each run of n consecutive such
+// chunks in a group costs (n + 1) / 2 sectors, as if packed from a sector
+// boundary. A multicast load (.multicast::cluster) counts its sectors once
+// per destination block of its ctaMask (`destinations`).
+CopyTraffic copy_traffic(CopyDirection direction, std::span<const CopyChunk> chunks,
+                         unsigned destinations = 1, std::span<const uint32_t> shared = {});
 
 // A tiled (non-im2col) tensor box: rank 1..5, element strides 1.
 struct TensorBox {

@@ -19,21 +19,48 @@ void add_sectors(std::set<uint64_t>& sectors, uint64_t addr, uint64_t bytes) {
 
 }  // namespace
 
-CopyTraffic copy_traffic(CopyDirection direction, std::span<const CopyChunk> chunks) {
-  std::vector<CopyChunk> moved;
-  for (const CopyChunk& c : chunks) {
+CopyTraffic copy_traffic(CopyDirection direction, std::span<const CopyChunk> chunks,
+                         unsigned destinations, std::span<const uint32_t> shared) {
+  if (!shared.empty() && shared.size() != chunks.size())
+    throw Error("copy: " + std::to_string(shared.size()) + " shared chunks for " +
+                std::to_string(chunks.size()) + " global ones");
+  // Loads walk the whole box; stores and reductions only the chunks inside.
+  // Each moved chunk with the group it belongs to: a new group at every
+  // 128-byte line of shared memory (or every 8 chunks without the shared
+  // side), as the copy engine moves a line at a time.
+  struct Moved {
+    CopyChunk c;
+    uint64_t group;
+  };
+  std::vector<Moved> moved;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const CopyChunk& c = chunks[i];
+    const uint64_t group = shared.empty() ? i / 8 : shared[i] / 128;
     if (direction == CopyDirection::Load)
-      moved.push_back({c.global, 16});  // loads fetch the whole box, outside the tensor too
+      moved.push_back({{c.global, c.valid ? 16u : 0u}, group});
     else if (c.valid)
-      moved.push_back(c);
+      moved.push_back({c, group});
   }
   CopyTraffic t;
-  for (size_t i = 0; i < moved.size(); i += 8) {
+  for (size_t i = 0; i < moved.size();) {
     std::set<uint64_t> sectors;
-    for (size_t j = i; j < std::min(moved.size(), i + 8); ++j)
-      add_sectors(sectors, moved[j].global, moved[j].valid);
-    t.sectors += sectors.size();
+    // A load's chunks outside the tensor read no address: each run of
+    // consecutive ones in the group costs as if packed from a sector
+    // boundary, 2 chunks a sector (runs 5 and 6: 29 launches).
+    uint64_t outside = 0, packed = 0;
+    const size_t first = i;
+    for (; i < moved.size() && i < first + 8 && moved[i].group == moved[first].group; ++i) {
+      if (moved[i].c.valid) {
+        add_sectors(sectors, moved[i].c.global, moved[i].c.valid);
+        packed += (outside + 1) / 2;
+        outside = 0;
+      } else {
+        ++outside;
+      }
+    }
+    t.sectors += sectors.size() + packed + (outside + 1) / 2;
   }
+  t.sectors *= std::max(destinations, 1u);
   t.bytes = t.sectors * kSector;
   return t;
 }

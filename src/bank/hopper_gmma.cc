@@ -98,4 +98,14 @@ Cost gmma_operand_cost(const GmmaOperand& op) {
   return c;
 }
 
+Cost gmma_sass_only_cost(unsigned n) {
+  if (n < 8 || n > 256 || n % 8)
+    throw Error("HGMMA.64x" + std::to_string(n) + "x16: N must be a multiple of 8 in 8..256");
+  Cost c;
+  // core matrices: rows x 32 bytes / 128 bytes each
+  c.wavefronts = c.ideal = c.worst_wavefronts = (64 + n) * 32 / 128;
+  c.ways = 1;
+  return c;
+}
+
 }  // namespace smemlab::bank

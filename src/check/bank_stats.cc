@@ -17,6 +17,10 @@ const char* shared_op_name(SharedOp op) {
       return "store";
     case SharedOp::Atomic:
       return "atomic";
+    case SharedOp::LdMatrix:
+      return "ldmatrix";
+    case SharedOp::StMatrix:
+      return "stmatrix";
   }
   return "?";
 }
@@ -48,9 +52,16 @@ void keep_worst(std::optional<WorstRequest>& into, const std::optional<WorstRequ
 }
 
 bank::Op bank_op(SharedOp op) {
-  return op == SharedOp::Load    ? bank::Op::Load
-         : op == SharedOp::Store ? bank::Op::Store
-                                 : bank::Op::Atomic;
+  switch (op) {
+    case SharedOp::Load:
+    case SharedOp::LdMatrix:
+      return bank::Op::Load;
+    case SharedOp::Store:
+    case SharedOp::StMatrix:
+      return bank::Op::Store;
+    default:
+      return bank::Op::Atomic;
+  }
 }
 
 bank::MatrixRequest matrix_of(const bank::Request& plain, unsigned matrices) {
@@ -282,10 +293,13 @@ class BlockBank final : public emu::BlockObserver {
     std::vector<uint32_t>& site_at = a_->site_at;
     if (pc < site_at.size() && site_at[pc]) return site_at[pc] - 1;
     if (pc >= site_at.size()) site_at.resize(std::max<size_t>(pc + 1, 2 * site_at.size()), 0);
-    // The first access of a pc fixes its op and width (as InstrStats keeps them).
-    const SharedOp op = a.op == emu::MemOp::Load    ? SharedOp::Load
-                        : a.op == emu::MemOp::Store ? SharedOp::Store
-                                                    : SharedOp::Atomic;
+    // The first access of a pc fixes its op and width (as InstrStats keeps
+    // them); ldmatrix/stmatrix are their own classes, as in Nsight Compute.
+    const bool matrix = a.matrices != 0;
+    const SharedOp op = a.op == emu::MemOp::Load ? (matrix ? SharedOp::LdMatrix : SharedOp::Load)
+                        : a.op == emu::MemOp::Store
+                            ? (matrix ? SharedOp::StMatrix : SharedOp::Store)
+                            : SharedOp::Atomic;
     a_->sites.push_back({pc, op, a.width, a.instr});
     const size_t sites = a_->sites.size();
     a_->counts.resize(sites * models_.size());

@@ -21,9 +21,12 @@
 
 namespace smemlab::check {
 
-// Nsight Compute's three shared-memory operation classes.
-enum class SharedOp { Load, Store, Atomic };
-inline constexpr int kSharedOps = 3;
+// Nsight Compute's shared-memory operation classes: its SASS-patched
+// op_ld/op_st/op_atom, and ldmatrix/stmatrix apart (LDSM/STSM are counted
+// under op_ldsm/op_shared_stsm, never under op_ld/op_st: 36 of 36 H100
+// probes, docs/bank-model.md "Hopper").
+enum class SharedOp { Load, Store, Atomic, LdMatrix, StMatrix };
+inline constexpr int kSharedOps = 5;
 const char* shared_op_name(SharedOp op);
 
 struct BankCounts {

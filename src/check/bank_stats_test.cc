@@ -126,15 +126,19 @@ TEST(BankAnalysis, LdmatrixAndStmatrixByTheMatrixRule) {
   obs->on_memory(s);
   a.finish_block({0, 0, 0}, std::move(obs));
   auto t = a.totals();
-  const BankCounts& ld90 = t[0].op[int(SharedOp::Load)];
+  // Their own classes, as Nsight Compute's op_ldsm/op_shared_stsm: never
+  // inside load/store (its SASS-patched op_ld/op_st count no LDSM/STSM).
+  const BankCounts& ld90 = t[0].op[int(SharedOp::LdMatrix)];
   EXPECT_EQ(ld90.requests, 1u);
   EXPECT_EQ(ld90.wavefronts, 32u);
   EXPECT_EQ(ld90.ideal, 4u);
   EXPECT_EQ(ld90.bank_conflicts, 28u);
-  EXPECT_EQ(t[0].op[int(SharedOp::Store)].wavefronts, 2u);
-  EXPECT_EQ(t[1].op[int(SharedOp::Load)].wavefronts, 32u);  // sm_80 has ldmatrix
-  EXPECT_EQ(t[1].op[int(SharedOp::Store)].unmodelled, 1u);  // but no stmatrix
-  EXPECT_EQ(t[2].op[int(SharedOp::Load)].unmodelled, 1u);   // sm_70: neither
+  EXPECT_EQ(t[0].op[int(SharedOp::Load)].requests, 0u);
+  EXPECT_EQ(t[0].op[int(SharedOp::Store)].requests, 0u);
+  EXPECT_EQ(t[0].op[int(SharedOp::StMatrix)].wavefronts, 2u);
+  EXPECT_EQ(t[1].op[int(SharedOp::LdMatrix)].wavefronts, 32u);  // sm_80 has ldmatrix
+  EXPECT_EQ(t[1].op[int(SharedOp::StMatrix)].unmodelled, 1u);   // but no stmatrix
+  EXPECT_EQ(t[2].op[int(SharedOp::LdMatrix)].unmodelled, 1u);   // sm_70: neither
   ASSERT_TRUE(t[0].worst);
   EXPECT_EQ(t[0].worst->request.width, 16u);
 }
@@ -242,21 +246,22 @@ TEST(BankAnalysis, MemoizedCostsEqualFreshEvaluation) {
           InstrStats& r = ref[pc];
           if (!r.instr) {
             r.instr = ev.instr;
-            r.op = k.op == emu::MemOp::Load    ? SharedOp::Load
-                   : k.op == emu::MemOp::Store ? SharedOp::Store
+            // (ldmatrix/stmatrix: their own classes)
+            r.op = k.op == emu::MemOp::Load    ? (k.matrices ? SharedOp::LdMatrix : SharedOp::Load)
+                   : k.op == emu::MemOp::Store ? (k.matrices ? SharedOp::StMatrix : SharedOp::Store)
                                                : SharedOp::Atomic;
             r.width = ev.width;
             r.models.resize(set.size());
           }
           bank::Request req;
-          req.op = r.op == SharedOp::Load    ? bank::Op::Load
-                   : r.op == SharedOp::Store ? bank::Op::Store
-                                             : bank::Op::Atomic;
+          req.op = r.op == SharedOp::Load || r.op == SharedOp::LdMatrix    ? bank::Op::Load
+                   : r.op == SharedOp::Store || r.op == SharedOp::StMatrix ? bank::Op::Store
+                                                                           : bank::Op::Atomic;
           req.width = ev.width;
           req.mask = ev.mask;
           std::copy(std::begin(ev.addr), std::end(ev.addr), req.addr.begin());
           bank::MatrixRequest mx;
-          mx.store = r.op == SharedOp::Store;
+          mx.store = r.op == SharedOp::StMatrix;
           mx.matrices = k.matrices;
           mx.mask = ev.mask;
           mx.addr = req.addr;

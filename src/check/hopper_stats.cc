@@ -1,5 +1,6 @@
 #include "check/hopper_stats.h"
 
+#include <bit>
 #include <utility>
 
 #include "bank/hopper.h"
@@ -100,11 +101,14 @@ class BlockHopper final : public emu::BlockObserver {
     std::vector<bank::CopyChunk>& chunks = chunks_;
     chunks.clear();
     for (const emu::GlobalChunk& g : c.global_chunks) chunks.push_back({g.addr, g.valid});
-    const bank::CopyTraffic t =
-        bank::copy_traffic(c.kind == emu::BulkKind::Load    ? bank::CopyDirection::Load
-                           : c.kind == emu::BulkKind::Store ? bank::CopyDirection::Store
-                                                            : bank::CopyDirection::Reduce,
-                           chunks);
+    // A multicast load: its sectors once per destination block (run 5); the
+    // groups follow the shared side's 128-byte lines.
+    const bank::CopyTraffic t = bank::copy_traffic(
+        c.kind == emu::BulkKind::Load    ? bank::CopyDirection::Load
+        : c.kind == emu::BulkKind::Store ? bank::CopyDirection::Store
+                                         : bank::CopyDirection::Reduce,
+        chunks, static_cast<unsigned>(std::popcount(c.multicast)),
+        c.chunks.size() == chunks.size() ? c.chunks : std::span<const uint32_t>{});
     h.sectors += t.sectors;
     h.bytes += t.bytes;
   }
@@ -112,6 +116,13 @@ class BlockHopper final : public emu::BlockObserver {
     if (g.kind != emu::WgmmaKind::Mma) return;
     HopperCounts& h = at(g.instr).cls[static_cast<int>(HopperClass::Gmma)];
     ++h.requests;
+    if (g.sass_only) {
+      // ptxas's predicated-off HGMMA for a commit: it reads nothing, but the
+      // SASS-patched counters count its shape's operands once per
+      // warpgroup (bank::gmma_sass_only_cost).
+      if (g.warp % 4 == 0) h.wavefronts += bank::gmma_sass_only_cost(g.n).wavefronts;
+      return;
+    }
     h.shared_bytes += uint64_t{16} * (g.b.chunks.size() + (g.a_shared ? g.a.chunks.size() : 0));
     // The operands' wavefronts, once per warpgroup instruction: A's 64
     // rows and B's N, as the warpgroup reads them.

@@ -100,6 +100,51 @@ TEST(HopperAnalysis, WgmmaPerWarpAndItsOperandChunks) {
   EXPECT_EQ(h.instructions().size(), 1u);  // commit_group reads nothing
 }
 
+// The SASS level's HGMMA that ptxas adds for a commit (sass/regroup.cc):
+// a request per warp and, once per warpgroup, the SS m64nNk16 shape's core
+// matrices (H100: 18 for N = 8), at the commit's line; no operand is read.
+TEST(HopperAnalysis, SassOnlyHgmmaCountsItsShape) {
+  emu::InstrInfo commit = testing::instr(8, 31, "wgmma.commit_group...");
+  HopperAnalysis h;
+  h.on_kernel_begin({});
+  auto obs = h.make_block_observer({0, 0, 0});
+  for (uint32_t w = 0; w < 8; ++w) {  // two warpgroups
+    emu::Wgmma g;
+    g.kind = emu::WgmmaKind::Mma;
+    g.sass_only = true;
+    g.a_shared = true;
+    g.n = 8;
+    g.instr = &commit;
+    g.warp = w;
+    obs->on_wgmma(g);
+  }
+  h.finish_block({0, 0, 0}, std::move(obs));
+  const HopperCounts& g = h.instructions().at(8).counts.cls[static_cast<int>(HopperClass::Gmma)];
+  EXPECT_EQ(g.requests, 8u);
+  EXPECT_EQ(g.wavefronts, 2u * 18);
+  EXPECT_EQ(g.shared_bytes, 0u);
+}
+
+// A .multicast::cluster load: its global sectors once per block of its
+// ctaMask (H100, tests/programs/tma_multicast: 0x3 -> 2x, 0x7 -> 3x).
+TEST(HopperAnalysis, MulticastLoadSectorsPerDestination) {
+  emu::InstrInfo ld = testing::instr(3, 20, "cp.async.bulk.tensor.2d...multicast::cluster");
+  std::vector<uint32_t> box(8);
+  std::vector<emu::GlobalChunk> row;
+  for (uint32_t j = 0; j < 8; ++j) row.push_back({0x1000 + j * 16, 16u});  // 4 sectors
+  HopperAnalysis h;
+  h.on_kernel_begin({});
+  auto obs = h.make_block_observer({0, 0, 0});
+  emu::BulkCopy c = copy(emu::BulkKind::Load, emu::BulkPhase::Issue, false, &ld, box, row);
+  c.multicast = 0x7;
+  obs->on_bulk_copy(c);
+  h.finish_block({0, 0, 0}, std::move(obs));
+  const HopperCounts& l = h.instructions().at(3).counts.cls[static_cast<int>(HopperClass::TmaLoad)];
+  EXPECT_EQ(l.requests, 1u);
+  EXPECT_EQ(l.sectors, 3u * 4);
+  EXPECT_EQ(l.bytes, 3u * 4 * 32);
+}
+
 TEST(HopperAnalysis, DsharedPerIssuedInstruction) {
   emu::InstrInfo st = testing::instr(9, 40, "st.shared::cluster.u32");
   emu::InstrInfo at = testing::instr(10, 41, "atom.shared::cluster.add.u32");

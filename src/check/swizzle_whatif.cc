@@ -126,7 +126,7 @@ class BlockSwizzle final : public emu::BlockObserver {
   // what-if shows the same number in every mode. Counted once per
   // warpgroup instruction (its first warp), as HopperAnalysis counts gmma.
   void on_wgmma(const emu::Wgmma& g) override {
-    if (g.kind != emu::WgmmaKind::Mma || g.warp % 4 || boxes_.empty()) return;
+    if (g.kind != emu::WgmmaKind::Mma || g.sass_only || g.warp % 4 || boxes_.empty()) return;
     auto read = [&](const emu::WgmmaOperand& op) {
       if (op.chunks.empty()) return;
       for (const Box& x : boxes_)

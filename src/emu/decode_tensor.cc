@@ -11,6 +11,7 @@
 #include <string>
 
 #include "emu/decode.h"
+#include "emu/ops_bulk_store.h"
 #include "emu/ops_wgmma.h"
 
 namespace smemlab::emu {
@@ -553,6 +554,7 @@ bool is_tensor_or_async(const ptx::Instruction& in) {
   if (o == "ldmatrix" || o == "stmatrix" || o == "movmatrix" || o == "mma" || o == "wmma" ||
       o == "wgmma" || o == "mbarrier")
     return true;
+  if (is_bulk_store(in)) return true;
   return o == "cp" && in.mods.size() >= 2 && in.mods[0] == "async" &&
          (in.mods[1] == "mbarrier" || in.mods[1] == "bulk");
 }
@@ -570,6 +572,7 @@ void decode_tensor_or_async(DecodeContext& c, const ptx::Instruction& in, const 
   if (o == "wmma") return decode_wmma(c, in, op);
   if (o == "wgmma") return decode_wgmma(c, in, op);
   if (o == "mbarrier") return decode_mbarrier(c, in, op);
+  if (is_bulk_store(in)) return decode_bulk_store(c, in, op);
   if (in.mods[1] == "mbarrier") {
     // cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]
     if (in.mods.size() < 3 || in.mods[2] != "arrive") unsupported_form(c, in);

@@ -174,7 +174,8 @@ void decode_group(DecodeContext& c, const ptx::Instruction& in, Op op) {
 bool is_tma(const ptx::Instruction& in) {
   const auto& m = in.mods;
   if (in.opcode != "cp" || m.size() < 3) return false;
-  if (m[0] == "reduce") return true;
+  // (cp.reduce.async.bulk.global: the 1-D form, ops_bulk_store.cc)
+  if (m[0] == "reduce") return m.size() > 3 && m[3] != "global";
   if (m[0] != "async" || m[1] != "bulk") return false;
   return m[2] == "tensor" || m[2] == "commit_group" || m[2] == "wait_group" ||
          (m[2] == "prefetch" && m.size() > 3 && m[3] == "tensor");

@@ -355,6 +355,101 @@ $Lwait:
   EXPECT_TRUE(tx.completed);
 }
 
+TEST(HopperEvents, OneDimensionalBulkStoreAndReduction) {
+  // Eight words into shared memory, a 32-byte bulk store of them to dst,
+  // then a 16-byte cp.reduce (add.u32) of the first four onto dst + 16.
+  std::string body;
+  for (int i = 0; i < 8; ++i)
+    body += "  mov.u32 %r5, " + std::to_string(3 * i + 1) + ";\n  st.shared.u32 [buf+" +
+            std::to_string(4 * i) + "], %r5;\n";
+  const std::string text = std::string(R"(.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 dst)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b8 buf[64];
+  ld.param.u64 %rd1, [dst];
+  mov.u32 %r2, buf;
+  mov.u32 %r4, 32;
+)") + body + R"(  fence.proxy.async.shared::cta;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r2], %r4;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1+16], [buf], 16;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  ret;
+}
+)";
+  Device dev;
+  auto mod = load(dev, text);
+  const uint64_t dst = dev.malloc(64, "dst");
+  Collect c;
+  LaunchConfig cfg{{1}, {1}};
+  cfg.observer = &c;
+  auto st = launch(*mod, "k", cfg, dst);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  uint32_t got[8];
+  dev.copy_from(got, dst, 32);
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(got[i], 3 * i + 1) << i;
+  for (uint32_t i = 4; i < 8; ++i) EXPECT_EQ(got[i], (3 * i + 1) + (3 * (i - 4) + 1)) << i;
+  const Seen& s = c.blocks.at(0);
+  // The store: issue, 2 x (shared read, global write), completion at its
+  // group's wait; the reduction: issue, its chunk read, 4 word reductions,
+  // completion.
+  const std::string stores(8, 'M'), fence = s.log.substr(8, 1);
+  EXPECT_EQ(s.log, stores + fence + "B" + "MMMM" + "B" + "B" + "MMMMM" + "B");
+  ASSERT_EQ(s.bulk.size(), 4u);
+  EXPECT_EQ(s.bulk[0].ev.kind, BulkKind::Store);
+  EXPECT_EQ(s.bulk[2].ev.kind, BulkKind::Reduce);
+  EXPECT_EQ(s.bulk[1].ev.phase, BulkPhase::Complete);
+  EXPECT_FALSE(s.bulk[0].ev.tensor);
+  EXPECT_EQ(s.bulk[0].ev.bytes, 32u);
+  EXPECT_EQ(s.bulk[0].ev.mbarrier, kNoMbarrier);
+  EXPECT_EQ(s.bulk[2].ev.group, 1u);  // after one commit_group
+  ASSERT_EQ(s.bulk[0].global.size(), 1u);
+  EXPECT_EQ(s.bulk[0].global[0].addr, dst);
+  EXPECT_EQ(s.bulk[2].global[0].addr, dst + 16);
+  ASSERT_EQ(s.bulk[0].chunks.size(), 2u);
+  EXPECT_EQ(s.bulk[0].chunks[1], s.bulk[0].chunks[0] + 16);
+  // (the fence is no memory event: mem[8] is the store's first chunk)
+  EXPECT_EQ(s.mem[8].op, MemOp::BulkLoad);
+  EXPECT_EQ(s.mem[8].space, Space::Shared);
+  EXPECT_EQ(s.mem[9].op, MemOp::BulkStore);
+  EXPECT_EQ(s.mem[9].space, Space::Global);
+  EXPECT_EQ(s.mem[12].op, MemOp::BulkLoad);
+  EXPECT_EQ(s.mem[13].op, MemOp::BulkReduce);
+  EXPECT_EQ(s.mem[13].width, 4u);
+}
+
+TEST(HopperEvents, BulkStoreFormsRefusedByName) {
+  for (const char* form :
+       {"cp.async.bulk.global.shared::cta [%rd1], [%r2], 32;",
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.inc.u64 [%rd1], [%r2], 32;",
+        "cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r2], 32, %rd1;"}) {
+    const std::string text = std::string(R"(.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 dst)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [dst];
+  mov.u32 %r2, 0;
+  )") + form + "\n  ret;\n}\n";
+    Device dev;
+    std::string err;
+    try {
+      load(dev, text)->kernel("k");
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    EXPECT_NE(err.find("cp."), std::string::npos) << form << ": " << err;
+  }
+}
+
 TEST(HopperEvents, MulticastLoadTellsEveryDestination) {
   // Cluster of 4; rank 0 loads a 128B-swizzled f32 box 32 x 8 into ranks
   // 0, 1 and 3 (ctaMask 0b1011); each destination waits on its own mbarrier.

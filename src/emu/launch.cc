@@ -695,7 +695,7 @@ LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig
     for (const Op& op : p.ops) {
       const unsigned base = op.code / 16;
       info.hopper = info.hopper || base == WGMMA || base == WGMMA_SYNC || base == MBAR ||
-                    base == BULK || base == TMA || base == FENCE;
+                    base == BULK || base == BULK_ST || base == TMA || base == FENCE;
     }
     ko->on_kernel_begin(info);
   }

@@ -248,6 +248,11 @@ struct Wgmma {
   const InstrInfo* instr = nullptr;
   Dim3 block;
   uint32_t warp = 0;
+  // Mma: not a PTX wgmma but the predicated-off HGMMA.64xNx16 with null
+  // operands that ptxas adds for the wgmma.commit_group `instr` (the SASS
+  // level, sass/regroup.h): it reads nothing (no operands), and Nsight
+  // Compute's SASS-patched gmma counters count it.
+  bool sass_only = false;
 };
 
 // One thread's mbarrier operation, with the barrier's state around it.

@@ -27,6 +27,7 @@ const char* verb(const Op& op) {
   if (op.code / 16 == MMA) return "wmma";
   if (op.code / 16 == MBAR) return "mbarrier";
   if (op.code / 16 == BULK) return "cp.async.bulk";
+  if (op.code / 16 == BULK_ST) return op.t2 ? "cp.reduce.async.bulk" : "cp.async.bulk";
   if (op.code / 16 == TMA) return "cp.async.bulk.tensor";
   return op.t2 ? "reduction" : "atomic";
 }
@@ -704,8 +705,8 @@ void decode_cp(Insn& d) {
   const auto& ops = d.operands();
   Op& op = d.op;
   if (is_tma(in)) return decode_tma(c, in, op);
+  if (is_tensor_or_async(in)) return decode_tensor(d);  // (cp.reduce.async.bulk.global too)
   if (in.mods.empty() || in.mods[0] != "async") d.unsupported();
-  if (is_tensor_or_async(in)) return decode_tensor(d);
   if (in.mods.size() >= 2 &&
       (in.mods[1] == "commit_group" || in.mods[1] == "wait_group" || in.mods[1] == "wait_all")) {
     op.code = code(CPASYNC, U8);

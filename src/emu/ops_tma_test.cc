@@ -620,8 +620,8 @@ TEST(TmaDecode, UnsupportedFormsNameThemselves) {
       {"cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group "
        "[%rd2, {%r10, %r11, %r12}], [%r3];",
        "'.im2col_no_offs' is not supported"},
-      {"cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd2], [%r3], 16;",
-       "only cp.reduce.async.bulk.tensor"},
+      {"cp.reduce.async.bulk.global.shared::cta.bulk_group.inc.u64 [%rd2], [%r3], 16;",
+       ".inc is not defined for .u64"},
       {"cp.async.bulk.tensor.2d.shared::cluster.global.tile [%r3], [%rd2, {%r10, %r11}], [%r1];",
        "needs .mbarrier::complete_tx::bytes"},
   };

@@ -188,6 +188,9 @@ enum Special : uint8_t {
 //   MBAR: r4 + imm = mbarrier address, aux = MSpace, t2 = MbarKind (other fields there)
 //   BULK: r4 + imm = shared dst, r5 + value(r0) = global src, r1 = bytes,
 //         r2 + value(r3) = mbarrier
+//   BULK_ST: r4 + imm = global dst, r5 + value(r0) = shared src, r1 = bytes,
+//            r2 = cache policy (a hint) or unset; t2 = 1 for cp.reduce (then
+//            aux = tma::Red, aux2 = tma::DataType of the elements)
 //   TMA: t2 = TmaKind; copies: imm = index into Program::tma_ops;
 //        TMA_WAIT: imm = N, aux2 = 1 for .read
 struct Op {

@@ -110,7 +110,7 @@ json section_json(const HtmlSection& s) {
         e["file"] = l["file"];
         e["line"] = l["line"];
         json shared = json::object();
-        for (const char* op : {"load", "store", "atomic"})
+        for (const char* op : {"load", "store", "atomic", "ldmatrix", "stmatrix"})
           if (l.contains(op) && l[op]["requests"] != 0) shared[op] = l[op];
         e["banks"][arch] = shared;
         for (auto it = l.begin(); it != l.end(); ++it)

@@ -52,8 +52,13 @@ json worst_json(const check::WorstRequest& w) {
 
 json model_json(const check::ModelCounts& m) {
   json j;
-  for (int op = 0; op < check::kSharedOps; ++op)
-    j[check::shared_op_name(static_cast<check::SharedOp>(op))] = bank_json(m.op[op]);
+  for (int op = 0; op < check::kSharedOps; ++op) {
+    // ldmatrix/stmatrix only where a kernel has them (a document without
+    // them is unchanged).
+    const auto sop = static_cast<check::SharedOp>(op);
+    const bool matrix = sop == check::SharedOp::LdMatrix || sop == check::SharedOp::StMatrix;
+    if (!matrix || m.op[op].requests) j[check::shared_op_name(sop)] = bank_json(m.op[op]);
+  }
   if (m.worst && m.worst->result.wavefronts > m.worst->result.ideal)
     j["worst"] = worst_json(*m.worst);
   return j;

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "bank/bank_map.h"
 #include "report/hopper.h"
@@ -12,7 +13,8 @@ namespace {
 
 std::string dim_text(emu::Dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
 
-const char* kOpShort[] = {"ld", "st", "atom"};
+const char* kOpShort[] = {"ld", "st", "atom", "ldsm", "stsm"};
+static_assert(std::size(kOpShort) == check::kSharedOps);
 
 std::string bank_note(const check::LineStats& l,
                       const std::vector<std::unique_ptr<bank::Model>>& models) {

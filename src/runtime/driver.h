@@ -62,6 +62,7 @@ struct Module {
   // analyzed launch (sass::ProgramSass says where it came from).
   std::optional<sass::Disassembly> fatbin_sass;
   sass::RegisterCounts fatbin_registers;  // the time model's occupancy input
+  sass::NullHgmmas fatbin_null_hgmmas;    // Nsight Compute's SASS-only gmma requests
   sass::ProgramSass sass;
   bool sass_prepared = false;
   std::map<std::string, std::unique_ptr<Function>> functions;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <sstream>
 
 namespace smemlab::sass {
@@ -187,6 +188,25 @@ RegisterCounts registers_used(const std::string& text) {
       uint32_t n = static_cast<uint32_t>(std::stoul(l.substr(i + 1, 3)));
       *current = std::max(*current, n + span);
     }
+  }
+  return out;
+}
+
+NullHgmmas null_hgmmas(const std::string& text) {
+  NullHgmmas out;
+  std::vector<unsigned>* current = nullptr;
+  std::istringstream in(text);
+  const std::string section = ".section\t.text.";
+  for (std::string l; std::getline(in, l);) {
+    if (size_t at = l.find(section); at != std::string::npos) {
+      std::string name = l.substr(at + section.size());
+      current = &out[name.substr(0, name.find(','))];
+      continue;
+    }
+    const size_t op = l.find("HGMMA.64x");
+    if (!current || l.find("/*") == std::string::npos || op == std::string::npos) continue;
+    if (l.find("gdesc[URZ]") == std::string::npos || l.find("!UPT") == std::string::npos) continue;
+    current->push_back(static_cast<unsigned>(std::atoi(l.c_str() + op + 9)));
   }
   return out;
 }

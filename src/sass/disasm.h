@@ -44,4 +44,12 @@ Disassembly parse_disassembly(const std::string& text);
 using RegisterCounts = std::map<std::string, uint32_t>;
 RegisterCounts registers_used(const std::string& text);
 
+// Function name -> the N of each HGMMA.64xNx.. with null operands and its
+// own predicate off (`HGMMA.64x8x16.F16 RZ, gdesc[URZ], RZ, !UPT, gsb0`),
+// in code order: what ptxas emits for a wgmma.commit_group that has no
+// HGMMA of its own to carry the commit. It reads nothing, but Nsight
+// Compute's SASS-patched gmma counters count it (docs/bank-model.md).
+using NullHgmmas = std::map<std::string, std::vector<unsigned>>;
+NullHgmmas null_hgmmas(const std::string& text);
+
 }  // namespace smemlab::sass

@@ -42,6 +42,9 @@ KernelLevel compiled(const std::string& ptx_text, const ptx::Module& module,
   k.level = Level::Sass;
   k.target = target;
   k.map = map_kernel(module, kernel, program, it->second);
+  const NullHgmmas nulls = null_hgmmas(d.text);
+  if (auto n = nulls.find(kernel); n != nulls.end())
+    map_sass_only_gmma(module, kernel, program, n->second, &k.map);
   RegisterCounts regs = registers_used(d.text);
   if (auto r = regs.find(kernel); r != regs.end()) k.registers = r->second;
   return k;
@@ -93,6 +96,9 @@ KernelLevel choose_program_level(Level wanted, const std::string& ptx_text,
           "counts these requests",
           sass.origin);
       k.map = map_kernel(module, kernel, program, it->second);
+      if (sass.fatbin_null_hgmmas)
+        if (auto n = sass.fatbin_null_hgmmas->find(kernel); n != sass.fatbin_null_hgmmas->end())
+          map_sass_only_gmma(module, kernel, program, n->second, &k.map);
       if (sass.fatbin_registers)
         if (auto r = sass.fatbin_registers->find(kernel); r != sass.fatbin_registers->end())
           k.registers = r->second;

@@ -52,12 +52,27 @@ struct KernelMap {
   std::vector<std::vector<Part>> parts;
   std::vector<Group> groups;
   std::vector<Note> notes;
-  bool regroups() const { return !groups.empty(); }
+  // Indexed by pc (empty: none): N of the SASS-only HGMMA.64xN ptxas emits
+  // for this wgmma.commit_group (null operands, predicated off), 0 for none.
+  std::vector<uint16_t> sass_only_gmma;
+  bool any_sass_only_gmma = false;
+  // Whether the SASS level changes what the counting analyses see.
+  bool regroups() const { return !groups.empty() || any_sass_only_gmma; }
 };
 
 // The map for `kernel` (mangled) of `module` as decoded into `program`.
 // `sass` is that kernel's memory instructions.
 KernelMap map_kernel(const ptx::Module& module, const std::string& kernel,
                      const emu::Program& program, const std::vector<MemInstr>& sass);
+
+// Fills map->sass_only_gmma from the kernel's null HGMMAs (null_hgmmas, in
+// code order; sass_only_gmma.cc): ptxas emits one for a wgmma.commit_group
+// whose basic block has no wgmma.mma_async before it to carry the commit.
+// The PTX commits that rule picks are matched in order with the SASS's
+// null HGMMAs when their numbers agree; otherwise none is mapped and a
+// note says so (the counts stay the PTX's).
+void map_sass_only_gmma(const ptx::Module& module, const std::string& kernel,
+                        const emu::Program& program, const std::vector<unsigned>& nulls,
+                        KernelMap* map);
 
 }  // namespace smemlab::sass

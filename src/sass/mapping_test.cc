@@ -94,6 +94,31 @@ TEST(Mapping, UnmatchedLineIsNamed) {
 
 // Freshly compiled: ptxas + nvdisasm on the recorded PTX give the same map
 // as the recorded SASS (skipped, saying so, where the tools are missing).
+// testdata/wgmma_commits.cu: a commit after a loop of wgmmas (ptxas adds a
+// null, predicated-off HGMMA.64x8x16 for it) and one right after a wgmma
+// (ptxas puts the commit on that HGMMA).
+TEST(Mapping, CommitWithoutItsOwnHgmmaCarriesASassOnlyOne) {
+  const std::string sass = read(data("wgmma_commits.sass"));
+  const NullHgmmas nulls = null_hgmmas(sass);
+  ASSERT_EQ(nulls.at("wgmma_commits"), std::vector<unsigned>{8});
+  Mapped m("wgmma_commits", sass);
+  map_sass_only_gmma(m.module->ptx(), "wgmma_commits", *m.program, nulls.at("wgmma_commits"),
+                     &m.map);
+  std::vector<std::pair<int, unsigned>> commits;  // PTX line, N
+  for (uint32_t pc = 0; pc < m.program->info.size(); ++pc)
+    if (m.program->info[pc].text.rfind("wgmma.commit_group", 0) == 0)
+      commits.push_back({m.program->info[pc].ptx_line, m.map.sass_only_gmma.at(pc)});
+  ASSERT_EQ(commits.size(), 2u);
+  EXPECT_EQ(commits[0].second, 8u);
+  EXPECT_EQ(commits[1].second, 0u);
+  EXPECT_TRUE(m.map.regroups());
+  // A SASS that does not agree (no null HGMMA): nothing mapped, a note.
+  Mapped none("wgmma_commits", sass);
+  map_sass_only_gmma(none.module->ptx(), "wgmma_commits", *none.program, {}, &none.map);
+  EXPECT_FALSE(none.map.any_sass_only_gmma);
+  EXPECT_NE(none.notes().find("predicated-off HGMMA"), std::string::npos) << none.notes();
+}
+
 TEST(Mapping, FreshlyCompiledMatchesRecorded) {
   Tools tools = find_tools();
   if (!tools.missing.empty()) GTEST_SKIP() << tools.missing;

@@ -63,7 +63,26 @@ class Block final : public emu::BlockObserver {
   void on_exit(const emu::Exit& e) override { inner_->on_exit(e); }
   // Hopper's events have no PTX-to-SASS regrouping: passed on as they are.
   void on_bulk_copy(const emu::BulkCopy& c) override { inner_->on_bulk_copy(c); }
-  void on_wgmma(const emu::Wgmma& g) override { inner_->on_wgmma(g); }
+  void on_wgmma(const emu::Wgmma& g) override {
+    inner_->on_wgmma(g);
+    // The commit's SASS-only HGMMA (sass_only_gmma.cc), right after it.
+    const auto& extra = map_.sass_only_gmma;
+    if (g.kind != emu::WgmmaKind::Commit || !g.instr || g.instr->pc >= extra.size() ||
+        !extra[g.instr->pc])
+      return;
+    emu::Wgmma h;
+    h.kind = emu::WgmmaKind::Mma;
+    h.sass_only = true;
+    h.a_shared = true;
+    h.m = 64;
+    h.n = extra[g.instr->pc];
+    h.k = 16;
+    h.group = g.group;
+    h.instr = g.instr;
+    h.block = g.block;
+    h.warp = g.warp;
+    inner_->on_wgmma(h);
+  }
   void on_mbarrier(const emu::Mbarrier& m) override { inner_->on_mbarrier(m); }
   void on_fence(const emu::Fence& f) override { inner_->on_fence(f); }
   void on_dshared(const emu::DsharedAccess& d) override { inner_->on_dshared(d); }
