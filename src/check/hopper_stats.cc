@@ -7,41 +7,41 @@
 
 namespace smemlab::check {
 
-const char* hopper_family(HopperClass c) {
-  switch (c) {
-    case HopperClass::TmaLoad:
-    case HopperClass::TmaStore:
-    case HopperClass::TmaReduction:
-    case HopperClass::TmaPrefetch:
-      return "tma";
-    case HopperClass::Gmma:
-      return "gmma";
-    case HopperClass::Ldgsts:
-      return "ldgsts";
-    case HopperClass::Mbarrier:
-      return "mbarrier";
-    default:
-      return "dshared";
-  }
-}
+namespace {
 
-const char* hopper_row(HopperClass c) {
-  switch (c) {
-    case HopperClass::TmaLoad:
-    case HopperClass::DsharedLoad:
-      return "loads";
-    case HopperClass::TmaStore:
-    case HopperClass::DsharedStore:
-      return "stores";
-    case HopperClass::TmaReduction:
-      return "reductions";
-    case HopperClass::TmaPrefetch:
-      return "prefetches";
-    case HopperClass::DsharedAtomic:
-      return "atomics";
-    default:
-      return "";
+struct HopperClassInfo {
+  HopperFamily family;
+  const char* row;
+  uint8_t fields;
+};
+constexpr HopperClassInfo kHopperClassInfo[] = {
+#define SMEMLAB_HOPPER_CLASS(id, family, row, fields) {HopperFamily::family, row, fields},
+#include "check/hopper_classes.def"
+#undef SMEMLAB_HOPPER_CLASS
+};
+
+}  // namespace
+
+HopperFamily hopper_family_of(HopperClass c) {
+  return kHopperClassInfo[static_cast<int>(c)].family;
+}
+uint8_t hopper_fields(HopperClass c) { return kHopperClassInfo[static_cast<int>(c)].fields; }
+const char* hopper_row(HopperClass c) { return kHopperClassInfo[static_cast<int>(c)].row; }
+
+const char* hopper_family(HopperClass c) {
+  switch (hopper_family_of(c)) {
+    case HopperFamily::Tma:
+      return "tma";
+    case HopperFamily::Gmma:
+      return "gmma";
+    case HopperFamily::Dshared:
+      return "dshared";
+    case HopperFamily::Ldgsts:
+      return "ldgsts";
+    case HopperFamily::Mbarrier:
+      return "mbarrier";
   }
+  return "";  // (not reached: the switch covers every family)
 }
 
 namespace {

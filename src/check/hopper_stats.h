@@ -50,25 +50,29 @@ struct HopperCounts {
   }
 };
 
-// The rows of the families, each a JSON object inside its family:
-// tma.loads/stores/reductions/prefetches, gmma (one row), dshared.loads/
-// stores/atomics.
-enum class HopperClass {
-  TmaLoad,
-  TmaStore,
-  TmaReduction,
-  TmaPrefetch,
-  Gmma,
-  DsharedLoad,
-  DsharedStore,
-  DsharedAtomic,
-  Ldgsts,
-  Mbarrier
+// The families (JSON keys) and their rows, each a class: hopper_classes.def.
+enum class HopperFamily : uint8_t { Tma, Gmma, Dshared, Ldgsts, Mbarrier };
+enum class HopperClass : uint8_t {
+#define SMEMLAB_HOPPER_CLASS(id, family, row, fields) id,
+#include "check/hopper_classes.def"
+#undef SMEMLAB_HOPPER_CLASS
 };
-inline constexpr int kHopperClasses = 10;
-// "tma", "gmma", "dshared", "ldgsts", "mbarrier"
-const char* hopper_family(HopperClass c);
-const char* hopper_row(HopperClass c);  // "loads", ..., "" for gmma
+inline constexpr int kHopperClasses = 0
+#define SMEMLAB_HOPPER_CLASS(id, family, row, fields) +1
+#include "check/hopper_classes.def"
+#undef SMEMLAB_HOPPER_CLASS
+    ;
+// What a class's row reports beside its requests (the table's `fields`).
+enum HopperField : uint8_t {
+  kWavefronts = 1,
+  kBankConflicts = 2,
+  kSectors = 4,  // global sectors and ncu's bytes (a DSMEM access: its lanes' bytes)
+  kSharedBytes = 8,
+};
+HopperFamily hopper_family_of(HopperClass c);
+uint8_t hopper_fields(HopperClass c);
+const char* hopper_family(HopperClass c);  // "tma", "gmma", "dshared", "ldgsts", "mbarrier"
+const char* hopper_row(HopperClass c);     // "loads", ..., "" for a one-row family
 
 struct HopperLine {
   HopperCounts cls[kHopperClasses];

@@ -8,25 +8,18 @@ using nlohmann::json;
 
 namespace {
 
-// What a row carries: copies move global and shared bytes, wgmma reads
-// shared bytes, a DSMEM access moves the bytes its lanes ask for.
+// What a row carries beyond its requests: its class's fields
+// (check/hopper_classes.def).
 json counts_json(check::HopperClass c, const check::HopperCounts& h) {
   json j = {{"requests", h.requests}};
-  const std::string family = check::hopper_family(c);
-  const bool prefetch = c == check::HopperClass::TmaPrefetch;
-  if (family == "gmma" || family == "ldgsts") {
-    j["wavefronts"] = h.wavefronts;
-    j["bank_conflicts"] = h.bank_conflicts;
-  }
-  if (family == "mbarrier") {  // op_misc's share of them: mbarrier.init's objects
-    j["wavefronts"] = h.wavefronts;
-    return j;
-  }
-  if (family != "gmma" && !prefetch) {
+  const uint8_t fields = check::hopper_fields(c);
+  if (fields & check::kWavefronts) j["wavefronts"] = h.wavefronts;
+  if (fields & check::kBankConflicts) j["bank_conflicts"] = h.bank_conflicts;
+  if (fields & check::kSectors) {
     j["sectors"] = h.sectors;
     j["bytes"] = h.bytes;
   }
-  if ((family == "tma" && !prefetch) || family == "gmma") j["shared_bytes"] = h.shared_bytes;
+  if (fields & check::kSharedBytes) j["shared_bytes"] = h.shared_bytes;
   if (h.unmodelled) j["unmodelled_requests"] = h.unmodelled;
   return j;
 }
@@ -57,18 +50,25 @@ std::string hopper_note(const check::HopperLine& l) {
     const check::HopperCounts& h = l.cls[i];
     if (!h.requests) continue;
     std::string what;
-    if (c == check::HopperClass::Gmma)
-      what = fmt::format("{} wavefronts ({} bank conflicts), {} shared bytes read", h.wavefronts,
-                         h.bank_conflicts, h.shared_bytes);
-    else if (c == check::HopperClass::Ldgsts)
-      what = fmt::format("{} shared wavefronts ({} bank conflicts), {} global sectors",
-                         h.wavefronts, h.bank_conflicts, h.sectors);
-    else if (c == check::HopperClass::Mbarrier)
-      what = fmt::format("{} op_misc wavefronts (mbarrier.init)", h.wavefronts);
-    else if (std::string(check::hopper_family(c)) == "dshared")
-      what = fmt::format("{} sectors, {} bytes", h.sectors, h.bytes);
-    else
-      what = fmt::format("{} global sectors, {} shared bytes", h.sectors, h.shared_bytes);
+    switch (check::hopper_family_of(c)) {
+      case check::HopperFamily::Gmma:
+        what = fmt::format("{} wavefronts ({} bank conflicts), {} shared bytes read", h.wavefronts,
+                           h.bank_conflicts, h.shared_bytes);
+        break;
+      case check::HopperFamily::Ldgsts:
+        what = fmt::format("{} shared wavefronts ({} bank conflicts), {} global sectors",
+                           h.wavefronts, h.bank_conflicts, h.sectors);
+        break;
+      case check::HopperFamily::Mbarrier:
+        what = fmt::format("{} op_misc wavefronts (mbarrier.init)", h.wavefronts);
+        break;
+      case check::HopperFamily::Dshared:
+        what = fmt::format("{} sectors, {} bytes", h.sectors, h.bytes);
+        break;
+      case check::HopperFamily::Tma:
+        what = fmt::format("{} global sectors, {} shared bytes", h.sectors, h.shared_bytes);
+        break;
+    }
     out += fmt::format("        {:<16} {:>6} req, {}\n", row_name(c), h.requests, what);
   }
   return out;
@@ -78,12 +78,11 @@ std::string hopper_summary(const check::HopperLine& totals) {
   std::string parts;
   for (int i = 0; i < check::kHopperClasses; ++i)
     if (totals.cls[i].requests)
-      parts += fmt::format("  {} {} req{}", row_name(static_cast<check::HopperClass>(i)),
-                           totals.cls[i].requests,
-                           i == static_cast<int>(check::HopperClass::Gmma) ||
-                                   i == static_cast<int>(check::HopperClass::Ldgsts)
-                               ? fmt::format(" / {} wavefronts", totals.cls[i].wavefronts)
-                               : "");
+      parts += fmt::format(
+          "  {} {} req{}", row_name(static_cast<check::HopperClass>(i)), totals.cls[i].requests,
+          check::hopper_fields(static_cast<check::HopperClass>(i)) & check::kBankConflicts
+              ? fmt::format(" / {} wavefronts", totals.cls[i].wavefronts)
+              : "");
   return parts.empty() ? "" : fmt::format("  Hopper{}\n", parts);
 }
 
