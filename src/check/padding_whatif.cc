@@ -8,11 +8,8 @@
 
 namespace smemlab::check {
 
-namespace {
-
-constexpr size_t kMaxDistinct = size_t{1} << 15;  // per buffer: bounds the memory kept
-constexpr uint32_t kMaxPadWords = 32;  // k and k + 32 words put every word in the same bank
-
+// (Not in the anonymous namespace: PaddingWhatIf::Recorded, a class with
+// linkage, holds them.)
 struct PadRequest {
   bank::Op op;
   uint8_t width, matrices;
@@ -25,6 +22,11 @@ struct PadRequest {
            addr == o.addr;
   }
 };
+
+namespace {
+
+constexpr size_t kMaxDistinct = size_t{1} << 15;  // per buffer: bounds the memory kept
+constexpr uint32_t kMaxPadWords = 32;  // k and k + 32 words put every word in the same bank
 
 uint64_t hash_of(const PadRequest& r) {
   uint64_t h = 1469598103934665603ull;
