@@ -25,7 +25,7 @@ namespace smemlab::runtime {
 namespace {
 
 using Lock = std::lock_guard<DriverMutex>;
-#define LOCKED                \
+#define LOCKED               \
   Driver& d = Driver::get(); \
   Lock lock(d.mu);           \
   (void)d
@@ -34,10 +34,21 @@ int g_context_tag;  // the one (primary) context: its address is the handle
 CUcontext the_context() { return reinterpret_cast<CUcontext>(&g_context_tag); }
 bool g_current = false;
 
+// What cuStreamSetAttribute keeps for a stream. The emulator has no L2 and
+// one scheduling order, so these change nothing it runs; they are kept
+// (and checked as the driver checks them) so that a program reads back
+// what it set.
+struct StreamAttributes {
+  CUaccessPolicyWindow window = {};
+  CUsynchronizationPolicy sync_policy = CU_SYNC_POLICY_AUTO;
+  CUlaunchMemSyncDomainMap domain_map = {0, 1};
+  CUlaunchMemSyncDomain domain = CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT;
+};
 struct Stream {
   unsigned flags = 0;
   int priority = 0;
   unsigned long long id = 0;
+  StreamAttributes attributes = {};
 };
 unsigned long long g_stream_ids = 1;
 
@@ -232,8 +243,8 @@ CUresult ctx_get_shared_config(CUsharedconfig* c) {
   if (!c) return CUDA_ERROR_INVALID_VALUE;
   *c = d.spec.major == 3 && d.device_bank_config == CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE
            ? CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE
-           : d.spec.major == 3 ? d.device_bank_config
-                               : CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+       : d.spec.major == 3 ? d.device_bank_config
+                           : CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
   return CUDA_SUCCESS;
 }
 CUresult ctx_set_shared_config(CUsharedconfig c) {
@@ -403,20 +414,34 @@ CUresult func_get_attribute(int* v, CUfunction_attribute a, CUfunction hf) {
   const emu::Program* p = d.program(f, "cuFuncGetAttribute", &r);
   if (!p) return r;
   switch (a) {
-    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
-    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = static_cast<int>(p->static_shared); break;
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+      *v = 1024;
+      break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+      *v = static_cast<int>(p->static_shared);
+      break;
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
       *v = static_cast<int>(f->module->emu->const_bank().size());
       break;
-    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *v = static_cast<int>(p->frame_bytes); break;
-    case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = kAssumedRegisters; break;
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *v = static_cast<int>(f->module->ptx_sm); break;
-    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *v = d.spec.major * 10 + d.spec.minor; break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+      *v = static_cast<int>(p->frame_bytes);
+      break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS:
+      *v = kAssumedRegisters;
+      break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+      *v = static_cast<int>(f->module->ptx_sm);
+      break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+      *v = d.spec.major * 10 + d.spec.minor;
+      break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
       *v = f->max_dynamic_shared > 0 ? f->max_dynamic_shared
                                      : d.spec.shared_per_block - static_cast<int>(p->static_shared);
       break;
-    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *v = f->preferred_carveout; break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+      *v = f->preferred_carveout;
+      break;
     case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
@@ -429,7 +454,9 @@ CUresult func_get_attribute(int* v, CUfunction_attribute a, CUfunction hf) {
     case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
       *v = f->cluster_policy;
       break;
-    default: *v = 0; break;
+    default:
+      *v = 0;
+      break;
   }
   return CUDA_SUCCESS;
 }
@@ -582,9 +609,9 @@ CUresult pointer_attribute(void* data, CUpointer_attribute attr, CUdeviceptr p) 
       return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
       if (!a) return CUDA_ERROR_INVALID_VALUE;
-      *static_cast<unsigned*>(data) =
-          a->kind == MemKind::Device || a->kind == MemKind::Managed ? CU_MEMORYTYPE_DEVICE
-                                                                    : CU_MEMORYTYPE_HOST;
+      *static_cast<unsigned*>(data) = a->kind == MemKind::Device || a->kind == MemKind::Managed
+                                          ? CU_MEMORYTYPE_DEVICE
+                                          : CU_MEMORYTYPE_HOST;
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
@@ -609,7 +636,8 @@ CUresult pointer_attribute(void* data, CUpointer_attribute attr, CUdeviceptr p) 
     case CU_POINTER_ATTRIBUTE_BUFFER_ID:
       *static_cast<unsigned long long*>(data) = a ? a->base : 0;
       return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-    default: return CUDA_ERROR_INVALID_VALUE;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
   }
 }
 CUresult pointer_attributes(unsigned n, CUpointer_attribute* attrs, void** data, CUdeviceptr p) {
@@ -620,14 +648,25 @@ CUresult pointer_attributes(unsigned n, CUpointer_attribute* attrs, void** data,
     if (!a) {
       // Unregistered host memory: cudaPointerGetAttributes says "unregistered".
       switch (attrs[i]) {
-        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *static_cast<unsigned*>(data[i]) = 0; break;
-        case CU_POINTER_ATTRIBUTE_CONTEXT: *static_cast<CUcontext*>(data[i]) = nullptr; break;
-        case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data[i]) = -2; break;
+        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+          *static_cast<unsigned*>(data[i]) = 0;
+          break;
+        case CU_POINTER_ATTRIBUTE_CONTEXT:
+          *static_cast<CUcontext*>(data[i]) = nullptr;
+          break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+          *static_cast<int*>(data[i]) = -2;
+          break;
         case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
-        case CU_POINTER_ATTRIBUTE_HOST_POINTER: *static_cast<void**>(data[i]) = nullptr; break;
+        case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+          *static_cast<void**>(data[i]) = nullptr;
+          break;
         case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-        case CU_POINTER_ATTRIBUTE_MAPPED: *static_cast<int*>(data[i]) = 0; break;
-        default: break;
+        case CU_POINTER_ATTRIBUTE_MAPPED:
+          *static_cast<int*>(data[i]) = 0;
+          break;
+        default:
+          break;
       }
       continue;
     }
@@ -764,7 +803,7 @@ CUresult array_3d_create(CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR* desc) {
   emu::texture::Format f;
   if (!tex_format(desc->Format, &f)) {
     d.error_line(fmt::format("cuArray3DCreate: array format 0x{:x} is not supported",
-                       static_cast<unsigned>(desc->Format)));
+                             static_cast<unsigned>(desc->Format)));
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   unsigned ch = desc->NumChannels;
@@ -902,15 +941,17 @@ CUresult copy_end(const char* api, const char* role, CUmemorytype t, const void*
       d.api_error(check::FindingKind::MemcpyOutOfBounds,
                   fmt::format("{}: {} CUDA array is {} bytes x {} rows x {} slices; the copy "
                               "covers bytes [{}, {}) of rows [{}, {}) of slices [{}, {})",
-                              api, role, a->row_bytes, a->height, slices, x, x + width, y,
-                              y + rows, z, z + depth));
+                              api, role, a->row_bytes, a->height, slices, x, x + width, y, y + rows,
+                              z, z + depth));
       return CUDA_ERROR_INVALID_VALUE;
     }
     *e = {a->base, a->row_bytes, a->height, 1};
     return CUDA_SUCCESS;
   }
   *e = {t == CU_MEMORYTYPE_HOST ? reinterpret_cast<uint64_t>(host) : dev, pitch, height,
-        t == CU_MEMORYTYPE_DEVICE ? 1 : t == CU_MEMORYTYPE_HOST ? 0 : -1};
+        t == CU_MEMORYTYPE_DEVICE ? 1
+        : t == CU_MEMORYTYPE_HOST ? 0
+                                  : -1};
   return CUDA_SUCCESS;
 }
 
@@ -918,9 +959,9 @@ CUresult memcpy_2d(const CUDA_MEMCPY2D* c) {
   LOCKED;
   if (!c) return CUDA_ERROR_INVALID_VALUE;
   CopyEnd s, t;
-  CUresult r = copy_end("cudaMemcpy2D", "source", c->srcMemoryType, c->srcHost, c->srcDevice,
-                        c->srcArray, c->srcPitch, 0, c->srcXInBytes, c->srcY, 0, c->WidthInBytes,
-                        c->Height, 1, &s);
+  CUresult r =
+      copy_end("cudaMemcpy2D", "source", c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray,
+               c->srcPitch, 0, c->srcXInBytes, c->srcY, 0, c->WidthInBytes, c->Height, 1, &s);
   if (r == CUDA_SUCCESS)
     r = copy_end("cudaMemcpy2D", "destination", c->dstMemoryType, c->dstHost, c->dstDevice,
                  c->dstArray, c->dstPitch, 0, c->dstXInBytes, c->dstY, 0, c->WidthInBytes,
@@ -955,8 +996,8 @@ CUresult memcpy_3d(const CUDA_MEMCPY3D* c) {
                         c->srcXInBytes, c->srcY, c->srcZ, c->WidthInBytes, c->Height, c->Depth, &s);
   if (r == CUDA_SUCCESS)
     r = copy_end("cudaMemcpy3D", "destination", c->dstMemoryType, c->dstHost, c->dstDevice,
-                 c->dstArray, c->dstPitch, c->dstHeight ? c->dstHeight : c->Height,
-                 c->dstXInBytes, c->dstY, c->dstZ, c->WidthInBytes, c->Height, c->Depth, &t);
+                 c->dstArray, c->dstPitch, c->dstHeight ? c->dstHeight : c->Height, c->dstXInBytes,
+                 c->dstY, c->dstZ, c->WidthInBytes, c->Height, c->Depth, &t);
   if (r != CUDA_SUCCESS) return r;
   uint64_t src_slice = s.pitch * s.height, dst_slice = t.pitch * t.height;
   uint64_t src = s.addr + c->srcZ * src_slice + c->srcY * s.pitch + c->srcXInBytes;
@@ -1052,7 +1093,9 @@ CUresult memset_d2d8_async(CUdeviceptr p, size_t pitch, unsigned char v, size_t 
 // Hints about where managed memory should live: the emulator's memory is
 // the host's, so there is nothing to move.
 CUresult mem_advise(CUdeviceptr, size_t, CUmem_advise, CUmemLocation) { return CUDA_SUCCESS; }
-CUresult mem_prefetch(CUdeviceptr, size_t, CUmemLocation, unsigned, CUstream) { return CUDA_SUCCESS; }
+CUresult mem_prefetch(CUdeviceptr, size_t, CUmemLocation, unsigned, CUstream) {
+  return CUDA_SUCCESS;
+}
 CUresult mem_advise_v1(CUdeviceptr, size_t, CUmem_advise, CUdevice) { return CUDA_SUCCESS; }
 CUresult mem_prefetch_v1(CUdeviceptr, size_t, CUdevice, CUstream) { return CUDA_SUCCESS; }
 
@@ -1074,15 +1117,32 @@ auto& g_textures = *new std::map<CUtexObject, TexObject>;  // never destroyed, a
 bool tex_format(CUarray_format f, emu::texture::Format* out) {
   using F = emu::texture::Format;
   switch (f) {
-    case CU_AD_FORMAT_UNSIGNED_INT8: *out = F::U8; return true;
-    case CU_AD_FORMAT_SIGNED_INT8: *out = F::S8; return true;
-    case CU_AD_FORMAT_UNSIGNED_INT16: *out = F::U16; return true;
-    case CU_AD_FORMAT_SIGNED_INT16: *out = F::S16; return true;
-    case CU_AD_FORMAT_UNSIGNED_INT32: *out = F::U32; return true;
-    case CU_AD_FORMAT_SIGNED_INT32: *out = F::S32; return true;
-    case CU_AD_FORMAT_HALF: *out = F::F16; return true;
-    case CU_AD_FORMAT_FLOAT: *out = F::F32; return true;
-    default: return false;  // block-compressed, NV12, packed formats
+    case CU_AD_FORMAT_UNSIGNED_INT8:
+      *out = F::U8;
+      return true;
+    case CU_AD_FORMAT_SIGNED_INT8:
+      *out = F::S8;
+      return true;
+    case CU_AD_FORMAT_UNSIGNED_INT16:
+      *out = F::U16;
+      return true;
+    case CU_AD_FORMAT_SIGNED_INT16:
+      *out = F::S16;
+      return true;
+    case CU_AD_FORMAT_UNSIGNED_INT32:
+      *out = F::U32;
+      return true;
+    case CU_AD_FORMAT_SIGNED_INT32:
+      *out = F::S32;
+      return true;
+    case CU_AD_FORMAT_HALF:
+      *out = F::F16;
+      return true;
+    case CU_AD_FORMAT_FLOAT:
+      *out = F::F32;
+      return true;
+    default:
+      return false;  // block-compressed, NV12, packed formats
   }
 }
 
@@ -1090,7 +1150,8 @@ const char* resource_kind(CUresourcetype t) {
   switch (t) {
     case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY:
       return "a mipmapped CUDA array (cudaResourceTypeMipmappedArray)";
-    default: return "an unknown resource type";
+    default:
+      return "an unknown resource type";
   }
 }
 
@@ -1342,7 +1403,8 @@ CUresult launch_kernel_ex(const CUlaunchConfig* c, CUfunction f, void** params, 
       case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
       case CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT:
         break;
-      default: break;  // scheduling hints (priority, access policy, ...) change no result
+      default:
+        break;  // scheduling hints (priority, access policy, ...) change no result
     }
   }
   const emu::Dim3 grid{c->gridDimX, c->gridDimY, c->gridDimZ},
@@ -1407,6 +1469,90 @@ CUresult stream_flags(CUstream s, unsigned* f) {
 CUresult stream_id(CUstream s, unsigned long long* id) {
   if (!id) return CUDA_ERROR_INVALID_VALUE;
   *id = stream(s) ? stream(s)->id : reinterpret_cast<uintptr_t>(s);
+  return CUDA_SUCCESS;
+}
+// The legacy and per-thread default streams are no objects: their
+// attributes are one set for the program.
+StreamAttributes& stream_attributes(CUstream s) {
+  static auto* defaults = new StreamAttributes();
+  return stream(s) ? stream(s)->attributes : *defaults;
+}
+CUresult stream_get_attribute(CUstream s, CUstreamAttrID id, CUstreamAttrValue* v) {
+  if (!v) return CUDA_ERROR_INVALID_VALUE;
+  LOCKED;
+  const StreamAttributes& a = stream_attributes(s);
+  switch (id) {
+    case CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+      v->accessPolicyWindow = a.window;
+      return CUDA_SUCCESS;
+    case CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+      v->syncPolicy = a.sync_policy;
+      return CUDA_SUCCESS;
+    case CU_STREAM_ATTRIBUTE_PRIORITY:
+      v->priority = stream(s) ? stream(s)->priority : 0;
+      return CUDA_SUCCESS;
+    case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+      v->memSyncDomainMap = a.domain_map;
+      return CUDA_SUCCESS;
+    case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN:
+      v->memSyncDomain = a.domain;
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+size_t max_window(const DeviceSpec& spec) {
+  int bytes = 0;
+  device_attribute(spec, CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, &bytes);
+  return static_cast<size_t>(bytes);
+}
+// Whether a window passes the driver's checks (docs of CUaccessPolicyWindow:
+// hitRatio in [0, 1], missProp NORMAL or STREAMING, at most the device's
+// maximum window).
+bool valid_window(const CUaccessPolicyWindow& w, const DeviceSpec& spec) {
+  auto prop_ok = [](CUaccessProperty p) {
+    return p == CU_ACCESS_PROPERTY_NORMAL || p == CU_ACCESS_PROPERTY_STREAMING ||
+           p == CU_ACCESS_PROPERTY_PERSISTING;
+  };
+  return w.hitRatio >= 0.0f && w.hitRatio <= 1.0f && prop_ok(w.hitProp) &&
+         (w.missProp == CU_ACCESS_PROPERTY_NORMAL || w.missProp == CU_ACCESS_PROPERTY_STREAMING) &&
+         w.num_bytes <= max_window(spec);
+}
+CUresult stream_set_attribute(CUstream s, CUstreamAttrID id, const CUstreamAttrValue* v) {
+  if (!v) return CUDA_ERROR_INVALID_VALUE;
+  LOCKED;
+  StreamAttributes& a = stream_attributes(s);
+  switch (id) {
+    case CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+      if (!valid_window(v->accessPolicyWindow, d.spec)) return CUDA_ERROR_INVALID_VALUE;
+      a.window = v->accessPolicyWindow;
+      return CUDA_SUCCESS;
+    case CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+      if (v->syncPolicy < CU_SYNC_POLICY_AUTO || v->syncPolicy > CU_SYNC_POLICY_BLOCKING_SYNC)
+        return CUDA_ERROR_INVALID_VALUE;
+      a.sync_policy = v->syncPolicy;
+      return CUDA_SUCCESS;
+    case CU_STREAM_ATTRIBUTE_PRIORITY:
+      // Clamped to cuCtxGetStreamPriorityRange's [-5, 0], as at creation.
+      if (stream(s)) stream(s)->priority = std::clamp(v->priority, -5, 0);
+      return CUDA_SUCCESS;
+    case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+      a.domain_map = v->memSyncDomainMap;
+      return CUDA_SUCCESS;
+    case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN:
+      if (v->memSyncDomain != CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT &&
+          v->memSyncDomain != CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE)
+        return CUDA_ERROR_INVALID_VALUE;
+      a.domain = v->memSyncDomain;
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+CUresult stream_copy_attributes(CUstream dst, CUstream src) {
+  LOCKED;
+  stream_attributes(dst) = stream_attributes(src);
+  if (stream(dst)) stream(dst)->priority = stream(src) ? stream(src)->priority : 0;
   return CUDA_SUCCESS;
 }
 CUresult stream_ctx(CUstream, CUcontext* c) {
@@ -1531,7 +1677,8 @@ int blocks_per_sm(const DeviceSpec& s, const emu::Program& p, int block, size_t 
   int regs_per_warp = (kAssumedRegisters * 32 + 255) / 256 * 256;
   int by_regs = s.regs_per_sm / (regs_per_warp * warps);
   size_t shared = p.static_shared + dyn + static_cast<size_t>(s.reserved_shared_per_block);
-  int by_shared = shared ? static_cast<int>(static_cast<size_t>(s.shared_per_sm) / shared) : s.blocks_per_sm;
+  int by_shared =
+      shared ? static_cast<int>(static_cast<size_t>(s.shared_per_sm) / shared) : s.blocks_per_sm;
   return std::max(0, std::min({s.blocks_per_sm, by_threads, by_regs, by_shared}));
 }
 CUresult occupancy_blocks(int* n, CUfunction hf, int block, size_t dyn, unsigned) {
@@ -1563,7 +1710,7 @@ CUresult occupancy_max_active_clusters(int* n, CUfunction hf, const CUlaunchConf
               c->attrs[i].value.clusterDim.z};
   if (!attr.x && !compiled_cluster(*f).x && !f->required_cluster.x) {
     d.error_line("cuOccupancyMaxActiveClusters of " + demangle(f->name) +
-           ": neither the launch configuration nor the kernel gives a cluster size");
+                 ": neither the launch configuration nor the kernel gives a cluster size");
     return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   }
   emu::LaunchConfig cfg;
@@ -1598,7 +1745,8 @@ CUresult occupancy_available_smem(size_t* dyn, CUfunction hf, int blocks, int bl
   (void)block;
   int64_t per = d.spec.shared_per_sm / blocks - d.spec.reserved_shared_per_block -
                 static_cast<int64_t>(p.static_shared);
-  per = std::min<int64_t>(per, d.spec.shared_per_block_optin - static_cast<int64_t>(p.static_shared));
+  per =
+      std::min<int64_t>(per, d.spec.shared_per_block_optin - static_cast<int64_t>(p.static_shared));
   *dyn = static_cast<size_t>(std::max<int64_t>(per, 0));
   return CUDA_SUCCESS;
 }
@@ -1816,6 +1964,9 @@ const EntryPoint kEntries[] = {
     E("cuStreamCreateWithPriority", 5050, stream_create_priority),
     E("cuStreamGetPriority", 5050, stream_priority),
     E("cuStreamGetFlags", 5050, stream_flags),
+    E("cuStreamGetAttribute", 11000, stream_get_attribute),
+    E("cuStreamSetAttribute", 11000, stream_set_attribute),
+    E("cuStreamCopyAttributes", 11000, stream_copy_attributes),
     E("cuStreamGetId", 12000, stream_id),
     E("cuStreamGetCtx", 9020, stream_ctx),
     E("cuStreamGetDevice", 12080, stream_device),
@@ -1851,7 +2002,8 @@ const EntryPoint kEntries[] = {
 const EntryPoint* find_entry(const char* name, int version) {
   const EntryPoint* best = nullptr;
   auto consider = [&](const EntryPoint& e) {
-    if (std::strcmp(e.name, name) == 0 && e.version <= version && (!best || e.version > best->version))
+    if (std::strcmp(e.name, name) == 0 && e.version <= version &&
+        (!best || e.version > best->version))
       best = &e;
   };
   for (const auto& e : kEntries) consider(e);
