@@ -187,12 +187,15 @@ void pick_call_group(const BlockCtx& b, const Warp& w, uint32_t* pc, uint32_t* g
 }
 
 bool exec_call(Step& s) {
-  const Program::CallSite& cs = s.b.prog->call_sites[static_cast<size_t>(s.op.imm)];
   uint32_t to[32];
-  SMEMLAB_FOR_LANES(s.exec, {
-    call_lane(s.b, s.w, s.pc, l, cs);
-    to[l] = s.b.prog->callees[s.b.calls[size_t{s.w.index} * 32 + l].records.back().callee].entry;
-  });
+  // (A call no lane takes, its guard false everywhere, touches no call site.)
+  if (s.exec) {
+    const Program::CallSite& cs = s.b.prog->call_sites[static_cast<size_t>(s.op.imm)];
+    SMEMLAB_FOR_LANES(s.exec, {
+      call_lane(s.b, s.w, s.pc, l, cs);
+      to[l] = s.b.prog->callees[s.b.calls[size_t{s.w.index} * 32 + l].records.back().callee].entry;
+    });
+  }
   s.w.in_call |= s.exec;
   move_lanes(s, to);
   return false;
