@@ -46,7 +46,6 @@ __global__ void wrong_parity(const __grid_constant__ CUtensorMap in, float* out)
 }
 
 int main() {
-  const int n = kTiles * kTile;
   float *din, *dout;
   CUtensorMap map = tile_column(&din, &dout, kTiles);
   wrong_parity<<<1, 160>>>(map, dout);

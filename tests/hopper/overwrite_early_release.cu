@@ -40,7 +40,6 @@ __global__ void early_release(const __grid_constant__ CUtensorMap in, float* out
 }
 
 int main() {
-  const int n = kTiles * kTile;
   float *din, *dout;
   CUtensorMap map = tile_column(&din, &dout, kTiles);
   early_release<<<1, 160>>>(map, dout);
