@@ -165,9 +165,15 @@ Disassembly parse_disassembly(const std::string& text) {
 
 namespace smemlab::sass {
 
-RegisterCounts registers_used(const std::string& text) {
-  RegisterCounts out;
-  uint32_t* current = nullptr;
+namespace {
+
+// One entry per kernel of cuobjdump -sass's text (its .text section), each
+// folded over the kernel's instruction lines (those with a "/*" address
+// comment) by fn(entry, line).
+template <typename PerKernel, typename Fn>
+PerKernel per_kernel(const std::string& text, Fn fn) {
+  PerKernel out;
+  typename PerKernel::mapped_type* current = nullptr;
   std::istringstream in(text);
   const std::string section = ".section\t.text.";
   for (std::string l; std::getline(in, l);) {
@@ -176,7 +182,15 @@ RegisterCounts registers_used(const std::string& text) {
       current = &out[name.substr(0, name.find(','))];
       continue;
     }
-    if (!current || l.find("/*") == std::string::npos) continue;
+    if (current && l.find("/*") != std::string::npos) fn(*current, l);
+  }
+  return out;
+}
+
+}  // namespace
+
+RegisterCounts registers_used(const std::string& text) {
+  return per_kernel<RegisterCounts>(text, [](uint32_t& used, const std::string& l) {
     // Wide accesses and 64-bit arithmetic name the first of their registers.
     uint32_t span = l.find(".128") != std::string::npos  ? 4
                     : l.find(".64") != std::string::npos ? 2
@@ -186,29 +200,19 @@ RegisterCounts registers_used(const std::string& text) {
       if (i > 0 && (std::isalnum(static_cast<unsigned char>(l[i - 1])) || l[i - 1] == '_'))
         continue;
       uint32_t n = static_cast<uint32_t>(std::stoul(l.substr(i + 1, 3)));
-      *current = std::max(*current, n + span);
+      used = std::max(used, n + span);
     }
-  }
-  return out;
+  });
 }
 
 NullHgmmas null_hgmmas(const std::string& text) {
-  NullHgmmas out;
-  std::vector<unsigned>* current = nullptr;
-  std::istringstream in(text);
-  const std::string section = ".section\t.text.";
-  for (std::string l; std::getline(in, l);) {
-    if (size_t at = l.find(section); at != std::string::npos) {
-      std::string name = l.substr(at + section.size());
-      current = &out[name.substr(0, name.find(','))];
-      continue;
-    }
+  return per_kernel<NullHgmmas>(text, [](std::vector<unsigned>& nulls, const std::string& l) {
     const size_t op = l.find("HGMMA.64x");
-    if (!current || l.find("/*") == std::string::npos || op == std::string::npos) continue;
-    if (l.find("gdesc[URZ]") == std::string::npos || l.find("!UPT") == std::string::npos) continue;
-    current->push_back(static_cast<unsigned>(std::atoi(l.c_str() + op + 9)));
-  }
-  return out;
+    if (op == std::string::npos || l.find("gdesc[URZ]") == std::string::npos ||
+        l.find("!UPT") == std::string::npos)
+      return;
+    nulls.push_back(static_cast<unsigned>(std::atoi(l.c_str() + op + 9)));
+  });
 }
 
 }  // namespace smemlab::sass
