@@ -302,6 +302,191 @@ table("lt_ca4_zfill_odd_g128", [4 * i for i in range(32)], [128 * i for i in ran
       z=[4 if i % 2 == 0 else 0 for i in range(32)], size=4, cg=0)
 cgtable = out
 
+# ---- seventh call (issue 28, h-hop28b): the gaps session 15 left
+out = []
+rng = random.Random(2807)
+# cp.async.cg with a src-size operand (z7_): random lanes, read/zero-fill
+# mixes, sgemm-like row tiles with rows cut at the edge, partial src-sizes;
+# the rule derived from run 4 predicts each (hopper_async.cc).
+for n in range(20):
+    sh = rng.sample(range(0, 1024, 16), 32)
+    gl = [rng.randrange(0, 2048, 16) for _ in range(32)]
+    z = [0 if rng.random() < 0.3 else 16 for _ in range(32)]
+    table(f"z7_rand{n}", sh, gl, z=z, size=16, cg=1)
+for n in range(8):  # nearby chunks: pairs and shared lines
+    sh = [rng.randrange(0, 256, 16) for _ in range(32)]
+    gl = [rng.randrange(0, 512, 16) for _ in range(32)]
+    z = [0 if rng.random() < 0.4 else 16 for _ in range(32)]
+    table(f"z7_near{n}", sh, gl, z=z, size=16, cg=1)
+for pitch in (528, 560, 1040):  # 4 lanes per 64-byte row, 8 rows; rows >= cut zero-fill
+    for cut in (8, 5, 3):
+        sh = [(i // 4) * 64 + (i % 4) * 16 for i in range(32)]
+        gl = [(i // 4) * pitch + (i % 4) * 16 for i in range(32)]
+        z = [16 if i // 4 < cut else 0 for i in range(32)]
+        table(f"z7_tile_p{pitch}_c{cut}", sh, gl, z=z, size=16, cg=1)
+for part in (4, 8, 12):
+    table(f"z7_part{part}_all", [16 * i for i in range(32)], [16 * i for i in range(32)], z=[part] * 32, size=16, cg=1)
+    table(f"z7_part{part}_odd", [16 * i for i in range(32)], [16 * i for i in range(32)],
+          z=[part if i % 2 else 16 for i in range(32)], size=16, cg=1)
+# .ca with bank conflicts on both sides (c7_): one quarter-warp of 16-byte
+# copies (mask 0xff) with chosen 16-byte slots on each side; a lane on slot k
+# of line j is at 128 j + 16 k, so lanes on one slot and different lines conflict.
+def slots(ks, lines):
+    return [128 * l + 16 * k for k, l in zip(ks, lines)]
+pats = {
+    "s2g2same": ([0, 0, 1, 1, 2, 2, 3, 3], [0, 0, 1, 1, 2, 2, 3, 3]),
+    "s2g2cross": ([0, 0, 1, 1, 2, 2, 3, 3], [0, 1, 0, 1, 2, 3, 2, 3]),
+    "s2g2shift": ([0, 0, 1, 1, 2, 2, 3, 3], [0, 1, 1, 2, 2, 3, 3, 0]),
+    "s2g1": ([0, 0, 1, 1, 2, 2, 3, 3], [0, 1, 2, 3, 4, 5, 6, 7]),
+    "s4g2same": ([0, 0, 0, 0, 1, 1, 1, 1], [0, 0, 1, 1, 2, 2, 3, 3]),
+    "s4g2cross": ([0, 0, 0, 0, 1, 1, 1, 1], [0, 1, 2, 3, 0, 1, 2, 3]),
+    "s4g4same": ([0, 0, 0, 0, 1, 1, 1, 1], [0, 0, 0, 0, 1, 1, 1, 1]),
+    "s4g4cross": ([0, 0, 0, 0, 1, 1, 1, 1], [0, 1, 0, 1, 0, 1, 0, 1]),
+    "s8g2": ([0] * 8, [0, 0, 1, 1, 2, 2, 3, 3]),
+    "s2g8": ([0, 0, 1, 1, 2, 2, 3, 3], [0] * 8),
+    "s3g2": ([0, 0, 0, 1, 2, 3, 4, 5], [0, 0, 1, 2, 3, 4, 5, 6]),
+    "s3g2b": ([0, 0, 0, 1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 6, 0, 0]),
+    "s2g2one": ([0, 0, 1, 2, 3, 4, 5, 6], [0, 0, 1, 2, 3, 4, 5, 6]),
+    "s2g2two": ([0, 0, 1, 2, 3, 4, 5, 6], [1, 2, 0, 0, 3, 4, 5, 6]),
+    "s2g2chain": ([0, 0, 1, 2, 3, 4, 5, 6], [1, 2, 2, 3, 4, 5, 6, 0]),
+}
+for name, (ks, kg) in pats.items():
+    sl = [sum(1 for j in range(i) if ks[j] == ks[i]) for i in range(8)]  # line: index among lanes on the slot
+    gline = [sum(1 for j in range(i) if kg[j] == kg[i]) for i in range(8)]
+    table(f"c7_{name}", slots(ks, sl), [2048 + x for x in slots(kg, gline)], 0xff, size=16, cg=0)
+    if name in ("s2g2same", "s2g2cross", "s4g2cross", "s3g2"):  # the same in all four quarters
+        s4 = [256 * q + x for q in range(4) for x in slots(ks, sl)]
+        g4 = [2048 + 1024 * q + x for q in range(4) for x in slots(kg, gline)]
+        table(f"c7_{name}_w", s4, g4, size=16, cg=0)
+for n in range(8):  # random quarters, both sides over 4 lines
+    ks = [rng.randrange(8) for _ in range(8)]; kg = [rng.randrange(8) for _ in range(8)]
+    sl = [sum(1 for j in range(i) if ks[j] == ks[i]) for i in range(8)]
+    gl = [sum(1 for j in range(i) if kg[j] == kg[i]) for i in range(8)]
+    table(f"c7_rand{n}", slots(ks, sl), [2048 + x for x in slots(kg, gl)], 0xff, size=16, cg=0)
+# Conflict graphs (c7_g_*): each S/G set names lanes sharing one shared /
+# global bank (same 16-byte slot, different lines); other lanes get slots of
+# their own. Chains, stars, cycles and their lane orders.
+def graph_case(name, s_sets, g_sets):
+    def side(sets, base):
+        slot = list(range(8)); line = [0] * 8
+        free = 0
+        for k, st in enumerate(sets):
+            for j, l in enumerate(st):
+                slot[l], line[l] = 8 + k, j  # slots 8+ are set apart below
+        used = {slot[l] for l in range(8) if slot[l] >= 8}
+        taken = set(); out = []
+        mapping = {v: i for i, v in enumerate(sorted(used))}
+        lone = [l for l in range(8) if slot[l] < 8]
+        nxt = len(mapping)
+        for l in range(8):
+            if slot[l] >= 8: out.append(base + 128 * line[l] + 16 * mapping[slot[l]])
+            else: out.append(base + 16 * nxt); nxt += 1
+        return out
+    table(f"c7_g_{name}", side(s_sets, 0), side(g_sets, 2048), 0xff, size=16, cg=0)
+for name, (ss, gg) in {
+        "s01_g12": ([[0, 1]], [[1, 2]]), "s01_g02": ([[0, 1]], [[0, 2]]), "s12_g01": ([[1, 2]], [[0, 1]]),
+        "s02_g12": ([[0, 2]], [[1, 2]]), "s07_g37": ([[0, 7]], [[3, 7]]), "s01_g01": ([[0, 1]], [[0, 1]]),
+        "s01_g10": ([[0, 1]], [[1, 0]]), "s01_g23": ([[0, 1]], [[2, 3]]), "s01_g12_s23": ([[0, 1], [2, 3]], [[1, 2]]),
+        "path4": ([[0, 1], [2, 3]], [[1, 2], [3, 4]]), "path5": ([[0, 1], [2, 3], [4, 5]], [[1, 2], [3, 4]]),
+        "cycle6": ([[0, 1], [2, 3], [4, 5]], [[1, 2], [3, 4], [5, 0]]),
+        "cycle8": ([[0, 1], [2, 3], [4, 5], [6, 7]], [[1, 2], [3, 4], [5, 6], [7, 0]]),
+        "s012_g23": ([[0, 1, 2]], [[2, 3]]), "s012_g03": ([[0, 1, 2]], [[0, 3]]), "s012_g34": ([[0, 1, 2]], [[3, 4]]),
+        "s01_g0_2_3": ([[0, 1]], [[0, 2, 3]]), "s0123_g45": ([[0, 1, 2, 3]], [[4, 5]]),
+        "s0123_g34": ([[0, 1, 2, 3]], [[3, 4]]), "s0123_g04": ([[0, 1, 2, 3]], [[0, 4]]),
+        "s0123_g0_4_5": ([[0, 1, 2, 3]], [[0, 4, 5]]), "s01_s23_g02": ([[0, 1], [2, 3]], [[0, 2]]),
+        "s01_s23_g13": ([[0, 1], [2, 3]], [[1, 3]]), "s01_s23_g03": ([[0, 1], [2, 3]], [[0, 3]]),
+        "s01_s23_g12": ([[0, 1], [2, 3]], [[1, 2]]), "s04_g15": ([[0, 4]], [[1, 5]]), "s04_g45": ([[0, 4]], [[4, 5]]),
+        "s67_g56": ([[6, 7]], [[5, 6]]), "s67_g07": ([[6, 7]], [[0, 7]]),
+}.items():
+    graph_case(name, ss, gg)
+for name, (sst, gst) in {"s8g8": (8, 8), "s8g16": (8, 16), "s16g8": (16, 8), "s8g8x": (8, 8)}.items():
+    # 4-byte copies, the warp one group: stride conflicts on both sides
+    sh = [sst * i for i in range(32)]
+    g = [gst * (i ^ 1 if name.endswith("x") else i) for i in range(32)]
+    table(f"c7_w4_{name}", sh, g, size=4, cg=0)
+caserows = out
+out = []
+
+# DSMEM atomics whose lanes reach several peers (d7_): the six of run 6's
+# cluster_histogram instructions whose sectors exceed the per-peer rule,
+# re-measured whole, without the block's own lanes, one peer at a time and
+# the peer with repeated addresses beside each other peer; then minimal
+# patterns (a repeated word beside other peers, lanes, sectors, own lanes).
+import os
+here = os.path.dirname(os.path.abspath(__file__))
+run6 = {}
+for line in open(os.path.join(here, "../../tests/validation/hopper/probe-cases-6.txt")):
+    f = line.split()
+    if len(f) > 2 and f[0].startswith("cs4_"):
+        kv = dict(x.split("=", 1) for x in f[2:])
+        run6[f[0]] = ([int(v) for v in kv["t"].split(",")], [int(v) for v in kv["o"].split(",")])
+def dsm(name, t, o, mask=0xffffffff, op="atom"):
+    case(name, "dsm_table", op=op, t=",".join(map(str, t)), o=",".join(map(str, o)), mask=hex(mask))
+def lanes_of(t, ranks):
+    return sum(1 << i for i in range(32) if t[i] in ranks)
+for src_name in ("cs4_b0_w0_i4", "cs4_b0_w0_i5", "cs4_b2_w0_i3", "cs4_b3_w0_i0", "cs4_b3_w0_i1", "cs4_b3_w0_i2",
+                 "cs4_b0_w0_i3"):
+    t, o = run6[src_name]
+    k = src_name[4:]
+    dsm(f"d7_{k}_full", t, o)
+    dsm(f"d7_{k}_noself", t, o, lanes_of(t, {1, 2, 3}))
+    dsm(f"d7_{k}_ld", t, o, op="ld")
+    for r in (1, 2, 3):
+        dsm(f"d7_{k}_p{r}", t, o, lanes_of(t, {r}))
+        for r2 in (1, 2, 3):
+            if r2 > r:
+                dsm(f"d7_{k}_p{r}{r2}", t, o, lanes_of(t, {r, r2}))
+Z = [0] * 32
+def pat(name, lanes, mask=None):  # lanes: {lane: (rank, offset)}
+    t, o = list(Z), list(Z)
+    for l, (r, off) in lanes.items():
+        t[l], o[l] = r, off
+    dsm(name, t, o, mask if mask is not None else sum(1 << l for l in lanes))
+# The lanes of ranks 2 and 3 of each instruction above sent to other pairs
+# of ranks (d7_*_r12, _r13, _r32: rank 2 -> a, rank 3 -> b): whether the
+# excess follows the pattern or the two blocks (the probe prints each
+# block's SM, "smid NAME r0 r1 r2 r3").
+for src_name in ("cs4_b0_w0_i4", "cs4_b0_w0_i5", "cs4_b2_w0_i3", "cs4_b3_w0_i0", "cs4_b3_w0_i1", "cs4_b3_w0_i2"):
+    t, o = run6[src_name]
+    k = src_name[4:]
+    for a, b in ((1, 2), (1, 3), (3, 2), (2, 1)):
+        t2 = [a if r == 2 else b if r == 3 else r for r in t]
+        dsm(f"d7_{k}_r{a}{b}", t2, o, lanes_of(t, {2, 3}))
+pat("d7_dup01", {0: (1, 0), 1: (1, 0)})
+pat("d7_dup0_16", {0: (1, 0), 16: (1, 0)})
+pat("d7_dup01_p2", {0: (1, 0), 1: (1, 0), 2: (2, 4)})
+pat("d7_dup01_p2same", {0: (1, 0), 1: (1, 0), 2: (2, 0)})
+pat("d7_dup01_p1sec", {0: (1, 0), 1: (1, 0), 2: (1, 4)})
+pat("d7_dup01_self", {0: (1, 0), 1: (1, 0), 2: (0, 4)})
+pat("d7_dup01_selfsame", {0: (1, 0), 1: (1, 0), 2: (0, 0)})
+pat("d7_dup01_p2p3", {0: (1, 0), 1: (1, 0), 2: (2, 32), 3: (3, 64)})
+pat("d7_dup01_p2x8", dict([(0, (1, 0)), (1, (1, 0))] + [(2 + i, (2, 32 * i)) for i in range(8)]))
+pat("d7_dup01_p1x8", dict([(0, (1, 252)), (1, (1, 252))] + [(2 + i, (1, 32 * i)) for i in range(7)]))
+pat("d7_dup_2_20_p3x8", dict([(2, (3, 252)), (20, (3, 252))] + [(l, (3, 32 * i)) for i, l in enumerate((0, 1, 11, 15, 16, 21, 27))]))
+pat("d7_dup_2_20_p3x8_p1", dict([(2, (3, 252)), (20, (3, 252)), (3, (1, 96))] + [(l, (3, 32 * i)) for i, l in enumerate((0, 1, 11, 15, 16, 21, 27))]))
+pat("d7_dup_2_20_p3x8_p1x8", dict([(2, (3, 252)), (20, (3, 252))] + [(l, (3, 32 * i)) for i, l in enumerate((0, 1, 11, 15, 16, 21, 27))]
+                                  + [(l, (1, 32 * i + 4)) for i, l in enumerate((3, 4, 5, 6, 7, 8, 9, 10))]))
+for nlanes in (2, 3, 4, 6, 8):  # one peer, n lanes on one word, peer 2 has 8 distinct sectors
+    pat(f"d7_dupn{nlanes}_p2x8", dict([(i, (1, 0)) for i in range(nlanes)] + [(8 + i, (2, 32 * i)) for i in range(8)]))
+    pat(f"d7_dupn{nlanes}_p1x8", dict([(i, (1, 0)) for i in range(nlanes)] + [(8 + i, (1, 32 * i + 4)) for i in range(8)]))
+dsm7 = out
+out = []
+# TMA boxes whose chunks lie partly inside the tensor (t7_): rows that end
+# inside a 16-byte chunk (dim0 * es not a multiple of 16; pitch 272 bytes),
+# boxes across that edge at coordinates a multiple of 16 bytes (others trap,
+# docs/emulator.md); loads and stores.
+for es, dims in ((4, (65, 66, 67)), (2, (129, 131, 134)), (1, (257, 263, 270))):
+    per = 16 // es
+    for d0 in dims:
+        for mode in ("load", "store"):
+            m = mode[0]
+            e = (d0 // per) * per  # the partial chunk's first element (coordinate 0: 16-byte steps)
+            for box, c in (((per * 2, 1), e - per), ((per * 8, 1), e - per * 4), ((per * 8, 4), e - per * 3),
+                           ((per * 2, 8), e), ((per * 4, 2), e - per)):
+                case(f"t7_{m}_e{es}_d{d0}_b{box[0]}x{box[1]}_c{c}", "tma", mode=mode, es=es, sw=0,
+                     box=f"{box[0]},{box[1]}", dim0=d0, dim1=100, pitch=272, c=f"{c},0")
+tma7 = out
+
 import sys
 print("# Generated by gen_cases.py; NAME FAMILY key=value ... (probe.cu says what each key means)")
-print("\n".join({"targeted": targeted, "cp.async": cgtable}.get(sys.argv[1] if sys.argv[1:] else "", main_cases)))
+print("\n".join({"targeted": targeted, "cp.async": cgtable, "edges": caserows + dsm7 + tma7}.get(sys.argv[1] if sys.argv[1:] else "", main_cases)))

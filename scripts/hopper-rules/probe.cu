@@ -8,9 +8,9 @@
 //   with P, in file order)
 // Case line: NAME FAMILY key=value ...
 //   tma    mode=load|store|reduce es=1|2|4 sw=0..3 box=a,b[,c] soff=N count=N
-//          c=x,y dim0=N (one thread issues `count` cp.async.bulk.tensor of the
+//          c=x,y dim0=N pitch=N (one thread issues `count` cp.async.bulk.tensor of the
 //          box at coordinates c (elements, default 0,0) of a dim0 x 64 [x 8]
-//          tensor (rows dim0*es bytes apart, default dim0 256) into/out of
+//          tensor (rows `pitch` bytes apart, default dim0*es, dim0 256) into/out of
 //          shared memory `soff` bytes past a 1024-byte boundary; copy i goes
 //          1024*ceil(box bytes/1024)*i further; reduce: .add of u32)
 //   bulk   mode=load|store bytes=N soff=N goff=N count=N (cp.async.bulk, no
@@ -38,7 +38,7 @@
 //   pf     mode=bulk|tensor bytes=N box=a,b count=N (one thread prefetches to L2:
 //          cp.async.bulk.prefetch.L2 of `bytes`, or prefetch.tensor of an
 //          es=4 box of a 256 x 64 tensor)
-// Build: nvcc -gencode arch=compute_90a,code=sm_90a -o probe probe.cu -lcuda
+// Build: nvcc -gencode arch=compute_90a,code=sm_90a -I../../tests/programs -o probe probe.cu -lcuda
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "gmma_kernels.inc"
+#include "tensor_map.cuh"  // tests/programs: the encoder the TMA test programs use
 
 namespace {
 
@@ -316,6 +317,11 @@ __global__ void __cluster_dims__(4, 1, 1) dsm_table_probe(int op, const unsigned
   }
   asm volatile("barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;" ::: "memory");
   out[rank * 32 + lane] = a;
+  if (lane == 0) {  // where each block ran (the host prints it: placement of ranks)
+    uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    out[128 + rank] = sm;
+  }
 }
 
 template <int SIZE, int CG>
@@ -431,17 +437,6 @@ std::vector<long> list(const std::string& s) {
   return v;
 }
 
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-EncodeTiled encoder() {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
-  return q == cudaDriverEntryPointSuccess ? reinterpret_cast<EncodeTiled>(fn) : nullptr;
-}
-
 struct Device {
   uint8_t* global = nullptr;  // 4 MiB of patterned bytes: TMA/bulk/cp.async sources and destinations
   unsigned* flags = nullptr;
@@ -458,14 +453,17 @@ std::string run_tma(const Params& p, const Device& dev) {
   const int dims = box.size() == 3 ? 3 : 2;
   const cuuint64_t dim0 = num(p, "dim0", 256), dim1 = num(p, "dim1", 64);
   const cuuint64_t dim[3] = {dim0, dim1, 8};
-  const cuuint64_t strides[2] = {dim0 * es, dim0 * es * dim1};
+  // pitch: bytes between rows (default dim0 * es; a multiple of 16 wider than
+  // a row leaves the row's last chunk partly inside the tensor).
+  const cuuint64_t pitch = num(p, "pitch", static_cast<int>(dim0 * es));
+  const cuuint64_t strides[2] = {pitch, pitch * dim1};
   cuuint32_t b[3], e[3] = {1, 1, 1};
   for (int i = 0; i < dims; ++i) b[i] = box[i];
   const CUtensorMapDataType type = es == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
                                    : es == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
                                              : CU_TENSOR_MAP_DATA_TYPE_UINT32;
-  alignas(64) CUtensorMap map;
-  static EncodeTiled enc = encoder();
+  CUtensorMap map;
+  static EncodeTiled enc = encode_tiled();
   if (!enc) return "no cuTensorMapEncodeTiled";
   // promo: CUtensorMapL2promotion (0 none .. 3 256B; tma_tile asks 128B).
   CUresult r = enc(&map, type, dims, dev.global, dim, strides, b, e, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -486,13 +484,13 @@ std::string run_tma(const Params& p, const Device& dev) {
 }
 
 std::string run_pf(const Params& p, const Device& dev) {
-  alignas(64) CUtensorMap map{};
+  CUtensorMap map{};
   const bool tensor = str(p, "mode", "bulk") == "tensor";
   if (tensor) {
     std::vector<long> box = list(str(p, "box", "8,8"));
     const cuuint64_t dim[2] = {256, 64}, strides[1] = {256 * 4};
     const cuuint32_t b[2] = {static_cast<cuuint32_t>(box[0]), static_cast<cuuint32_t>(box[1])}, e[2] = {1, 1};
-    static EncodeTiled enc = encoder();
+    static EncodeTiled enc = encode_tiled();
     if (!enc) return "no cuTensorMapEncodeTiled";
     CUresult r = enc(&map, CU_TENSOR_MAP_DATA_TYPE_UINT32, 2, dev.global, dim, strides, b, e,
                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
@@ -546,6 +544,9 @@ std::string run_case(const std::string& family, const Params& p, const Device& d
     const std::string op = str(p, "op", "atom");
     dsm_table_probe<<<4, 32>>>(op == "ld" ? 1 : op == "st" ? 2 : op == "atom" ? 3 : 0, dev.out + 512,
                                unum(p, "mask", 0xffffffffu), dev.out);
+    unsigned sm[4] = {};
+    if (cudaMemcpy(sm, dev.out + 128, sizeof sm, cudaMemcpyDeviceToHost) == cudaSuccess)
+      std::printf("smid %s %u %u %u %u\n", str(p, "name", "?").c_str(), sm[0], sm[1], sm[2], sm[3]);
     return "";
   }
   if (family == "ldgsts_table") {  // s=32 shared offsets, g=32 global offsets, z=32 src-sizes
@@ -650,6 +651,7 @@ int main(int argc, char** argv) {
       auto eq = kv.find('=');
       if (eq != std::string::npos) p[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
+    p["name"] = name;
     std::string err = run_case(family, p, dev);
     if (err.empty()) {
       cudaError_t le = cudaGetLastError();

@@ -34,9 +34,8 @@
 //    lane's shared destination and global source. Counters:
 //    smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts and
 //    _bank_conflicts_, smsp__sass_l1tex_t_{requests,sectors}_pipe_lsu_mem_
-//    global_op_ldgsts. Where no measured rule covers the request (.ca with
-//    bank conflicts on both sides of one lane group; .cg with a src-size
-//    operand) the cost says so (shared_modelled / global_modelled false).
+//    global_op_ldgsts. Every form is costed: .ca, .cg and .cg's src-size
+//    form (runs 3, 4, 7 and 8 of scripts/hopper-rules).
 #pragma once
 
 #include <array>
@@ -167,26 +166,23 @@ struct AsyncCopyRequest {
   uint32_t mask = 0xffffffffu;  // lanes that copy
   uint32_t no_read = 0;         // of those, lanes whose src-size is 0: they only zero-fill
   // The instruction has a src-size operand (even where every lane copies
-  // all its bytes): the H100 costs that form of .cg otherwise (measured, no
-  // rule found: unmodelled); .ca's form follows the .ca rule.
+  // all its bytes): the H100 costs that form of .cg otherwise (its own rule
+  // below); .ca's form follows the .ca rule.
   bool src_size = false;
   std::array<uint64_t, 32> shared{};  // each lane's shared destination (bytes)
   std::array<uint64_t, 32> global{};  // each lane's global source (bytes)
 };
 
 struct AsyncCopyCost {
-  // false: no measured rule covers the request; the fields it guards are 0.
-  bool shared_modelled = true;  // wavefronts, ideal, bank_conflicts
-  bool global_modelled = true;  // global_sectors
   unsigned wavefronts = 0, ideal = 0, bank_conflicts = 0;
   unsigned global_requests = 0;  // 1 when any lane reads
   unsigned global_sectors = 0;
 };
 
 // .ca: lanes form groups by width (4 bytes: the warp; 8: half-warps; 16:
-// quarter-warps); a group costs the most lanes on one bank, on the shared
-// destinations or on the global sources (lanes that read nothing left out);
-// measured only where one of the two sides is conflict-free in every group.
+// quarter-warps); a group costs the most lanes any one lane shares a bank
+// with (itself included), on the shared side or, both reading, on the
+// global side: with one side conflicting, that side's most lanes on a bank.
 // Sectors: the distinct 32-byte sectors read. .cg: one lane per shared
 // destination (the lowest); lanes whose global and shared bytes share one
 // sector each, at the same offsets, form one sector request (sectors =
@@ -194,7 +190,10 @@ struct AsyncCopyCost {
 // requests group by (global 128-byte line, shared line, half of a sector
 // or whole, shared minus global address mod 64); a group costs the most
 // requests reading one global 16-byte chunk; Nsight Compute reports no bank
-// conflicts for .cg (ideal = wavefronts).
+// conflicts for .cg (ideal = wavefronts). .cg's src-size form: a fill pass
+// (every lane) and a read pass (the reading lanes), each paired warp-wide as
+// above: sectors = both passes' requests; wavefronts = both passes' groups
+// plus .ca's per-quarter bank pass (its excess = the bank conflicts).
 // Throws Error for a width other than 4, 8, 16 (.cg: 16) or an address not
 // aligned to it.
 AsyncCopyCost async_copy_cost(const AsyncCopyRequest& request);

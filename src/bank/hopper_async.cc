@@ -2,6 +2,8 @@
 // wavefronts and the global requests and sectors (bank/hopper.h,
 // docs/bank-model.md "Hopper", cp.async).
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <map>
 #include <set>
 #include <string>
@@ -21,18 +23,35 @@ void check_async_lane(const AsyncCopyRequest& r, unsigned lane) {
                 std::to_string(r.width) + " bytes");
 }
 
-// .ca: the most lanes on one bank of one side (lanes on one address are not
-// merged); lanes that read nothing have no global side.
-unsigned async_side_cost(const AsyncCopyRequest& r, uint32_t group_mask, bool global_side) {
-  const auto& addr = global_side ? r.global : r.shared;
-  std::map<unsigned, unsigned> lanes_on_bank;
+// The banks a lane's bytes cover, as a mask of the 32.
+uint32_t async_banks(uint64_t addr, unsigned width) {
+  uint32_t banks = 0;
+  for (uint64_t w = addr / 4; w <= (addr + width - 1) / 4; ++w) banks |= 1u << (w % 32);
+  return banks;
+}
+
+// .ca's bank pass over one group of lanes: the most lanes any lane shares a
+// bank with, itself included, on the shared side or, where both lanes read
+// (src-size not 0), on the global side (lanes on one address are not
+// merged). With conflicts on one side only this is that side's most lanes
+// on one bank; where a lane's shared and global conflicts involve other
+// lanes, their union (docs/bank-model.md, runs 3, 7 and 8).
+unsigned async_group_cost(const AsyncCopyRequest& r, uint32_t group) {
+  std::array<uint32_t, 32> shared{}, global{};
+  for (unsigned lane = 0; lane < 32; ++lane)
+    if (group >> lane & 1) {
+      shared[lane] = async_banks(r.shared[lane], r.width);
+      global[lane] = r.no_read >> lane & 1 ? 0 : async_banks(r.global[lane], r.width);
+    }
   unsigned worst = 1;
   for (unsigned lane = 0; lane < 32; ++lane) {
-    if (!(group_mask >> lane & 1) || (global_side && (r.no_read >> lane & 1))) continue;
-    std::set<unsigned> banks;
-    for (uint64_t w = addr[lane] / 4; w <= (addr[lane] + r.width - 1) / 4; ++w)
-      banks.insert(w % 32);
-    for (unsigned b : banks) worst = std::max(worst, ++lanes_on_bank[b]);
+    if (!(group >> lane & 1)) continue;
+    uint32_t with = 0;
+    for (unsigned other = 0; other < 32; ++other)
+      if ((group >> other & 1) &&
+          ((shared[other] & shared[lane]) || (global[other] & global[lane])))
+        with |= 1u << other;
+    worst = std::max(worst, static_cast<unsigned>(std::popcount(with)));
   }
   return worst;
 }
@@ -50,16 +69,10 @@ void cache_access_cost(const AsyncCopyRequest& r, AsyncCopyCost& c) {
     const uint32_t group =
         r.mask & static_cast<uint32_t>(((uint64_t{1} << per_group) - 1) << first);
     if (!group) continue;
-    const unsigned shared = async_side_cost(r, group, false),
-                   global = async_side_cost(r, group, true);
-    // Measured with conflicts on one side of a group at a time; with both,
-    // the H100 takes more than either and no rule here says how many.
-    if (shared > 1 && global > 1) c.shared_modelled = false;
-    c.wavefronts += std::max(shared, global);
+    c.wavefronts += async_group_cost(r, group);
     c.ideal += 1;
   }
   c.bank_conflicts = c.wavefronts - c.ideal;
-  if (!c.shared_modelled) c.wavefronts = c.ideal = c.bank_conflicts = 0;
 }
 
 // A .cg sector request: the first bytes of its lanes and whether two lanes
@@ -69,14 +82,24 @@ struct BypassRequest {
   bool whole = false;
 };
 
-// One lane per shared destination (the lowest), then lanes whose global and
-// shared bytes share a 32-byte sector at the same offsets pair up, within
-// `span` consecutive lanes.
-std::vector<BypassRequest> bypass_requests(const AsyncCopyRequest& r, unsigned span) {
+// Which lanes form a copy's sector requests: all of them (one per shared
+// destination, the lowest lane); of those, the ones that read; or the
+// reading lanes alone, one per shared destination among them.
+enum class BypassLanes { All, ReadingOfAll, Reading };
+
+// One lane per shared destination, then lanes whose global and shared bytes
+// share a 32-byte sector at the same offsets pair up, within `span`
+// consecutive lanes.
+std::vector<BypassRequest> bypass_requests(const AsyncCopyRequest& r, unsigned span,
+                                           BypassLanes which = BypassLanes::All) {
   std::set<uint64_t> destinations;
   std::map<std::tuple<unsigned, uint64_t, uint64_t, uint64_t>, std::vector<unsigned>> pairs;
   for (unsigned lane = 0; lane < 32; ++lane) {
-    if (!(r.mask >> lane & 1) || !destinations.insert(r.shared[lane]).second) continue;
+    const bool reads = !(r.no_read >> lane & 1);
+    if (!(r.mask >> lane & 1) || (which == BypassLanes::Reading && !reads) ||
+        !destinations.insert(r.shared[lane]).second)
+      continue;
+    if (which == BypassLanes::ReadingOfAll && !reads) continue;
     pairs[{lane / span, r.shared[lane] / kAsyncSector, r.global[lane] / kAsyncSector,
            (r.shared[lane] - r.global[lane]) % kAsyncSector}]
         .push_back(lane);
@@ -93,27 +116,55 @@ std::vector<BypassRequest> bypass_requests(const AsyncCopyRequest& r, unsigned s
   return out;
 }
 
-void bypass_cost(const AsyncCopyRequest& r, AsyncCopyCost& c) {
-  // The src-size form (LDGSTS with a zero-fill size): measured (run 4 of
-  // scripts/hopper-rules), no rule found for either side; a lane that
-  // zero-fills only occurs in that form.
-  if (r.src_size || (r.mask & r.no_read)) {
-    c.shared_modelled = c.global_modelled = false;
-    return;
-  }
-  c.global_sectors = static_cast<unsigned>(bypass_requests(r, 32).size());
-  // Groups: global line, shared line, which half of a sector (2: whole),
-  // (shared - global) mod 64; each counts its requests per global chunk.
+// The .cg wavefronts of a set of sector requests: groups by global line,
+// shared line, which half of a sector (2: whole) and (shared - global) mod
+// 64; each group costs the most requests that read one global 16-byte chunk.
+unsigned bypass_wavefronts(const std::vector<BypassRequest>& requests) {
   std::map<std::tuple<uint64_t, uint64_t, unsigned, uint64_t>, std::map<uint64_t, unsigned>> groups;
-  for (const BypassRequest& q : bypass_requests(r, 16)) {
+  for (const BypassRequest& q : requests) {
     const unsigned half = q.whole ? 2 : static_cast<unsigned>((q.global >> 4) & 1);
     ++groups[{q.global >> 7, q.shared >> 7, half, (q.shared - q.global) % 64}][q.global / 16];
   }
+  unsigned total = 0;
   for (const auto& [key, chunks] : groups) {
     unsigned worst = 0;
     for (const auto& [chunk, n] : chunks) worst = std::max(worst, n);
-    c.wavefronts += worst;
+    total += worst;
   }
+  return total;
+}
+
+// The src-size form (LDGSTS.ZFILL), derived from run 4 and checked on run 7
+// (84 launches, docs/bank-model.md): it passes over the copy twice, once
+// for every lane's shared bytes (the fill) and once for the reading lanes,
+// each pass paired as the plain form, warp-wide: sectors = the requests of
+// both passes (the read pass takes one reading lane per shared
+// destination); wavefronts = both passes grouped as the plain form (the
+// read pass: the reading lanes among the fill's lanes), plus .ca's bank
+// pass over each quarter-warp (async_group_cost), whose excess over 1 is
+// the bank conflicts.
+void bypass_src_size_cost(const AsyncCopyRequest& r, AsyncCopyCost& c) {
+  c.global_sectors = static_cast<unsigned>(bypass_requests(r, 32).size() +
+                                           bypass_requests(r, 32, BypassLanes::Reading).size());
+  const unsigned passes = bypass_wavefronts(bypass_requests(r, 32)) +
+                          bypass_wavefronts(bypass_requests(r, 32, BypassLanes::ReadingOfAll));
+  unsigned banks = 0, quarters = 0;
+  for (unsigned first = 0; first < 32; first += 8) {
+    const uint32_t quarter = r.mask & (0xffu << first);
+    if (!quarter) continue;
+    ++quarters;
+    banks += async_group_cost(r, quarter);
+  }
+  c.wavefronts = passes + banks;
+  c.ideal = passes + quarters;
+  c.bank_conflicts = banks - quarters;
+}
+
+void bypass_cost(const AsyncCopyRequest& r, AsyncCopyCost& c) {
+  // A lane that zero-fills only occurs in the src-size form.
+  if (r.src_size || (r.mask & r.no_read)) return bypass_src_size_cost(r, c);
+  c.global_sectors = static_cast<unsigned>(bypass_requests(r, 32).size());
+  c.wavefronts = bypass_wavefronts(bypass_requests(r, 16));
   c.ideal = c.wavefronts;  // Nsight Compute reports no bank conflicts for .cg
 }
 

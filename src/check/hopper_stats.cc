@@ -189,13 +189,19 @@ class BlockHopper final : public emu::BlockObserver {
     r.src_size = c.src_size;
     for (unsigned l = 0; l < 32; ++l)
       if (c.mask >> l & 1) r.shared[l] = c.shared[l], r.global[l] = c.global[l];
+    // .cg with a src-size operand: ptxas emits LDGSTS.ZFILL (what the probes
+    // measured, bank::async_copy_cost's rule) or, where it proves the size is
+    // 0 or 16 (sgemm_async's `ok ? 16 : 0`), a predicated LDGSTS that the
+    // H100 costs otherwise (docs/bank-model.md); the PTX does not say which.
+    if (c.bypass && c.src_size) {
+      ++h.unmodelled;
+      return;
+    }
     try {
       const bank::AsyncCopyCost k = bank::async_copy_cost(r);
       h.wavefronts += k.wavefronts;
       h.bank_conflicts += k.bank_conflicts;
       h.sectors += k.global_sectors;
-      // A side no measured rule covers adds nothing: the request says so.
-      if (!k.shared_modelled || !k.global_modelled) ++h.unmodelled;
     } catch (const bank::Error&) {
       ++h.unmodelled;
     }
