@@ -170,11 +170,12 @@ void fix_kernel(FixOptions& o) {
   } catch (const fix::Error& e) {
     throw UsageError(e.what());
   }
+  // A file the front end could not parse has arrays it cannot see: that is
+  // a failure to read the input, never "nothing to fix".
   if (!source.diagnostics.empty())
-    fmt::print(stderr,
-               "smemlab: note: the C++ front end reported {} error(s) in {} (first: {}); shared "
-               "arrays in code it could not parse are not found\n",
-               source.diagnostics.size(), o.launch.file, source.diagnostics.front());
+    throw UsageError(
+        fmt::format("{}: the C++ front end could not parse it ({} error(s); first: {})",
+                    o.launch.file, source.diagnostics.size(), source.diagnostics.front()));
 
   // One launch of the original, all blocks: the what-if data (every shared
   // access) and the proof's reference (outputs, check's findings).

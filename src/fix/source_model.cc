@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -14,6 +15,9 @@ namespace smemlab::fix {
 namespace {
 
 constexpr const char* kPreludePath = "/smemlab-fix/cuda_prelude.h";
+constexpr const char* kStubDir = "/smemlab-fix/stub";
+constexpr const char* kStubHeaders[] = {"/smemlab-fix/stub/texture_fetch_functions.h",
+                                        "/smemlab-fix/stub/texture_indirect_functions.h"};
 constexpr const char kPrelude[] =
 #include "fix/cuda_prelude.inc"
     ;
@@ -261,11 +265,47 @@ struct TuDeleter {
   void operator()(CXTranslationUnitImpl* p) const { clang_disposeTranslationUnit(p); }
 };
 
+// Every call under `c` with 12 arguments whose 10th is of type
+// CUtensorMapSwizzle (through its typedef or the enum itself).
+void find_swizzle_arguments(CXCursor c, SourceModel& m) {
+  if (clang_getCursorKind(c) == CXCursor_CallExpr && clang_Cursor_getNumArguments(c) == 12 &&
+      clang_Location_isFromMainFile(clang_getCursorLocation(c))) {
+    CXCursor arg = clang_Cursor_getArgument(c, 9);
+    const std::string type =
+        str(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(arg))));
+    if (type == "enum CUtensorMapSwizzle_enum" || type == "CUtensorMapSwizzle_enum") {
+      SwizzleArgument a;
+      a.range = range_of(arg);
+      a.rewritable = spelled_in_place(clang_getCursorExtent(arg));
+      a.text = m.text.substr(a.range.begin, a.range.end - a.range.begin);
+      unsigned line = 0, column = 0;
+      clang_getExpansionLocation(clang_getCursorLocation(arg), nullptr, &line, &column, nullptr);
+      a.line = static_cast<int>(line), a.column = static_cast<int>(column);
+      if (CXEvalResult e = clang_Cursor_Evaluate(arg)) {
+        if (clang_EvalResult_getKind(e) == CXEval_Int) a.value = clang_EvalResult_getAsLongLong(e);
+        clang_EvalResult_dispose(e);
+      }
+      m.swizzle_arguments.push_back(a);
+    }
+  }
+  for (const CXCursor& k : children(c)) find_swizzle_arguments(k, m);
+}
+
 }  // namespace
 
 int line_of(const std::string& text, unsigned offset) {
   return 1 + static_cast<int>(std::count(
                  text.begin(), text.begin() + std::min<size_t>(offset, text.size()), '\n'));
+}
+
+std::string cuda_toolkit() {
+  std::vector<std::string> candidates;
+  for (const char* var : {"CUDA_PATH", "CUDA_HOME"})
+    if (const char* v = std::getenv(var); v && *v) candidates.emplace_back(v);
+  candidates.emplace_back("/usr/local/cuda");
+  for (const std::string& c : candidates)
+    if (std::ifstream(c + "/include/cuda_runtime.h")) return c;
+  return {};
 }
 
 SourceModel parse_source(const std::string& path, const std::vector<std::string>& include_dirs) {
@@ -279,20 +319,33 @@ SourceModel parse_source(const std::string& path, const std::vector<std::string>
     m.text = ss.str();
   }
   std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-  std::vector<std::string> args = {"-x",         "cuda",       "--cuda-host-only",
-                                   "-nocudainc", "-nocudalib", "--cuda-gpu-arch=sm_80",
-                                   "-std=c++17", "-include",   kPreludePath,
-                                   "-I" + dir,   "-w"};
+  const std::string cuda = cuda_toolkit();
+  std::vector<std::string> args = {
+      "-x", "cuda", "--cuda-host-only", "--cuda-gpu-arch=sm_80", "-std=c++17", "-w"};
+  std::vector<CXUnsavedFile> unsaved;
+  if (!cuda.empty()) {
+    // CUDA's own headers through clang's CUDA wrapper. Clang 14's wrapper
+    // still declares the texture templates CUDA 12 removed and includes
+    // texture headers CUDA 13 no longer ships: its texture part is switched
+    // off and those headers are empty files of the front end's own.
+    args.insert(args.end(), {"--cuda-path=" + cuda, "-D__CLANG_CUDA_TEXTURE_INTRINSICS_H__",
+                             "-isystem", kStubDir});
+    for (const char* h : kStubHeaders) unsaved.push_back({h, "", 0});
+  } else {
+    // No toolkit: the prelude of CUDA keywords and built-ins stands in.
+    args.insert(args.end(), {"-nocudainc", "-nocudalib", "-include", kPreludePath});
+    unsaved.push_back({kPreludePath, kPrelude, sizeof kPrelude - 1});
+  }
+  args.push_back("-I" + dir);
   for (const auto& d : include_dirs) args.push_back("-I" + d);
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
-  CXUnsavedFile prelude{kPreludePath, kPrelude, sizeof kPrelude - 1};
 
   std::unique_ptr<void, IndexDeleter> index(clang_createIndex(0, 0));
   CXTranslationUnit raw = nullptr;
-  CXErrorCode err = clang_parseTranslationUnit2(index.get(), path.c_str(), argv.data(),
-                                                static_cast<int>(argv.size()), &prelude, 1,
-                                                CXTranslationUnit_KeepGoing, &raw);
+  CXErrorCode err = clang_parseTranslationUnit2(
+      index.get(), path.c_str(), argv.data(), static_cast<int>(argv.size()), unsaved.data(),
+      static_cast<unsigned>(unsaved.size()), CXTranslationUnit_KeepGoing, &raw);
   if (err != CXError_Success || !raw)
     throw Error(fmt::format("{}: libclang could not parse the file (error {})", path,
                             static_cast<int>(err)));
@@ -307,6 +360,8 @@ SourceModel parse_source(const std::string& path, const std::vector<std::string>
   Walker w(raw, m);
   CXCursor root = clang_getTranslationUnitCursor(raw);
   w.collect_arrays(root);
+  for (const CXCursor& top : children(root))  // the main file's declarations, not the headers'
+    if (clang_Location_isFromMainFile(clang_getCursorLocation(top))) find_swizzle_arguments(top, m);
   for (const CXCursor& top : children(root))
     if (clang_Location_isFromMainFile(clang_getCursorLocation(top))) w.visit(top);
   return m;

@@ -54,17 +54,35 @@ struct SourceArray {
   int other_uses = 0;
 };
 
+// The swizzle argument of a call that encodes a tiled tensor map: any call
+// of 12 arguments whose 10th has the type CUtensorMapSwizzle, so that a call
+// through a function pointer (cudaGetDriverEntryPoint's, a wrapper's) is
+// found as well as cuTensorMapEncodeTiled itself.
+struct SwizzleArgument {
+  Range range;                   // the argument expression
+  int line = 0, column = 0;      // of the argument
+  std::string text;              // as spelled
+  std::optional<int64_t> value;  // the CU_TENSOR_MAP_SWIZZLE_* value where constant
+  bool rewritable = true;        // spelled in the file itself (not in a macro)
+};
+
 struct SourceModel {
   std::string path;
   std::string text;  // the file's bytes, as parsed
   std::vector<SourceArray> arrays;
-  std::vector<std::string> diagnostics;  // front-end errors, "file:line:col: message"
+  std::vector<SwizzleArgument> swizzle_arguments;  // in source order
+  std::vector<std::string> diagnostics;            // front-end errors, "file:line:col: message"
 };
 
-// Parses `path` as CUDA (host side, with smemlab's prelude of CUDA keywords
-// and built-ins instead of CUDA's headers). Throws Error when the file cannot
+// The CUDA toolkit whose headers the front end reads: $CUDA_PATH, $CUDA_HOME
+// or /usr/local/cuda, the first with include/cuda_runtime.h; empty if none.
+std::string cuda_toolkit();
+
+// Parses `path` as CUDA, host side: with the toolkit's headers through
+// clang's CUDA wrapper where cuda_toolkit() finds one, else with smemlab's
+// prelude of CUDA keywords and built-ins. Throws Error when the file cannot
 // be read or parsed at all; front-end errors that still leave an AST are kept
-// in diagnostics.
+// in diagnostics (callers treat them as a failed parse).
 SourceModel parse_source(const std::string& path, const std::vector<std::string>& include_dirs);
 
 // 1-based line of a byte offset in text.

@@ -73,6 +73,47 @@ extern "C" __global__ void dyn(float* out) {
   EXPECT_TRUE(s.subscripts[0].side_effects);
 }
 
+// The tensor-map encode's swizzle argument, found by type: a direct call with
+// a constant, a call through the function pointer cudaGetDriverEntryPoint
+// returns, and a value computed at run time; the CUDA headers themselves
+// parse without an error (the real toolkit's, not the prelude).
+TEST(SourceModel, FindsTheTensorMapSwizzleArgument) {
+  const std::string path = write_temp(R"(#include <cuda.h>
+#include <cuda_runtime.h>
+using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                            const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                            CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+void maps(void* g, int sw) {
+  CUtensorMap m;
+  cuuint64_t d[2] = {64, 64}, st[1] = {256};
+  cuuint32_t b[2] = {64, 8}, e[2] = {1, 1};
+  cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, g, d, st, b, e, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                         CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
+  reinterpret_cast<Encode>(fn)(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, g, d, st, b, e,
+                               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_64B,
+                               CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  reinterpret_cast<Encode>(fn)(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, g, d, st, b, e,
+                               CU_TENSOR_MAP_INTERLEAVE_NONE, static_cast<CUtensorMapSwizzle>(sw),
+                               CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+)");
+  if (cuda_toolkit().empty()) GTEST_SKIP() << "no CUDA toolkit for the front end";
+  SourceModel m = parse_source(path, {});
+  EXPECT_TRUE(m.diagnostics.empty()) << m.diagnostics.front();
+  ASSERT_EQ(m.swizzle_arguments.size(), 3u);
+  EXPECT_EQ(m.swizzle_arguments[0].text, "CU_TENSOR_MAP_SWIZZLE_NONE");
+  EXPECT_EQ(m.swizzle_arguments[0].value, 0);
+  EXPECT_EQ(m.swizzle_arguments[0].line, 11);
+  EXPECT_EQ(m.swizzle_arguments[1].text, "CU_TENSOR_MAP_SWIZZLE_64B");
+  EXPECT_EQ(m.swizzle_arguments[1].value, 2);
+  EXPECT_EQ(m.swizzle_arguments[2].text, "static_cast<CUtensorMapSwizzle>(sw)");
+  EXPECT_FALSE(m.swizzle_arguments[2].value.has_value());
+  EXPECT_TRUE(m.swizzle_arguments[2].rewritable);
+}
+
 TEST(SourceModel, UnreadableFileIsAnError) {
   EXPECT_THROW(parse_source("/nonexistent/x.cu", {}), Error);
 }

@@ -200,6 +200,8 @@ std::string proposals_text(const FixReport& r) {
         b["row_bytes"].get<uint64_t>(), b["swizzle"].get<std::string>(),
         p["tensor_map_swizzle"].get<std::string>(), reader, p["wavefronts"].get<uint64_t>(),
         p["predicted_wavefronts"].get<uint64_t>());
+    if (b.contains("host_change"))
+      out += fmt::format("    host: {}\n", b["host_change"].get<std::string>());
   }
   if (out.empty()) return "";
   return "\nTMA tiles read with bank conflicts: the swizzle what-if's proposal (a tensor-map "

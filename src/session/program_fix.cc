@@ -254,7 +254,14 @@ fix::SourceModel parse_kernel_source(const std::string& file,
         include_dirs.push_back(nvcc_args[++i]);
       else if (nvcc_args[i].starts_with("-I"))
         include_dirs.push_back(nvcc_args[i].substr(2));
-    return fix::parse_source(file, include_dirs);
+    fix::SourceModel source = fix::parse_source(file, include_dirs);
+    // Arrays in code the front end could not parse would go unseen: a
+    // failure to read the input, never "nothing to fix".
+    if (!source.diagnostics.empty())
+      throw UsageError(
+          fmt::format("{}: the C++ front end could not parse it ({} error(s); first: {})", file,
+                      source.diagnostics.size(), source.diagnostics.front()));
+    return source;
   } catch (const fix::Error& e) {
     throw UsageError(e.what());
   }
@@ -474,6 +481,40 @@ nlohmann::json swizzle_proposals(Runs& runs, const std::string& dir) {
   return out;
 }
 
+// Where each proposal's tensor-map field is in the host source: every
+// swizzle argument of a tensor-map encode (fix::SwizzleArgument) with its
+// value where the front end can evaluate it. `host_change` says what a
+// rewrite would be, or exactly why there is none (docs/fix.md "TMA tiles").
+void locate_swizzle_arguments(const fix::SourceModel& source, nlohmann::json& proposals) {
+  nlohmann::json args = nlohmann::json::array();
+  for (const fix::SwizzleArgument& a : source.swizzle_arguments)
+    args.push_back({{"line", a.line},
+                    {"column", a.column},
+                    {"text", a.text},
+                    {"value", a.value ? nlohmann::json(*a.value) : nlohmann::json(nullptr)},
+                    {"rewritable", a.rewritable}});
+  for (nlohmann::json& b : proposals) {
+    b["host_arguments"] = args;
+    const std::string want = b["proposal"].value("tensor_map_swizzle", "");
+    std::string change;
+    if (source.swizzle_arguments.empty())
+      change = "no call with a CUtensorMapSwizzle argument in " + source.path;
+    else if (source.swizzle_arguments.size() > 1)
+      change = fmt::format("{} tensor-map encodes in {}: which one maps this tile is not followed",
+                           source.swizzle_arguments.size(), source.path);
+    else if (const fix::SwizzleArgument& a = source.swizzle_arguments.front(); !a.value)
+      change =
+          fmt::format("{}:{}:{}: the swizzle is `{}`, a value computed at run time: not rewritten",
+                      source.path, a.line, a.column, a.text);
+    else if (!a.rewritable)
+      change = fmt::format("{}:{}:{}: the swizzle `{}` comes from a macro: not rewritten",
+                           source.path, a.line, a.column, a.text);
+    else
+      change = fmt::format("{}:{}:{}: `{}` -> `{}`", source.path, a.line, a.column, a.text, want);
+    b["host_change"] = change;
+  }
+}
+
 }  // namespace
 
 ProgramFix fix_program(const ProgramFixOptions& o, const std::vector<std::string>& app,
@@ -554,16 +595,10 @@ ProgramFix fix_program(const ProgramFixOptions& o, const std::vector<std::string
   out.result = fix::find_fixes(out.source, program, first.dynamic_shared, accesses, original,
                                models, std::ref(prover), fo, program.lines);
 
-  // A program's host code calls the CUDA runtime API, which the front end's
-  // prelude does not declare: its errors matter only where they hid an array.
-  bool unmatched = std::any_of(out.result.arrays.begin(), out.result.arrays.end(),
-                               [](const fix::ArrayInfo& a) { return a.source_index < 0; });
-  if (unmatched && !out.source.diagnostics.empty())
-    note(fmt::format(
-        "smemlab: note: the C++ front end reported {} error(s) in {} (first: {}); shared arrays "
-        "in code it could not parse are not found",
-        out.source.diagnostics.size(), o.file, out.source.diagnostics.front()));
-  if (loads_tiles(program)) out.swizzle_proposals = swizzle_proposals(runs, dir);
+  if (loads_tiles(program)) {
+    out.swizzle_proposals = swizzle_proposals(runs, dir);
+    locate_swizzle_arguments(out.source, out.swizzle_proposals);
+  }
   out.kernel = first.kernel;
   out.grid = first.grid;
   out.block = first.block;
