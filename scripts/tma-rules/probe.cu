@@ -232,7 +232,7 @@ int main(int argc, char** argv) {
   void* dt;
   cudaMalloc(&dt, bytes + 4096);
   cudaMemcpy(dt, t.data(), bytes, cudaMemcpyHostToDevice);
-  alignas(64) CUtensorMap map;
+  CUtensorMap map;
   auto oob =
       nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
   CUresult r = im2col ? i2c(&map, (CUtensorMapDataType)type, rank, (char*)dt + aoff, d, s, low, up,

@@ -208,7 +208,7 @@ inline CUtensorMap map_2d(void* base, CUtensorMapDataType type, int bytes, uint6
     }
     return reinterpret_cast<EncodeTiled>(fn);
   }();
-  alignas(64) CUtensorMap m;
+  CUtensorMap m;
   cuuint64_t dims[2] = {cols, rows}, strides[1] = {cols * bytes};
   cuuint32_t box[2] = {box_cols, box_rows}, es[2] = {1, 1};
   CUresult r = encode(&m, type, 2, base, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,

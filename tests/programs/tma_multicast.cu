@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "tensor_map.cuh"
+
 constexpr int kCols = 32, kRows = 16, kTensorRows = 64;
 
 __device__ uint32_t smem_of(const void* p) {
@@ -65,20 +67,12 @@ __global__ void multicast_probe(const __grid_constant__ CUtensorMap map, unsigne
                    : "memory");
 }
 
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
 int main(int argc, char** argv) {
   std::vector<std::string> runs;
   for (int i = 1; i < argc; ++i) runs.push_back(argv[i]);
   if (runs.empty()) runs = {"2:3:0", "4:1:0", "4:2:0", "4:3:0", "4:5:0", "4:7:0", "4:15:0", "4:12:1"};
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
-                                       &q) != cudaSuccess ||
-      q != cudaDriverEntryPointSuccess || !fn) {
+  const EncodeTiled encode = encode_tiled();
+  if (!encode) {
     std::printf("FAIL no cuTensorMapEncodeTiled\n");
     return 1;
   }
@@ -92,10 +86,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   cudaMemcpy(din, h.data(), n * 4, cudaMemcpyHostToDevice);
-  alignas(64) CUtensorMap map;
+  CUtensorMap map;
   cuuint64_t dims[2] = {kCols, kTensorRows}, strides[1] = {kCols * 4};
   cuuint32_t box[2] = {kCols, kRows}, es[2] = {1, 1};
-  if (reinterpret_cast<EncodeTiled>(fn)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, din, dims, strides,
+  if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, din, dims, strides,
                                         box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                         CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
                                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "tensor_map.cuh"
+
 constexpr unsigned kDump = 2048;
 
 struct Args {
@@ -182,23 +184,6 @@ std::vector<uint8_t> model(const Case& k, const std::vector<uint8_t>& t, unsigne
     }
   }
   return img;
-}
-
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                  const cuuint64_t*, const cuuint64_t*, const int*, const int*,
-                                  cuuint32_t, cuuint32_t, const cuuint32_t*, CUtensorMapInterleave,
-                                  CUtensorMapSwizzle, CUtensorMapL2promotion,
-                                  CUtensorMapFloatOOBfill);
-
-void* entry(const char* name) {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q);
-  return q == cudaDriverEntryPointSuccess ? fn : nullptr;
 }
 
 const Case kCases[] = {
@@ -515,7 +500,7 @@ bool run_case(const Case& k, EncodeTiled tiled, EncodeIm2col im2col, std::vector
   cudaMemcpy(d_t, t.data(), bytes, cudaMemcpyHostToDevice);
   cuuint64_t strides[4];
   for (int i = 1; i < k.rank; ++i) strides[i - 1] = stride_of(k, i);
-  alignas(64) CUtensorMap map;
+  CUtensorMap map;
   const auto oob =
       k.nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
   const CUresult r =
@@ -574,8 +559,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     const pid_t pid = fork();
     if (pid == 0) {
-      auto tiled = reinterpret_cast<EncodeTiled>(entry("cuTensorMapEncodeTiled"));
-      auto im2col = reinterpret_cast<EncodeIm2col>(entry("cuTensorMapEncodeIm2col"));
+      auto tiled = encode_tiled();
+      auto im2col = encode_im2col();
       std::vector<uint8_t> got;
       const bool ok = tiled && im2col && run_case(k, tiled, im2col, &got);
       std::fflush(stdout);
@@ -589,8 +574,8 @@ int main(int argc, char** argv) {
       ++failures;
     }
   }
-  auto tiled = reinterpret_cast<EncodeTiled>(entry("cuTensorMapEncodeTiled"));
-  auto im2col = reinterpret_cast<EncodeIm2col>(entry("cuTensorMapEncodeIm2col"));
+  auto tiled = encode_tiled();
+  auto im2col = encode_im2col();
   if (!tiled || !im2col) {
     std::printf("FAIL no cuTensorMapEncode*\n");
     return 1;

@@ -17,6 +17,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "tensor_map.cuh"
+
 constexpr int kRows = 64;
 
 __device__ float value(int col, int row) { return static_cast<float>(row * 1000 + col); }
@@ -96,23 +98,16 @@ int main(int argc, char** argv) {
   cudaMemcpy(g, host.data(), host.size() * 4, cudaMemcpyHostToDevice);
   cudaMemset(bad, 0, 4);
   cudaMemset(sum, 0, 4);
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
-                                       &q) != cudaSuccess ||
-      q != cudaDriverEntryPointSuccess || !fn) {
+  const EncodeTiled encode = encode_tiled();
+  if (!encode) {
     std::printf("FAIL no cuTensorMapEncodeTiled\n");
     return 1;
   }
-  using EncodeTiled =
-      CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-  alignas(64) CUtensorMap map;
+  CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), kRows};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_bytes)};
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(cols), kRows}, es[2] = {1, 1};
-  CUresult r = reinterpret_cast<EncodeTiled>(fn)(
+  CUresult r = encode(
       &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, g, dims, strides, box, es,
       CU_TENSOR_MAP_INTERLEAVE_NONE, static_cast<CUtensorMapSwizzle>(sw),
       CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);

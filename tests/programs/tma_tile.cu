@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "tensor_map.cuh"
+
 constexpr int kRows = 100, kCols = 68, kBox = 32;
 
 __device__ float value(int x, int y) { return static_cast<float>(y * 1000 + x); }
@@ -98,11 +100,6 @@ __global__ void tile_kernel(const __grid_constant__ CUtensorMap in_map,
   __syncthreads();
 }
 
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
 int failures = 0;
 void expect(bool ok, const char* what) {
   if (!ok) {
@@ -123,7 +120,7 @@ CUresult make_map(EncodeTiled encode, CUtensorMap* m, void* base, CUtensorMapSwi
 }
 
 void refused_maps(EncodeTiled encode, void* base) {
-  alignas(64) CUtensorMap m;
+  CUtensorMap m;
   expect(make_map(encode, &m, base, CU_TENSOR_MAP_SWIZZLE_128B, kCols * 4 + 4) ==
              CUDA_ERROR_INVALID_VALUE,
          "stride not a multiple of 16 refused");
@@ -144,15 +141,11 @@ void refused_maps(EncodeTiled encode, void* base) {
 int main(int argc, char** argv) {
   const char* dump = argc == 3 && std::string(argv[1]) == "--dump" ? argv[2] : nullptr;
   std::vector<float> dumped;
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
-                                       &q) != cudaSuccess ||
-      q != cudaDriverEntryPointSuccess || !fn) {
+  const EncodeTiled encode = encode_tiled();
+  if (!encode) {
     std::printf("FAIL no cuTensorMapEncodeTiled\n");
     return 1;
   }
-  auto encode = reinterpret_cast<EncodeTiled>(fn);
   const size_t n = static_cast<size_t>(kRows) * kCols;
   std::vector<float> h(n), acc0(n, 1.0f);
   for (int y = 0; y < kRows; ++y)
@@ -166,7 +159,7 @@ int main(int argc, char** argv) {
   cudaMemcpy(d_in, h.data(), n * 4, cudaMemcpyHostToDevice);
   refused_maps(encode, d_in);
   for (int multicast = 0; multicast < 2; ++multicast) {
-    alignas(64) CUtensorMap in_map, out_map, acc_map;
+    CUtensorMap in_map, out_map, acc_map;
     expect(make_map(encode, &in_map, d_in, CU_TENSOR_MAP_SWIZZLE_128B) == CUDA_SUCCESS, "in map");
     expect(make_map(encode, &out_map, d_out, CU_TENSOR_MAP_SWIZZLE_NONE) == CUDA_SUCCESS,
            "out map");
