@@ -70,7 +70,8 @@ __global__ void multicast_probe(const __grid_constant__ CUtensorMap map, unsigne
 int main(int argc, char** argv) {
   std::vector<std::string> runs;
   for (int i = 1; i < argc; ++i) runs.push_back(argv[i]);
-  if (runs.empty()) runs = {"2:3:0", "4:1:0", "4:2:0", "4:3:0", "4:5:0", "4:7:0", "4:15:0", "4:12:1"};
+  if (runs.empty())
+    runs = {"2:3:0", "4:1:0", "4:2:0", "4:3:0", "4:5:0", "4:7:0", "4:15:0", "4:12:1"};
   const EncodeTiled encode = encode_tiled();
   if (!encode) {
     std::printf("FAIL no cuTensorMapEncodeTiled\n");
@@ -81,7 +82,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < n; ++i) h[i] = static_cast<float>(i % 97);
   float *din = nullptr, *dout = nullptr;
   constexpr int kClusters = 2;
-  if (cudaMalloc(&din, n * 4) != cudaSuccess || cudaMalloc(&dout, 4 * kClusters * 4) != cudaSuccess) {
+  if (cudaMalloc(&din, n * 4) != cudaSuccess ||
+      cudaMalloc(&dout, 4 * kClusters * 4) != cudaSuccess) {
     std::printf("FAIL cudaMalloc\n");
     return 1;
   }
@@ -89,10 +91,9 @@ int main(int argc, char** argv) {
   CUtensorMap map;
   cuuint64_t dims[2] = {kCols, kTensorRows}, strides[1] = {kCols * 4};
   cuuint32_t box[2] = {kCols, kRows}, es[2] = {1, 1};
-  if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, din, dims, strides,
-                                        box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                        CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+  if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, din, dims, strides, box, es,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+             CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
     std::printf("FAIL cuTensorMapEncodeTiled\n");
     return 1;
   }
