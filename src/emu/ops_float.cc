@@ -169,6 +169,34 @@ bool fslow_f32_nearest(uint64_t* D, const uint64_t* A, const uint64_t* B, const 
   }
 }
 
+// f32 and f64 in a directed rounding mode (.rz/.rm/.rp: eigenvalues'
+// __fadd_ru and friends): the environment switched once per
+// warp-instruction instead of once per lane. `one`'s other steps (.ftz's
+// flushes, .sat's clamp) are exact, so where they run relative to the
+// switch does not change a bit.
+template <typename V>
+void directed_lanes(uint64_t* D, const uint64_t* A, const uint64_t* B, const uint64_t* C,
+                    const Op& op, uint32_t exec, int mode) {
+  const bool ftz = (op.aux2 & kFtz) && sizeof(V) == 4, sat = op.aux2 & kSat;
+  bool p = false;
+  const int old = std::fegetround();
+  std::fesetround(mode);
+  SMEMLAB_FOR_LANES(exec, {
+    V a = get<V>(A[l]), b = get<V>(B[l]), c = get<V>(C[l]);
+    if (ftz) {
+      a = flush(a);
+      b = flush(b);
+      c = flush(c);
+    }
+    volatile V va = a, vb = b, vc = c;  // (computed here, under the mode)
+    V r = compute<V>(op.aux, va, vb, vc, op.t2, &p);
+    if (ftz) r = flush(r);
+    if (sat) r = std::isnan(r) ? V(0) : r < V(0) ? V(0) : r > V(1) ? V(1) : r;
+    D[l] = put(r);
+  });
+  std::fesetround(old);
+}
+
 }  // namespace
 
 void exec_fslow(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
@@ -179,6 +207,10 @@ void exec_fslow(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
   const uint64_t* B = has_b ? reg(w, op.r[2]) : A;
   const uint64_t* C = op.aux == F_FMA ? reg(w, op.r[3]) : A;
   if (fslow_f32_nearest(D, A, B, C, op, exec)) return;
+  if (const int mode = fe_mode(op.aux2); mode != FE_TONEAREST && op.aux != F_TESTP) {
+    if (op.t == F32) return directed_lanes<float>(D, A, B, C, op, exec, mode);
+    if (op.t == F64) return directed_lanes<double>(D, A, B, C, op, exec, mode);
+  }
   uint32_t preds = 0;
   SMEMLAB_FOR_LANES(exec, {
     bool p = false;

@@ -222,5 +222,63 @@ TEST(OpsFloat, F32SlowOpsPerLaneMatchTheHost) {
   EXPECT_GT(subnormal_sums, 0);  // the .ftz add saw subnormal inputs
 }
 
+// Directed rounding (.rz/.rm/.rp), which exec_fslow runs with the
+// environment switched once per warp-instruction: 32 lanes of distinct
+// inputs against a reference that rounds the exact result by hand (sums
+// and products of these floats are exact in double), and an f64 product
+// whose exact value needs 105 bits.
+TEST(OpsFloat, DirectedRoundingPerLane) {
+  auto r = run_snippet(R"(
+  sub.s32 %r1, %r15, 13;
+  cvt.rn.f32.s32 %f1, %r1;
+  mul.f32 %f1, %f1, 0f3EBD70A4;
+  add.rp.f32 %f2, %f1, 0f3F8CCCCD;
+  sub.rm.f32 %f3, %f1, 0f3F8CCCCD;
+  mul.rz.f32 %f4, %f1, 0f3F8CCCCD;
+  mul.rp.ftz.sat.f32 %f5, %f1, 0f3E4CCCCD;
+  mov.b32 %r2, %f2;
+  mov.b32 %r3, %f3;
+  mov.b64 %rd1, {%r2, %r3};
+  st.global.u64 [%rd14], %rd1;
+  mov.b32 %r2, %f4;
+  mov.b32 %r3, %f5;
+  mov.b64 %rd1, {%r2, %r3};
+  st.global.u64 [%rd14+8], %rd1;
+  mul.rp.f64 %fd1, 0d3FF0000000000001, 0d3FF0000000000001;
+  mul.rz.f64 %fd2, 0d3FF0000000000001, 0d3FF0000000000001;
+  st.global.f64 [%rd14+16], %fd1;
+  st.global.f64 [%rd14+24], %fd2;)",
+                       32);
+  SNIPPET_OK(r);
+  enum Dir { kZero, kDown, kUp };
+  // `exact` rounded to float toward zero, down or up.
+  auto round = [](double exact, Dir d) {
+    float f = static_cast<float>(exact);  // nearest
+    if (d == kUp && static_cast<double>(f) < exact) f = std::nextafter(f, INFINITY);
+    if (d == kDown && static_cast<double>(f) > exact) f = std::nextafter(f, -INFINITY);
+    if (d == kZero && std::fabs(static_cast<double>(f)) > std::fabs(exact))
+      f = std::nextafter(f, 0.0f);
+    return std::bit_cast<uint32_t>(f);
+  };
+  const double b = 1.1f, s = 0.2f;
+  int inexact = 0;
+  for (int t = 0; t < 32; ++t) {
+    const double a = static_cast<float>(t - 13) * 0.37f;
+    const double sat = std::fmin(std::fmax(a * s, 0.0), 1.0);
+    const uint32_t want[4] = {round(a + b, kUp), round(a - b, kDown), round(a * b, kZero),
+                              a * s >= 1.0 ? std::bit_cast<uint32_t>(1.0f) : round(sat, kUp)};
+    inexact += static_cast<double>(static_cast<float>(a + b)) != a + b;
+    for (int k = 0; k < 4; ++k) {
+      const uint64_t slot = r.at(t, k / 2);
+      EXPECT_EQ(static_cast<uint32_t>(k % 2 ? slot >> 32 : slot), want[k])
+          << "lane " << t << ", result " << k;
+    }
+    // (1 + 2^-52)^2 = 1 + 2^-51 + 2^-104: up adds an ulp, toward zero drops it.
+    EXPECT_EQ(r.f64(2, t), 1.0 + 0x1p-51 + 0x1p-52) << t;
+    EXPECT_EQ(r.f64(3, t), 1.0 + 0x1p-51) << t;
+  }
+  EXPECT_GT(inexact, 8);  // the modes decided most lanes' results
+}
+
 }  // namespace
 }  // namespace smemlab::emu::test
