@@ -67,25 +67,25 @@ struct Matrices {
 // Where each (lane, element) of a fragment sits in its matrix: a pure
 // function of the layout, computed once per thread and layout instead of
 // once per element of every mma (positions()[lane * count + i]).
-struct LayoutKey {
+struct FragmentLayoutKey {
   bool wmma;
   unsigned m, n, k;
   Elem e;
   Operand o;
-  bool operator==(const LayoutKey&) const = default;
+  bool operator==(const FragmentLayoutKey&) const = default;
 };
-struct Layout {
-  LayoutKey key;
+struct FragmentLayout {
+  FragmentLayoutKey key;
   unsigned count;
   std::vector<tensor::Pos> pos;
 };
 
-const Layout& layout_of(bool wmma, tensor::Shape s, Elem e, Operand o) {
-  thread_local std::vector<std::unique_ptr<Layout>> cache;
-  const LayoutKey key{wmma, s.m, s.n, s.k, e, o};
+const FragmentLayout& fragment_layout(bool wmma, tensor::Shape s, Elem e, Operand o) {
+  thread_local std::vector<std::unique_ptr<FragmentLayout>> cache;
+  const FragmentLayoutKey key{wmma, s.m, s.n, s.k, e, o};
   for (const auto& l : cache)
     if (l->key == key) return *l;
-  auto l = std::make_unique<Layout>();
+  auto l = std::make_unique<FragmentLayout>();
   l->key = key;
   l->count = wmma ? tensor::wmma_elements(s, e, o) : tensor::mma_elements(s, e, o);
   l->pos.resize(size_t{32} * l->count);
@@ -103,7 +103,7 @@ void exec_wmma_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, const Ten
   const unsigned rows = t.which == Operand::B ? s.k : s.m;
   const unsigned cols = t.which == Operand::A ? s.k : s.n;
   const unsigned bytes = tensor::elem_bits(t.elem) / 8;
-  const Layout& lay = layout_of(true, s, t.elem, t.which);
+  const FragmentLayout& lay = fragment_layout(true, s, t.elem, t.which);
   const unsigned count = lay.count;
   const unsigned distinct = rows * cols / 32;
   const uint64_t* A = reg(w, t.addr);
@@ -157,7 +157,7 @@ void exec_mma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   m.d.resize(m.c.size());
   auto gather = [&](const std::vector<uint32_t>& regs, Elem e, Operand o, unsigned cols,
                     std::vector<uint64_t>& out) {
-    const Layout& lay = layout_of(wmma, s, e, o);
+    const FragmentLayout& lay = fragment_layout(wmma, s, e, o);
     unsigned distinct = static_cast<unsigned>(out.size() / 32);
     unsigned n = std::min(lay.count, distinct);
     for (unsigned lane = 0; lane < 32; ++lane)
@@ -170,7 +170,7 @@ void exec_mma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   gather(t.b, t.spec.b, Operand::B, s.n, m.b);
   gather(t.c, t.spec.c, Operand::C, s.n, m.c);
   tensor::mma(t.spec, m.a.data(), m.b.data(), m.c.data(), m.d.data());
-  const Layout& dl = layout_of(wmma, s, t.spec.d, Operand::C);
+  const FragmentLayout& dl = fragment_layout(wmma, s, t.spec.d, Operand::C);
   put_fragment(w, t.d, t.spec.d, dl.count, [&](unsigned lane, unsigned i) {
     tensor::Pos p = dl.pos[size_t{lane} * dl.count + i];
     return m.d[size_t{p.row} * s.n + p.col];
