@@ -38,7 +38,7 @@ a { color: #0072B2; }
 table.timing-whatif { border-collapse: collapse; font-size: 12px; margin: 4px 0; }
 table.timing-whatif th, table.timing-whatif td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }
 table.source td.time { min-width: 5.5em; border-right: 1px solid #ddd; }
-span.bar { display: inline-block; height: 0.8em; background: rgb(var(--cost)); vertical-align: middle; margin-right: 4px; }
+span.bar { display: inline-block; height: 0.8em; background: var(--sel); vertical-align: middle; margin-right: 4px; }
 table.suite { border-collapse: collapse; font-size: 12px; }
 table.suite th, table.suite td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
 table.suite td:first-child, table.suite th:first-child { text-align: left; }
@@ -90,7 +90,7 @@ inline constexpr const char* kHtmlJs = R"JS(
   const timingText = (t) => !t.valid ? `no time predicted on ${t.gpu}: ${t.why_not}` :
     `predicted ${fmtDur(t.duration_ns)} on ${t.gpu} (limited by ${t.limiter}); ` +
     `${t.occupancy.blocks_per_sm} blocks/SM (${t.occupancy.limited_by}), ` +
-    `${(t.waves.full + (t.waves.tail_blocks ? 1 : 0))} waves`;
+    `${(t.waves.full + (t.waves.tail_blocks ? 1 : 0)).toFixed(2)} waves`;
 
   data.sections.forEach((sec, si) => section(sec, si));
   if (!data.sections.length)

@@ -68,7 +68,7 @@ flag = re.search(r"td\.flag \{ color: (#[0-9A-Fa-f]{6})", assets).group(1)
 groups = {
     "bank map (served / broadcast / conflict)": [named["Served"], named["Broadcast"], named["Conflict"]],
     "report chart bars (one per generation)": chart,
-    "source view (cost shading / selection outline / finding flag)": [cost, "#0072B2", flag],
+    "source view (cost shading / selection outline and time bar / finding flag)": [cost, "#0072B2", flag],
 }
 marks = [named["Served"], named["Broadcast"], named["Conflict"], sector, cost, flag, *chart]
 for name, colours in groups.items():

@@ -34,7 +34,7 @@ check(box is not None, "the section has a timing box")
 box = box.group(1) if box else ""
 waves = t["waves"]["full"] + (1 if t["waves"]["tail_blocks"] else 0)
 main = (f"predicted {duration_text(t['duration_ns'])} on {t['gpu']} (limited by {t['limiter']}); "
-        f"{t['occupancy']['blocks_per_sm']} blocks/SM ({t['occupancy']['limited_by']}), {waves} waves")
+        f"{t['occupancy']['blocks_per_sm']} blocks/SM ({t['occupancy']['limited_by']}), {waves:.2f} waves")
 check(f'<span class="timing-main">{main}</span>' in box, f"it says '{main}' (--json's timing)")
 check(t["gpu"] == "H100" and t["validated"] and "note" not in t, "the main GPU is the measured H100")
 
