@@ -1,58 +1,66 @@
 #include "timing/gpu.h"
 
-#include <stdexcept>
+#include <iterator>
+#include <string_view>
 
 namespace smemlab::timing {
 
 namespace {
 
-#define SMEMLAB_GPU_PARAM(field, value, unit, source) {#field, value, unit, source},
-const std::vector<GpuParam> kRows_h100 = {
+#define SMEMLAB_GPU_PARAM(field, value, unit, source) GpuParam{#field, value, unit, source},
+constexpr GpuParam kRows_h100[] = {
 #include "timing/h100.def"
 };
-const std::vector<GpuParam> kRows_a100_80 = {
+constexpr GpuParam kRows_a100_80[] = {
 #include "timing/a100_80.def"
 };
-const std::vector<GpuParam> kRows_a100_40 = {
+constexpr GpuParam kRows_a100_40[] = {
 #include "timing/a100_40.def"
 };
-const std::vector<GpuParam> kRows_l40s = {
+constexpr GpuParam kRows_l40s[] = {
 #include "timing/l40s.def"
 };
-const std::vector<GpuParam> kRows_rtx4090 = {
+constexpr GpuParam kRows_rtx4090[] = {
 #include "timing/rtx4090.def"
 };
-const std::vector<GpuParam> kRows_v100 = {
+constexpr GpuParam kRows_v100[] = {
 #include "timing/v100.def"
 };
 #undef SMEMLAB_GPU_PARAM
 
-struct Field {
-  const char* name;
-  double Gpu::*member;
-};
-const Field kFields[] = {
-#define SMEMLAB_GPU_PARAM(field, value, unit, source) {#field, &Gpu::field},
+// Every GPU's table has h100.def's rows in its order, checked when
+// compiling: a row added to h100.def and not to another table would
+// otherwise leave that GPU with the H100's value.
+template <size_t N>
+constexpr bool rows_of_h100(const GpuParam (&rows)[N]) {
+  if (N != std::size(kRows_h100)) return false;
+  for (size_t i = 0; i < N; ++i)
+    if (std::string_view(rows[i].name) != std::string_view(kRows_h100[i].name)) return false;
+  return true;
+}
+#define SMEMLAB_GPU(rows, key, name, arch, validated) \
+  static_assert(rows_of_h100(kRows_##rows),           \
+                "src/timing/" #rows ".def must have h100.def's rows, in h100.def's order");
+#include "timing/gpus.def"
+#undef SMEMLAB_GPU
+
+template <size_t N>
+Gpu gpu_from_rows(const GpuParam (&rows)[N]) {
+  static constexpr double Gpu::*kFields[] = {
+#define SMEMLAB_GPU_PARAM(field, value, unit, source) &Gpu::field,
 #include "timing/h100.def"
 #undef SMEMLAB_GPU_PARAM
-};
-
-// A table's rows into a Gpu, row for row against h100.def's fields: a
-// table that drifts from the H100's (a field added there and not here)
-// would otherwise silently take the H100's value.
-Gpu gpu_from_rows(const char* key, const std::vector<GpuParam>& rows) {
-  constexpr size_t n = sizeof kFields / sizeof kFields[0];
-  if (rows.size() != n)
-    throw std::logic_error(std::string("timing: the parameter table of ") + key + " has " +
-                           std::to_string(rows.size()) + " rows, h100.def " + std::to_string(n));
+  };
+  static_assert(N == std::size(kFields));
   Gpu g;
-  for (size_t i = 0; i < n; ++i) {
-    if (std::string_view(rows[i].name) != kFields[i].name)
-      throw std::logic_error(std::string("timing: the parameter table of ") + key + " has '" +
-                             rows[i].name + "' where h100.def has '" + kFields[i].name + "'");
-    g.*kFields[i].member = rows[i].value;
-  }
+  for (size_t i = 0; i < N; ++i) g.*kFields[i] = rows[i].value;
   return g;
+}
+
+template <size_t N>
+const std::vector<GpuParam>* table(const GpuParam (&rows)[N]) {
+  static const std::vector<GpuParam> v(std::begin(rows), std::end(rows));
+  return &v;
 }
 
 }  // namespace
@@ -64,12 +72,12 @@ std::string with_article(std::string_view name) {
   return std::string(vowel_sound ? "an " : "a ") + std::string(name);
 }
 
-const std::vector<GpuParam>& h100_params() { return kRows_h100; }
+const std::vector<GpuParam>& h100_params() { return *table(kRows_h100); }
 
 const std::vector<GpuSpec>& gpus() {
   static const std::vector<GpuSpec> all = {
 #define SMEMLAB_GPU(rows, key, name, arch, validated) \
-  {key, name, arch, validated, &kRows_##rows, gpu_from_rows(key, kRows_##rows)},
+  {key, name, arch, validated, table(kRows_##rows), gpu_from_rows(kRows_##rows)},
 #include "timing/gpus.def"
 #undef SMEMLAB_GPU
   };

@@ -34,8 +34,8 @@ struct GpuSpec {
   Gpu gpu;
 };
 
-// gpus.def's GPUs, H100 first. Throws std::logic_error at first use if a
-// table lacks a row of h100.def, has another, or orders them otherwise.
+// gpus.def's GPUs, H100 first. (A table that lacks a row of h100.def, has
+// another, or orders them otherwise does not compile.)
 const std::vector<GpuSpec>& gpus();
 // The GPUs of a bank model's canonical name (bank::Model::name(), e.g.
 // "sm_80"), in gpus.def's order; empty for an arch without parameters.
