@@ -196,11 +196,12 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
 
   // Device resources: L2 bandwidth grows with the SMs that have work.
   const double active_sms = std::min<double>(gpu.sms, double(w.blocks));
-  // Partially written sectors take the L2 far longer than whole ones
-  // (measured apart, h100.def): their merges add to its time.
-  p.resource_ns[int(Resource::L2)] =
-      (p.l2_bytes / gpu.l2_bandwidth_gbs + w.partial_store_sectors / gpu.l2_partial_writes) *
-      gpu.sms / active_sms;
+  // Partially written sectors take the L2 far longer than whole ones: they
+  // go at its measured merge rate (h100.def) instead of its bandwidth.
+  const double partial = std::min(w.partial_store_sectors, l2_sectors_total);
+  p.resource_ns[int(Resource::L2)] = ((p.l2_bytes - 32.0 * partial) / gpu.l2_bandwidth_gbs +
+                                      partial / gpu.l2_partial_writes) *
+                                     gpu.sms / active_sms;
   p.resource_ns[int(Resource::Dram)] = p.dram_bytes / gpu.dram_bandwidth_gbs;
 
   // Little's law: the busiest SM's loads are served warps x mlp at a time,

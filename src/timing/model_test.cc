@@ -288,6 +288,32 @@ TEST(Model, BlockChainOfATreeReduction) {
   EXPECT_NEAR(predict(w).resource_ns[int(Resource::Chain)], 2 * chain / 1.98, 1e-9);
 }
 
+// A column-major store: every sector a request writes is partial, so the
+// L2 takes them at its merge rate, not its bandwidth; whole-sector stores
+// of the same sectors go at the bandwidth.
+TEST(Model, PartialSectorStoresAtTheL2MergeRate) {
+  LaunchWork w;
+  w.blocks = 132 * 64;
+  w.threads_per_block = 256;
+  LineWork l{"t.cu", 63};
+  const double requests = 132.0 * 64 * 8 * 16;
+  l.pipe[int(Pipe::Lsu)] = requests;
+  l.l1_sectors = requests * 32;
+  w.lines = {l};
+  w.footprint_bytes = 1e6;  // DRAM far below L2's time
+  const Gpu& g = h100();
+  LaunchWork whole = w;
+  Prediction pw = predict(whole);
+  EXPECT_NEAR(pw.resource_ns[int(Resource::L2)], requests * 32 * 32 / g.l2_bandwidth_gbs, 1e-6);
+  w.partial_store_sectors = requests * 32;
+  Prediction pp = predict(w);
+  EXPECT_NEAR(pp.resource_ns[int(Resource::L2)], requests * 32 / g.l2_partial_writes, 1e-6);
+  EXPECT_EQ(pp.limiter, Resource::L2);
+  // Never more partial sectors than sectors reach L2.
+  w.partial_store_sectors = requests * 64;
+  EXPECT_NEAR(predict(w).resource_ns[int(Resource::L2)], pp.resource_ns[int(Resource::L2)], 1e-6);
+}
+
 TEST(Model, BlockThatDoesNotFit) {
   LaunchWork w;
   w.blocks = 1;
