@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "timing/classify.h"
 
@@ -34,9 +37,76 @@ struct SectorBits {
   uint64_t last_page = 0;
 };
 
+// The clock value a sector was last loaded at (0: never), in 64 KiB pages
+// like SectorBits.
+struct SectorStamps {
+  using Page = std::array<uint32_t, kSectorsPerPage>;
+  std::unordered_map<uint64_t, std::unique_ptr<Page>> pages;
+  // Stores `now` for the sector and returns what it held.
+  uint32_t exchange(uint64_t sector, uint32_t now) {
+    uint64_t page = sector / kSectorsPerPage;
+    if (!last || page != last_page) {
+      auto& p = pages[page];
+      if (!p) p = std::make_unique<Page>(Page{});
+      last = p.get();
+      last_page = page;
+    }
+    return std::exchange((*last)[sector % kSectorsPerPage], now);
+  }
+  Page* last = nullptr;
+  uint64_t last_page = 0;
+};
+
+// Re-read distances on the warps' clocks, by a quarter octave (0: distance
+// 0, then 4 per power of two), so a block's histogram stays small however
+// long its warps run; finish_block turns them into fractions of the span.
+constexpr int kDistanceSteps = 1 + 4 * 32;
+int distance_step(uint32_t d) {
+  if (d == 0) return 0;
+  int l = 31 - __builtin_clz(d);
+  uint32_t quarter = l >= 2 ? (d >> (l - 2)) & 3 : (d << (2 - l)) & 3;
+  return 1 + 4 * l + int(quarter);
+}
+double distance_of_step(int step) {
+  if (step == 0) return 0;
+  int l = (step - 1) / 4, quarter = (step - 1) % 4;
+  return std::ldexp((4.0 + quarter + 0.5) / 4.0, l);
+}
+
+// Sectors a store request writes only part of: the L2 merges such a write
+// into the sector (a byte mask per sector), which the H100 does far more
+// slowly than whole-sector writes (h100.def l2_partial_writes).
+uint64_t partial_sectors(const emu::MemAccess& a) {
+  std::pair<uint64_t, uint32_t> pieces[64];  // sector, bytes written (a bit each)
+  size_t n = 0;
+  for (uint32_t m = a.mask; m; m &= m - 1) {
+    const uint64_t addr = a.addr[__builtin_ctz(m)], end = addr + a.width;
+    for (uint64_t s = addr >> kSectorShift; s <= (end - 1) >> kSectorShift && n < 64; ++s) {
+      const uint64_t lo = std::max(addr, s << kSectorShift) & 31,
+                     hi = std::min(end, (s + 1) << kSectorShift) - (s << kSectorShift);
+      const uint32_t bits = hi - lo >= 32 ? ~0u : ((1u << (hi - lo)) - 1) << lo;
+      pieces[n++] = {s, bits};
+    }
+  }
+  std::sort(pieces, pieces + n);
+  uint64_t partial = 0;
+  for (size_t i = 0; i < n;) {
+    uint32_t bytes = 0;
+    size_t j = i;
+    for (; j < n && pieces[j].first == pieces[i].first; ++j) bytes |= pieces[j].second;
+    partial += bytes != ~0u;
+    i = j;
+  }
+  return partial;
+}
+
 class FootprintBlock final : public emu::BlockObserver {
  public:
   void on_memory(const emu::MemAccess& a) override {
+    // A warp's clock: its memory instructions so far (every space), the
+    // progress the GPU's interleaving keeps roughly even across warps.
+    if (a.warp >= clock.size()) clock.resize(a.warp + 1);
+    const uint32_t now = ++clock[a.warp];
     if (a.space != emu::Space::Global) return;
     if (!classified_ || a.instr != last_instr_) {  // once per run of one instruction
       classified_ = true;
@@ -52,17 +122,33 @@ class FootprintBlock final : public emu::BlockObserver {
       for (uint64_t s = addr >> kSectorShift, last = (addr + a.width - 1) >> kSectorShift;
            s <= last; ++s) {
         all.set(s);
-        if (!l1) continue;
-        if (loads.set(s)) ++distinct_loads;
-        if (n < 64) request[n++] = s;
+        if (l1 && n < 64) request[n++] = s;
       }
     }
+    if (a.op == emu::MemOp::Store && !a.mbarrier) partial_stores += partial_sectors(a);
     if (!l1) return;
     std::sort(request, request + n);
-    requested += uint64_t(std::unique(request, request + n) - request);
+    n = size_t(std::unique(request, request + n) - request);
+    requested += n;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t before = loads.exchange(request[i], now);
+      if (before == 0) {
+        ++distinct_loads;
+        continue;
+      }
+      ++by_distance[distance_step(now > before ? now - before : before - now)];
+    }
   }
-  SectorBits all, loads;
-  uint64_t requested = 0, distinct_loads = 0;
+  uint32_t span() const {
+    uint32_t s = 1;
+    for (uint32_t c : clock) s = std::max(s, c);
+    return s;
+  }
+  SectorBits all;
+  SectorStamps loads;
+  std::vector<uint32_t> clock;  // per warp of the block
+  std::array<uint64_t, kDistanceSteps> by_distance{};
+  uint64_t requested = 0, distinct_loads = 0, partial_stores = 0;
 
  private:
   const emu::InstrInfo* last_instr_ = nullptr;
@@ -81,10 +167,30 @@ void Footprint::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> obse
   ++l1_.blocks;
   l1_.requested += b->requested;
   l1_.block_distinct += b->distinct_loads;
+  partial_stores_ += b->partial_stores;
+  // Each distance as a fraction x of the block's span: octave floor(-log2 x).
+  const double span = double(b->span());
+  for (int step = 0; step < kDistanceSteps; ++step) {
+    if (!b->by_distance[step]) continue;
+    const double x = distance_of_step(step) / span;
+    int octave = x <= 0 ? kReuseOctaves - 1 : int(std::floor(-std::log2(x)));
+    l1_.rereads[std::clamp(octave, 0, kReuseOctaves - 1)] += b->by_distance[step];
+  }
   for (const auto& [page, bits] : b->all.pages) {
     Bits& into = pages_[page];
     for (size_t w = 0; w < bits.size(); ++w) into[w] |= bits[w];
   }
+}
+
+ReuseProfile L1Reuse::profile() const {
+  ReuseProfile p;
+  if (!requested) return p;
+  uint64_t within = 0;
+  for (int i = kReuseOctaves - 1; i >= 0; --i) {
+    within += rereads[i];
+    p.within[i] = double(within) / double(requested);
+  }
+  return p;
 }
 
 uint64_t Footprint::sectors() const {
