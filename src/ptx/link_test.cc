@@ -82,7 +82,9 @@ TEST(Link, ExternsBindAndInternalNamesStayApart) {
   EXPECT_EQ(count_functions(m, "inl"), 1);
   // .common: the largest (16 bytes) stays.
   for (const auto& g : m.globals)
-    if (g.name == "g_common") EXPECT_EQ(g.size_bytes(), 16);
+    if (g.name == "g_common") {
+      EXPECT_EQ(g.size_bytes(), 16);
+    }
   // Internal names both units use: each unit calls and reads its own.
   EXPECT_EQ(count_functions(m, "twist$u0"), 1);
   EXPECT_EQ(count_functions(m, "twist$u1"), 1);

@@ -76,6 +76,8 @@ int main() {
   int ran = 0;
   cudaMemcpy(&ran, sink, sizeof ran, cudaMemcpyDeviceToHost);
   printf("burst: %d children ran\n", ran);
+  cudaFree(codes);
+  cudaFree(sink);
   printf("DONE cdp_errors\n");
   return 0;
 }

@@ -51,6 +51,7 @@ int main() {
     printf("depth %d: %d blocks (expected %d)\n", d, per_depth[d], want_depth[d]);
     bad += per_depth[d] != want_depth[d];
   }
+  cudaFree(log);
   bool ok = !sync && n == want_total && bad == 0;
   printf("sync %s, %d blocks, %d inconsistent\n", cudaGetErrorName(sync), n, bad);
   printf("%s cdp_print_tree\n", ok ? "PASS" : "FAIL");

@@ -77,6 +77,8 @@ int main() {
   for (int i = 0; i < n; ++i) wrong += got[i] != h[i];
   printf("launch %s, sync %s, %d grids, %d misplaced\n", cudaGetErrorName(launch),
          cudaGetErrorName(sync), g, wrong);
+  cudaFree(d);
+  cudaFree(grids);
   bool ok = !launch && !sync && wrong == 0 && g > 1;
   printf("%s cdp_quicksort\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;

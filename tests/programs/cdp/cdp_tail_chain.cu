@@ -29,6 +29,7 @@ int main() {
   cudaError_t sync = cudaDeviceSynchronize();
   int h[2 * kSteps + 2];
   cudaMemcpy(h, buf, sizeof h, cudaMemcpyDeviceToHost);
+  cudaFree(buf);
   int bad = 0;
   for (int i = 0; i < kSteps; ++i) bad += h[i] != i || h[kSteps + i] != 1;
   printf("sync %s, %d steps, %d out of order, %d predecessors unfinished\n",

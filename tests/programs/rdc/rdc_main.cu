@@ -37,6 +37,8 @@ int main() {
   cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
   cudaMemcpy(&hc, calls, sizeof hc, cudaMemcpyDeviceToHost);
   cudaError_t e = cudaDeviceSynchronize();
+  cudaFree(d);
+  cudaFree(calls);
   int failed = 0;
   const int table[4] = {10, 20, 30, 40};
   for (int i = 0; i < n; ++i) {
