@@ -83,7 +83,8 @@ uint32_t DeviceRuntime::launch(DeviceHeap& heap, uint64_t thread, Dim3 block_id,
   c.stream = stream;
   c.parent_block = block_id;
   c.parent_thread = thread_id;
-  c.order = block_order_[thread / 1024]++;
+  c.block_linear = thread / 1024;
+  c.order = block_order_[c.block_linear]++;
   launches_.push_back(std::move(c));
   heap.free(buffer);  // the launch consumed it
   buffers_.erase(it);
@@ -102,6 +103,20 @@ uint32_t DeviceRuntime::stream_destroy(uint64_t handle) {
   std::lock_guard<std::mutex> lock(mu_);
   // Launches already made into it still run: a stream is destroyed once its work is done.
   return streams_.erase(handle) ? kCudaSuccess : kCudaErrorInvalidResourceHandle;
+}
+
+bool DeviceRuntime::known_stream(uint64_t stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stream == 0 || stream == kTailLaunchStream || stream == kFireAndForgetStream ||
+         streams_.count(stream);
+}
+
+bool DeviceRuntime::launched_into(uint64_t block_linear, uint64_t stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stream == kFireAndForgetStream) return false;
+  for (const ChildLaunch& c : launches_)
+    if (c.stream == stream && c.block_linear == block_linear) return true;
+  return false;
 }
 
 uint32_t DeviceRuntime::last_error(uint64_t thread, bool clear) {

@@ -28,7 +28,8 @@ namespace smemlab::emu {
 // The device runtime's stream handles (cuda_device_runtime_api.h).
 constexpr uint64_t kTailLaunchStream = 0x3, kFireAndForgetStream = 0x4;
 // cudaError_t values a device-side call returns (driver_types.h).
-constexpr uint32_t kCudaSuccess = 0, kCudaErrorInvalidValue = 1, kCudaErrorInvalidConfiguration = 9,
+constexpr uint32_t kCudaSuccess = 0, kCudaErrorInvalidValue = 1, kCudaErrorMemoryAllocation = 2,
+                   kCudaErrorInvalidConfiguration = 9, kCudaErrorInvalidDevicePointer = 17,
                    kCudaErrorLaunchPendingCountExceeded = 69, kCudaErrorInvalidDeviceFunction = 98,
                    kCudaErrorInvalidResourceHandle = 400;
 // Launches made and not yet started, at most (the emulator's bound: the H100
@@ -44,7 +45,8 @@ struct ChildLaunch {
   uint64_t stream =
       0;  // 0: the block's default stream; kTailLaunchStream, kFireAndForgetStream, or created
   Dim3 parent_block, parent_thread;
-  uint64_t order = 0;  // the block's launches in issue order
+  uint64_t block_linear = 0;  // the parent block's index in its grid
+  uint64_t order = 0;         // the block's launches in issue order
   bool tail() const { return stream == kTailLaunchStream; }
 };
 
@@ -68,6 +70,11 @@ class DeviceRuntime {
   uint32_t stream_create(uint64_t* handle);
   uint32_t stream_destroy(uint64_t handle);
   uint32_t last_error(uint64_t thread, bool clear);
+  // A stream handle a launch may name (0, tail, fire-and-forget, created).
+  bool known_stream(uint64_t stream);
+  // Whether block `block_linear` launched into `stream` already (its
+  // default stream 0 included; fire-and-forget orders nothing).
+  bool launched_into(uint64_t block_linear, uint64_t stream);
 
   // After the grid: its launches in the order they run (block by block in
   // block order, each block's in issue order; tail launches after the rest),

@@ -35,7 +35,13 @@ constexpr BuiltinFn kBuiltins[] = {{"vprintf", B_VPRINTF, 2, 1},
                                    {"__cudaCDP2StreamCreateWithFlags", B_CDP_STREAM_CREATE, 2, 1},
                                    {"__cudaCDP2StreamDestroy", B_CDP_STREAM_DESTROY, 1, 1},
                                    {"__cudaCDP2GetLastError", B_CDP_GET_LAST_ERROR, 0, 1},
-                                   {"__cudaCDP2PeekAtLastError", B_CDP_PEEK_LAST_ERROR, 0, 1}};
+                                   {"__cudaCDP2PeekAtLastError", B_CDP_PEEK_LAST_ERROR, 0, 1},
+                                   {"__cudaCDP2Malloc", B_CDP_MALLOC, 2, 1},
+                                   {"__cudaCDP2Free", B_CDP_FREE, 1, 1},
+                                   {"__cudaCDP2MemcpyAsync", B_CDP_MEMCPY_ASYNC, 5, 1},
+                                   {"__cudaCDP2MemcpyAsync_ptsz", B_CDP_MEMCPY_ASYNC, 5, 1},
+                                   {"__cudaCDP2MemsetAsync", B_CDP_MEMSET_ASYNC, 4, 1},
+                                   {"__cudaCDP2MemsetAsync_ptsz", B_CDP_MEMSET_ASYNC, 4, 1}};
 
 // The device runtime's calls the emulator does not provide: CDP1's (a
 // kernel built for a GPU before sm_90 with CUDA_FORCE_CDP1_IF_SUPPORTED),
@@ -240,6 +246,36 @@ bool decode_builtin(DecodeContext& c, const ptx::Instruction& in, const ptx::Fun
 
 namespace {
 
+// Device-side cudaMemcpyAsync/cudaMemsetAsync, done at the call: the order
+// CDP2 allows while the stream holds none of the block's launches yet (a
+// stream is ordered only with the block's own work in it); after one, the
+// copy would have to wait for a child grid that runs after this grid.
+uint32_t stream_memory_op(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l,
+                          uint8_t* frame, DeviceRuntime& rt, uint64_t block_linear) {
+  const bool copy = op.aux == B_CDP_MEMCPY_ASYNC;
+  const uint64_t dst = frame_u64(frame, op.r[0], 8);
+  const uint64_t count = frame_u64(frame, op.r[2], 8);
+  const uint64_t stream = frame_u64(frame, op.r[copy ? 4 : 3], 8);
+  const char* name = copy ? "cudaMemcpyAsync" : "cudaMemsetAsync";
+  if (!rt.known_stream(stream)) return kCudaErrorInvalidResourceHandle;
+  if (rt.launched_into(block_linear, stream))
+    fault(w, pc, static_cast<int>(l), FaultKind::Unsupported,
+          fmt::format("device-side {} into a stream that already holds a launch of this block is "
+                      "not supported (the emulator runs child grids after their parent)",
+                      name));
+  if (count == 0) return kCudaSuccess;
+  if (count > (uint64_t{1} << 31))
+    fault(w, pc, static_cast<int>(l), FaultKind::Unsupported,
+          fmt::format("device-side {} of {} bytes (more than 2 GiB)", name, count));
+  const uint32_t n = static_cast<uint32_t>(count);
+  uint8_t* d = read_generic(b, w, op, pc, l, dst, n);
+  if (copy)
+    std::memmove(d, read_generic(b, w, op, pc, l, frame_u64(frame, op.r[1], 8), n), n);
+  else
+    std::memset(d, static_cast<int>(frame_u64(frame, op.r[1], 4) & 0xff), n);
+  return kCudaSuccess;
+}
+
 // The CDP2 calls of lane `l` (device_runtime.h); `frame` holds its .param slots.
 void exec_device_runtime(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l,
                          uint8_t* frame) {
@@ -279,6 +315,21 @@ void exec_device_runtime(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32
     case B_CDP_GET_LAST_ERROR:
     case B_CDP_PEEK_LAST_ERROR:
       ret32(rt.last_error(thread, op.aux == B_CDP_GET_LAST_ERROR));
+      break;
+    case B_CDP_MALLOC: {  // device-side cudaMalloc: the device heap, as malloc
+      uint64_t ptr = b.env->heap->allocate(frame_u64(frame, op.r[1], 8));
+      std::memcpy(read_generic(b, w, op, pc, l, frame_u64(frame, op.r[0], 8), 8), &ptr, 8);
+      ret32(ptr ? kCudaSuccess : kCudaErrorMemoryAllocation);
+      break;
+    }
+    case B_CDP_FREE: {
+      uint64_t ptr = frame_u64(frame, op.r[0], 8);
+      ret32(!ptr || b.env->heap->free(ptr) ? kCudaSuccess : kCudaErrorInvalidDevicePointer);
+      break;
+    }
+    case B_CDP_MEMCPY_ASYNC:
+    case B_CDP_MEMSET_ASYNC:
+      ret32(stream_memory_op(b, w, op, pc, l, frame, rt, block_linear));
       break;
     default:
       break;

@@ -139,7 +139,11 @@ enum Builtin : uint8_t {
   B_CDP_STREAM_CREATE,
   B_CDP_STREAM_DESTROY,
   B_CDP_GET_LAST_ERROR,
-  B_CDP_PEEK_LAST_ERROR
+  B_CDP_PEEK_LAST_ERROR,
+  B_CDP_MALLOC,
+  B_CDP_FREE,
+  B_CDP_MEMCPY_ASYNC,
+  B_CDP_MEMSET_ASYNC
 };
 // MBAR's t2: the mbarrier operation (ops_async.cc).
 enum MbarKind : uint8_t {
