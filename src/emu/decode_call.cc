@@ -57,16 +57,18 @@ void DecodeContext::plan_calls() {
     }
   }
   // Address taken: named as a value (mov, st, an initializer), not as the
-  // target of a call.
+  // target of a call. A kernel's address is for launching it (dynamic
+  // parallelism, device_runtime.h), never a call target.
   for (const auto& g : module.globals)
     for (const auto& [off, name] : g.init_symbols)
-      if (const ptx::Function* f = module.find(name); f && f->has_body) address_taken.insert(f);
+      if (const ptx::Function* f = module.find(name); f && f->has_body && !f->is_entry)
+        address_taken.insert(f);
   for (const auto& fn : module.functions)
     for (const auto& in : fn.body) {
       if (in.opcode == "call") continue;
       for (const auto& o : in.operands)
         if (o.kind == K::Reg)
-          if (const ptx::Function* f = module.find(o.name); f && f->has_body)
+          if (const ptx::Function* f = module.find(o.name); f && f->has_body && !f->is_entry)
             address_taken.insert(f);
     }
 }

@@ -257,6 +257,10 @@ std::unique_ptr<Module> Module::load_text(Device& dev, const std::string& text,
   return std::unique_ptr<Module>(new Module(dev, ptx::parse(text, name)));
 }
 
+std::unique_ptr<Module> Module::load_parsed(Device& dev, ptx::Module m) {
+  return std::unique_ptr<Module>(new Module(dev, std::move(m)));
+}
+
 std::vector<std::string> Module::kernel_names() const {
   std::vector<std::string> out;
   for (const auto* k : ptx_.kernels()) out.push_back(k->name);
@@ -524,6 +528,7 @@ LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const u
   env.dynamic_shared = cfg.dynamic_shared;
   env.budget = cfg.budget;
   env.heap = &m.device().memory().heap();
+  env.device_runtime = cfg.device_runtime;
   env.stop = cfg.stop;
   env.host_waiting = cfg.host_waiting;
   env.schedule = cfg.schedule;
@@ -664,8 +669,8 @@ std::string launch_refusal(Module& m, const std::string& kernel, const LaunchCon
   return "";
 }
 
-LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig& cfg,
-                        const std::vector<ArgBytes>& args) {
+LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfig& cfg,
+                         const std::vector<ArgBytes>& args) {
   const Program& p = m.kernel(kernel);
   std::vector<uint8_t> params;
   if (std::string e = pack_params(p, kernel, args, &params); !e.empty()) return launch_error(e);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "emu/decode.h"
+#include "emu/device_runtime.h"
 #include "emu/fault_kinds.h"
 #include "emu/memory.h"
 #include "emu/observer.h"
@@ -81,6 +82,8 @@ class Module {
   static std::unique_ptr<Module> load_file(Device& dev, const std::string& path);
   static std::unique_ptr<Module> load_text(Device& dev, const std::string& text,
                                            const std::string& name);
+  // A module parsed (or linked, ptx/link.h) already.
+  static std::unique_ptr<Module> load_parsed(Device& dev, ptx::Module m);
 
   const ptx::Module& ptx() const { return ptx_; }
   std::vector<std::string> kernel_names() const;
@@ -187,6 +190,11 @@ struct LaunchConfig {
   // run whole, in the order of their first block in the list.
   Dim3 cluster = {1, 1, 1};
   bool explicit_cluster = false;
+  // Dynamic parallelism (emu/device_runtime.h): where the grid's
+  // device-side launches go, for the caller to run (runtime/driver.cc).
+  // Null: launch_raw runs them itself after the grid, depth first, without
+  // the observer.
+  DeviceRuntime* device_runtime = nullptr;
 };
 
 // The cluster shape a launch of kernel `f` with `cfg` runs with: cfg's, or
@@ -231,6 +239,9 @@ ArgBytes arg(const A& v) {
 
 LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig& cfg,
                         const std::vector<ArgBytes>& args);
+// One grid, its device-side launches left in cfg.device_runtime (which must be set).
+LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfig& cfg,
+                         const std::vector<ArgBytes>& args);
 // Why launch_raw would refuse the launch before running a block (its
 // arguments, configuration, cluster shape, the interpreter's ISA), "" when
 // it would not: a driver that runs launches later says it at the launch.

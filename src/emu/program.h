@@ -127,7 +127,24 @@ enum Cmp : uint8_t {
 };
 enum AtomOp : uint8_t { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_CAS, A_EXCH, A_AND, A_OR, A_XOR };
 // External functions built in (BUILTIN's aux), see ops_builtin.cc.
-enum Builtin : uint8_t { B_VPRINTF, B_ASSERTFAIL, B_MALLOC, B_FREE, B_SET_CONDITIONAL };
+enum Builtin : uint8_t {
+  B_VPRINTF,
+  B_ASSERTFAIL,
+  B_MALLOC,
+  B_FREE,
+  B_SET_CONDITIONAL,
+  // Dynamic parallelism (emu/device_runtime.h).
+  B_CDP_PARAMETER_BUFFER,
+  B_CDP_LAUNCH,
+  B_CDP_STREAM_CREATE,
+  B_CDP_STREAM_DESTROY,
+  B_CDP_GET_LAST_ERROR,
+  B_CDP_PEEK_LAST_ERROR,
+  B_CDP_MALLOC,
+  B_CDP_FREE,
+  B_CDP_MEMCPY_ASYNC,
+  B_CDP_MEMSET_ASYNC
+};
 // MBAR's t2: the mbarrier operation (ops_async.cc).
 enum MbarKind : uint8_t {
   MB_INIT,

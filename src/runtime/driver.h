@@ -58,6 +58,10 @@ struct Module {
   uint32_t ptx_sm = 0;
   std::string ptx_text;              // the PTX the emulator runs
   std::unique_ptr<emu::Module> emu;  // null: no PTX (SASS-only)
+  // An -rdc image (runtime/rdc.h): how many units' PTX were linked, or why
+  // not (a unit without PTX) and the nvcc flag that adds it.
+  size_t rdc_units = 0;
+  std::string rdc_missing, rdc_flag;
   // The fatbin's SASS for the emulated GPU, disassembled at the first
   // analyzed launch (sass::ProgramSass says where it came from).
   std::optional<sass::Disassembly> fatbin_sass;
@@ -203,9 +207,23 @@ class Driver {
  private:
   Driver();
   void watch_exit();
-  // The launch's execution, on the device worker (launch() checked it).
+  // The linked PTX of the -rdc image `image` is nvlink's output of (null:
+  // not one, or a unit has no PTX: m->rdc_missing says which).
+  std::unique_ptr<emu::Module> load_rdc_units(const void* image, Module* m, uint32_t sm);
+  // The launch's execution, on the device worker (launch() checked it),
+  // then the grids it launched from the device, each a launch of its own
+  // (device_launches.cc).
   void run_launch(Function* f, uint64_t index, emu::LaunchConfig cfg,
                   std::vector<emu::ArgBytes> args, bool selected);
+  // One grid of it; returns its device-side launches (none after a fault).
+  std::vector<emu::ChildLaunch> run_grid(Function* f, uint64_t index, emu::LaunchConfig cfg,
+                                         const std::vector<emu::ArgBytes>& args, bool selected);
+  // The function of a device-side launch of `kernel` in `m`.
+  Function* device_function(Module& m, const std::string& kernel);
+  // " (child of launch N)" for a launch made by a kernel, else "".
+  std::string parent_note(uint64_t index) const;
+  std::map<uint64_t, uint64_t> parent_launch_;  // device-side launch -> its parent launch
+  uint64_t pending_device_launches_ = 0;        // made and not yet started
   void flush_output(uint64_t upto);
   // Runs `emulate` (a kernel) on the worker without the driver's lock.
   void without_driver_lock(const std::function<void()>& emulate);
