@@ -266,16 +266,23 @@ std::vector<std::string> Module::kernel_names() const {
 const Program& Module::kernel(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = programs_.find(name);
-  if (it != programs_.end()) return *it->second;
+  const uint32_t stack = dev_.stack_bytes();
+  // A program with real calls under another stack size is a program of its
+  // own (the frame each thread gets differs), kept beside the default one.
+  const std::string sized = fmt::format("{}\n{}", name, stack);
+  if (it != programs_.end() && (it->second->callees.empty() || it->second->stack_limit == stack))
+    return *it->second;
+  if (auto s = programs_.find(sized); s != programs_.end()) return *s->second;
   const ptx::Function* f = ptx_.find(name);
   if (!f || !f->is_entry)
     throw DecodeError(fmt::format("{}: no kernel named '{}'", ptx_.path, name));
   auto p = decode_kernel(ptx_, *f, layout_);
+  size_stack(*p, stack);
   // Once per program rather than per launch and worker (a launch of small
   // blocks spent a tenth of its time on it).
   p->reg_init = std::make_shared<const RegInit>(make_reg_init(*p));
   const Program& ref = *p;
-  programs_[name] = std::move(p);
+  programs_[it != programs_.end() ? sized : name] = std::move(p);
   return ref;
 }
 

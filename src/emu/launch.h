@@ -69,8 +69,14 @@ class Device {
   bool destroy_surface(uint64_t handle);
   const texture::Descriptor* surface(uint64_t handle) const;
 
+  // cudaLimitStackSize: the per-thread call stack of kernels decoded after
+  // it is set (Module::kernel; program.h's size_stack).
+  void set_stack_bytes(uint32_t bytes) { stack_bytes_ = bytes; }
+  uint32_t stack_bytes() const { return stack_bytes_; }
+
  private:
   GlobalMemory mem_;
+  std::atomic<uint32_t> stack_bytes_{kDefaultStackBytes};
   std::vector<std::optional<texture::Descriptor>> textures_;
   std::vector<std::optional<texture::Descriptor>> surfaces_;
 };
@@ -84,7 +90,8 @@ class Module {
 
   const ptx::Module& ptx() const { return ptx_; }
   std::vector<std::string> kernel_names() const;
-  // The decoded kernel (decoded on first use; throws DecodeError).
+  // The decoded kernel (decoded on first use; throws DecodeError), its
+  // call stack sized for the device's stack_bytes() (one program per size).
   const Program& kernel(const std::string& name);
   // cudaMemcpyToSymbol for .const and .global variables; throws std::out_of_range.
   void set_symbol(const std::string& symbol, const void* data, uint64_t bytes, uint64_t offset = 0);
