@@ -50,8 +50,9 @@ class Device {
   // device memory described by `desc` (emu/ops_texture.h: base address,
   // format and channels, 1D/2D/3D or layered extent, row pitch, address
   // mode per axis, point/linear filter, element/normalized-float read,
-  // normalized coordinates, border colour). The whole extent must lie inside
-  // one allocation. Returns the 64-bit handle a kernel receives as its
+  // normalized coordinates, border colour). The base must lie in an
+  // allocation (each texel read is bounds-checked, as a GPU does not check
+  // the extent). Returns the 64-bit handle a kernel receives as its
   // cudaTextureObject_t parameter (pass it with launch() like any u64).
   // Throws std::invalid_argument for a bad descriptor.
   uint64_t create_texture(const texture::Descriptor& desc);
