@@ -85,6 +85,9 @@ int main() {
       EXPECT(sum[i] == s && mn[i] == m && ballot[i] == bal && leader[i] == first);
     }
   std::printf("ok per-group redux vote shfl\n");
+  for (void* p : {static_cast<void*>(max), static_cast<void*>(count), static_cast<void*>(sum),
+                  static_cast<void*>(mn), static_cast<void*>(ballot), static_cast<void*>(leader)})
+    CHECK(cudaFree(p));
   std::printf("PASS warp_groups\n");
   return 0;
 }
