@@ -196,15 +196,19 @@ void DecodeContext::emit_callees() {
     emit_callee(ci, module.functions[static_cast<size_t>(it - prog->callee_of_function.begin())]);
   }
   if (prog->callees.empty()) return;
+  prog->stack_base = align16(prog->frame_bytes);
+  size_stack(*prog, kDefaultStackBytes);
+}
+
+void size_stack(Program& p, uint32_t stack_bytes) {
+  if (p.callees.empty()) return;
   // The stack: room for the deepest chain cudaLimitStackSize allows (each
   // call costs at least 16 bytes of it) of the largest record.
   uint32_t largest = 16;
-  for (const auto& c : prog->callees) largest = std::max(largest, align16(c.frame_bytes));
-  prog->stack_limit = kDefaultStackBytes;
-  prog->stack_base = align16(prog->frame_bytes);
-  const uint64_t room = uint64_t{kDefaultStackBytes / 16} * largest;
-  prog->frame_bytes =
-      prog->stack_base + static_cast<uint32_t>(std::min<uint64_t>(room, 256 * 1024));
+  for (const auto& c : p.callees) largest = std::max(largest, align16(c.frame_bytes));
+  p.stack_limit = stack_bytes;
+  const uint64_t room = uint64_t{stack_bytes / 16} * largest;
+  p.frame_bytes = p.stack_base + static_cast<uint32_t>(std::min<uint64_t>(room, 256 * 1024));
 }
 
 }  // namespace smemlab::emu

@@ -51,8 +51,9 @@ class Device {
   // device memory described by `desc` (emu/ops_texture.h: base address,
   // format and channels, 1D/2D/3D or layered extent, row pitch, address
   // mode per axis, point/linear filter, element/normalized-float read,
-  // normalized coordinates, border colour). The whole extent must lie inside
-  // one allocation. Returns the 64-bit handle a kernel receives as its
+  // normalized coordinates, border colour). The base must lie in an
+  // allocation (each texel read is bounds-checked, as a GPU does not check
+  // the extent). Returns the 64-bit handle a kernel receives as its
   // cudaTextureObject_t parameter (pass it with launch() like any u64).
   // Throws std::invalid_argument for a bad descriptor.
   uint64_t create_texture(const texture::Descriptor& desc);
@@ -70,8 +71,14 @@ class Device {
   bool destroy_surface(uint64_t handle);
   const texture::Descriptor* surface(uint64_t handle) const;
 
+  // cudaLimitStackSize: the per-thread call stack of kernels decoded after
+  // it is set (Module::kernel; program.h's size_stack).
+  void set_stack_bytes(uint32_t bytes) { stack_bytes_ = bytes; }
+  uint32_t stack_bytes() const { return stack_bytes_; }
+
  private:
   GlobalMemory mem_;
+  std::atomic<uint32_t> stack_bytes_{kDefaultStackBytes};
   std::vector<std::optional<texture::Descriptor>> textures_;
   std::vector<std::optional<texture::Descriptor>> surfaces_;
 };
@@ -87,7 +94,8 @@ class Module {
 
   const ptx::Module& ptx() const { return ptx_; }
   std::vector<std::string> kernel_names() const;
-  // The decoded kernel (decoded on first use; throws DecodeError).
+  // The decoded kernel (decoded on first use; throws DecodeError), its
+  // call stack sized for the device's stack_bytes() (one program per size).
   const Program& kernel(const std::string& name);
   // cudaMemcpyToSymbol for .const and .global variables; throws std::out_of_range.
   void set_symbol(const std::string& symbol, const void* data, uint64_t bytes, uint64_t offset = 0);

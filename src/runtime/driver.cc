@@ -410,11 +410,62 @@ CUresult Driver::release(uint64_t base, const char* api) {
   allocs.erase(it);
   if (a.pool) pool_released(a.pool, a.size);
   device.memory().free(base);
-  if (a.owned)
-    ::munmap(reinterpret_cast<void*>(base),
-             std::max<uint64_t>((a.size + 4095) & ~uint64_t{4095}, 4096));
-  freed[base] = a.size;
+  freed[base] = {a.size, a.owned || a.graph};
+  // A graph allocation's address stays the graph's (GraphMemory), unusable until its next launch.
+  if (a.graph)
+    ::mprotect(reinterpret_cast<void*>(base),
+               std::max<uint64_t>((a.size + 4095) & ~uint64_t{4095}, 4096), PROT_NONE);
+  else if (a.owned)
+    quarantine_range(base, a.size);
   return CUDA_SUCCESS;
+}
+
+// The freed range of smemlab's own memory stays mapped without access (the
+// system cannot give it to the program's malloc), until kQuarantined newer
+// ones push it out: then it is unmapped and forgotten, so that a copy from
+// host memory the program's malloc put there later is not a use after free.
+void Driver::quarantine_range(uint64_t base, uint64_t size) {
+  auto len = [](uint64_t bytes) {
+    return std::max<uint64_t>((bytes + 4095) & ~uint64_t{4095}, 4096);
+  };
+  void* p = reinterpret_cast<void*>(base);
+  if (::mmap(p, len(size), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+             0) == MAP_FAILED) {
+    ::munmap(p, len(size));
+    freed.erase(base);
+    return;
+  }
+  quarantine.push_back(base);
+  if (quarantine.size() <= kQuarantined) return;
+  uint64_t old = quarantine.front();
+  quarantine.pop_front();
+  auto f = freed.find(old);
+  if (f == freed.end()) return;
+  ::munmap(reinterpret_cast<void*>(old), len(f->second.size));
+  freed.erase(f);
+}
+
+CUresult Driver::map_graph_memory(uint64_t base, uint64_t bytes) {
+  auto map = lock_memory_map();
+  void* p = reinterpret_cast<void*>(base);
+  if (::mprotect(p, std::max<uint64_t>((bytes + 4095) & ~uint64_t{4095}, 4096),
+                 PROT_READ | PROT_WRITE) != 0 ||
+      !device.memory().adopt(p, bytes))
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  Allocation a{base, bytes, MemKind::Device, false};
+  a.internal = true;  // the graph's: never a leak
+  a.graph = true;
+  allocs[base] = a;
+  freed.erase(base);
+  return CUDA_SUCCESS;
+}
+
+void Driver::unmap_graph_memory(uint64_t base, uint64_t bytes) {
+  auto map = lock_memory_map();
+  if (allocs.erase(base)) device.memory().free(base);
+  freed.erase(base);
+  ::munmap(reinterpret_cast<void*>(base),
+           std::max<uint64_t>((bytes + 4095) & ~uint64_t{4095}, 4096));
 }
 
 const Allocation* Driver::find(uint64_t addr) const {
@@ -442,12 +493,12 @@ bool Driver::resolve(const char* api, const char* role, uint64_t addr, uint64_t 
     return false;
   }
   auto f = freed.upper_bound(addr);
-  if (f != freed.begin() &&
-      addr - std::prev(f)->first < std::max<uint64_t>(std::prev(f)->second, 1)) {
+  if (f != freed.begin() && std::prev(f)->second.reserved &&
+      addr - std::prev(f)->first < std::max<uint64_t>(std::prev(f)->second.size, 1)) {
     api_error(check::FindingKind::UseAfterFree,
               fmt::format("{}: {} 0x{:x} is in the {}-byte allocation at 0x{:x}, "
                           "which was freed",
-                          api, role, addr, std::prev(f)->second, std::prev(f)->first));
+                          api, role, addr, std::prev(f)->second.size, std::prev(f)->first));
     return false;
   }
   if (must_be_device) {

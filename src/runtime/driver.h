@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -89,6 +90,8 @@ struct Allocation {
   bool internal = false;    // ours (a __constant__ variable's copy), never a leak
   uint64_t serial = 0;      // allocations made before this one (fix's snapshots)
   MemPool* pool = nullptr;  // cudaMallocAsync's: the pool it came from
+  unsigned host_flags = 0;  // pinned or registered host memory: what cuMemHostGetFlags says
+  bool graph = false;       // a graph allocation node's (graph_model.h's GraphMemory)
 };
 
 struct Event {
@@ -115,7 +118,20 @@ class Driver {
 
   std::vector<std::unique_ptr<Module>> modules;
   std::map<uint64_t, Allocation> allocs;  // by base
-  std::map<uint64_t, uint64_t> freed;     // base -> size of freed allocations
+  // Freed allocations, base -> what is known of them. smemlab's own memory
+  // stays reserved (no access) after its free for a while, so that an
+  // address in it is still known to be a use after free; once the range is
+  // handed back to the system (the oldest of kQuarantined), the host's own
+  // malloc may reuse it, and an address there is plain host memory again.
+  struct Freed {
+    uint64_t size = 0;
+    bool reserved = false;  // the range is still held (an access is a use after free)
+  };
+  static constexpr size_t kQuarantined = 4096;
+  std::map<uint64_t, Freed> freed;
+  std::deque<uint64_t> quarantine;  // reserved freed ranges, oldest first
+  // High-water marks of graph memory in use and held (CU_GRAPH_MEM_ATTR_*_HIGH).
+  uint64_t graph_mem_used_high = 0, graph_mem_reserved_high = 0;
   std::vector<std::unique_ptr<Event>> events;
   // A kernel fault: later syncs report it (set by the device worker).
   std::atomic<CUresult> sticky{CUDA_SUCCESS};
@@ -129,6 +145,11 @@ class Driver {
   // Memory.
   CUresult allocate(uint64_t bytes, MemKind kind, uint64_t* out);
   CUresult release(uint64_t base, const char* api);
+  void quarantine_range(uint64_t base, uint64_t size);  // a freed range of smemlab's own memory
+  // A graph allocation's reserved range (graph_model.h's GraphMemory): made
+  // the program's memory at the allocation node's run, given back with the graph.
+  CUresult map_graph_memory(uint64_t base, uint64_t bytes);
+  void unmap_graph_memory(uint64_t base, uint64_t bytes);
   const Allocation* find(uint64_t addr) const;
   // Resolve [addr, addr+bytes) for a copy; a device range must lie in one
   // live allocation (else an API error is reported and *p stays null).
