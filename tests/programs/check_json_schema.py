@@ -2,8 +2,9 @@
 """check --json has one object shape in both modes (docs/json-schema.md):
 runs `smemlab check --json` on a kernel (kernel mode) and on a program
 (program mode, JSON Lines) and checks every object against the fields the
-document's table declares: each field of the mode present with its type,
-no field the table does not declare.
+document's table declares: each field of the mode present with its type
+(a type marked ", optional" may be absent), no field the table does not
+declare.
 
   check_json_schema.py SMEMLAB DOC KERNEL.cu PROGRAM"""
 import json, re, subprocess, sys
@@ -22,9 +23,12 @@ errors = []
 
 def validate(obj, mode, what):
     for name, (typ, modes) in fields.items():
+        optional = typ.endswith(", optional")
+        typ = typ.removesuffix(", optional")
         if modes in ("both", mode):
             if name not in obj:
-                errors.append(f"{what}: missing {name}")
+                if not optional:
+                    errors.append(f"{what}: missing {name}")
             elif not isinstance(obj[name], types[typ]):
                 errors.append(f"{what}: {name} is not {typ}: {obj[name]!r}")
             elif typ == "[x, y, z]" and len(obj[name]) != 3:
