@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "tensor_map.cuh"  // (tests/programs: the encoders, fetched as the test programs do)
+
 constexpr unsigned kDump = 2048;
 
 struct Args {
@@ -131,23 +133,7 @@ std::vector<long long> list(const char* s) {
   return v;
 }
 
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                  const cuuint64_t*, const cuuint64_t*, const int*, const int*,
-                                  cuuint32_t, cuuint32_t, const cuuint32_t*, CUtensorMapInterleave,
-                                  CUtensorMapSwizzle, CUtensorMapL2promotion,
-                                  CUtensorMapFloatOOBfill);
 using GetErr = CUresult (*)(CUresult, const char**);
-
-void* entry(const char* name) {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q);
-  return q == cudaDriverEntryPointSuccess ? fn : nullptr;
-}
 
 int main(int argc, char** argv) {
   std::string mode = "load", pat = "b";
@@ -226,9 +212,9 @@ int main(int argc, char** argv) {
   } else {
     for (size_t i = 0; i < t.size(); ++i) t[i] = static_cast<uint8_t>(i * 37 + 11);
   }
-  auto tiled = reinterpret_cast<EncodeTiled>(entry("cuTensorMapEncodeTiled"));
-  auto i2c = reinterpret_cast<EncodeIm2col>(entry("cuTensorMapEncodeIm2col"));
-  auto geterr = reinterpret_cast<GetErr>(entry("cuGetErrorName"));
+  auto tiled = encode_tiled();
+  auto i2c = encode_im2col();
+  auto geterr = reinterpret_cast<GetErr>(driver_entry("cuGetErrorName"));
   void* dt;
   cudaMalloc(&dt, bytes + 4096);
   cudaMemcpy(dt, t.data(), bytes, cudaMemcpyHostToDevice);
