@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <vector>
 
 #include "timing/classify.h"
 
@@ -45,8 +46,42 @@ class FootprintBlock final : public emu::BlockObserver {
           a.op == emu::MemOp::Load && !a.mbarrier && (!a.instr || l1_cached_load(a.instr->text));
     }
     const bool l1 = last_cached_;
-    uint64_t request[64];  // this request's sectors (a lane spans at most 2)
+    // This request's sectors (a lane spans at most 2), in lane order; each
+    // distinct one then sets its bits once (a coalesced request: 32 lanes,
+    // 4 sectors). Lanes in address order (most requests) need no sort.
+    uint64_t request[64];
     size_t n = 0;
+    if (a.mask == UINT32_MAX) {  // (whole warp: a loop without branches, it vectorizes)
+      uint64_t spans = 0;
+      for (unsigned l = 0; l < 32; ++l) {
+        request[l] = a.addr[l] >> kSectorShift;
+        spans |= ((a.addr[l] + a.width - 1) >> kSectorShift) ^ request[l];
+      }
+      n = spans ? 0 : 32;  // no lane spans two sectors, else lane by lane below
+    }
+    for (uint32_t m = n ? 0 : a.mask; m; m &= m - 1) {
+      uint64_t addr = a.addr[__builtin_ctz(m)];
+      for (uint64_t s = addr >> kSectorShift, last = (addr + a.width - 1) >> kSectorShift;
+           s <= last; ++s) {
+        if (n == 64) return sectors_lane_by_lane(a, l1);  // (wider than any PTX access)
+        request[n++] = s;
+      }
+    }
+    if (!std::is_sorted(request, request + n)) std::sort(request, request + n);
+    const size_t distinct = size_t(std::unique(request, request + n) - request);
+    for (size_t i = 0; i < distinct; ++i) {
+      all.set(request[i]);
+      if (l1 && loads.set(request[i])) ++distinct_loads;
+    }
+    if (l1) requested += distinct;
+  }
+  SectorBits all, loads;
+  uint64_t requested = 0, distinct_loads = 0;
+
+ private:
+  // Each lane's sectors in turn (requests of over 64 sectors, if any).
+  void sectors_lane_by_lane(const emu::MemAccess& a, bool l1) {
+    std::vector<uint64_t> request;
     for (uint32_t m = a.mask; m; m &= m - 1) {
       uint64_t addr = a.addr[__builtin_ctz(m)];
       for (uint64_t s = addr >> kSectorShift, last = (addr + a.width - 1) >> kSectorShift;
@@ -54,17 +89,12 @@ class FootprintBlock final : public emu::BlockObserver {
         all.set(s);
         if (!l1) continue;
         if (loads.set(s)) ++distinct_loads;
-        if (n < 64) request[n++] = s;
+        if (request.size() < 64) request.push_back(s);  // (as the fast path's array)
       }
     }
-    if (!l1) return;
-    std::sort(request, request + n);
-    requested += uint64_t(std::unique(request, request + n) - request);
+    std::sort(request.begin(), request.end());
+    requested += uint64_t(std::unique(request.begin(), request.end()) - request.begin());
   }
-  SectorBits all, loads;
-  uint64_t requested = 0, distinct_loads = 0;
-
- private:
   const emu::InstrInfo* last_instr_ = nullptr;
   bool classified_ = false, last_cached_ = false;
 };
