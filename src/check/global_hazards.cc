@@ -20,15 +20,18 @@ void GlobalHazards::global(const emu::MemAccess& a, uint32_t thread, uint64_t ad
   if (s_.compact && plain && a.width == 4 && addr % 4 == 0) {
     // One whole word: its record, then the thread's own word in a few
     // tests (Hazards::own_global_word), else hazards() over that record.
+    // (Settled: a compact record, never quiet: note_quiet_global would
+    // skip it.)
     uint32_t slot = slot_of(addr / 4, addr, addr + 4);
-    if (slot != Hazards::kSettled &&
-        !(r_.global_shadow.whole(slot) &&
+    if (slot == Hazards::kSettled) return;
+    if (!(r_.global_shadow.whole(slot) &&
           hazards_.own_global_word(a, thread, writes, r_.global_shadow.word(slot))))
       hazards_.hazards(a, thread, addr, reads, writes, r_.global_shadow,
                        [slot](uint64_t, uint64_t, uint64_t) { return slot; });
-  } else {
-    hazards_.hazards(a, thread, addr, reads, writes, r_.global_shadow, slot_of);
+    if (plain_read) note_quiet_word(addr / 4, slot);
+    return;
   }
+  hazards_.hazards(a, thread, addr, reads, writes, r_.global_shadow, slot_of);
   if (s_.compact && plain_read && addr % 4 == 0 && a.width % 4 == 0)
     note_quiet_global(addr, a.width / 4);
 }
@@ -85,15 +88,21 @@ void GlobalHazards::note_quiet_global(uint64_t addr, uint32_t words) {
   for (uint64_t w = addr / 4; w < addr / 4 + words; ++w) {
     if (w / kLineWords != last_line_) return;
     const GlobalTouch& t = r_.global_touch[last_base_ + static_cast<uint32_t>(w % kLineWords)];
-    if (t.state != kFull || !r_.global_shadow.whole(t.aux)) continue;
-    const Shadow& s = r_.global_shadow.word(t.aux);
-    if (!s.r2 || !quiet_global_read(s, s.r_thread, s_.epoch)) continue;
-    if (last_g_->quiet_epoch != s_.epoch + 1) {
-      last_g_->quiet = 0;
-      last_g_->quiet_epoch = s_.epoch + 1;
-    }
-    last_g_->quiet |= 1u << (w % kLineWords);
+    if (t.state == kFull) note_quiet_word(w, t.aux);
   }
+}
+
+// Word `w` (in the last line looked up), whose full record is `slot`, after
+// a plain load of it.
+void GlobalHazards::note_quiet_word(uint64_t w, uint32_t slot) {
+  if (!r_.global_shadow.whole(slot)) return;
+  const Shadow& s = r_.global_shadow.word(slot);
+  if (!s.r2 || !quiet_global_read(s, s.r_thread, s_.epoch)) return;
+  if (last_g_->quiet_epoch != s_.epoch + 1) {
+    last_g_->quiet = 0;
+    last_g_->quiet_epoch = s_.epoch + 1;
+  }
+  last_g_->quiet |= 1u << (w % kLineWords);
 }
 
 }  // namespace smemlab::check::detail
