@@ -200,8 +200,9 @@ uint32_t DecodeContext::src(const ptx::Operand& o, T t) {
         return constant(s->address + static_cast<uint64_t>(o.offset));
       }
       if (const ptx::Function* f = module.find(o.name)) {
-        // A function's address (function pointers, virtual tables).
-        if (f->has_body) callee_index(*f);
+        // A function's address (function pointers, virtual tables); a
+        // kernel's is for launching it (device_runtime.h), never called.
+        if (f->has_body && !f->is_entry) callee_index(*f);
         return constant(function_address(*f) + static_cast<uint64_t>(o.offset));
       }
       if (o.name == "WARP_SZ") return constant(32);  // warpSize

@@ -57,16 +57,18 @@ void DecodeContext::plan_calls() {
     }
   }
   // Address taken: named as a value (mov, st, an initializer), not as the
-  // target of a call.
+  // target of a call. A kernel's address is for launching it (dynamic
+  // parallelism, device_runtime.h), never a call target.
   for (const auto& g : module.globals)
     for (const auto& [off, name] : g.init_symbols)
-      if (const ptx::Function* f = module.find(name); f && f->has_body) address_taken.insert(f);
+      if (const ptx::Function* f = module.find(name); f && f->has_body && !f->is_entry)
+        address_taken.insert(f);
   for (const auto& fn : module.functions)
     for (const auto& in : fn.body) {
       if (in.opcode == "call") continue;
       for (const auto& o : in.operands)
         if (o.kind == K::Reg)
-          if (const ptx::Function* f = module.find(o.name); f && f->has_body)
+          if (const ptx::Function* f = module.find(o.name); f && f->has_body && !f->is_entry)
             address_taken.insert(f);
     }
 }
@@ -194,15 +196,19 @@ void DecodeContext::emit_callees() {
     emit_callee(ci, module.functions[static_cast<size_t>(it - prog->callee_of_function.begin())]);
   }
   if (prog->callees.empty()) return;
+  prog->stack_base = align16(prog->frame_bytes);
+  size_stack(*prog, kDefaultStackBytes);
+}
+
+void size_stack(Program& p, uint32_t stack_bytes) {
+  if (p.callees.empty()) return;
   // The stack: room for the deepest chain cudaLimitStackSize allows (each
   // call costs at least 16 bytes of it) of the largest record.
   uint32_t largest = 16;
-  for (const auto& c : prog->callees) largest = std::max(largest, align16(c.frame_bytes));
-  prog->stack_limit = kDefaultStackBytes;
-  prog->stack_base = align16(prog->frame_bytes);
-  const uint64_t room = uint64_t{kDefaultStackBytes / 16} * largest;
-  prog->frame_bytes =
-      prog->stack_base + static_cast<uint32_t>(std::min<uint64_t>(room, 256 * 1024));
+  for (const auto& c : p.callees) largest = std::max(largest, align16(c.frame_bytes));
+  p.stack_limit = stack_bytes;
+  const uint64_t room = uint64_t{stack_bytes / 16} * largest;
+  p.frame_bytes = p.stack_base + static_cast<uint32_t>(std::min<uint64_t>(room, 256 * 1024));
 }
 
 }  // namespace smemlab::emu

@@ -487,21 +487,19 @@ void decode_tex(DecodeContext& c, const ptx::Instruction& in, Op op) {
     uint8_t dims;
     bool layered;
     uint8_t ncoord;
-  } geoms[] = {{"1d", 1, false, 1},
-               {"2d", 2, false, 2},
-               {"3d", 3, false, 4},
-               {"a1d", 1, true, 2},
-               {"a2d", 2, true, 4}};
+    bool cube;
+  } geoms[] = {{"1d", 1, false, 1, false}, {"2d", 2, false, 2, false}, {"3d", 3, false, 4, false},
+               {"a1d", 1, true, 2, false}, {"a2d", 2, true, 4, false}, {"cube", 3, false, 4, true},
+               {"acube", 3, true, 4, true}};
   bool found = false;
   for (const auto& g : geoms)
     if (in.has_mod(g.name)) {
-      t.dims = g.dims, t.layered = g.layered, t.ncoord = g.ncoord;
+      t.dims = g.dims, t.layered = g.layered, t.ncoord = g.ncoord, t.cube = g.cube;
       found = true;
     }
   for (const auto& m : in.mods)
-    if (m == "level" || m == "grad" || m == "cube" || m == "acube" || m == "2dms" || m == "a2dms" ||
-        m == "base")
-      unsupported_form(c, in, "mipmaps, cube maps and multisample textures are not supported");
+    if (m == "level" || m == "grad" || m == "2dms" || m == "a2dms" || m == "base")
+      unsupported_form(c, in, "mipmaps and multisample textures are not supported");
   std::vector<T> tys;
   for (const auto& m : in.mods) {
     T ty;
@@ -513,6 +511,7 @@ void decode_tex(DecodeContext& c, const ptx::Instruction& in, Op op) {
     unsupported_form(c, in, "results .f32, .s32 or .u32");
   if (tys[1] != F32 && tys[1] != S32) unsupported_form(c, in, "coordinates .f32 or .s32");
   t.int_coords = tys[1] == S32;
+  if (t.cube && t.int_coords) unsupported_form(c, in, "cube maps read with .f32 coordinates");
   need(c, in, 2);
   const auto& d = in.operands[0];
   const auto& a = in.operands[1];

@@ -113,6 +113,7 @@ struct AsyncState {
 };
 
 class Device;
+class DeviceRuntime;
 struct BlockCtx;
 struct Warp;
 
@@ -147,6 +148,7 @@ struct LaunchEnv {
   uint32_t dynamic_shared = 0;
   uint64_t budget = 0;                      // warp-instructions per block
   DeviceHeap* heap = nullptr;               // malloc/free in kernels
+  DeviceRuntime* device_runtime = nullptr;  // device-side launches (emu/device_runtime.h)
   const std::atomic<bool>* stop = nullptr;  // set: end the block ("interrupted")
   // LaunchConfig::host_waiting: while it reads 0 the budget is extended.
   const std::atomic<int>* host_waiting = nullptr;

@@ -152,11 +152,12 @@ uint64_t Device::create_texture(const texture::Descriptor& d) {
       d.format != texture::Format::F16 && d.format != texture::Format::F32)
     throw std::invalid_argument(
         "texture: linear filtering of integer texels needs a normalized-float read");
-  uint64_t rows = uint64_t{d.height} * d.depth * d.layers;
-  uint64_t bytes = (rows - 1) * d.row_bytes() + d.width * d.texel_bytes();
-  if (!mem_.translate(d.base, bytes))
-    throw std::invalid_argument(fmt::format(
-        "texture: {} bytes at 0x{:x} are not inside one device allocation", bytes, d.base));
+  // Only the base must be device memory: a GPU does not check the extent
+  // (convolutionFFT2D describes 256 KiB more than its buffer holds and reads
+  // inside it); each texel read is bounds-checked (ops_texture_exec.cc).
+  if (!mem_.translate(d.base, 1))
+    throw std::invalid_argument(
+        fmt::format("texture: its base 0x{:x} is not in a device allocation", d.base));
   textures_.push_back(d);
   return kTextureTag | textures_.size();
 }
@@ -257,6 +258,10 @@ std::unique_ptr<Module> Module::load_text(Device& dev, const std::string& text,
   return std::unique_ptr<Module>(new Module(dev, ptx::parse(text, name)));
 }
 
+std::unique_ptr<Module> Module::load_parsed(Device& dev, ptx::Module m) {
+  return std::unique_ptr<Module>(new Module(dev, std::move(m)));
+}
+
 std::vector<std::string> Module::kernel_names() const {
   std::vector<std::string> out;
   for (const auto* k : ptx_.kernels()) out.push_back(k->name);
@@ -266,16 +271,23 @@ std::vector<std::string> Module::kernel_names() const {
 const Program& Module::kernel(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = programs_.find(name);
-  if (it != programs_.end()) return *it->second;
+  const uint32_t stack = dev_.stack_bytes();
+  // A program with real calls under another stack size is a program of its
+  // own (the frame each thread gets differs), kept beside the default one.
+  const std::string sized = fmt::format("{}\n{}", name, stack);
+  if (it != programs_.end() && (it->second->callees.empty() || it->second->stack_limit == stack))
+    return *it->second;
+  if (auto s = programs_.find(sized); s != programs_.end()) return *s->second;
   const ptx::Function* f = ptx_.find(name);
   if (!f || !f->is_entry)
     throw DecodeError(fmt::format("{}: no kernel named '{}'", ptx_.path, name));
   auto p = decode_kernel(ptx_, *f, layout_);
+  size_stack(*p, stack);
   // Once per program rather than per launch and worker (a launch of small
   // blocks spent a tenth of its time on it).
   p->reg_init = std::make_shared<const RegInit>(make_reg_init(*p));
   const Program& ref = *p;
-  programs_[name] = std::move(p);
+  programs_[it != programs_.end() ? sized : name] = std::move(p);
   return ref;
 }
 
@@ -524,6 +536,7 @@ LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const u
   env.dynamic_shared = cfg.dynamic_shared;
   env.budget = cfg.budget;
   env.heap = &m.device().memory().heap();
+  env.device_runtime = cfg.device_runtime;
   env.stop = cfg.stop;
   env.host_waiting = cfg.host_waiting;
   env.schedule = cfg.schedule;
@@ -664,8 +677,8 @@ std::string launch_refusal(Module& m, const std::string& kernel, const LaunchCon
   return "";
 }
 
-LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig& cfg,
-                        const std::vector<ArgBytes>& args) {
+LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfig& cfg,
+                         const std::vector<ArgBytes>& args) {
   const Program& p = m.kernel(kernel);
   std::vector<uint8_t> params;
   if (std::string e = pack_params(p, kernel, args, &params); !e.empty()) return launch_error(e);

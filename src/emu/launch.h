@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "emu/decode.h"
+#include "emu/device_runtime.h"
 #include "emu/fault_kinds.h"
 #include "emu/memory.h"
 #include "emu/observer.h"
@@ -50,8 +51,9 @@ class Device {
   // device memory described by `desc` (emu/ops_texture.h: base address,
   // format and channels, 1D/2D/3D or layered extent, row pitch, address
   // mode per axis, point/linear filter, element/normalized-float read,
-  // normalized coordinates, border colour). The whole extent must lie inside
-  // one allocation. Returns the 64-bit handle a kernel receives as its
+  // normalized coordinates, border colour). The base must lie in an
+  // allocation (each texel read is bounds-checked, as a GPU does not check
+  // the extent). Returns the 64-bit handle a kernel receives as its
   // cudaTextureObject_t parameter (pass it with launch() like any u64).
   // Throws std::invalid_argument for a bad descriptor.
   uint64_t create_texture(const texture::Descriptor& desc);
@@ -69,8 +71,14 @@ class Device {
   bool destroy_surface(uint64_t handle);
   const texture::Descriptor* surface(uint64_t handle) const;
 
+  // cudaLimitStackSize: the per-thread call stack of kernels decoded after
+  // it is set (Module::kernel; program.h's size_stack).
+  void set_stack_bytes(uint32_t bytes) { stack_bytes_ = bytes; }
+  uint32_t stack_bytes() const { return stack_bytes_; }
+
  private:
   GlobalMemory mem_;
+  std::atomic<uint32_t> stack_bytes_{kDefaultStackBytes};
   std::vector<std::optional<texture::Descriptor>> textures_;
   std::vector<std::optional<texture::Descriptor>> surfaces_;
 };
@@ -81,10 +89,13 @@ class Module {
   static std::unique_ptr<Module> load_file(Device& dev, const std::string& path);
   static std::unique_ptr<Module> load_text(Device& dev, const std::string& text,
                                            const std::string& name);
+  // A module parsed (or linked, ptx/link.h) already.
+  static std::unique_ptr<Module> load_parsed(Device& dev, ptx::Module m);
 
   const ptx::Module& ptx() const { return ptx_; }
   std::vector<std::string> kernel_names() const;
-  // The decoded kernel (decoded on first use; throws DecodeError).
+  // The decoded kernel (decoded on first use; throws DecodeError), its
+  // call stack sized for the device's stack_bytes() (one program per size).
   const Program& kernel(const std::string& name);
   // cudaMemcpyToSymbol for .const and .global variables; throws std::out_of_range.
   void set_symbol(const std::string& symbol, const void* data, uint64_t bytes, uint64_t offset = 0);
@@ -187,6 +198,11 @@ struct LaunchConfig {
   // run whole, in the order of their first block in the list.
   Dim3 cluster = {1, 1, 1};
   bool explicit_cluster = false;
+  // Dynamic parallelism (emu/device_runtime.h): where the grid's
+  // device-side launches go, for the caller to run (runtime/driver.cc).
+  // Null: launch_raw runs them itself after the grid, depth first, without
+  // the observer.
+  DeviceRuntime* device_runtime = nullptr;
 };
 
 // The cluster shape a launch of kernel `f` with `cfg` runs with: cfg's, or
@@ -231,6 +247,9 @@ ArgBytes arg(const A& v) {
 
 LaunchStatus launch_raw(Module& m, const std::string& kernel, const LaunchConfig& cfg,
                         const std::vector<ArgBytes>& args);
+// One grid, its device-side launches left in cfg.device_runtime (which must be set).
+LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfig& cfg,
+                         const std::vector<ArgBytes>& args);
 // Why launch_raw would refuse the launch before running a block (its
 // arguments, configuration, cluster shape, the interpreter's ISA), "" when
 // it would not: a driver that runs launches later says it at the launch.

@@ -68,11 +68,24 @@ bool GlobalMemory::free(uint64_t addr) {
   for (auto it = allocs_.begin(); it != allocs_.end(); ++it) {
     if ((*it)->base == addr) {
       total_ -= (*it)->size;
+      if (freed_.size() == kFreedKept) freed_.erase(freed_.begin());
+      freed_.push_back({(*it)->base, (*it)->size, (*it)->name});
       allocs_.erase(it);
       return true;
     }
   }
   return false;
+}
+
+const GlobalMemory::Freed* GlobalMemory::freed_at(uint64_t addr) const {
+  // Newest first: an address freed, reused and freed again names the last.
+  for (auto it = freed_.rbegin(); it != freed_.rend(); ++it)
+    if (addr - it->base < std::max<uint64_t>(it->size, 1)) {
+      for (const auto& a : allocs_)  // live again (reallocated there): not this one
+        if (addr - a->base < std::max<uint64_t>(a->size, 1)) return nullptr;
+      return &*it;
+    }
+  return nullptr;
 }
 
 uint64_t DeviceHeap::allocate(uint64_t bytes) {

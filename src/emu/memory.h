@@ -89,12 +89,21 @@ class GlobalMemory {
   const Allocation* find(uint64_t addr) const;
   bool free(uint64_t addr);
   const std::vector<std::unique_ptr<Allocation>>& allocations() const { return allocs_; }
+  // For error messages: the freed allocation (of the last kFreedKept) that
+  // held addr, or null: an access there is a use after free.
+  struct Freed {
+    uint64_t base = 0, size = 0;
+    std::string name;
+  };
+  const Freed* freed_at(uint64_t addr) const;
+  static constexpr size_t kFreedKept = 4096;
   DeviceHeap& heap() { return heap_; }
   const DeviceHeap& heap() const { return heap_; }
 
  private:
   DeviceHeap heap_;
   std::vector<std::unique_ptr<Allocation>> allocs_;  // sorted by base
+  std::vector<Freed> freed_;                         // oldest first; at most kFreedKept
   uint64_t next_ = kGlobalBase;
   uint64_t total_ = 0;  // bytes allocated and not freed
 };

@@ -1,7 +1,9 @@
 // The external functions CUDA's device runtime provides, built in at decode
 // time (a `call` of a body-less `.extern .func` becomes one BUILTIN op):
 // vprintf (printf), __assertfail (assert), malloc and free (also new and
-// delete). Anything else external is a decode error naming the function.
+// delete), cudaGraphSetConditional, and CDP2's device runtime (launches,
+// streams, the last error: device_runtime.h). Anything else external is a
+// decode error naming the function.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -9,6 +11,7 @@
 #include <string_view>
 
 #include "emu/decode_context.h"
+#include "emu/device_runtime.h"
 #include "emu/exec.h"
 
 namespace smemlab::emu {
@@ -23,13 +26,57 @@ constexpr BuiltinFn kBuiltins[] = {{"vprintf", B_VPRINTF, 2, 1},
                                    {"__assertfail", B_ASSERTFAIL, 5, 0},
                                    {"malloc", B_MALLOC, 1, 1},
                                    {"free", B_FREE, 1, 0},
-                                   {"cudaGraphSetConditional", B_SET_CONDITIONAL, 2, 0}};
+                                   {"cudaGraphSetConditional", B_SET_CONDITIONAL, 2, 0},
+                                   // CDP2's device runtime (device_runtime.h); the _ptsz
+                                   // forms (per-thread default stream) behave alike.
+                                   {"__cudaCDP2GetParameterBufferV2", B_CDP_PARAMETER_BUFFER, 4, 1},
+                                   {"__cudaCDP2LaunchDeviceV2", B_CDP_LAUNCH, 2, 1},
+                                   {"__cudaCDP2LaunchDeviceV2_ptsz", B_CDP_LAUNCH, 2, 1},
+                                   {"__cudaCDP2StreamCreateWithFlags", B_CDP_STREAM_CREATE, 2, 1},
+                                   {"__cudaCDP2StreamDestroy", B_CDP_STREAM_DESTROY, 1, 1},
+                                   {"__cudaCDP2GetLastError", B_CDP_GET_LAST_ERROR, 0, 1},
+                                   {"__cudaCDP2PeekAtLastError", B_CDP_PEEK_LAST_ERROR, 0, 1},
+                                   {"__cudaCDP2Malloc", B_CDP_MALLOC, 2, 1},
+                                   {"__cudaCDP2Free", B_CDP_FREE, 1, 1},
+                                   {"__cudaCDP2MemcpyAsync", B_CDP_MEMCPY_ASYNC, 5, 1},
+                                   {"__cudaCDP2MemcpyAsync_ptsz", B_CDP_MEMCPY_ASYNC, 5, 1},
+                                   {"__cudaCDP2MemsetAsync", B_CDP_MEMSET_ASYNC, 4, 1},
+                                   {"__cudaCDP2MemsetAsync_ptsz", B_CDP_MEMSET_ASYNC, 4, 1}};
 
-// The device runtime's launch API: what a kernel launching kernels calls.
-bool dynamic_parallelism(std::string_view n) {
-  return n.rfind("cudaLaunchDevice", 0) == 0 || n.rfind("cudaGetParameterBuffer", 0) == 0 ||
-         n == "cudaCGGetIntrinsicHandle" || n.rfind("cudaCGSynchronize", 0) == 0 ||
-         n == "cudaDeviceSynchronize" || n.rfind("cudaStreamCreateWithFlags", 0) == 0;
+// The device runtime's calls the emulator does not provide: CDP1's (a
+// kernel built for a GPU before sm_90 with CUDA_FORCE_CDP1_IF_SUPPORTED),
+// and CDP2's others; each a decode error naming the call.
+std::string dynamic_parallelism_refusal(std::string_view n) {
+  if (n == "cudaDeviceSynchronize" || n.find("DeviceSynchronize") != std::string_view::npos)
+    return fmt::format(
+        "'{}': a kernel waiting for its child grids (device-side cudaDeviceSynchronize) is CDP1, "
+        "which CUDA 12 removed and sm_90 never had; CDP2 has no parent-side join (use "
+        "cudaStreamTailLaunch for work after the children)",
+        n);
+  if (n.rfind("__cudaCDP2", 0) == 0)
+    return fmt::format("device runtime call '{}' (dynamic parallelism) is not supported", n);
+  if (n.rfind("cudaLaunchDevice", 0) == 0 || n.rfind("cudaGetParameterBuffer", 0) == 0 ||
+      n == "cudaCGGetIntrinsicHandle" || n.rfind("cudaCGSynchronize", 0) == 0 ||
+      n.rfind("cudaStreamCreateWithFlags", 0) == 0)
+    return fmt::format(
+        "device runtime call '{}' is CDP1's (dynamic parallelism before CUDA 12), which is not "
+        "supported: rebuild for sm_90 (CDP2)",
+        n);
+  return "";
+}
+
+uint32_t frame_u32(const uint8_t* frame, uint32_t off) {
+  uint32_t v = 0;
+  std::memcpy(&v, frame + off, 4);
+  return v;
+}
+
+Dim3 frame_dim3(const uint8_t* frame, uint32_t off) {
+  Dim3 d;
+  std::memcpy(&d.x, frame + off, 4);
+  std::memcpy(&d.y, frame + off + 4, 4);
+  std::memcpy(&d.z, frame + off + 8, 4);
+  return d;
 }
 
 constexpr uint32_t kMaxString = 1 << 16;
@@ -177,10 +224,6 @@ int format_printf(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t lane
 
 bool decode_builtin(DecodeContext& c, const ptx::Instruction& in, const ptx::Function& callee,
                     const std::vector<uint32_t>& params, const std::vector<uint32_t>& retvals) {
-  if (dynamic_parallelism(callee.name))
-    c.fail(in.pos, fmt::format("dynamic parallelism (a kernel launching kernels: '{}') is not "
-                               "supported",
-                               callee.name));
   for (const BuiltinFn& f : kBuiltins) {
     if (callee.name != f.name) continue;
     if (params.size() != f.params || retvals.size() != f.retvals)
@@ -197,8 +240,103 @@ bool decode_builtin(DecodeContext& c, const ptx::Instruction& in, const ptx::Fun
     c.push(op);
     return true;
   }
+  if (std::string why = dynamic_parallelism_refusal(callee.name); !why.empty()) c.fail(in.pos, why);
   return false;
 }
+
+namespace {
+
+// Device-side cudaMemcpyAsync/cudaMemsetAsync, done at the call: the order
+// CDP2 allows while the stream holds none of the block's launches yet (a
+// stream is ordered only with the block's own work in it); after one, the
+// copy would have to wait for a child grid that runs after this grid.
+uint32_t stream_memory_op(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l,
+                          uint8_t* frame, DeviceRuntime& rt, uint64_t block_linear) {
+  const bool copy = op.aux == B_CDP_MEMCPY_ASYNC;
+  const uint64_t dst = frame_u64(frame, op.r[0], 8);
+  const uint64_t count = frame_u64(frame, op.r[2], 8);
+  const uint64_t stream = frame_u64(frame, op.r[copy ? 4 : 3], 8);
+  const char* name = copy ? "cudaMemcpyAsync" : "cudaMemsetAsync";
+  if (!rt.known_stream(stream)) return kCudaErrorInvalidResourceHandle;
+  if (rt.launched_into(block_linear, stream))
+    fault(w, pc, static_cast<int>(l), FaultKind::Unsupported,
+          fmt::format("device-side {} into a stream that already holds a launch of this block is "
+                      "not supported (the emulator runs child grids after their parent)",
+                      name));
+  if (count == 0) return kCudaSuccess;
+  if (count > (uint64_t{1} << 31))
+    fault(w, pc, static_cast<int>(l), FaultKind::Unsupported,
+          fmt::format("device-side {} of {} bytes (more than 2 GiB)", name, count));
+  const uint32_t n = static_cast<uint32_t>(count);
+  uint8_t* d = read_generic(b, w, op, pc, l, dst, n);
+  if (copy)
+    std::memmove(d, read_generic(b, w, op, pc, l, frame_u64(frame, op.r[1], 8), n), n);
+  else
+    std::memset(d, static_cast<int>(frame_u64(frame, op.r[1], 4) & 0xff), n);
+  return kCudaSuccess;
+}
+
+// The CDP2 calls of lane `l` (device_runtime.h); `frame` holds its .param slots.
+void exec_device_runtime(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l,
+                         uint8_t* frame) {
+  DeviceRuntime& rt = *b.env->device_runtime;
+  const Dim3 g = b.env->grid, bd = b.env->block;
+  const uint32_t t = w.index * 32 + l;  // the thread's linear index in its block
+  const Dim3 tid{t % bd.x, t / bd.x % bd.y, t / (bd.x * bd.y)};
+  const uint64_t block_linear = b.id.x + uint64_t{g.x} * (b.id.y + uint64_t{g.y} * b.id.z);
+  const uint64_t thread = block_linear * 1024 + t;
+  auto ret32 = [&](uint32_t v) { std::memcpy(frame + op.r[5], &v, 4); };
+  switch (op.aux) {
+    case B_CDP_PARAMETER_BUFFER: {
+      uint64_t buf = rt.parameter_buffer(*b.env->heap, thread, frame_u64(frame, op.r[0], 8),
+                                         frame_dim3(frame, op.r[1]), frame_dim3(frame, op.r[2]),
+                                         frame_u32(frame, op.r[3]));
+      std::memcpy(frame + op.r[5], &buf, 8);
+      break;
+    }
+    case B_CDP_LAUNCH: {
+      uint64_t buf = frame_u64(frame, op.r[0], 8);
+      uint64_t bytes = rt.buffer_bytes(buf);
+      const uint8_t* p =
+          bytes ? read_generic(b, w, op, pc, l, buf, static_cast<uint32_t>(bytes)) : nullptr;
+      ret32(rt.launch(*b.env->heap, thread, b.id, tid, buf, p, frame_u64(frame, op.r[1], 8)));
+      break;
+    }
+    case B_CDP_STREAM_CREATE: {
+      uint64_t handle = 0;
+      uint32_t e = rt.stream_create(&handle);
+      std::memcpy(read_generic(b, w, op, pc, l, frame_u64(frame, op.r[0], 8), 8), &handle, 8);
+      ret32(e);
+      break;
+    }
+    case B_CDP_STREAM_DESTROY:
+      ret32(rt.stream_destroy(frame_u64(frame, op.r[0], 8)));
+      break;
+    case B_CDP_GET_LAST_ERROR:
+    case B_CDP_PEEK_LAST_ERROR:
+      ret32(rt.last_error(thread, op.aux == B_CDP_GET_LAST_ERROR));
+      break;
+    case B_CDP_MALLOC: {  // device-side cudaMalloc: the device heap, as malloc
+      uint64_t ptr = b.env->heap->allocate(frame_u64(frame, op.r[1], 8));
+      std::memcpy(read_generic(b, w, op, pc, l, frame_u64(frame, op.r[0], 8), 8), &ptr, 8);
+      ret32(ptr ? kCudaSuccess : kCudaErrorMemoryAllocation);
+      break;
+    }
+    case B_CDP_FREE: {
+      uint64_t ptr = frame_u64(frame, op.r[0], 8);
+      ret32(!ptr || b.env->heap->free(ptr) ? kCudaSuccess : kCudaErrorInvalidDevicePointer);
+      break;
+    }
+    case B_CDP_MEMCPY_ASYNC:
+    case B_CDP_MEMSET_ASYNC:
+      ret32(stream_memory_op(b, w, op, pc, l, frame, rt, block_linear));
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
 
 void exec_builtin(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   const Program& p = *b.prog;
@@ -244,6 +382,7 @@ void exec_builtin(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec
         break;
       }
       default:
+        exec_device_runtime(b, w, op, pc, l, frame);
         break;
     }
   });

@@ -50,6 +50,10 @@ std::string describe_global(const GlobalMemory& g, uint64_t addr, uint32_t size)
                          a->name, a->base);
     return " (in the device heap, before its first allocation)";
   }
+  if (const GlobalMemory::Freed* f = g.freed_at(addr))
+    return fmt::format(
+        " (inside the {}-byte allocation{} at 0x{:x}, which was freed: a use after free)", f->size,
+        f->name.empty() ? "" : " '" + f->name + "'", f->base);
   const GlobalMemory::Allocation* best = nullptr;
   for (const auto& a : g.allocations())
     if (a->base <= addr && (!best || a->base > best->base)) best = a.get();

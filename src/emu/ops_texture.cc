@@ -158,6 +158,23 @@ Texel fetch_texel(const Descriptor& d, const Fetch& fetch, int32_t x, int32_t y,
   return at(e, fetch, x, y, z, layer);
 }
 
+CubeFace cube_face(float x, float y, float z) {
+  const float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+  float m, s, t;
+  CubeFace f;
+  if (ax >= ay && ax >= az) {
+    f.face = x >= 0 ? 0 : 1, m = ax, s = x >= 0 ? -z : z, t = -y;
+  } else if (ay >= az) {
+    f.face = y >= 0 ? 2 : 3, m = ay, s = x, t = y >= 0 ? z : -z;
+  } else {
+    f.face = z >= 0 ? 4 : 5, m = az, s = z >= 0 ? x : -x, t = -y;
+  }
+  if (m == 0) return f;  // no direction: the first face's corner
+  f.u = (s / m + 1.0f) * 0.5f;
+  f.v = (t / m + 1.0f) * 0.5f;
+  return f;
+}
+
 Texel sample(const Descriptor& d, const Fetch& fetch, float x, float y, float z, int layer) {
   if (d.layered)
     layer = layer < 0                             ? 0

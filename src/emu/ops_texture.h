@@ -24,7 +24,8 @@ struct Descriptor {
   Format format = Format::F32;
   unsigned channels = 1;  // 1, 2 or 4
   unsigned dims = 1;      // 1, 2 or 3
-  bool layered = false;   // a1d / a2d
+  bool layered = false;   // a1d / a2d (a cubemap: its faces are layers)
+  bool cubemap = false;   // 6 square faces per cube (layers = 6 x cubes), read by tex.cube/acube
   uint32_t width = 1, height = 1, depth = 1, layers = 1;
   uint64_t pitch = 0;  // bytes per row (0: width * texel bytes)
   std::array<Address, 3> address{Address::Clamp, Address::Clamp, Address::Clamp};
@@ -52,6 +53,16 @@ struct Texel {
 // Throws std::invalid_argument for linear filtering of an integer element
 // read (CUDA rejects that descriptor).
 Texel sample(const Descriptor& d, const Fetch& fetch, float x, float y, float z, int layer);
+
+// A cubemap read (tex.cube, tex.acube; texCubemap, texCubemapLayered): the
+// face the direction (x, y, z) points at and the normalized coordinates on
+// it, per the CUDA programming guide's cubemap table (the major axis picks
+// the face; of equal magnitudes x, then y, wins).
+struct CubeFace {
+  int face = 0;  // +x, -x, +y, -y, +z, -z
+  float u = 0, v = 0;
+};
+CubeFace cube_face(float x, float y, float z);
 
 // Integer texel coordinates (tex with .s32 coordinates, tex1Dfetch): no
 // filtering, no normalization; out-of-range coordinates are clamped (border

@@ -3,6 +3,7 @@
 // memory was freed faults like any out-of-bounds read).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -11,6 +12,29 @@
 #include "emu/ops_texture.h"
 
 namespace smemlab::emu {
+
+namespace {
+
+// A 1-D/2-D/3-D (layered) texture read: texel fetch or sample.
+texture::Texel read_plain(const texture::Descriptor& d, const TexOp& t, const texture::Fetch& fetch,
+                          int layer, unsigned first, Warp& w, uint32_t pc, uint32_t l) {
+  if (t.int_coords) {
+    int32_t c[3] = {0, 0, 0};
+    for (unsigned a = 0; a < t.dims; ++a)
+      c[a] = static_cast<int32_t>(reg(w, t.coord[first + a])[l]);
+    return texture::fetch_texel(d, fetch, c[0], c[1], c[2], layer);
+  }
+  float c[3] = {0, 0, 0};
+  for (unsigned a = 0; a < t.dims; ++a)
+    c[a] = std::bit_cast<float>(static_cast<uint32_t>(reg(w, t.coord[first + a])[l]));
+  try {
+    return texture::sample(d, fetch, c[0], c[1], c[2], layer);
+  } catch (const std::invalid_argument& e) {
+    fault(w, pc, static_cast<int>(l), FaultKind::Texture, e.what());
+  }
+}
+
+}  // namespace
 
 void exec_tex(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   if (exec == 0) return;  // a false guard: no lane, and op.imm need not name a TexOp
@@ -60,28 +84,44 @@ void exec_tex(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     if (!d)
       fault(w, pc, static_cast<int>(l), FaultKind::Texture,
             fmt::format("0x{:x} is not a texture object of this device", handle));
-    if (d->dims != t.dims || d->layered != t.layered)
-      fault(
-          w, pc, static_cast<int>(l), FaultKind::Texture,
-          fmt::format("texture object 0x{:x} is {}{}D, the instruction reads it as {}{}D", handle,
-                      d->layered ? "layered " : "", d->dims, t.layered ? "layered " : "", t.dims));
-    unsigned first = t.layered ? 1 : 0;
-    int layer = t.layered ? static_cast<int32_t>(reg(w, t.coord[0])[l]) : 0;
+    const unsigned first = t.layered ? 1 : 0;
+    const int layer = t.layered ? static_cast<int32_t>(reg(w, t.coord[0])[l]) : 0;
+    auto coord = [&](unsigned a) {
+      return std::bit_cast<float>(static_cast<uint32_t>(reg(w, t.coord[first + a])[l]));
+    };
     texture::Texel x;
-    if (t.int_coords) {
-      int32_t c[3] = {0, 0, 0};
-      for (unsigned a = 0; a < t.dims; ++a)
-        c[a] = static_cast<int32_t>(reg(w, t.coord[first + a])[l]);
-      x = texture::fetch_texel(*d, fetch, c[0], c[1], c[2], layer);
-    } else {
-      float c[3] = {0, 0, 0};
-      for (unsigned a = 0; a < t.dims; ++a)
-        c[a] = std::bit_cast<float>(static_cast<uint32_t>(reg(w, t.coord[first + a])[l]));
+    if (t.cube || d->cubemap) {
+      const bool layered = d->layers > 6;
+      if (!t.cube || !d->cubemap || t.layered != layered)
+        fault(w, pc, static_cast<int>(l), FaultKind::Texture,
+              fmt::format("texture object 0x{:x} is {}, the instruction reads it as {}", handle,
+                          !d->cubemap ? "not a cubemap"
+                          : layered   ? "a layered cubemap"
+                                      : "a cubemap",
+                          !t.cube     ? "no cubemap"
+                          : t.layered ? "a layered cubemap"
+                                      : "a cubemap"));
+      // The face's normalized coordinates on a layer of 2-D faces.
+      const texture::CubeFace f = texture::cube_face(coord(0), coord(1), coord(2));
+      texture::Descriptor faces = *d;
+      faces.normalized_coords = true;
+      // Clamped to the face (the GPU's seamless filtering would blend in the
+      // neighbouring face at its edges; texel centres read the same).
+      faces.address = {texture::Address::Clamp, texture::Address::Clamp, texture::Address::Clamp};
+      const int cubes = static_cast<int>(d->layers / 6);
+      const int cube = std::clamp(layer, 0, std::max(cubes - 1, 0));
       try {
-        x = texture::sample(*d, fetch, c[0], c[1], c[2], layer);
+        x = texture::sample(faces, fetch, f.u, f.v, 0, cube * 6 + f.face);
       } catch (const std::invalid_argument& e) {
         fault(w, pc, static_cast<int>(l), FaultKind::Texture, e.what());
       }
+    } else {
+      if (d->dims != t.dims || d->layered != t.layered)
+        fault(w, pc, static_cast<int>(l), FaultKind::Texture,
+              fmt::format("texture object 0x{:x} is {}{}D, the instruction reads it as {}{}D",
+                          handle, d->layered ? "layered " : "", d->dims,
+                          t.layered ? "layered " : "", t.dims));
+      x = read_plain(*d, t, fetch, layer, first, w, pc, l);
     }
     for (int ch = 0; ch < 4; ++ch) {
       auto k = static_cast<size_t>(ch);

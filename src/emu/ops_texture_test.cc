@@ -134,5 +134,28 @@ TEST(Texture, LayersPitchAnd3D) {
   EXPECT_EQ(sample(v.d, v.fetch(), 1.5f, 0.5f, 1.5f, 0).f[0], 5.0f);
 }
 
+// The CUDA programming guide's cubemap table: the major axis picks the face,
+// (s/|m| + 1) / 2 and (t/|m| + 1) / 2 are its coordinates.
+TEST(Texture, CubeFaceSelection) {
+  struct Case {
+    float x, y, z;
+    int face;
+    float u, v;
+  } cases[] = {
+      {1, 0.5f, -0.5f, 0, 0.75f, 0.25f},     // +x: s = -z, t = -y
+      {-1, 0.5f, -0.5f, 1, 0.25f, 0.25f},    // -x: s = z, t = -y
+      {0.5f, 1, -0.5f, 2, 0.75f, 0.25f},     // +y: s = x, t = z
+      {0.5f, -1, -0.5f, 3, 0.75f, 0.75f},    // -y: s = x, t = -z
+      {0.5f, -0.5f, 2, 4, 0.625f, 0.625f},   // +z: s = x, t = -y
+      {0.5f, -0.5f, -2, 5, 0.375f, 0.625f},  // -z: s = -x, t = -y
+  };
+  for (const Case& c : cases) {
+    CubeFace f = cube_face(c.x, c.y, c.z);
+    EXPECT_EQ(f.face, c.face) << c.x << " " << c.y << " " << c.z;
+    EXPECT_FLOAT_EQ(f.u, c.u) << c.face;
+    EXPECT_FLOAT_EQ(f.v, c.v) << c.face;
+  }
+}
+
 }  // namespace
 }  // namespace smemlab::emu::texture

@@ -100,8 +100,11 @@ uint32_t collective_partners(const Warp& w, const Op* ops, const Op& op) {
 }
 
 bool collective_ready(const Warp& w, const Op* ops, const Op& op, uint32_t group) {
-  uint32_t lane = static_cast<uint32_t>(__builtin_ctz(group));
-  uint32_t need = member_mask(w, op, lane) & w.live & w.exists;
+  // Lanes of one instruction may name different member masks (the disjoint
+  // groups of a labeled_partition / match.any): each lane's group must be here.
+  uint32_t need = 0;
+  SMEMLAB_FOR_LANES(group, need |= member_mask(w, op, l));
+  need &= w.live & w.exists;
   uint32_t arrived = group | collective_partners(w, ops, op);
   return (need & ~arrived) == 0;
 }
@@ -191,9 +194,10 @@ void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t g
     case VOTE: {
       uint32_t src = 0;
       SMEMLAB_FOR_LANES(all, src |= (((w.P[lop[l]->r[1]] >> l) & 1u) ^ (lop[l]->aux2 & 1u)) << l);
-      uint32_t members = op.r[2] == UINT32_MAX ? all : (mm & all);
-      uint32_t ballot = src & members;
       SMEMLAB_FOR_LANES(all, {
+        // Each lane votes among its own member mask (see REDUX).
+        uint32_t members = lop[l]->r[2] == UINT32_MAX ? all : (member_mask(w, *lop[l], l) & all);
+        uint32_t ballot = src & members;
         uint8_t mode = lop[l]->aux;
         if (mode == 3) {
           W(l, 0, ballot);
@@ -207,58 +211,72 @@ void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t g
       break;
     }
     case REDUX: {
-      uint32_t members = mm & all;
+      // Each lane reduces over its own member mask (lanes of one group name
+      // the same mask; several groups may execute one instruction together).
       bool sgn = op.t == S32;
-      uint32_t acc = op.aux == 3   ? ~0u
-                     : op.aux == 1 ? (sgn ? 0x7fffffffu : ~0u)
-                     : op.aux == 2 ? (sgn ? 0x80000000u : 0u)
-                                   : 0u;
-      SMEMLAB_FOR_LANES(members, {
-        uint32_t v = static_cast<uint32_t>(R(l, 1));
-        int32_t sa = static_cast<int32_t>(acc), sv = static_cast<int32_t>(v);
-        switch (op.aux) {
-          case 0:
-            acc += v;
-            break;
-          case 1:
-            acc = sgn ? static_cast<uint32_t>(std::min(sa, sv)) : std::min(acc, v);
-            break;
-          case 2:
-            acc = sgn ? static_cast<uint32_t>(std::max(sa, sv)) : std::max(acc, v);
-            break;
-          case 3:
-            acc &= v;
-            break;
-          case 4:
-            acc |= v;
-            break;
-          default:
-            acc ^= v;
-            break;
-        }
+      auto reduce = [&](uint32_t members) {
+        uint32_t acc = op.aux == 3   ? ~0u
+                       : op.aux == 1 ? (sgn ? 0x7fffffffu : ~0u)
+                       : op.aux == 2 ? (sgn ? 0x80000000u : 0u)
+                                     : 0u;
+        SMEMLAB_FOR_LANES(members, {
+          uint32_t v = static_cast<uint32_t>(R(l, 1));
+          int32_t sa = static_cast<int32_t>(acc), sv = static_cast<int32_t>(v);
+          switch (op.aux) {
+            case 0:
+              acc += v;
+              break;
+            case 1:
+              acc = sgn ? static_cast<uint32_t>(std::min(sa, sv)) : std::min(acc, v);
+              break;
+            case 2:
+              acc = sgn ? static_cast<uint32_t>(std::max(sa, sv)) : std::max(acc, v);
+              break;
+            case 3:
+              acc &= v;
+              break;
+            case 4:
+              acc |= v;
+              break;
+            default:
+              acc ^= v;
+              break;
+          }
+        });
+        return sgn ? put(static_cast<int32_t>(acc)) : uint64_t{acc};
+      };
+      uint32_t last_mask = 0;
+      uint64_t last = 0;
+      bool have = false;
+      SMEMLAB_FOR_LANES(all, {
+        uint32_t members = member_mask(w, *lop[l], l) & all;
+        if (!have || members != last_mask) last = reduce(members);
+        have = true;
+        last_mask = members;
+        W(l, 0, last);
       });
-      uint64_t out = sgn ? put(static_cast<int32_t>(acc)) : acc;
-      SMEMLAB_FOR_LANES(all, W(l, 0, out));
       break;
     }
     case ELECT: {
       // The leader: the lowest lane of the member mask that executes it.
-      uint32_t members = mm & all;
-      uint32_t leader = members ? static_cast<uint32_t>(__builtin_ctz(members)) : 32;
       SMEMLAB_FOR_LANES(all, {
+        uint32_t members = member_mask(w, *lop[l], l) & all;  // its own group (see REDUX)
+        uint32_t leader = members ? static_cast<uint32_t>(__builtin_ctz(members)) : 32;
         W(l, 0, leader);
         P(l, 1, l == leader);
       });
       break;
     }
     case MATCH: {
-      uint32_t members = mm & all;
       bool wide = op.t == U64 || op.t == S64;
       auto val = [&](uint32_t l) { return wide ? R(l, 2) : (R(l, 2) & 0xffffffffu); };
-      uint32_t all_equal = members;
-      uint64_t first = members ? val(static_cast<uint32_t>(__builtin_ctz(members))) : 0;
-      SMEMLAB_FOR_LANES(members, if (val(l) != first) all_equal = 0);
       SMEMLAB_FOR_LANES(all, {
+        // Each lane matches among its own member mask (see REDUX).
+        uint32_t members = member_mask(w, *lop[l], l) & all;
+        uint32_t all_equal = members;
+        uint64_t first = members ? val(static_cast<uint32_t>(__builtin_ctz(members))) : 0;
+        for (uint32_t k = 0; k < 32; ++k)
+          if (((members >> k) & 1u) && val(k) != first) all_equal = 0;
         if (lop[l]->aux == 1) {
           W(l, 0, all_equal);
           P(l, 1, all_equal != 0);

@@ -127,7 +127,24 @@ enum Cmp : uint8_t {
 };
 enum AtomOp : uint8_t { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_CAS, A_EXCH, A_AND, A_OR, A_XOR };
 // External functions built in (BUILTIN's aux), see ops_builtin.cc.
-enum Builtin : uint8_t { B_VPRINTF, B_ASSERTFAIL, B_MALLOC, B_FREE, B_SET_CONDITIONAL };
+enum Builtin : uint8_t {
+  B_VPRINTF,
+  B_ASSERTFAIL,
+  B_MALLOC,
+  B_FREE,
+  B_SET_CONDITIONAL,
+  // Dynamic parallelism (emu/device_runtime.h).
+  B_CDP_PARAMETER_BUFFER,
+  B_CDP_LAUNCH,
+  B_CDP_STREAM_CREATE,
+  B_CDP_STREAM_DESTROY,
+  B_CDP_GET_LAST_ERROR,
+  B_CDP_PEEK_LAST_ERROR,
+  B_CDP_MALLOC,
+  B_CDP_FREE,
+  B_CDP_MEMCPY_ASYNC,
+  B_CDP_MEMSET_ASYNC
+};
 // MBAR's t2: the mbarrier operation (ops_async.cc).
 enum MbarKind : uint8_t {
   MB_INIT,
@@ -243,7 +260,8 @@ struct TensorOp {
 // tex.{1d,2d,3d,a1d,a2d}.v4.dtype.ctype: the coordinate registers.
 struct TexOp {
   uint8_t dims = 1;         // 1, 2, 3
-  bool layered = false;     // a1d/a2d: coord[0] is the layer
+  bool layered = false;     // a1d/a2d/acube: coord[0] is the layer
+  bool cube = false;        // cube/acube: the coordinates are a direction (texture::cube_face)
   bool int_coords = false;  // .s32 coordinates (texel fetch)
   T dtype = F32;            // F32, S32 or U32 results
   uint8_t ncoord = 0;
@@ -453,5 +471,9 @@ struct SymbolInfo {
 // is an invalid program counter.
 constexpr uint64_t kFunctionWindow = uint64_t{5} << 44;
 constexpr uint32_t kDefaultStackBytes = 1024;
+// Sizes a program's call stack for a cudaLimitStackSize of `stack_bytes`
+// (Program::stack_limit and the frame that holds the deepest chain of calls
+// it allows); a program without real calls has no stack and is left alone.
+void size_stack(Program& p, uint32_t stack_bytes);
 
 }  // namespace smemlab::emu

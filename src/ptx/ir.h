@@ -60,6 +60,10 @@ struct Instruction {
 // accepts: it allocates every variable in full.
 constexpr int64_t kMaxVariableBytes = 1ll << 30;
 
+// A module-scope symbol's linkage (PTX's .visible/.weak/.extern/.common);
+// ptx/link.h joins the modules of separately compiled units by it.
+enum class Linkage { Internal, Visible, Weak, Common, Extern };
+
 // One scalar PTX type; `.b`, `.u`, `.s`, `.f` plus size.
 struct VarDecl {
   StateSpace space = StateSpace::Global;
@@ -68,6 +72,7 @@ struct VarDecl {
   int align = 0;      // 0 = natural
   int64_t count = 1;  // elements; 0 for `[]` (extern shared)
   bool is_extern = false;
+  Linkage linkage = Linkage::Internal;  // module-scope variables only
   bool is_array = false;
   std::vector<uint8_t> init;                                  // initializer bytes (empty = zero)
   std::vector<std::pair<int64_t, std::string>> init_symbols;  // byte offset -> symbol address
@@ -86,6 +91,7 @@ struct Function {
   std::string name;
   bool is_entry = false;
   bool has_body = false;
+  Linkage linkage = Linkage::Internal;
   std::vector<VarDecl> params;
   std::vector<VarDecl> retvals;
   std::vector<VarDecl> locals;  // .shared/.local/.param/.const declared in the body

@@ -69,4 +69,16 @@ std::string LineTable::describe(int i) const {
   return s;
 }
 
+int LineTable::append(const LineTable& other) {
+  int file_shift = files_.empty() ? 0 : files_.rbegin()->first + 1;
+  int loc_shift = static_cast<int>(locs_.size());
+  for (const auto& [index, path] : other.files_) files_[index + file_shift] = path;
+  for (SourceLoc l : other.locs_) {
+    l.file += file_shift;
+    if (l.inlined_at >= 0) l.inlined_at += loc_shift;
+    locs_.push_back(std::move(l));
+  }
+  return loc_shift;
+}
+
 }  // namespace smemlab::ptx

@@ -36,6 +36,10 @@ class LineTable {
   // "file:line" of the outermost location (the kernel's own file), or "" for none.
   std::string describe(int i) const;
   const std::map<int, std::string>& files() const { return files_; }
+  // Appends another module's table (ptx/link.h): its file indices move past
+  // this table's, its locations after these. Returns how far its location
+  // indices moved (add it to the instructions' `loc`).
+  int append(const LineTable& other);
 
  private:
   std::vector<SourceLoc> locs_;

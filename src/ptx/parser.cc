@@ -228,16 +228,22 @@ class Parser : TokenCursor {
 
   void declaration() {
     bool is_extern = false;
+    Linkage linkage = Linkage::Internal;
     while (is_ident(".visible") || is_ident(".weak") || is_ident(".extern") ||
            is_ident(".common")) {
-      if (peek().text == ".extern") is_extern = true;
-      next();
+      const std::string& kw = next().text;
+      if (kw == ".extern") is_extern = true;
+      linkage = kw == ".extern"   ? Linkage::Extern
+                : kw == ".weak"   ? Linkage::Weak
+                : kw == ".common" ? Linkage::Common
+                                  : Linkage::Visible;
     }
     if (is_ident(".entry") || is_ident(".func")) {
-      function();
+      function(linkage);
       return;
     }
     VarDecl v = var_decl(is_extern);
+    v.linkage = linkage;
     expect(";");
     m_.globals.push_back(std::move(v));
   }
@@ -400,8 +406,9 @@ class Parser : TokenCursor {
     return out;
   }
 
-  void function() {
+  void function(Linkage linkage) {
     Function f;
+    f.linkage = linkage;
     const Token& kw = next();
     f.is_entry = kw.text == ".entry";
     f.pos = pos(kw);

@@ -17,6 +17,7 @@
 #include "check/padding_whatif.h"
 #include "check/swizzle_whatif.h"
 #include "sass/level.h"
+#include "timing/model.h"
 
 namespace smemlab::report {
 
@@ -44,7 +45,10 @@ struct RunInfo {
   uint32_t static_shared = 0;
   uint32_t registers = 0;
   double footprint_bytes = -1;
-  double l1_reuse = 0, l1_block_bytes = 0;  // timing/footprint.h's L1Reuse
+  timing::ReuseProfile l1_reuse{};  // timing/footprint.h's L1Reuse
+  double l1_block_bytes = 0;
+  double partial_store_sectors = 0;       // scaled to the grid (timing/footprint.h)
+  std::vector<double> dependent_issue{};  // by pc: timing/dependence.h
 };
 
 // The counting level as JSON ({"name", "reason", "unmapped": [...]}) and as

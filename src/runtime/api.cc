@@ -32,7 +32,6 @@ using Lock = std::lock_guard<DriverMutex>;
 
 int g_context_tag;  // the one (primary) context: its address is the handle
 CUcontext the_context() { return reinterpret_cast<CUcontext>(&g_context_tag); }
-bool g_current = false;
 
 // What cuStreamSetAttribute keeps for a stream. The emulator has no L2 and
 // one scheduling order, so these change nothing it runs; they are kept
@@ -171,19 +170,95 @@ CUresult primary_state(CUdevice dev, unsigned* flags, int* active) {
   return CUDA_SUCCESS;
 }
 CUresult primary_reset(CUdevice dev) { return primary_release(dev); }
+// Contexts a program creates (cuCtxCreate) beside the primary one. They are
+// handles of one emulated device: modules, memory and streams are the
+// device's, whichever context made them (docs/runtime.md, "Contexts"); what
+// each keeps is its flags. The current context is the top of one stack.
+struct CreatedContext {
+  unsigned flags = 0;
+};
+auto& g_created = *new std::map<CUcontext, std::unique_ptr<CreatedContext>>;  // never destroyed
+auto& g_ctx_stack = *new std::vector<CUcontext>;
+bool known_context(CUcontext c) { return c == the_context() || g_created.count(c); }
 CUresult ctx_get_current(CUcontext* c) {
   if (!c) return CUDA_ERROR_INVALID_VALUE;
-  *c = g_current ? the_context() : nullptr;
+  LOCKED;
+  *c = g_ctx_stack.empty() ? nullptr : g_ctx_stack.back();
   return CUDA_SUCCESS;
 }
 CUresult ctx_set_current(CUcontext c) {
-  g_current = c != nullptr;
+  LOCKED;
+  if (c && !known_context(c)) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!c) {
+    if (!g_ctx_stack.empty()) g_ctx_stack.pop_back();
+  } else if (g_ctx_stack.empty()) {
+    g_ctx_stack.push_back(c);
+  } else {
+    g_ctx_stack.back() = c;
+  }
   return CUDA_SUCCESS;
 }
-CUresult ctx_push(CUcontext c) { return ctx_set_current(c); }
+CUresult ctx_push(CUcontext c) {
+  LOCKED;
+  if (!c || !known_context(c)) return CUDA_ERROR_INVALID_CONTEXT;
+  g_ctx_stack.push_back(c);
+  return CUDA_SUCCESS;
+}
 CUresult ctx_pop(CUcontext* c) {
-  if (c) *c = g_current ? the_context() : nullptr;
-  g_current = false;
+  LOCKED;
+  if (g_ctx_stack.empty()) return CUDA_ERROR_INVALID_CONTEXT;
+  if (c) *c = g_ctx_stack.back();
+  g_ctx_stack.pop_back();
+  return CUDA_SUCCESS;
+}
+// cuCtxCreate (v2, v3 with execution-affinity parameters, v4 with its
+// parameter struct): a new context of device 0, made current (pushed).
+CUresult ctx_create_common(CUcontext* out, unsigned flags, CUdevice dev) {
+  LOCKED;
+  if (!out || (flags & ~unsigned{CU_CTX_FLAGS_MASK})) return CUDA_ERROR_INVALID_VALUE;
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  auto ctx = std::make_unique<CreatedContext>();
+  ctx->flags = flags;
+  CUcontext handle = reinterpret_cast<CUcontext>(ctx.get());
+  g_created[handle] = std::move(ctx);
+  g_ctx_stack.push_back(handle);
+  *out = handle;
+  return CUDA_SUCCESS;
+}
+CUresult ctx_create_v2(CUcontext* out, unsigned flags, CUdevice dev) {
+  return ctx_create_common(out, flags, dev);
+}
+// Execution affinity (a share of the SMs) is an MPS client's: an H100
+// outside MPS answers CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY, as here.
+CUresult ctx_create_v3(CUcontext* out, CUexecAffinityParam* params, int n, unsigned flags,
+                       CUdevice dev) {
+  if (n < 0 || (n > 0 && !params)) return CUDA_ERROR_INVALID_VALUE;
+  if (n > 0) return CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
+  return ctx_create_common(out, flags, dev);
+}
+CUresult ctx_create_v4(CUcontext* out, CUctxCreateParams* params, unsigned flags, CUdevice dev) {
+  if (params && params->numExecAffinityParams > 0 && params->cigParams)
+    return CUDA_ERROR_INVALID_VALUE;  // the two are exclusive
+  if (params && params->cigParams) {
+    Driver::get().error_line(
+        "cuCtxCreate: CUDA-in-graphics contexts (CUctxCreateParams::cigParams) share a graphics "
+        "API's context; smemlab has none");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  if (params)
+    return ctx_create_v3(out, params->execAffinityParams, params->numExecAffinityParams, flags,
+                         dev);
+  return ctx_create_common(out, flags, dev);
+}
+// Destroying a context waits for the device's work; the context leaves the
+// stack wherever it is on it.
+CUresult ctx_destroy(CUcontext c) {
+  Driver::get().synchronize_all();
+  LOCKED;
+  auto it = g_created.find(c);
+  if (it == g_created.end()) return CUDA_ERROR_INVALID_CONTEXT;
+  std::erase(g_ctx_stack, c);
+  g_created.erase(it);
   return CUDA_SUCCESS;
 }
 CUresult ctx_get_device(CUdevice* dev) {
@@ -202,7 +277,9 @@ CUresult ctx_synchronize() {
 CUresult ctx_synchronize_v2(CUcontext) { return ctx_synchronize(); }
 CUresult ctx_get_flags(unsigned* f) {
   if (!f) return CUDA_ERROR_INVALID_VALUE;
-  *f = 0;
+  LOCKED;
+  auto it = g_ctx_stack.empty() ? g_created.end() : g_created.find(g_ctx_stack.back());
+  *f = it == g_created.end() ? 0 : it->second->flags;
   return CUDA_SUCCESS;
 }
 CUresult ctx_api_version(CUcontext, unsigned* v) {
@@ -223,6 +300,14 @@ CUresult ctx_get_limit(size_t* v, CUlimit l) {
 }
 CUresult ctx_set_limit(CUlimit l, size_t v) {
   if (static_cast<unsigned>(l) >= 16) return CUDA_ERROR_INVALID_VALUE;
+  if (l == CU_LIMIT_STACK_SIZE) {
+    // The emulator's per-thread call stack of the kernels launched from now
+    // on; the work already submitted runs with the stack it was launched with.
+    if (v > UINT32_MAX) return CUDA_ERROR_OUT_OF_MEMORY;
+    Driver::get().synchronize_all();
+    LOCKED;
+    d.device.set_stack_bytes(static_cast<uint32_t>(v));
+  }
   g_limits[l] = v;
   return CUDA_SUCCESS;
 }
@@ -558,15 +643,24 @@ CUresult mem_free(CUdeviceptr p) {
   if (!p) return CUDA_SUCCESS;
   return d.release(p, "cudaFree");
 }
-CUresult mem_alloc_host(void** p, size_t bytes) {
+// Pinned host memory is mapped on a device with unified addressing whatever
+// the flags asked, and cuMemHostGetFlags says so; portable and
+// write-combined only when asked (as an H100 answers: cudaMallocHost 2,
+// cudaHostAllocPortable 3, cudaHostAllocWriteCombined 6, cudaHostRegister 2).
+constexpr unsigned kUvaHostFlags = CU_MEMHOSTALLOC_DEVICEMAP;
+CUresult mem_host_alloc(void** p, size_t bytes, unsigned flags) {
   LOCKED;
-  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  if (!p || (flags & ~unsigned{CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+                               CU_MEMHOSTALLOC_WRITECOMBINED}))
+    return CUDA_ERROR_INVALID_VALUE;
   uint64_t a;
   CUresult r = d.allocate(std::max<size_t>(bytes, 1), MemKind::Host, &a);
-  if (r == CUDA_SUCCESS) *p = reinterpret_cast<void*>(a);
+  if (r != CUDA_SUCCESS) return r;
+  d.allocs[a].host_flags = flags | kUvaHostFlags;
+  *p = reinterpret_cast<void*>(a);
   return r;
 }
-CUresult mem_host_alloc(void** p, size_t bytes, unsigned) { return mem_alloc_host(p, bytes); }
+CUresult mem_alloc_host(void** p, size_t bytes) { return mem_host_alloc(p, bytes, 0); }
 CUresult mem_free_host(void* p) {
   LOCKED;
   return d.release(reinterpret_cast<uint64_t>(p), "cudaFreeHost");
@@ -576,16 +670,23 @@ CUresult mem_host_get_device_pointer(CUdeviceptr* dp, void* p, unsigned) {
   *dp = reinterpret_cast<CUdeviceptr>(p);
   return CUDA_SUCCESS;
 }
-CUresult mem_host_get_flags(unsigned* flags, void*) {
-  if (!flags) return CUDA_ERROR_INVALID_VALUE;
-  *flags = 0;
+// The flags of the pinned allocation (or registered range) holding p;
+// any other address is not pinned host memory: CUDA_ERROR_INVALID_VALUE.
+CUresult mem_host_get_flags(unsigned* flags, void* p) {
+  LOCKED;
+  const Allocation* a = d.find(reinterpret_cast<uint64_t>(p));
+  if (!flags || !a || (a->kind != MemKind::Host && a->kind != MemKind::Registered))
+    return CUDA_ERROR_INVALID_VALUE;
+  *flags = a->host_flags;
   return CUDA_SUCCESS;
 }
-CUresult mem_host_register(void* p, size_t bytes, unsigned) {
+CUresult mem_host_register(void* p, size_t bytes, unsigned flags) {
   LOCKED;
   uint64_t base = reinterpret_cast<uint64_t>(p);
   if (!p || !bytes || !d.device.memory().adopt(p, bytes)) return CUDA_ERROR_INVALID_VALUE;
   d.allocs[base] = {base, bytes, MemKind::Registered, false};
+  (void)flags;  // (the H100 reports a registered range as mapped only)
+  d.allocs[base].host_flags = kUvaHostFlags;
   return CUDA_SUCCESS;
 }
 CUresult mem_host_unregister(void* p) {
@@ -1205,11 +1306,10 @@ CUresult tex_object_create(CUtexObject* out, const CUDA_RESOURCE_DESC* res,
     e.base = array->base;
     e.width = static_cast<uint32_t>(a.Width);
     e.height = static_cast<uint32_t>(array->height);
-    if (a.Flags & CUDA_ARRAY3D_CUBEMAP)
-      return tex_refused(d, CUDA_ERROR_NOT_SUPPORTED,
-                         "textures over cubemap arrays are not emulated (cubemap sampling, "
-                         "texCubemap/tex.cube; surfaces over them are)");
-    e.layered = a.Flags & CUDA_ARRAY3D_LAYERED;
+    // A cubemap (layered or not) is read face by face: its 6 x N faces are
+    // the layers of a layered 2-D texture that tex.cube/tex.acube address.
+    e.cubemap = a.Flags & CUDA_ARRAY3D_CUBEMAP;
+    e.layered = (a.Flags & CUDA_ARRAY3D_LAYERED) || e.cubemap;
     e.dims = a.Height == 0 ? 1 : (a.Depth == 0 || e.layered) ? 2 : 3;
     if (e.layered)
       e.layers = static_cast<uint32_t>(a.Depth ? a.Depth : 1);
@@ -1267,10 +1367,18 @@ CUresult tex_object_create(CUtexObject* out, const CUDA_RESOURCE_DESC* res,
   g_textures[*out] = {*res, *tex};
   return CUDA_SUCCESS;
 }
+// Destroying a texture or surface object is stream-ordered in effect: the
+// GPU keeps the descriptor for the work already submitted (programs destroy
+// one right after the launch that reads it, as convolutionFFT2D does), so
+// the device's copy goes once that work has run; the host forgets it at once.
+// Handles are never reused, so the later removal cannot hit a newer object.
+int g_object_destroy_stream;  // its address: the queue's stream key for these removals
 CUresult tex_object_destroy(CUtexObject t) {
   LOCKED;
-  if (!d.device.destroy_texture(t)) return CUDA_ERROR_INVALID_VALUE;
-  g_textures.erase(t);
+  if (!g_textures.erase(t)) return CUDA_ERROR_INVALID_VALUE;
+  d.enqueue(
+      reinterpret_cast<CUstream>(&g_object_destroy_stream),
+      [&d, t] { d.device.destroy_texture(t); }, "cuTexObjectDestroy");
   return CUDA_SUCCESS;
 }
 CUresult tex_object_resource_desc(CUDA_RESOURCE_DESC* res, CUtexObject t) {
@@ -1326,10 +1434,12 @@ CUresult surf_object_create(CUsurfObject* out, const CUDA_RESOURCE_DESC* res) {
   g_surfaces[*out] = *res;
   return CUDA_SUCCESS;
 }
-CUresult surf_object_destroy(CUsurfObject s) {
+CUresult surf_object_destroy(CUsurfObject s) {  // ordered as tex_object_destroy
   LOCKED;
-  if (!d.device.destroy_surface(s)) return CUDA_ERROR_INVALID_VALUE;
-  g_surfaces.erase(s);
+  if (!g_surfaces.erase(s)) return CUDA_ERROR_INVALID_VALUE;
+  d.enqueue(
+      reinterpret_cast<CUstream>(&g_object_destroy_stream),
+      [&d, s] { d.device.destroy_surface(s); }, "cuSurfObjectDestroy");
   return CUDA_SUCCESS;
 }
 CUresult surf_object_resource_desc(CUDA_RESOURCE_DESC* res, CUsurfObject s) {
@@ -1857,6 +1967,10 @@ const EntryPoint kEntries[] = {
     E("cuCtxSynchronize", 2000, ctx_synchronize),
     E("cuCtxSynchronize", 13000, ctx_synchronize_v2),
     E("cuCtxGetFlags", 7000, ctx_get_flags),
+    E("cuCtxCreate", 3020, ctx_create_v2),
+    E("cuCtxCreate", 11040, ctx_create_v3),
+    E("cuCtxCreate", 12050, ctx_create_v4),
+    E("cuCtxDestroy", 4000, ctx_destroy),
     E("cuCtxGetApiVersion", 3020, ctx_api_version),
     E("cuCtxGetLimit", 3010, ctx_get_limit),
     E("cuCtxSetLimit", 3010, ctx_set_limit),

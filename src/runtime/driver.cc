@@ -15,10 +15,13 @@
 
 #include "emu/decode.h"
 #include "ptx/lexer.h"
+#include "ptx/link.h"
+#include "ptx/parser.h"
 #include "report/progress.h"
 #include "runtime/fix_hooks.h"
 #include "runtime/guard.h"
 #include "runtime/mempool.h"
+#include "runtime/rdc.h"
 #include "sass/tools.h"
 #include "session/launch_analysis.h"
 #include "session/program_protocol.h"
@@ -294,6 +297,31 @@ std::string object_of(const void* p) {
 
 }  // namespace
 
+std::unique_ptr<emu::Module> Driver::load_rdc_units(const void* image, Module* m, uint32_t sm) {
+  RdcUnits rdc = rdc_units(image);
+  if (rdc.fatbins.empty()) return nullptr;
+  std::vector<ptx::Module> units;
+  uint32_t unit_sm = 0;
+  for (size_t i = 0; i < rdc.fatbins.size(); ++i) {
+    const auto& entries = rdc.fatbins[i];
+    std::string text = best_ptx(entries, sm);
+    if (text.empty() && is_device_runtime(entries)) continue;
+    if (text.empty()) {  // a unit without PTX: the image cannot be emulated
+      m->rdc_missing = fmt::format("translation unit {} of the -rdc image has no PTX, only {}", i,
+                                   describe(entries));
+      m->rdc_flag = ptx_flag_for(entries, sm);
+      return nullptr;
+    }
+    for (const auto& e : entries)
+      if (e.kind == FatbinEntry::kPtx && e.sm <= sm) unit_sm = std::max(unit_sm, e.sm);
+    units.push_back(ptx::parse(text, fmt::format("{} (unit {})", m->name, i)));
+  }
+  // nvlink's SASS was built from these units' PTX when they are for this GPU.
+  m->ptx_sm = unit_sm;
+  m->rdc_units = units.size();
+  return emu::Module::load_parsed(device, ptx::link(std::move(units), m->name));
+}
+
 CUresult Driver::load_fatbin(const void* image, Module** out) {
   auto map = lock_memory_map();  // its globals are allocated in the emulated memory
   auto m = std::make_unique<Module>();
@@ -315,8 +343,9 @@ CUresult Driver::load_fatbin(const void* image, Module** out) {
       if (lowest != UINT32_MAX) ptx = best_ptx(m->entries, lowest);
       m->ptx_sm = lowest == UINT32_MAX ? 0 : lowest;
     }
-    if (!ptx.empty()) {
-      m->emu = emu::Module::load_text(device, ptx, m->name);
+    if (ptx.empty()) m->emu = load_rdc_units(image, m.get(), sm);
+    if (!ptx.empty() || m->emu) {
+      if (!m->emu) m->emu = emu::Module::load_text(device, ptx, m->name);
       m->ptx_text = std::move(ptx);
       for (const auto& g : m->emu->ptx().globals) {
         if (g.space != ptx::StateSpace::Const) continue;
@@ -381,11 +410,62 @@ CUresult Driver::release(uint64_t base, const char* api) {
   allocs.erase(it);
   if (a.pool) pool_released(a.pool, a.size);
   device.memory().free(base);
-  if (a.owned)
-    ::munmap(reinterpret_cast<void*>(base),
-             std::max<uint64_t>((a.size + 4095) & ~uint64_t{4095}, 4096));
-  freed[base] = a.size;
+  freed[base] = {a.size, a.owned || a.graph};
+  // A graph allocation's address stays the graph's (GraphMemory), unusable until its next launch.
+  if (a.graph)
+    ::mprotect(reinterpret_cast<void*>(base),
+               std::max<uint64_t>((a.size + 4095) & ~uint64_t{4095}, 4096), PROT_NONE);
+  else if (a.owned)
+    quarantine_range(base, a.size);
   return CUDA_SUCCESS;
+}
+
+// The freed range of smemlab's own memory stays mapped without access (the
+// system cannot give it to the program's malloc), until kQuarantined newer
+// ones push it out: then it is unmapped and forgotten, so that a copy from
+// host memory the program's malloc put there later is not a use after free.
+void Driver::quarantine_range(uint64_t base, uint64_t size) {
+  auto len = [](uint64_t bytes) {
+    return std::max<uint64_t>((bytes + 4095) & ~uint64_t{4095}, 4096);
+  };
+  void* p = reinterpret_cast<void*>(base);
+  if (::mmap(p, len(size), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+             0) == MAP_FAILED) {
+    ::munmap(p, len(size));
+    freed.erase(base);
+    return;
+  }
+  quarantine.push_back(base);
+  if (quarantine.size() <= kQuarantined) return;
+  uint64_t old = quarantine.front();
+  quarantine.pop_front();
+  auto f = freed.find(old);
+  if (f == freed.end()) return;
+  ::munmap(reinterpret_cast<void*>(old), len(f->second.size));
+  freed.erase(f);
+}
+
+CUresult Driver::map_graph_memory(uint64_t base, uint64_t bytes) {
+  auto map = lock_memory_map();
+  void* p = reinterpret_cast<void*>(base);
+  if (::mprotect(p, std::max<uint64_t>((bytes + 4095) & ~uint64_t{4095}, 4096),
+                 PROT_READ | PROT_WRITE) != 0 ||
+      !device.memory().adopt(p, bytes))
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  Allocation a{base, bytes, MemKind::Device, false};
+  a.internal = true;  // the graph's: never a leak
+  a.graph = true;
+  allocs[base] = a;
+  freed.erase(base);
+  return CUDA_SUCCESS;
+}
+
+void Driver::unmap_graph_memory(uint64_t base, uint64_t bytes) {
+  auto map = lock_memory_map();
+  if (allocs.erase(base)) device.memory().free(base);
+  freed.erase(base);
+  ::munmap(reinterpret_cast<void*>(base),
+           std::max<uint64_t>((bytes + 4095) & ~uint64_t{4095}, 4096));
 }
 
 const Allocation* Driver::find(uint64_t addr) const {
@@ -413,12 +493,12 @@ bool Driver::resolve(const char* api, const char* role, uint64_t addr, uint64_t 
     return false;
   }
   auto f = freed.upper_bound(addr);
-  if (f != freed.begin() &&
-      addr - std::prev(f)->first < std::max<uint64_t>(std::prev(f)->second, 1)) {
+  if (f != freed.begin() && std::prev(f)->second.reserved &&
+      addr - std::prev(f)->first < std::max<uint64_t>(std::prev(f)->second.size, 1)) {
     api_error(check::FindingKind::UseAfterFree,
               fmt::format("{}: {} 0x{:x} is in the {}-byte allocation at 0x{:x}, "
                           "which was freed",
-                          api, role, addr, std::prev(f)->second, std::prev(f)->first));
+                          api, role, addr, std::prev(f)->second.size, std::prev(f)->first));
     return false;
   }
   if (must_be_device) {
@@ -622,11 +702,15 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   return CUDA_SUCCESS;
 }
 
-void Driver::run_launch(Function* f, uint64_t index, emu::LaunchConfig cfg,
-                        std::vector<emu::ArgBytes> args, bool selected) {
+std::vector<emu::ChildLaunch> Driver::run_grid(Function* f, uint64_t index, emu::LaunchConfig cfg,
+                                               const std::vector<emu::ArgBytes>& args,
+                                               bool selected) {
   // After a fault the context runs nothing more, as the GPU's.
-  if (sticky != CUDA_SUCCESS) return;
+  if (sticky != CUDA_SUCCESS) return {};
   Module& m = *f->module;
+  emu::DeviceRuntime device_runtime(m.emu->ptx(), pending_device_launches_);
+  cfg.device_runtime = &device_runtime;
+  auto children = [&] { return device_runtime.take(device.memory().heap()); };
   struct Summary {
     Driver* d;
     ~Summary() { d->write_summary(false); }
@@ -636,7 +720,7 @@ void Driver::run_launch(Function* f, uint64_t index, emu::LaunchConfig cfg,
   for (const auto& c : m.consts) m.emu->set_symbol(c.symbol, c.data, c.size);
   emu::LaunchStatus st;
   if (!selected) {
-    without_driver_lock([&] { st = emu::launch_raw(*m.emu, f->name, cfg, args); });
+    without_driver_lock([&] { st = emu::launch_grid(*m.emu, f->name, cfg, args); });
   } else {
     ++analyzed;
     session::LaunchAnalysis a;
@@ -661,31 +745,37 @@ void Driver::run_launch(Function* f, uint64_t index, emu::LaunchConfig cfg,
       FixHooks::get().after(*this, m, index, f->name, cfg);
     } catch (const std::runtime_error& e) {
       error_line(fmt::format("{}", e.what()));
-      return;
+      return {};
     }
     st = a.status;
     a.info.source = m.name;
     report_launch(index, a);
   }
-  if (!st.error) return;
+  if (!st.error) return children();
   ++failed_kernels;
   if (st.error->kind == emu::FaultKind::Assert) print_device_assert(*st.error);
   if (!selected)
-    error_line(fmt::format("launch {} of {} grid {} block {}: {}", index, kname, dim(cfg.grid),
-                           dim(cfg.block), st.error->what()));
+    error_line(fmt::format("launch {} of {}{} grid {} block {}: {}", index, kname,
+                           parent_note(index), dim(cfg.grid), dim(cfg.block), st.error->what()));
   // A fault while the kernel ran: as on the GPU the launch itself succeeded,
   // and the error is the context's from now on, returned by the next
   // synchronization and every call after it (guard.h). (A launch refused
   // before it ran was refused by launch() already.)
-  if (emu::refused_launch(st.error->kind)) return;
+  if (emu::refused_launch(st.error->kind)) return {};
   CUresult none = CUDA_SUCCESS;
   sticky.compare_exchange_strong(none, error_code(*st.error));
+  return {};
 }
 
 const emu::Program* Driver::program(Function* f, const char* api, CUresult* error) {
   Module& m = *f->module;
   if (!m.emu) {
     *error = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    if (!m.rdc_missing.empty() && once("noptx:" + f->name))
+      error_line(fmt::format(
+          "kernel {} in {} cannot be emulated: {}. The emulator runs PTX; rebuild every "
+          "translation unit with PTX embedded beside the SASS: nvcc -rdc=true {}",
+          demangle(f->name), m.name, m.rdc_missing, m.rdc_flag));
     if (once("noptx:" + f->name))
       error_line(fmt::format(
           "kernel {} in {} has no PTX, only {}: the emulator runs PTX. Rebuild with PTX "

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -58,6 +59,10 @@ struct Module {
   uint32_t ptx_sm = 0;
   std::string ptx_text;              // the PTX the emulator runs
   std::unique_ptr<emu::Module> emu;  // null: no PTX (SASS-only)
+  // An -rdc image (runtime/rdc.h): how many units' PTX were linked, or why
+  // not (a unit without PTX) and the nvcc flag that adds it.
+  size_t rdc_units = 0;
+  std::string rdc_missing, rdc_flag;
   // The fatbin's SASS for the emulated GPU, disassembled at the first
   // analyzed launch (sass::ProgramSass says where it came from).
   std::optional<sass::Disassembly> fatbin_sass;
@@ -85,6 +90,8 @@ struct Allocation {
   bool internal = false;    // ours (a __constant__ variable's copy), never a leak
   uint64_t serial = 0;      // allocations made before this one (fix's snapshots)
   MemPool* pool = nullptr;  // cudaMallocAsync's: the pool it came from
+  unsigned host_flags = 0;  // pinned or registered host memory: what cuMemHostGetFlags says
+  bool graph = false;       // a graph allocation node's (graph_model.h's GraphMemory)
 };
 
 struct Event {
@@ -111,7 +118,20 @@ class Driver {
 
   std::vector<std::unique_ptr<Module>> modules;
   std::map<uint64_t, Allocation> allocs;  // by base
-  std::map<uint64_t, uint64_t> freed;     // base -> size of freed allocations
+  // Freed allocations, base -> what is known of them. smemlab's own memory
+  // stays reserved (no access) after its free for a while, so that an
+  // address in it is still known to be a use after free; once the range is
+  // handed back to the system (the oldest of kQuarantined), the host's own
+  // malloc may reuse it, and an address there is plain host memory again.
+  struct Freed {
+    uint64_t size = 0;
+    bool reserved = false;  // the range is still held (an access is a use after free)
+  };
+  static constexpr size_t kQuarantined = 4096;
+  std::map<uint64_t, Freed> freed;
+  std::deque<uint64_t> quarantine;  // reserved freed ranges, oldest first
+  // High-water marks of graph memory in use and held (CU_GRAPH_MEM_ATTR_*_HIGH).
+  uint64_t graph_mem_used_high = 0, graph_mem_reserved_high = 0;
   std::vector<std::unique_ptr<Event>> events;
   // A kernel fault: later syncs report it (set by the device worker).
   std::atomic<CUresult> sticky{CUDA_SUCCESS};
@@ -125,6 +145,11 @@ class Driver {
   // Memory.
   CUresult allocate(uint64_t bytes, MemKind kind, uint64_t* out);
   CUresult release(uint64_t base, const char* api);
+  void quarantine_range(uint64_t base, uint64_t size);  // a freed range of smemlab's own memory
+  // A graph allocation's reserved range (graph_model.h's GraphMemory): made
+  // the program's memory at the allocation node's run, given back with the graph.
+  CUresult map_graph_memory(uint64_t base, uint64_t bytes);
+  void unmap_graph_memory(uint64_t base, uint64_t bytes);
   const Allocation* find(uint64_t addr) const;
   // Resolve [addr, addr+bytes) for a copy; a device range must lie in one
   // live allocation (else an API error is reported and *p stays null).
@@ -203,9 +228,23 @@ class Driver {
  private:
   Driver();
   void watch_exit();
-  // The launch's execution, on the device worker (launch() checked it).
+  // The linked PTX of the -rdc image `image` is nvlink's output of (null:
+  // not one, or a unit has no PTX: m->rdc_missing says which).
+  std::unique_ptr<emu::Module> load_rdc_units(const void* image, Module* m, uint32_t sm);
+  // The launch's execution, on the device worker (launch() checked it),
+  // then the grids it launched from the device, each a launch of its own
+  // (device_launches.cc).
   void run_launch(Function* f, uint64_t index, emu::LaunchConfig cfg,
                   std::vector<emu::ArgBytes> args, bool selected);
+  // One grid of it; returns its device-side launches (none after a fault).
+  std::vector<emu::ChildLaunch> run_grid(Function* f, uint64_t index, emu::LaunchConfig cfg,
+                                         const std::vector<emu::ArgBytes>& args, bool selected);
+  // The function of a device-side launch of `kernel` in `m`.
+  Function* device_function(Module& m, const std::string& kernel);
+  // " (child of launch N)" for a launch made by a kernel, else "".
+  std::string parent_note(uint64_t index) const;
+  std::map<uint64_t, uint64_t> parent_launch_;  // device-side launch -> its parent launch
+  uint64_t pending_device_launches_ = 0;        // made and not yet started
   void flush_output(uint64_t upto);
   // Runs `emulate` (a kernel) on the worker without the driver's lock.
   void without_driver_lock(const std::function<void()>& emulate);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,6 +47,7 @@ struct Exec {
   // Conditional handles of its nodes (nested ones too): each launch applies
   // the defaults of those created with CU_GRAPH_COND_ASSIGN_DEFAULT.
   std::vector<std::shared_ptr<graphs::CondHandle>> handles;
+  bool auto_free = false;  // cudaGraphInstantiateFlagAutoFreeOnLaunch
 };
 
 std::set<Exec*>& execs() {
@@ -88,7 +90,7 @@ void snapshot(Exec* e) {
       e->runs.push_back([k] { return (*k)(); });
     } else {
       e->kernels.push_back(nullptr);
-      e->runs.push_back(graphs::compile_node(*n, &e->handles));
+      e->runs.push_back(graphs::compile_node(*n, &e->handles, e->auto_free));
     }
   }
 }
@@ -100,6 +102,10 @@ struct Session {
   CUstream origin = nullptr;
   uint64_t id = 0;
   bool invalid = false;
+  // cuStreamBeginCaptureToGraph: the program's own graph (a conditional
+  // node's body, say), which the capture adds to and never destroys; its end
+  // may pass no graph pointer (the program holds the graph already).
+  bool into_existing = false;
   CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 };
 struct StreamCapture {
@@ -163,6 +169,7 @@ CUresult begin_capture_to_graph(CUstream s, CUgraph hg, const CUgraphNode* deps,
   }
   auto session = std::make_shared<Session>();
   session->graph = g;
+  session->into_existing = true;
   session->origin = s;
   session->id = ++g_capture_ids;
   session->mode = mode;
@@ -185,8 +192,8 @@ std::set<Node*> ancestors(const std::vector<Node*>& from) {
 
 CUresult end_capture(CUstream s, CUgraph* out) {
   LOCKED;
-  if (!out) return CUDA_ERROR_INVALID_VALUE;
   StreamCapture* c = capture_of(s);
+  if (!out && !(c && c->session->into_existing)) return CUDA_ERROR_INVALID_VALUE;
   if (!c) return CUDA_ERROR_ILLEGAL_STATE;
   std::shared_ptr<Session> session = c->session;
   if (session->origin != s) return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
@@ -204,16 +211,16 @@ CUresult end_capture(CUstream s, CUgraph* out) {
   }
   for (auto it = captured_events().begin(); it != captured_events().end();)
     it = it->second.session == session ? captured_events().erase(it) : std::next(it);
-  *out = nullptr;
+  if (out) *out = nullptr;
   if (session->invalid || unjoined) {
     if (unjoined)
       d.error_line(
           fmt::format("cuStreamEndCapture (cudaStreamEndCapture): a stream that joined "
                       "the capture was not joined back into the origin stream"));
-    graphs::destroy_graph(session->graph);
+    if (!session->into_existing) graphs::destroy_graph(session->graph);
     return unjoined ? CUDA_ERROR_STREAM_CAPTURE_UNJOINED : CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
   }
-  *out = reinterpret_cast<CUgraph>(session->graph);
+  if (out) *out = reinterpret_cast<CUgraph>(session->graph);
   return CUDA_SUCCESS;
 }
 
@@ -238,6 +245,40 @@ CUresult capture_info_v3(CUstream s, CUstreamCaptureStatus* st, cuuint64_t* id, 
   if (edges) *edges = nullptr;  // default edges only
   if (ndeps) *ndeps = c ? c->tips.size() : 0;
   return CUDA_SUCCESS;
+}
+// The capturing stream's next work depends on `deps` (SET) or on them
+// besides what it depended on (ADD): how a program puts nodes it added to
+// the capture's graph itself (a conditional node, say) into the stream's order.
+CUresult update_capture_deps_v2(CUstream s, CUgraphNode* deps, const CUgraphEdgeData* edges,
+                                size_t n, unsigned flags) {
+  LOCKED;
+  if ((n && !deps) ||
+      (flags != CU_STREAM_ADD_CAPTURE_DEPENDENCIES && flags != CU_STREAM_SET_CAPTURE_DEPENDENCIES))
+    return CUDA_ERROR_INVALID_VALUE;
+  StreamCapture* c = capture_of(s);
+  if (!c) return CUDA_ERROR_ILLEGAL_STATE;
+  if (c->session->invalid) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  static const CUgraphEdgeData kDefaultEdge{};
+  std::vector<Node*> tips;
+  for (size_t i = 0; i < n; ++i) {
+    Node* node = node_of(deps[i]);
+    if (!node || node->graph != c->session->graph) return CUDA_ERROR_INVALID_VALUE;
+    if (edges && std::memcmp(&edges[i], &kDefaultEdge, sizeof kDefaultEdge) != 0) {
+      d.error_line(
+          "cuStreamUpdateCaptureDependencies: edge data other than the default (programmatic "
+          "dependent launch edges) is not supported");
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    tips.push_back(node);
+  }
+  if (flags == CU_STREAM_ADD_CAPTURE_DEPENDENCIES)
+    for (Node* t : c->tips)
+      if (std::find(tips.begin(), tips.end(), t) == tips.end()) tips.push_back(t);
+  c->tips = std::move(tips);
+  return CUDA_SUCCESS;
+}
+CUresult update_capture_deps(CUstream s, CUgraphNode* deps, size_t n, unsigned flags) {
+  return update_capture_deps_v2(s, deps, nullptr, n, flags);
 }
 CUresult capture_info_v2(CUstream s, CUstreamCaptureStatus* st, cuuint64_t* id, CUgraph* graph,
                          const CUgraphNode** deps, size_t* ndeps) {
@@ -526,11 +567,13 @@ CUresult node_type(CUgraphNode h, CUgraphNodeType* t) {
 
 // ---- instantiate, launch, update -------------------------------------------
 
-CUresult instantiate(CUgraphExec* out, CUgraph h, CUgraphInstantiateResult* result) {
+CUresult instantiate_with(CUgraphExec* out, CUgraph h, CUgraphInstantiateResult* result,
+                          bool auto_free) {
   LOCKED;
   Graph* g = graph_of(h);
   if (!out || !g) return CUDA_ERROR_INVALID_VALUE;
   auto e = std::make_unique<Exec>();
+  e->auto_free = auto_free;
   if (!topological(*g, &e->order)) {
     if (result) *result = CUDA_GRAPH_INSTANTIATE_ERROR;
     d.error_line("cuGraphInstantiate: the graph's dependencies form a cycle");
@@ -545,8 +588,9 @@ CUresult instantiate(CUgraphExec* out, CUgraph h, CUgraphInstantiateResult* resu
 }
 CUresult instantiate_flags(CUgraphExec* out, CUgraph h, unsigned long long flags) {
   LOCKED;
-  // Auto-free-on-launch concerns memory nodes (refused); upload and
-  // priority change nothing here. Device launch is a GPU-side feature.
+  // Auto-free-on-launch frees the graph's live allocations at each launch
+  // (GraphMemory::allocate); upload and priority change nothing here.
+  // Device launch is a GPU-side feature.
   if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) {
     d.error_line(
         "cuGraphInstantiate: device-launchable graphs "
@@ -554,7 +598,7 @@ CUresult instantiate_flags(CUgraphExec* out, CUgraph h, unsigned long long flags
         "are not supported by the emulator");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
-  return instantiate(out, h, nullptr);
+  return instantiate_with(out, h, nullptr, flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH);
 }
 CUresult instantiate_v2(CUgraphExec* out, CUgraph h, CUgraphNode* err, char* log, size_t log_size) {
   if (err) *err = nullptr;
@@ -771,6 +815,8 @@ const std::vector<EntryPoint>& graph_entries() {
         E("cuStreamGetCaptureInfo", 10010, capture_info_v1),
         E("cuStreamGetCaptureInfo", 11030, capture_info_v2),
         E("cuStreamGetCaptureInfo", 12030, capture_info_v3),
+        E("cuStreamUpdateCaptureDependencies", 11030, update_capture_deps),
+        E("cuStreamUpdateCaptureDependencies", 12030, update_capture_deps_v2),
         E("cuThreadExchangeStreamCaptureMode", 10010, exchange_capture_mode),
         E("cuGraphCreate", 10000, graph_create),
         E("cuGraphDestroy", 10000, graph_destroy),

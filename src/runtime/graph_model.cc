@@ -3,6 +3,9 @@
 // graph runs for each node.
 #include "runtime/graph_model.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 
@@ -51,10 +54,61 @@ CUresult make_kernel_call(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t
   return CUDA_SUCCESS;
 }
 
+namespace {
+std::map<uint64_t, GraphMemory*>& graph_memories() {
+  static auto* m = new std::map<uint64_t, GraphMemory*>();
+  return *m;
+}
+}  // namespace
+
+bool is_graph_memory(uint64_t base) { return graph_memories().count(base) != 0; }
+void register_graph_memory(GraphMemory* m) { graph_memories()[m->base] = m; }
+
+GraphMemUse graph_memory_use() {
+  Driver& d = Driver::get();
+  GraphMemUse u;
+  for (const auto& [base, m] : graph_memories()) {
+    bool live = d.allocs.count(base) != 0;
+    if (live) u.used += m->bytes;
+    if (live || !m->trimmed) u.reserved += m->bytes;
+  }
+  return u;
+}
+
+void trim_graph_memory() {
+  Driver& d = Driver::get();
+  for (auto& [base, m] : graph_memories())
+    if (!d.allocs.count(base)) m->trimmed = true;
+}
+
+CUresult GraphMemory::allocate(bool auto_free) {
+  Driver& d = Driver::get();
+  GraphLock lock(d.mu);
+  if (d.allocs.count(base)) {
+    if (!auto_free) {
+      d.error_line(fmt::format(
+          "cuGraphLaunch: the graph allocation of {} bytes at 0x{:x} from its last launch was "
+          "not freed (free it with a free node, cudaFree or cudaFreeAsync first, or instantiate "
+          "with cudaGraphInstantiateFlagAutoFreeOnLaunch)",
+          bytes, base));
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    d.release(base, "cudaGraphInstantiateFlagAutoFreeOnLaunch");
+  }
+  if (CUresult r = d.map_graph_memory(base, bytes); r != CUDA_SUCCESS) return r;
+  trimmed = false;
+  GraphMemUse u = graph_memory_use();
+  d.graph_mem_used_high = std::max(d.graph_mem_used_high, u.used);
+  d.graph_mem_reserved_high = std::max(d.graph_mem_reserved_high, u.reserved);
+  return CUDA_SUCCESS;
+}
+
 GraphMemory::~GraphMemory() {
   Driver& d = Driver::get();
   GraphLock lock(d.mu);
-  if (base) d.release(base, "graph memory");
+  if (!base) return;
+  graph_memories().erase(base);
+  d.unmap_graph_memory(base, bytes);
 }
 
 unsigned CondHandle::value() const {
@@ -175,7 +229,8 @@ CUresult run_all(const std::vector<std::function<CUresult()>>& runs) {
 }  // namespace
 
 std::function<CUresult()> compile_node(const Node& n,
-                                       std::vector<std::shared_ptr<CondHandle>>* handles) {
+                                       std::vector<std::shared_ptr<CondHandle>>* handles,
+                                       bool auto_free) {
   if (n.kernel) {
     auto k = std::make_shared<KernelCall>(*n.kernel);
     return [k] { return (*k)(); };
@@ -211,8 +266,16 @@ std::function<CUresult()> compile_node(const Node& n,
     };
   }
   if (n.type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
-    std::shared_ptr<GraphMemory> m = n.memory;  // the exec keeps the memory mapped
-    return [m] { return CUDA_SUCCESS; };
+    std::shared_ptr<GraphMemory> m = n.memory;  // the exec keeps the address reserved
+    return [m, auto_free] { return m->allocate(auto_free); };
+  }
+  if (n.type == CU_GRAPH_NODE_TYPE_MEM_FREE) {
+    uint64_t p = n.freed;  // a graph allocation of this graph or another
+    return [p] {
+      Driver& d = Driver::get();
+      GraphLock lock(d.mu);
+      return d.release(p, "cudaGraphAddMemFreeNode");
+    };
   }
   return n.run;
 }

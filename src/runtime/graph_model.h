@@ -33,19 +33,38 @@ struct KernelCall {
   bool have_args = false;  // false: the kernel's parameters are unknown (no PTX)
   bool cooperative = false;
   emu::Dim3 cluster{0, 0, 0};  // a cluster shape set at launch (0: the kernel's own)
-  std::vector<void*> ptrs;  // into args: what cuGraphKernelNodeGetParams hands out
+  std::vector<void*> ptrs;     // into args: what cuGraphKernelNodeGetParams hands out
 
   CUresult operator()() const;
 };
 CUresult make_kernel_call(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t shared,
                           void** params, void** extra, KernelCall* out);
 
-// Memory of a graph allocation node: mapped when the node is made, released
-// when the last graph or instantiated graph holding it goes.
+// Memory of a graph allocation node. Its address is reserved when the node
+// is made and never changes; the memory is the program's from the node's run
+// (each launch) until it is freed: by a free node (of any graph),
+// cudaFree or cudaFreeAsync (Allocation::graph); a kernel that touches it
+// then faults as after any free, and cudaGraphLaunch of a graph whose
+// allocation is still live fails unless it was instantiated with
+// cudaGraphInstantiateFlagAutoFreeOnLaunch. The address is given back when
+// the last graph or instantiated graph holding it goes.
 struct GraphMemory {
   uint64_t base = 0, bytes = 0;
+  bool trimmed = true;  // freed and handed back (cudaDeviceGraphMemTrim), or never allocated
+  // The allocation node's run at a launch (auto_free: free it first if live).
+  CUresult allocate(bool auto_free);
   ~GraphMemory();
 };
+// Whether `base` is the address of a graph allocation (freed or not): its
+// cudaFreeAsync is stream-ordered even before the graph's launch has run.
+bool is_graph_memory(uint64_t base);
+void register_graph_memory(GraphMemory* m);  // by graph_memory(), at its address
+// cudaDeviceGraphMemTrim and the CU_GRAPH_MEM_ATTR_* values (graph_nodes.cc).
+void trim_graph_memory();
+struct GraphMemUse {
+  uint64_t used = 0, reserved = 0;
+};
+GraphMemUse graph_memory_use();
 
 // A conditional node's handle: its value lives in a 4-byte device cell (the
 // handle is the cell's address), so cudaGraphSetConditional in a kernel is
@@ -109,8 +128,10 @@ void copy_nodes(const Graph& g, Graph* into);
 // What an instantiated graph runs for `n`: its operation snapshotted now
 // (kernel arguments, a child graph's nodes, a conditional's bodies), and
 // the conditional handles whose defaults each launch applies.
+// auto_free: the exec was instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch.
 std::function<CUresult()> compile_node(const Node& n,
-                                       std::vector<std::shared_ptr<CondHandle>>* handles);
+                                       std::vector<std::shared_ptr<CondHandle>>* handles,
+                                       bool auto_free = false);
 
 // A graph allocation of `bytes` (null: *r says why).
 std::shared_ptr<GraphMemory> graph_memory(size_t bytes, CUresult* r);

@@ -4,6 +4,7 @@
 // node parameter getters, edges and their removal, node removal, cloning
 // and cudaGraphDebugDotPrint.
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -172,9 +173,55 @@ CUresult mem_free_params(CUgraphNode h, CUdeviceptr* p) {
   *p = n->freed;
   return CUDA_SUCCESS;
 }
-// Graph memory is mapped while its graphs live: nothing to trim.
+// Freed graph memory stays reserved for the graph's next launch until trimmed.
 CUresult graph_mem_trim(CUdevice dev) {
-  return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  Driver::get().synchronize_all();  // the device's work decides what is free
+  NODES_LOCKED;
+  (void)d;
+  trim_graph_memory();
+  return CUDA_SUCCESS;
+}
+// CU_GRAPH_MEM_ATTR_*: bytes of graph allocations live (used) and held for
+// graphs (reserved: live, or freed and not trimmed), and their high-water
+// marks, which only a set to 0 resets.
+CUresult graph_mem_get_attribute(CUdevice dev, CUgraphMem_attribute attr, void* value) {
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  NODES_LOCKED;
+  GraphMemUse u = graph_memory_use();
+  cuuint64_t v;
+  switch (attr) {
+    case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT:
+      v = u.used;
+      break;
+    case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
+      v = d.graph_mem_used_high;
+      break;
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT:
+      v = u.reserved;
+      break;
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH:
+      v = d.graph_mem_reserved_high;
+      break;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  *static_cast<cuuint64_t*>(value) = v;
+  return CUDA_SUCCESS;
+}
+CUresult graph_mem_set_attribute(CUdevice dev, CUgraphMem_attribute attr, void* value) {
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (!value || *static_cast<cuuint64_t*>(value) != 0) return CUDA_ERROR_INVALID_VALUE;
+  NODES_LOCKED;
+  GraphMemUse u = graph_memory_use();
+  if (attr == CU_GRAPH_MEM_ATTR_USED_MEM_HIGH)
+    d.graph_mem_used_high = u.used;  // reset: to what is in use now
+  else if (attr == CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH)
+    d.graph_mem_reserved_high = u.reserved;
+  else
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
 }
 
 // ---- the generic cuGraphAddNode --------------------------------------------
@@ -530,16 +577,22 @@ CUresult dot_print(CUgraph h, const char* path, unsigned) {
 
 }  // namespace
 
+// The address is reserved (no access) until a launch runs the node.
 std::shared_ptr<GraphMemory> graph_memory(size_t bytes, CUresult* r) {
-  Driver& d = Driver::get();
-  auto m = std::make_shared<GraphMemory>();
-  *r = d.allocate(bytes, MemKind::Device, &m->base);
-  if (*r != CUDA_SUCCESS) {
-    m->base = 0;
+  const uint64_t len = std::max<uint64_t>((bytes + 4095) & ~uint64_t{4095}, 4096);
+  void* p = ::mmap(nullptr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  *r = CUDA_ERROR_OUT_OF_MEMORY;
+  if (p == MAP_FAILED) return nullptr;
+  const uint64_t base = reinterpret_cast<uint64_t>(p);
+  if (!emu::is_global_address(base) || !emu::is_global_address(base + len - 1)) {
+    ::munmap(p, len);
     return nullptr;
   }
-  d.allocs[m->base].internal = true;  // the graph's: released with it, never a leak
+  auto m = std::make_shared<GraphMemory>();
+  m->base = base;
   m->bytes = bytes;
+  register_graph_memory(m.get());
+  *r = CUDA_SUCCESS;
   return m;
 }
 
@@ -561,6 +614,8 @@ const std::vector<EntryPoint>& node_entries() {
       E("cuGraphMemAllocNodeGetParams", 11040, mem_alloc_params),
       E("cuGraphMemFreeNodeGetParams", 11040, mem_free_params),
       E("cuDeviceGraphMemTrim", 11040, graph_mem_trim),
+      E("cuDeviceGetGraphMemAttribute", 11040, graph_mem_get_attribute),
+      E("cuDeviceSetGraphMemAttribute", 11040, graph_mem_set_attribute),
       E("cuGraphKernelNodeGetParams", 12000, kernel_params),
       E("cuGraphMemcpyNodeGetParams", 10000, memcpy_params),
       E("cuGraphMemsetNodeGetParams", 10000, memset_params),

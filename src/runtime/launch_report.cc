@@ -111,9 +111,11 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
   auto dim = [](emu::Dim3 d) { return nlohmann::json::array({d.x, d.y, d.z}); };
   if (check && (options.json || !options.records.empty())) {
     const uint64_t checked = r.sampling.empty() ? r.blocks_total : r.blocks_observed;
-    const std::string record =
-        report::check_launch_json(r, checked, a.findings, static_cast<int64_t>(index)).dump() +
-        "\n";
+    nlohmann::json rec =
+        report::check_launch_json(r, checked, a.findings, static_cast<int64_t>(index));
+    if (auto p = parent_launch_.find(index); p != parent_launch_.end())
+      rec["parent_launch"] = p->second;
+    const std::string record = rec.dump() + "\n";
     if (!options.records.empty()) append_record(options.records, record);
     if (options.json) {
       write_all(out_fd_, record);
@@ -128,12 +130,15 @@ void Driver::report_launch(uint64_t index, const session::LaunchAnalysis& a) {
     j["block"] = dim(r.block);
     j["shared_bytes"] = r.dynamic_shared;
     j["module"] = r.source;
+    if (auto p = parent_launch_.find(index); p != parent_launch_.end())
+      j["parent_launch"] = p->second;
     write_all(out_fd_, j.dump() + "\n");
     return;
   }
-  std::string head = fmt::format(
-      "launch {}: {} grid ({},{},{}) block ({},{},{}) dynamic shared {} B", index, r.kernel,
-      r.grid.x, r.grid.y, r.grid.z, r.block.x, r.block.y, r.block.z, r.dynamic_shared);
+  std::string head =
+      fmt::format("launch {}: {}{} grid ({},{},{}) block ({},{},{}) dynamic shared {} B", index,
+                  r.kernel, parent_note(index), r.grid.x, r.grid.y, r.grid.z, r.block.x, r.block.y,
+                  r.block.z, r.dynamic_shared);
   if (check) {
     if (a.findings.empty()) return;  // as compute-sanitizer: only what is wrong
     note(head + "\n" + report::findings_text(a.findings));

@@ -17,6 +17,7 @@
 
 #include "runtime/driver.h"
 #include "runtime/graph.h"
+#include "runtime/graph_model.h"
 #include "runtime/guard.h"
 
 namespace smemlab::runtime {
@@ -168,7 +169,9 @@ CUresult mem_free_async(CUdeviceptr dptr, CUstream s) {
   LOCKED;
   if (captured(s)) return capture_mem_free(s, dptr);  // a memory free node
   // Freed in stream order; what is not an allocation is said now.
-  if (!d.allocs.count(dptr)) return d.release(dptr, "cudaFreeAsync");
+  // (A graph allocation is known at its address before the launch that makes it has run.)
+  if (!d.allocs.count(dptr) && !graphs::is_graph_memory(dptr))
+    return d.release(dptr, "cudaFreeAsync");
   d.enqueue(
       s, [dptr, &d] { d.release(dptr, "cudaFreeAsync"); }, "cudaFreeAsync");
   return CUDA_SUCCESS;

@@ -10,6 +10,7 @@
 #include "check/source_lines.h"
 #include "sass/regroup.h"
 #include "session/schedule_compare.h"
+#include "timing/dependence.h"
 #include "timing/gpu.h"
 
 namespace smemlab::session {
@@ -211,8 +212,11 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
   if (counts) {
     r.footprint_bytes =
         out->footprint.bytes(m.device().memory(), report::scale(r), timing::h100().dram_granule);
-    r.l1_reuse = out->footprint.l1_reuse().hit_fraction();
+    r.l1_reuse = out->footprint.l1_reuse().profile();
     r.l1_block_bytes = out->footprint.l1_reuse().bytes_per_block();
+    r.partial_store_sectors = double(out->footprint.partial_store_sectors()) * report::scale(r);
+    r.dependent_issue =
+        timing::dependent_issue_cycles(m.kernel(kernel), timing::h100().latency_alu);
   }
 }
 

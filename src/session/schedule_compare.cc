@@ -106,7 +106,11 @@ std::vector<check::Finding> ScheduleComparison::compare(emu::Module& m, const st
     alt.observer = nullptr;
     alt.printf_sink = [](const std::string&) {};  // the checked run printed
     alt.progress = {};
+    // Its device-side launches are the checked run's: this run's are dropped.
+    emu::DeviceRuntime dropped(m.ptx());
+    alt.device_runtime = &dropped;
     emu::LaunchStatus st = emu::launch_raw(m, kernel, alt, args);
+    dropped.take(m.device().memory().heap());
     const std::string theirs = emu::to_string(s);
     if (st.error && !checked.error) {
       out.push_back(finding(fmt::format("the launch stops under schedule {} but not under {}: {}",

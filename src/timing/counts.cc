@@ -39,6 +39,7 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
   w.footprint_bytes = shape.footprint_bytes;
   w.l1_reuse = shape.l1_reuse;
   w.l1_block_bytes = shape.l1_block_bytes;
+  w.partial_store_sectors = shape.partial_store_sectors;
   const ptx::LineTable* table = access.kernel().lines;
   std::map<check::SourceLine, LineWork> by_line;
   auto at = [&](const check::SourceLine& s) -> LineWork& {
@@ -53,6 +54,8 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
     double steps = double(e.second.steps);
     Pipe p = pipe_of(e.first->text);
     l.pipe[static_cast<int>(p)] += steps;
+    const auto* dep = shape.dependent_issue;
+    l.dependent_issue += steps * (dep && e.first->pc < dep->size() ? (*dep)[e.first->pc] : 1.0);
     if (p == Pipe::Tensor) l.tensor_fma += steps * tensor_fma(e.first->text);
     if (block_barrier(e.first->text)) l.block_barriers += steps / warps_per_block;
   }

@@ -18,9 +18,12 @@ struct LaunchShape {
   uint32_t threads_per_block = 0;
   uint32_t regs_per_thread = 0;  // 0: unknown
   uint32_t shared_per_block = 0;
-  double footprint_bytes = -1;  // footprint.h; < 0: unknown
-  double l1_reuse = 0;          // footprint.h's L1Reuse: hit_fraction()
-  double l1_block_bytes = 0;    // and bytes_per_block()
+  double footprint_bytes = -1;       // footprint.h; < 0: unknown
+  ReuseProfile l1_reuse{};           // footprint.h's L1Reuse: profile()
+  double l1_block_bytes = 0;         // and bytes_per_block()
+  double partial_store_sectors = 0;  // footprint.h, scaled to the grid
+  // By pc, dependence.h's cycles (null or short: 1 an instruction).
+  const std::vector<double>* dependent_issue = nullptr;
 };
 
 // `banks` may be null (no shared counts); its model named `arch` (the

@@ -94,5 +94,75 @@ TEST(Footprint, L1ReuseWithinBlocks) {
   EXPECT_EQ(f.sectors(), 8u);
 }
 
+// Re-read distances on the warps' own clocks: the emulator runs warp 0's
+// whole loop before warp 1's, but warp 1 re-reads each sector at the same
+// point of its own loop (distance 0, the nearest octave), while warp 0's
+// re-read of its first sector after 15 other requests is 15/16 of the span
+// back (octave 0).
+TEST(Footprint, ReuseDistanceOnWarpClocks) {
+  emu::GlobalMemory mem;
+  uint64_t buf = mem.allocate(1 << 16);
+  emu::InstrInfo ld{};
+  ld.text = "ld.global.f32";
+  Footprint f;
+  auto b = f.make_block_observer({0, 0, 0});
+  for (uint32_t warp = 0; warp < 2; ++warp) {
+    for (int i = 0; i < 16; ++i) {
+      emu::MemAccess a = access(buf + 128u * uint64_t(i), 4, 4);  // 4 sectors each
+      a.instr = &ld;
+      a.warp = warp;
+      b->on_memory(a);
+    }
+    if (warp == 0) {
+      emu::MemAccess again = access(buf, 4, 4);
+      again.instr = &ld;
+      b->on_memory(again);  // clock 17, the sectors' stamp 1
+    }
+  }
+  f.finish_block({0, 0, 0}, std::move(b));
+  const L1Reuse& r = f.l1_reuse();
+  EXPECT_EQ(r.requested, 4u * 33);
+  EXPECT_EQ(r.block_distinct, 4u * 16);
+  // Warp 1's 64 re-reads: 60 at distance 0, 4 (its first request, stamped
+  // 17 by warp 0's re-read) at distance 16 of a span of 17.
+  EXPECT_EQ(r.rereads[kReuseOctaves - 1], 60u);
+  EXPECT_EQ(r.rereads[0], 4u + 4u);
+  const ReuseProfile p = r.profile();
+  EXPECT_DOUBLE_EQ(p.within[0], r.hit_fraction());
+  EXPECT_DOUBLE_EQ(p.within[1], 60.0 / 132);
+  EXPECT_DOUBLE_EQ(p.within[kReuseOctaves - 1], 60.0 / 132);
+  EXPECT_DOUBLE_EQ(p.at(0.25), 60.0 / 132);
+}
+
+// Store requests' partially written sectors: a column store writes 4 of
+// 32 bytes in each of 32 sectors; a coalesced one fills its 4 sectors;
+// two lanes writing one address leave the sector partial; loads and L1
+// bypassing make no difference.
+TEST(Footprint, PartialStoreSectors) {
+  emu::GlobalMemory mem;
+  uint64_t buf = mem.allocate(1 << 16);
+  emu::InstrInfo st{};
+  st.text = "st.global.f32";
+  Footprint f;
+  auto b = f.make_block_observer({0, 0, 0});
+  auto store = [&](uint64_t base, uint64_t stride, uint8_t width, uint32_t mask) {
+    emu::MemAccess a = access(base, stride, width);
+    a.op = emu::MemOp::Store;
+    a.instr = &st;
+    a.mask = mask;
+    b->on_memory(a);
+  };
+  store(buf, 128, 4, ~0u);           // 32 partial
+  store(buf + 8192, 4, 4, ~0u);      // 4 whole sectors
+  store(buf + 8192, 4, 4, 0xffffu);  // 2 whole sectors
+  store(buf + 8192 + 4, 4, 4, ~0u);  // misaligned: first and last sector partial
+  store(buf + 16384, 0, 4, 3u);      // two lanes, one word: 1 partial
+  store(buf + 20000, 16, 16, ~0u);   // 16-byte lanes, 512 bytes from byte 32 of a line: whole
+  emu::MemAccess load = access(buf, 128, 4);
+  b->on_memory(load);  // loads write nothing
+  f.finish_block({0, 0, 0}, std::move(b));
+  EXPECT_EQ(f.partial_store_sectors(), 32u + 2u + 1u);
+}
+
 }  // namespace
 }  // namespace smemlab::timing

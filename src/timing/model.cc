@@ -23,6 +23,16 @@ const char* resource_name(Resource r) {
   return names[static_cast<int>(r)];
 }
 
+double ReuseProfile::at(double x) const {
+  if (x >= 1) return within[0];
+  if (x <= 0) return 0;
+  const double octaves = -std::log2(x);
+  const int i = int(octaves);
+  if (i >= kReuseOctaves - 1) return within[kReuseOctaves - 1];
+  const double f = octaves - i;
+  return within[i] + f * (within[i + 1] - within[i]);
+}
+
 double LineWork::issued() const {
   double n = 0;
   for (double p : pipe) n += p;
@@ -56,14 +66,16 @@ double l2_sectors(const LineWork& l, const Factors& f) {
 }
 
 // A line's cycles on its block's dependent path. Issue: a warp issues its
-// own instructions one a clock, and the SM's schedulers serve the block's
-// warps 4 a clock, so the slower of the two; then the waits, which a
+// own instructions one a clock at best, waiting latency_alu for an ALU
+// result it depends on (dependence.h), and the SM's schedulers serve the
+// block's warps 4 a clock, so the slower of the two; then the waits, which a
 // barrier keeps from overlapping the block's other phases: each shared
 // load (latency_shared) or atomic (latency_shared_atomic), DSMEM load or
 // atomic (latency_dsmem) and global load (the load latency, mlp in flight)
 // of the warp, and each barrier of the block (barrier_cycles).
 double chain_cycles(const Gpu& gpu, const LineWork& l, const Factors& f) {
-  const double issue = std::max(l.issued() * f.per_warp, l.issued() * f.per_block / gpu.schedulers);
+  const double own = std::max(l.dependent_issue, l.issued());
+  const double issue = std::max(own * f.per_warp, l.issued() * f.per_block / gpu.schedulers);
   const double waits = l.shared_round_trips * gpu.latency_shared +
                        l.shared_atomic_round_trips * gpu.latency_shared_atomic +
                        l.dshared_round_trips * gpu.latency_dsmem +
@@ -108,16 +120,19 @@ double load_latency_cycles(const Gpu& gpu, double l1_hit, double dram, double l2
 }
 
 // The fraction of cached load sectors that hit in L1: the re-reads within
-// a block, while the resident blocks' loaded bytes fit in the L1 part of
-// the SM's 256 KiB (what shared memory leaves); beyond it, in proportion.
+// a block whose stack distance fits in the L1 part of the SM's 256 KiB
+// (what shared memory leaves). The resident blocks load their distinct
+// bytes evenly over a block's span, so a re-read at a fraction x of the
+// span back has seen x times those bytes pass: it hits while x <= L1 /
+// loaded bytes (all re-reads hit while the loaded bytes fit).
 double l1_hit_fraction(const Gpu& gpu, const LaunchWork& w, const Prediction& p) {
-  if (w.l1_reuse <= 0) return 0;
+  if (w.l1_reuse.within[0] <= 0) return 0;
   const double resident =
       double(std::min<uint64_t>(p.occupancy.blocks_per_sm, p.waves.per_busiest_sm));
   const double shared = resident * (double(w.shared_per_block) + gpu.shared_reserved);
   const double l1 = std::max(0.0, gpu.l1_shared_bytes - shared);
   const double loaded = resident * w.l1_block_bytes;
-  return w.l1_reuse * (loaded > l1 ? l1 / loaded : 1.0);
+  return loaded > l1 ? w.l1_reuse.at(l1 / loaded) : w.l1_reuse.within[0];
 }
 
 // Index of the largest of the resources' times (the first of equals).
@@ -181,7 +196,12 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
 
   // Device resources: L2 bandwidth grows with the SMs that have work.
   const double active_sms = std::min<double>(gpu.sms, double(w.blocks));
-  p.resource_ns[int(Resource::L2)] = p.l2_bytes / (gpu.l2_bandwidth_gbs * active_sms / gpu.sms);
+  // Partially written sectors take the L2 far longer than whole ones: they
+  // go at its measured merge rate (h100.def) instead of its bandwidth.
+  const double partial = std::min(w.partial_store_sectors, l2_sectors_total);
+  p.resource_ns[int(Resource::L2)] = ((p.l2_bytes - 32.0 * partial) / gpu.l2_bandwidth_gbs +
+                                      partial / gpu.l2_partial_writes) *
+                                     gpu.sms / active_sms;
   p.resource_ns[int(Resource::Dram)] = p.dram_bytes / gpu.dram_bandwidth_gbs;
 
   // Little's law: the busiest SM's loads are served warps x mlp at a time,

@@ -38,6 +38,18 @@ inline constexpr int kResources = 0
     ;
 const char* resource_name(Resource r);
 
+// L1 reuse by distance (footprint.h measures it): within[i] is the fraction
+// of cached load sectors that re-read a sector their block loaded at most
+// 2^-i of the block's span earlier (on its warps' clocks); within[0] is
+// every re-read, 0 everywhere: no reuse measured.
+inline constexpr int kReuseOctaves = 20;
+struct ReuseProfile {
+  double within[kReuseOctaves] = {};
+  // The fraction re-read at relative distance <= x (0 < x), interpolated
+  // in log2(x) between the octaves.
+  double at(double x) const;
+};
+
 // One source line's work over the whole grid (sampled counts already scaled).
 struct LineWork {
   std::string file;
@@ -52,6 +64,9 @@ struct LineWork {
   double shared_atomic_round_trips = 0;  // shared atomics likewise
   double dshared_round_trips = 0;        // the same on a cluster peer's shared memory
   double block_barriers = 0;             // bar.sync passes summed over blocks
+  // Warp-cycles of issue on each warp's own dependent path (dependence.h,
+  // summed like the instructions); below issued(): taken as issued().
+  double dependent_issue = 0;
   double issued() const;
 };
 
@@ -67,11 +82,14 @@ struct LaunchWork {
   // Independent global loads a warp has in flight (distinct load
   // instructions that ran, capped by the GPU's max_mlp).
   double mlp = 1;
-  // L1 reuse within a block (footprint.h's L1Reuse): the fraction of
-  // cached load sectors that re-read a sector the block loaded before, and
-  // the distinct bytes a block loads. 0: no reuse measured.
-  double l1_reuse = 0;
+  // L1 reuse within a block (footprint.h's L1Reuse): the re-reads of
+  // sectors the block loaded before, by distance, and the distinct bytes a
+  // block loads.
+  ReuseProfile l1_reuse{};
   double l1_block_bytes = 0;
+  // Global store sectors written only in part, summed over the grid's
+  // requests: the L2 merges each at l2_partial_writes.
+  double partial_store_sectors = 0;
 };
 
 struct LineShare {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "timing/classify.h"
 #include "timing/occupancy.h"
 
@@ -185,8 +187,16 @@ TEST(Model, DramFootprintRules) {
   EXPECT_DOUBLE_EQ(d, 2 * g.l2_bytes + 8 * g.l2_bytes * 0.5);
 }
 
+// Re-reads whose distances spread evenly over the block's span: the
+// fraction within x of it is `reuse` x.
+ReuseProfile even_distances(double reuse) {
+  ReuseProfile r;
+  for (int i = 0; i < kReuseOctaves; ++i) r.within[i] = std::ldexp(reuse, -i);
+  return r;
+}
+
 // A naive matmul's loads: each block re-reads its rows and columns, so 15
-// of 16 cached sectors hit in L1 while the block's 64 KiB fit.
+// of 16 cached sectors hit in L1 while the block's bytes fit.
 LaunchWork reuse_work(double block_bytes) {
   LaunchWork w;
   w.blocks = 4096;
@@ -197,7 +207,7 @@ LaunchWork reuse_work(double block_bytes) {
   l.l1_sectors = l.cached_loads = 4096.0 * 16 * block_bytes / 32;
   w.lines = {l};
   w.footprint_bytes = 32e6;
-  w.l1_reuse = 15.0 / 16;
+  w.l1_reuse = even_distances(15.0 / 16);
   w.l1_block_bytes = block_bytes;
   w.mlp = 2;
   return w;
@@ -205,21 +215,30 @@ LaunchWork reuse_work(double block_bytes) {
 
 TEST(Model, L1HitsWithinBlocks) {
   const double kib = 1024;
-  Prediction p = predict(reuse_work(64 * kib));
+  Prediction p = predict(reuse_work(62 * kib));
   ASSERT_TRUE(p.valid);
   EXPECT_EQ(p.occupancy.blocks_per_sm, 8u);
-  // 8 resident blocks x 64 KiB = 512 KiB > 248 KiB of L1 (8 KiB of shared
-  // memory reserved): hits in proportion.
-  const double l1 = 256 * kib - 8 * kib;
-  EXPECT_NEAR(p.l1_hit_fraction, 15.0 / 16 * l1 / (8 * 64 * kib), 1e-12);
-  EXPECT_NEAR(p.l2_bytes, 4096.0 * 16 * 64 * kib * (1 - p.l1_hit_fraction), 1.0);
+  // 8 resident blocks x 62 KiB = 496 KiB, twice the 248 KiB of L1 (8 KiB of
+  // shared memory reserved): the re-reads within half the span hit.
+  EXPECT_NEAR(p.l1_hit_fraction, 15.0 / 32, 1e-12);
+  EXPECT_NEAR(p.l2_bytes, 4096.0 * 16 * 62 * kib * (1 - p.l1_hit_fraction), 1.0);
+  // Between octaves: interpolated in log2 of the distance (496 x 4/3 KiB
+  // loaded: x = 0.375, 0.415 octaves past 2^-1).
+  Prediction p3 = predict(reuse_work(62 * kib * 4 / 3));
+  const double f = std::log2(4.0 / 3);
+  EXPECT_NEAR(p3.l1_hit_fraction, 15.0 / 32 + f * (15.0 / 64 - 15.0 / 32), 1e-12);
+  // Lockstep re-reads (all at the shortest distance, like warps reading one
+  // row together) hit however much the blocks load.
+  LaunchWork lockstep = reuse_work(62 * kib);
+  for (double& x : lockstep.l1_reuse.within) x = 15.0 / 16;
+  EXPECT_NEAR(predict(lockstep).l1_hit_fraction, 15.0 / 16, 1e-12);
   // Small blocks fit: every re-read hits.
   Prediction q = predict(reuse_work(16 * kib));
   EXPECT_NEAR(q.l1_hit_fraction, 15.0 / 16, 1e-12);
   EXPECT_NEAR(q.l2_bytes, 4096.0 * 16 * 16 * kib / 16, 1.0);
   // Without reuse, all sectors go on to L2; hits also shorten the round trip.
   LaunchWork none = reuse_work(16 * kib);
-  none.l1_reuse = 0;
+  none.l1_reuse = {};
   Prediction n = predict(none);
   EXPECT_DOUBLE_EQ(n.l2_bytes, 4096.0 * 16 * 16 * kib);
   EXPECT_LT(q.resource_ns[int(Resource::Latency)], n.resource_ns[int(Resource::Latency)]);
@@ -267,6 +286,32 @@ TEST(Model, BlockChainOfATreeReduction) {
   w.lines[0].block_barriers *= 2;
   w.blocks *= 2;
   EXPECT_NEAR(predict(w).resource_ns[int(Resource::Chain)], 2 * chain / 1.98, 1e-9);
+}
+
+// A column-major store: every sector a request writes is partial, so the
+// L2 takes them at its merge rate, not its bandwidth; whole-sector stores
+// of the same sectors go at the bandwidth.
+TEST(Model, PartialSectorStoresAtTheL2MergeRate) {
+  LaunchWork w;
+  w.blocks = 132 * 64;
+  w.threads_per_block = 256;
+  LineWork l{"t.cu", 63};
+  const double requests = 132.0 * 64 * 8 * 16;
+  l.pipe[int(Pipe::Lsu)] = requests;
+  l.l1_sectors = requests * 32;
+  w.lines = {l};
+  w.footprint_bytes = 1e6;  // DRAM far below L2's time
+  const Gpu& g = h100();
+  LaunchWork whole = w;
+  Prediction pw = predict(whole);
+  EXPECT_NEAR(pw.resource_ns[int(Resource::L2)], requests * 32 * 32 / g.l2_bandwidth_gbs, 1e-6);
+  w.partial_store_sectors = requests * 32;
+  Prediction pp = predict(w);
+  EXPECT_NEAR(pp.resource_ns[int(Resource::L2)], requests * 32 / g.l2_partial_writes, 1e-6);
+  EXPECT_EQ(pp.limiter, Resource::L2);
+  // Never more partial sectors than sectors reach L2.
+  w.partial_store_sectors = requests * 64;
+  EXPECT_NEAR(predict(w).resource_ns[int(Resource::L2)], pp.resource_ns[int(Resource::L2)], 1e-6);
 }
 
 TEST(Model, BlockThatDoesNotFit) {

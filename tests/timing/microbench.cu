@@ -19,6 +19,17 @@
 //    atomicAdd chain on the other block's shared memory of a 2-block
 //    cluster, and on its own; dsmem_atomic_cycles_per_warp: 256 threads
 //    each adding to distinct remote words, per warp-instruction per SM.
+//  - partial_store_bytes: 256 MiB written one 4-byte word per 32-byte
+//    sector (never completed) against the full write: DRAM bytes per
+//    partially written sector (32 if L2 wrote the bytes back alone, more
+//    if it fills the sector or granule from DRAM first);
+//  - column_store_bytes: the same 256 MiB written whole, but each warp
+//    store puts 4 bytes into 32 sectors of 32 rows, the 8 warps of a
+//    block completing the sectors (a column-major store pattern): DRAM
+//    bytes per 32-byte sector against the full write;
+//  - dep_imad_cycles / dep_ffma_cycles / dep_iadd_cycles: one warp's chain
+//    of dependent integer multiply-adds, FP32 FMAs and integer adds
+//    (clock64 over 1024 of them): the dependent-issue latency.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -123,6 +134,41 @@ __global__ void load_one_per_line(const float* p, float* out, size_t lines) {
   if (acc == -1.0f) out[0] = acc;
 }
 
+// One word per 32-byte sector of p (8 floats apart).
+__global__ void store_one_per_sector(float* p, size_t sectors) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < sectors; i += size_t(gridDim.x) * blockDim.x)
+    p[i * 8] = 1.0f;
+}
+
+// p as rows x cols floats (cols % 8 == 0), blocks of 32 x 8 threads: lane
+// x of warp y writes row (32 bx + x), column (8 by + y); a warp's store
+// touches 32 rows, the block's 8 warps complete one sector in each.
+__global__ void store_columns(float* p, int cols) {
+  size_t row = blockIdx.x * 32 + threadIdx.x, col = blockIdx.y * 8 + threadIdx.y;
+  p[row * cols + col] = 1.0f;
+}
+
+// A chain of dependent operations of one warp (kind 0: IMAD, 1: FFMA,
+// 2: IADD through xor so that ptxas cannot fold the adds).
+__global__ void dep_chain(long long* cycles, unsigned* out, int kind, unsigned a, unsigned b) {
+  unsigned x = threadIdx.x + a;
+  float f = float(threadIdx.x) + float(a);
+  long long t0 = clock64();
+  if (kind == 0) {
+#pragma unroll
+    for (int i = 0; i < 1024; ++i) asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(a), "r"(b));
+  } else if (kind == 1) {
+#pragma unroll
+    for (int i = 0; i < 1024; ++i) asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(f) : "f"(1.0001f), "f"(0.5f));
+  } else {
+#pragma unroll
+    for (int i = 0; i < 1024; ++i) asm volatile("add.u32 %0, %0, %1;" : "+r"(x) : "r"(b + i));
+  }
+  long long t1 = clock64();
+  out[threadIdx.x] = x + __float_as_uint(f);
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
 template <class F>
 float median_us(F launch, int repeat = 21) {
   cudaEvent_t a, b;
@@ -192,6 +238,26 @@ int main() {
     size_t b = mib << 20;
     us = median_us([&] { store16<<<132 * 16, 256>>>(buf, b / 16); });
     std::printf("param dram_write_gbs_%zuMiB %.1f GB/s (%.2f us)\n", mib, b / us / 1e3, us);
+  }
+  // Partial-sector stores: per 32-byte sector, the DRAM bytes at the full
+  // write's rate.
+  store16<<<132 * 16, 256>>>(buf, n16);
+  float full_write = median_us([&] { store16<<<132 * 16, 256>>>(buf, n16); });
+  us = median_us([&] { store_one_per_sector<<<132 * 16, 256>>>((float*)buf, bytes / 32); });
+  std::printf("param partial_store_bytes %.1f bytes per sector (one word per sector: %.2f us, full: %.2f us)\n",
+              32.0 * us / full_write, us, full_write);
+  {
+    const int cols = 4096, rows = int(bytes / 4 / cols);
+    us = median_us([&] { store_columns<<<dim3(rows / 32, cols / 8), dim3(32, 8)>>>((float*)buf, cols); });
+    std::printf("param column_store_bytes %.1f bytes per sector (columns: %.2f us, full: %.2f us)\n",
+                32.0 * us / full_write, us, full_write);
+  }
+  const char* dep_names[] = {"imad", "ffma", "iadd"};
+  for (int kind = 0; kind < 3; ++kind) {
+    dep_chain<<<1, 32>>>(cyc, (unsigned*)out, kind, 3, 7);
+    dep_chain<<<1, 32>>>(cyc, (unsigned*)out, kind, 3, 7);
+    CHECK(cudaDeviceSynchronize());
+    std::printf("param dep_%s_cycles %.2f cycles\n", dep_names[kind], median_cycles(cyc, 1) / 1024);
   }
   const int na = 1024;
   atomic_chain<<<132, 256>>>(cyc, na, 1);

@@ -1,0 +1,46 @@
+#include "timing/dependence.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "emu/liveness.h"
+#include "emu/reg_operands.h"
+#include "timing/classify.h"
+
+namespace smemlab::timing {
+
+namespace {
+
+bool alu_pipe(Pipe p) {
+  return p == Pipe::Fp32 || p == Pipe::Int || p == Pipe::Fp64 || p == Pipe::Sfu;
+}
+
+}  // namespace
+
+std::vector<double> dependent_issue_cycles(const emu::Program& p, double alu_latency) {
+  std::vector<double> cycles(p.ops.size(), 1.0);
+  auto blocks = emu::basic_blocks(p.ops);
+  if (!blocks) return cycles;
+  std::unordered_map<uint32_t, double> ready;  // register -> cycle its value is ready
+  for (size_t b = 0; b < blocks->count(); ++b) {
+    ready.clear();
+    double last = -1;  // the previous op's issue cycle
+    for (uint32_t pc = blocks->start[b]; pc < blocks->start[b + 1]; ++pc) {
+      const emu::Op& op = p.ops[pc];
+      const emu::RegOperands o = emu::reg_operands(op);
+      double issue = last + 1;
+      if (o.known)
+        for (uint8_t u = 0; u < o.nuse; ++u)
+          if (auto it = ready.find(op.r[o.use[u]]); it != ready.end())
+            issue = std::max(issue, it->second);
+      cycles[pc] = issue - last;
+      last = issue;
+      if (!o.known) continue;
+      const bool alu = op.info < p.info.size() && alu_pipe(pipe_of(p.info[op.info].text));
+      for (uint8_t d = 0; d < o.ndef; ++d) ready[op.r[o.def[d]]] = issue + (alu ? alu_latency : 1);
+    }
+  }
+  return cycles;
+}
+
+}  // namespace smemlab::timing
