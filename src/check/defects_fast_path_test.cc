@@ -1003,6 +1003,88 @@ TEST(DefectsFastPath, InPlaceUpdateIsAWriteOfRecord) {
   }
 }
 
+// Each thread's own words updated in place again and again with no
+// barrier (a grid-stride `y[i] = a * x[i] + y[i]`: Hazards::own_global_word
+// takes them), now and then by a shifted warp, the other warp, a partial
+// mask, a second reader or after a barrier or __syncwarp(): a race that
+// only the general path sees must still be reported, the same.
+TEST(DefectsFastPath, SameFindingsOnOwnWordUpdates) {
+  Instrs I;
+  size_t with_findings = same_findings_on(400, I, Shape{}, [&](std::mt19937& rng) {
+    std::vector<std::vector<Event>> blocks(1 + rng() % 2);
+    for (auto& block : blocks) {
+      unsigned rounds = 2 + rng() % 6;
+      for (unsigned k = 0; k < rounds; ++k) {
+        for (uint32_t w = 0; w < 2; ++w) {
+          unsigned r = rng() % 16;
+          uint32_t warp = r == 0 ? w ^ 1 : w;
+          uint32_t mask = r == 1 ? static_cast<uint32_t>(rng()) | 1u : kAll;
+          int64_t shift = r == 2 ? 4 * (static_cast<int>(rng() % 5) - 2) : 0;
+          auto own = [=](uint64_t base) {
+            return [=](unsigned l) {
+              return static_cast<uint64_t>(static_cast<int64_t>(base + 4 * (32 * w + l)) + shift);
+            };
+          };
+          Event x, y, st;
+          x.access = access(emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, warp,
+                            own(kGlobal + 512), mask);
+          y.access =
+              access(emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, warp, own(kGlobal), mask);
+          st.access = y.access;
+          st.access.op = emu::MemOp::Store;
+          st.access.instr = &I.st_g;
+          if (r == 3) st.access.warp ^= 1;  // the other warp writes this warp's words
+          block.push_back(x);
+          block.push_back(y);
+          if (r == 4) {  // a second reader before the write
+            Event y2 = y;
+            y2.access.warp ^= 1;
+            block.push_back(y2);
+          }
+          block.push_back(st);
+          if (r == 5) block.push_back(Event{Event::kBarrier});
+          if (r == 6) block.push_back(Event{Event::kSyncwarp, {}, w});
+        }
+      }
+    }
+    return blocks;
+  });
+  EXPECT_GT(with_findings, 100u);
+}
+
+// Three rounds of each thread updating its own word (nothing to report),
+// then warp 0 stores to its neighbours' words: one WAW race per lane but
+// the last, each naming both threads, on both paths.
+TEST(DefectsFastPath, OwnWordsThenANeighboursStore) {
+  Instrs I;
+  for (bool fast : {true, false}) {
+    std::vector<Event> block;
+    for (int k = 0; k < 3; ++k) {
+      Event ld, st;
+      ld.access = access(emu::Space::Global, emu::MemOp::Load, 4, &I.ld_g, 0,
+                         [](unsigned l) { return kGlobal + 4 * l; });
+      st.access = ld.access;
+      st.access.op = emu::MemOp::Store;
+      st.access.instr = &I.st_g;
+      block.push_back(ld);
+      block.push_back(st);
+    }
+    EXPECT_EQ(describe(run({block}, I, fast)), "");
+    Event odd;
+    odd.access = access(
+        emu::Space::Global, emu::MemOp::Store, 4, &I.st_g, 0,
+        [](unsigned l) { return kGlobal + 4 * (l + 1); }, 0x7fffffffu);
+    block.push_back(odd);
+    auto f = run({block}, I, fast);
+    ASSERT_EQ(f.size(), 1u) << describe(f);
+    EXPECT_EQ(f[0].kind, FindingKind::WarpRace);
+    EXPECT_NE(f[0].message.find("WAW hazard on global byte 0x1004 between thread 1 and thread 0"),
+              std::string::npos)
+        << f[0].message;
+    EXPECT_EQ(f[0].count, 31u);
+  }
+}
+
 TEST(DefectsFastPath, ThreadsBeyondSixteenBitsTakeTheGeneralPath) {
   Instrs I;
   for (bool fast : {true, false}) {

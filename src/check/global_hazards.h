@@ -41,7 +41,10 @@ class GlobalHazards {
   }
 
  private:
+  uint32_t word_record(const emu::MemAccess& a, uint32_t thread, uint64_t word, uint64_t lo,
+                       uint64_t hi, bool plain, bool plain_read);
   void note_quiet_global(uint64_t addr, uint32_t words);
+  void note_quiet_word(uint64_t w, uint32_t slot);
 
   BlockState& s_;
   Hazards& hazards_;

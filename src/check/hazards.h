@@ -27,6 +27,28 @@ class Hazards {
   void hazards(const emu::MemAccess& a, uint32_t thread, uint64_t addr, bool reads, bool writes,
                ShadowWords& mem, SlotOf slot_of);
 
+  // A plain whole-word global load or store (`writes`) by `thread` of the
+  // word whose record is `s`, when no other thread's access in this barrier
+  // epoch can conflict with it (the word's writer in this epoch, if any, is
+  // `thread`; for a store, so are its readers in this epoch): applied as
+  // hazards() would apply it, with nothing to report, and true. False:
+  // nothing done, hazards() decides (a race it reports is seen there). A
+  // thread's own words (a grid-stride loop's `y[i] = a * x[i] + y[i]`)
+  // then cost a few tests each, not hazards()'s per-byte machinery.
+  bool own_global_word(const emu::MemAccess& a, uint32_t thread, bool writes, Shadow& s) const {
+    const uint32_t epoch = s_.epoch;
+    if (s.written && s.w_epoch == epoch && s.w_thread != thread) return false;
+    if (!writes) {
+      if (!quiet_global_read(s, thread, epoch))
+        note_read(s, thread, false, a.instr, epoch, s_.wepoch[thread / 32]);
+      return true;
+    }
+    if (s.read && s.r_epoch == epoch && (s.r_thread != thread || (s.r2 && s.r2_thread != thread)))
+      return false;
+    note_write(s, thread, false, a.instr, epoch, s_.wepoch[thread / 32], s_.event);
+    return true;
+  }
+
   // No shared read of unwritten bytes held back (the fast store paths
   // would skip the test that drops one).
   bool no_pending_uninit() const { return pending_uninit_.empty(); }
@@ -53,6 +75,41 @@ class Hazards {
       cas_ = i->trait == emu::InstrTrait::CompareAndSwap;
     }
     return cas_;
+  }
+  // A read of the byte or word `s` by `thread` (after the hazard tests):
+  // the first two distinct readers of the barrier epoch are kept.
+  static void note_read(Shadow& s, uint32_t thread, bool atomic, const emu::InstrInfo* instr,
+                        uint32_t epoch, uint32_t wepoch) {
+    if (!s.read || s.r_epoch != epoch) {
+      s.read = true;
+      s.r2 = false;
+      s.r_atomic = atomic;
+      s.r_thread = thread;
+      s.r_epoch = epoch;
+      s.r_wepoch = wepoch;
+      s.r_instr = instr;
+    } else if (s.r_thread != thread && !s.r2) {
+      s.r2 = true;
+      s.r2_atomic = atomic;
+      s.r2_thread = thread;
+      s.r2_wepoch = wepoch;
+      s.r2_instr = instr;
+    } else if (!atomic) {
+      // Only plain reads race with atomic writes: one takes a slot held
+      // by an atomic read (this thread's own first, as a slot per thread).
+      bool own_r = s.r_thread == thread, own_r2 = s.r2 && s.r2_thread == thread;
+      if (s.r_atomic && (own_r || !own_r2)) {
+        s.r_atomic = false;
+        s.r_thread = thread;
+        s.r_wepoch = wepoch;
+        s.r_instr = instr;
+      } else if (s.r2 && s.r2_atomic && !own_r) {
+        s.r2_atomic = false;
+        s.r2_thread = thread;
+        s.r2_wepoch = wepoch;
+        s.r2_instr = instr;
+      }
+    }
   }
   void validate_cas_reads(Shadow& s, const emu::InstrInfo* cas, emu::Space space, uint32_t thread,
                           uint64_t byte);
@@ -142,39 +199,7 @@ void Hazards::hazards(const emu::MemAccess& a, uint32_t thread, uint64_t addr, b
           pending_uninit_.erase(p);
       note_write(s, thread, atomic, a.instr, epoch, s_.wepoch[warp], s_.event);
     }
-    if (reads) {
-      const uint32_t wepoch = s_.wepoch[warp];
-      if (!s.read || s.r_epoch != epoch) {
-        s.read = true;
-        s.r2 = false;
-        s.r_atomic = atomic;
-        s.r_thread = thread;
-        s.r_epoch = epoch;
-        s.r_wepoch = wepoch;
-        s.r_instr = a.instr;
-      } else if (s.r_thread != thread && !s.r2) {
-        s.r2 = true;
-        s.r2_atomic = atomic;
-        s.r2_thread = thread;
-        s.r2_wepoch = wepoch;
-        s.r2_instr = a.instr;
-      } else if (!atomic) {
-        // Only plain reads race with atomic writes: one takes a slot held
-        // by an atomic read (this thread's own first, as a slot per thread).
-        bool own_r = s.r_thread == thread, own_r2 = s.r2 && s.r2_thread == thread;
-        if (s.r_atomic && (own_r || !own_r2)) {
-          s.r_atomic = false;
-          s.r_thread = thread;
-          s.r_wepoch = wepoch;
-          s.r_instr = a.instr;
-        } else if (s.r2 && s.r2_atomic && !own_r) {
-          s.r2_atomic = false;
-          s.r2_thread = thread;
-          s.r2_wepoch = wepoch;
-          s.r2_instr = a.instr;
-        }
-      }
-    }
+    if (reads) note_read(s, thread, atomic, a.instr, epoch, s_.wepoch[warp]);
   };
   for (uint64_t word = addr / 4; word <= (addr + a.width - 1) / 4; ++word) {
     uint64_t lo = std::max(addr, word * 4), hi = std::min(addr + a.width, word * 4 + 4);

@@ -87,7 +87,9 @@ struct PaddingWhatIf::Recorded {
   bool bulk_filled = false;  // a TMA or bulk copy wrote it: the swizzle what-if's, or neither's
   bool incomplete = false;
 
-  void add(const PadRequest& r) {
+  // Adds `r`; its index in `requests`, or kDropped (the buffer is full).
+  static constexpr size_t kDropped = SIZE_MAX;
+  size_t add(const PadRequest& r) {
     for (uint64_t h = hash_of(r);; ++h) {
       // (A lookup first: once the buffer is full, most requests of a long
       // launch are new ones it drops, and an insert + erase for each was
@@ -96,17 +98,17 @@ struct PaddingWhatIf::Recorded {
       if (it != index.end()) {
         if (requests[it->second].same(r)) {
           requests[it->second].count += r.count;
-          return;
+          return it->second;
         }
         continue;  // another request with this hash: probe on
       }
       if (requests.size() >= kMaxDistinct) {
         incomplete = true;
-        return;
+        return kDropped;
       }
       index.emplace(h, requests.size());
       requests.push_back(r);
-      return;
+      return requests.size() - 1;
     }
   }
   void merge(const Recorded& o) {
@@ -143,6 +145,20 @@ class BlockPadding final : public emu::BlockObserver {
     uint32_t mask = a.mask;
     if (a.matrices && a.matrices < 4) mask &= (1u << (8 * a.matrices)) - 1u;
     if (!mask) return;
+    // A warp's instruction mostly repeats one of its last two requests (a
+    // loop's sweeps; two for a double buffer's halves): then that request's
+    // count goes up, without building and hashing it. (Requests are kept
+    // once each, so this is the entry add() would find; the same addresses
+    // are in the same buffer.)
+    Last& last = last_[(a.warp * 31 + (reinterpret_cast<uintptr_t>(a.instr) >> 3)) % kLast];
+    const bool known = last.instr == a.instr && last.warp == a.warp && a.instr;
+    for (unsigned k = 0; known && k < last.n; ++k) {
+      PadRequest& q = recorded[last.buffer[k]]->requests[last.index[k]];
+      if (same_request(q, a, mask)) {
+        ++q.count;
+        return;
+      }
+    }
     const int b = buffer_of(a.addr[__builtin_ctz(mask)]);
     if (b < 0) return;
     PadRequest r;
@@ -155,7 +171,14 @@ class BlockPadding final : public emu::BlockObserver {
     for (unsigned l = 0; l < 32; ++l) r.addr[l] = (mask >> l & 1) ? a.addr[l] : 0;
     r.count = 1;
     r.instr = a.instr;
-    recorded[b]->add(r);
+    const size_t i = recorded[b]->add(r);
+    if (i == PaddingWhatIf::Recorded::kDropped) return;
+    if (!known) last = {a.instr, a.warp, {}, {}, 0};
+    last.buffer[1] = last.buffer[0];
+    last.index[1] = last.index[0];
+    last.buffer[0] = static_cast<uint32_t>(b);
+    last.index[0] = i;
+    last.n = std::min(last.n + 1, 2u);
   }
 
   std::vector<std::unique_ptr<PaddingWhatIf::Recorded>> recorded;
@@ -168,7 +191,33 @@ class BlockPadding final : public emu::BlockObserver {
     }
     return -1;
   }
+  // `q` is the request `a` (lanes `mask`) makes, as on_memory would build it.
+  static bool same_request(const PadRequest& q, const emu::MemAccess& a, uint32_t mask) {
+    const bank::Op op = a.op == emu::MemOp::Load    ? bank::Op::Load
+                        : a.op == emu::MemOp::Store ? bank::Op::Store
+                                                    : bank::Op::Atomic;
+    if (q.op != op || q.width != static_cast<uint8_t>(a.width) || q.matrices != a.matrices ||
+        q.mask != mask)
+      return false;
+    uint64_t differ = 0;  // (no branch per lane: these loops vectorize)
+    if (mask == UINT32_MAX) {
+      for (unsigned l = 0; l < 32; ++l) differ |= q.addr[l] ^ a.addr[l];
+    } else {  // (inactive lanes are 0 in `q`)
+      for (unsigned l = 0; l < 32; ++l) differ |= q.addr[l] ^ ((mask >> l & 1) ? a.addr[l] : 0);
+    }
+    return differ == 0;
+  }
   const std::vector<PaddingBuffer>* spans_;
+  // Each (warp, instruction)'s last two requests, by a small hash of both.
+  struct Last {
+    const emu::InstrInfo* instr = nullptr;
+    uint32_t warp = 0;
+    std::array<uint32_t, 2> buffer{};
+    std::array<size_t, 2> index{};
+    unsigned n = 0;  // requests kept: the latest first
+  };
+  static constexpr size_t kLast = 256;
+  std::array<Last, kLast> last_{};
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
 
 #include "check/event_builder.h"
@@ -100,6 +101,68 @@ TEST(PaddingWhatIf, BulkFilledBuffersAreTheSwizzleWhatIfs) {
                                  [](unsigned l) { return 128ull * l; }));
   w.finish_block({0, 0, 0}, std::move(obs));
   EXPECT_TRUE(w.buffers().empty());
+}
+
+// Requests that repeat per (warp, instruction) are counted through a memo
+// of each one's last request (BlockPadding): the same stream with every
+// event from a warp of its own (so the memo never hits) must give the same
+// buffers, field by field. The stream repeats, alternates between two
+// address sets per instruction (the memo's entry is then another request),
+// and varies masks, over three warps and three instructions.
+TEST(PaddingWhatIf, RepeatedRequestsCountAsWithoutTheMemo) {
+  auto model = bank::make_model("sm_90");
+  emu::InstrInfo st = testing::instr(1, 10, "st.shared.u32");
+  emu::InstrInfo ld = testing::instr(2, 11, "ld.shared.u32");
+  emu::InstrInfo ld2 = testing::instr(3, 12, "ld.shared.u32");
+  const emu::InstrInfo* instrs[] = {&st, &ld, &ld2};
+  std::mt19937 rng(7);
+  std::vector<emu::MemAccess> stream;
+  for (int i = 0; i < 400; ++i) {
+    if (i > 0 && rng() % 3 == 0) {  // the same request again
+      stream.push_back(stream[rng() % stream.size()]);
+      continue;
+    }
+    unsigned warp = rng() % 3, which = rng() % 3, column = rng() % 2;
+    uint32_t mask = rng() % 4 == 0 ? static_cast<uint32_t>(rng()) | 1u : ~0u;
+    stream.push_back(testing::access(
+        emu::Space::Shared, which == 0 ? emu::MemOp::Store : emu::MemOp::Load, 4, instrs[which],
+        warp,
+        [&](unsigned l) -> uint64_t {
+          return which == 0 ? 256 + 128 * column + 4 * l : 256 + 128 * l + 4 * (column + warp);
+        },
+        mask));
+  }
+  auto run = [&](bool memo) {
+    PaddingWhatIf w(model.get(), {padding_span("tile", 256, 4096)});
+    w.on_kernel_begin({});
+    auto obs = w.make_block_observer({0, 0, 0});
+    for (size_t i = 0; i < stream.size(); ++i) {
+      emu::MemAccess a = stream[i];
+      if (!memo) a.warp = static_cast<uint32_t>(100 + i);
+      obs->on_memory(a);
+    }
+    w.finish_block({0, 0, 0}, std::move(obs));
+    return w.buffers();
+  };
+  auto with = run(true), without = run(false);
+  ASSERT_EQ(with.size(), 1u);
+  ASSERT_EQ(without.size(), 1u);
+  const PaddingBuffer &x = with[0], &y = without[0];
+  EXPECT_EQ(x.ops[0].requests + x.ops[1].requests, stream.size());
+  EXPECT_GT(x.ops[0].wavefronts, x.ops[0].requests);  // conflicted: not vacuous
+  EXPECT_EQ(x.pitch, y.pitch);
+  EXPECT_EQ(x.pad_words, y.pad_words);
+  EXPECT_EQ(x.removes, y.removes);
+  EXPECT_EQ(x.padded_bytes, y.padded_bytes);
+  for (size_t o = 0; o < x.ops.size(); ++o) {
+    EXPECT_EQ(x.ops[o].requests, y.ops[o].requests) << o;
+    EXPECT_EQ(x.ops[o].wavefronts, y.ops[o].wavefronts) << o;
+    EXPECT_EQ(x.ops[o].ideal, y.ops[o].ideal) << o;
+    EXPECT_EQ(x.ops[o].padded_wavefronts, y.ops[o].padded_wavefronts) << o;
+  }
+  EXPECT_EQ(x.unmodelled, y.unmodelled);
+  EXPECT_EQ(x.incomplete, y.incomplete);
+  EXPECT_EQ(x.worst, y.worst);
 }
 
 }  // namespace

@@ -115,29 +115,33 @@ class FootprintBlock final : public emu::BlockObserver {
           a.op == emu::MemOp::Load && !a.mbarrier && (!a.instr || l1_cached_load(a.instr->text));
     }
     const bool l1 = last_cached_;
-    uint64_t request[64];  // this request's sectors (a lane spans at most 2)
+    // This request's sectors (a lane spans at most 2), in lane order (a full
+    // warp whose lanes each stay in one sector: a branch-free loop); each
+    // distinct one then sets its bit once, and lanes in address order (most
+    // requests) need no sort.
+    uint64_t request[64];
     size_t n = 0;
-    for (uint32_t m = a.mask; m; m &= m - 1) {
+    if (a.mask == UINT32_MAX) {  // (whole warp: it vectorizes)
+      uint64_t spans = 0;
+      for (unsigned l = 0; l < 32; ++l) {
+        request[l] = a.addr[l] >> kSectorShift;
+        spans |= ((a.addr[l] + a.width - 1) >> kSectorShift) ^ request[l];
+      }
+      n = spans ? 0 : 32;  // no lane spans two sectors, else lane by lane below
+    }
+    for (uint32_t m = n ? 0 : a.mask; m; m &= m - 1) {
       uint64_t addr = a.addr[__builtin_ctz(m)];
       for (uint64_t s = addr >> kSectorShift, last = (addr + a.width - 1) >> kSectorShift;
            s <= last; ++s) {
-        all.set(s);
-        if (l1 && n < 64) request[n++] = s;
+        if (n == 64) return sectors_lane_by_lane(a, l1, now);  // (wider than any PTX access)
+        request[n++] = s;
       }
     }
-    if (a.op == emu::MemOp::Store && !a.mbarrier) partial_stores += partial_sectors(a);
-    if (!l1) return;
-    std::sort(request, request + n);
+    if (!std::is_sorted(request, request + n)) std::sort(request, request + n);
     n = size_t(std::unique(request, request + n) - request);
-    requested += n;
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t before = loads.exchange(request[i], now);
-      if (before == 0) {
-        ++distinct_loads;
-        continue;
-      }
-      ++by_distance[distance_step(now > before ? now - before : before - now)];
-    }
+    for (size_t i = 0; i < n; ++i) all.set(request[i]);
+    if (a.op == emu::MemOp::Store && !a.mbarrier) partial_stores += partial_sectors(a);
+    if (l1) count_loads(request, n, now);
   }
   uint32_t span() const {
     uint32_t s = 1;
@@ -151,6 +155,35 @@ class FootprintBlock final : public emu::BlockObserver {
   uint64_t requested = 0, distinct_loads = 0, partial_stores = 0;
 
  private:
+  // Each lane's sectors in turn (a request of over 64 sectors, if any).
+  void sectors_lane_by_lane(const emu::MemAccess& a, bool l1, uint32_t now) {
+    uint64_t request[64];
+    size_t n = 0;
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      uint64_t addr = a.addr[__builtin_ctz(m)];
+      for (uint64_t s = addr >> kSectorShift, last = (addr + a.width - 1) >> kSectorShift;
+           s <= last; ++s) {
+        all.set(s);
+        if (l1 && n < 64) request[n++] = s;
+      }
+    }
+    if (a.op == emu::MemOp::Store && !a.mbarrier) partial_stores += partial_sectors(a);
+    if (!l1) return;
+    std::sort(request, request + n);
+    count_loads(request, size_t(std::unique(request, request + n) - request), now);
+  }
+  // A cached load's distinct sectors `request[0, n)`: first loads and re-read distances.
+  void count_loads(const uint64_t* request, size_t n, uint32_t now) {
+    requested += n;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t before = loads.exchange(request[i], now);
+      if (before == 0) {
+        ++distinct_loads;
+        continue;
+      }
+      ++by_distance[distance_step(now > before ? now - before : before - now)];
+    }
+  }
   const emu::InstrInfo* last_instr_ = nullptr;
   bool classified_ = false, last_cached_ = false;
 };
