@@ -28,13 +28,18 @@ namespace {
 constexpr size_t kMaxDistinct = size_t{1} << 15;  // per buffer: bounds the memory kept
 constexpr uint32_t kMaxPadWords = 32;  // k and k + 32 words put every word in the same bank
 
+// (Inactive lanes' addresses are 0 in a PadRequest, so all 32 lanes are
+// hashed: four independent multiply chains instead of one through every
+// lane, which was most of analyze's time on a shared-memory sweep. Only
+// where a request sits in the index depends on the hash, never what is
+// kept or counted.)
 uint64_t hash_of(const PadRequest& r) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-  mix(static_cast<uint64_t>(r.op) << 16 | uint64_t{r.width} << 8 | r.matrices);
-  mix(r.mask);
-  for (uint32_t m = r.mask; m; m &= m - 1) mix(r.addr[__builtin_ctz(m)]);
-  return h;
+  constexpr uint64_t kPrime = 1099511628211ull;
+  uint64_t h[4] = {1469598103934665603ull ^ r.mask,
+                   static_cast<uint64_t>(r.op) << 16 | uint64_t{r.width} << 8 | r.matrices, 0, 0};
+  for (unsigned l = 0; l < 32; l += 4)
+    for (unsigned j = 0; j < 4; ++j) h[j] = (h[j] ^ r.addr[l + j]) * kPrime;
+  return ((h[0] * kPrime ^ h[1]) * kPrime ^ h[2]) * kPrime ^ h[3];
 }
 
 // A request's cost with the lanes inside [base, base + bytes) moved by
@@ -84,17 +89,22 @@ struct PaddingWhatIf::Recorded {
 
   void add(const PadRequest& r) {
     for (uint64_t h = hash_of(r);; ++h) {
-      auto [it, fresh] = index.try_emplace(h, requests.size());
-      if (!fresh && requests[it->second].same(r)) {
-        requests[it->second].count += r.count;
-        return;
+      // (A lookup first: once the buffer is full, most requests of a long
+      // launch are new ones it drops, and an insert + erase for each was
+      // half of analyze's time on a shared-memory sweep.)
+      auto it = index.find(h);
+      if (it != index.end()) {
+        if (requests[it->second].same(r)) {
+          requests[it->second].count += r.count;
+          return;
+        }
+        continue;  // another request with this hash: probe on
       }
-      if (!fresh) continue;  // another request with this hash: probe on
       if (requests.size() >= kMaxDistinct) {
-        index.erase(it);
         incomplete = true;
         return;
       }
+      index.emplace(h, requests.size());
       requests.push_back(r);
       return;
     }
@@ -142,8 +152,7 @@ class BlockPadding final : public emu::BlockObserver {
     r.width = static_cast<uint8_t>(a.width);
     r.matrices = a.matrices;
     r.mask = mask;
-    r.addr.fill(0);
-    for (uint32_t m = mask; m; m &= m - 1) r.addr[__builtin_ctz(m)] = a.addr[__builtin_ctz(m)];
+    for (unsigned l = 0; l < 32; ++l) r.addr[l] = (mask >> l & 1) ? a.addr[l] : 0;
     r.count = 1;
     r.instr = a.instr;
     recorded[b]->add(r);

@@ -16,7 +16,7 @@ namespace smemlab::emu {
 namespace {
 
 template <typename V>
-V flush(V v) {
+[[gnu::always_inline]] inline V flush(V v) {
   return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(V(0), v) : v;
 }
 
@@ -29,8 +29,9 @@ V fmin_ptx(V a, V b, bool is_max) {
   return is_max ? (a > b ? a : b) : (a < b ? a : b);
 }
 
+// (Always inlined: f32_nearest's constant `f` folds the switch away.)
 template <typename V>
-V compute(uint8_t f, V a, V b, V c, uint8_t tk, bool* pred) {
+[[gnu::always_inline]] inline V compute(uint8_t f, V a, V b, V c, uint8_t tk, bool* pred) {
   switch (f) {
     case F_ADD:
       return a + b;
@@ -110,6 +111,92 @@ V one(uint8_t f, uint8_t flags, uint8_t tk, V a, V b, V c, bool* pred) {
 float from16(uint16_t x, bool bf) { return bf ? bf16_to_float(x) : half_to_float(x); }
 uint16_t to16(float x, bool bf) { return bf ? float_to_bf16(x) : float_to_half(x); }
 
+// f32 in the round-to-nearest environment (every launch's, and the mode of
+// all but directed-rounding ops): `one` per lane with the operation a
+// template argument, so its switch is folded away once per warp-instruction
+// instead of taken per lane (BlackScholes' ex2/lg2/rcp/sqrt). The same
+// calls in the same order per lane as `one`, so the same bits.
+template <uint8_t F>
+void f32_nearest(uint64_t* D, const uint64_t* A, const uint64_t* B, const uint64_t* C,
+                 uint32_t exec, uint8_t flags) {
+  const bool ftz = flags & kFtz, sat = flags & kSat;
+  bool p = false;
+  SMEMLAB_FOR_LANES(exec, {
+    float a = get<float>(A[l]), b = get<float>(B[l]), c = get<float>(C[l]);
+    if (ftz) {
+      a = flush(a);
+      b = flush(b);
+      c = flush(c);
+    }
+    float r = compute<float>(F, a, b, c, 0, &p);
+    if (ftz) r = flush(r);
+    if (sat) r = std::isnan(r) ? 0.0f : r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;
+    D[l] = put(r);
+  });
+}
+
+// exec_fslow's f32 round-to-nearest ops through f32_nearest; false for
+// anything else (other types, directed rounding, testp's predicate).
+bool fslow_f32_nearest(uint64_t* D, const uint64_t* A, const uint64_t* B, const uint64_t* C,
+                       const Op& op, uint32_t exec) {
+  if (op.t != F32 || fe_mode(op.aux2) != FE_TONEAREST) return false;
+  switch (op.aux) {
+#define SMEMLAB_F32_NEAREST(f)                 \
+  case f:                                      \
+    f32_nearest<f>(D, A, B, C, exec, op.aux2); \
+    return true;
+    SMEMLAB_F32_NEAREST(F_ADD)
+    SMEMLAB_F32_NEAREST(F_SUB)
+    SMEMLAB_F32_NEAREST(F_MUL)
+    SMEMLAB_F32_NEAREST(F_FMA)
+    SMEMLAB_F32_NEAREST(F_DIV)
+    SMEMLAB_F32_NEAREST(F_RCP)
+    SMEMLAB_F32_NEAREST(F_SQRT)
+    SMEMLAB_F32_NEAREST(F_RSQRT)
+    SMEMLAB_F32_NEAREST(F_ABS)
+    SMEMLAB_F32_NEAREST(F_NEG)
+    SMEMLAB_F32_NEAREST(F_MIN)
+    SMEMLAB_F32_NEAREST(F_MAX)
+    SMEMLAB_F32_NEAREST(F_EX2)
+    SMEMLAB_F32_NEAREST(F_LG2)
+    SMEMLAB_F32_NEAREST(F_SIN)
+    SMEMLAB_F32_NEAREST(F_COS)
+    SMEMLAB_F32_NEAREST(F_TANH)
+    SMEMLAB_F32_NEAREST(F_COPYSIGN)
+#undef SMEMLAB_F32_NEAREST
+    default:
+      return false;  // F_TESTP writes a predicate, not D
+  }
+}
+
+// f32 and f64 in a directed rounding mode (.rz/.rm/.rp: eigenvalues'
+// __fadd_ru and friends): the environment switched once per
+// warp-instruction instead of once per lane. `one`'s other steps (.ftz's
+// flushes, .sat's clamp) are exact, so where they run relative to the
+// switch does not change a bit.
+template <typename V>
+void directed_lanes(uint64_t* D, const uint64_t* A, const uint64_t* B, const uint64_t* C,
+                    const Op& op, uint32_t exec, int mode) {
+  const bool ftz = (op.aux2 & kFtz) && sizeof(V) == 4, sat = op.aux2 & kSat;
+  bool p = false;
+  const int old = std::fegetround();
+  std::fesetround(mode);
+  SMEMLAB_FOR_LANES(exec, {
+    V a = get<V>(A[l]), b = get<V>(B[l]), c = get<V>(C[l]);
+    if (ftz) {
+      a = flush(a);
+      b = flush(b);
+      c = flush(c);
+    }
+    volatile V va = a, vb = b, vc = c;  // (computed here, under the mode)
+    V r = compute<V>(op.aux, va, vb, vc, op.t2, &p);
+    if (ftz) r = flush(r);
+    if (sat) r = std::isnan(r) ? V(0) : r < V(0) ? V(0) : r > V(1) ? V(1) : r;
+    D[l] = put(r);
+  });
+  std::fesetround(old);
+}
+
 }  // namespace
 
 void exec_fslow(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
@@ -119,6 +206,11 @@ void exec_fslow(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
                op.aux == F_DIV || op.aux == F_MIN || op.aux == F_MAX || op.aux == F_COPYSIGN;
   const uint64_t* B = has_b ? reg(w, op.r[2]) : A;
   const uint64_t* C = op.aux == F_FMA ? reg(w, op.r[3]) : A;
+  if (fslow_f32_nearest(D, A, B, C, op, exec)) return;
+  if (const int mode = fe_mode(op.aux2); mode != FE_TONEAREST && op.aux != F_TESTP) {
+    if (op.t == F32) return directed_lanes<float>(D, A, B, C, op, exec, mode);
+    if (op.t == F64) return directed_lanes<double>(D, A, B, C, op, exec, mode);
+  }
   uint32_t preds = 0;
   SMEMLAB_FOR_LANES(exec, {
     bool p = false;

@@ -1,6 +1,8 @@
 // Float instructions: NaN and infinity rules, denormals with and without
 // .ftz, rounding modes, fused multiply-add, min/max, approximations.
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "emu/snippet_test_util.h"
@@ -140,6 +142,142 @@ TEST(OpsFloat, HalfPrecision) {
   EXPECT_EQ(r.f32(2), 4.5f);
   EXPECT_EQ(r.f32(3), 1.0f);         // 1 + 2^-8 is a tie in bf16: to even
   EXPECT_EQ(r.u32(4), 0x40003C00u);  // {2.0 (upper), 1.0 (lower)} as f16
+}
+
+// The f32 round-to-nearest ops that exec_fslow runs lane by lane with the
+// operation folded in (BlackScholes' ex2/lg2/rcp/sqrt): 32 lanes, each its
+// own input, bit for bit against the host's functions (the approximations
+// are the C library's values, docs/emulator.md), .ftz and .sat included.
+// A wrong operation, flag or lane in that path fails here.
+TEST(OpsFloat, F32SlowOpsPerLaneMatchTheHost) {
+  auto r = run_snippet(R"(
+  sub.s32 %r1, %r15, 13;
+  cvt.rn.f32.s32 %f1, %r1;
+  mul.f32 %f1, %f1, 0f3EBD70A4;
+  mul.f32 %f2, %f1, 0f00800000;
+  ex2.approx.ftz.f32 %f3, %f1;
+  lg2.approx.f32 %f4, %f1;
+  rcp.approx.ftz.f32 %f5, %f1;
+  sqrt.approx.ftz.f32 %f6, %f1;
+  rsqrt.approx.f32 %f7, %f1;
+  sin.approx.ftz.f32 %f8, %f1;
+  cos.approx.f32 %f9, %f1;
+  add.ftz.f32 %f10, %f2, %f2;
+  fma.rn.sat.f32 %f11, %f1, 0f3E000000, 0f3F000000;
+  mul.ftz.sat.f32 %f12, %f1, 0f3F400000;
+  tanh.approx.f32 %f13, %f1;
+  mov.b32 %r2, %f3;
+  mov.b32 %r3, %f4;
+  mov.b64 %rd1, {%r2, %r3};
+  st.global.u64 [%rd14], %rd1;
+  mov.b32 %r2, %f5;
+  mov.b32 %r3, %f6;
+  mov.b64 %rd1, {%r2, %r3};
+  st.global.u64 [%rd14+8], %rd1;
+  mov.b32 %r2, %f7;
+  mov.b32 %r3, %f8;
+  mov.b64 %rd1, {%r2, %r3};
+  st.global.u64 [%rd14+16], %rd1;
+  mov.b32 %r2, %f9;
+  mov.b32 %r3, %f10;
+  mov.b64 %rd1, {%r2, %r3};
+  st.global.u64 [%rd14+24], %rd1;
+  mov.b32 %r2, %f11;
+  mov.b32 %r3, %f12;
+  mov.b64 %rd1, {%r2, %r3};
+  st.global.u64 [%rd14+32], %rd1;
+  mov.b32 %r2, %f13;
+  st.global.u32 [%rd14+40], %r2;)",
+                       32);
+  SNIPPET_OK(r);
+  auto ftz = [](float v) {
+    return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v) : v;
+  };
+  auto sat = [](float v) { return std::isnan(v) ? 0.0f : std::fmin(std::fmax(v, 0.0f), 1.0f); };
+  auto bits = [](float v) { return std::bit_cast<uint32_t>(v); };
+  int subnormal_sums = 0;
+  for (int t = 0; t < 32; ++t) {
+    const float a = static_cast<float>(t - 13) * 0.37f;
+    const float tiny = a * 0x1p-126f;
+    const uint32_t want[12] = {
+        bits(ftz(std::exp2(ftz(a)))),
+        bits(std::log2(a)),
+        bits(ftz(1.0f / ftz(a))),
+        bits(ftz(std::sqrt(ftz(a)))),
+        bits(static_cast<float>(1.0 / std::sqrt(static_cast<double>(a)))),
+        bits(ftz(std::sin(ftz(a)))),
+        bits(std::cos(a)),
+        bits(ftz(ftz(tiny) + ftz(tiny))),
+        bits(sat(std::fma(a, 0.125f, 0.5f))),
+        bits(sat(ftz(ftz(a) * 0.75f))),
+        bits(std::tanh(a)),
+    };
+    subnormal_sums += std::fpclassify(tiny + tiny) == FP_SUBNORMAL;
+    for (int k = 0; k < 11; ++k) {
+      const uint64_t slot = r.at(t, k / 2);
+      const uint32_t got = static_cast<uint32_t>(k % 2 ? slot >> 32 : slot);
+      EXPECT_EQ(got, want[k]) << "lane " << t << ", result " << k;
+    }
+  }
+  EXPECT_GT(subnormal_sums, 0);  // the .ftz add saw subnormal inputs
+}
+
+// Directed rounding (.rz/.rm/.rp), which exec_fslow runs with the
+// environment switched once per warp-instruction: 32 lanes of distinct
+// inputs against a reference that rounds the exact result by hand (sums
+// and products of these floats are exact in double), and an f64 product
+// whose exact value needs 105 bits.
+TEST(OpsFloat, DirectedRoundingPerLane) {
+  auto r = run_snippet(R"(
+  sub.s32 %r1, %r15, 13;
+  cvt.rn.f32.s32 %f1, %r1;
+  mul.f32 %f1, %f1, 0f3EBD70A4;
+  add.rp.f32 %f2, %f1, 0f3F8CCCCD;
+  sub.rm.f32 %f3, %f1, 0f3F8CCCCD;
+  mul.rz.f32 %f4, %f1, 0f3F8CCCCD;
+  mul.rp.ftz.sat.f32 %f5, %f1, 0f3E4CCCCD;
+  mov.b32 %r2, %f2;
+  mov.b32 %r3, %f3;
+  mov.b64 %rd1, {%r2, %r3};
+  st.global.u64 [%rd14], %rd1;
+  mov.b32 %r2, %f4;
+  mov.b32 %r3, %f5;
+  mov.b64 %rd1, {%r2, %r3};
+  st.global.u64 [%rd14+8], %rd1;
+  mul.rp.f64 %fd1, 0d3FF0000000000001, 0d3FF0000000000001;
+  mul.rz.f64 %fd2, 0d3FF0000000000001, 0d3FF0000000000001;
+  st.global.f64 [%rd14+16], %fd1;
+  st.global.f64 [%rd14+24], %fd2;)",
+                       32);
+  SNIPPET_OK(r);
+  enum Dir { kZero, kDown, kUp };
+  // `exact` rounded to float toward zero, down or up.
+  auto round = [](double exact, Dir d) {
+    float f = static_cast<float>(exact);  // nearest
+    if (d == kUp && static_cast<double>(f) < exact) f = std::nextafter(f, INFINITY);
+    if (d == kDown && static_cast<double>(f) > exact) f = std::nextafter(f, -INFINITY);
+    if (d == kZero && std::fabs(static_cast<double>(f)) > std::fabs(exact))
+      f = std::nextafter(f, 0.0f);
+    return std::bit_cast<uint32_t>(f);
+  };
+  const double b = 1.1f, s = 0.2f;
+  int inexact = 0;
+  for (int t = 0; t < 32; ++t) {
+    const double a = static_cast<float>(t - 13) * 0.37f;
+    const double sat = std::fmin(std::fmax(a * s, 0.0), 1.0);
+    const uint32_t want[4] = {round(a + b, kUp), round(a - b, kDown), round(a * b, kZero),
+                              a * s >= 1.0 ? std::bit_cast<uint32_t>(1.0f) : round(sat, kUp)};
+    inexact += static_cast<double>(static_cast<float>(a + b)) != a + b;
+    for (int k = 0; k < 4; ++k) {
+      const uint64_t slot = r.at(t, k / 2);
+      EXPECT_EQ(static_cast<uint32_t>(k % 2 ? slot >> 32 : slot), want[k])
+          << "lane " << t << ", result " << k;
+    }
+    // (1 + 2^-52)^2 = 1 + 2^-51 + 2^-104: up adds an ulp, toward zero drops it.
+    EXPECT_EQ(r.f64(2, t), 1.0 + 0x1p-51 + 0x1p-52) << t;
+    EXPECT_EQ(r.f64(3, t), 1.0 + 0x1p-51) << t;
+  }
+  EXPECT_GT(inexact, 8);  // the modes decided most lanes' results
 }
 
 }  // namespace

@@ -29,6 +29,9 @@ const char* verb(const Op& op) {
   if (op.code / 16 == BULK) return "cp.async.bulk";
   if (op.code / 16 == BULK_ST) return op.t2 ? "cp.reduce.async.bulk" : "cp.async.bulk";
   if (op.code / 16 == TMA) return "cp.async.bulk.tensor";
+  if (op.code / 16 == TEX) return "texture read";
+  if (op.code / 16 == SULD) return "surface load";
+  if (op.code / 16 == SUST) return "surface store";
   return op.t2 ? "reduction" : "atomic";
 }
 

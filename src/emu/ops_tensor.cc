@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "emu/half.h"
 
@@ -159,28 +160,38 @@ void mma(const MmaSpec& sp, const uint64_t* A, const uint64_t* B, const uint64_t
   if (!ints && sp.a != sp.b && !(is_fp8(sp.a) && is_fp8(sp.b)))
     throw Unsupported("mma: A and B must have the same type");
   if (is_fp8(sp.a) != is_fp8(sp.b)) throw Unsupported("mma: fp8 A needs an fp8 B");
+  // Every input element's value once (A row-major, B column by column so
+  // that a dot product reads both contiguously), not once per product: the
+  // conversions are exact, and each sum still adds the same products in
+  // the same order, so D is the same bits.
+  thread_local std::vector<double> av, bt;
+  av.resize(size_t{M} * K);
+  bt.resize(size_t{K} * N);
+  for (unsigned i = 0; i < M * K; ++i) av[i] = value(sp.a, A[i]);
+  for (unsigned k = 0; k < K; ++k)
+    for (unsigned c = 0; c < N; ++c) bt[size_t{c} * K + k] = value(sp.b, B[k * N + c]);
   for (unsigned r = 0; r < M; ++r) {
+    const double* ar = av.data() + size_t{r} * K;
     for (unsigned c = 0; c < N; ++c) {
+      const double* bc = bt.data() + size_t{c} * K;
       const uint64_t cv = C[r * N + c];
       uint64_t& d = D[r * N + c];
       if (ints) {
         int64_t acc = static_cast<int32_t>(cv);
         for (unsigned k = 0; k < K; ++k)
-          acc += static_cast<int64_t>(value(sp.a, A[r * K + k])) *
-                 static_cast<int64_t>(value(sp.b, B[k * N + c]));
+          acc += static_cast<int64_t>(ar[k]) * static_cast<int64_t>(bc[k]);
         if (sp.satfinite) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
         d = static_cast<uint32_t>(static_cast<int32_t>(static_cast<uint32_t>(acc)));
         continue;
       }
       if (sp.a == Elem::F64) {
         double acc = value(Elem::F64, cv);
-        for (unsigned k = 0; k < K; ++k)
-          acc = std::fma(value(sp.a, A[r * K + k]), value(sp.b, B[k * N + c]), acc);
+        for (unsigned k = 0; k < K; ++k) acc = std::fma(ar[k], bc[k], acc);
         d = std::bit_cast<uint64_t>(acc);
         continue;
       }
       double acc = value(sp.c, cv);
-      for (unsigned k = 0; k < K; ++k) acc += value(sp.a, A[r * K + k]) * value(sp.b, B[k * N + c]);
+      for (unsigned k = 0; k < K; ++k) acc += ar[k] * bc[k];
       // One rounding to the accumulator type (f16 through f32: a double ->
       // f32 -> f16 chain could round twice, so round to f16 from the double).
       if (sp.d == Elem::F32)

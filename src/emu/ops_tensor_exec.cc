@@ -8,6 +8,7 @@
 
 #include <bit>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "emu/exec.h"
@@ -63,13 +64,47 @@ struct Matrices {
   std::vector<uint64_t> a, b, c, d;
 };
 
+// Where each (lane, element) of a fragment sits in its matrix: a pure
+// function of the layout, computed once per thread and layout instead of
+// once per element of every mma (positions()[lane * count + i]).
+struct FragmentLayoutKey {
+  bool wmma;
+  unsigned m, n, k;
+  Elem e;
+  Operand o;
+  bool operator==(const FragmentLayoutKey&) const = default;
+};
+struct FragmentLayout {
+  FragmentLayoutKey key;
+  unsigned count;
+  std::vector<tensor::Pos> pos;
+};
+
+const FragmentLayout& fragment_layout(bool wmma, tensor::Shape s, Elem e, Operand o) {
+  thread_local std::vector<std::unique_ptr<FragmentLayout>> cache;
+  const FragmentLayoutKey key{wmma, s.m, s.n, s.k, e, o};
+  for (const auto& l : cache)
+    if (l->key == key) return *l;
+  auto l = std::make_unique<FragmentLayout>();
+  l->key = key;
+  l->count = wmma ? tensor::wmma_elements(s, e, o) : tensor::mma_elements(s, e, o);
+  l->pos.resize(size_t{32} * l->count);
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned i = 0; i < l->count; ++i)
+      l->pos[size_t{lane} * l->count + i] =
+          wmma ? tensor::wmma_position(s, e, o, lane, i) : tensor::mma_position(s, e, o, lane, i);
+  cache.push_back(std::move(l));
+  return *cache.back();
+}
+
 void exec_wmma_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, const TensorOp& t) {
   const tensor::Shape s = t.spec.shape;
   const bool load = t.kind == TensorOp::WmmaLoad;
   const unsigned rows = t.which == Operand::B ? s.k : s.m;
   const unsigned cols = t.which == Operand::A ? s.k : s.n;
   const unsigned bytes = tensor::elem_bits(t.elem) / 8;
-  const unsigned count = tensor::wmma_elements(s, t.elem, t.which);
+  const FragmentLayout& lay = fragment_layout(true, s, t.elem, t.which);
+  const unsigned count = lay.count;
   const unsigned distinct = rows * cols / 32;
   const uint64_t* A = reg(w, t.addr);
   const uint64_t* S = t.stride == UINT32_MAX ? nullptr : reg(w, t.stride);
@@ -80,7 +115,7 @@ void exec_wmma_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, const Ten
     Space spaces[32];
     uint64_t shown[32];
     for (unsigned lane = 0; lane < 32; ++lane) {
-      tensor::Pos p = tensor::wmma_position(s, t.elem, t.which, lane, i);
+      tensor::Pos p = lay.pos[size_t{lane} * count + i];
       uint64_t ld = S ? S[lane] : (t.row_major ? cols : rows);
       uint64_t index = t.row_major ? p.row * ld + p.col : p.col * ld + p.row;
       uint64_t addr = A[lane] + static_cast<uint64_t>(t.offset) + index * bytes;
@@ -115,12 +150,6 @@ void exec_mma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     return exec_wmma_memory(b, w, op, pc, t);
   const tensor::Shape s = t.spec.shape;
   const bool wmma = t.kind == TensorOp::WmmaMma;
-  auto count = [&](Elem e, Operand o) {
-    return wmma ? tensor::wmma_elements(s, e, o) : tensor::mma_elements(s, e, o);
-  };
-  auto pos = [&](Elem e, Operand o, unsigned lane, unsigned i) {
-    return wmma ? tensor::wmma_position(s, e, o, lane, i) : tensor::mma_position(s, e, o, lane, i);
-  };
   Matrices m;
   m.a.resize(size_t{s.m} * s.k);
   m.b.resize(size_t{s.k} * s.n);
@@ -128,11 +157,12 @@ void exec_mma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   m.d.resize(m.c.size());
   auto gather = [&](const std::vector<uint32_t>& regs, Elem e, Operand o, unsigned cols,
                     std::vector<uint64_t>& out) {
+    const FragmentLayout& lay = fragment_layout(wmma, s, e, o);
     unsigned distinct = static_cast<unsigned>(out.size() / 32);
-    unsigned n = std::min(count(e, o), distinct);
+    unsigned n = std::min(lay.count, distinct);
     for (unsigned lane = 0; lane < 32; ++lane)
       for (unsigned i = 0; i < n; ++i) {
-        tensor::Pos p = pos(e, o, lane, i);
+        tensor::Pos p = lay.pos[size_t{lane} * lay.count + i];
         out[size_t{p.row} * cols + p.col] = get_elem(w, regs, e, lane, i);
       }
   };
@@ -140,8 +170,9 @@ void exec_mma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   gather(t.b, t.spec.b, Operand::B, s.n, m.b);
   gather(t.c, t.spec.c, Operand::C, s.n, m.c);
   tensor::mma(t.spec, m.a.data(), m.b.data(), m.c.data(), m.d.data());
-  put_fragment(w, t.d, t.spec.d, count(t.spec.d, Operand::C), [&](unsigned lane, unsigned i) {
-    tensor::Pos p = pos(t.spec.d, Operand::C, lane, i);
+  const FragmentLayout& dl = fragment_layout(wmma, s, t.spec.d, Operand::C);
+  put_fragment(w, t.d, t.spec.d, dl.count, [&](unsigned lane, unsigned i) {
+    tensor::Pos p = dl.pos[size_t{lane} * dl.count + i];
     return m.d[size_t{p.row} * s.n + p.col];
   });
 }

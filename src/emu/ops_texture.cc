@@ -17,6 +17,12 @@ bool is_int(Format f) { return f != Format::F16 && f != Format::F32; }
 bool address(Address mode, bool normalized, int64_t i, uint32_t n, int64_t* out) {
   if (!normalized && (mode == Address::Wrap || mode == Address::Mirror)) mode = Address::Clamp;
   int64_t N = n;
+  // (Inside the axis every mode is the identity: no 64-bit divisions for
+  // the common texel.)
+  if (i >= 0 && i < N) {
+    *out = i;
+    return true;
+  }
   switch (mode) {
     case Address::Wrap:
       *out = ((i % N) + N) % N;

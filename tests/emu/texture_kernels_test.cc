@@ -73,6 +73,58 @@ TEST_P(TextureKernels, Tex1DfetchGather) {
     EXPECT_EQ(out[i], data[static_cast<size_t>(std::clamp(idx[i], 0, 99))]) << i;
 }
 
+// A warp's lanes reading through different objects over different
+// allocations (exec_tex keeps the last object and allocation per
+// warp-instruction: each lane must still read its own), then a lane whose
+// object's memory was freed among lanes reading a live one.
+TEST_P(TextureKernels, TexelsOfSeveralObjectsInOneWarp) {
+  const uint64_t pt = dev.malloc(32 * 8), pi = dev.malloc(32 * 4), po = dev.malloc(32 * 4);
+  std::vector<int> a(64), b(40);
+  std::iota(a.begin(), a.end(), 1000);
+  std::iota(b.begin(), b.end(), 5000);
+  texture::Descriptor da, db;
+  da.base = upload(dev, a);
+  da.format = db.format = texture::Format::S32;
+  da.width = 64;
+  db.base = upload(dev, b);
+  db.width = 40;
+  const uint64_t ta = dev.create_texture(da), tb = dev.create_texture(db);
+  std::vector<uint64_t> texs(32);
+  std::vector<int> idx(32);
+  for (int i = 0; i < 32; ++i) {
+    texs[i] = i % 3 == 1 ? tb : ta;  // runs of a, then b between them
+    idx[i] = (i * 7) % 40;
+  }
+  dev.copy_to(pt, texs.data(), texs.size() * 8);
+  dev.copy_to(pi, idx.data(), idx.size() * 4);
+  auto st = launch(*m, find_kernel(*m, "gather_each"), {{1}, {32}}, pt, pi, po, 32);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  auto out = download<int>(dev, po, 32);
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(out[i], (i % 3 == 1 ? b : a)[static_cast<size_t>(idx[i])]) << i;
+
+  // An object whose buffer was freed, read by lane 20 after lanes reading a
+  // live one: lane 20 faults as any global read outside every allocation.
+  std::vector<int> c(32, 7);
+  texture::Descriptor dc = db;
+  dc.base = upload(dev, c);
+  dc.width = 32;
+  const uint64_t tc = dev.create_texture(dc);
+  ASSERT_TRUE(dev.free(dc.base));
+  for (int i = 0; i < 32; ++i) {
+    texs[i] = i == 20 ? tc : ta;
+    idx[i] = i;
+  }
+  dev.copy_to(pt, texs.data(), texs.size() * 8);
+  dev.copy_to(pi, idx.data(), idx.size() * 4);
+  auto freed = launch(*m, find_kernel(*m, "gather_each"), {{1}, {32}}, pt, pi, po, 32);
+  ASSERT_FALSE(freed.ok());
+  const std::string what = freed.error->what();
+  EXPECT_NE(what.find("global texture read of 4 bytes"), std::string::npos) << what;
+  EXPECT_NE(what.find("outside every allocation"), std::string::npos) << what;
+  EXPECT_NE(what.find("thread (20,0,0)"), std::string::npos) << what;
+}
+
 TEST_P(TextureKernels, LayeredUchar4AsNormalizedFloat) {
   const int w = 4, h = 2, layers = 3;
   std::vector<uint8_t> px(w * h * layers * 4);

@@ -16,6 +16,13 @@ __global__ void gather(cudaTextureObject_t tex, const int* idx, int* out, int n)
   if (i < n) out[i] = tex1Dfetch<int>(tex, idx[i]);
 }
 
+// tex1Dfetch through a texture object per thread (texs[i]): lanes of one
+// warp reading different objects and allocations.
+__global__ void gather_each(const cudaTextureObject_t* texs, const int* idx, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = tex1Dfetch<int>(texs[i], idx[i]);
+}
+
 // uchar4 texture read as normalized floats, layered 2D, point sampled.
 __global__ void layered(cudaTextureObject_t tex, float4* out, int w, int h, int layers) {
   int x = threadIdx.x, y = threadIdx.y, l = blockIdx.x;
