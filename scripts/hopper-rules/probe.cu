@@ -28,8 +28,10 @@
 //          gperm=0..3 mask=HEX count=N (lane i copies global goff +
 //          P(i)*gstride to shared soff + P(i)*sstride, P as for dsm)
 //   ldgsts_table size=4|8|16 cg=0|1 s=32 offsets g=32 offsets [z=32 src-sizes]
-//          mask=HEX (lane i copies global g[i] to shared s[i]; z: each lane's
-//          src-size, .ca and .cg)
+//          [pred=1] mask=HEX (lane i copies global g[i] to shared s[i]; z: each
+//          lane's src-size, .ca and .cg; pred=1 passes it as `z ? SIZE : 0`,
+//          which ptxas compiles to the predicated LDGSTS without .ZFILL, as in
+//          kernels/matmul.cu's cp_async16, rather than LDGSTS.ZFILL)
 //   mbar   op=arrive|init|test|expect|arrive_tx mask=HEX spread=N count=N
 //          (lane i's mbarrier at spread*i bytes; each barrier first initialised
 //          by one lane to 1000000 arrivals, so no phase completes; then the
@@ -354,12 +356,20 @@ __global__ void ldgsts_table_probe(const uint8_t* g, const unsigned* table, unsi
   const uint8_t* src = g + table[32 + lane];
   if (mask >> lane & 1) {
     if constexpr (CG) {
-      if (zfill)
+      if (zfill == 2)  // a size of 0 or 16: the predicated form
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
+                     "r"(table[64 + lane] ? 16 : 0)
+                     : "memory");
+      else if (zfill)
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(table[64 + lane])
                      : "memory");
       else
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
-    } else if (zfill)
+    } else if (zfill == 2)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(dst), "l"(src), "n"(SIZE),
+                   "r"(table[64 + lane] ? SIZE : 0)
+                   : "memory");
+    else if (zfill)
       asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(dst), "l"(src), "n"(SIZE),
                    "r"(table[64 + lane])
                    : "memory");
@@ -564,7 +574,8 @@ std::string run_case(const std::string& family, const Params& p, const Device& d
                  : size == 4 ? ldgsts_table_probe<4, 0>
                  : size == 8 ? ldgsts_table_probe<8, 0>
                              : ldgsts_table_probe<16, 0>;
-    k<<<1, 32, kSmem>>>(dev.global, dev.out + 512, unum(p, "mask", 0xffffffffu), z.size() == 32);
+    k<<<1, 32, kSmem>>>(dev.global, dev.out + 512, unum(p, "mask", 0xffffffffu),
+                        z.size() == 32 ? (num(p, "pred", 0) ? 2 : 1) : 0);
     return "";
   }
   if (family == "mbar") {

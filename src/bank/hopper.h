@@ -169,6 +169,11 @@ struct AsyncCopyRequest {
   // all its bytes): the H100 costs that form of .cg otherwise (its own rule
   // below); .ca's form follows the .ca rule.
   bool src_size = false;
+  // The src-size form compiled to a predicated LDGSTS (its last operand a
+  // predicate, no .ZFILL): what ptxas emits when it proves every size 0 or
+  // the full width (`ok ? 16 : 0`). Only the SASS says which form an
+  // instruction took (sass::KernelMap); .ca costs the same either way.
+  bool predicated = false;
   std::array<uint64_t, 32> shared{};  // each lane's shared destination (bytes)
   std::array<uint64_t, 32> global{};  // each lane's global source (bytes)
 };
@@ -194,6 +199,11 @@ struct AsyncCopyCost {
 // (every lane) and a read pass (the reading lanes), each paired warp-wide as
 // above: sectors = both passes' requests; wavefronts = both passes' groups
 // plus .ca's per-quarter bank pass (its excess = the bank conflicts).
+// .cg's predicated form (`predicated`): per quarter-warp, the most lanes on
+// one shared bank over every lane (wavefronts; ideal: one per quarter);
+// where some lane reads nothing, .ca's bank pass adds its excess to the bank
+// conflicts (not to the wavefronts); sectors: the reading lanes' requests,
+// paired warp-wide as the plain form (run 9: 126 of 126 launches).
 // Throws Error for a width other than 4, 8, 16 (.cg: 16) or an address not
 // aligned to it.
 AsyncCopyCost async_copy_cost(const AsyncCopyRequest& request);

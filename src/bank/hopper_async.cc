@@ -160,7 +160,29 @@ void bypass_src_size_cost(const AsyncCopyRequest& r, AsyncCopyCost& c) {
   c.bank_conflicts = banks - quarters;
 }
 
+// The predicated form (LDGSTS without .ZFILL, its last operand the lanes
+// that read; 126 launches of run 9, docs/bank-model.md): the wavefronts are
+// the shared side's bank pass per quarter-warp over every lane, read or not
+// (a 16-byte global offset that the plain form pays for costs nothing
+// here); the sectors are the reading lanes' requests, paired as the plain
+// form. Where some lane reads nothing, .ca's bank pass over each quarter
+// (global banks of the reading lanes included) adds its excess to the bank
+// conflicts only: they can exceed wavefronts - ideal.
+void bypass_predicated_cost(const AsyncCopyRequest& r, AsyncCopyCost& c) {
+  c.global_sectors = static_cast<unsigned>(bypass_requests(r, 32, BypassLanes::Reading).size());
+  AsyncCopyRequest shared_side = r;
+  shared_side.no_read = r.mask;
+  for (unsigned first = 0; first < 32; first += 8) {
+    const uint32_t quarter = r.mask & (0xffu << first);
+    if (!quarter) continue;
+    c.wavefronts += async_group_cost(shared_side, quarter);
+    c.ideal += 1;
+    if (r.mask & r.no_read) c.bank_conflicts += async_group_cost(r, quarter) - 1;
+  }
+}
+
 void bypass_cost(const AsyncCopyRequest& r, AsyncCopyCost& c) {
+  if (r.predicated) return bypass_predicated_cost(r, c);
   // A lane that zero-fills only occurs in the src-size form.
   if (r.src_size || (r.mask & r.no_read)) return bypass_src_size_cost(r, c);
   c.global_sectors = static_cast<unsigned>(bypass_requests(r, 32).size());

@@ -33,8 +33,9 @@ std::vector<std::string> split_on(const std::string& s, char sep) {
 // Each row: the TSV's columns plus the probe's parameters (key=value).
 std::vector<Row> read_runs() {
   std::vector<Row> rows;
-  for (const char* name : {"h100-run1.tsv", "h100-run2.tsv", "h100-run3.tsv", "h100-run4.tsv",
-                           "h100-run5.tsv", "h100-run6.tsv", "h100-run7.tsv", "h100-run8.tsv"}) {
+  for (const char* name :
+       {"h100-run1.tsv", "h100-run2.tsv", "h100-run3.tsv", "h100-run4.tsv", "h100-run5.tsv",
+        "h100-run6.tsv", "h100-run7.tsv", "h100-run8.tsv", "h100-run9.tsv"}) {
     std::ifstream in(std::string(SMEMLAB_SOURCE_DIR) + "/tests/validation/hopper/" + name);
     EXPECT_TRUE(in) << name;
     std::string line;
@@ -389,7 +390,8 @@ AsyncCopyRequest async_request(const Row& r) {
       q.global[lane] = std::stoull(g.at(lane));
       if (z.size() == 32 && std::stoul(z[lane]) == 0) q.no_read |= 1u << lane;
     }
-    q.src_size = z.size() == 32;  // the probe's src-size form
+    q.src_size = z.size() == 32;                            // the probe's src-size form
+    q.predicated = q.src_size && param(r, "pred", 0) != 0;  // as `z ? SIZE : 0`
     return q;
   }
   for (unsigned lane = 0; lane < 32; ++lane) {
@@ -403,10 +405,11 @@ AsyncCopyRequest async_request(const Row& r) {
 
 // Every cp.async launch equals on every counter: .ca (runs 3 and 4, and runs
 // 7 and 8's quarters with bank conflicts on both sides chosen lane by
-// lane), .cg, and .cg with a src-size operand (41 launches of run 4, 43 of
-// run 7; hopper_async.cc).
+// lane; run 9's in both src-size forms), .cg, .cg with a src-size operand
+// (41 launches of run 4, 43 of run 7; hopper_async.cc) and its predicated
+// form (126 launches of run 9).
 TEST(Hopper, CpAsyncMatchesTheH100) {
-  int ca = 0, cg = 0, sectors = 0, cg_src_size = 0;
+  int ca = 0, cg = 0, sectors = 0, cg_src_size = 0, cg_predicated = 0;
   for (const Row& r : runs()) {
     const std::string fam = r.at("family");
     if ((fam != "ldgsts" && fam != "ldgsts_table") || param(r, "count", 1) == 0) continue;
@@ -419,7 +422,7 @@ TEST(Hopper, CpAsyncMatchesTheH100) {
     EXPECT_EQ(counter(r, "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts"),
               count * c.bank_conflicts)
         << r.at("case");
-    ++(!q.bypass ? ca : q.src_size ? cg_src_size : cg);
+    ++(!q.bypass ? ca : q.predicated ? cg_predicated : q.src_size ? cg_src_size : cg);
     if (has(r, "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts")) {
       EXPECT_EQ(counter(r, "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts"),
                 count * c.global_sectors)
@@ -433,10 +436,48 @@ TEST(Hopper, CpAsyncMatchesTheH100) {
       ++sectors;
     }
   }
-  EXPECT_GE(ca, 195 + 51 + 6 + 31 + 29);
+  EXPECT_GE(ca, 195 + 51 + 6 + 31 + 29 + 22);
   EXPECT_GE(cg, 206);
   EXPECT_EQ(cg_src_size, 41 + 43);
-  EXPECT_GE(sectors, 416 + 84 + 31 + 29);
+  EXPECT_EQ(cg_predicated, 126);
+  EXPECT_GE(sectors, 416 + 84 + 31 + 29 + 148);
+}
+
+// The predicated form's rule on patterns worked by hand (docs/bank-model.md):
+// wavefronts are the shared side's bank pass per quarter-warp, whatever the
+// lanes read; bank conflicts appear only once some lane reads nothing.
+TEST(Hopper, CpAsyncPredicatedFormCostsTheSharedSide) {
+  AsyncCopyRequest p;
+  p.width = 16;
+  p.bypass = true;
+  p.src_size = p.predicated = true;
+  // A 512-byte row, every lane reading at a 16-byte offset: one wavefront per
+  // quarter (the plain form's rule would give 12), 32 unpaired sectors.
+  for (unsigned lane = 0; lane < 32; ++lane)
+    p.shared[lane] = 16 * lane, p.global[lane] = 16 + 16 * lane;
+  AsyncCopyCost c = async_copy_cost(p);
+  EXPECT_EQ(c.wavefronts, 4u);
+  EXPECT_EQ(c.bank_conflicts, 0u);
+  EXPECT_EQ(c.global_sectors, 32u);
+  // Global sources 32 bytes apart: lanes q and q+4 of a quarter share global
+  // banks. All reading: no conflict counted; the odd lanes reading: two
+  // lanes per bank in each quarter, 4 conflicts, the same 4 wavefronts.
+  for (unsigned lane = 0; lane < 32; ++lane) p.global[lane] = 32 * lane;
+  EXPECT_EQ(async_copy_cost(p).bank_conflicts, 0u);
+  p.no_read = 0x55555555u;
+  c = async_copy_cost(p);
+  EXPECT_EQ(c.wavefronts, 4u);
+  EXPECT_EQ(c.bank_conflicts, 4u);
+  EXPECT_EQ(c.global_sectors, 16u);
+  EXPECT_EQ(c.global_requests, 1u);
+  // Every lane writing the same 16 bytes: 8 per quarter; none reading: no request.
+  for (unsigned lane = 0; lane < 32; ++lane) p.shared[lane] = 0;
+  p.no_read = 0xffffffffu;
+  c = async_copy_cost(p);
+  EXPECT_EQ(c.wavefronts, 32u);
+  EXPECT_EQ(c.bank_conflicts, 28u);
+  EXPECT_EQ(c.global_requests, 0u);
+  EXPECT_EQ(c.global_sectors, 0u);
 }
 
 // The src-size form's rule on patterns worked by hand (docs/bank-model.md):

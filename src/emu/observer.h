@@ -315,12 +315,19 @@ struct Fence {
 // One cp.async (LDGSTS) warp-instruction's copies completing together, told
 // after their CpAsyncLoad and CpAsyncStore accesses: both sides per lane,
 // as the LDGSTS rule (bank/hopper.h, async_copy_cost) takes them.
+// The SASS form ptxas gave a cp.async with a src-size operand: LDGSTS.ZFILL
+// (the size in a register) or LDGSTS whose last operand is a predicate (every
+// size provably 0 or the full width). The emulator runs PTX and cannot know
+// (Unknown); the SASS level (sass::Regroup) fills it in.
+enum class LdgstsForm : uint8_t { Unknown, Zfill, Predicated };
+
 struct CpAsyncCopy {
   uint32_t mask;                    // lanes whose copy completed now
   uint32_t no_read;                 // of those, lanes with src-size 0 (they only zero-fill)
   uint8_t width;                    // cp-size: 4, 8 or 16
   bool bypass;                      // .cg (else .ca)
   bool src_size;                    // the instruction has a src-size operand
+  LdgstsForm form;                  // src_size's SASS form, where the SASS level knows it
   uint64_t shared[32], global[32];  // per lane in mask: destination offset, source address
   const InstrInfo* instr;
   Dim3 block;

@@ -839,6 +839,8 @@ const sass::KernelLevel& Driver::level_of(Function* f) {
         m.sass.fatbin_registers = &m.fatbin_registers;
         m.fatbin_null_hgmmas = sass::null_hgmmas(d.text);
         m.sass.fatbin_null_hgmmas = &m.fatbin_null_hgmmas;
+        m.fatbin_ldgsts = sass::ldgsts_instrs(d.text);
+        m.sass.fatbin_ldgsts = &m.fatbin_ldgsts;
         m.sass.origin = fmt::format("{} cubin of {}", gpu, m.name);
       } else {
         m.sass.origin = fmt::format("{} cubin of {} not readable: {}", gpu, m.name, d.error);

@@ -68,6 +68,7 @@ struct Module {
   std::optional<sass::Disassembly> fatbin_sass;
   sass::RegisterCounts fatbin_registers;  // the time model's occupancy input
   sass::NullHgmmas fatbin_null_hgmmas;    // Nsight Compute's SASS-only gmma requests
+  sass::LdgstsInstrs fatbin_ldgsts;       // which form each cp.async took
   sass::ProgramSass sass;
   bool sass_prepared = false;
   std::map<std::string, std::unique_ptr<Function>> functions;

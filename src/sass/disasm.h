@@ -52,4 +52,19 @@ RegisterCounts registers_used(const std::string& text);
 using NullHgmmas = std::map<std::string, std::vector<unsigned>>;
 NullHgmmas null_hgmmas(const std::string& text);
 
+// Function name -> its LDGSTS (cp.async) instructions in code order, with
+// their source line and form: `.BYPASS` (.cg), `.ZFILL` (the src-size in a
+// register), or a predicate as the last operand without .ZFILL (ptxas's form
+// for a src-size it proves 0 or the full width: lanes whose predicate is
+// false zero-fill). The H100 costs the two src-size forms of .cg apart
+// (docs/bank-model.md, cp.async).
+struct LdgstsInstr {
+  std::string file;  // innermost source file, "" without line information
+  int line = 0;
+  bool bypass = false, zfill = false, predicated = false;
+  std::string text;  // the whole instruction
+};
+using LdgstsInstrs = std::map<std::string, std::vector<LdgstsInstr>>;
+LdgstsInstrs ldgsts_instrs(const std::string& text);
+
 }  // namespace smemlab::sass

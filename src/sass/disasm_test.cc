@@ -70,5 +70,30 @@ TEST(Disassembly, RecordedFirBest) {
   EXPECT_EQ(lds, want);
 }
 
+// The LDGSTS forms ptxas 13.0 -arch=sm_90a gives cp.async (copied from its
+// output for scripts/hopper-rules/probe.cu and kernels/matmul.cu): plain,
+// guarded, .ZFILL (with its own predicate operand) and the predicated form.
+TEST(Disassembly, LdgstsForms) {
+  const char* text = R"(	.section	.text.k,"ax",@progbits
+	//## File "/x/m.cu", line 303
+        /*02b0*/                   LDGSTS.E.BYPASS.128 [R9], desc[UR6][R4.64], !P0 ;
+        /*02c0*/                   LDGSTS.E [R9], desc[UR6][R4.64], P0 ;
+	//## File "/x/m.cu", line 311
+        /*0240*/               @P0 LDGSTS.E.BYPASS.128.ZFILL [R9], desc[UR6][R6.64], P1 ;
+        /*01e0*/              @!P0 LDGSTS.E.BYPASS.128 [R9+0x200], desc[UR4][R2.64] ;
+        /*01f0*/                   LDS.64 R8, [R6] ;
+)";
+  LdgstsInstrs d = ldgsts_instrs(text);
+  const auto& k = d.at("k");
+  ASSERT_EQ(k.size(), 4u);
+  EXPECT_TRUE(k[0].bypass && k[0].predicated && !k[0].zfill);
+  EXPECT_EQ(k[0].line, 303);
+  EXPECT_EQ(k[0].file, "/x/m.cu");
+  EXPECT_TRUE(!k[1].bypass && k[1].predicated);
+  EXPECT_TRUE(k[2].bypass && k[2].zfill && !k[2].predicated);
+  EXPECT_EQ(k[2].line, 311);
+  EXPECT_TRUE(k[3].bypass && !k[3].zfill && !k[3].predicated);
+}
+
 }  // namespace
 }  // namespace smemlab::sass

@@ -45,6 +45,9 @@ KernelLevel compiled(const std::string& ptx_text, const ptx::Module& module,
   const NullHgmmas nulls = null_hgmmas(d.text);
   if (auto n = nulls.find(kernel); n != nulls.end())
     map_sass_only_gmma(module, kernel, program, n->second, &k.map);
+  const LdgstsInstrs ldgsts = ldgsts_instrs(d.text);
+  if (auto g = ldgsts.find(kernel); g != ldgsts.end())
+    map_ldgsts_forms(module, kernel, program, g->second, &k.map);
   RegisterCounts regs = registers_used(d.text);
   if (auto r = regs.find(kernel); r != regs.end()) k.registers = r->second;
   return k;
@@ -99,6 +102,9 @@ KernelLevel choose_program_level(Level wanted, const std::string& ptx_text,
       if (sass.fatbin_null_hgmmas)
         if (auto n = sass.fatbin_null_hgmmas->find(kernel); n != sass.fatbin_null_hgmmas->end())
           map_sass_only_gmma(module, kernel, program, n->second, &k.map);
+      if (sass.fatbin_ldgsts)
+        if (auto g = sass.fatbin_ldgsts->find(kernel); g != sass.fatbin_ldgsts->end())
+          map_ldgsts_forms(module, kernel, program, g->second, &k.map);
       if (sass.fatbin_registers)
         if (auto r = sass.fatbin_registers->find(kernel); r != sass.fatbin_registers->end())
           k.registers = r->second;

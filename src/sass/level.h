@@ -40,6 +40,7 @@ struct ProgramSass {
   std::string origin;                   // where that cubin is, or why there is none usable
   const RegisterCounts* fatbin_registers = nullptr;  // its kernels' registers (may be null)
   const NullHgmmas* fatbin_null_hgmmas = nullptr;    // its SASS-only HGMMAs (may be null)
+  const LdgstsInstrs* fatbin_ldgsts = nullptr;       // its LDGSTS forms (may be null)
 };
 KernelLevel choose_program_level(Level wanted, const std::string& ptx_text,
                                  const ptx::Module& module, const std::string& kernel,

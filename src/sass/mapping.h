@@ -56,8 +56,11 @@ struct KernelMap {
   // for this wgmma.commit_group (null operands, predicated off), 0 for none.
   std::vector<uint16_t> sass_only_gmma;
   bool any_sass_only_gmma = false;
+  // Indexed by pc (empty: none): the SASS form of each cp.async.cg with a
+  // src-size operand (ldgsts_forms.cc); Unknown where the SASS does not say.
+  std::vector<emu::LdgstsForm> ldgsts_form;
   // Whether the SASS level changes what the counting analyses see.
-  bool regroups() const { return !groups.empty() || any_sass_only_gmma; }
+  bool regroups() const { return !groups.empty() || any_sass_only_gmma || !ldgsts_form.empty(); }
 };
 
 // The map for `kernel` (mangled) of `module` as decoded into `program`.
@@ -74,5 +77,15 @@ KernelMap map_kernel(const ptx::Module& module, const std::string& kernel,
 void map_sass_only_gmma(const ptx::Module& module, const std::string& kernel,
                         const emu::Program& program, const std::vector<unsigned>& nulls,
                         KernelMap* map);
+
+// Fills map->ldgsts_form (ldgsts_forms.cc) for the kernel's cp.async.cg with
+// a src-size operand from its LDGSTS (`ldgsts`, ldgsts_instrs): the form of
+// the .BYPASS LDGSTS on the PTX instruction's source line when they all
+// have one (.ZFILL or predicated); for a line with none, the form every
+// such LDGSTS of the kernel has, if one. Otherwise Unknown, with a note
+// (the counters keep those requests unmodelled, as at PTX level).
+void map_ldgsts_forms(const ptx::Module& module, const std::string& kernel,
+                      const emu::Program& program, const std::vector<LdgstsInstr>& ldgsts,
+                      KernelMap* map);
 
 }  // namespace smemlab::sass

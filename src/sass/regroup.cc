@@ -86,7 +86,17 @@ class Block final : public emu::BlockObserver {
   void on_mbarrier(const emu::Mbarrier& m) override { inner_->on_mbarrier(m); }
   void on_fence(const emu::Fence& f) override { inner_->on_fence(f); }
   void on_dshared(const emu::DsharedAccess& d) override { inner_->on_dshared(d); }
-  void on_cp_async(const emu::CpAsyncCopy& c) override { inner_->on_cp_async(c); }
+  void on_cp_async(const emu::CpAsyncCopy& c) override {
+    // The form ptxas gave a src-size operand (ldgsts_forms.cc): only the
+    // SASS says, and the H100 costs them apart.
+    const auto& forms = map_.ldgsts_form;
+    if (!c.src_size || !c.instr || c.instr->pc >= forms.size() ||
+        forms[c.instr->pc] == emu::LdgstsForm::Unknown)
+      return inner_->on_cp_async(c);
+    emu::CpAsyncCopy s = c;
+    s.form = forms[c.instr->pc];
+    inner_->on_cp_async(s);
+  }
   void on_block_end(emu::Dim3 b) override {
     // In (warp, group) order: the order the analyses see them in.
     for (uint32_t i = 0; i < slot_.size(); ++i)
