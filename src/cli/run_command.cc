@@ -7,12 +7,14 @@
 #include <cstring>
 #include <fstream>
 
+#include "cli/analysis_run.h"
 #include "cli/commands.h"
 #include "cli/launch_options.h"
 #include "emu/half.h"
 #ifdef SMEMLAB_HAVE_GPU
 #include "cli/gpu_run.h"
 #include "gpu/device_launch.h"
+#include "report/timing.h"
 #endif
 
 namespace smemlab::cli {
@@ -26,9 +28,30 @@ struct RunOptions {
   int time = 0;
 };
 
+#ifdef SMEMLAB_HAVE_GPU
+// The time model's prediction for the launch `o` describes (analyze's
+// default blocks and level, counts only) beside the measured median.
+std::string predicted_beside(const LaunchOptions& o, double measured_ns,
+                             const std::string& device) {
+  LaunchOptions quiet = o;
+  quiet.quiet = true;
+  session::RecipeAnalyses with;
+  with.what = session::Analyses::Counts;
+  AnalysisRun run;
+  run_analyses(quiet, with, &run);
+  if (run.status.error) return "no time predicted: the emulated launch failed";
+  report::Analysis a{run.info, run.banks.get(), &run.access, nullptr, &run.hopper};
+  std::vector<report::GpuPrediction> all = report::predict_gpus(a);
+  if (all.empty()) return "no time predicted: no access counts";
+  return report::predicted_vs_measured(all.front(), measured_ns, device);
+}
+#endif
+
 // The same launch on the real GPU (before the emulator touches the buffers);
-// with `timed` > 0, that many more launches are timed and summarized.
-std::vector<std::vector<uint8_t>> gpu_buffers(const Prepared& p, int timed) {
+// with `timed` > 0, that many more launches are timed and summarized, with
+// the time model's prediction beside the median.
+std::vector<std::vector<uint8_t>> gpu_buffers(const Prepared& p, int timed,
+                                              const LaunchOptions& o) {
 #ifdef SMEMLAB_HAVE_GPU
   try {
     gpu::Outcome out = run_on_gpu(p, timed);
@@ -38,6 +61,8 @@ std::vector<std::vector<uint8_t>> gpu_buffers(const Prepared& p, int timed) {
       fmt::print("{}: {} timed launches on {}: median {:.2f} us, min {:.2f} us, max {:.2f} us\n",
                  demangle(p.kernel), t.size(), out.device, 1000 * t[t.size() / 2], 1000 * t.front(),
                  1000 * t.back());
+      fmt::print("{}: {}\n", demangle(p.kernel),
+                 predicted_beside(o, 1e6 * t[t.size() / 2], out.device));
     }
     return std::move(out.buffers);
   } catch (const gpu::NoDevice& e) {
@@ -50,6 +75,7 @@ std::vector<std::vector<uint8_t>> gpu_buffers(const Prepared& p, int timed) {
 #else
   (void)p;
   (void)timed;
+  (void)o;
   throw UsageError("--gpu/--compare: this smemlab was built without CUDA");
 #endif
 }
@@ -160,7 +186,7 @@ void run(RunOptions& o) {
   std::vector<std::vector<uint8_t>> gpu;
   if (o.time > 0 && !o.gpu && !o.compare)
     throw UsageError("--time needs --gpu or --compare: only the GPU's launches are timed");
-  if (o.gpu || o.compare) gpu = gpu_buffers(p, o.time);
+  if (o.gpu || o.compare) gpu = gpu_buffers(p, o.time, o.launch);
   auto buffer = [&](size_t i) { return o.gpu ? gpu[i] : read_buffer(p, i); };
   if (o.gpu) fmt::print("{}: ran on the GPU\n", demangle(p.kernel));
 
@@ -225,7 +251,8 @@ void add_run_command(CLI::App& app) {
       "run on the GPU and in the emulator and compare every buffer (exit 1 if any differs)");
   cmd->add_option("--time", opts->time,
                   "with --gpu/--compare: after the checked launch, time N more launches of the "
-                  "same arguments with CUDA events and print median/min/max")
+                  "same arguments with CUDA events and print median/min/max, and the time "
+                  "model's predicted duration beside the median (docs/timing.md)")
       ->check(CLI::Range(1, 100000));
   cmd->footer(
       "Without launch flags, a `// smemlab: --kernel ... --grid ... --arg ...` line in the file is "

@@ -178,6 +178,18 @@ std::string arrays_text(const FixReport& r) {
   return out;
 }
 
+// A swizzle proposal's predicted saving: the launch's predicted time under
+// the buffer's swizzle as launched and under the proposal's (analyze's
+// `predicted_ns` per mode); "" where either is missing.
+std::string proposal_time_saving(const json& b) {
+  if (!b.contains("predicted_ns")) return "";
+  const json& t = b["predicted_ns"];
+  const std::string now = b["swizzle"].get<std::string>();
+  const std::string to = b["proposal"]["swizzle"].get<std::string>();
+  if (!t.contains(now) || !t.contains(to) || !t[now].is_number() || !t[to].is_number()) return "";
+  return predicted_saving(t[now].get<double>(), t[to].get<double>());
+}
+
 // Program mode: analyze's swizzle proposals for the kernel's TMA tiles,
 // which fix reports but does not apply or prove (docs/fix.md, "TMA tiles").
 std::string proposals_text(const FixReport& r) {
@@ -194,12 +206,12 @@ std::string proposals_text(const FixReport& r) {
     out += fmt::format(
         "  {}:{} (launch {}, shared offset {}, {} rows of {} B, swizzle {}): host "
         "cuTensorMapEncodeTiled(..., {}, ...); readers' shared byte offsets {}: {} -> {} "
-        "wavefronts (predicted)\n",
+        "wavefronts (predicted){}\n",
         b["file"].get<std::string>(), b["line"].get<int>(), b["launch"].get<int64_t>(),
         b["shared_offset"].get<uint64_t>(), b["rows"].get<uint64_t>(),
         b["row_bytes"].get<uint64_t>(), b["swizzle"].get<std::string>(),
         p["tensor_map_swizzle"].get<std::string>(), reader, p["wavefronts"].get<uint64_t>(),
-        p["predicted_wavefronts"].get<uint64_t>());
+        p["predicted_wavefronts"].get<uint64_t>(), proposal_time_saving(b));
     if (b.contains("host_change"))
       out += fmt::format("    host: {}\n", b["host_change"].get<std::string>());
   }
@@ -237,6 +249,9 @@ json fix_json(const FixReport& r) {
            {"verified", verdict_name(*c)},
            {"measured_sm_90", cost_json(c->measured)},
            {"predicted_ns", c->predicted_ns > 0 ? json(c->predicted_ns) : json(nullptr)},
+           {"predicted_saving_ns", c->predicted_ns > 0 && res.original.predicted_ns > 0
+                                       ? json(res.original.predicted_ns - c->predicted_ns)
+                                       : json(nullptr)},
            {"reason", c->why_not}});
     }
     arrays.push_back({{"name", a.name},
@@ -325,9 +340,18 @@ json fix_sarif(const FixReport& r) {
           json::array({{{"description", {{"text", best->layout.describe()}}},
                         {"artifactChanges", json::array({{{"artifactLocation", {{"uri", r.path}}},
                                                           {"replacements", replacements}}})}}})}});
-    // The launch's new dynamic shared size where the change grows it.
+    // The launch's new dynamic shared size where the change grows it, and
+    // the time model's saving beside the proven one.
+    json props = json::object();
     if (a.dynamic && best->dynamic_shared != res.dynamic_shared)
-      results.back()["properties"] = {{"dynamic_shared", best->dynamic_shared}};
+      props["dynamic_shared"] = best->dynamic_shared;
+    if (res.original.predicted_ns > 0 && best->predicted_ns > 0) {
+      props["predicted_gpu"] = "H100";
+      props["predicted_before_ns"] = res.original.predicted_ns;
+      props["predicted_after_ns"] = best->predicted_ns;
+      props["predicted_saving_ns"] = res.original.predicted_ns - best->predicted_ns;
+    }
+    if (!props.empty()) results.back()["properties"] = std::move(props);
   }
   return sarif_log(std::move(rules), std::move(results),
                    r.swizzle_proposals.empty() ? json(nullptr)

@@ -123,6 +123,24 @@ json section_json(const HtmlSection& s) {
     if (aj.contains("what_if"))
       for (auto it = aj["what_if"].begin(); it != aj["what_if"].end(); ++it)
         add_lines(it.value()["lines"], it.key());
+    // The time model (report/timing.h): the predictions, and each line's
+    // share of the main one's limiting resource (the view's bar).
+    if (aj.contains("timing")) {
+      out["timing"] = aj["timing"];
+      for (const json& l : aj["timing"].value("lines", json::array())) {
+        json& e = lines[key(l["file"], l["line"])];
+        e["file"] = l["file"];
+        e["line"] = l["line"];
+        e["time_share"] = l["share"];
+      }
+    }
+    if (aj.contains("timing_what_if")) out["timing_what_if"] = aj["timing_what_if"];
+    if (aj.contains("swizzle_what_if")) {
+      json times = json::array();
+      for (const json& b : aj["swizzle_what_if"])
+        if (b.contains("predicted_ns")) times.push_back(b["predicted_ns"]);
+      if (!times.empty()) out["swizzle_times"] = std::move(times);
+    }
     // Bank maps of each line's worst request, per model.
     for (const check::LineStats& l : a.banks->lines())
       for (size_t m = 0; m < l.models.size() && m < archs.size(); ++m)

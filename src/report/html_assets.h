@@ -33,6 +33,12 @@ aside.details th:first-child, aside.details td:first-child { text-align: left; }
 .finding { border-left: 4px solid #D55E00; padding: 2px 8px; margin: 6px 0; background: #fdf3ec; }
 a { color: #0072B2; }
 .chart { overflow: auto; }
+.timing { font-size: 13px; margin: 4px 0; }
+.timing .note { color: #8a4b00; }
+table.timing-whatif { border-collapse: collapse; font-size: 12px; margin: 4px 0; }
+table.timing-whatif th, table.timing-whatif td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }
+table.source td.time { min-width: 5.5em; border-right: 1px solid #ddd; }
+span.bar { display: inline-block; height: 0.8em; background: var(--sel); vertical-align: middle; margin-right: 4px; }
 table.suite { border-collapse: collapse; font-size: 12px; }
 table.suite th, table.suite td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; }
 table.suite td:first-child, table.suite th:first-child { text-align: left; }
@@ -75,6 +81,16 @@ inline constexpr const char* kHtmlJs = R"JS(
     }},
     divergence: {label: 'divergent branches', value: (l) => l.branches ? l.branches.divergent : 0},
   };
+  // A share (0..1) as a bar 3em long at 1; CSSOM, not a style attribute
+  // (the page's CSP allows no inline style).
+  const bar = (share) => { const b = el('span', {class: 'bar'}); b.style.width = `${(3 * share).toFixed(2)}em`; return b; };
+  // As the text output's duration_text: 3 significant digits, no trailing zeros.
+  const fmtDur = (ns) => ns >= 1e6 ? Number((ns / 1e6).toPrecision(3)) + ' ms' : Number((ns / 1e3).toPrecision(3)) + ' µs';
+  // "predicted 68.6 µs on H100 (limited by shared pipe); 8 blocks/SM (warps), 15.52 waves"
+  const timingText = (t) => !t.valid ? `no time predicted on ${t.gpu}: ${t.why_not}` :
+    `predicted ${fmtDur(t.duration_ns)} on ${t.gpu} (limited by ${t.limiter}); ` +
+    `${t.occupancy.blocks_per_sm} blocks/SM (${t.occupancy.limited_by}), ` +
+    `${(t.waves.full + (t.waves.tail_blocks ? 1 : 0)).toFixed(2)} waves`;
 
   data.sections.forEach((sec, si) => section(sec, si));
   if (!data.sections.length)
@@ -107,6 +123,7 @@ inline constexpr const char* kHtmlJs = R"JS(
         `${L.blocks_observed} of ${L.blocks_total} blocks emulated` +
         (L.sampling ? ` (${L.sampling})` : '')}));
     }
+    if (sec.timing) s.append(timingBox(sec));
     const archs = sec.archs || [];
     const state = {arch: archs[0], metric: 'excess'};
     const controls = el('div', {class: 'controls'});
@@ -138,7 +155,11 @@ inline constexpr const char* kHtmlJs = R"JS(
     const lines = sec.lines || {};
     const mainFile = sec.source;
     const table = el('table', {class: 'source', role: 'grid'});
+    // With a prediction, a column of each line's share of the predicted
+    // time's limiting resource, as a bar and a percentage.
+    const timed = !!(sec.timing && sec.timing.valid);
     const thead = el('tr', {}, el('th', {text: 'line'}), el('th', {class: 'metric-head', text: ''}),
+                     timed ? el('th', {class: 'time-head', text: 'time'}) : null,
                      el('th', {text: ''}), el('th', {text: 'source'}));
     table.append(thead);
     const rows = [];
@@ -147,10 +168,14 @@ inline constexpr const char* kHtmlJs = R"JS(
       const info = lines[k];
       const tr = el('tr', {class: 'src' + (other ? ' other-file' : ''), id: `s${si}-L${n}` + (other ? '-' + rows.length : ''),
                            tabindex: '0', 'data-line': n, 'data-file': file});
-      tr.append(el('td', {class: 'num', text: other ? `${file.split('/').pop()}:${n}` : n}),
+      const share = info && info.time_share >= 0.005 ? info.time_share : 0;
+      tr.append(...[el('td', {class: 'num', text: other ? `${file.split('/').pop()}:${n}` : n}),
                 el('td', {class: 'metric'}),
+                timed ? el('td', {class: 'time', 'data-share': share},
+                           share ? bar(share) : null,
+                           share ? `${Math.round(100 * share)}%` : null) : null,
                 el('td', {class: 'flag', text: findingsAt.has(k) ? '!' : ''}),
-                el('td', {class: 'code', text: text}));
+                el('td', {class: 'code', text: text})].filter(Boolean));
       tr.onclick = () => select(tr, true);
       tr.onkeydown = (e) => {
         if (e.key === 'Enter' || e.key === ' ') { select(tr, true); e.preventDefault(); }
@@ -196,6 +221,30 @@ inline constexpr const char* kHtmlJs = R"JS(
     }
     paint();
     s._state = state; s._findings = sec.findings || []; s._findingsAt = findingsAt; s._sec = sec;
+  }
+
+  // The launch's predicted time and its what-ifs: other GPUs (--arch) and
+  // the swizzle modes of a TMA-filled buffer, each with its label.
+  function timingBox(sec) {
+    const t = sec.timing;
+    const box = el('div', {class: 'timing'}, el('span', {class: 'timing-main', text: timingText(t)}));
+    if (t.note) box.append(el('span', {class: 'note', text: ' — ' + t.note}));
+    const rows = [];
+    for (const w of sec.timing_what_if || [])
+      rows.push([`${w.gpu} (${w.arch})`, w.valid ? fmtDur(w.duration_ns) : 'n/a',
+                 w.valid ? w.limiter : w.why_not, w.note || '']);
+    (sec.swizzle_times || []).forEach((modes, i) => {
+      for (const [m, ns] of Object.entries(modes))
+        if (ns !== null) rows.push([`swizzle ${m}` + (sec.swizzle_times.length > 1 ? ` (buffer ${i + 1})` : ''),
+                                    fmtDur(ns), '', t.note || '']);
+    });
+    if (rows.length) {
+      const tab = el('table', {class: 'timing-whatif'},
+                     el('tr', {}, ...['what-if', 'predicted', 'limited by', ''].map(h => el('th', {text: h}))));
+      for (const r of rows) tab.append(el('tr', {}, ...r.map(c => el('td', {text: c}))));
+      box.append(tab);
+    }
+    return box;
   }
 
   function select(tr, focus) {
@@ -264,6 +313,9 @@ inline constexpr const char* kHtmlJs = R"JS(
         if (f.proposal) kids.push(el('p', {class: 'swizzle-proposal', text: f.proposal}));
         for (const m of f.modes) kids.push(el('div', {class: 'figure', html: swizzleMap(m)}));
       }
+      if (info.time_share && s._sec.timing)
+        kids.push(el('p', {class: 'time-share', text: `${Math.round(100 * info.time_share)}% of the predicted time's ` +
+                          `limiting resource (${s._sec.timing.limiter}) on ${s._sec.timing.gpu}`}));
       if (info.sector_map) kids.push(el('div', {class: 'figure', html: sectorMap(JSON.parse(info.sector_map))}));
       if (info.branches && (info.branches.uniform || info.branches.divergent))
         kids.push(el('p', {class: 'branches', text: `branches: ${info.branches.uniform} uniform, ${info.branches.divergent} divergent`}));

@@ -263,7 +263,16 @@ json analyze_json(const Analysis& a) {
     }
     j["what_if"] = what_if;
   }
-  if (a.access) j["timing"] = timing_json(predict_launch(a));
+  if (a.access) {
+    // The main GPU's prediction, then each other --arch's GPUs (report/timing.h).
+    const std::vector<GpuPrediction> gpus = predict_gpus(a);
+    j["timing"] = timing_json(gpus.front());
+    if (gpus.size() > 1) {
+      json others = json::array();
+      for (size_t i = 1; i < gpus.size(); ++i) others.push_back(timing_json(gpus[i]));
+      j["timing_what_if"] = std::move(others);
+    }
+  }
   if (a.swizzle) {
     json w = swizzle_json(*a.swizzle);
     // The launch's predicted time under each mode (report/timing.h).

@@ -5,6 +5,7 @@
 #include "check/finding_kinds.h"
 #include "report/hopper.h"
 #include "report/report.h"
+#include "report/timing.h"
 
 namespace smemlab::report {
 
@@ -109,8 +110,8 @@ json analyze_results(const Analysis& a) {
   return results;
 }
 
-// The run's properties: the counting level, the Hopper totals and the
-// swizzle and padding what-ifs (analyze --json's arrays).
+// The run's properties: the counting level, the Hopper totals, the
+// swizzle and padding what-ifs and the predicted times (analyze --json's).
 json analyze_properties(const Analysis& a) {
   json properties = {{"level", level_json(a.run)}};
   // Hopper's counter families have no rule to break yet (their wavefront
@@ -125,6 +126,11 @@ json analyze_properties(const Analysis& a) {
     if (json w = swizzle_json(*a.swizzle); !w.empty()) properties["swizzle_what_if"] = w;
   if (a.padding)
     if (json w = padding_json(*a.padding); !w.empty()) properties["padding_what_if"] = w;
+  // The predicted time, as analyze --json's `timing` and `timing_what_if`.
+  const std::vector<GpuPrediction> gpus = predict_gpus(a);
+  if (!gpus.empty()) properties["timing"] = timing_json(gpus.front());
+  for (size_t i = 1; i < gpus.size(); ++i)
+    properties["timing_what_if"].push_back(timing_json(gpus[i]));
   return properties;
 }
 

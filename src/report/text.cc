@@ -233,7 +233,7 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
       out += fmt::format("  SIMT efficiency {:.1f}% ({} warp-instructions)\n",
                          100.0 * all.efficiency(), all.steps);
   }
-  if (a.access) out += timing_text(predict_launch(a));
+  out += timing_text(a);
   if (a.run.blocks_observed != a.run.blocks_total)
     out += fmt::format("  counts scaled from {} emulated blocks to the grid's {} (x{:.2f})\n",
                        a.run.blocks_observed, a.run.blocks_total, scale(a.run));

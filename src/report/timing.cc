@@ -6,8 +6,10 @@
 
 namespace smemlab::report {
 
-timing::Prediction predict_launch(const Analysis& a, double wavefront_delta) {
-  if (!a.access) return {};
+namespace {
+
+timing::Prediction predict_on(const Analysis& a, const timing::GpuSpec& gpu, std::string_view arch,
+                              double wavefront_delta) {
   timing::LaunchShape shape;
   shape.blocks = a.run.blocks_total;
   shape.threads_per_block = static_cast<uint32_t>(a.run.block.count());
@@ -16,13 +18,46 @@ timing::Prediction predict_launch(const Analysis& a, double wavefront_delta) {
   shape.footprint_bytes = a.run.footprint_bytes;
   shape.l1_reuse = a.run.l1_reuse;
   shape.l1_block_bytes = a.run.l1_block_bytes;
-  timing::LaunchWork w = timing::launch_work(shape, *a.access, a.banks, a.hopper);
+  timing::LaunchWork w = timing::launch_work(shape, *a.access, a.banks, a.hopper, arch);
   if (wavefront_delta != 0) {
     timing::LineWork what_if{"what-if", 0};
     what_if.shared_wavefronts = wavefront_delta;
     w.lines.push_back(what_if);
   }
-  return timing::predict(w);
+  return timing::predict(w, gpu.gpu);
+}
+
+}  // namespace
+
+namespace {
+
+// The GPUs a launch is predicted on, each with the bank model (arch) whose
+// wavefronts it takes: predict_gpus' order.
+std::vector<std::pair<const timing::GpuSpec*, std::string>> targets(const Analysis& a) {
+  std::vector<std::pair<const timing::GpuSpec*, std::string>> out;
+  if (a.banks)
+    for (const auto& m : a.banks->models())
+      for (const timing::GpuSpec* g : timing::gpus_for_arch(m->name()))
+        out.push_back({g, m->name()});
+  if (out.empty())
+    out.push_back({&timing::gpus().front(), a.banks ? a.banks->models().front()->name() : ""});
+  return out;
+}
+
+}  // namespace
+
+std::vector<GpuPrediction> predict_gpus(const Analysis& a, double wavefront_delta) {
+  std::vector<GpuPrediction> out;
+  if (!a.access) return out;
+  for (const auto& [gpu, arch] : targets(a))
+    out.push_back({gpu, predict_on(a, *gpu, arch, wavefront_delta)});
+  return out;
+}
+
+timing::Prediction predict_launch(const Analysis& a, double wavefront_delta) {
+  if (!a.access) return {};
+  const auto main = targets(a).front();
+  return predict_on(a, *main.first, main.second, wavefront_delta);
 }
 
 std::vector<SwizzleTimes> swizzle_times_ns(const Analysis& a) {
@@ -49,27 +84,71 @@ std::string duration_text(double ns) {
   return fmt::format("{:.3g} µs", ns / 1e3);
 }
 
-}  // namespace
-
-std::string timing_text(const timing::Prediction& p) {
-  if (!p.valid) return p.why_not.empty() ? "" : "  no time predicted: " + p.why_not + "\n";
-  std::string out = fmt::format("  predicted {} on an H100 (limited by {}",
-                                duration_text(p.duration_ns), timing::resource_name(p.limiter));
+// "predicted 68.6 µs on an H100 (limited by shared pipe, 97% of it at
+// transpose.cu:89); 8 blocks/SM (warps), 15.52 waves"
+std::string prediction_line(const GpuPrediction& g) {
+  const timing::Prediction& p = g.p;
+  std::string out =
+      fmt::format("predicted {} on {} (limited by {}", duration_text(p.duration_ns),
+                  timing::with_article(g.gpu->name), timing::resource_name(p.limiter));
   if (!p.lines.empty())
     out += fmt::format(", {:.0f}% of it at {}:{}", 100.0 * p.lines.front().share,
                        p.lines.front().file, p.lines.front().line);
-  out += fmt::format("); {} block{}/SM ({}), {:.2f} waves\n", p.occupancy.blocks_per_sm,
-                     p.occupancy.blocks_per_sm == 1 ? "" : "s", p.occupancy.limited_by,
-                     p.waves.count());
-  for (size_t i = 1; i < p.lines.size() && i < 5 && p.lines[i].share >= 0.01; ++i)
+  return out + fmt::format("); {} block{}/SM ({}), {:.2f} waves", p.occupancy.blocks_per_sm,
+                           p.occupancy.blocks_per_sm == 1 ? "" : "s", p.occupancy.limited_by,
+                           p.waves.count());
+}
+
+}  // namespace
+
+std::string timing_text(const Analysis& a) {
+  const std::vector<GpuPrediction> all = predict_gpus(a);
+  if (all.empty()) return "";
+  const GpuPrediction& main = all.front();
+  const timing::Prediction& p = main.p;
+  std::string out;
+  if (!p.valid)
+    out = p.why_not.empty() ? "" : "  no time predicted: " + p.why_not + "\n";
+  else
+    out = "  " + prediction_line(main) + "\n";
+  if (p.valid && !main.gpu->validated) out += "    " + timing::validation_note(*main.gpu) + "\n";
+  for (size_t i = 1; p.valid && i < p.lines.size() && i < 5 && p.lines[i].share >= 0.01; ++i)
     out += fmt::format("    {:.0f}% at {}:{}\n", 100.0 * p.lines[i].share, p.lines[i].file,
                        p.lines[i].line);
+  // The what-if GPUs (another --arch): one line each, with its label.
+  for (size_t i = 1; i < all.size(); ++i) {
+    const GpuPrediction& g = all[i];
+    out += fmt::format("  what-if {}: ", g.gpu->arch);
+    out += g.p.valid
+               ? prediction_line(g)
+               : "no time predicted on " + timing::with_article(g.gpu->name) + ": " + g.p.why_not;
+    if (!g.gpu->validated) out += "; " + timing::validation_note(*g.gpu);
+    out += "\n";
+  }
   return out;
 }
 
-nlohmann::json timing_json(const timing::Prediction& p) {
+std::string predicted_vs_measured(const GpuPrediction& g, double measured_ns,
+                                  const std::string& device) {
+  const std::string measured = fmt::format("measured {} on {}", duration_text(measured_ns), device);
+  if (!g.p.valid) return fmt::format("no time predicted ({}), {}", g.p.why_not, measured);
+  std::string out =
+      fmt::format("predicted {} on {} (limited by {}), {}", duration_text(g.p.duration_ns),
+                  timing::with_article(g.gpu->name), timing::resource_name(g.p.limiter), measured);
+  if (measured_ns > 0)
+    out += fmt::format(": predicted/measured {:.2f}", g.p.duration_ns / measured_ns);
+  if (!g.gpu->validated) out += "; " + timing::validation_note(*g.gpu);
+  return out;
+}
+
+nlohmann::json timing_json(const GpuPrediction& g) {
+  const timing::Prediction& p = g.p;
   nlohmann::json j;
-  j["gpu"] = "H100";
+  j["gpu"] = g.gpu->name;
+  j["gpu_key"] = g.gpu->key;
+  j["arch"] = g.gpu->arch;
+  j["validated"] = g.gpu->validated;
+  if (!g.gpu->validated) j["note"] = timing::validation_note(*g.gpu);
   j["valid"] = p.valid;
   if (!p.valid) {
     j["why_not"] = p.why_not;

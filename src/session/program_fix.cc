@@ -281,6 +281,30 @@ struct TempDir {
   }
 };
 
+// The time model (docs/timing.md) on the selected launches of one more run
+// of the program in analyze mode (`extra`: a candidate's PTX and shared
+// size; none for the program as built): the sum of their records'
+// predicted H100 durations, 0 when a launch has none. A proof's own run is
+// in check mode, whose records carry no counts.
+double predicted_time_ns(Runs& runs, const std::string& dir, const std::string& tag,
+                         std::map<std::string, std::string> extra) {
+  extra[protocol::kMode] = "analyze";
+  runs.run(tag, extra, false);
+  std::istringstream log(read_all(dir + "/" + tag + ".log"));
+  double sum = 0;
+  int launches = 0;
+  for (std::string line; std::getline(log, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("timing")) continue;
+    const nlohmann::json& t = j["timing"];
+    if (!t.value("valid", false)) return 0;
+    sum += t.value("duration_ns", 0.0);
+    ++launches;
+  }
+  return launches ? sum : 0;
+}
+
 // The proof of one candidate (fix::Runner): the program run with K rebuilt
 // from the rewritten source, compared with the reference run.
 class Prover {
@@ -367,6 +391,13 @@ fix::RunResult Prover::operator()(const std::string& path, uint32_t dynamic_shar
   }
   r.measured = measured_cost(proved, sm90_);
   r.error = compare(got, tag);
+  if (r.error.empty()) {
+    // The predicted saving beside the proven one (the original's: fix_program).
+    std::map<std::string, std::string> timed = {{protocol::kFixPtx, in.ptx_path}};
+    if (dynamic_shared != first_.dynamic_shared)
+      timed[protocol::kFixShared] = std::to_string(dynamic_shared);
+    r.predicted_ns = predicted_time_ns(runs_, dir_, tag + "-time", std::move(timed));
+  }
   return r;
 }
 
@@ -587,6 +618,7 @@ ProgramFix fix_program(const ProgramFixOptions& o, const std::vector<std::string
   fix::RunResult original;
   original.findings = ref.findings;
   original.measured = measured_cost(launches, *sm90.front());
+  if (o.prove) original.predicted_ns = predicted_time_ns(runs, dir, "reference-time", {});
   Prover prover(runs, ref, build, first, dir, *sm90.front(), note);
   fix::Options fo;
   fo.max_pad = o.max_pad;

@@ -9,9 +9,9 @@ namespace smemlab::timing {
 
 namespace {
 
-size_t gpu_model_index(const check::BankAnalysis& banks) {
+size_t gpu_model_index(const check::BankAnalysis& banks, std::string_view arch) {
   for (size_t i = 0; i < banks.models().size(); ++i)
-    if (banks.models()[i]->name() == "sm_90") return i;
+    if (banks.models()[i]->name() == arch) return i;
   return 0;
 }
 
@@ -29,7 +29,8 @@ bool is_load(check::AccessClass c) {
 }  // namespace
 
 LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& access,
-                       const check::BankAnalysis* banks, const check::HopperAnalysis* hopper) {
+                       const check::BankAnalysis* banks, const check::HopperAnalysis* hopper,
+                       std::string_view arch) {
   LaunchWork w;
   w.blocks = shape.blocks;
   w.threads_per_block = shape.threads_per_block;
@@ -70,7 +71,7 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
   if (banks) {
     // By instruction, at its innermost line: lines() lists an inlined
     // instruction at every line of its inline chain.
-    size_t m = gpu_model_index(*banks);
+    size_t m = gpu_model_index(*banks, arch);
     for (const auto& [pc, s] : banks->instructions()) {
       if (m >= s.models.size()) continue;
       LineWork& l = at(innermost(banks->kernel().lines, s.instr));

@@ -4,6 +4,8 @@
 // barriers, and the shared and DSMEM round trips a warp waits for.
 #pragma once
 
+#include <string_view>
+
 #include "check/access_stats.h"
 #include "check/bank_stats.h"
 #include "check/hopper_stats.h"
@@ -21,11 +23,12 @@ struct LaunchShape {
   double l1_block_bytes = 0;    // and bytes_per_block()
 };
 
-// `banks` may be null (no shared counts); its model named "sm_90" is used,
-// else its first. `hopper` may be null (no DSMEM waits). Counts must
+// `banks` may be null (no shared counts); its model named `arch` (the
+// GPU's, gpus.def) is used, else its first. `hopper` may be null (no DSMEM waits). Counts must
 // already be scaled to the whole grid.
 LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& access,
                        const check::BankAnalysis* banks,
-                       const check::HopperAnalysis* hopper = nullptr);
+                       const check::HopperAnalysis* hopper = nullptr,
+                       std::string_view arch = "sm_90");
 
 }  // namespace smemlab::timing

@@ -30,8 +30,11 @@ Occupancy occupancy(const Gpu& gpu, uint32_t threads_per_block, uint32_t regs_pe
   // Every block holds shared_reserved bytes besides its own (cc >= 8.0).
   uint64_t shared = round_up(uint64_t{shared_per_block} + uint64_t(gpu.shared_reserved),
                              uint64_t(gpu.shared_granule));
-  limits[3].blocks =
-      shared_per_block > gpu.shared_per_block ? 0 : uint64_t(gpu.shared_per_sm) / shared;
+  // Before cc 8.0 nothing is reserved: a block without shared memory has no
+  // shared limit.
+  limits[3].blocks = shared_per_block > gpu.shared_per_block ? 0
+                     : shared == 0                           ? UINT64_MAX
+                                                             : uint64_t(gpu.shared_per_sm) / shared;
   if (threads_per_block > gpu.max_block_threads) {
     o.limited_by = "threads per block";
     return o;

@@ -7,6 +7,7 @@ usage: program_fix_test.py SMEMLAB NVCC SOURCE_ROOT CASE
 cases: transpose, dynamic, timed, raw, clean, wrong_source, never_launched, override_shared,
 recipe_shared"""
 import json
+import math
 import os
 import re
 import shutil
@@ -38,6 +39,18 @@ class Case:
                            cwd=self.tmp, capture_output=True, text=True, timeout=600)
         return p.returncode, p.stdout, p.stderr
 
+    def analyzed_ns(self, app, kernel):
+        """analyze's predicted time (timing.duration_ns) of the program's
+        launches of `kernel`, summed, at the PTX level (as fix proves)."""
+        out = os.path.join(self.tmp, "analyzed.jsonl")
+        p = subprocess.run([self.smemlab, "analyze", "--level", "ptx", "--json", "--output", out,
+                            "--", *app], cwd=self.tmp, capture_output=True, text=True, timeout=600)
+        assert p.returncode == 0, p.stdout + p.stderr
+        launches = [json.loads(l) for l in open(out) if l.startswith("{")]
+        times = [l["timing"]["duration_ns"] for l in launches if kernel in l["kernel"]]
+        assert times, launches
+        return sum(times)
+
     def fix_json(self, src, kernel, app, *extra):
         code, out, err = self.fix(src, kernel, app, "--json", *extra)
         assert code in (0, 1), f"fix {kernel}: exit {code}\n{out}{err}"
@@ -62,7 +75,16 @@ def case_transpose(c):
     assert after["wavefronts"] == after["ideal"], v[0]
     m = v[0]["measured_sm_90"]
     assert m["requests"] > 0 and m["wavefronts"] == m["ideal"], m
+    # The predicted saving beside the proven one (issue 31), against analyze
+    # of the program itself: the original's is analyze's predicted time of
+    # the program as built, summed over the kernel's launches.
+    before = c.analyzed_ns([app], "transposeTile")
+    assert math.isclose(j["predicted_ns"], before, rel_tol=1e-9), (j["predicted_ns"], before)
+    for cand in v:
+        assert cand["predicted_ns"] > 0 and math.isclose(
+            cand["predicted_saving_ns"], j["predicted_ns"] - cand["predicted_ns"]), cand
     code, text, err = c.fix(src, "transposeTile", [app])
+    assert "predicted H100 " in text, text
     assert code == 0 and "best verified" in text and "2 launches of the kernel" in text, text + err
     code, patch, err = c.fix(src, "transposeTile", [app], "--patch")
     assert code == 0 and patch.startswith(f"--- a/{src}\n"), patch + err
@@ -72,6 +94,9 @@ def case_transpose(c):
     # No GPU here: the patched program runs on the emulated driver.
     run = subprocess.run([c.smemlab, "run", "--", app], cwd=c.tmp, capture_output=True, text=True)
     assert run.returncode == 0 and ": ok," in run.stdout, run.stdout + run.stderr
+    # The patched program's predicted time is the best candidate's.
+    after = c.analyzed_ns([app], "transposeTile")
+    assert any(math.isclose(cand["predicted_ns"], after, rel_tol=1e-9) for cand in v), (after, v)
     code, j = c.fix_json(src, "transposeTile", [app])
     assert code == 0 and j["nothing_to_fix"], j
     code, sarif, err = c.fix(src, "transposeTile", [app], "--sarif")

@@ -8,12 +8,12 @@ build folder. Exits 77 (ctest SKIP) when Firefox is not installed."""
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bank_cells import problems  # noqa: E402
+from harness import check, finish, runner  # noqa: E402
 from marionette import Firefox  # noqa: E402
 
 smemlab, source_dir, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -21,20 +21,7 @@ firefox = os.environ.get("FIREFOX") or shutil.which("firefox-esr") or shutil.whi
 if not firefox or not os.path.exists(firefox):
     print("SKIP: Firefox (firefox-esr) is not installed: scripts/setup installs it")
     sys.exit(77)
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def run(args):
-    p = subprocess.run([smemlab] + args, cwd=source_dir, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"smemlab {' '.join(args)} exited {p.returncode}:\n{p.stderr}")
-    return p.stdout
+run = runner(smemlab, source_dir)
 
 
 os.makedirs(out_dir, exist_ok=True)
@@ -116,5 +103,4 @@ with Firefox(firefox) as ff:
     check(os.path.getsize(shot) > 10000, f"screenshot written ({os.path.getsize(shot)} bytes)")
 
 shutil.rmtree(tmp, ignore_errors=True)
-print(f"{len(failures)} failed" if failures else "all passed")
-sys.exit(1 if failures else 0)
+finish()

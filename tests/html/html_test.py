@@ -7,46 +7,21 @@ in the build folder (CI artifact)."""
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bank_cells import cells_from_dom, problems  # noqa: E402
+from harness import browser, check, finish, runner  # noqa: E402
 
 smemlab, source_dir, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 program = sys.argv[4] if len(sys.argv) > 4 else None  # tests/html/launches.cu, built
-chromium = os.environ.get("CHROMIUM", "chromium")
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def run(args, ok=(0,)):
-    p = subprocess.run([smemlab] + args, cwd=source_dir, capture_output=True, text=True)
-    if p.returncode not in ok:
-        sys.exit(f"smemlab {' '.join(args)} exited {p.returncode}:\n{p.stderr}")
-    return p.stdout
+run = runner(smemlab, source_dir)
 
 
 def line_excess(lines):
     return {l["line"]: sum(l[op]["excess"] for op in ("load", "store", "atomic") if op in l)
             for l in lines}
-
-
-def browser(url, *extra):
-    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update",
-           "--disable-default-apps", "--disable-sync", "--metrics-recording-only",
-           "--window-size=1500,1000", *extra, url]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    if p.returncode != 0:
-        sys.exit(f"chromium failed ({p.returncode}):\n{p.stderr[-2000:]}")
-    return p.stdout
 
 
 def rows(dom):
@@ -251,5 +226,4 @@ if program:
     check(len(csecs) == 3 and "<td class=\"flag\">!</td>" not in cdom2,
           f"check --html -- APP: {len(csecs)} sections, no finding flagged")
 
-print(f"{len(failures)} failed" if failures else "all passed")
-sys.exit(1 if failures else 0)
+finish()

@@ -7,8 +7,12 @@ MIN_DELTA_E apart (CIE76 in L*a*b*), and every mark must stand out from the
 white page. The colours are read from the sources, so a change of palette is
 checked. (Numbers are printed beside every colour in the page as well, so
 colour is never the only carrier.)"""
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, finish  # noqa: E402
 
 src = sys.argv[1]
 MIN_DELTA_E = 12.0  # clearly distinguishable side by side (JND is about 2.3)
@@ -64,10 +68,9 @@ flag = re.search(r"td\.flag \{ color: (#[0-9A-Fa-f]{6})", assets).group(1)
 groups = {
     "bank map (served / broadcast / conflict)": [named["Served"], named["Broadcast"], named["Conflict"]],
     "report chart bars (one per generation)": chart,
-    "source view (cost shading / selection outline / finding flag)": [cost, "#0072B2", flag],
+    "source view (cost shading / selection outline and time bar / finding flag)": [cost, "#0072B2", flag],
 }
 marks = [named["Served"], named["Broadcast"], named["Conflict"], sector, cost, flag, *chart]
-failures = 0
 for name, colours in groups.items():
     worst = (1e9, "", "", "")
     for kind in MACHADO:
@@ -75,15 +78,11 @@ for name, colours in groups.items():
             for j in range(i + 1, len(colours)):
                 d = delta(simulate(colours[i], kind), simulate(colours[j], kind))
                 worst = min(worst, (d, kind, colours[i], colours[j]))
-    ok = worst[0] >= MIN_DELTA_E
-    failures += not ok
-    print(f"{'ok  ' if ok else 'FAIL'} {name} {colours}: closest pair {worst[2]} / {worst[3]} "
+    check(worst[0] >= MIN_DELTA_E,
+          f"{name} {colours}: closest pair {worst[2]} / {worst[3]} "
           f"under {worst[1]}, delta E {worst[0]:.1f} (>= {MIN_DELTA_E})")
 white = (100.0, 0.0, 0.0)
 for c in sorted(set(marks)):
     d = min(delta(simulate(c, k), white) for k in MACHADO)
-    ok = d >= MIN_DELTA_E
-    failures += not ok
-    print(f"{'ok  ' if ok else 'FAIL'} {c} against the white page: delta E {d:.1f} at least")
-print(f"{failures} failed" if failures else "all passed")
-sys.exit(1 if failures else 0)
+    check(d >= MIN_DELTA_E, f"{c} against the white page: delta E {d:.1f} at least")
+finish()

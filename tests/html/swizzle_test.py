@@ -12,36 +12,14 @@ Usage: swizzle_test.py SMEMLAB SOURCE_DIR OUT_DIR TMA_SWIZZLE"""
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import browser, check, duration_text, finish, runner  # noqa: E402
+
 smemlab, source_dir, out_dir, program = sys.argv[1:5]
-chromium = os.environ.get("CHROMIUM", "chromium")
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def run(args):
-    p = subprocess.run([smemlab] + args, cwd=source_dir, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"smemlab {' '.join(args)} exited {p.returncode}:\n{p.stderr}")
-    return p.stdout
-
-
-def browser(url, *extra):
-    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update",
-           "--disable-default-apps", "--disable-sync", "--window-size=1500,1000", *extra, url]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    if p.returncode != 0:
-        sys.exit(f"chromium failed ({p.returncode}):\n{p.stderr[-2000:]}")
-    return p.stdout
+run = runner(smemlab, source_dir)
 
 
 def chunks(svg):
@@ -73,6 +51,15 @@ for row_bytes in (128, 64):
     check(modes == ["none", best] and best != "none",
           f"{row_bytes}-byte rows: the map's mode and the best ({best}) drawn at line "
           f"{w['line']}: {modes}")
+    # The what-if times: the launch's predicted time under each mode, in the
+    # section's timing box, as --json's predicted_ns.
+    box = re.search(r'<div class="timing">.*?</div>', dom, re.S)
+    cells = re.findall(r"<td>([^<]*)</td>", box.group(0)) if box else []
+    for mode, ns in w["predicted_ns"].items():
+        if ns is None:
+            continue
+        check(f"swizzle {mode}" in cells and cells[cells.index(f"swizzle {mode}") + 1] == duration_text(ns),
+              f"{row_bytes} B: the timing box gives swizzle {mode} {duration_text(ns)} (--json)")
     base = w["shared_offset"]
     for svg, mode in zip(svgs, modes):
         wf = w["wavefronts"][mode]
@@ -111,6 +98,4 @@ if table:
     check(f"pad {p['pad_words']} words" in cells and str(p["load"]["padded_wavefronts"]) in cells,
           f"it shows pad {p['pad_words']} words and {p['load']['padded_wavefronts']} load wavefronts")
 
-if failures:
-    sys.exit(f"{len(failures)} check(s) failed")
-print("swizzle drawing and padding what-if as the JSON says")
+finish()
