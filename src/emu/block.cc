@@ -14,6 +14,7 @@
 
 #include "emu/hopper_events.h"
 #include "emu/liveness.h"
+#include "emu/quiet_epochs.h"
 #include "emu/reg_operands.h"
 
 namespace smemlab::emu {
@@ -248,6 +249,7 @@ void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
   Barrier& bar = b.bars[id];
   if (count) bar.count = count;
   bar.arrived += static_cast<uint32_t>(__builtin_popcount(exec));
+  ++b.arrivals;
   bar.last_pc = pc;
   BarrierKind kind = op.aux == 0   ? BarrierKind::Sync
                      : op.aux == 1 ? BarrierKind::Arrive
@@ -298,6 +300,7 @@ void barrier_check(BlockCtx& b) {
     bar.all = true;
     bar.any = false;
     ++bar.epoch;
+    ++b.releases;
     if (b.obs) b.obs->on_barrier_release(BarrierRelease{id, bar.epoch});
   }
 }
@@ -307,6 +310,7 @@ void on_exit_lanes(BlockCtx& b, Warp& w, uint32_t pc, uint32_t mask) {
   if (!b.async[w.index].copies.empty()) cpasync_complete_all(b, w, mask);
   if (!b.async[w.index].bulk.empty()) bulk_complete_all(b, w, mask);  // (observers only)
   b.live_threads -= static_cast<uint32_t>(__builtin_popcount(mask));
+  ++b.arrivals;
   if (b.obs) b.obs->on_exit(Exit{mask, &b.prog->info[b.prog->ops[pc].info], b.id, w.index});
   barrier_check(b);
   cluster_exit_lanes(b, w, mask);
@@ -319,10 +323,28 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   uint64_t published = 0, idle_rounds = 0;
   WarpTurns turns(env.schedule, nwarps, (uint64_t{id.z} * env.grid.y + id.y) * env.grid.x + id.x);
   spin_.reset();
+  // Quiet epochs (quiet_epochs.h): judged at the block's start and after
+  // each barrier release (between them a quiet block stays quiet).
+  const uint8_t* quiet =
+      nwarps > 1 && !obs && b.counts.empty() && !env.cooperative ? env.quiet : nullptr;
+  uint64_t judged = UINT64_MAX;
+  bool in_quiet = false;
   for (;;) {
+    if (quiet && judged != b.releases) {
+      judged = b.releases;
+      in_quiet = block_is_quiet(b, quiet);
+    }
     // A round of turns in one interpreter call (a call per turn cost a
     // fifth of a shared-tile kernel's time under the gpu schedule).
-    RoundResult round = run_round(b, turns, kSlice);
+    RoundResult round;
+    if (in_quiet && quiet_budget_ok(b, kSlice)) {
+      uint64_t rounds = 1;
+      round = run_quiet_round(b, turns, kSlice, &rounds);
+      // (The old rounds it stood for, as the mbarrier watch counts them.)
+      if (rounds > 1) b.mbar.round += rounds - 1;
+    } else {
+      round = run_round(b, turns, kSlice);
+    }
     if (round.over_budget) {
       if (!extend_budget(b)) budget_fault(b, *round.over_budget);
     } else {

@@ -7,6 +7,7 @@
 
 #include "emu/decode_context.h"
 #include "emu/launch.h"
+#include "emu/quiet_epochs.h"
 #include "emu/tier.h"
 
 namespace smemlab::emu {
@@ -364,6 +365,7 @@ std::unique_ptr<Program> decode_kernel(const ptx::Module& m, const ptx::Function
   cx.emit_callees();
   coalesce_registers(p);
   p.fused = plan_fused_runs(p);
+  p.quiet = plan_quiet_epochs(p);
   return std::move(cx.prog);
 }
 

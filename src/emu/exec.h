@@ -124,12 +124,34 @@ struct RoundResult {
   Warp* over_budget = nullptr;  // the warp whose turn took the block past its budget
   uint64_t steps = 0;           // warp-instructions executed
 };
+// One warp's turn in a quiet epoch (quiet_epochs.h): up to `turns` of its
+// turns under the `gpu` schedule, taken at once. Old turns end where the
+// schedule's would (a shared/global access, `slice` steps).
+struct QuietTurn {
+  uint32_t turns = 0;                  // in
+  uint32_t taken = 0;                  // out: the old turns it ran in
+  uint32_t fault_turn = 0;             // when it faulted: the old turn it faulted in
+  uint32_t arrival_turn = UINT32_MAX;  // its last barrier arrival or exit: the turn it was in
+  uint64_t arrival_steps = 0;          // and that turn's steps up to and including it
+  bool released = false;               // a barrier released there (the turn stopped)
+  // Per old turn t <= `turns`: the turn's steps and lanes before it began
+  // (a fault's counts are the old turns'; null: not kept).
+  uint64_t* steps_at = nullptr;
+  uint64_t* lanes_at = nullptr;
+  uint64_t steps = 0, lanes = 0;  // out (unless it faulted): all of them
+};
+
 // One copy of the interpreter loop (warp_loop.h): portable or AVX2. A round
 // runs every warp's turn in the schedule's order from one call, so the
 // fine-grained `gpu` schedule pays no call through a pointer per turn.
 struct IsaLoop {
   uint64_t (*run_warp)(BlockCtx& b, Warp& w, uint64_t slice, uint32_t quota);
   RoundResult (*run_round)(BlockCtx& b, WarpTurns& turns, uint64_t slice);
+  // The rest of a round from turn `first`, whose warp has taken `first_steps`
+  // of its turn already.
+  RoundResult (*run_round_from)(BlockCtx& b, WarpTurns& turns, uint64_t slice, uint32_t first,
+                                uint64_t first_steps);
+  uint64_t (*run_quiet_turn)(BlockCtx& b, Warp& w, uint64_t slice, QuietTurn& q);
 };
 using RunWarpFn = const IsaLoop*;
 // The copy for this launch: AVX2 where the CPU has it, unless the
@@ -165,6 +187,9 @@ struct LaunchEnv {
   bool explicit_cluster = false;
   // The jit tier's runs (Program::fused), null under SMEMLAB_TIER=interp.
   const uint8_t* fused = nullptr;
+  // Program::quiet under the jit tier with the `gpu` schedule, else null
+  // (quiet_epochs.h).
+  const uint8_t* quiet = nullptr;
 };
 
 // Shared::cluster addresses (mapa, ld/st/atom.shared::cluster): the block
@@ -214,7 +239,10 @@ struct BlockCtx {
   uint64_t lane_steps = 0;
   uint64_t clock_base = 0;
   uint64_t writes = 0;  // stores and atomics executed (any space)
-  MbarWatch mbar;       // the block's mbarriers beyond their words (mbar_watch.h)
+  // Barrier arrivals and exits, and barrier releases, so far: a quiet turn
+  // (quiet_epochs.h) sees its own and stops at a release.
+  uint64_t arrivals = 0, releases = 0;
+  MbarWatch mbar;  // the block's mbarriers beyond their words (mbar_watch.h)
   // The allocation of the last fast global access (none on the device heap):
   // consecutive accesses mostly hit the same buffer. Reset per block.
   const GlobalMemory::Allocation* global_hint = nullptr;
@@ -245,6 +273,10 @@ uint64_t run_warp(BlockCtx& b, Warp& w, uint64_t slice, uint32_t quota = UINT32_
 // `slice` warp-instructions or turns.quota() memory-ordering ops); b.steps
 // counts them. Stops early at the warp that takes b.steps past the budget.
 RoundResult run_round(BlockCtx& b, WarpTurns& turns, uint64_t slice);
+// IsaLoop::run_round_from and run_quiet_turn of the launch's copy.
+RoundResult run_round_from(BlockCtx& b, WarpTurns& turns, uint64_t slice, uint32_t first,
+                           uint64_t first_steps);
+uint64_t run_quiet_turn(BlockCtx& b, Warp& w, uint64_t slice, QuietTurn& q);
 
 // What a Flow executor sees of one warp-instruction (see instructions.def).
 struct Step {

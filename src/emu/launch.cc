@@ -8,6 +8,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -543,6 +545,14 @@ LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const u
   Tier tier = Tier::Jit;
   if (tier_from_env(&tier).empty() && tier == Tier::Jit && p.fused.size() == p.ops.size())
     env.fused = p.fused.data();
+  // Quiet epochs keep the `gpu` schedule's results exactly; the interp tier
+  // keeps its old turns (the reference the tier tests compare with).
+  // SMEMLAB_QUIET_EPOCHS=0 turns them off (to measure them, or to rule them
+  // out).
+  const char* q = std::getenv("SMEMLAB_QUIET_EPOCHS");
+  if (env.fused && cfg.schedule.kind == Schedule::Kind::Gpu && p.quiet.size() == p.ops.size() &&
+      !(q && std::strcmp(q, "0") == 0))
+    env.quiet = p.quiet.data();
   return env;
 }
 

@@ -425,6 +425,8 @@ struct Program {
   // The jit tier's plan (tier.h): the length of the straight run of
   // per-lane arithmetic that starts at each op (0: not such an op).
   std::vector<uint8_t> fused;
+  // Per op, 1 where a quiet epoch may run (quiet_epochs.h).
+  std::vector<uint8_t> quiet;
   // Made once by Module::kernel; null (a program decoded elsewhere): each
   // BlockRunner makes its own.
   std::shared_ptr<const RegInit> reg_init;

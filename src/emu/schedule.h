@@ -5,7 +5,9 @@
 //   gpu          every warp runs up to and including its next global,
 //                shared or async memory op, then the next warp takes its
 //                turn (round robin): warps progress together, as a GPU's
-//                schedulers interleave them. The default.
+//                schedulers interleave them. The default. (Where no
+//                warp can tell, many such turns run at once with the
+//                same results: quiet_epochs.h.)
 //   serial       each warp runs until it blocks or 4,096 instructions pass:
 //                smemlab's schedule before `gpu` (warps far apart).
 //   random[:S]   a fresh random warp order every round; a turn is 1 to 16

@@ -82,4 +82,13 @@ RoundResult run_round(BlockCtx& b, WarpTurns& turns, uint64_t slice) {
   return loop_of(b)->run_round(b, turns, slice);
 }
 
+RoundResult run_round_from(BlockCtx& b, WarpTurns& turns, uint64_t slice, uint32_t first,
+                           uint64_t first_steps) {
+  return loop_of(b)->run_round_from(b, turns, slice, first, first_steps);
+}
+
+uint64_t run_quiet_turn(BlockCtx& b, Warp& w, uint64_t slice, QuietTurn& q) {
+  return loop_of(b)->run_quiet_turn(b, w, slice, q);
+}
+
 }  // namespace smemlab::emu

@@ -509,89 +509,121 @@ inline void run_fused(BlockCtx& b, Warp& w, uint32_t pc, uint32_t len, uint32_t 
 
 }  // namespace
 
-// run_round for this ISA: every turn of one round of `warps` in `turns`'
-// order, in one call: the `gpu` schedule ends a turn at every memory op, and
-// a call per turn cost a fifth of the matmul's time. Each turn: up to
-// `slice` warp-instructions or turns.quota() ops that order memory. The
-// per-turn work is kept to a few register updates (it runs a million times
-// a launch).
-RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* warps,
-                          uint32_t fixed_quota) {
+// Whether a memory op another warp sees ends the turn: the schedule's quota
+// of them; in a quiet turn, one of its old turns ends (the next begins
+// after this op) and the turn when `quota` of those have.
+template <bool Quiet>
+inline bool turn_ends(uint32_t& quota, uint32_t& vt, uint64_t& vstart, uint64_t n, uint64_t lanes,
+                      QuietTurn* q) {
+  if constexpr (Quiet) {
+    vstart = n;
+    q->fault_turn = ++vt;
+    q->steps_at[vt] = n;
+    q->lanes_at[vt] = lanes;
+    return vt == quota;
+  } else {
+    (void)vt, (void)vstart, (void)n, (void)lanes, (void)q;
+    return --quota == 0;
+  }
+}
+
+// A barrier arrival or exit of the warp in its quiet turn: in which old turn.
+inline void quiet_arrival(const BlockCtx& b, QuietTurn* q, uint32_t vt, uint64_t steps,
+                          uint64_t& arrivals) {
+  arrivals = b.arrivals;
+  q->arrival_turn = vt;
+  q->arrival_steps = steps;
+}
+
+// One turn of warp `w`: up to `slice` warp-instructions or `quota` ops that
+// order memory, from `n` steps already taken in it; the turn's steps. Quiet
+// (quiet_epochs.h): up to `quota` old turns at once, each as long as the
+// schedule's would be, stopping at a barrier's release. Inlined into the
+// round's loop (a call per turn cost a fifth of the matmul's time).
+template <bool Quiet>
+__attribute__((always_inline)) inline uint64_t take_turn_isa(BlockCtx& b, Warp& w, uint64_t slice,
+                                                             uint32_t quota, uint64_t n,
+                                                             const uint8_t* fused, uint64_t& lanes,
+                                                             QuietTurn* q) {
+  uint32_t vt = 0;  // Quiet: old turns ended, the steps when the current began
+  uint64_t vstart = 0, arrivals = b.arrivals, releases = b.releases;
   const Op* ops = b.prog->ops.data();
-  const uint32_t count = turns.size();
-  const uint64_t budget = b.env ? b.budget : UINT64_MAX, steps_before = b.steps;
-  uint64_t lanes = 0;
-  uint32_t live = 0;
-  RoundResult r;
-  // (Per-pc counters count every op: runs are for launches without them.)
-  const uint8_t* fused = b.env && b.counts.empty() ? b.env->fused : nullptr;
-  for (uint32_t turn = 0; turn < count; ++turn) {
-    Warp& w = warps[turns.warp(turn)];
-    live |= w.live;
-    if (!w.runnable) continue;
-    // (A local, not a BlockCtx field: kept in a register across the turn.)
-    uint32_t quota = fixed_quota ? fixed_quota : turns.quota();
-    uint64_t n = 0;
-    while (w.runnable && n < slice) {
-      uint32_t pc, group;
-      if (w.uniform) {
-        pc = w.cpc;
-        group = w.runnable;
+  while (w.runnable && (Quiet || n < slice)) {
+    if constexpr (Quiet) {
+      if (b.arrivals != arrivals) {
+        quiet_arrival(b, q, vt, n - vstart, arrivals);
+        if (b.releases != releases) {
+          q->released = true;
+          goto turn_over;
+        }
+      }
+      if (n - vstart >= slice) {
+        vstart = n;
+        q->fault_turn = ++vt;
+        q->steps_at[vt] = n;
+        q->lanes_at[vt] = lanes;
+        if (vt == quota) goto turn_over;
+      }
+    }
+    uint32_t pc, group;
+    if (w.uniform) {
+      pc = w.cpc;
+      group = w.runnable;
+    } else {
+      if (w.in_call) {
+        pick_call_group(b, w, &pc, &group);
       } else {
-        if (w.in_call) {
-          pick_call_group(b, w, &pc, &group);
-        } else {
-          pc = UINT32_MAX;
-          SMEMLAB_FOR_LANES(w.runnable, pc = w.pc[l] < pc ? w.pc[l] : pc);
-          group = 0;
-          SMEMLAB_FOR_LANES(w.runnable, group |= (w.pc[l] == pc ? 1u : 0u) << l);
-        }
-        if (group == w.runnable) {
-          w.uniform = true;
-          w.cpc = pc;
-        }
+        pc = UINT32_MAX;
+        SMEMLAB_FOR_LANES(w.runnable, pc = w.pc[l] < pc ? w.pc[l] : pc);
+        group = 0;
+        SMEMLAB_FOR_LANES(w.runnable, group |= (w.pc[l] == pc ? 1u : 0u) << l);
       }
-      uint32_t at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
-      // (A divergent warp inside real calls takes its groups in call-chain
-      // order, not lowest PC first: next_pc_above does not bound its runs.)
-      if (fused && fused[pc] > 1 && (w.uniform || !w.in_call)) {
-        uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(fused[pc], slice - n));
-        // A divergent group's run stops where the next lanes wait: there the
-        // interpreter merges both into one warp-instruction, and so must we
-        // (the same step counts, so the same %clock and budget).
-        if (!w.uniform) len = std::min(len, next_pc_above(w, group) - pc);
-        if (len > 1) {
-          run_fused(b, w, pc, len, group);
-          lanes += uint64_t{at_pc} * len;
-          n += len;
-          if (w.uniform)
-            w.cpc = pc + len;
-          else
-            set_pc(w, group, pc + len);
-          continue;
-        }
+      if (group == w.runnable) {
+        w.uniform = true;
+        w.cpc = pc;
       }
-      const Op& op = ops[pc];
-      lanes += at_pc;
-      if (!b.counts.empty()) {
-        ++b.counts[pc].steps;
-        b.counts[pc].lanes += at_pc;
+    }
+    uint32_t at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
+    // (A divergent warp inside real calls takes its groups in call-chain
+    // order, not lowest PC first: next_pc_above does not bound its runs.)
+    if (fused && fused[pc] > 1 && (w.uniform || !w.in_call)) {
+      uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(fused[pc], slice - (n - vstart)));
+      // A divergent group's run stops where the next lanes wait: there the
+      // interpreter merges both into one warp-instruction, and so must we
+      // (the same step counts, so the same %clock and budget).
+      if (!w.uniform) len = std::min(len, next_pc_above(w, group) - pc);
+      if (len > 1) {
+        run_fused(b, w, pc, len, group);
+        lanes += uint64_t{at_pc} * len;
+        n += len;
+        if (w.uniform)
+          w.cpc = pc + len;
+        else
+          set_pc(w, group, pc + len);
+        continue;
       }
-      uint32_t exec = group;
-      if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
-      ++n;
-      // One case per (op, type) of instructions.def. After an op whose order
-      // among warps matters (its class orders_memory), the warp's turn may end
-      // (the schedule's quota); the test is compiled into those cases only.
-#define SMEMLAB_TURN(base, cls)                      \
-  if constexpr (orders_memory(OpClass::cls)) {       \
-    if (other_warps_see<base>(op) && --quota == 0) { \
-      if (w.uniform)                                 \
-        w.cpc = pc + 1;                              \
-      else                                           \
-        set_pc(w, group, pc + 1);                    \
-      goto turn_over;                                \
-    }                                                \
+    }
+    const Op& op = ops[pc];
+    lanes += at_pc;
+    if (!b.counts.empty()) {
+      ++b.counts[pc].steps;
+      b.counts[pc].lanes += at_pc;
+    }
+    uint32_t exec = group;
+    if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
+    ++n;
+    // One case per (op, type) of instructions.def. After an op whose order
+    // among warps matters (its class orders_memory), the warp's turn may end
+    // (the schedule's quota); the test is compiled into those cases only.
+#define SMEMLAB_TURN(base, cls)                                                          \
+  if constexpr (orders_memory(OpClass::cls)) {                                           \
+    if (other_warps_see<base>(op) && turn_ends<Quiet>(quota, vt, vstart, n, lanes, q)) { \
+      if (w.uniform)                                                                     \
+        w.cpc = pc + 1;                                                                  \
+      else                                                                               \
+        set_pc(w, group, pc + 1);                                                        \
+      goto turn_over;                                                                    \
+    }                                                                                    \
   }
 #define SMEMLAB_CASE_Inline(ty, base, executor, cls) \
   case code(base, ty):                               \
@@ -624,28 +656,64 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
   }
 #define SMEMLAB_OP(base, types, executor, kind, cls) \
   SMEMLAB_TYPES_##types(SMEMLAB_CASE_##kind, base, executor, cls)
-      switch (op.code) {
+    switch (op.code) {
 #include "emu/instructions.def"
-        default:
-          // Unreachable for decoded programs: the decoder emits only codes of
-          // the table (implemented()).
-          fault(w, pc, -1, FaultKind::Unsupported,
-                fmt::format("'{}' with this type is not implemented", b.prog->info[op.info].text));
-      }
+      default:
+        // Unreachable for decoded programs: the decoder emits only codes of
+        // the table (implemented()).
+        fault(w, pc, -1, FaultKind::Unsupported,
+              fmt::format("'{}' with this type is not implemented", b.prog->info[op.info].text));
+    }
 #undef SMEMLAB_CASE_Inline
 #undef SMEMLAB_CASE_InlineFlow
 #undef SMEMLAB_CASE_Call
 #undef SMEMLAB_CASE_CallAlu
 #undef SMEMLAB_CASE_CallFlow
 #undef SMEMLAB_TURN
-      if (w.uniform) {
-        w.cpc = pc + 1;
-      } else {
-        set_pc(w, group, pc + 1);
-      }
+    if (w.uniform) {
+      w.cpc = pc + 1;
+    } else {
+      set_pc(w, group, pc + 1);
     }
-  turn_over:
-    b.steps += n;  // (read_clock reads it during the next turn)
+  }
+turn_over:
+  if constexpr (Quiet) {
+    if (b.arrivals != arrivals) {
+      quiet_arrival(b, q, vt, n - vstart, arrivals);
+      if (b.releases != releases) q->released = true;
+    }
+    q->taken = vt + (n > vstart ? 1u : 0u);
+    q->steps = n;
+    q->lanes = lanes;
+  }
+  b.steps += n;  // (read_clock reads it during the next turn)
+  return n;
+}
+
+// run_round for this ISA: every turn of one round of `warps` in `turns`'
+// order from turn `first` (whose warp has taken `first_steps` of its turn),
+// in one call: the `gpu` schedule ends a turn at every memory op, and
+// a call per turn cost a fifth of the matmul's time. Each turn: up to
+// `slice` warp-instructions or turns.quota() ops that order memory. The
+// per-turn work is kept to a few register updates (it runs a million times
+// a launch).
+RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* warps,
+                          uint32_t fixed_quota, uint32_t first = 0, uint64_t first_steps = 0) {
+  const uint32_t count = turns.size();
+  const uint64_t budget = b.env ? b.budget : UINT64_MAX, steps_before = b.steps - first_steps;
+  uint64_t lanes = 0;
+  uint32_t live = 0;
+  RoundResult r;
+  // (Per-pc counters count every op: runs are for launches without them.)
+  const uint8_t* fused = b.env && b.counts.empty() ? b.env->fused : nullptr;
+  for (uint32_t turn = first; turn < count; ++turn) {
+    Warp& w = warps[turns.warp(turn)];
+    live |= w.live;
+    if (!w.runnable) continue;
+    // (A local, not a BlockCtx field: kept in a register across the turn.)
+    uint32_t quota = fixed_quota ? fixed_quota : turns.quota();
+    take_turn_isa<false>(b, w, slice, quota, turn == first ? first_steps : 0, fused, lanes,
+                         nullptr);
     if (b.steps > budget) {
       r.over_budget = &w;
       break;
@@ -667,7 +735,22 @@ RoundResult run_round_all_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice) {
   return run_round_isa(b, turns, slice, b.warps.data(), 0);
 }
 
-inline constexpr IsaLoop kIsaLoop{run_warp_isa, run_round_all_isa};
+RoundResult run_round_from_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, uint32_t first,
+                               uint64_t first_steps) {
+  return run_round_isa(b, turns, slice, b.warps.data(), 0, first, first_steps);
+}
+
+uint64_t run_quiet_turn_isa(BlockCtx& b, Warp& w, uint64_t slice, QuietTurn& q) {
+  uint64_t lanes = 0;
+  const uint8_t* fused = b.counts.empty() ? b.env->fused : nullptr;
+  q.steps_at[0] = q.lanes_at[0] = 0;
+  const uint64_t n = take_turn_isa<true>(b, w, slice, q.turns, 0, fused, lanes, &q);
+  b.lane_steps += lanes;
+  return n;
+}
+
+inline constexpr IsaLoop kIsaLoop{run_warp_isa, run_round_all_isa, run_round_from_isa,
+                                  run_quiet_turn_isa};
 
 }  // namespace SMEMLAB_ISA_NS
 }  // namespace smemlab::emu

@@ -1,0 +1,203 @@
+// Quiet epochs (quiet_epochs.h) against the old turns of the `gpu`
+// schedule: SMEMLAB_TIER=interp keeps the old turns, jit takes quiet rounds
+// where it may. A block with a read-only epoch (shared and global loads, a
+// different count per warp, so the warps arrive at the barrier in other
+// turns than a quiet round runs them) followed by a racy epoch (a
+// read-modify-write of one shared word by a lane of each warp, whose result
+// is the order of the turns): the same memory, counts and faults under both,
+// where the second epoch sees the first's release at the old turn and warp
+// (it fails with the rest of the round after the release taken in the quiet
+// order), and faults of two warps in different turns report the one the
+// old turns meet first, with its counts.
+#include "emu/quiet_epochs.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "emu/launch.h"
+#include "emu/program.h"
+
+namespace smemlab::emu {
+namespace {
+
+const char* kPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in, .param .u32 bad)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<32>;
+  .reg .b64 %rd<16>;
+  .shared .align 4 .b32 tile[96];
+  .shared .align 4 .b32 acc;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  ld.param.u32 %r20, [bad];
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  mov.u32 %r3, tile;
+  shl.b32 %r4, %r1, 2;
+  add.u32 %r5, %r3, %r4;
+  mad.lo.u32 %r6, %r1, 3, 1;
+  st.shared.u32 [%r5], %r6;
+  setp.eq.u32 %p1, %r1, 0;
+  mov.u32 %r7, 0;
+  @%p1 st.shared.u32 [acc], %r7;
+  bar.sync 0;
+QUIET:
+  setp.eq.u32 %p2, %r2, 1;
+  add.u32 %r8, %r2, 4;
+  selp.u32 %r8, 12, %r8, %p2;
+  mov.u32 %r9, 0;
+  mov.u32 %r10, 0;
+  mov.u32 %r21, 3;
+  sub.u32 %r14, %r21, %r2;
+  shr.u32 %r13, %r20, %r2;
+  and.b32 %r13, %r13, 1;
+LOOP:
+  add.u32 %r11, %r1, %r9;
+  rem.u32 %r11, %r11, 96;
+  shl.b32 %r11, %r11, 2;
+  add.u32 %r12, %r3, %r11;
+  setp.eq.u32 %p3, %r9, %r14;
+  setp.ne.and.u32 %p3, %r13, 0, %p3;
+  @%p3 add.u32 %r12, %r12, 1048576;
+  ld.shared.u32 %r15, [%r12];
+  add.u32 %r10, %r10, %r15;
+  cvt.u64.u32 %rd3, %r11;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.u32 %r16, [%rd4];
+  xor.b32 %r10, %r10, %r16;
+  add.u32 %r9, %r9, 1;
+  setp.lt.u32 %p4, %r9, %r8;
+  @%p4 bra LOOP;
+  bar.sync 0;
+RACY:
+  and.b32 %r17, %r1, 31;
+  setp.eq.u32 %p5, %r17, 0;
+  @!%p5 bra AFTER;
+  ld.shared.u32 %r18, [acc];
+  mul.lo.u32 %r18, %r18, 31;
+  add.u32 %r18, %r18, %r2;
+  add.u32 %r18, %r18, 1;
+  st.shared.u32 [acc], %r18;
+AFTER:
+  bar.sync 0;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd1, %rd5;
+  st.global.u32 [%rd6], %r10;
+  @!%p1 bra DONE;
+  ld.shared.u32 %r19, [acc];
+  st.global.u32 [%rd1+384], %r19;
+DONE:
+  ret;
+}
+)";
+
+constexpr uint32_t kThreads = 96;
+
+struct Outcome {
+  std::vector<uint32_t> mem;
+  uint64_t warp_instructions = 0, lane_instructions = 0, quiet_rounds = 0;
+  std::string error;
+};
+
+Outcome run_with(const char* tier, uint32_t bad, uint64_t budget) {
+  setenv("SMEMLAB_TIER", tier, 1);
+  Device dev;
+  auto m = Module::load_text(dev, kPtx, "quiet.ptx");
+  uint64_t out = dev.malloc((kThreads + 1) * 4), in = dev.malloc(kThreads * 4);
+  std::vector<uint32_t> input(kThreads);
+  for (uint32_t i = 0; i < kThreads; ++i) input[i] = i * 2654435761u;
+  dev.copy_to(in, input.data(), kThreads * 4);
+  LaunchConfig cfg{{1}, {kThreads}};
+  cfg.budget = budget;
+  cfg.threads = 1;
+  const uint64_t before = quiet_rounds_run();
+  auto st = launch(*m, "k", cfg, out, in, bad);
+  unsetenv("SMEMLAB_TIER");
+  Outcome o;
+  o.quiet_rounds = quiet_rounds_run() - before;
+  o.mem.resize(kThreads + 1);
+  dev.copy_from(o.mem.data(), out, (kThreads + 1) * 4);
+  o.warp_instructions = st.warp_instructions;
+  o.lane_instructions = st.lane_instructions;
+  if (st.error) o.error = st.error->what();
+  return o;
+}
+
+// The pcs of the ops from label `from` up to the op before label `to`.
+std::vector<size_t> between(const Program& p, const char* from, const char* to) {
+  auto line_of = [](const char* label) {
+    const char* at = std::strstr(kPtx, label);
+    int line = 1;
+    for (const char* c = kPtx; c < at; ++c) line += *c == '\n';
+    return line;
+  };
+  const int a = line_of(from), z = line_of(to);
+  std::vector<size_t> pcs;
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    const int l = p.info[p.ops[i].info].ptx_line;
+    if (l > a && l < z) pcs.push_back(i);
+  }
+  return pcs;
+}
+
+TEST(QuietEpochs, PlanMarksOnlyTheReadOnlyEpoch) {
+  Device dev;
+  auto m = Module::load_text(dev, kPtx, "quiet.ptx");
+  const Program& p = m->kernel("k");
+  ASSERT_EQ(p.quiet.size(), p.ops.size());
+  const std::vector<size_t> quiet = between(p, "QUIET:", "RACY:");
+  ASSERT_GT(quiet.size(), 20u);
+  for (size_t pc : quiet) EXPECT_EQ(p.quiet[pc], 1) << pc;
+  // Before the first barrier (shared stores), the racy epoch, and the last
+  // (global stores): noisy, up to their ends.
+  for (size_t pc : between(p, "RACY:", "AFTER:")) EXPECT_EQ(p.quiet[pc], 0) << pc;
+  // (The barrier that opens the last epoch ends its own: a lane there is
+  // quiet.)
+  for (size_t pc : between(p, "AFTER:", "DONE:"))
+    EXPECT_EQ(p.quiet[pc], p.ops[pc].code / 16 == BAR ? 1 : 0) << pc;
+  EXPECT_EQ(p.quiet[0], 0);
+}
+
+TEST(QuietEpochs, SameMemoryAndCountsAsTheOldTurns) {
+  const Outcome a = run_with("interp", 0, 100'000'000), b = run_with("jit", 0, 100'000'000);
+  EXPECT_EQ(a.error, "");
+  EXPECT_EQ(a.quiet_rounds, 0u);
+  EXPECT_GT(b.quiet_rounds, 0u);  // (else this test compares nothing new)
+  EXPECT_EQ(a.mem, b.mem);
+  EXPECT_EQ(a.warp_instructions, b.warp_instructions);
+  EXPECT_EQ(a.lane_instructions, b.lane_instructions);
+  // The racy epoch's word depends on the turns' order after the release:
+  // warp 1 arrives last (12 iterations), goes on first, then warp 2, then 0
+  // (each reads 0 before any stores): 0 * 31 + 0 + 1.
+  EXPECT_EQ(a.mem[kThreads], 1u);
+}
+
+TEST(QuietEpochs, FaultsAreThoseTheOldTurnsMeetFirst) {
+  // Bit w: warp w reads out of bounds in iteration 3 - w (its old turn
+  // about 6 - 2w of the epoch; warp 0 runs first in a quiet round).
+  for (uint32_t bad : {1u, 2u, 3u, 4u, 5u, 6u, 7u}) {
+    const Outcome a = run_with("interp", bad, 100'000'000), b = run_with("jit", bad, 100'000'000);
+    EXPECT_NE(a.error, "") << bad;
+    EXPECT_EQ(a.error, b.error) << bad;
+    EXPECT_EQ(a.warp_instructions, b.warp_instructions) << bad;
+    EXPECT_EQ(a.lane_instructions, b.lane_instructions) << bad;
+  }
+}
+
+TEST(QuietEpochs, BudgetFaultIsTheOldTurns) {
+  for (uint64_t budget : {60u, 150u, 300u}) {
+    const Outcome a = run_with("interp", 0, budget), b = run_with("jit", 0, budget);
+    EXPECT_NE(a.error, "") << budget;
+    EXPECT_EQ(a.error, b.error) << budget;
+    EXPECT_EQ(a.warp_instructions, b.warp_instructions) << budget;
+  }
+}
+
+}  // namespace
+}  // namespace smemlab::emu
