@@ -365,7 +365,7 @@ std::unique_ptr<Program> decode_kernel(const ptx::Module& m, const ptx::Function
   cx.emit_callees();
   coalesce_registers(p);
   p.fused = plan_fused_runs(p);
-  p.quiet = plan_quiet_epochs(p);
+  p.quiet = plan_quiet_runs(p, plan_quiet_epochs(p));
   return std::move(cx.prog);
 }
 

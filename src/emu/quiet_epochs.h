@@ -18,11 +18,12 @@ namespace smemlab::emu {
 
 struct Program;
 
-// Per pc, 1 when no path from it reaches, before a full-block barrier
+// Per pc, 1 (nonzero) when no path from it reaches, before a full-block barrier
 // (bar.sync / bar.red without a thread count) or exit, an op that writes
-// shared, global or surface memory (stmatrix and wmma.store included), an atomic, an async copy or mbarrier
-// op, a call, printf or another built-in, a %clock read, a trap, a
-// cluster or counted barrier (Program::quiet).
+// shared, global or surface memory (stmatrix and wmma.store included), an atomic, an async copy or
+// mbarrier op, a call, printf or another built-in, a %clock read, a trap, a cluster or counted
+// barrier (Program::quiet, after tier.h's plan_quiet_runs has put its quiet turns' run lengths in
+// the nonzero entries).
 std::vector<uint8_t> plan_quiet_epochs(const Program& p);
 
 // Whether block `b` (no observer, the `gpu` schedule) is at the start of a

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -47,15 +48,34 @@ std::string tier_from_env(Tier* tier) {
   return "";
 }
 
-std::vector<uint8_t> plan_fused_runs(const Program& p) {
+namespace {
+
+// Per op, the length of the run of ops `in_run` accepts from it (capped).
+template <typename In>
+std::vector<uint8_t> plan_runs(const Program& p, In in_run) {
   std::vector<uint8_t> len(p.ops.size(), 0);
   for (size_t i = p.ops.size(); i-- > 0;) {
     const uint32_t c = p.ops[i].code;
-    if (c >= kNumCodes || !kFusable[c]) continue;
+    if (c >= kNumCodes || !in_run(c)) continue;
     const uint32_t next = i + 1 < len.size() ? len[i + 1] : 0;
     len[i] = static_cast<uint8_t>(next < 255 ? next + 1 : 255);
   }
   return len;
+}
+
+}  // namespace
+
+std::vector<uint8_t> plan_fused_runs(const Program& p) {
+  return plan_runs(p, [](uint32_t c) { return kFusable[c]; });
+}
+
+std::vector<uint8_t> plan_quiet_runs(const Program& p, std::vector<uint8_t> quiet) {
+  // (A code's base is code / 16, as exec_memory reads it.)
+  const std::vector<uint8_t> len =
+      plan_runs(p, [](uint32_t c) { return kFusable[c] || c / 16 == LD; });
+  for (size_t i = 0; i < quiet.size() && i < len.size(); ++i)
+    if (quiet[i]) quiet[i] = static_cast<uint8_t>(1 + std::min<uint32_t>(len[i], 254));
+  return quiet;
 }
 
 }  // namespace smemlab::emu

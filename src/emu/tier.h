@@ -5,7 +5,8 @@
 // CallAlu: no memory, control flow, events or faults), and the lanes at a
 // warp's lowest PC (all of them when it is uniform) run a whole run per
 // dispatch of the loop, up to where other lanes wait, their counters and
-// PCs updated once per run. Everything else is the interpreter's, so
+// PCs updated once per run; in a quiet turn the runs take loads too.
+// Everything else is the interpreter's, so
 // both tiers give the same results and the same events in the same order.
 // Not yet native code: docs/emulator.md, "Issue 30", says what is planned.
 #pragma once
@@ -27,5 +28,14 @@ std::string tier_from_env(Tier* tier);
 // The length of the run of fusable ops that starts at each pc (0 for an op
 // that is not fusable; capped at 255), for Program::fused.
 std::vector<uint8_t> plan_fused_runs(const Program& p);
+
+// Program::quiet with the runs of a uniform warp's quiet turn
+// (quiet_epochs.h) in it: `quiet` (plan_quiet_epochs: 0 or 1 per pc) with
+// each quiet pc's 1 raised to 1 + the length of the run from it (capped at
+// 254), where runs also take loads (`ld`/`ldu` of any space, type and
+// width): in a quiet turn no other warp writes what they read, and each
+// shared or global load ends one of the turn's old turns inside the run,
+// as it would outside one (warp_loop.h, run_quiet_fused).
+std::vector<uint8_t> plan_quiet_runs(const Program& p, std::vector<uint8_t> quiet);
 
 }  // namespace smemlab::emu

@@ -535,6 +535,69 @@ inline void quiet_arrival(const BlockCtx& b, QuietTurn* q, uint32_t vt, uint64_t
   q->arrival_steps = steps;
 }
 
+// A uniform warp's run in its quiet turn (tier.h, plan_quiet_runs): up to
+// `len` ops of per-lane arithmetic and loads from `pc`, each counted (`n`,
+// `lanes`) as the loop below counts it, and each load that another warp
+// could see ending one old turn there (turn_ends), so the old turns' counts
+// and fault turns are the loop's. Stops where the loop's old turn would end
+// by `slice`, and after the load that ends the quiet turn (returns true:
+// the turn is over). w.cpc is left after the last op run.
+inline bool run_quiet_fused(BlockCtx& b, Warp& w, uint32_t pc, uint32_t len, uint64_t slice,
+                            uint32_t quota, uint64_t& n, uint64_t& lanes, uint32_t& vt,
+                            uint64_t& vstart, QuietTurn* q) {
+  const uint32_t group = w.runnable;
+  const uint64_t at_pc = group == ~0u ? 32u : static_cast<uint64_t>(__builtin_popcount(group));
+  uint64_t left = slice - (n - vstart);  // (> 0: the loop ends an old turn at 0)
+  const Op* o = b.prog->ops.data() + pc;
+  for (const Op* end = o + len; o != end && left; ++o, ++pc) {
+    const Op& op = *o;
+    uint32_t exec = group;
+    if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
+    ++n;
+    lanes += at_pc;
+    --left;
+#define SMEMLAB_QFUSED_Inline(ty, base, executor, cls) \
+  case code(base, ty):                                 \
+    executor<base, ty>(w, op, exec);                   \
+    continue;
+#define SMEMLAB_QFUSED_CallAlu(ty, base, executor, cls) \
+  case code(base, ty):                                  \
+    executor(b, w, op, pc, exec);                       \
+    continue;
+#define SMEMLAB_QFUSED_InlineFlow(ty, base, executor, cls) \
+  case code(base, ty):                                     \
+    if constexpr (base == LD) {                            \
+      Step s{b, w, op, pc, group, exec, n};                \
+      executor<base, ty>(s);                               \
+    }                                                      \
+    break;
+#define SMEMLAB_QFUSED_Call(ty, base, executor, cls)
+#define SMEMLAB_QFUSED_CallFlow(ty, base, executor, cls)
+#define SMEMLAB_OP(base, types, executor, kind, cls) \
+  SMEMLAB_TYPES_##types(SMEMLAB_QFUSED_##kind, base, executor, cls)
+    switch (op.code) {
+#include "emu/instructions.def"
+      default:
+        break;  // (plan_quiet_runs puts only these rows and loads in a run)
+    }
+#undef SMEMLAB_QFUSED_Inline
+#undef SMEMLAB_QFUSED_CallAlu
+#undef SMEMLAB_QFUSED_Call
+#undef SMEMLAB_QFUSED_InlineFlow
+#undef SMEMLAB_QFUSED_CallFlow
+    // A load (only loads leave the switch by break).
+    if (other_warps_see<LD>(op)) {
+      left = slice;
+      if (turn_ends<true>(quota, vt, vstart, n, lanes, q)) {
+        w.cpc = pc + 1;
+        return true;
+      }
+    }
+  }
+  w.cpc = pc;
+  return false;
+}
+
 // One turn of warp `w`: up to `slice` warp-instructions or `quota` ops that
 // order memory, from `n` steps already taken in it; the turn's steps. Quiet
 // (quiet_epochs.h): up to `quota` old turns at once, each as long as the
@@ -581,6 +644,15 @@ __attribute__((always_inline)) inline uint64_t take_turn_isa(BlockCtx& b, Warp& 
       if (group == w.runnable) {
         w.uniform = true;
         w.cpc = pc;
+      }
+    }
+    if constexpr (Quiet) {
+      // (Program::quiet: 1 + the quiet run's length at a quiet pc.)
+      const uint8_t* qruns = b.env->quiet;
+      if (w.uniform && qruns && qruns[pc] > 2) {
+        if (run_quiet_fused(b, w, pc, qruns[pc] - 1u, slice, quota, n, lanes, vt, vstart, q))
+          goto turn_over;
+        continue;
       }
     }
     uint32_t at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
