@@ -620,6 +620,9 @@ struct Cooperation {
   std::atomic<uint64_t> writes{0};
   std::atomic<unsigned> workers_done{0};
   std::vector<Dim3> stalled;  // blocks stopped while still running (under FirstError::mu)
+  // A stall stopped blocks that were running; none stopped (the last
+  // finished as the watchdog fired) is no stall.
+  bool stalled_blocks() const { return reason.load() == 2 && !stalled.empty(); }
   void stop(int why) {
     int none = 0;
     reason.compare_exchange_strong(none, why);
@@ -876,9 +879,7 @@ LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfi
   handover.finish_all();  // blocks waiting behind quiet ones that finished last
   if (cfg.cooperative) {
     m.device().free(workspace);
-    // A stall stopped blocks that were running; none stopped (the last
-    // finished as the watchdog fired) is no stall.
-    if (co.reason.load() == 2 && !first.error && !co.stalled.empty())
+    if (co.stalled_blocks() && !first.error)
       first.error = stall_error(cfg, co.stalled, nblocks, ran.load());
   }
   // Nothing runs now: storage of allocations kernels freed can go.
