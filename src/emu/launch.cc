@@ -867,8 +867,7 @@ LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfi
     run_with_helpers(nthreads > 1 ? nthreads - 1 : 0, worker);
   } else {
     size_t started = 0;
-    if (std::string e = run_cooperative(cfg, nthreads, nblocks, worker, co, ran, &started);
-        !e.empty())
+    if (auto e = run_cooperative(cfg, nthreads, nblocks, worker, co, ran, &started); !e.empty())
       first.error = stop_error(
           FaultKind::Launch,
           fmt::format("a cooperative launch of {} blocks needs as many host threads; only {} "
