@@ -1,5 +1,7 @@
 #include "check/barrier_check.h"
 
+#include <algorithm>
+
 #include "bank/bank_map.h"
 
 namespace smemlab::check::detail {
@@ -43,7 +45,12 @@ void BarrierCheck::on_barrier(const emu::BarrierArrive& b) {
 void BarrierCheck::on_warp_sync(const emu::WarpSync& w) {
   // w.mask holds the lanes at other instructions of the same kind too (the
   // two sides of an if/else execute one collective together since sm_70).
-  uint32_t missing = w.member_mask & ~w.mask;
+  // The lanes past the block's last thread (a block of 120 threads: lanes
+  // 24-31 of warp 3) are no threads at all; the GPU waits for none of them.
+  const uint32_t first = w.warp * 32;
+  const uint32_t lanes = s_.threads > first ? std::min(s_.threads - first, 32u) : 32u;
+  const uint32_t exists = lanes == 32 ? ~0u : (1u << lanes) - 1;
+  uint32_t missing = w.member_mask & ~w.mask & exists;
   if (missing)
     out_.report(
         FindingKind::DivergentBarrier, Severity::Error,

@@ -15,14 +15,14 @@ constexpr uint32_t kAll = 0xffffffffu;
 struct Harness {
   DefectCheck check;
   std::unique_ptr<emu::BlockObserver> block;
-  explicit Harness(bool fast_paths = true)
+  explicit Harness(bool fast_paths = true, uint32_t threads = 64)
       : check(MemoryLayout{{{"s", 0, 256}}, 256, 64}, fast_paths) {
     emu::KernelInfo k;
-    k.block = {64, 1, 1};
+    k.block = {threads, 1, 1};
     k.grid = {2, 1, 1};
     check.on_kernel_begin(k);
     block = check.make_block_observer({0, 0, 0});
-    block->on_block_begin({0, 0, 0}, {64, 1, 1}, 256);
+    block->on_block_begin({0, 0, 0}, {threads, 1, 1}, 256);
   }
   void store(const emu::InstrInfo& i, uint32_t warp, std::function<uint64_t(unsigned)> f,
              uint32_t m = kAll) {
@@ -235,6 +235,22 @@ TEST(Defects, CollectiveNamesTheLanesThatNeverArrive) {
   auto f = h.finish();
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NE(f[0].message.find("lanes 31 exited"), std::string::npos) << f[0].message;
+}
+
+TEST(Defects, CollectiveInAPartialWarpNeedsOnlyItsThreads) {
+  // A block of 40 threads: warp 1 has lanes 0-7 only, and a full-mask
+  // shuffle there is every thread it has (CUDA samples' shfl_scan, 120
+  // threads a block); a lane of those 8 missing is still a finding.
+  Harness h(true, 40);
+  emu::InstrInfo sh = instr(1, 10, "shfl.sync.up.b32");
+  h.block->on_warp_sync({kAll, kAll, &sh, {0, 0, 0}, 0});
+  h.block->on_warp_sync({kAll, 0xffu, &sh, {0, 0, 0}, 1});
+  EXPECT_TRUE(h.finish().empty()) << h.check.findings()[0].message;
+  Harness h2(true, 40);
+  h2.block->on_warp_sync({kAll, 0x7fu, &sh, {0, 0, 0}, 1});
+  auto f = h2.finish();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].message.find("lanes 7 exited"), std::string::npos) << f[0].message;
 }
 
 TEST(Defects, GlobalRaceBetweenBlocks) {

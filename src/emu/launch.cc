@@ -368,8 +368,11 @@ LaunchStatus launch_error(std::string msg) {
 
 // The main thread of a cooperative launch while its blocks run: a stall is
 // no block finishing and none storing for cfg.stall_seconds (all still
-// running are spinning); it and cfg.stop halt the blocks.
-void watch_cooperative(const LaunchConfig& cfg, unsigned nthreads,
+// running are spinning); it and cfg.stop halt the blocks. Once all `nblocks`
+// have run, the workers only hand their blocks' observers over (a checker's
+// end-of-block work can take longer than the limit on a loaded host): no
+// block is left to stall.
+void watch_cooperative(const LaunchConfig& cfg, unsigned nthreads, uint64_t nblocks,
                        const std::atomic<unsigned>& done, const std::atomic<uint64_t>& ran,
                        const std::atomic<uint64_t>& writes, std::atomic<bool>& halt,
                        std::atomic<int>& reason) {
@@ -388,7 +391,7 @@ void watch_cooperative(const LaunchConfig& cfg, unsigned nthreads,
     uint64_t now = ran.load() + writes.load();
     // A host that runs may still set what the blocks wait for.
     const bool host_runs = cfg.host_waiting && cfg.host_waiting->load() == 0;
-    if (now != seen || host_runs) {
+    if (now != seen || host_runs || ran.load() >= nblocks) {
       seen = now;
       last = Clock::now();
     } else if (std::chrono::duration<double>(Clock::now() - last).count() > cfg.stall_seconds) {
@@ -620,6 +623,9 @@ struct Cooperation {
   std::atomic<uint64_t> writes{0};
   std::atomic<unsigned> workers_done{0};
   std::vector<Dim3> stalled;  // blocks stopped while still running (under FirstError::mu)
+  // A stall stopped blocks that were running; none stopped (the last
+  // finished as the watchdog fired) is no stall.
+  bool stalled_blocks() const { return reason.load() == 2 && !stalled.empty(); }
   void stop(int why) {
     int none = 0;
     reason.compare_exchange_strong(none, why);
@@ -629,7 +635,7 @@ struct Cooperation {
 
 // Runs `worker` on `nthreads` threads of its own and watches them; "" or
 // why not every thread could start (those that did are halted).
-std::string run_cooperative(const LaunchConfig& cfg, unsigned nthreads,
+std::string run_cooperative(const LaunchConfig& cfg, unsigned nthreads, uint64_t nblocks,
                             const std::function<void()>& worker, Cooperation& co,
                             const std::atomic<uint64_t>& ran, size_t* started) {
   std::vector<std::thread> pool;
@@ -640,7 +646,7 @@ std::string run_cooperative(const LaunchConfig& cfg, unsigned nthreads,
     spawn_error = e.what();
   }
   if (spawn_error.empty())
-    watch_cooperative(cfg, nthreads, co.workers_done, ran, co.writes, co.halt, co.reason);
+    watch_cooperative(cfg, nthreads, nblocks, co.workers_done, ran, co.writes, co.halt, co.reason);
   else
     co.stop(1);  // the blocks that started would wait for those that cannot
   *started = pool.size();
@@ -864,7 +870,7 @@ LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfi
     run_with_helpers(nthreads > 1 ? nthreads - 1 : 0, worker);
   } else {
     size_t started = 0;
-    if (std::string e = run_cooperative(cfg, nthreads, worker, co, ran, &started); !e.empty())
+    if (auto e = run_cooperative(cfg, nthreads, nblocks, worker, co, ran, &started); !e.empty())
       first.error = stop_error(
           FaultKind::Launch,
           fmt::format("a cooperative launch of {} blocks needs as many host threads; only {} "
@@ -875,7 +881,7 @@ LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfi
   handover.finish_all();  // blocks waiting behind quiet ones that finished last
   if (cfg.cooperative) {
     m.device().free(workspace);
-    if (co.reason.load() == 2 && !first.error)
+    if (co.stalled_blocks() && !first.error)
       first.error = stall_error(cfg, co.stalled, nblocks, ran.load());
   }
   // Nothing runs now: storage of allocations kernels freed can go.

@@ -1,11 +1,14 @@
 // Cooperative launches (LaunchConfig::cooperative): the grid-sync pattern
 // CUDA 13's cooperative_groups::this_grid().sync() compiles to, a grid that
 // never passes its barrier (deadlock, not a hang), a fault in one block
-// while the others wait, and what a cooperative launch refuses.
+// while the others wait, an observer slower than the stall limit after the
+// blocks ran (no stall), and what a cooperative launch refuses.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <thread>
 #include <vector>
 
 #include "emu/launch.h"
@@ -144,6 +147,35 @@ TEST(Cooperative, FaultInOneBlockStopsTheOthers) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error->kind, FaultKind::OutOfBounds) << error_of(st);
   EXPECT_LT(s, 30.0);
+}
+
+// An observer whose end-of-block work (finish_block, after the block ran)
+// outlasts the stall limit, as a checker's can on a loaded host.
+struct SlowFinish : KernelObserver {
+  struct Block : BlockObserver {};
+  std::unique_ptr<BlockObserver> make_block_observer(Dim3) override {
+    return std::make_unique<Block>();
+  }
+  void finish_block(Dim3, std::unique_ptr<BlockObserver>) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  }
+};
+
+TEST(Cooperative, SlowObserverAfterEveryBlockRanIsNoStall) {
+  Device dev;
+  auto m = Module::load_text(dev, kGridSync, "grid_sync.ptx");
+  const int n = 256;
+  uint64_t d = dev.malloc(2 * n * 4);
+  LaunchConfig cfg{{4}, {64}};
+  cfg.cooperative = true;
+  cfg.stall_seconds = 0.2;  // each block's finish takes 0.4 s: 1.6 s with every block done
+  SlowFinish obs;
+  cfg.observer = &obs;
+  auto st = launch(*m, "two_phase", cfg, d, n, uint32_t{0xffffffffu});
+  ASSERT_TRUE(st.ok()) << error_of(st);
+  std::vector<int> got(n);
+  dev.copy_from(got.data(), d + n * 4, n * 4);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(got[i], n - 1) << "at " << i;
 }
 
 TEST(Cooperative, SampledBlocksAreRefused) {
