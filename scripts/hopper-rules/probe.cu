@@ -24,6 +24,9 @@
 //          generic=0|1 soff=N perm=0..3 count=N (cluster of 2 blocks of 32
 //          threads; block 0's lanes access block `target`'s shared memory at
 //          soff + P(lane)*stride, P per `perm`: lane, 31-lane, lane^1, lane/4)
+//   dsm_cl op=ld|st|atom c=N from=R t=32 ranks o=32 offsets mask=HEX (dsm_table's
+//          access in a cluster of c blocks launched with cudaLaunchKernelEx,
+//          issued by rank `from`; prints every rank's %smid)
 //   ldgsts size=4|8|16 cg=0|1 sstride=N gstride=N soff=N goff=N sperm=0..3
 //          gperm=0..3 mask=HEX count=N (lane i copies global goff +
 //          P(i)*gstride to shared soff + P(i)*sstride, P as for dsm)
@@ -326,6 +329,44 @@ __global__ void __cluster_dims__(4, 1, 1) dsm_table_probe(int op, const unsigned
   }
 }
 
+// dsm_table's access from rank `from` of a cluster of `csize` blocks (a
+// cudaLaunchKernelEx cluster dimension, 2 ... 16): lane i reaches rank
+// table[i] % csize at byte offset table[32 + i]; every block records its %smid
+// at out[256 + rank] (which ranks share an SM pair: docs/bank-model.md, DSMEM).
+__global__ void dsm_cl_probe(int op, const unsigned* table, unsigned mask, unsigned from,
+                             unsigned csize, unsigned* out) {
+  __shared__ __align__(16) uint32_t buf[4096];
+  for (unsigned i = threadIdx.x; i < 4096; i += blockDim.x) buf[i] = i;
+  asm volatile("barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  const unsigned lane = threadIdx.x;
+  uint32_t a = 0;
+  if (rank == from && (mask >> lane & 1)) {
+    const uint32_t local =
+        static_cast<uint32_t>(__cvta_generic_to_shared(buf)) + table[32 + lane] % 16384;
+    uint32_t remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(remote)
+                 : "r"(local), "r"(table[lane] % csize));
+    if (op == 1)
+      asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(a) : "r"(remote) : "memory");
+    else if (op == 2)
+      asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(remote), "r"(lane) : "memory");
+    else if (op == 3)
+      asm volatile("atom.shared::cluster.add.u32 %0, [%1], 1;" : "=r"(a) : "r"(remote) : "memory");
+  }
+  asm volatile("barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+  out[lane] += a;
+  if (lane == 0) {
+    uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    out[256 + rank] = sm;
+  }
+}
+
 template <int SIZE, int CG>
 __global__ void ldgsts_probe(const uint8_t* g, unsigned sstride, unsigned gstride, unsigned mask, int count,
                              unsigned soff, int sperm, int gperm) {
@@ -557,6 +598,39 @@ std::string run_case(const std::string& family, const Params& p, const Device& d
     unsigned sm[4] = {};
     if (cudaMemcpy(sm, dev.out + 128, sizeof sm, cudaMemcpyDeviceToHost) == cudaSuccess)
       std::printf("smid %s %u %u %u %u\n", str(p, "name", "?").c_str(), sm[0], sm[1], sm[2], sm[3]);
+    return "";
+  }
+  if (family == "dsm_cl") {  // dsm_table in a cluster of c= blocks, issued by rank from=
+    std::vector<long> t = list(str(p, "t", "")), o = list(str(p, "o", ""));
+    if (t.size() != 32 || o.size() != 32) return "dsm_cl needs 32 t= ranks and 32 o= offsets";
+    const unsigned csize = num(p, "c", 4), from = num(p, "from", 0);
+    if (csize < 1 || csize > 16 || from >= csize) return "dsm_cl: c= 1..16, from= below c";
+    std::vector<unsigned> table(64, 0);
+    for (int i = 0; i < 32; ++i) table[i] = t[i], table[32 + i] = o[i];
+    cudaMemcpy(dev.out + 512, table.data(), 64 * 4, cudaMemcpyHostToDevice);
+    const std::string op = str(p, "op", "atom");
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(csize);
+    cfg.blockDim = dim3(32);
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = csize, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr, cfg.numAttrs = 1;
+    if (csize > 8)
+      cudaFuncSetAttribute(dsm_cl_probe, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    cudaLaunchKernelEx(&cfg, dsm_cl_probe,
+                       op == "ld"     ? 1
+                       : op == "st"   ? 2
+                       : op == "atom" ? 3
+                                      : 0,
+                       static_cast<const unsigned*>(dev.out + 512), unum(p, "mask", 0xffffffffu),
+                       from, csize, dev.out);
+    unsigned sm[16] = {};
+    if (cudaMemcpy(sm, dev.out + 256, sizeof sm, cudaMemcpyDeviceToHost) == cudaSuccess) {
+      std::printf("smid %s", str(p, "name", "?").c_str());
+      for (unsigned r = 0; r < csize; ++r) std::printf(" %u", sm[r]);
+      std::printf("\n");
+    }
     return "";
   }
   if (family == "ldgsts_table") {  // s=32 shared offsets, g=32 global offsets, z=32 src-sizes

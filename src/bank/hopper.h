@@ -174,6 +174,10 @@ struct AsyncCopyRequest {
   // the full width (`ok ? 16 : 0`). Only the SASS says which form an
   // instruction took (sass::KernelMap); .ca costs the same either way.
   bool predicated = false;
+  // ... and its predicate operand is P0 (not negated): Nsight Compute costs
+  // only the shared side then (run 9's probes, run 10's sgemm_async
+  // instructions); with any other operand, the read pass below.
+  bool predicate_p0 = false;
   std::array<uint64_t, 32> shared{};  // each lane's shared destination (bytes)
   std::array<uint64_t, 32> global{};  // each lane's global source (bytes)
 };
@@ -199,11 +203,15 @@ struct AsyncCopyCost {
 // (every lane) and a read pass (the reading lanes), each paired warp-wide as
 // above: sectors = both passes' requests; wavefronts = both passes' groups
 // plus .ca's per-quarter bank pass (its excess = the bank conflicts).
-// .cg's predicated form (`predicated`): per quarter-warp, the most lanes on
-// one shared bank over every lane (wavefronts; ideal: one per quarter);
-// where some lane reads nothing, .ca's bank pass adds its excess to the bank
-// conflicts (not to the wavefronts); sectors: the reading lanes' requests,
-// paired warp-wide as the plain form (run 9: 126 of 126 launches).
+// .cg's predicated form (`predicated`), predicate operand P0: per
+// quarter-warp, the most lanes on one shared bank over every lane
+// (wavefronts; ideal: one per quarter); where some lane reads nothing, .ca's
+// bank pass adds its excess to the bank conflicts (not to the wavefronts);
+// sectors: the reading lanes' requests, paired warp-wide as the plain form
+// (run 9: 126 of 126 launches). Any other predicate operand (run 10): the
+// plain form's wavefronts over the reading lanes and the zero-filling lanes
+// whose global address no other lane shares, plus, where zero-filling lanes
+// were left out, the P0 form's shared-side pass; conflicts and sectors as P0.
 // Throws Error for a width other than 4, 8, 16 (.cg: 16) or an address not
 // aligned to it.
 AsyncCopyCost async_copy_cost(const AsyncCopyRequest& request);

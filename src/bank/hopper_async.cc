@@ -160,6 +160,27 @@ void bypass_src_size_cost(const AsyncCopyRequest& r, AsyncCopyCost& c) {
   c.bank_conflicts = banks - quarters;
 }
 
+// The predicated form's wavefronts with a predicate operand other than P0
+// (run 10: 124 instruction rows of 16 sgemm_async_*_vec launches and 10
+// back-to-back probes): the plain form's groups over the reading lanes and
+// the zero-filling lanes that no other lane shares a global address with (a
+// zero-filling lane's address is the instruction's, read or not: at their
+// own addresses zero-filling lanes cost as reading ones; sgemm_async points
+// them all at `B`). `*shared_pass` stays counted only where some
+// zero-filling lane was left out.
+unsigned predicated_read_pass(const AsyncCopyRequest& r, unsigned* shared_pass) {
+  std::map<uint64_t, unsigned> zero_at;
+  for (unsigned lane = 0; lane < 32; ++lane)
+    if ((r.mask & r.no_read) >> lane & 1) ++zero_at[r.global[lane]];
+  AsyncCopyRequest kept = r;
+  kept.no_read = 0;
+  for (unsigned lane = 0; lane < 32; ++lane)
+    if (((r.mask & r.no_read) >> lane & 1) && zero_at[r.global[lane]] > 1)
+      kept.mask &= ~(1u << lane);
+  if (kept.mask == r.mask) *shared_pass = 0;
+  return kept.mask ? bypass_wavefronts(bypass_requests(kept, 16)) : 0;
+}
+
 // The predicated form (LDGSTS without .ZFILL, its last operand the lanes
 // that read; 126 launches of run 9, docs/bank-model.md): the wavefronts are
 // the shared side's bank pass per quarter-warp over every lane, read or not
@@ -172,13 +193,19 @@ void bypass_predicated_cost(const AsyncCopyRequest& r, AsyncCopyCost& c) {
   c.global_sectors = static_cast<unsigned>(bypass_requests(r, 32, BypassLanes::Reading).size());
   AsyncCopyRequest shared_side = r;
   shared_side.no_read = r.mask;
+  unsigned shared_pass = 0;
   for (unsigned first = 0; first < 32; first += 8) {
     const uint32_t quarter = r.mask & (0xffu << first);
     if (!quarter) continue;
-    c.wavefronts += async_group_cost(shared_side, quarter);
+    shared_pass += async_group_cost(shared_side, quarter);
     c.ideal += 1;
     if (r.mask & r.no_read) c.bank_conflicts += async_group_cost(r, quarter) - 1;
   }
+  if (r.predicate_p0) {
+    c.wavefronts = shared_pass;
+    return;
+  }
+  c.wavefronts = predicated_read_pass(r, &shared_pass) + shared_pass;
 }
 
 void bypass_cost(const AsyncCopyRequest& r, AsyncCopyCost& c) {

@@ -392,6 +392,7 @@ AsyncCopyRequest async_request(const Row& r) {
     }
     q.src_size = z.size() == 32;                            // the probe's src-size form
     q.predicated = q.src_size && param(r, "pred", 0) != 0;  // as `z ? SIZE : 0`
+    q.predicate_p0 = q.predicated;  // ptxas gave the probe `LDGSTS... , P0` (run 10)
     return q;
   }
   for (unsigned lane = 0; lane < 32; ++lane) {
@@ -450,7 +451,7 @@ TEST(Hopper, CpAsyncPredicatedFormCostsTheSharedSide) {
   AsyncCopyRequest p;
   p.width = 16;
   p.bypass = true;
-  p.src_size = p.predicated = true;
+  p.src_size = p.predicated = p.predicate_p0 = true;
   // A 512-byte row, every lane reading at a 16-byte offset: one wavefront per
   // quarter (the plain form's rule would give 12), 32 unpaired sectors.
   for (unsigned lane = 0; lane < 32; ++lane)
@@ -478,6 +479,47 @@ TEST(Hopper, CpAsyncPredicatedFormCostsTheSharedSide) {
   EXPECT_EQ(c.bank_conflicts, 28u);
   EXPECT_EQ(c.global_requests, 0u);
   EXPECT_EQ(c.global_sectors, 0u);
+}
+
+// The predicated form with a predicate operand other than P0 (run 10,
+// scripts/ldgsts-vec/sa_driver.cu's seq_* launches: one warp, copy k to its
+// own 512-byte shared row, `!P0`; tests/validation/hopper/h100-run10-ldgsts.tsv):
+// the plain form's wavefronts over every lane at its own address, read or
+// not; zero-filling lanes that share one address (sgemm_async's `B`) drop out
+// of that pass and the shared-side pass is added instead.
+TEST(Hopper, CpAsyncPredicatedFormWithAnotherOperandCostsThePlainForm) {
+  auto copy = [](uint64_t goff, unsigned reads, bool zero_at_one_address) {
+    AsyncCopyRequest p;
+    p.width = 16;
+    p.bypass = p.src_size = p.predicated = true;
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      p.shared[lane] = 16 * lane;
+      p.global[lane] = goff + 16 * lane;
+      if (lane >= reads) {
+        p.no_read |= 1u << lane;
+        if (zero_at_one_address) p.global[lane] = 0;
+      }
+    }
+    return async_copy_cost(p).wavefronts;
+  };
+  // Measured per instruction (launch totals / copies): a row at offset 16
+  // costs 12 (seq_1_o16, seq_2_o16: 24, seq_3_o16: 36), at 32: 8 (seq_2_o32:
+  // 16), at 48: 16 (seq_2_o48: 32), at 0: 4 (seq_2_o0_o16: 16 with 12); every
+  // lane zero-filling, or all but lane 0 or lanes 0-16, still 12
+  // (seq_zero_pred_o16, seq_2_o16_r1, seq_2_o16_r17: 24 with a reading 12).
+  EXPECT_EQ(copy(16, 32, false), 12u);
+  EXPECT_EQ(copy(32, 32, false), 8u);
+  EXPECT_EQ(copy(48, 32, false), 16u);
+  EXPECT_EQ(copy(0, 32, false), 4u);
+  EXPECT_EQ(copy(16, 0, false), 12u);
+  EXPECT_EQ(copy(16, 1, false), 12u);
+  EXPECT_EQ(copy(16, 17, false), 12u);
+  // sgemm_async's column edge (edge128_col: lane 0 reads, 31 lanes
+  // zero-fill at B): 1 + 4 = 5 per warp; the launch's 304 = 16 executions
+  // of its two P0 instructions x 4 + 48 of the other six x 5.
+  EXPECT_EQ(copy(16, 1, true), 5u);
+  // Every lane zero-filling at B (rows past K): the shared-side pass alone.
+  EXPECT_EQ(copy(16, 0, true), 4u);
 }
 
 // The src-size form's rule on patterns worked by hand (docs/bank-model.md):

@@ -191,16 +191,16 @@ class BlockHopper final : public emu::BlockObserver {
       if (c.mask >> l & 1) r.shared[l] = c.shared[l], r.global[l] = c.global[l];
     // .cg with a src-size operand: ptxas emits LDGSTS.ZFILL or, where it
     // proves the size is 0 or 16 (sgemm_async's `ok ? 16 : 0`), a predicated
-    // LDGSTS, which the H100 costs otherwise (docs/bank-model.md). Only the
+    // LDGSTS, which the H100 costs otherwise, and differently again with the
+    // predicate operand P0 (docs/bank-model.md, runs 9 and 10). Only the
     // SASS level says which (c.form); at PTX level the request is unmodelled.
-    // The predicated form's rule equals all 126 probes of run 9 but not yet
-    // sgemm_async's _vec wavefronts (docs/validation.md, run 9): until that
-    // is found, those requests stay unmodelled too.
     if (c.bypass && c.src_size) {
-      if (c.form != emu::LdgstsForm::Zfill) {
+      if (c.form == emu::LdgstsForm::Unknown) {
         ++h.unmodelled;
         return;
       }
+      r.predicated = c.form != emu::LdgstsForm::Zfill;
+      r.predicate_p0 = c.form == emu::LdgstsForm::PredicatedP0;
     }
     try {
       const bank::AsyncCopyCost k = bank::async_copy_cost(r);

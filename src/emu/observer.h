@@ -319,7 +319,10 @@ struct Fence {
 // (the size in a register) or LDGSTS whose last operand is a predicate (every
 // size provably 0 or the full width). The emulator runs PTX and cannot know
 // (Unknown); the SASS level (sass::Regroup) fills it in.
-enum class LdgstsForm : uint8_t { Unknown, Zfill, Predicated };
+// The SASS form of a cp.async.cg with a src-size operand. The predicated
+// LDGSTS costs differently under Nsight Compute when its predicate operand is
+// P0 (docs/bank-model.md, ".cg's predicated form", run 10).
+enum class LdgstsForm : uint8_t { Unknown, Zfill, Predicated, PredicatedP0 };
 
 struct CpAsyncCopy {
   uint32_t mask;                    // lanes whose copy completed now

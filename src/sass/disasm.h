@@ -62,7 +62,8 @@ struct LdgstsInstr {
   std::string file;  // innermost source file, "" without line information
   int line = 0;
   bool bypass = false, zfill = false, predicated = false;
-  std::string text;  // the whole instruction
+  std::string predicate;  // the predicated form's last operand ("P0", "!P3"), else ""
+  std::string text;       // the whole instruction
 };
 using LdgstsInstrs = std::map<std::string, std::vector<LdgstsInstr>>;
 LdgstsInstrs ldgsts_instrs(const std::string& text);

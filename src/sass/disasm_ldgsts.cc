@@ -62,8 +62,9 @@ LdgstsInstrs ldgsts_instrs(const std::string& text) {
     g.bypass = opcode.find(".BYPASS") != std::string::npos;
     g.zfill = opcode.find(".ZFILL") != std::string::npos;
     const auto comma = body.rfind(',');
-    g.predicated =
-        !g.zfill && comma != std::string::npos && is_predicate(trim_ldgsts(body.substr(comma + 1)));
+    const std::string last = comma == std::string::npos ? "" : trim_ldgsts(body.substr(comma + 1));
+    g.predicated = !g.zfill && is_predicate(last);
+    if (g.predicated) g.predicate = last;
     current->push_back(g);
   }
   return out;

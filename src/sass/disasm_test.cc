@@ -87,6 +87,9 @@ TEST(Disassembly, LdgstsForms) {
   const auto& k = d.at("k");
   ASSERT_EQ(k.size(), 4u);
   EXPECT_TRUE(k[0].bypass && k[0].predicated && !k[0].zfill);
+  EXPECT_EQ(k[0].predicate, "!P0");  // the operand decides the cost (P0 alone: run 10)
+  EXPECT_EQ(k[1].predicate, "P0");
+  EXPECT_EQ(k[2].predicate, "");
   EXPECT_EQ(k[0].line, 303);
   EXPECT_EQ(k[0].file, "/x/m.cu");
   EXPECT_TRUE(!k[1].bypass && k[1].predicated);
