@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "emu/launch.h"
 
@@ -104,6 +105,58 @@ uint32_t DeviceRuntime::stream_destroy(uint64_t handle) {
   // Launches already made into it still run: a stream is destroyed once its work is done.
   return streams_.erase(handle) ? kCudaSuccess : kCudaErrorInvalidResourceHandle;
 }
+
+uint32_t DeviceRuntime::result(uint64_t thread, uint32_t code) {
+  if (code == kCudaSuccess) return code;
+  std::lock_guard<std::mutex> lock(mu_);
+  return fail(thread, code);
+}
+
+uint32_t DeviceRuntime::event_create(uint64_t* handle, uint32_t flags) {
+  constexpr uint32_t kDisableTiming = 0x2, kKnown = 0x1 | 0x2 | 0x4;
+  if ((flags & ~kKnown) || !(flags & kDisableTiming)) return kCudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  *handle = next_event_;
+  next_event_ += 0x10;
+  events_[*handle] = true;
+  return kCudaSuccess;
+}
+
+uint32_t DeviceRuntime::event_destroy(uint64_t handle) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return events_.erase(handle) ? kCudaSuccess : kCudaErrorInvalidResourceHandle;
+}
+
+bool DeviceRuntime::known_event(uint64_t handle) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return events_.count(handle) != 0;
+}
+
+uint32_t DeviceRuntime::device_attribute(uint32_t attr, int32_t* value) const {
+  if (!attributes_ || !attributes_(attr, value)) return kCudaErrorInvalidValue;
+  return kCudaSuccess;
+}
+
+namespace {
+struct CudaError {
+  int code;
+  const char* name;
+  const char* text;
+};
+constexpr CudaError kCudaErrors[] = {
+#define X(code, name, text) {code, name, text},
+#include "emu/cuda_errors.def"
+#undef X
+};
+const CudaError& cuda_error(uint32_t code) {
+  for (const CudaError& e : kCudaErrors)
+    if (e.code >= 0 && static_cast<uint32_t>(e.code) == code) return e;
+  return kCudaErrors[std::size(kCudaErrors) - 1];  // the row for any other code
+}
+}  // namespace
+
+const char* cuda_error_name(uint32_t code) { return cuda_error(code).name; }
+const char* cuda_error_string(uint32_t code) { return cuda_error(code).text; }
 
 bool DeviceRuntime::known_stream(uint64_t stream) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -1,8 +1,10 @@
 // Dynamic parallelism (CDP2, CUDA 12+): what a grid's threads ask of the
 // device runtime — parameter buffers (cudaGetParameterBufferV2), launches
 // (cudaLaunchDeviceV2, what `kernel<<<...>>>` in device code lowers to),
-// streams (cudaStreamCreateWithFlags/Destroy) and each thread's last error
-// (cudaGetLastError/PeekAtLastError) — kept for whoever launched the grid,
+// streams (cudaStreamCreateWithFlags/Destroy), events
+// (cudaEventCreateWithFlags/Record/Destroy, cudaStreamWaitEvent), device
+// attributes (cudaDeviceGetAttribute, through the driver's table) and each
+// thread's last error (cudaGetLastError/PeekAtLastError) — kept for whoever launched the grid,
 // which runs the child grids after it (runtime/driver.cc; emu::launch_raw
 // when the caller gives no DeviceRuntime). Running a child after its parent
 // grid is one order CDP2 allows: a parent never waits for its children
@@ -13,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -69,6 +72,24 @@ class DeviceRuntime {
   uint64_t buffer_bytes(uint64_t buffer) const;
   uint32_t stream_create(uint64_t* handle);
   uint32_t stream_destroy(uint64_t handle);
+  // Events: handles a block's threads record into its streams and wait on.
+  // A block's launches run in its issue order (see above), so a wait on an
+  // event recorded before it is already met. Timing is not available on the
+  // device: the flags must include cudaEventDisableTiming (CDP2's guide).
+  uint32_t event_create(uint64_t* handle, uint32_t flags);
+  uint32_t event_destroy(uint64_t handle);
+  bool known_event(uint64_t handle);
+  // cudaDeviceGetAttribute: the driver's answer (set_attributes). The H100
+  // answered cudaSuccess for device 1 of its one (tests/data/h100_cdp.txt,
+  // cdp_runtime_api): the device argument is not checked; the value given is
+  // the one device's.
+  using AttributeFn = std::function<bool(uint32_t attr, int32_t* value)>;
+  void set_attributes(AttributeFn fn) { attributes_ = std::move(fn); }
+  uint32_t device_attribute(uint32_t attr, int32_t* value) const;
+  // A call's result: a failure becomes the thread's last error, as on the
+  // H100 (a failed cudaEventCreateWithFlags is what the next
+  // cudaGetLastError returns).
+  uint32_t result(uint64_t thread, uint32_t code);
   uint32_t last_error(uint64_t thread, bool clear);
   // A stream handle a launch may name (0, tail, fire-and-forget, created).
   bool known_stream(uint64_t stream);
@@ -99,7 +120,15 @@ class DeviceRuntime {
   std::map<uint64_t, uint64_t> block_order_;  // launches per block so far
   std::map<uint64_t, bool> streams_;
   uint64_t next_stream_ = 0x1000;
+  std::map<uint64_t, bool> events_;
+  uint64_t next_event_ = 0x1008;
+  AttributeFn attributes_;
 };
+
+// cudaGetErrorName/cudaGetErrorString in a kernel: the toolkit runtime's
+// texts (cuda_errors.def, written by scripts/gen-cuda-errors).
+const char* cuda_error_name(uint32_t code);
+const char* cuda_error_string(uint32_t code);
 
 // The parameter layout of kernel `f` (offset, size per parameter), as
 // nvcc lays out a parameter buffer: each at its alignment.

@@ -106,10 +106,30 @@ uint64_t DeviceHeap::allocate(uint64_t bytes) {
   return base;
 }
 
+uint64_t DeviceHeap::intern(const char* text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = interned_.find(text); it != interned_.end()) return it->second;
+  uint64_t bytes = std::strlen(text) + 1, rounded = (bytes + 15) & ~uint64_t{15};
+  auto a = std::make_unique<DeviceAllocation>();
+  a->base = next_;
+  a->size = bytes;
+  a->name = "a device runtime string";
+  a->owned = std::make_unique<uint8_t[]>(rounded);
+  a->data = a->owned.get();
+  std::memcpy(a->data, text, bytes);
+  const uint64_t base = a->base;
+  next_ += rounded + 4096;
+  live_[base] = std::move(a);
+  interned_[text] = base;
+  return base;
+}
+
 bool DeviceHeap::free(uint64_t addr) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = live_.find(addr);
   if (it == live_.end()) return false;
+  for (const auto& [text, at] : interned_)
+    if (at == addr) return false;  // the runtime's string, not the program's to free
   used_ -= (std::max<uint64_t>(it->second->size, 1) + 15) & ~uint64_t{15};
   freed_.push_back(std::move(it->second));
   live_.erase(it);

@@ -50,10 +50,15 @@ class DeviceHeap {
   uint64_t limit() const { return limit_; }
   void release_freed();
   uint64_t live_bytes() const;
+  // A copy of a runtime string (cudaGetErrorString's) the kernels may read,
+  // made once per text and kept for the program's life; it is not the
+  // program's (not counted against the limit, never free()d by it).
+  uint64_t intern(const char* text);
 
  private:
   mutable std::mutex mu_;
   std::map<uint64_t, std::unique_ptr<DeviceAllocation>> live_;
+  std::map<const char*, uint64_t> interned_;  // text -> its address (in live_)
   std::vector<std::unique_ptr<DeviceAllocation>> freed_;
   uint64_t next_ = kHeapBase, used_ = 0, limit_ = 8u << 20;
 };

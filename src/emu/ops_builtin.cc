@@ -2,7 +2,8 @@
 // time (a `call` of a body-less `.extern .func` becomes one BUILTIN op):
 // vprintf (printf), __assertfail (assert), malloc and free (also new and
 // delete), cudaGraphSetConditional, and CDP2's device runtime (launches,
-// streams, the last error: device_runtime.h). Anything else external is a
+// streams, events, error texts, device queries, the last error:
+// device_runtime.h). Anything else external is a
 // decode error naming the function.
 #include <fmt/format.h>
 
@@ -22,26 +23,40 @@ struct BuiltinFn {
   Builtin kind;
   size_t params, retvals;
 };
-constexpr BuiltinFn kBuiltins[] = {{"vprintf", B_VPRINTF, 2, 1},
-                                   {"__assertfail", B_ASSERTFAIL, 5, 0},
-                                   {"malloc", B_MALLOC, 1, 1},
-                                   {"free", B_FREE, 1, 0},
-                                   {"cudaGraphSetConditional", B_SET_CONDITIONAL, 2, 0},
-                                   // CDP2's device runtime (device_runtime.h); the _ptsz
-                                   // forms (per-thread default stream) behave alike.
-                                   {"__cudaCDP2GetParameterBufferV2", B_CDP_PARAMETER_BUFFER, 4, 1},
-                                   {"__cudaCDP2LaunchDeviceV2", B_CDP_LAUNCH, 2, 1},
-                                   {"__cudaCDP2LaunchDeviceV2_ptsz", B_CDP_LAUNCH, 2, 1},
-                                   {"__cudaCDP2StreamCreateWithFlags", B_CDP_STREAM_CREATE, 2, 1},
-                                   {"__cudaCDP2StreamDestroy", B_CDP_STREAM_DESTROY, 1, 1},
-                                   {"__cudaCDP2GetLastError", B_CDP_GET_LAST_ERROR, 0, 1},
-                                   {"__cudaCDP2PeekAtLastError", B_CDP_PEEK_LAST_ERROR, 0, 1},
-                                   {"__cudaCDP2Malloc", B_CDP_MALLOC, 2, 1},
-                                   {"__cudaCDP2Free", B_CDP_FREE, 1, 1},
-                                   {"__cudaCDP2MemcpyAsync", B_CDP_MEMCPY_ASYNC, 5, 1},
-                                   {"__cudaCDP2MemcpyAsync_ptsz", B_CDP_MEMCPY_ASYNC, 5, 1},
-                                   {"__cudaCDP2MemsetAsync", B_CDP_MEMSET_ASYNC, 4, 1},
-                                   {"__cudaCDP2MemsetAsync_ptsz", B_CDP_MEMSET_ASYNC, 4, 1}};
+constexpr BuiltinFn kBuiltins[] = {
+    {"vprintf", B_VPRINTF, 2, 1},
+    {"__assertfail", B_ASSERTFAIL, 5, 0},
+    {"malloc", B_MALLOC, 1, 1},
+    {"free", B_FREE, 1, 0},
+    {"cudaGraphSetConditional", B_SET_CONDITIONAL, 2, 0},
+    // CDP2's device runtime (device_runtime.h); the _ptsz
+    // forms (per-thread default stream) behave alike.
+    {"__cudaCDP2GetParameterBufferV2", B_CDP_PARAMETER_BUFFER, 4, 1},
+    {"__cudaCDP2LaunchDeviceV2", B_CDP_LAUNCH, 2, 1},
+    {"__cudaCDP2LaunchDeviceV2_ptsz", B_CDP_LAUNCH, 2, 1},
+    {"__cudaCDP2StreamCreateWithFlags", B_CDP_STREAM_CREATE, 2, 1},
+    {"__cudaCDP2StreamDestroy", B_CDP_STREAM_DESTROY, 1, 1},
+    {"__cudaCDP2GetLastError", B_CDP_GET_LAST_ERROR, 0, 1},
+    {"__cudaCDP2PeekAtLastError", B_CDP_PEEK_LAST_ERROR, 0, 1},
+    {"__cudaCDP2Malloc", B_CDP_MALLOC, 2, 1},
+    {"__cudaCDP2Free", B_CDP_FREE, 1, 1},
+    {"__cudaCDP2MemcpyAsync", B_CDP_MEMCPY_ASYNC, 5, 1},
+    {"__cudaCDP2MemcpyAsync_ptsz", B_CDP_MEMCPY_ASYNC, 5, 1},
+    {"__cudaCDP2MemsetAsync", B_CDP_MEMSET_ASYNC, 4, 1},
+    {"__cudaCDP2MemsetAsync_ptsz", B_CDP_MEMSET_ASYNC, 4, 1},
+    {"__cudaCDP2GetErrorName", B_CDP_ERROR_NAME, 1, 1},
+    {"__cudaCDP2GetErrorString", B_CDP_ERROR_STRING, 1, 1},
+    {"__cudaCDP2GetDevice", B_CDP_GET_DEVICE, 1, 1},
+    {"__cudaCDP2GetDeviceCount", B_CDP_GET_DEVICE_COUNT, 1, 1},
+    {"__cudaCDP2DeviceGetAttribute", B_CDP_DEVICE_ATTRIBUTE, 3, 1},
+    {"__cudaCDP2EventCreateWithFlags", B_CDP_EVENT_CREATE, 2, 1},
+    {"__cudaCDP2EventRecord", B_CDP_EVENT_RECORD, 2, 1},
+    {"__cudaCDP2EventRecord_ptsz", B_CDP_EVENT_RECORD, 2, 1},
+    {"__cudaCDP2EventRecordWithFlags", B_CDP_EVENT_RECORD, 3, 1},
+    {"__cudaCDP2EventRecordWithFlags_ptsz", B_CDP_EVENT_RECORD, 3, 1},
+    {"__cudaCDP2EventDestroy", B_CDP_EVENT_DESTROY, 1, 1},
+    {"__cudaCDP2StreamWaitEvent", B_CDP_STREAM_WAIT_EVENT, 3, 1},
+    {"__cudaCDP2StreamWaitEvent_ptsz", B_CDP_STREAM_WAIT_EVENT, 3, 1}};
 
 // The device runtime's calls the emulator does not provide: CDP1's (a
 // kernel built for a GPU before sm_90 with CUDA_FORCE_CDP1_IF_SUPPORTED),
@@ -276,6 +291,67 @@ uint32_t stream_memory_op(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint3
   return kCudaSuccess;
 }
 
+// The device runtime's queries and events of lane `l`: error names and
+// texts (a string the device heap keeps for the program's life), the
+// device, its attributes, events and waits on them.
+void exec_device_queries(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l,
+                         uint8_t* frame, DeviceRuntime& rt, uint64_t thread) {
+  auto ret32 = [&](uint32_t v) {
+    v = rt.result(thread, v);
+    std::memcpy(frame + op.r[5], &v, 4);
+  };
+  auto store32 = [&](uint64_t addr, int32_t v) {
+    std::memcpy(read_generic(b, w, op, pc, l, addr, 4), &v, 4);
+  };
+  switch (op.aux) {
+    case B_CDP_ERROR_NAME:
+    case B_CDP_ERROR_STRING: {
+      uint32_t code = static_cast<uint32_t>(frame_u64(frame, op.r[0], 4));
+      uint64_t s = b.env->heap->intern(op.aux == B_CDP_ERROR_NAME ? cuda_error_name(code)
+                                                                  : cuda_error_string(code));
+      std::memcpy(frame + op.r[5], &s, 8);
+      break;
+    }
+    case B_CDP_GET_DEVICE:
+    case B_CDP_GET_DEVICE_COUNT:  // one device: 0 is the device, 1 the count
+      store32(frame_u64(frame, op.r[0], 8), op.aux == B_CDP_GET_DEVICE ? 0 : 1);
+      ret32(kCudaSuccess);
+      break;
+    case B_CDP_DEVICE_ATTRIBUTE: {
+      int32_t v = 0;
+      uint32_t e = rt.device_attribute(static_cast<uint32_t>(frame_u64(frame, op.r[1], 4)), &v);
+      if (e == kCudaSuccess) store32(frame_u64(frame, op.r[0], 8), v);
+      ret32(e);
+      break;
+    }
+    case B_CDP_EVENT_CREATE: {
+      uint64_t handle = 0;
+      uint32_t e = rt.event_create(&handle, static_cast<uint32_t>(frame_u64(frame, op.r[1], 4)));
+      if (e == kCudaSuccess)
+        std::memcpy(read_generic(b, w, op, pc, l, frame_u64(frame, op.r[0], 8), 8), &handle, 8);
+      ret32(e);
+      break;
+    }
+    case B_CDP_EVENT_RECORD:
+      ret32(rt.known_event(frame_u64(frame, op.r[0], 8)) &&
+                    rt.known_stream(frame_u64(frame, op.r[1], 8))
+                ? kCudaSuccess
+                : kCudaErrorInvalidResourceHandle);
+      break;
+    case B_CDP_EVENT_DESTROY:
+      ret32(rt.event_destroy(frame_u64(frame, op.r[0], 8)));
+      break;
+    case B_CDP_STREAM_WAIT_EVENT:  // met: the block's work runs in its issue order
+      ret32(rt.known_stream(frame_u64(frame, op.r[0], 8)) &&
+                    rt.known_event(frame_u64(frame, op.r[1], 8))
+                ? kCudaSuccess
+                : kCudaErrorInvalidResourceHandle);
+      break;
+    default:
+      break;
+  }
+}
+
 // The CDP2 calls of lane `l` (device_runtime.h); `frame` holds its .param slots.
 void exec_device_runtime(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l,
                          uint8_t* frame) {
@@ -332,6 +408,7 @@ void exec_device_runtime(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32
       ret32(stream_memory_op(b, w, op, pc, l, frame, rt, block_linear));
       break;
     default:
+      exec_device_queries(b, w, op, pc, l, frame, rt, thread);
       break;
   }
 }

@@ -2,6 +2,8 @@
 // __assertfail, malloc, free) through PTX snippets.
 #include <gtest/gtest.h>
 
+#include "emu/device_runtime.h"
+#include "emu/memory.h"
 #include "emu/snippet_test_util.h"
 
 namespace smemlab::emu::test {
@@ -250,6 +252,34 @@ TEST(Builtins, TextureAddressParsesAndABadHandleFaults) {
   auto ld = run_snippet("  ld.global.u32 %r1, [%rd1, {%r2}];");
   ASSERT_FALSE(ld.ok);
   EXPECT_NE(ld.error.find("takes no '[a, b]' address"), std::string::npos) << ld.error;
+}
+
+// The device runtime's error texts (cudaGetErrorName/String in a kernel):
+// codes from driver_types.h, texts the CUDA 13 runtime gives on the host.
+TEST(DeviceRuntimeStrings, ErrorNamesAndTexts) {
+  EXPECT_STREQ(cuda_error_name(0), "cudaSuccess");
+  EXPECT_STREQ(cuda_error_string(0), "no error");
+  EXPECT_STREQ(cuda_error_name(400), "cudaErrorInvalidResourceHandle");
+  EXPECT_STREQ(cuda_error_string(700), "an illegal memory access was encountered");
+  EXPECT_STREQ(cuda_error_name(123456), "unrecognized error code");
+  EXPECT_STREQ(cuda_error_string(123456), "unrecognized error code");
+}
+
+// An interned string lives in the heap once, readable, outside the limit
+// and not the program's to free.
+TEST(DeviceRuntimeStrings, InternedOnceAndNotFreeable) {
+  DeviceHeap heap;
+  heap.set_limit(16);
+  const char* text = cuda_error_string(2);
+  uint64_t a = heap.intern(text);
+  ASSERT_NE(a, 0u);
+  EXPECT_EQ(heap.intern(text), a);
+  const DeviceAllocation* at = heap.find(a + 3);
+  ASSERT_NE(at, nullptr);
+  EXPECT_STREQ(reinterpret_cast<const char*>(at->data), "out of memory");
+  EXPECT_FALSE(heap.free(a));
+  EXPECT_EQ(heap.live_bytes(), 0u);
+  EXPECT_NE(heap.allocate(16), 0u);  // the limit is the program's alone
 }
 
 }  // namespace

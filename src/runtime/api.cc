@@ -20,6 +20,7 @@
 #include "runtime/mempool.h"
 #include "runtime/static_libraries.h"
 #include "runtime/tensor_map.h"
+#include "runtime/vmm.h"
 
 namespace smemlab::runtime {
 namespace {
@@ -2122,6 +2123,7 @@ const EntryPoint* find_entry(const char* name, int version) {
   };
   for (const auto& e : kEntries) consider(e);
   for (const auto& e : pool_entries()) consider(e);
+  for (const auto& e : vmm_entries()) consider(e);
   for (const auto& e : graph_entries()) consider(e);
   for (const auto& e : tensor_map_entries()) consider(e);
   return best;

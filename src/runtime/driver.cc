@@ -468,6 +468,22 @@ void Driver::unmap_graph_memory(uint64_t base, uint64_t bytes) {
            std::max<uint64_t>((bytes + 4095) & ~uint64_t{4095}, 4096));
 }
 
+CUresult Driver::map_vmm_run(uint64_t base, uint64_t bytes) {
+  auto map = lock_memory_map();
+  if (!device.memory().adopt(reinterpret_cast<void*>(base), bytes)) return CUDA_ERROR_OUT_OF_MEMORY;
+  Allocation a{base, bytes, MemKind::Device, false};
+  a.internal = true;  // the physical allocation's handle owns it: never a cudaFree leak
+  a.serial = allocations_made_++;
+  allocs[base] = a;
+  freed.erase(base);
+  return CUDA_SUCCESS;
+}
+
+void Driver::unmap_vmm_run(uint64_t base) {
+  auto map = lock_memory_map();
+  if (allocs.erase(base)) device.memory().free(base);
+}
+
 const Allocation* Driver::find(uint64_t addr) const {
   auto it = allocs.upper_bound(addr);
   if (it == allocs.begin()) return nullptr;
@@ -709,6 +725,12 @@ std::vector<emu::ChildLaunch> Driver::run_grid(Function* f, uint64_t index, emu:
   if (sticky != CUDA_SUCCESS) return {};
   Module& m = *f->module;
   emu::DeviceRuntime device_runtime(m.emu->ptx(), pending_device_launches_);
+  device_runtime.set_attributes([this](uint32_t a, int32_t* v) {
+    int value = 0;
+    if (!device_attribute(spec, static_cast<CUdevice_attribute>(a), &value)) return false;
+    *v = value;
+    return true;
+  });
   cfg.device_runtime = &device_runtime;
   auto children = [&] { return device_runtime.take(device.memory().heap()); };
   struct Summary {

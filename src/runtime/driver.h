@@ -151,6 +151,10 @@ class Driver {
   // the program's memory at the allocation node's run, given back with the graph.
   CUresult map_graph_memory(uint64_t base, uint64_t bytes);
   void unmap_graph_memory(uint64_t base, uint64_t bytes);
+  // A run of accessible cuMemMap'ed memory (vmm.cc; the pages already
+  // readable and writable) becomes a device allocation, and stops being one.
+  CUresult map_vmm_run(uint64_t base, uint64_t bytes);
+  void unmap_vmm_run(uint64_t base);
   const Allocation* find(uint64_t addr) const;
   // Resolve [addr, addr+bytes) for a copy; a device range must lie in one
   // live allocation (else an API error is reported and *p stays null).
