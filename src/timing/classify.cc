@@ -24,7 +24,13 @@ Pipe pipe_of(std::string_view text) {
       "ld",       "st",       "ldu", "atom", "red",  "cp",   "ldmatrix",
       "stmatrix", "prefetch", "tex", "tld4", "suld", "sust", "mbarrier"};
   for (std::string_view m : memory)
-    if (op == m) return Pipe::Lsu;
+    if (op == m) {
+      // Shared memory of the own block (not a cluster peer's): its own
+      // issue rate (h100.def shared_lsu_rate, measured apart from global).
+      const bool own_shared = (has(text, ".shared") && !has(text, "::cluster")) ||
+                              op == "ldmatrix" || op == "stmatrix";
+      return own_shared && op != "cp" && op != "mbarrier" ? Pipe::SharedLsu : Pipe::Lsu;
+    }
   if (op == "mma" || op == "wgmma" || op == "wmma") return Pipe::Tensor;
   static constexpr std::array<std::string_view, 13> control = {
       "bra",   "bar", "barrier", "ret",       "exit",  "call",          "membar",

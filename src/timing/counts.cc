@@ -75,10 +75,17 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
     // By instruction, at its innermost line: lines() lists an inlined
     // instruction at every line of its inline chain.
     size_t m = gpu_model_index(*banks, arch);
+    // Shared ld/st issue at the SASS level: the bank analysis counts the
+    // requests of the SASS instructions ptxas made (four PTX loads merged
+    // into one LDS.128 are one request), so they replace the PTX count.
+    for (auto& [where, l] : by_line) l.pipe[int(Pipe::SharedLsu)] = 0;
     for (const auto& [pc, s] : banks->instructions()) {
       if (m >= s.models.size()) continue;
       LineWork& l = at(innermost(banks->kernel().lines, s.instr));
-      for (const check::BankCounts& c : s.models[m].op) l.shared_wavefronts += double(c.wavefronts);
+      for (const check::BankCounts& c : s.models[m].op) {
+        l.shared_wavefronts += double(c.wavefronts);
+        l.pipe[int(Pipe::SharedLsu)] += double(c.requests);
+      }
       // Loads and atomics return a value the warp waits for (block chain).
       l.shared_round_trips += double(s.models[m].op[int(check::SharedOp::Load)].requests);
       l.shared_atomic_round_trips += double(s.models[m].op[int(check::SharedOp::Atomic)].requests);
