@@ -24,13 +24,7 @@ Pipe pipe_of(std::string_view text) {
       "ld",       "st",       "ldu", "atom", "red",  "cp",   "ldmatrix",
       "stmatrix", "prefetch", "tex", "tld4", "suld", "sust", "mbarrier"};
   for (std::string_view m : memory)
-    if (op == m) {
-      // Shared memory of the own block (not a cluster peer's): its own
-      // issue rate (h100.def shared_lsu_rate, measured apart from global).
-      const bool own_shared = (has(text, ".shared") && !has(text, "::cluster")) ||
-                              op == "ldmatrix" || op == "stmatrix";
-      return own_shared && op != "cp" && op != "mbarrier" ? Pipe::SharedLsu : Pipe::Lsu;
-    }
+    if (op == m) return Pipe::Lsu;
   if (op == "mma" || op == "wgmma" || op == "wmma") return Pipe::Tensor;
   static constexpr std::array<std::string_view, 13> control = {
       "bra",   "bar", "barrier", "ret",       "exit",  "call",          "membar",
@@ -48,6 +42,13 @@ Pipe pipe_of(std::string_view text) {
   if (op != "cvt" && (has(text, ".f32") || has(text, ".f16") || has(text, ".bf16")))
     return Pipe::Fp32;
   return Pipe::Int;
+}
+
+bool own_shared_access(std::string_view text) {
+  std::string_view op = mnemonic(text);
+  if (op == "ldmatrix" || op == "stmatrix") return true;
+  const bool access = op == "ld" || op == "st" || op == "atom" || op == "red";
+  return access && has(text, ".shared") && !has(text, "::cluster");
 }
 
 bool l1_cached_load(std::string_view text) {
