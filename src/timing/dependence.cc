@@ -51,7 +51,8 @@ std::vector<double> dependent_issue_cycles(const emu::Program& p, double alu_lat
         last = issue;
         if (!o.known) continue;
         const bool alu = op.info < p.info.size() && alu_pipe(pipe_of(p.info[op.info].text));
-        for (uint8_t d = 0; d < o.ndef; ++d) ready[op.r[o.def[d]]] = issue + (alu ? alu_latency : 1);
+        for (uint8_t d = 0; d < o.ndef; ++d)
+          ready[op.r[o.def[d]]] = issue + (alu ? alu_latency : 1);
       }
       leaves[b].clear();
       for (const auto& [reg, at] : ready)

@@ -199,9 +199,9 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
   // Partially written sectors take the L2 far longer than whole ones: they
   // go at its measured merge rate (h100.def) instead of its bandwidth.
   const double partial = std::min(w.partial_store_sectors, l2_sectors_total);
-  p.resource_ns[int(Resource::L2)] = ((p.l2_bytes - 32.0 * partial) / gpu.l2_bandwidth_gbs +
-                                      partial / gpu.l2_partial_writes) *
-                                     gpu.sms / active_sms;
+  p.resource_ns[int(Resource::L2)] =
+      ((p.l2_bytes - 32.0 * partial) / gpu.l2_bandwidth_gbs + partial / gpu.l2_partial_writes) *
+      gpu.sms / active_sms;
   p.resource_ns[int(Resource::Dram)] = p.dram_bytes / gpu.dram_bandwidth_gbs;
 
   // Little's law: the busiest SM's loads are served warps x mlp at a time,

@@ -322,7 +322,8 @@ TEST(Model, BlockLaunchAndSlotTime) {
   EXPECT_NEAR(per_block(0), 159, 1e-9);
   EXPECT_NEAR(per_block(512), 159, 1e-9);
   EXPECT_NEAR(per_block(4096), (4096 + 456) * 63 / 497.0, 1e-9);
-  for (auto [c, measured] : {std::pair{1024.0, 183.0}, {2048.0, 311.0}, {4096.0, 569.0}, {8192.0, 1089.0}})
+  for (auto [c, measured] :
+       {std::pair{1024.0, 183.0}, {2048.0, 311.0}, {4096.0, 569.0}, {8192.0, 1089.0}})
     EXPECT_NEAR(per_block(c) / measured, 1.0, 0.06) << c;
 }
 
