@@ -568,7 +568,10 @@ uint64_t block_state_bytes(const Program& p, const LaunchConfig& cfg) {
 // units, and few enough that the blocks in flight fit kMaxBlockStateBytes
 // (their state, not the number of cores, is the bound).
 unsigned host_threads(const LaunchConfig& cfg, const Units& units, uint64_t block_bytes) {
-  unsigned n = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
+  // (Asked once: glibc reads /sys/devices/system/cpu/online on every call,
+  // a file open per launch in a program of many short launches.)
+  static const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned n = cfg.threads ? cfg.threads : cores;
   n = std::min(n, kMaxHostThreads);
   n = static_cast<unsigned>(std::min<uint64_t>(n, units.count));
   return static_cast<unsigned>(

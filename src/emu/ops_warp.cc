@@ -16,32 +16,74 @@
 namespace smemlab::emu {
 namespace {
 
-uint32_t member_mask(const Warp& w, const Op& op, uint32_t lane) {
-  uint32_t r;
+// The register holding an instruction's member mask; UINT32_MAX for none
+// (activemask, non-.sync vote: no waiting).
+uint32_t member_reg(const Op& op) {
   switch (op.code / 16) {
     case SHFL:
-      r = op.r[5];
-      break;
+      return op.r[5];
     case VOTE:
-      r = op.r[2];
-      break;
     case REDUX:
-      r = op.r[2];
-      break;
-    case MATCH:
-      r = op.r[3];
-      break;
-    case WARPSYNC:
-      r = op.r[0];
-      break;
     case ELECT:
-      r = op.r[2];
-      break;
+      return op.r[2];
+    case MATCH:
+      return op.r[3];
+    case WARPSYNC:
+      return op.r[0];
     default:
-      return 0;  // activemask: no waiting
+      return UINT32_MAX;
   }
-  if (r == UINT32_MAX) return 0;  // non-.sync vote
+}
+
+uint32_t member_mask(const Warp& w, const Op& op, uint32_t lane) {
+  uint32_t r = member_reg(op);
+  if (r == UINT32_MAX) return 0;
   return static_cast<uint32_t>(reg(w, r)[lane]);
+}
+
+// The member mask all of `lanes` name (`*uniform` false where they differ).
+uint32_t common_member_mask(const Warp& w, const Op& op, uint32_t lanes, bool* uniform) {
+  uint32_t r = member_reg(op);
+  *uniform = true;
+  if (r == UINT32_MAX) return 0;
+  const uint64_t* M = reg(w, r);
+  uint32_t first = static_cast<uint32_t>(M[__builtin_ctz(lanes)]), differ = 0;
+  SMEMLAB_FOR_LANES(lanes, differ |= static_cast<uint32_t>(M[l]) ^ first);
+  *uniform = differ == 0;
+  return first;
+}
+
+// shfl.sync's lanes for one mode (a template argument, so the mode is
+// resolved once per warp-instruction, not per lane); returns the lanes
+// whose source lane was in range.
+template <unsigned Mode>
+uint32_t shfl_lanes(uint64_t* D, const uint64_t* vals, const uint64_t* B, const uint64_t* C,
+                    uint32_t exec) {
+  uint32_t p = 0;
+  SMEMLAB_FOR_LANES(exec, {
+    uint32_t bb = static_cast<uint32_t>(B[l]) & 31, c = static_cast<uint32_t>(C[l]);
+    uint32_t segmask = (c >> 8) & 31, clamp = c & 31;
+    uint32_t maxl = (l & segmask) | (clamp & ~segmask);
+    uint32_t j;
+    bool ok;
+    if constexpr (Mode == 0) {  // up
+      j = l - bb;
+      ok = l >= bb && j >= maxl;
+    } else if constexpr (Mode == 1) {  // down
+      j = l + bb;
+      ok = j <= maxl;
+    } else if constexpr (Mode == 2) {  // bfly
+      j = l ^ bb;
+      ok = j <= maxl;
+    } else {  // idx
+      j = (l & segmask) | (bb & ~segmask);
+      ok = j <= maxl;
+    }
+    if (!ok) j = l;
+    D[l] = static_cast<uint32_t>(vals[j & 31]);
+    p |= static_cast<uint32_t>(ok) << l;
+  });
+  return p;
 }
 
 // shfl.sync with all lanes at one instruction.
@@ -50,36 +92,99 @@ void shfl_one(Warp& w, const Op& op, uint32_t exec) {
   const uint64_t *A = reg(w, op.r[2]), *B = reg(w, op.r[3]), *C = reg(w, op.r[4]);
   uint64_t vals[32];
   std::memcpy(vals, A, sizeof(vals));
-  uint32_t p = 0;
-  SMEMLAB_FOR_LANES(exec, {
-    uint32_t bb = static_cast<uint32_t>(B[l]) & 31, c = static_cast<uint32_t>(C[l]);
-    uint32_t segmask = (c >> 8) & 31, clamp = c & 31;
-    uint32_t maxl = (l & segmask) | (clamp & ~segmask), minl = l & segmask;
-    uint32_t j;
-    bool ok;
+  uint32_t p;
+  switch (op.aux) {
+    case 0:
+      p = shfl_lanes<0>(D, vals, B, C, exec);
+      break;
+    case 1:
+      p = shfl_lanes<1>(D, vals, B, C, exec);
+      break;
+    case 2:
+      p = shfl_lanes<2>(D, vals, B, C, exec);
+      break;
+    default:
+      p = shfl_lanes<3>(D, vals, B, C, exec);
+      break;
+  }
+  w.P[op.r[1]] = (w.P[op.r[1]] & ~exec) | p;
+}
+
+// vote with all lanes at one instruction naming one member mask (`mm`;
+// `all` for a non-.sync vote): one ballot for the warp.
+void vote_one(Warp& w, const Op& op, uint32_t all, uint32_t mm) {
+  uint32_t members = op.r[2] == UINT32_MAX ? all : (mm & all);
+  uint32_t src = (w.P[op.r[1]] ^ (op.aux2 & 1u ? ~0u : 0u)) & all;
+  uint32_t ballot = src & members;
+  if (op.aux == 3) {
+    uint64_t* D = regw(w, op.r[0]);
+    SMEMLAB_FOR_LANES(all, D[l] = ballot);
+    return;
+  }
+  bool v = op.aux == 0   ? ballot == members
+           : op.aux == 1 ? ballot != 0
+                         : (ballot == 0 || ballot == members);
+  uint32_t& m = w.P[op.r[0]];
+  m = (m & ~all) | (v ? all : 0u);
+}
+
+// redux.sync over `members` (the lanes' one member mask, within those
+// taking part), in lane order.
+uint64_t redux_value(const Warp& w, const Op& op, uint32_t members) {
+  bool sgn = op.t == S32;
+  const uint64_t* A = reg(w, op.r[1]);
+  uint32_t acc = op.aux == 3   ? ~0u
+                 : op.aux == 1 ? (sgn ? 0x7fffffffu : ~0u)
+                 : op.aux == 2 ? (sgn ? 0x80000000u : 0u)
+                               : 0u;
+  SMEMLAB_FOR_LANES(members, {
+    uint32_t v = static_cast<uint32_t>(A[l]);
+    int32_t sa = static_cast<int32_t>(acc), sv = static_cast<int32_t>(v);
     switch (op.aux) {
       case 0:
-        j = l - bb;
-        ok = l >= bb && j >= maxl;
-        break;  // up
+        acc += v;
+        break;
       case 1:
-        j = l + bb;
-        ok = j <= maxl;
-        break;  // down
+        acc = sgn ? static_cast<uint32_t>(std::min(sa, sv)) : std::min(acc, v);
+        break;
       case 2:
-        j = l ^ bb;
-        ok = j <= maxl;
-        break;  // bfly
+        acc = sgn ? static_cast<uint32_t>(std::max(sa, sv)) : std::max(acc, v);
+        break;
+      case 3:
+        acc &= v;
+        break;
+      case 4:
+        acc |= v;
+        break;
       default:
-        j = minl | (bb & ~segmask);
-        ok = j <= maxl;
-        break;  // idx
+        acc ^= v;
+        break;
     }
-    if (!ok) j = l;
-    D[l] = static_cast<uint32_t>(vals[j & 31]);
-    p |= static_cast<uint32_t>(ok) << l;
   });
-  w.P[op.r[1]] = (w.P[op.r[1]] & ~exec) | p;
+  return sgn ? put(static_cast<int32_t>(acc)) : uint64_t{acc};
+}
+
+// One instruction, one member mask for all its lanes: shfl, vote and redux
+// as operations on the warp; false for what takes the general path.
+bool collective_one(Warp& w, const Op& op, uint32_t all, uint32_t mm) {
+  switch (static_cast<Base>(op.code / 16)) {
+    case SHFL:
+      shfl_one(w, op, all);
+      return true;
+    case VOTE:
+      vote_one(w, op, all, mm);
+      return true;
+    case REDUX: {
+      uint64_t v = redux_value(w, op, mm & all);
+      uint64_t* D = regw(w, op.r[0]);
+      SMEMLAB_FOR_LANES(all, D[l] = v);
+      return true;
+    }
+    case WARPSYNC:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -103,7 +208,10 @@ bool collective_ready(const Warp& w, const Op* ops, const Op& op, uint32_t group
   // Lanes of one instruction may name different member masks (the disjoint
   // groups of a labeled_partition / match.any): each lane's group must be here.
   uint32_t need = 0;
-  SMEMLAB_FOR_LANES(group, need |= member_mask(w, op, l));
+  if (uint32_t r = member_reg(op); r != UINT32_MAX) {
+    const uint64_t* M = reg(w, r);
+    SMEMLAB_FOR_LANES(group, need |= static_cast<uint32_t>(M[l]));
+  }
   need &= w.live & w.exists;
   uint32_t arrived = group | collective_partners(w, ops, op);
   return (need & ~arrived) == 0;
@@ -114,13 +222,17 @@ void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t g
   // Lanes may come from different instructions of the same kind (partners
   // waiting elsewhere): each lane uses its own instruction's operands.
   Base base = static_cast<Base>(op.code / 16);
-  if (base == SHFL && partners == 0) {  // the common case, operands hoisted
-    // (The one event the general path below reports for it.)
-    if (b.obs)
-      b.obs->on_warp_sync(WarpSync{member_mask(w, op, static_cast<uint32_t>(__builtin_ctz(group))),
-                                   group, &b.prog->info[op.info], b.id, w.index});
-    shfl_one(w, op, group);
-    return;
+  if (partners == 0 && base != ACTIVEMASK) {  // the common case: one instruction
+    bool uniform;
+    uint32_t mm = common_member_mask(w, op, group, &uniform);
+    if (uniform && (base == SHFL || base == VOTE || base == REDUX || base == WARPSYNC)) {
+      // (The one event the general path below reports for it.)
+      if (b.obs)
+        b.obs->on_warp_sync(WarpSync{base == VOTE && op.r[2] == UINT32_MAX ? group : mm, group,
+                                     &b.prog->info[op.info], b.id, w.index});
+      collective_one(w, op, group, mm);
+      return;
+    }
   }
   const Op* lop[32];
   const Op* ops = b.prog->ops.data();
@@ -154,7 +266,7 @@ void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t g
       SMEMLAB_FOR_LANES(all, W(l, 0, all));
       break;
     case SHFL: {
-      if (partners == 0) {  // the common case: one instruction, operands hoisted
+      if (partners == 0) {  // one instruction, lanes naming different member masks
         shfl_one(w, op, group);
         break;
       }

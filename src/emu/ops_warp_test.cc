@@ -61,6 +61,85 @@ TEST(OpsWarp, VotesReduxMatch) {
   EXPECT_EQ(r.u32(5, 9), 0xFF00u);
 }
 
+TEST(OpsWarp, CollectivesOfAPartialMaskMatchAReference) {
+  // Lanes l % 3 != 0 execute the collectives with that member mask
+  // (0xB6DB6DB6): the warp-wide paths (one member mask, one instruction)
+  // against the PTX definitions computed here lane by lane. Slot 7: a
+  // redux whose lanes name two different masks (each half its own), which
+  // must not take the one-mask path.
+  auto r = run_snippet(R"(
+  mul.lo.u32 %r1, %r15, -1640531535;
+  shr.u32 %r2, %r1, 7;
+  setp.lt.u32 %p8, %r15, 16;
+  selp.b32 %r11, 0xFFFF, 0xFFFF0000, %p8;
+  redux.sync.add.u32 %r12, %r1, %r11;
+  st.global.u32 [%rd14+56], %r12;
+  rem.u32 %r3, %r15, 3;
+  setp.eq.u32 %p5, %r3, 0;
+  @%p5 bra $L_done;
+  and.b32 %r4, %r2, 1;
+  setp.eq.u32 %p1, %r4, 1;
+  vote.sync.ballot.b32 %r5, %p1, 0xB6DB6DB6;
+  vote.sync.any.pred %p2, !%p1, 0xB6DB6DB6;
+  vote.sync.all.pred %p3, %p1, 0xB6DB6DB6;
+  vote.sync.uni.pred %p4, %p1, 0xB6DB6DB6;
+  redux.sync.min.s32 %r6, %r1, 0xB6DB6DB6;
+  redux.sync.xor.b32 %r7, %r1, 0xB6DB6DB6;
+  redux.sync.max.u32 %r8, %r1, 0xB6DB6DB6;
+  shfl.sync.idx.b32 %r9|%p6, %r1, %r2, 0x1f, 0xB6DB6DB6;
+  shfl.sync.up.b32 %r10|%p7, %r1, 3, 0x1800, 0xB6DB6DB6;
+  selp.u32 %r13, 1, 0, %p2;
+  selp.u32 %r14, 2, 0, %p3;
+  or.b32 %r13, %r13, %r14;
+  selp.u32 %r14, 4, 0, %p4;
+  or.b32 %r13, %r13, %r14;
+  selp.u32 %r14, 8, 0, %p6;
+  or.b32 %r13, %r13, %r14;
+  selp.u32 %r14, 16, 0, %p7;
+  or.b32 %r13, %r13, %r14;
+  st.global.u32 [%rd14], %r5;
+  st.global.u32 [%rd14+8], %r13;
+  st.global.u32 [%rd14+16], %r6;
+  st.global.u32 [%rd14+24], %r7;
+  st.global.u32 [%rd14+32], %r8;
+  st.global.u32 [%rd14+40], %r9;
+  st.global.u32 [%rd14+48], %r10;
+$L_done:
+  ret;)",
+                       32);
+  SNIPPET_OK(r);
+  auto hash = [](uint32_t l) { return l * 0x9E3779B1u; };
+  const uint32_t members = 0xB6DB6DB6u;
+  uint32_t ballot = 0, xr = 0, mx = 0;
+  int32_t mn = INT32_MAX;
+  bool any_not = false;
+  for (uint32_t l = 0; l < 32; ++l) {
+    if (!((members >> l) & 1u)) continue;
+    ASSERT_NE(l % 3, 0u);
+    ballot |= ((hash(l) >> 7) & 1u) << l;
+    any_not = any_not || !((hash(l) >> 7) & 1u);
+    xr ^= hash(l);
+    mx = std::max(mx, hash(l));
+    mn = std::min(mn, static_cast<int32_t>(hash(l)));
+  }
+  uint32_t half_sum[2] = {0, 0};
+  for (uint32_t l = 0; l < 32; ++l) half_sum[l / 16] += hash(l);
+  for (uint32_t l = 0; l < 32; ++l) {
+    EXPECT_EQ(r.u32(7, l), half_sum[l / 16]) << l;
+    if (l % 3 == 0) continue;
+    EXPECT_EQ(r.u32(0, l), ballot) << l;
+    bool up_ok = l % 8 >= 3;  // segments of 8 lanes (c = 0x1800)
+    uint32_t preds = (any_not ? 1u : 0u) | (ballot == members ? 2u : 0u) |
+                     (ballot == 0 || ballot == members ? 4u : 0u) | 8u | (up_ok ? 16u : 0u);
+    EXPECT_EQ(r.u32(1, l), preds) << l;
+    EXPECT_EQ(r.u32(2, l), static_cast<uint32_t>(mn)) << l;
+    EXPECT_EQ(r.u32(3, l), xr) << l;
+    EXPECT_EQ(r.u32(4, l), mx) << l;
+    EXPECT_EQ(r.u32(5, l), hash((hash(l) >> 7) & 31)) << l;
+    EXPECT_EQ(r.u32(6, l), hash(up_ok ? l - 3 : l)) << l;
+  }
+}
+
 TEST(OpsWarp, DivergentLanesWaitForTheirMemberMask) {
   // Odd lanes reach the shuffle first (lowest PC runs first) and must wait
   // for the even lanes, which come back to the same shuffle later.
