@@ -44,6 +44,13 @@ Pipe pipe_of(std::string_view text) {
   return Pipe::Int;
 }
 
+bool own_shared_access(std::string_view text) {
+  std::string_view op = mnemonic(text);
+  if (op == "ldmatrix" || op == "stmatrix") return true;
+  const bool access = op == "ld" || op == "st" || op == "atom" || op == "red";
+  return access && has(text, ".shared") && !has(text, "::cluster");
+}
+
 bool l1_cached_load(std::string_view text) {
   std::string_view op = mnemonic(text);
   return (op == "ld" || op == "ldu") && !has(text, ".cg") && !has(text, ".cv") &&

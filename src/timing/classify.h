@@ -16,6 +16,11 @@ Pipe pipe_of(std::string_view ptx_text);
 // that bypasses it (.cg, .cv, .volatile) nor an atomic.
 bool l1_cached_load(std::string_view ptx_text);
 
+// A load, store or atomic on the own block's shared memory (ld/st/atom/red
+// .shared, not a cluster peer's ::cluster; ldmatrix, stmatrix): the bank
+// analysis counts these as the SASS requests ptxas made (counts.cc).
+bool own_shared_access(std::string_view ptx_text);
+
 // A tensor-core instruction's work per warp execution, in multiply-adds at
 // the FP16 rate (h100.def tensor_fma): m x n x k of its shape ("m16n8k16"),
 // a wgmma's shared by the 4 warps of its warpgroup; TF32 counts twice,

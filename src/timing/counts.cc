@@ -53,7 +53,10 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
     LineWork& l = at(innermost(table, e.first));
     double steps = double(e.second.steps);
     Pipe p = pipe_of(e.first->text);
-    l.pipe[static_cast<int>(p)] += steps;
+    if (banks && own_shared_access(e.first->text))
+      ;  // issued as the bank analysis's SASS requests, below
+    else
+      l.pipe[static_cast<int>(p)] += steps;
     const auto* dep = shape.dependent_issue;
     l.dependent_issue += steps * (dep && e.first->pc < dep->size() ? (*dep)[e.first->pc] : 1.0);
     if (p == Pipe::Tensor) l.tensor_fma += steps * tensor_fma(e.first->text);
@@ -75,10 +78,17 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
     // By instruction, at its innermost line: lines() lists an inlined
     // instruction at every line of its inline chain.
     size_t m = gpu_model_index(*banks, arch);
+    // Shared ld/st issue at the SASS level: the bank analysis counts the
+    // requests of the SASS instructions ptxas made (four PTX loads merged
+    // into one LDS.128 are one request); they take the PTX count's place
+    // on the load/store pipe, which global and shared accesses share.
     for (const auto& [pc, s] : banks->instructions()) {
       if (m >= s.models.size()) continue;
       LineWork& l = at(innermost(banks->kernel().lines, s.instr));
-      for (const check::BankCounts& c : s.models[m].op) l.shared_wavefronts += double(c.wavefronts);
+      for (const check::BankCounts& c : s.models[m].op) {
+        l.shared_wavefronts += double(c.wavefronts);
+        l.pipe[int(Pipe::Lsu)] += double(c.requests);
+      }
       // Loads and atomics return a value the warp waits for (block chain).
       l.shared_round_trips += double(s.models[m].op[int(check::SharedOp::Load)].requests);
       l.shared_atomic_round_trips += double(s.models[m].op[int(check::SharedOp::Atomic)].requests);

@@ -12,9 +12,11 @@
 
 namespace smemlab::timing {
 
-// By pc: at least 1 (the op's own issue slot). Each basic block starts
-// with every register ready (a lower bound across branches); ops whose
-// register operands reg_operands does not know wait for nothing.
+// By pc: at least 1 (the op's own issue slot). A basic block starts with
+// the ALU results its predecessors left in flight (the most any of them
+// left), so a loop's back edge carries its dependent chain into the next
+// iteration; ops whose register operands reg_operands does not know wait
+// for nothing.
 std::vector<double> dependent_issue_cycles(const emu::Program& p, double alu_latency);
 
 }  // namespace smemlab::timing

@@ -38,19 +38,38 @@ TEST(Dependence, AluResultsWaitTheirLatency) {
   EXPECT_EQ(dependent_issue_cycles(p, 1.0), (std::vector<double>(5, 1.0)));
 }
 
-// A branch starts a new basic block, whose registers count as ready.
-TEST(Dependence, BasicBlocksStartReady) {
+emu::Op branch_to(uint32_t target, uint32_t info) {
+  emu::Op bra;
+  bra.code = static_cast<uint16_t>(emu::BRA * 16);
+  bra.imm = target;
+  bra.info = info;
+  return bra;
+}
+
+// A result still in flight when a basic block ends delays the block that
+// follows (issue 0, bra 1, r1 ready at 4: the add waits 3 cycles).
+TEST(Dependence, ResultsInFlightCrossBranches) {
   emu::Program p;
   p.num_regs = 4;
   p.info.resize(2);
   p.info[0].text = "add.s32";
   p.info[1].text = "bra";
-  emu::Op bra;
-  bra.code = static_cast<uint16_t>(emu::BRA * 16);
-  bra.imm = 2;
-  bra.info = 1;
-  p.ops = {alu(emu::ADD, 1, 0, 0, 0), bra, alu(emu::ADD, 2, 1, 1, 0)};
-  EXPECT_EQ(dependent_issue_cycles(p, 4.0), (std::vector<double>{1, 1, 1}));
+  p.ops = {alu(emu::ADD, 1, 0, 0, 0), branch_to(2, 1), alu(emu::ADD, 2, 1, 1, 0)};
+  EXPECT_EQ(dependent_issue_cycles(p, 4.0), (std::vector<double>{1, 1, 3}));
+}
+
+// A loop-carried value: r1 = r1 + r0 each iteration, then the back edge.
+// The next iteration's add waits for the previous one's result, so an
+// iteration costs the ALU latency (3 + 1 = 4 cycles), not its 2 issue slots.
+TEST(Dependence, LoopBackEdgeCarriesTheChain) {
+  emu::Program p;
+  p.num_regs = 4;
+  p.info.resize(2);
+  p.info[0].text = "add.s32";
+  p.info[1].text = "bra";
+  p.ops = {alu(emu::ADD, 1, 1, 0, 0), branch_to(0, 1)};
+  EXPECT_EQ(dependent_issue_cycles(p, 4.0), (std::vector<double>{3, 1}));
+  EXPECT_EQ(dependent_issue_cycles(p, 1.0), (std::vector<double>{1, 1}));
 }
 
 }  // namespace

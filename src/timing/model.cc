@@ -199,9 +199,9 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
   // Partially written sectors take the L2 far longer than whole ones: they
   // go at its measured merge rate (h100.def) instead of its bandwidth.
   const double partial = std::min(w.partial_store_sectors, l2_sectors_total);
-  p.resource_ns[int(Resource::L2)] = ((p.l2_bytes - 32.0 * partial) / gpu.l2_bandwidth_gbs +
-                                      partial / gpu.l2_partial_writes) *
-                                     gpu.sms / active_sms;
+  p.resource_ns[int(Resource::L2)] =
+      ((p.l2_bytes - 32.0 * partial) / gpu.l2_bandwidth_gbs + partial / gpu.l2_partial_writes) *
+      gpu.sms / active_sms;
   p.resource_ns[int(Resource::Dram)] = p.dram_bytes / gpu.dram_bandwidth_gbs;
 
   // Little's law: the busiest SM's loads are served warps x mlp at a time,
@@ -211,11 +211,17 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
   const double round_trips = total[int(Resource::Latency)] * busiest /
                              (resident_blocks * p.occupancy.warps_per_block * f.mlp);
   p.resource_ns[int(Resource::Latency)] = round_trips * f.load_latency * ns_per_cycle;
-  // Block chain: a block lasts at least its dependent path; the SM runs
-  // blocks_per_sm of them side by side, so its blocks take that many rounds.
+  // Block chain: a block lasts at least its dependent path, and holds its
+  // slot block_slot_cycles longer (starting and retiring it, measured);
+  // the SM runs blocks_per_sm of them side by side, so its blocks take
+  // that many rounds. And the SM starts no more than one block every
+  // block_launch_cycles (measured on empty blocks), whatever they do.
   p.chain_cycles = total[int(Resource::Chain)];
   const double rounds = std::ceil(double(p.waves.per_busiest_sm) / resident_blocks);
-  p.resource_ns[int(Resource::Chain)] = p.chain_cycles * rounds * ns_per_cycle;
+  p.resource_ns[int(Resource::Chain)] =
+      std::max((p.chain_cycles + gpu.block_slot_cycles) * rounds,
+               double(p.waves.per_busiest_sm) * gpu.block_launch_cycles) *
+      ns_per_cycle;
 
   // Overlap rule: the pipes, the memory system and the warps waiting on
   // latency all work at once, so the slowest binds (a roofline over every

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "timing/classify.h"
 #include "timing/occupancy.h"
@@ -68,6 +70,12 @@ TEST(Classify, PtxToPipes) {
   EXPECT_EQ(pipe_of("fma.rn.f64"), Pipe::Fp64);
   EXPECT_EQ(pipe_of("ex2.approx.f32"), Pipe::Sfu);
   EXPECT_EQ(pipe_of("ld.shared.v4.f32"), Pipe::Lsu);
+  EXPECT_TRUE(own_shared_access("ld.shared.v4.f32"));
+  EXPECT_TRUE(own_shared_access("atom.shared.add.u32"));
+  EXPECT_TRUE(own_shared_access("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+  EXPECT_FALSE(own_shared_access("ld.shared::cluster.u32"));  // a peer's: DSMEM
+  EXPECT_FALSE(own_shared_access("cp.async.ca.shared.global"));
+  EXPECT_FALSE(own_shared_access("ld.global.f32"));
   EXPECT_EQ(pipe_of("st.global.f32"), Pipe::Lsu);
   EXPECT_EQ(pipe_of("bar.sync"), Pipe::Control);
   EXPECT_EQ(pipe_of("bra.uni"), Pipe::Control);
@@ -147,9 +155,10 @@ TEST(Model, LatencyBindsFewWarps) {
   Prediction p = predict(w);
   EXPECT_NEAR(p.resource_ns[int(Resource::Latency)], 1000 * 692.4 / 1.98, 1.0);
   // One warp: its chain is the same round trips, each also issued (a warp
-  // issues 1 a clock, more than its block's 1 warp at 4 a clock).
+  // issues 1 a clock, more than its block's 1 warp at 4 a clock), and the
+  // block holds its slot block_slot_cycles (456) longer.
   EXPECT_EQ(p.limiter, Resource::Chain);
-  EXPECT_NEAR(p.resource_ns[int(Resource::Chain)], 1000 * (692.4 + 1) / 1.98, 1.0);
+  EXPECT_NEAR(p.resource_ns[int(Resource::Chain)], (1000 * (692.4 + 1) + 456) / 1.98, 1.0);
   // More warps in flight at once: the same loads take less time.
   w.threads_per_block = 256;
   EXPECT_LT(predict(w).duration_ns, p.duration_ns);
@@ -270,8 +279,11 @@ TEST(Model, BlockChainOfATreeReduction) {
   const double chain = 8 * (10 + 2 * 28.7) + 8 * 19.2;
   EXPECT_NEAR(p.chain_cycles, chain, 1e-9);
   EXPECT_EQ(p.limiter, Resource::Chain);
-  EXPECT_NEAR(p.resource_ns[int(Resource::Chain)], chain / 1.98, 1e-9);
-  // Four times the blocks: 8 on the busiest SM still fit at once.
+  // Each block also holds its slot block_slot_cycles (456) longer.
+  const double slot = chain + 456;
+  EXPECT_NEAR(p.resource_ns[int(Resource::Chain)], slot / 1.98, 1e-9);
+  // Four times the blocks: 8 on the busiest SM still fit at once, but the
+  // SM starts one only every 159 cycles: 8 x 159 > one round.
   for (LineWork* x : {&w.lines[0]}) {
     for (double& q : x->pipe) q *= 4;
     x->shared_round_trips *= 4;
@@ -279,13 +291,40 @@ TEST(Model, BlockChainOfATreeReduction) {
     x->block_barriers *= 4;
   }
   w.blocks *= 4;
-  EXPECT_NEAR(predict(w).resource_ns[int(Resource::Chain)], chain / 1.98, 1e-9);
+  ASSERT_GT(8 * 159.0, slot);
+  EXPECT_NEAR(predict(w).resource_ns[int(Resource::Chain)], 8 * 159.0 / 1.98, 1e-9);
   // Eight times: two rounds.
   for (double& q : w.lines[0].pipe) q *= 2;
   w.lines[0].shared_round_trips *= 2;
   w.lines[0].block_barriers *= 2;
   w.blocks *= 2;
-  EXPECT_NEAR(predict(w).resource_ns[int(Resource::Chain)], 2 * chain / 1.98, 1e-9);
+  EXPECT_NEAR(predict(w).resource_ns[int(Resource::Chain)], std::max(2 * slot, 16 * 159.0) / 1.98,
+              1e-9);
+}
+
+// The block_spin micro-benchmark's shape (h100.def block_launch_cycles,
+// block_slot_cycles): 65536 blocks of 256 threads whose warps each spend C
+// cycles issuing dependent ALU work; measured per block per SM: 160 at
+// C = 0..512, 183 at 1024, 311 at 2048, 569 at 4096, 1089 at 8192.
+TEST(Model, BlockLaunchAndSlotTime) {
+  auto per_block = [](double c) {
+    LaunchWork w;
+    w.blocks = 65536;
+    w.threads_per_block = 256;
+    LineWork l{"spin.cu", 1};
+    l.pipe[int(Pipe::Int)] = 65536.0 * 8;  // one instruction a warp ...
+    l.dependent_issue = 65536.0 * 8 * c;   // ... on a dependent path of c cycles
+    w.lines = {l};
+    Prediction p = predict(w);
+    return p.resource_ns[int(Resource::Chain)] * 1.98 / double(p.waves.per_busiest_sm);
+  };
+  // 497 blocks on the busiest SM, 8 at once: ceil(497 / 8) = 63 rounds.
+  EXPECT_NEAR(per_block(0), 159, 1e-9);
+  EXPECT_NEAR(per_block(512), 159, 1e-9);
+  EXPECT_NEAR(per_block(4096), (4096 + 456) * 63 / 497.0, 1e-9);
+  for (auto [c, measured] :
+       {std::pair{1024.0, 183.0}, {2048.0, 311.0}, {4096.0, 569.0}, {8192.0, 1089.0}})
+    EXPECT_NEAR(per_block(c) / measured, 1.0, 0.06) << c;
 }
 
 // A column-major store: every sector a request writes is partial, so the

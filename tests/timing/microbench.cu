@@ -30,6 +30,23 @@
 //  - dep_imad_cycles / dep_ffma_cycles / dep_iadd_cycles: one warp's chain
 //    of dependent integer multiply-adds, FP32 FMAs and integer adds
 //    (clock64 over 1024 of them): the dependent-issue latency.
+//  - lds_rate_row / lds_rate_bcast / lds_rate_v4: conflict-free shared
+//    loads (volatile: one LDS each, 32 distinct words, one word for the
+//    warp, a float4 per lane) of 32 warps per SM, 8 independent per loop
+//    step: warp-instructions per clock per SM (time31c);
+//  - ldg_rate_row / ldg_rate_bcast: the same with global loads that hit
+//    in L1 (a 32 KiB array read again and again through ld.global.nc):
+//    warp-instructions per clock per SM;
+//  - block_cycles_256: an empty kernel of 65536 blocks of 256 threads
+//    against one of 132 blocks: an SM's cycles per block it starts and
+//    retires (8 resident);
+//  - block_spin_C: 65536 blocks of 256 threads (8 resident per SM) whose
+//    warps each spin C cycles on clock64: an SM's cycles per block as the
+//    block's own time grows (is starting a block a throughput the SM's
+//    resident blocks overlap, or time each block slot spends?);
+//  - barrier_cycles_256x8_only: a loop of bar.sync alone, 8 blocks of 256
+//    threads per SM, less the empty loop: an SM's cycles per block barrier
+//    when 8 blocks share it.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -169,6 +186,88 @@ __global__ void dep_chain(long long* cycles, unsigned* out, int kind, unsigned a
   if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
 }
 
+// Shared-load throughput (time31c). mode 0: lane-consecutive words (one
+// wavefront), 1: one word for the whole warp (broadcast, one wavefront),
+// 2: a float4 per lane (LDS.128, four wavefronts). volatile keeps each load
+// a separate LDS that ptxas cannot widen or hoist.
+template <int MODE>
+__global__ void lds_rate(long long* cycles, float* out, int n) {
+  __shared__ float4 s4[1024];
+  volatile float* s = reinterpret_cast<volatile float*>(s4);
+  for (int i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = float(i);
+  __syncthreads();
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned shared_base = unsigned(__cvta_generic_to_shared(s4));
+  float acc[8] = {};
+  long long t0 = clock64();
+  for (int i = 0; i < n; ++i) {
+    // Offsets j * 32 words fold into the loads' immediates.
+    const unsigned row = (i & 7) * 512 + (MODE == 1 ? 5 : lane);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      if (MODE == 2) {
+        float x, y, z, w;
+        asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
+                     : "r"(shared_base + 16 * ((i & 1) * 256 + j * 32 + lane)));
+        acc[j] += x + w + y * z;
+      } else {
+        acc[j] += s[row + j * 32];
+      }
+    }
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  float t = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) t += acc[j];
+  if (t == -1.0f) out[0] = t;
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
+// Global loads that hit in L1 (time31c): every block reads the same 32 KiB
+// (warmed first), 8 independent loads per loop step. MODE 0: 32 consecutive
+// words (4 sectors), 1: one word for the warp (1 sector).
+template <int MODE>
+__global__ void ldg_rate(const float* __restrict__ p, long long* cycles, float* out, int n) {
+  const unsigned lane = threadIdx.x & 31;
+  float acc[8] = {};
+  for (int i = threadIdx.x; i < 8192; i += blockDim.x) acc[0] += __ldg(p + i);
+  __syncthreads();
+  long long t0 = clock64();
+  for (int i = 0; i < n; ++i) {
+    const float* row = p + (i & 31) * 256 + (MODE == 0 ? lane : 7);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[j] += __ldg(row + j * 32);
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  float t = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) t += acc[j];
+  if (t == -1.0f) out[0] = t;
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
+__global__ void block_spin(long long spin) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < spin) {
+  }
+}
+
+// bar.sync alone in a loop (time31c): with several blocks per SM, what one
+// block barrier costs the SM.
+__global__ void barrier_only(long long* cycles, int n, int with_barrier) {
+  long long t0 = clock64();
+  for (int i = 0; i < n; ++i) {
+    if (with_barrier) __syncthreads();
+    asm volatile("" ::: "memory");
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
 template <class F>
 float median_us(F launch, int repeat = 21) {
   cudaEvent_t a, b;
@@ -269,6 +368,51 @@ int main() {
   atomic_stream<<<132, 256>>>(cyc, na);
   CHECK(cudaDeviceSynchronize());
   std::printf("param dsmem_atomic_cycles_per_warp %.2f cycles\n", median_cycles(cyc, 132) / na / 8);
+  // time31c: shared and L1-hit load throughput, block turnover, barriers
+  // of 8 resident blocks.
+  const int nl = 2048;
+  auto rate = [&](const char* name) {
+    CHECK(cudaDeviceSynchronize());
+    std::printf("param %s %.3f warp-instructions/clk/SM (%.0f cycles)\n", name,
+                32.0 * 8 * nl / median_cycles(cyc, 132), median_cycles(cyc, 132));
+  };
+  for (int r = 0; r < 2; ++r) lds_rate<0><<<132, 1024>>>(cyc, out, nl);
+  rate("lds_rate_row");
+  for (int r = 0; r < 2; ++r) lds_rate<1><<<132, 1024>>>(cyc, out, nl);
+  rate("lds_rate_bcast");
+  for (int r = 0; r < 2; ++r) lds_rate<2><<<132, 1024>>>(cyc, out, nl);
+  rate("lds_rate_v4");
+  for (int r = 0; r < 2; ++r) ldg_rate<0><<<132, 1024>>>(out + 8192, cyc, out, nl);
+  rate("ldg_rate_row");
+  for (int r = 0; r < 2; ++r) ldg_rate<1><<<132, 1024>>>(out + 8192, cyc, out, nl);
+  rate("ldg_rate_bcast");
+  {
+    float few = median_us([] { empty_kernel<<<132, 256>>>(); });
+    float many = median_us([] { empty_kernel<<<65536, 256>>>(); });
+    float many1k = median_us([] { empty_kernel<<<16384, 1024>>>(); });
+    std::printf("param block_cycles_256 %.1f cycles/block/SM (65536 blocks: %.2f us, 132: %.2f us)\n",
+                (many - few) * 1e-6 * 1.98e9 / (65536.0 / 132), many, few);
+    std::printf("param block_cycles_1024 %.1f cycles/block/SM (16384 blocks: %.2f us)\n",
+                (many1k - few) * 1e-6 * 1.98e9 / (16384.0 / 132), many1k);
+  }
+  {
+    const float few = median_us([] { empty_kernel<<<132, 256>>>(); });
+    for (long long spin : {0, 256, 512, 1024, 2048, 4096, 8192}) {
+      const float us = median_us([&] { block_spin<<<65536, 256>>>(spin); }, 11);
+      std::printf("param block_spin_%lld %.1f cycles/block/SM (%.2f us)\n", spin,
+                  (us - few) * 1e-6 * 1.98e9 / (65536.0 / 132), us);
+    }
+  }
+  for (int per_sm : {1, 8}) {
+    barrier_only<<<132 * per_sm, 256>>>(cyc, n, 1);
+    CHECK(cudaDeviceSynchronize());
+    double with = median_cycles(cyc, 132 * per_sm);
+    barrier_only<<<132 * per_sm, 256>>>(cyc, n, 0);
+    CHECK(cudaDeviceSynchronize());
+    double without = median_cycles(cyc, 132 * per_sm);
+    std::printf("param barrier_cycles_256x%d_only %.2f cycles (loop %.2f)\n", per_sm, (with - without) / n,
+                without / n);
+  }
   CHECK(cudaGetLastError());
   return 0;
 }
