@@ -278,6 +278,31 @@ uint8_t* read_generic(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t 
   return translate(b, w, op, pc, lane, MSpace::Generic, addr, size, &sp, &shown);
 }
 
+// One lane's vector access (ld/st .v2/.v4) as a single host access of its
+// whole span where that span is 8 or 16 aligned bytes. The GPU performs such
+// an access as one transaction, and programs rely on it across blocks: CUB's
+// decoupled look-back publishes a tile's {status, value} as one .v2.u64 store
+// that a later block polls with one load. Element by element, a block on
+// another host thread could see the new status beside the old value
+// (segmentationTreeThrust computed a cycle that way). A volatile access of 8
+// or 16 aligned bytes is one instruction on x86-64 (16: one SSE move, atomic
+// when aligned on processors with AVX); volatile, so the compiler can neither
+// split it nor forward the bytes around it (a plain memcpy through a buffer
+// whose halves were read separately became two 8-byte loads, and the test
+// below failed). Returns false for other spans.
+using Whole16 = uint64_t __attribute__((vector_size(16), aligned(8)));
+inline bool whole_vector_copy(uint8_t* dst, const uint8_t* src, uint32_t bytes) {
+  if (bytes == 16) {
+    *reinterpret_cast<volatile Whole16*>(dst) = *reinterpret_cast<const volatile Whole16*>(src);
+    return true;
+  }
+  if (bytes == 8) {
+    *reinterpret_cast<volatile uint64_t*>(dst) = *reinterpret_cast<const volatile uint64_t*>(src);
+    return true;
+  }
+  return false;
+}
+
 // The data movement of a checked access: element size EW, op.vec elements.
 template <bool kLoad, uint32_t EW>
 inline void lanes_access(Warp& w, const Op& op, uint32_t exec, uint8_t* host, const uint64_t* A,
@@ -286,6 +311,34 @@ inline void lanes_access(Warp& w, const Op& op, uint32_t exec, uint8_t* host, co
       EW == 1, uint8_t,
       std::conditional_t<EW == 2, uint16_t, std::conditional_t<EW == 4, uint32_t, uint64_t>>>;
   T t = static_cast<T>(op.t);
+  const uint32_t span = EW * op.vec;
+  if (op.vec > 1 && (span == 8 || span == 16)) {
+    // Whole vectors lane by lane (see whole_vector_copy): aligned vectors of
+    // two lanes either coincide or are disjoint, so memory ends as with the
+    // element-major order below.
+    const bool plain = EW == 8 || t == U32 || t == F32 || t == U16 || t == U8 || t == F16 ||
+                       t == BF16 || t == F16X2 || t == BF16X2;
+    const uint32_t n = std::min<uint32_t>(op.vec, 16 / EW);  // (span <= 16: the bound is op.vec)
+    SMEMLAB_FOR_LANES(exec, {
+      alignas(16) uint8_t buf[16];
+      uint8_t* p = host + (A[l] + base);
+      if (kLoad) {
+        whole_vector_copy(buf, p, span);
+        for (uint32_t i = 0; i < n; ++i) {
+          U v;
+          std::memcpy(&v, buf + i * EW, EW);
+          regw(w, op.r[i])[l] = plain ? v : canonical(t, v);
+        }
+      } else {
+        for (uint32_t i = 0; i < n; ++i) {
+          U v = static_cast<U>(reg(w, op.r[i])[l]);
+          std::memcpy(buf + i * EW, &v, EW);
+        }
+        whole_vector_copy(p, buf, span);
+      }
+    });
+    return;
+  }
   for (uint32_t i = 0; i < op.vec; ++i) {
     uint64_t* R = regw(w, op.r[i]);
     const uint64_t off = base + i * EW;
@@ -445,16 +498,21 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
     uint64_t addr = A[l] + static_cast<uint64_t>(op.imm);
     uint8_t* p = translate(b, w, op, pc, l, ms, addr, total, &spaces[l], &shown[l]);
     if (base == LD) {
+      alignas(16) uint8_t whole[16];
+      const bool at_once = op.vec > 1 && whole_vector_copy(whole, p, total);
       for (uint32_t i = 0; i < op.vec; ++i) {
         uint64_t v = 0;
-        std::memcpy(&v, p + i * ew, ew);
+        std::memcpy(&v, (at_once ? whole : p) + i * ew, ew);
         regw(w, op.r[i])[l] = canonical(t, v);
       }
     } else if (base == ST) {
+      alignas(16) uint8_t whole[16];
+      const bool at_once = op.vec > 1 && (total == 8 || total == 16);
       for (uint32_t i = 0; i < op.vec; ++i) {
         uint64_t v = reg(w, op.r[i])[l];
-        std::memcpy(p + i * ew, &v, ew);
+        std::memcpy((at_once ? whole : p) + i * ew, &v, ew);
       }
+      if (at_once) whole_vector_copy(p, whole, total);
     } else {
       bool global = spaces[l] == Space::Global;
       uint64_t bv = reg(w, op.r[1])[l], cv = op.aux2 == A_CAS ? reg(w, op.r[2])[l] : 0;

@@ -110,7 +110,6 @@ TEST(OpsMemory, MisalignedAndNullAccessesAreReported) {
   EXPECT_NE(l.error.find("outside the thread's 8-byte frame"), std::string::npos) << l.error;
 }
 
-
 // Copies complete at the wait that covers their group, not at issue: what a
 // thread reads before the wait is the old shared value (the zero-filled
 // start), which is one legal outcome and the one that exposes missing waits.
@@ -160,6 +159,67 @@ TEST(OpsMemory, CpAsyncBadSizeAndBoundsAreErrorsAtIssue) {
   cp.async.cg.shared.global [%r1+32], [%rd14], 16;)");
   ASSERT_FALSE(oob.ok);
   EXPECT_NE(oob.error.find("outside the block's 32 bytes"), std::string::npos) << oob.error;
+}
+
+// A 16-byte vector store is one access for other blocks, as on the GPU:
+// block 0's warp publishes {k, k} with st.volatile.v2.u64 while block 1's
+// warp, on another host thread, polls the slot with ld.volatile.v2.u64 and
+// counts the loads whose halves differ. Element by element (all lanes' first
+// halves, then their second), such torn loads are frequent whenever the two
+// host threads overlap (CUB's decoupled look-back read a tile's new status
+// beside its old value that way). On one core the blocks cannot overlap, so
+// this test can only catch the tearing where the machine has two cores.
+TEST(OpsMemory, VectorStoresAreNotTornAcrossBlocks) {
+  const char* ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 slot, .param .u64 out, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [slot];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  setp.ne.u32 %p1, %r2, 0;
+  @%p1 bra READER;
+  mov.u64 %rd3, 1;
+WRITE:
+  st.volatile.global.v2.u64 [%rd1], {%rd3, %rd3};
+  add.u64 %rd3, %rd3, 1;
+  cvt.u64.u32 %rd4, %r1;
+  setp.le.u64 %p2, %rd3, %rd4;
+  @%p2 bra WRITE;
+  ret;
+READER:
+  mov.u32 %r3, 0;
+  mov.u64 %rd7, 0;
+READ:
+  ld.volatile.global.v2.u64 {%rd5, %rd6}, [%rd1];
+  setp.ne.u64 %p3, %rd5, %rd6;
+  selp.u64 %rd8, 1, 0, %p3;
+  add.u64 %rd7, %rd7, %rd8;
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p2, %r3, %r1;
+  @%p2 bra READ;
+  atom.global.add.u64 %rd9, [%rd2], %rd7;
+  ret;
+}
+)";
+  Device dev;
+  auto m = Module::load_text(dev, ptx, "torn.ptx");
+  const uint64_t slot = dev.malloc(16, "slot"), out = dev.malloc(8, "out");
+  const uint64_t zero[2] = {0, 0};
+  dev.copy_to(slot, zero, 16);
+  dev.copy_to(out, zero, 8);
+  LaunchConfig cfg{{2}, {32}};
+  cfg.threads = 2;
+  auto st = launch(*m, "k", cfg, slot, out, uint32_t{200000});
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  uint64_t torn = 0;
+  dev.copy_from(&torn, out, 8);
+  EXPECT_EQ(torn, 0u) << "lane-loads that saw one half of a 16-byte store";
 }
 
 }  // namespace
