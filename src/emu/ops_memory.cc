@@ -290,8 +290,12 @@ uint8_t* read_generic(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t 
 // split it nor forward the bytes around it (a plain memcpy through a buffer
 // whose halves were read separately became two 8-byte loads, and the test
 // below failed). Returns false for other spans.
-using Whole16 = uint64_t __attribute__((vector_size(16), aligned(8)));
+using Whole16 = uint64_t __attribute__((vector_size(16)));
+// A span whose host bytes are not aligned to its size (a local frame's host
+// buffer need not be) is not copied: the caller copies it as before.
 inline bool whole_vector_copy(uint8_t* dst, const uint8_t* src, uint32_t bytes) {
+  if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & (bytes - 1)) != 0)
+    return false;
   if (bytes == 16) {
     *reinterpret_cast<volatile Whole16*>(dst) = *reinterpret_cast<const volatile Whole16*>(src);
     return true;
@@ -323,7 +327,7 @@ inline void lanes_access(Warp& w, const Op& op, uint32_t exec, uint8_t* host, co
       alignas(16) uint8_t buf[16];
       uint8_t* p = host + (A[l] + base);
       if (kLoad) {
-        whole_vector_copy(buf, p, span);
+        if (!whole_vector_copy(buf, p, span)) std::memcpy(buf, p, span);
         for (uint32_t i = 0; i < n; ++i) {
           U v;
           std::memcpy(&v, buf + i * EW, EW);
@@ -334,7 +338,7 @@ inline void lanes_access(Warp& w, const Op& op, uint32_t exec, uint8_t* host, co
           U v = static_cast<U>(reg(w, op.r[i])[l]);
           std::memcpy(buf + i * EW, &v, EW);
         }
-        whole_vector_copy(p, buf, span);
+        if (!whole_vector_copy(p, buf, span)) std::memcpy(p, buf, span);
       }
     });
     return;
@@ -512,7 +516,7 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
         uint64_t v = reg(w, op.r[i])[l];
         std::memcpy((at_once ? whole : p) + i * ew, &v, ew);
       }
-      if (at_once) whole_vector_copy(p, whole, total);
+      if (at_once && !whole_vector_copy(p, whole, total)) std::memcpy(p, whole, total);
     } else {
       bool global = spaces[l] == Space::Global;
       uint64_t bv = reg(w, op.r[1])[l], cv = op.aux2 == A_CAS ? reg(w, op.r[2])[l] : 0;
