@@ -128,40 +128,46 @@ void vote_one(Warp& w, const Op& op, uint32_t all, uint32_t mm) {
   m = (m & ~all) | (v ? all : 0u);
 }
 
+// redux.sync's identity and combining step for op.aux (add, min, max, and,
+// or, xor), shared by the one-mask and the general path.
+uint32_t redux_identity(const Op& op) {
+  bool sgn = op.t == S32;
+  return op.aux == 3   ? ~0u
+         : op.aux == 1 ? (sgn ? 0x7fffffffu : ~0u)
+         : op.aux == 2 ? (sgn ? 0x80000000u : 0u)
+                       : 0u;
+}
+
+uint32_t redux_combine(const Op& op, uint32_t acc, uint32_t v) {
+  bool sgn = op.t == S32;
+  int32_t sa = static_cast<int32_t>(acc), sv = static_cast<int32_t>(v);
+  switch (op.aux) {
+    case 0:
+      return acc + v;
+    case 1:
+      return sgn ? static_cast<uint32_t>(std::min(sa, sv)) : std::min(acc, v);
+    case 2:
+      return sgn ? static_cast<uint32_t>(std::max(sa, sv)) : std::max(acc, v);
+    case 3:
+      return acc & v;
+    case 4:
+      return acc | v;
+    default:
+      return acc ^ v;
+  }
+}
+
+uint64_t redux_result(const Op& op, uint32_t acc) {
+  return op.t == S32 ? put(static_cast<int32_t>(acc)) : uint64_t{acc};
+}
+
 // redux.sync over `members` (the lanes' one member mask, within those
 // taking part), in lane order.
 uint64_t redux_value(const Warp& w, const Op& op, uint32_t members) {
-  bool sgn = op.t == S32;
   const uint64_t* A = reg(w, op.r[1]);
-  uint32_t acc = op.aux == 3   ? ~0u
-                 : op.aux == 1 ? (sgn ? 0x7fffffffu : ~0u)
-                 : op.aux == 2 ? (sgn ? 0x80000000u : 0u)
-                               : 0u;
-  SMEMLAB_FOR_LANES(members, {
-    uint32_t v = static_cast<uint32_t>(A[l]);
-    int32_t sa = static_cast<int32_t>(acc), sv = static_cast<int32_t>(v);
-    switch (op.aux) {
-      case 0:
-        acc += v;
-        break;
-      case 1:
-        acc = sgn ? static_cast<uint32_t>(std::min(sa, sv)) : std::min(acc, v);
-        break;
-      case 2:
-        acc = sgn ? static_cast<uint32_t>(std::max(sa, sv)) : std::max(acc, v);
-        break;
-      case 3:
-        acc &= v;
-        break;
-      case 4:
-        acc |= v;
-        break;
-      default:
-        acc ^= v;
-        break;
-    }
-  });
-  return sgn ? put(static_cast<int32_t>(acc)) : uint64_t{acc};
+  uint32_t acc = redux_identity(op);
+  SMEMLAB_FOR_LANES(members, acc = redux_combine(op, acc, static_cast<uint32_t>(A[l])));
+  return redux_result(op, acc);
 }
 
 // One instruction, one member mask for all its lanes: shfl, vote and redux
@@ -325,37 +331,10 @@ void exec_collective(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t g
     case REDUX: {
       // Each lane reduces over its own member mask (lanes of one group name
       // the same mask; several groups may execute one instruction together).
-      bool sgn = op.t == S32;
       auto reduce = [&](uint32_t members) {
-        uint32_t acc = op.aux == 3   ? ~0u
-                       : op.aux == 1 ? (sgn ? 0x7fffffffu : ~0u)
-                       : op.aux == 2 ? (sgn ? 0x80000000u : 0u)
-                                     : 0u;
-        SMEMLAB_FOR_LANES(members, {
-          uint32_t v = static_cast<uint32_t>(R(l, 1));
-          int32_t sa = static_cast<int32_t>(acc), sv = static_cast<int32_t>(v);
-          switch (op.aux) {
-            case 0:
-              acc += v;
-              break;
-            case 1:
-              acc = sgn ? static_cast<uint32_t>(std::min(sa, sv)) : std::min(acc, v);
-              break;
-            case 2:
-              acc = sgn ? static_cast<uint32_t>(std::max(sa, sv)) : std::max(acc, v);
-              break;
-            case 3:
-              acc &= v;
-              break;
-            case 4:
-              acc |= v;
-              break;
-            default:
-              acc ^= v;
-              break;
-          }
-        });
-        return sgn ? put(static_cast<int32_t>(acc)) : uint64_t{acc};
+        uint32_t acc = redux_identity(op);
+        SMEMLAB_FOR_LANES(members, acc = redux_combine(op, acc, static_cast<uint32_t>(R(l, 1))));
+        return redux_result(op, acc);
       };
       uint32_t last_mask = 0;
       uint64_t last = 0;
