@@ -24,7 +24,7 @@
 //          generic=0|1 soff=N perm=0..3 count=N (cluster of 2 blocks of 32
 //          threads; block 0's lanes access block `target`'s shared memory at
 //          soff + P(lane)*stride, P per `perm`: lane, 31-lane, lane^1, lane/4)
-//   dsm_cl op=ld|st|atom c=N from=R t=32 ranks o=32 offsets mask=HEX (dsm_table's
+//   dsm_cl op=ld|st|atom|red|atom64|red64 c=N from=R t=32 ranks o=32 offsets mask=HEX (dsm_table's
 //          access in a cluster of c blocks launched with cudaLaunchKernelEx,
 //          issued by rank `from`; prints every rank's %smid)
 //   ldgsts size=4|8|16 cg=0|1 sstride=N gstride=N soff=N goff=N sperm=0..3
@@ -356,6 +356,17 @@ __global__ void dsm_cl_probe(int op, const unsigned* table, unsigned mask, unsig
       asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(remote), "r"(lane) : "memory");
     else if (op == 3)
       asm volatile("atom.shared::cluster.add.u32 %0, [%1], 1;" : "=r"(a) : "r"(remote) : "memory");
+    else if (op == 4)
+      asm volatile("red.shared::cluster.add.u32 [%0], 1;" ::"r"(remote) : "memory");
+    else if (op == 5) {  // 64-bit: offsets 8-byte aligned (the table's, rounded down)
+      unsigned long long v;
+      asm volatile("atom.shared::cluster.add.u64 %0, [%1], 1;"
+                   : "=l"(v)
+                   : "r"(remote & ~7u)
+                   : "memory");
+      a = static_cast<uint32_t>(v);
+    } else if (op == 6)
+      asm volatile("red.shared::cluster.add.u64 [%0], 1;" ::"r"(remote & ~7u) : "memory");
   }
   asm volatile("barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;" ::
                    : "memory");
@@ -619,10 +630,13 @@ std::string run_case(const std::string& family, const Params& p, const Device& d
     if (csize > 8)
       cudaFuncSetAttribute(dsm_cl_probe, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     cudaLaunchKernelEx(&cfg, dsm_cl_probe,
-                       op == "ld"     ? 1
-                       : op == "st"   ? 2
-                       : op == "atom" ? 3
-                                      : 0,
+                       op == "ld"       ? 1
+                       : op == "st"     ? 2
+                       : op == "atom"   ? 3
+                       : op == "red"    ? 4
+                       : op == "atom64" ? 5
+                       : op == "red64"  ? 6
+                                        : 0,
                        static_cast<const unsigned*>(dev.out + 512), unum(p, "mask", 0xffffffffu),
                        from, csize, dev.out);
     unsigned sm[16] = {};
