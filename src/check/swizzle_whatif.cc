@@ -117,6 +117,7 @@ class BlockSwizzle final : public emu::BlockObserver {
     }
     SwizzleBuffer& b = *box->key;
     ++b.reads;
+    b.readers.insert(a.instr);
     for (int to = 0; to < kSwizzleModes; ++to) cost_under(a, mask, b, to);
   }
 
@@ -194,6 +195,7 @@ void SwizzleWhatIf::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> 
     into.gmma_reads += b.gmma_reads;
     into.gmma_wavefronts += b.gmma_wavefronts;
     into.unmodelled += b.unmodelled;
+    into.readers.insert(b.readers.begin(), b.readers.end());
     for (int m = 0; m < kSwizzleModes; ++m)
       if (b.wavefronts[m]) into.wavefronts[m] = into.wavefronts[m].value_or(0) + *b.wavefronts[m];
   }

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct SwizzleBuffer {
   // hold the box's rows, which are wider than its span).
   std::array<std::optional<uint64_t>, kSwizzleModes> wavefronts{};
   uint64_t unmodelled = 0;  // reads the model refused
+  // The reading instructions (their source lines are where `fix` rewrites
+  // the readers' addresses).
+  std::set<const emu::InstrInfo*> readers;
   // wgmma operands read from the buffer (per warpgroup instruction) and
   // their wavefronts: the same under every mode.
   uint64_t gmma_reads = 0, gmma_wavefronts = 0;

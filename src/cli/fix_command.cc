@@ -29,7 +29,9 @@ std::string shown_path(const std::string& file) {
 
 int print_fix_report(const report::FixReport& rep, bool patch, bool json, bool sarif) {
   const fix::Result& result = *rep.result;
-  if (patch)
+  if (patch && result.patch.empty() && !rep.swizzle_patch.empty())  // a TMA tile's pair
+    fmt::print("{}", fix::unified_diff(rep.path, rep.source->text, rep.swizzle_patch));
+  else if (patch)
     fmt::print("{}", result.patch.empty()
                          ? ""
                          : fix::unified_diff(rep.path, rep.source->text, result.patch));

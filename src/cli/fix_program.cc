@@ -30,6 +30,7 @@ report::FixReport report_of(const session::ProgramFix& fix, const session::Progr
   rep.launches = fix.launches;
   rep.grids_differ = fix.grids_differ;
   rep.swizzle_proposals = fix.swizzle_proposals;
+  rep.swizzle_patch = fix.swizzle_patch;
   return rep;
 }
 

@@ -108,7 +108,9 @@ std::vector<Layout> layouts_for(const ArrayInfo& a, const Options& o) {
   return out;
 }
 
-std::string compare(const RunResult& want, const RunResult& got) {
+}  // namespace
+
+std::string proof_difference(const RunResult& want, const RunResult& got) {
   if (!got.error.empty()) return got.error;
   if (want.buffers.size() != got.buffers.size()) return "a different number of output buffers";
   for (size_t b = 0; b < want.buffers.size(); ++b) {
@@ -158,8 +160,6 @@ RunResult run_rewritten(const SourceModel& src, const Edits& edits, uint32_t dyn
   std::remove(path.c_str());
   return r;
 }
-
-}  // namespace
 
 bool Result::anything_to_fix() const {
   return std::any_of(arrays.begin(), arrays.end(),
@@ -315,7 +315,7 @@ Result find_fixes(const SourceModel& source, const emu::Program& program, uint32
       continue;
     }
     RunResult got = run_rewritten(source, *c.edits, c.dynamic_shared, run);
-    std::string diff = compare(res.original, got);
+    std::string diff = proof_difference(res.original, got);
     c.measured = got.measured;
     c.predicted_ns = got.predicted_ns;
     c.verdict = diff.empty() ? Candidate::Verdict::Verified : Candidate::Verdict::Rejected;
@@ -342,7 +342,7 @@ Result find_fixes(const SourceModel& source, const emu::Program& program, uint32
     for (size_t a = 0; a < res.arrays.size(); ++a)
       if (const Candidate* c = res.best_verified(a); c && res.arrays[a].dynamic)
         dyn = c->dynamic_shared;
-    std::string diff = compare(res.original, run_rewritten(source, res.patch, dyn, run));
+    std::string diff = proof_difference(res.original, run_rewritten(source, res.patch, dyn, run));
     if (!diff.empty()) {
       res.patch = *parts.front();
       res.patch_note = "the verified changes of several arrays together fail the proof (" + diff +

@@ -70,6 +70,14 @@ struct RunResult {
 // `dynamic_shared` bytes of dynamic shared memory.
 using Runner = std::function<RunResult(const std::string& cu_path, uint32_t dynamic_shared)>;
 
+// The proof's run of a change: `source` with `edits` written beside the
+// original (so its #include "..." lines resolve), run through `run`, removed.
+RunResult run_rewritten(const SourceModel& source, const Edits& edits, uint32_t dynamic_shared,
+                        const Runner& run);
+// Why `got` is not verified against the reference `want` (a run error, a
+// buffer that differs, a finding kind check reports more often); "" when it is.
+std::string proof_difference(const RunResult& want, const RunResult& got);
+
 struct Options {
   unsigned max_pad = 8;  // padding tried: 1..max_pad elements (multiples of vector units)
   unsigned prove = 3;    // candidates proven per array, best first, until one is verified

@@ -131,6 +131,7 @@ class Walker {
   void visit(CXCursor c) {
     CXCursorKind kind = clang_getCursorKind(c);
     if (kind == CXCursor_ArraySubscriptExpr) return subscript(c);
+    if (kind == CXCursor_BinaryOperator && offset_use(c)) return;
     if (kind == CXCursor_DeclRefExpr) {
       if (auto a = array_of(c)) ++m_.arrays[*a].other_uses;
       return;
@@ -221,6 +222,55 @@ class Walker {
     return true;
   }
 
+  // `base + E` / `E + base` with base the array or an alias: recorded as an
+  // offset use, E visited for further uses.
+  bool offset_use(CXCursor c) {
+    auto kids = children(c);
+    if (kids.size() != 2) return false;
+    CXCursor l = strip(kids[0]), r = strip(kids[1]);
+    const bool base_left = clang_getCursorKind(l) == CXCursor_DeclRefExpr && array_of(l);
+    const bool base_right = clang_getCursorKind(r) == CXCursor_DeclRefExpr && array_of(r);
+    if (base_left == base_right || operator_of(c, kids[0]) != "+") return false;
+    CXCursor base = base_left ? l : r, e = base_left ? kids[1] : kids[0];
+    CXType t = clang_getCanonicalType(clang_getCursorType(base));
+    CXType pointee =
+        t.kind == CXType_Pointer ? clang_getPointeeType(t) : clang_getArrayElementType(t);
+    if (pointee.kind == CXType_Invalid ||
+        clang_getCanonicalType(clang_getCursorType(e)).kind == CXType_Pointer)
+      return false;
+    OffsetUse u;
+    u.offset = range_of(e);
+    u.elem_bytes = size_of(pointee).value_or(0);
+    u.side_effects = has_side_effect_tokens(tu_, e);
+    u.rewritable = spelled_in_place(clang_getCursorExtent(e));
+    CXSourceRange whole = clang_getCursorExtent(c);
+    unsigned l1 = 0, l2 = 0;
+    clang_getExpansionLocation(clang_getRangeStart(whole), nullptr, &l1, nullptr, nullptr);
+    clang_getExpansionLocation(clang_getRangeEnd(whole), nullptr, &l2, nullptr, nullptr);
+    u.line = static_cast<int>(l1), u.end_line = static_cast<int>(l2);
+    m_.arrays[*array_of(base)].offsets.push_back(u);
+    visit(e);
+    return true;
+  }
+
+  // The binary operator of `c`: its first token after the left operand.
+  std::string operator_of(CXCursor c, CXCursor left) {
+    const unsigned after = range_of(left).end;
+    CXToken* tokens = nullptr;
+    unsigned n = 0;
+    clang_tokenize(tu_, clang_getCursorExtent(c), &tokens, &n);
+    std::string op;
+    for (unsigned i = 0; i < n && op.empty(); ++i) {
+      unsigned off = 0;
+      clang_getExpansionLocation(clang_getTokenLocation(tu_, tokens[i]), nullptr, nullptr, nullptr,
+                                 &off);
+      if (off >= after && clang_getTokenKind(tokens[i]) == CXToken_Punctuation)
+        op = str(clang_getTokenSpelling(tu_, tokens[i]));
+    }
+    clang_disposeTokens(tu_, tokens, n);
+    return op;
+  }
+
   void subscript(CXCursor c) {
     std::vector<CXCursor> indexes;
     CXCursor cur = c;
@@ -239,6 +289,7 @@ class Walker {
       s.whole = range_of(c);
       s.via_alias = via_alias;
       s.rewritable = spelled_in_place(clang_getCursorExtent(c));
+      s.elem_bytes = size_of(clang_getCursorType(c)).value_or(0);
       unsigned line = 0;
       clang_getExpansionLocation(clang_getCursorLocation(c), nullptr, &line, nullptr, nullptr);
       s.line = static_cast<int>(line);

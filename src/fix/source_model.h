@@ -34,6 +34,18 @@ struct Subscript {
   bool via_alias = false;     // through a pointer initialised from the array
   bool side_effects = false;  // an index modifies state or calls a function
   bool rewritable = true;     // spelled in the file itself (not in a macro)
+  unsigned elem_bytes = 0;    // sizeof the element it names; 0 when dependent
+};
+
+// `base + E` (or `E + base`) where base is the array or a pointer
+// initialised from it: a byte or element offset from the array's start, as
+// a TMA tile's readers spell their addresses (`tile + (r * 128 + c * 4)`).
+struct OffsetUse {
+  Range offset;                // E
+  int line = 0, end_line = 0;  // of the whole expression
+  unsigned elem_bytes = 0;     // what E counts: sizeof(*base); 0 when dependent
+  bool side_effects = false;
+  bool rewritable = true;  // spelled in the file itself (not in a macro)
 };
 
 struct SourceArray {
@@ -49,6 +61,7 @@ struct SourceArray {
   // nullopt when there is no alias or its pointee type is dependent.
   std::optional<unsigned> alias_elem_bytes;
   std::vector<Subscript> subscripts;
+  std::vector<OffsetUse> offsets;
   // Uses that are neither subscripts nor alias initialisers (`tile + 4`,
   // passing `tile` on): a layout change cannot follow them; the proof decides.
   int other_uses = 0;

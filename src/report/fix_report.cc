@@ -190,8 +190,28 @@ std::string proposal_time_saving(const json& b) {
   return predicted_saving(t[now].get<double>(), t[to].get<double>());
 }
 
-// Program mode: analyze's swizzle proposals for the kernel's TMA tiles,
-// which fix reports but does not apply or prove (docs/fix.md, "TMA tiles").
+// What fix did with a proposal: the pair applied and proven (the rebuilt
+// readers' wavefronts beside the prediction), rejected by the proof, or
+// not written and why.
+std::string applied_text(const json& b) {
+  const json& a = b["applied"];
+  const std::string verdict = a.value("verdict", "");
+  if (verdict == "not applied") return fmt::format("    not applied: {}\n", a.value("why", ""));
+  if (verdict == "rejected")
+    return fmt::format("    applied, rejected by the proof: {}\n", a.value("why", ""));
+  const json& p = b["proposal"];
+  const std::string proven = a.contains("proven_wavefronts") && a["proven_wavefronts"].is_number()
+                                 ? fmt::format("{}", a["proven_wavefronts"].get<uint64_t>())
+                                 : "n/a";
+  return fmt::format(
+      "    applied and verified (host field and {} reader offset(s) rewritten; outputs "
+      "bit-identical, check clean): readers {} -> {} wavefronts as rebuilt (predicted {})\n",
+      a["edits"].size() - 1, p["wavefronts"].get<uint64_t>(), proven,
+      p["predicted_wavefronts"].get<uint64_t>());
+}
+
+// Program mode: analyze's swizzle proposals for the kernel's TMA tiles, and
+// what fix did with each (docs/fix.md, "TMA tiles").
 std::string proposals_text(const FixReport& r) {
   std::string out;
   for (const json& b : r.swizzle_proposals) {
@@ -214,10 +234,11 @@ std::string proposals_text(const FixReport& r) {
         p["predicted_wavefronts"].get<uint64_t>(), proposal_time_saving(b));
     if (b.contains("host_change"))
       out += fmt::format("    host: {}\n", b["host_change"].get<std::string>());
+    if (b.contains("applied")) out += applied_text(b);
   }
   if (out.empty()) return "";
   return "\nTMA tiles read with bank conflicts: the swizzle what-if's proposal (a tensor-map "
-         "field and the readers' address XOR; not applied or proven by fix)\n" +
+         "field and the readers' address XOR), applied and proven where fix can write it\n" +
          out;
 }
 

@@ -25,9 +25,11 @@ struct FixReport {
   std::vector<uint64_t> launches;
   bool grids_differ = false;
   // Program mode, a kernel with TMA loads: analyze's swizzle what-if entries
-  // that carry a `proposal` (docs/json-schema.md), each with its `launch`.
-  // Reported, not applied or proven (docs/fix.md, "TMA tiles").
+  // that carry a `proposal` (docs/json-schema.md), each with its `launch`
+  // and, where fix applied and proved it, `applied` (docs/fix.md, "TMA
+  // tiles"); the first verified pair's edits (--patch when no array has one).
   nlohmann::json swizzle_proposals = nlohmann::json::array();
+  fix::Edits swizzle_patch;
 };
 
 std::string fix_text(const FixReport& r);

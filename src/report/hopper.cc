@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <set>
+#include <string>
+
 namespace smemlab::report {
 
 using nlohmann::json;
@@ -112,6 +115,19 @@ std::string proposal_text(const check::SwizzleBuffer& b, int best) {
                      p.tensor_map_swizzle, readers, *b.wavefronts[b.swizzle], *b.wavefronts[best]);
 }
 
+// The source lines of a buffer's readers (the innermost line of each, where
+// an inlined helper's load is its own line), each once, in order: fix
+// rewrites the addresses there.
+json reader_lines(const check::SwizzleWhatIf& w, const check::SwizzleBuffer& b) {
+  std::set<std::pair<std::string, int>> seen;
+  for (const emu::InstrInfo* i : b.readers)
+    if (auto lines = check::lines_of(w.kernel().lines, i->loc); !lines.empty())
+      seen.emplace(lines.back().file, lines.back().line);
+  json out = json::array();
+  for (const auto& [file, line] : seen) out.push_back({{"file", file}, {"line", line}});
+  return out;
+}
+
 }  // namespace
 
 json swizzle_json(const check::SwizzleWhatIf& w) {
@@ -133,6 +149,7 @@ json swizzle_json(const check::SwizzleWhatIf& w) {
               {"read_requests", b.reads},
               {"wavefronts", modes}};
     if (b.unmodelled) o["unmodelled_requests"] = b.unmodelled;
+    o["readers"] = reader_lines(w, b);
     if (const int best = check::best_swizzle(b); best != b.swizzle) {
       const check::SwizzleProposal p = check::swizzle_proposal(b, best);
       o["proposal"] = {{"swizzle", check::swizzle_mode_name(best)},

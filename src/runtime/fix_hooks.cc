@@ -36,6 +36,7 @@ std::vector<std::pair<std::string, uint64_t>> device_variables(const emu::Module
 struct FixHooks::State {
   std::string record, snapshot, ptx;
   int64_t shared = -1;
+  int tma_swizzle = -1;
   std::unique_ptr<fix::AccessRecorder> recorder;
   std::unique_ptr<emu::Module> override_module;
   std::map<const Module*, uint32_t> module_serials;
@@ -55,6 +56,12 @@ FixHooks::FixHooks() : s_(std::make_unique<State>()) {
   s_->ptx = env(session::protocol::kFixPtx);
   std::string shared = env(session::protocol::kFixShared);
   if (!shared.empty()) s_->shared = std::strtoll(shared.c_str(), nullptr, 10);
+  std::string sw = env(session::protocol::kFixTmaSwizzle);
+  if (!sw.empty()) s_->tma_swizzle = static_cast<int>(std::strtol(sw.c_str(), nullptr, 10));
+}
+
+int FixHooks::tensor_map_swizzle(int sw) const {
+  return s_->tma_swizzle >= 0 ? s_->tma_swizzle : sw;
 }
 
 emu::Module& FixHooks::before(Driver& d, Module& m, const std::string& kernel,

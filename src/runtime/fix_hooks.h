@@ -11,6 +11,10 @@
 //                         program module's by copying in before and the
 //                         changed bytes back after each launch
 //   SMEMLAB_FIX_SHARED    and with this many bytes of dynamic shared memory
+//   SMEMLAB_FIX_TMA_SWIZZLE  every cuTensorMapEncodeTiled takes this swizzle
+//                         (the host half of a TMA tile's swizzle proof: the
+//                         one encode in FILE.cu, rewritten; the program's
+//                         host code is not rebuilt)
 // Selection (SMEMLAB_KERNEL, _LAUNCH_SKIP, _LAUNCH_COUNT) is the driver's.
 #pragma once
 
@@ -34,6 +38,8 @@ class FixHooks {
   // std::runtime_error (the override does not load or lacks the kernel).
   emu::Module& before(Driver& d, Module& m, const std::string& kernel, emu::LaunchConfig& cfg,
                       emu::KernelObserver** observer);
+  // The swizzle a tiled tensor map is encoded with: `sw`, or the proof's.
+  int tensor_map_swizzle(int sw) const;
   // After it: the recorded accesses and the snapshot written out.
   void after(Driver& d, Module& m, uint64_t index, const std::string& kernel,
              const emu::LaunchConfig& cfg);

@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "runtime/driver.h"
+#include "runtime/fix_hooks.h"
 #include "runtime/guard.h"
 
 namespace smemlab::runtime {
@@ -194,6 +195,8 @@ CUresult encode_tiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t ran
   TensorMap m;
   m.mode = MapMode::Tiled;
   m.rank = rank;
+  // `smemlab fix`'s proof of a TMA tile's swizzle: the encode's field as rewritten.
+  sw = static_cast<CUtensorMapSwizzle>(FixHooks::get().tensor_map_swizzle(sw));
   m.address = reinterpret_cast<uint64_t>(address);
   std::string why = pointers_error(map, rank, dims, strides, box, es);
   if (why.empty() && enums(&m, type, il, sw, l2, oob, &why) && rank >= 1 &&

@@ -12,11 +12,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 
+#include "check/swizzle_whatif.h"
 #include "emu/program.h"
 #include "fix/access_log.h"
+#include "fix/tile_swizzle.h"
 #include "session/launch_analysis.h"
 #include "session/launch_spec.h"
 #include "session/program_process.h"
@@ -281,28 +284,38 @@ struct TempDir {
   }
 };
 
-// The time model (docs/timing.md) on the selected launches of one more run
-// of the program in analyze mode (`extra`: a candidate's PTX and shared
-// size; none for the program as built): the sum of their records'
-// predicted H100 durations, 0 when a launch has none. A proof's own run is
+// One more run of the program in analyze mode (`extra`: a candidate's PTX,
+// shared size, tensor-map swizzle; none for the program as built): its
+// launch records, one JSON object per analyzed launch. A proof's own run is
 // in check mode, whose records carry no counts.
-double predicted_time_ns(Runs& runs, const std::string& dir, const std::string& tag,
-                         std::map<std::string, std::string> extra) {
+std::vector<nlohmann::json> analyze_launches(Runs& runs, const std::string& dir,
+                                             const std::string& tag,
+                                             std::map<std::string, std::string> extra) {
   extra[protocol::kMode] = "analyze";
   runs.run(tag, extra, false);
   std::istringstream log(read_all(dir + "/" + tag + ".log"));
-  double sum = 0;
-  int launches = 0;
+  std::vector<nlohmann::json> out;
   for (std::string line; std::getline(log, line);) {
     if (line.empty() || line[0] != '{') continue;
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("timing")) continue;
+    if (!j.is_discarded()) out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// The time model (docs/timing.md) on those launches: the sum of their
+// predicted H100 durations, 0 when a launch has none.
+double predicted_time_ns(const std::vector<nlohmann::json>& launches) {
+  double sum = 0;
+  int n = 0;
+  for (const nlohmann::json& j : launches) {
+    if (!j.contains("timing")) continue;
     const nlohmann::json& t = j["timing"];
     if (!t.value("valid", false)) return 0;
     sum += t.value("duration_ns", 0.0);
-    ++launches;
+    ++n;
   }
-  return launches ? sum : 0;
+  return n ? sum : 0;
 }
 
 // The proof of one candidate (fix::Runner): the program run with K rebuilt
@@ -322,6 +335,10 @@ class Prover {
         ref_snaps_(fix::read_snapshots(dir + "/reference.snap")) {}
 
   fix::RunResult operator()(const std::string& path, uint32_t dynamic_shared);
+  // A TMA tile's swizzle proof: the tensor maps' swizzle (-1: as built).
+  int tma_swizzle = -1;
+  // The analyze run of the last verified candidate (its swizzle what-if).
+  const std::vector<nlohmann::json>& last_analyzed() const { return analyzed_; }
 
  private:
   void learn_noise();
@@ -337,6 +354,7 @@ class Prover {
   const std::vector<fix::Snapshot> ref_snaps_;
   unsigned proof_ = 0;
   bool compare_stdout_ = true, noise_known_ = false;
+  std::vector<nlohmann::json> analyzed_;
 };
 
 // A second run of the program as built, before the first proof, tells
@@ -382,6 +400,7 @@ fix::RunResult Prover::operator()(const std::string& path, uint32_t dynamic_shar
                                               {protocol::kFixSnapshot, dir_ + "/" + tag + ".snap"}};
   if (dynamic_shared != first_.dynamic_shared)
     extra[protocol::kFixShared] = std::to_string(dynamic_shared);
+  if (tma_swizzle >= 0) extra[protocol::kFixTmaSwizzle] = std::to_string(tma_swizzle);
   ProgramRun got = runs_.run(tag, extra);
   r.findings = got.findings;
   std::vector<fix::LoggedLaunch> proved;
@@ -391,12 +410,15 @@ fix::RunResult Prover::operator()(const std::string& path, uint32_t dynamic_shar
   }
   r.measured = measured_cost(proved, sm90_);
   r.error = compare(got, tag);
+  analyzed_.clear();
   if (r.error.empty()) {
     // The predicted saving beside the proven one (the original's: fix_program).
     std::map<std::string, std::string> timed = {{protocol::kFixPtx, in.ptx_path}};
     if (dynamic_shared != first_.dynamic_shared)
       timed[protocol::kFixShared] = std::to_string(dynamic_shared);
-    r.predicted_ns = predicted_time_ns(runs_, dir_, tag + "-time", std::move(timed));
+    if (tma_swizzle >= 0) timed[protocol::kFixTmaSwizzle] = std::to_string(tma_swizzle);
+    analyzed_ = analyze_launches(runs_, dir_, tag + "-time", std::move(timed));
+    r.predicted_ns = predicted_time_ns(analyzed_);
   }
   return r;
 }
@@ -497,12 +519,8 @@ bool loads_tiles(const emu::Program& p) {
 // of the program, in analyze mode; its launch records are JSON lines.
 nlohmann::json swizzle_proposals(Runs& runs, const std::string& dir) {
   nlohmann::json out = nlohmann::json::array();
-  runs.run("swizzle", {{protocol::kMode, "analyze"}}, false);
-  std::istringstream log(read_all(dir + "/swizzle.log"));
-  for (std::string line; std::getline(log, line);) {
-    if (line.empty() || line[0] != '{') continue;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("swizzle_what_if")) continue;
+  for (nlohmann::json& j : analyze_launches(runs, dir, "swizzle", {})) {
+    if (!j.contains("swizzle_what_if")) continue;
     for (nlohmann::json& b : j["swizzle_what_if"])
       if (b.contains("proposal")) {
         b["launch"] = j.value("launch", int64_t{-1});
@@ -544,6 +562,94 @@ void locate_swizzle_arguments(const fix::SourceModel& source, nlohmann::json& pr
       change = fmt::format("{}:{}:{}: `{}` -> `{}`", source.path, a.line, a.column, a.text, want);
     b["host_change"] = change;
   }
+}
+
+int mode_index(const std::string& name) {
+  for (int m = 0; m < check::kSwizzleModes; ++m)
+    if (name == check::swizzle_mode_name(m)) return m;
+  return -1;
+}
+
+// The pair's source change for proposal `b`, or nullopt and *why.
+std::optional<fix::Edits> tile_edits(const fix::SourceModel& source, const nlohmann::json& b,
+                                     std::string* why) {
+  fix::TileSwizzle t;
+  t.from = mode_index(b.value("swizzle", ""));
+  t.to = mode_index(b["proposal"].value("swizzle", ""));
+  t.row_bytes = b.value("row_bytes", 0u);
+  t.shared_base = b.value("shared_offset", 0u);
+  t.wgmma_reads = b.contains("wgmma_reads");
+  std::error_code ec;
+  const auto mine = std::filesystem::weakly_canonical(source.path, ec);
+  for (const nlohmann::json& r : b.value("readers", nlohmann::json::array())) {
+    const std::string file = r.value("file", "");
+    if (std::filesystem::weakly_canonical(file, ec) != mine) {
+      *why = fmt::format("a reader is in {}:{}, not in {}: not rewritten", file, r.value("line", 0),
+                         source.path);
+      return std::nullopt;
+    }
+    t.reader_lines.push_back(r.value("line", 0));
+  }
+  return fix::tile_swizzle_edits(source, t, why);
+}
+
+// The proof's own count of the tile's readers: the rebuilt program's
+// analyze run, the same launch and tile, now under the proposed mode.
+nlohmann::json proven_wavefronts(const std::vector<nlohmann::json>& analyzed,
+                                 const nlohmann::json& b) {
+  const std::string to = b["proposal"].value("swizzle", "");
+  for (const nlohmann::json& j : analyzed)
+    if (j.value("launch", int64_t{-2}) == b.value("launch", int64_t{-1}))
+      for (const nlohmann::json& e : j.value("swizzle_what_if", nlohmann::json::array()))
+        if (e.value("line", 0) == b.value("line", -1) &&
+            e.value("shared_offset", 0u) == b.value("shared_offset", 1u) &&
+            e.value("swizzle", "") == to && e["wavefronts"].contains(to))
+          return e["wavefronts"][to];
+  return nullptr;
+}
+
+// Applies and proves each TMA tile's swizzle proposal (docs/fix.md, "TMA
+// tiles"): the one encode's field and the readers' offsets rewritten
+// (fix/tile_swizzle.h), the program run with the rebuilt kernel and its
+// tensor maps encoded with the new mode, verified as a layout candidate is;
+// the rebuilt kernel's reader wavefronts beside the what-if's prediction.
+// Sets each proposal's `applied`; returns the first verified change.
+fix::Edits prove_tile_swizzles(const fix::SourceModel& source, const fix::RunResult& original,
+                               uint32_t dynamic_shared, Prover& prover, nlohmann::json& proposals) {
+  fix::Edits first;
+  std::map<std::string, nlohmann::json> proven;  // by the edits' text: a tile of several launches
+  for (nlohmann::json& b : proposals) {
+    std::string why;
+    std::optional<fix::Edits> edits = tile_edits(source, b, &why);
+    if (!edits) {
+      b["applied"] = {{"verdict", "not applied"}, {"why", why}};
+      continue;
+    }
+    const std::string key = fix::apply(source.text, *edits);
+    if (auto it = proven.find(key); it != proven.end()) {
+      b["applied"] = it->second;
+      b["applied"]["proven_wavefronts"] = proven_wavefronts(prover.last_analyzed(), b);
+      continue;
+    }
+    nlohmann::json edits_json = nlohmann::json::array();
+    for (const fix::Edit& e : *edits)
+      edits_json.push_back({{"line", fix::line_of(source.text, e.range.begin)},
+                            {"old", source.text.substr(e.range.begin, e.range.end - e.range.begin)},
+                            {"new", e.text}});
+    prover.tma_swizzle = mode_index(b["proposal"].value("swizzle", ""));
+    fix::RunResult r = fix::run_rewritten(source, *edits, dynamic_shared, std::ref(prover));
+    prover.tma_swizzle = -1;
+    const std::string diff = fix::proof_difference(original, r);
+    nlohmann::json a = {{"verdict", diff.empty() ? "verified" : "rejected"}, {"edits", edits_json}};
+    if (!diff.empty()) a["why"] = diff;
+    if (diff.empty() && r.predicted_ns > 0) a["predicted_ns"] = r.predicted_ns;
+    if (diff.empty() && first.empty()) first = *edits;
+    proven[key] = a;
+    b["applied"] = a;
+    if (diff.empty())
+      b["applied"]["proven_wavefronts"] = proven_wavefronts(prover.last_analyzed(), b);
+  }
+  return first;
 }
 
 }  // namespace
@@ -618,7 +724,8 @@ ProgramFix fix_program(const ProgramFixOptions& o, const std::vector<std::string
   fix::RunResult original;
   original.findings = ref.findings;
   original.measured = measured_cost(launches, *sm90.front());
-  if (o.prove) original.predicted_ns = predicted_time_ns(runs, dir, "reference-time", {});
+  if (o.prove)
+    original.predicted_ns = predicted_time_ns(analyze_launches(runs, dir, "reference-time", {}));
   Prover prover(runs, ref, build, first, dir, *sm90.front(), note);
   fix::Options fo;
   fo.max_pad = o.max_pad;
@@ -630,6 +737,9 @@ ProgramFix fix_program(const ProgramFixOptions& o, const std::vector<std::string
   if (loads_tiles(program)) {
     out.swizzle_proposals = swizzle_proposals(runs, dir);
     locate_swizzle_arguments(out.source, out.swizzle_proposals);
+    if (o.prove)
+      out.swizzle_patch = prove_tile_swizzles(out.source, original, first.dynamic_shared, prover,
+                                              out.swizzle_proposals);
   }
   out.kernel = first.kernel;
   out.grid = first.grid;

@@ -54,7 +54,10 @@ struct ProgramFix {
   // The kernel's TMA tiles whose readers another swizzle would serve in
   // fewer wavefronts: analyze's swizzle_what_if entries with a `proposal`,
   // each with its `launch` (one more run of the program, in analyze mode).
+  // Each proposal `applied` (docs/fix.md, "TMA tiles"): the change written
+  // and proven, or why not; the first verified one's edits.
   nlohmann::json swizzle_proposals = nlohmann::json::array();
+  fix::Edits swizzle_patch;
 };
 
 // Runs the workflow for APP (`app`: its command line). `note` receives the

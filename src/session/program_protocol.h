@@ -48,11 +48,15 @@ inline constexpr const char* kSchedule = "SMEMLAB_SCHEDULE";  // gpu | serial | 
 // check: run each checked launch again under these schedules (comma-separated).
 inline constexpr const char* kCompareSchedules = "SMEMLAB_COMPARE_SCHEDULES";
 // `smemlab fix -- APP` (runtime/fix_hooks.h): the access record, the device
-// memory snapshots, the rebuilt PTX and the new dynamic shared size.
+// memory snapshots, the rebuilt PTX, the new dynamic shared size and a
+// tensor map's new swizzle.
 inline constexpr const char* kFixRecord = "SMEMLAB_FIX_RECORD";
 inline constexpr const char* kFixSnapshot = "SMEMLAB_FIX_SNAPSHOT";
 inline constexpr const char* kFixPtx = "SMEMLAB_FIX_PTX";
 inline constexpr const char* kFixShared = "SMEMLAB_FIX_SHARED";
+// A TMA tile's swizzle proof: every cuTensorMapEncodeTiled of the program
+// takes this CUtensorMapSwizzle value (the one encode in FILE.cu, rewritten).
+inline constexpr const char* kFixTmaSwizzle = "SMEMLAB_FIX_TMA_SWIZZLE";
 
 // ---- up: files the runtime writes, named by smemlab in the environment ----
 // The status file (JSON, rewritten as the program runs): ProgramStatus.
