@@ -691,14 +691,16 @@ CUresult Driver::launch(Function* f, emu::Dim3 grid, emu::Dim3 block, uint32_t s
   if (CUresult r = cluster_shape(f, cluster, cfg, fmt::format("launch {} of {}", index, kname));
       r != CUDA_SUCCESS)
     return r;
-  // What the GPU refuses at the launch call is returned by it, not later.
+  // What the GPU refuses at the launch call is returned by it, not later. It is
+  // the program's error in an API call (compute-sanitizer's memcheck reports it
+  // as one): an API error of kind `launch`, counted in check's summary.
   if (std::string e = emu::launch_refusal(*m.emu, f->name, cfg, args); !e.empty()) {
     ++failed_kernels;
     emu::LaunchError err;
     err.kind = emu::FaultKind::Launch;
     err.message = e;
-    error_line(fmt::format("launch {} of {} grid {} block {}: {}", index, kname, dim(grid),
-                           dim(block), err.what()));
+    api_error(check::FindingKind::Launch, fmt::format("launch {} of {} grid {} block {}: {}", index,
+                                                      kname, dim(grid), dim(block), err.what()));
     return error_code(err);
   }
   cfg.stall_seconds = static_cast<double>(options.stall_seconds);
