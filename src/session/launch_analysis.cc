@@ -12,7 +12,6 @@
 #include "session/schedule_compare.h"
 #include "timing/dependence.h"
 #include "timing/gpu.h"
-#include "timing/load_rounds.h"
 
 namespace smemlab::session {
 namespace {
@@ -218,7 +217,6 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
     r.partial_store_sectors = double(out->footprint.partial_store_sectors()) * report::scale(r);
     r.dependent_issue =
         timing::dependent_issue_cycles(m.kernel(kernel), timing::h100().latency_alu);
-    r.load_round_starts = timing::load_round_starts(m.kernel(kernel));
   }
 }
 

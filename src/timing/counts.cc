@@ -62,8 +62,7 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
     if (p == Pipe::Tensor) l.tensor_fma += steps * tensor_fma(e.first->text);
     if (block_barrier(e.first->text)) l.block_barriers += steps / warps_per_block;
   }
-  double loads = 0, requests = 0, rounds = 0;
-  const auto* starts = shape.load_round_starts;
+  double loads = 0;
   for (const auto& [pc, a] : access.accesses()) {
     LineWork& l = at(innermost(table, a.instr));
     l.l1_sectors += double(a.counts.sectors);
@@ -72,19 +71,9 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
     if (is_load(a.cls) && a.counts.requests) {
       l.load_requests += double(a.counts.requests);
       ++loads;
-      requests += double(a.counts.requests);
-      // An atomic, or an access the walk has no pc for (a SASS group),
-      // waits alone.
-      const bool known =
-          a.cls != check::AccessClass::GlobalAtomic && starts && a.instr->pc < starts->size();
-      rounds +=
-          known ? double(a.counts.requests) * (*starts)[a.instr->pc] : double(a.counts.requests);
     }
   }
-  // Loads in flight per warp: the requests per round trip where the
-  // load_rounds walk ran, else the distinct load instructions.
-  w.mlp =
-      starts && !starts->empty() ? (rounds > 0 ? requests / rounds : 1.0) : std::max(1.0, loads);
+  w.mlp = std::max(1.0, loads);
   if (banks) {
     // By instruction, at its innermost line: lines() lists an inlined
     // instruction at every line of its inline chain.

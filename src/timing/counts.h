@@ -24,9 +24,6 @@ struct LaunchShape {
   double partial_store_sectors = 0;  // footprint.h, scaled to the grid
   // By pc, dependence.h's cycles (null or short: 1 an instruction).
   const std::vector<double>* dependent_issue = nullptr;
-  // By pc, load_rounds.h's round starts (null or empty: each distinct load
-  // instruction that ran counts as one more load in flight).
-  const std::vector<uint8_t>* load_round_starts = nullptr;
 };
 
 // `banks` may be null (no shared counts); its model named `arch` (the
