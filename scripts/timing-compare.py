@@ -8,7 +8,8 @@ Measured files: `time <launch> <label> <us>` lines (the suite program's
 own CUDA-event medians) or ncu's --csv output (gpu__time_duration.sum in ns
 or us, one row per launch, ID = launch index). CUDA-event times are
 compared with the prediction's duration_ns (launch path included), ncu's
-with its kernel_ns (gpu__time_duration starts with the grid). Launches
+with its kernel_ns (gpu__time_duration starts with the grid), in the order
+the launches ran (analyze writes no record for a launch the driver refused). Launches
 measured under 5 us are listed but excluded from the distribution, which
 is printed twice: over every launch, and with each program's kernel once
 (the median error of its launches: a public program's 40 repeats of one
@@ -82,6 +83,12 @@ def main():
         except OSError as e:
             print(f'{name}: {e}', file=sys.stderr)
             continue
+        if ncu:
+            # ncu numbers the kernels that ran; analyze numbers every launch
+            # the program asked for, and writes none for those the driver
+            # refused (cluster_histogram's invalid cluster sizes): pair them
+            # in order.
+            pred = {k: pred[i] for k, i in enumerate(sorted(pred))}
         for i in sorted(meas):
             label, us = meas[i]
             p = pred.get(i)

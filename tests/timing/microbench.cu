@@ -30,10 +30,11 @@
 //  - dep_imad_cycles / dep_ffma_cycles / dep_iadd_cycles: one warp's chain
 //    of dependent integer multiply-adds, FP32 FMAs and integer adds
 //    (clock64 over 1024 of them): the dependent-issue latency.
-//  - lds_rate_row / lds_rate_bcast / lds_rate_v4: conflict-free shared
-//    loads (volatile: one LDS each, 32 distinct words, one word for the
-//    warp, a float4 per lane) of 32 warps per SM, 8 independent per loop
-//    step: warp-instructions per clock per SM (time31c);
+//  - lds_rate_row / lds_rate_bcast / lds_rate_v4 / lds_rate_v4_bcast:
+//    conflict-free shared loads (volatile: one LDS each, 32 distinct words,
+//    one word for the warp, a float4 per lane, one float4 for the warp) of
+//    32 warps per SM, 8 independent per loop step: warp-instructions per
+//    clock per SM (time31c; v4_bcast time31d);
 //  - ldg_rate_row / ldg_rate_bcast: the same with global loads that hit
 //    in L1 (a 32 KiB array read again and again through ld.global.nc):
 //    warp-instructions per clock per SM;
@@ -188,8 +189,10 @@ __global__ void dep_chain(long long* cycles, unsigned* out, int kind, unsigned a
 
 // Shared-load throughput (time31c). mode 0: lane-consecutive words (one
 // wavefront), 1: one word for the whole warp (broadcast, one wavefront),
-// 2: a float4 per lane (LDS.128, four wavefronts). volatile keeps each load
-// a separate LDS that ptxas cannot widen or hoist.
+// 2: a float4 per lane (LDS.128, four wavefronts), 3: one float4 for the
+// whole warp (LDS.128 broadcast: one wavefront in the bank model, but 512
+// bytes to the registers; time31d). volatile keeps each load a separate LDS
+// that ptxas cannot widen or hoist.
 template <int MODE>
 __global__ void lds_rate(long long* cycles, float* out, int n) {
   __shared__ float4 s4[1024];
@@ -205,11 +208,12 @@ __global__ void lds_rate(long long* cycles, float* out, int n) {
     const unsigned row = (i & 7) * 512 + (MODE == 1 ? 5 : lane);
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      if (MODE == 2) {
+      if (MODE >= 2) {
         float x, y, z, w;
+        const unsigned slot = MODE == 3 ? 5 : lane;
         asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
                      : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
-                     : "r"(shared_base + 16 * ((i & 1) * 256 + j * 32 + lane)));
+                     : "r"(shared_base + 16 * ((i & 1) * 256 + j * 32 + slot)));
         acc[j] += x + w + y * z;
       } else {
         acc[j] += s[row + j * 32];
@@ -382,6 +386,8 @@ int main() {
   rate("lds_rate_bcast");
   for (int r = 0; r < 2; ++r) lds_rate<2><<<132, 1024>>>(cyc, out, nl);
   rate("lds_rate_v4");
+  for (int r = 0; r < 2; ++r) lds_rate<3><<<132, 1024>>>(cyc, out, nl);
+  rate("lds_rate_v4_bcast");
   for (int r = 0; r < 2; ++r) ldg_rate<0><<<132, 1024>>>(out + 8192, cyc, out, nl);
   rate("ldg_rate_row");
   for (int r = 0; r < 2; ++r) ldg_rate<1><<<132, 1024>>>(out + 8192, cyc, out, nl);
