@@ -88,6 +88,16 @@ const GlobalMemory::Freed* GlobalMemory::freed_at(uint64_t addr) const {
   return nullptr;
 }
 
+void GlobalMemory::unreserve(uint64_t base) {
+  std::erase_if(reserved_, [&](const Range& r) { return r.base == base; });
+}
+
+const GlobalMemory::Range* GlobalMemory::reserved_at(uint64_t addr) const {
+  for (const Range& r : reserved_)
+    if (addr - r.base < r.size) return &r;
+  return nullptr;
+}
+
 uint64_t DeviceHeap::allocate(uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t rounded = (std::max<uint64_t>(bytes, 1) + 15) & ~uint64_t{15};

@@ -101,6 +101,15 @@ class GlobalMemory {
     std::string name;
   };
   const Freed* freed_at(uint64_t addr) const;
+  // Address ranges reserved for mapping later (cuMemAddressReserve): an
+  // address there that no allocation holds is unmapped, not freed memory,
+  // and fault messages say so.
+  struct Range {
+    uint64_t base = 0, size = 0;
+  };
+  void reserve(uint64_t base, uint64_t size) { reserved_.push_back({base, size}); }
+  void unreserve(uint64_t base);
+  const Range* reserved_at(uint64_t addr) const;
   static constexpr size_t kFreedKept = 4096;
   DeviceHeap& heap() { return heap_; }
   const DeviceHeap& heap() const { return heap_; }
@@ -109,6 +118,7 @@ class GlobalMemory {
   DeviceHeap heap_;
   std::vector<std::unique_ptr<Allocation>> allocs_;  // sorted by base
   std::vector<Freed> freed_;                         // oldest first; at most kFreedKept
+  std::vector<Range> reserved_;
   uint64_t next_ = kGlobalBase;
   uint64_t total_ = 0;  // bytes allocated and not freed
 };

@@ -50,6 +50,10 @@ std::string describe_global(const GlobalMemory& g, uint64_t addr, uint32_t size)
                          a->name, a->base);
     return " (in the device heap, before its first allocation)";
   }
+  if (const GlobalMemory::Range* r = g.reserved_at(addr); r && !g.find(addr))
+    return fmt::format(
+        " (not mapped: in the reserved range [0x{:x}, 0x{:x}) of cuMemAddressReserve)", r->base,
+        r->base + r->size);
   if (const GlobalMemory::Freed* f = g.freed_at(addr))
     return fmt::format(
         " (inside the {}-byte allocation{} at 0x{:x}, which was freed: a use after free)", f->size,
@@ -562,9 +566,13 @@ void cpasync_complete(BlockCtx& b, Warp& w, uint32_t lanes, const uint32_t* limi
     });
     if (!done) continue;
     SMEMLAB_FOR_LANES(done, {
-      uint8_t tmp[16] = {};
-      // The rest is zero fill; a src-size of 0 has no source (src_host null).
-      if (c.src_size[l]) std::memcpy(tmp, c.src_host[l], c.src_size[l]);
+      alignas(16) uint8_t tmp[16] = {};
+      // A whole 8- or 16-byte source is one host read, as it is one
+      // transaction on the GPU (whole_vector_copy: a block on another host
+      // thread storing it whole is never seen half done). A shorter source
+      // is zero-filled; a src-size of 0 has no source (src_host null).
+      const bool whole = c.src_size[l] == c.bytes && whole_vector_copy(tmp, c.src_host[l], c.bytes);
+      if (!whole && c.src_size[l]) std::memcpy(tmp, c.src_host[l], c.src_size[l]);
       std::memcpy(c.dst_host[l], tmp, c.bytes);
     });
     c.lanes &= ~done;

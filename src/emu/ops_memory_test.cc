@@ -222,5 +222,68 @@ READ:
   EXPECT_EQ(torn, 0u) << "lane-loads that saw one half of a 16-byte store";
 }
 
+// The same for cp.async: its 16-byte copy reads global memory in one
+// transaction on the GPU, so the reader block's copies of a slot that the
+// writer block keeps storing whole must never hold halves of two stores.
+TEST(OpsMemory, CpAsyncCopiesAreNotTornAcrossBlocks) {
+  const char* ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 slot, .param .u64 out, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<12>;
+  .shared .align 16 .b8 buf[512];
+  ld.param.u64 %rd1, [slot];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  setp.ne.u32 %p1, %r2, 0;
+  @%p1 bra READER;
+  mov.u64 %rd3, 1;
+WRITE:
+  st.volatile.global.v2.u64 [%rd1], {%rd3, %rd3};
+  add.u64 %rd3, %rd3, 1;
+  cvt.u64.u32 %rd4, %r1;
+  setp.le.u64 %p2, %rd3, %rd4;
+  @%p2 bra WRITE;
+  ret;
+READER:
+  mov.u32 %r4, %tid.x;
+  shl.b32 %r4, %r4, 4;
+  mov.u32 %r5, buf;
+  add.u32 %r5, %r5, %r4;
+  mov.u32 %r3, 0;
+  mov.u64 %rd7, 0;
+READ:
+  cp.async.cg.shared.global [%r5], [%rd1], 16;
+  cp.async.wait_all;
+  ld.shared.v2.u64 {%rd5, %rd6}, [%r5];
+  setp.ne.u64 %p3, %rd5, %rd6;
+  selp.u64 %rd8, 1, 0, %p3;
+  add.u64 %rd7, %rd7, %rd8;
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p2, %r3, %r1;
+  @%p2 bra READ;
+  atom.global.add.u64 %rd9, [%rd2], %rd7;
+  ret;
+}
+)";
+  Device dev;
+  auto m = Module::load_text(dev, ptx, "torn_cp_async.ptx");
+  const uint64_t slot = dev.malloc(16, "slot"), out = dev.malloc(8, "out");
+  const uint64_t zero[2] = {0, 0};
+  dev.copy_to(slot, zero, 16);
+  dev.copy_to(out, zero, 8);
+  LaunchConfig cfg{{2}, {32}};
+  cfg.threads = 2;
+  auto st = launch(*m, "k", cfg, slot, out, uint32_t{100000});
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  uint64_t torn = 0;
+  dev.copy_from(&torn, out, 8);
+  EXPECT_EQ(torn, 0u) << "cp.async copies that saw one half of a 16-byte store";
+}
+
 }  // namespace
 }  // namespace smemlab::emu::test

@@ -2,7 +2,8 @@
 // (the default), Philox4_32_10 and MRG32k3a (curand_generators.h), seeds,
 // offsets and orderings; 32-bit, uniform, normal, log-normal and Poisson
 // results, in stream order. Uniform results use curand_uniform.h's
-// conversions exactly; normal ones Box-Muller in the CPU's libm
+// conversions exactly, Poisson cuRAND's square histogram
+// (curand_poisson.h); normal ones Box-Muller in the CPU's libm
 // (docs/runtime.md: how they differ from the GPU's). The Sobol generators'
 // generations are curand_quasi.cc's; MTGP32's 32-bit and uniform results
 // are curand_mtgp32.h's. MT19937 is not implemented: creating one is an
@@ -10,6 +11,7 @@
 #include <curand.h>
 
 #include <cmath>
+#include <memory>
 #include <numbers>
 #include <string>
 #include <type_traits>
@@ -18,6 +20,7 @@
 #include "libs/bridge.h"
 #include "libs/curand_generator.h"
 #include "libs/curand_generators.h"
+#include "libs/curand_poisson.h"
 
 using namespace smemlab::libs;
 
@@ -50,6 +53,20 @@ size_t result_bytes(const char* entry) {
   return std::string(entry) == "curandGenerateUniformDouble" ? 8 : 4;
 }
 
+// The layout of a pseudo generator's results under its ordering.
+rng::Ordering layout_of(curandGenerator_t g) {
+  switch (g->ordering) {
+    case CURAND_ORDERING_PSEUDO_LEGACY:
+      return rng::ordering_of(g->kind, rng::Layout::Legacy);
+    case CURAND_ORDERING_PSEUDO_DYNAMIC:
+      return rng::ordering_of(g->kind, rng::Layout::Dynamic);
+    case CURAND_ORDERING_PSEUDO_SEEDED:
+      return rng::ordering_of(g->kind, rng::Layout::Seeded);
+    default:
+      return rng::ordering_of(g->kind, rng::Layout::Default);
+  }
+}
+
 // Runs `fill(first_index, stream)` over `count` results (each `draws` 32-bit
 // draws), in stream order, then advances the generator's offset.
 template <class Fill>
@@ -61,10 +78,11 @@ curandStatus_t generate(curandGenerator_t g, const char* entry, void* out, size_
     return CURAND_STATUS_LAUNCH_FAILURE;
   record_call(entry);
   const rng::Kind kind = g->kind;
+  const rng::Ordering order = layout_of(g);
   const uint64_t seed = g->seed, first = g->offset;
   g->offset += count;
   enqueue(g->stream, [=] {
-    rng::for_each_result(kind, seed, first, count, draws,
+    rng::for_each_result(kind, order, seed, first, count, draws,
                          [&](uint64_t i, rng::Stream& s) { fill(i, s); });
   });
   if (g->host) synchronize(g->stream);  // a host generator's results are there at return
@@ -125,17 +143,6 @@ const char* ordering_name(curandOrdering_t o) {
     default:
       return "an ordering";
   }
-}
-const char* generator_name(rng::Kind k) {
-  switch (k) {
-    case rng::Kind::Xorwow:
-      return "XORWOW";
-    case rng::Kind::Philox:
-      return "PHILOX4_32_10";
-    case rng::Kind::Mrg32k3a:
-      return "MRG32K3A";
-  }
-  return "?";
 }
 
 curandStatus_t create(curandGenerator_t* g, curandRngType_t type, bool host, const char* entry) {
@@ -234,7 +241,7 @@ curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long 
   g->offset = offset;
   return CURAND_STATUS_SUCCESS;
 }
-// Every pseudo ordering gives the one documented layout here (docs/runtime.md);
+// Each pseudo ordering lays results out as the GPU does (curand_generators.h);
 // a quasirandom generator takes only CURAND_ORDERING_QUASI_DEFAULT.
 curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrdering_t order) {
   if (!g) return CURAND_STATUS_NOT_INITIALIZED;
@@ -247,10 +254,7 @@ curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrdering_t 
       order != CURAND_ORDERING_PSEUDO_DYNAMIC)
     return CURAND_STATUS_OUT_OF_RANGE;
   // Measured on an H200 (tests/data/h100_libs/curand_probe.bin): Philox and
-  // MRG32k3a refuse SEEDED; these orderings lay results out as the default
-  // does: XORWOW BEST and LEGACY, Philox BEST/LEGACY/DYNAMIC, MRG32k3a
-  // BEST/DYNAMIC. The others (XORWOW SEEDED and DYNAMIC, MRG32k3a LEGACY)
-  // differ: accepted, said once, and given the default layout.
+  // MRG32k3a refuse SEEDED.
   if (g->mtgp32) {  // one layout measured (the default's)
     if (order != CURAND_ORDERING_PSEUDO_DEFAULT)
       report_missing(
@@ -263,17 +267,6 @@ curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrdering_t 
   }
   if (order == CURAND_ORDERING_PSEUDO_SEEDED && g->kind != rng::Kind::Xorwow)
     return CURAND_STATUS_OUT_OF_RANGE;
-  const bool same = order == CURAND_ORDERING_PSEUDO_DEFAULT ||
-                    order == CURAND_ORDERING_PSEUDO_BEST ||
-                    (order == CURAND_ORDERING_PSEUDO_LEGACY && g->kind != rng::Kind::Mrg32k3a) ||
-                    (order == CURAND_ORDERING_PSEUDO_DYNAMIC && g->kind != rng::Kind::Xorwow);
-  if (!same)
-    report_missing("cuRAND",
-                   (std::string("curandSetGeneratorOrdering ") + ordering_name(order) + " of " +
-                    generator_name(g->kind))
-                       .c_str(),
-                   "CURAND_STATUS_SUCCESS (results in the default ordering's layout, which "
-                   "differs from the GPU's for this ordering)");
   g->ordering = order;
   return CURAND_STATUS_SUCCESS;
 }
@@ -363,7 +356,7 @@ curandStatus_t generate_pairs(curandGenerator_t g, const char* entry, T* out, si
   const rng::Kind kind = g->kind;
   const uint64_t seed = g->seed, first = g->offset, end = first + count;
   g->offset += count;
-  const rng::Ordering o = rng::ordering_of(kind);
+  const rng::Ordering o = layout_of(g);
   const rng::Ordering po{o.threads, std::max<uint64_t>(o.chunk, 2) / 2};
   const unsigned draws = (std::is_same_v<T, double> && kind != rng::Kind::Mrg32k3a) ? 4 : 2;
   enqueue(g->stream, [=] {
@@ -427,8 +420,8 @@ curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, double* out, s
   return generate_pairs(g, "curandGenerateLogNormalDouble", out, n, pair_double,
                         [=](double z) { return std::exp(mean + sd * z); });
 }
-// Poisson by inversion of the CDF on one uniform (lambda up to 64), else the
-// rounded normal approximation: the distribution, not cuRAND's sequence.
+// Poisson from one 32-bit draw per result through cuRAND's square histogram
+// (curand_poisson.h), laid out as the generator's 32-bit results are.
 curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int* out, size_t n,
                                      double lambda) {
   if (g && g->mtgp32) return refuse_mtgp32("curandGeneratePoisson");
@@ -438,20 +431,10 @@ curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int* out, siz
                    "CURAND_STATUS_TYPE_ERROR");
     return CURAND_STATUS_TYPE_ERROR;
   }
-  const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
-  const unsigned per_uniform = k == rng::Kind::Mrg32k3a ? 1 : 2;
-  return generate(g, "curandGeneratePoisson", out, n, (lambda <= 64 ? 1 : 2) * per_uniform,
-                  [=](uint64_t i, rng::Stream& s) {
-                    if (lambda <= 64) {
-                      double u = draw_double(k, s), p = std::exp(-lambda), c = p;
-                      unsigned x = 0;
-                      while (u > c && x < 1000) ++x, p *= lambda / x, c += p;
-                      out[i] = x;
-                    } else {
-                      double v = lambda + std::sqrt(lambda) * pair_double(k, s).first;
-                      out[i] = v < 0 ? 0u : unsigned(std::lround(v));
-                    }
-                  });
+  if (!g) return CURAND_STATUS_NOT_INITIALIZED;
+  auto table = std::make_shared<const poisson::SquareHistogram>(lambda);
+  return generate(g, "curandGeneratePoisson", out, n, 1,
+                  [=](uint64_t i, rng::Stream& s) { out[i] = table->sample(s.next()); });
 }
 
 }  // extern "C"

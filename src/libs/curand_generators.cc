@@ -182,9 +182,12 @@ void Stream::skip(uint64_t n) {
 }
 
 double Stream::next_mrg_raw() {
-  // p1 = a12 s1[1] - a13n s1[0] mod m1, p2 = a21 s2[2] - a23n s2[0] mod m2.
-  int64_t p1 = int64_t((1403580ull * s1_[1] + (kM1 - 810728) * s1_[0]) % kM1);
-  int64_t p2 = int64_t((527612ull * s2_[2] + (kM2 - 1370589) * s2_[0]) % kM2);
+  // p1 = a12 s1[1] - a13n s1[0] mod m1, p2 = a21 s2[2] - a23n s2[0] mod m2,
+  // in 128 bits: (m1 - a13n) s1[0] alone nears 2^64 (it overflowed for an
+  // s1[0] close to m1: the 2 of an H200's first 32768 results it got wrong).
+  using U128 = unsigned __int128;
+  int64_t p1 = int64_t((U128(1403580) * s1_[1] + U128(kM1 - 810728) * s1_[0]) % kM1);
+  int64_t p2 = int64_t((U128(527612) * s2_[2] + U128(kM2 - 1370589) * s2_[0]) % kM2);
   s1_[0] = s1_[1], s1_[1] = s1_[2], s1_[2] = uint64_t(p1);
   s2_[0] = s2_[1], s2_[1] = s2_[2], s2_[2] = uint64_t(p2);
   int64_t r = p1 - p2;
@@ -216,14 +219,15 @@ uint32_t Stream::next() {
   return 0;
 }
 
-Ordering ordering_of(Kind kind) {
+Ordering ordering_of(Kind kind, Layout layout) {
   switch (kind) {
     case Kind::Xorwow:
-      return {4096, 1};
+      if (layout == Layout::Seeded) return {4096, 1, 3133713};
+      return {layout == Layout::Dynamic ? 2816u : 4096u, 1};
     case Kind::Philox:
       return {16384, 4};
     case Kind::Mrg32k3a:
-      return {32768, 1};
+      return {layout == Layout::Legacy ? 4096u : 65536u, 1};
   }
   return {4096, 1};
 }

@@ -32,19 +32,31 @@ class Stream {
   uint64_t s1_[3] = {}, s2_[3] = {};  // MRG32k3a
 };
 
-// The host API's ordering (CURAND_ORDERING_PSEUDO_DEFAULT): result g
-// (counted from the start of the sequence, the generator's offset included)
-// comes from subsequence (g / chunk) mod threads, at position
-// (g / (chunk * threads)) * chunk + g mod chunk in it, each result taking
-// `draws` outputs of its subsequence. Fitted to an H100's results
-// (scripts/gpu-libs, docs/runtime.md): XORWOW 4096 x 1; Philox 16384 x 4 and
-// MRG32k3a 32768 x 1, whose thread counts the GPU's results bound only from
-// below (Philox's first 65536 results, an H200's curand_probe: 8192 fitted
-// the first 32768 only; MRG32k3a's first 32768).
+// The host API's orderings: result g (counted from the start of the
+// sequence, the generator's offset included) comes from subsequence
+// (g / chunk) mod threads, at position (g / (chunk * threads)) * chunk +
+// g mod chunk in it, each result taking `draws` outputs of its subsequence.
+// Fitted to an H100's and an H200's results (scripts/gpu-libs, curand_probe:
+// the first 65536 of each ordering; docs/runtime.md). Default (= BEST):
+// XORWOW 4096 x 1, Philox 16384 x 4, MRG32k3a 65536 x 1. LEGACY: the
+// default's but MRG32k3a 4096 x 1. DYNAMIC: the default's but XORWOW
+// 2816 x 1 (the H100's and H200's; a GPU-dependent layout). Philox's
+// 16384 and MRG32k3a's 65536 are bounded only from below by 65536 results.
+// SEEDED (XORWOW only): 4096 x 1, but subsequence t is curand_init(seed +
+// t * 3133713, 0, offset), a seed per thread instead of skip-ahead.
 struct Ordering {
   uint64_t threads, chunk;
+  uint64_t seed_step = 0;  // nonzero: subsequence t is seed + t * seed_step's sequence 0
 };
-Ordering ordering_of(Kind kind);
+enum class Layout { Default, Legacy, Dynamic, Seeded };
+
+// Subsequence t of `order` at `offset` (its per-thread seed, or skip-ahead).
+inline Stream open_subsequence(Kind kind, const Ordering& order, uint64_t seed, uint64_t t,
+                               uint64_t offset) {
+  if (order.seed_step) return Stream(kind, seed + t * order.seed_step, 0, offset);
+  return Stream(kind, seed, t, offset);
+}
+Ordering ordering_of(Kind kind, Layout layout = Layout::Default);
 
 // Calls emit(index, stream) for results [first, first + count) laid out
 // by `order`, each with its subsequence's stream positioned at that
@@ -61,7 +73,7 @@ void for_each_result(Kind kind, Ordering order, uint64_t seed, uint64_t first, u
     for (uint64_t t = 0; t < T; ++t) {
       uint64_t g = first + (t + T - first % T) % T;
       if (g >= end) continue;
-      Stream s(kind, seed, t, g / T);
+      Stream s = open_subsequence(kind, order, seed, t, g / T);
       for (; g < end; g += T) emit(g - first, s);
     }
     return;
@@ -69,7 +81,7 @@ void for_each_result(Kind kind, Ordering order, uint64_t seed, uint64_t first, u
   const uint64_t row0 = first / c / T;
   for (uint64_t t = 0; t < T; ++t) {
     if ((row0 * T + t) * c >= end) break;  // this and later subsequences start past the end
-    Stream s(kind, seed, t, row0 * c * draws);
+    Stream s = open_subsequence(kind, order, seed, t, row0 * c * draws);
     for (uint64_t row = row0;; ++row) {
       const uint64_t g0 = (row * T + t) * c;
       if (g0 >= end) break;

@@ -57,6 +57,30 @@ TEST(Rng, SkipAheadEqualsStepping) {
     }
 }
 
+// Results of the orderings other than the default as an H200 returned them
+// (curand_probe.bin, seed 1234), each where its layout departs from the
+// default's: XORWOW SEEDED's seeds per thread, XORWOW DYNAMIC's 2816
+// threads, MRG32k3a LEGACY's 4096 and BEST's 65536, and the MRG32k3a
+// results whose s1[0] lies close to m1 (64-bit arithmetic overflowed there).
+TEST(Rng, OrderingsOfTheGpu) {
+  auto result = [](Kind k, Layout l, uint64_t g) {
+    uint32_t v = 0;
+    for_each_result(k, ordering_of(k, l), 1234, g, 1, 1,
+                    [&](uint64_t, Stream& s) { v = s.next(); });
+    return v;
+  };
+  EXPECT_EQ(result(Kind::Xorwow, Layout::Seeded, 1), 0x7b531e20u);
+  EXPECT_EQ(result(Kind::Xorwow, Layout::Seeded, 2), 0x62694e1du);
+  EXPECT_EQ(result(Kind::Xorwow, Layout::Seeded, 4097), 0x982a7eabu);
+  EXPECT_EQ(result(Kind::Xorwow, Layout::Dynamic, 2816), 0x6f558604u);
+  EXPECT_EQ(result(Kind::Xorwow, Layout::Dynamic, 2817), 0xed29ae49u);
+  EXPECT_EQ(result(Kind::Mrg32k3a, Layout::Legacy, 4096), 0x9650c684u);
+  EXPECT_EQ(result(Kind::Mrg32k3a, Layout::Legacy, 4097), 0xac5068d7u);
+  EXPECT_EQ(result(Kind::Mrg32k3a, Layout::Default, 40000), 0xf8cd12a7u);
+  EXPECT_EQ(result(Kind::Mrg32k3a, Layout::Default, 23068), 0xb2882eaau);
+  EXPECT_EQ(result(Kind::Mrg32k3a, Layout::Default, 27291), 0x875ac1ccu);
+}
+
 TEST(Rng, HostOrderingVisitsEveryResultOnce) {
   std::vector<int> seen(10000);
   for_each_result(Kind::Philox, 7, 123, seen.size(), 1, [&](uint64_t i, Stream& s) {

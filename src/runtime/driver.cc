@@ -22,6 +22,7 @@
 #include "runtime/guard.h"
 #include "runtime/mempool.h"
 #include "runtime/rdc.h"
+#include "runtime/vmm.h"
 #include "sass/tools.h"
 #include "session/launch_analysis.h"
 #include "session/program_protocol.h"
@@ -231,6 +232,13 @@ void Driver::finish() {
                                                  : "device",
                     a.size, base,
                     a.pool ? fmt::format(" (cudaMallocAsync, from {})", pool_origin(a.pool)) : ""));
+    }
+    for (const auto& [handle, size] : vmm_unreleased()) {
+      ++n, bytes += size;
+      api_error(check::FindingKind::Leak,
+                fmt::format("physical allocation of {} bytes (cuMemCreate handle 0x{:x}) was not "
+                            "released (cuMemRelease) before exit",
+                            size, handle));
     }
     if (n) note(fmt::format("LEAK SUMMARY: {} bytes leaked in {} allocations", bytes, n));
   }
@@ -484,6 +492,16 @@ void Driver::unmap_vmm_run(uint64_t base) {
   if (allocs.erase(base)) device.memory().free(base);
 }
 
+void Driver::reserve_vmm_range(uint64_t base, uint64_t bytes) {
+  auto map = lock_memory_map();
+  device.memory().reserve(base, bytes);
+}
+
+void Driver::free_vmm_range(uint64_t base) {
+  auto map = lock_memory_map();
+  device.memory().unreserve(base);
+}
+
 const Allocation* Driver::find(uint64_t addr) const {
   auto it = allocs.upper_bound(addr);
   if (it == allocs.begin()) return nullptr;
@@ -506,6 +524,13 @@ bool Driver::resolve(const char* api, const char* role, uint64_t addr, uint64_t 
                     "the {}-byte allocation at 0x{:x}",
                     api, role, addr, addr + bytes, bytes,
                     addr + bytes - (inside->base + inside->size), inside->size, inside->base));
+    return false;
+  }
+  if (const emu::GlobalMemory::Range* r = device.memory().reserved_at(addr)) {
+    api_error(check::FindingKind::InvalidDevicePointer,
+              fmt::format("{}: {} 0x{:x} is not mapped: in the reserved range [0x{:x}, 0x{:x}) "
+                          "of cuMemAddressReserve",
+                          api, role, addr, r->base, r->base + r->size));
     return false;
   }
   auto f = freed.upper_bound(addr);

@@ -155,6 +155,9 @@ class Driver {
   // readable and writable) becomes a device allocation, and stops being one.
   CUresult map_vmm_run(uint64_t base, uint64_t bytes);
   void unmap_vmm_run(uint64_t base);
+  // A cuMemAddressReserve range, for messages about addresses in it.
+  void reserve_vmm_range(uint64_t base, uint64_t bytes);
+  void free_vmm_range(uint64_t base);
   const Allocation* find(uint64_t addr) const;
   // Resolve [addr, addr+bytes) for a copy; a device range must lie in one
   // live allocation (else an API error is reported and *p stays null).

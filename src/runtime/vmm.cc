@@ -179,6 +179,7 @@ CUresult address_reserve(CUdeviceptr* out, size_t size, size_t align, CUdevicept
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   reservations()[base] = Reservation{size, {}, {}};
+  d.reserve_vmm_range(base, size);
   *out = base;
   return CUDA_SUCCESS;
 }
@@ -195,6 +196,7 @@ CUresult address_free(CUdeviceptr ptr, size_t size) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   ::munmap(reinterpret_cast<void*>(ptr), size);
+  d.free_vmm_range(ptr);
   reservations().erase(it);
   return CUDA_SUCCESS;
 }
@@ -321,6 +323,13 @@ CUresult retain(CUmemGenericAllocationHandle* h, void* addr) {
 }
 
 }  // namespace
+
+std::vector<std::pair<uint64_t, uint64_t>> vmm_unreleased() {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& [h, p] : physicals())
+    if (p->refs > 0) out.emplace_back(h, p->size);
+  return out;
+}
 
 const std::vector<EntryPoint>& vmm_entries() {
 #define E SMEMLAB_ENTRY

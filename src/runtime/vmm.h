@@ -7,6 +7,8 @@
 // cuMemImportFromShareableHandle (inter-process sharing).
 #pragma once
 
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "runtime/api.h"
@@ -15,5 +17,11 @@ namespace smemlab::runtime {
 
 // The entry points, for cuGetProcAddress (find_entry).
 const std::vector<EntryPoint>& vmm_entries();
+
+// Physical allocations whose handle the program still holds at exit
+// (cuMemCreate or cuMemRetainAllocationHandle without its cuMemRelease), as
+// (handle, bytes): leaks, like an unfreed cudaMalloc. The caller holds the
+// driver's lock.
+std::vector<std::pair<uint64_t, uint64_t>> vmm_unreleased();
 
 }  // namespace smemlab::runtime

@@ -6,6 +6,8 @@
 // retained handle are queried; then the API's refusals of bad arguments.
 // `./vmm fault`: after cuMemUnmap of granule 1 a kernel reads there; the
 // launch must fail with CUDA_ERROR_ILLEGAL_ADDRESS (the GPU's), nothing else.
+// `./vmm leak`: as the plain run, but one more cuMemCreate handle is never
+// released (check reports it as a leak at exit).
 #include <cuda.h>
 
 #include <cstdio>
@@ -52,6 +54,7 @@ static CUresult launch(CUfunction f, unsigned grid, unsigned block, void** args)
 
 int main(int argc, char** argv) {
   bool fault = argc > 1 && std::strcmp(argv[1], "fault") == 0;
+  bool leak = argc > 1 && std::strcmp(argv[1], "leak") == 0;
   CHECK(cuInit(0));
   CUdevice dev;
   CHECK(cuDeviceGet(&dev, 0));
@@ -151,6 +154,10 @@ int main(int argc, char** argv) {
   EXPECT_CODE(cuMemUnmap(base, g / 2), CUDA_ERROR_INVALID_VALUE);  // part of a mapping
   CHECK(cuMemUnmap(base, 3 * g));
   CHECK(cuMemAddressFree(base, 3 * g));
+  if (leak) {
+    CUmemGenericAllocationHandle kept;
+    CHECK(cuMemCreate(&kept, g, &prop, 0));
+  }
   std::printf("PASS vmm\n");
   return 0;
 }
