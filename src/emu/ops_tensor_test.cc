@@ -270,7 +270,6 @@ TEST(TensorMath, Fp8MmaMixesFormats) {
                Unsupported);
 }
 
-
 // mma against the scalar loop it must equal bit for bit: inputs whose
 // products span about 2^-80..2^80, so the double sums round and any change
 // of the k order (or of the columns' independent chains) changes some D.
@@ -292,8 +291,8 @@ TEST(TensorMath, SumsAreTheScalarLoopsBitForBit) {
     const float mant = 1.0f + static_cast<float>(r & 0x3ff) / 1024.0f;
     const float v = std::ldexp(r & 0x400 ? -mant : mant, static_cast<int>((r >> 11) % 80) - 40);
     switch (e) {
-      case Elem::F16:  // f16 has less range: exponents -12..12
-        return h(std::ldexp(mant, static_cast<int>((r >> 11) % 25) - 12) * (r & 0x400 ? -1 : 1));
+      case Elem::F16:  // f16 has less range: exponents -3..0
+        return h(std::ldexp(mant, static_cast<int>((r >> 11) % 4) - 3) * (r & 0x400 ? -1 : 1));
       case Elem::BF16:
         return float_to_bf16(v);
       case Elem::TF32:
@@ -310,6 +309,21 @@ TEST(TensorMath, SumsAreTheScalarLoopsBitForBit) {
     std::vector<uint64_t> A(M * K), B(K * N), C(M * N), D(M * N);
     for (auto& x : A) x = input(p.in);
     for (auto& x : B) x = input(p.in);
+    if (p.acc != Elem::S32) {
+      // A cancelling pair of products, +big^2 at k1 and -big^2 at k2: what
+      // is added before k1 rounds to big^2's spacing, what comes after k2
+      // does not, so the result depends on the order of the sums.
+      const unsigned k1 = next() % (K / 2), k2 = K / 2 + next() % (K / 2);
+      const float big = p.in == Elem::F16 ? 0x1p15f : 0x1p40f;
+      auto enc = [&](float v) -> uint64_t {
+        return p.in == Elem::F16    ? h(v)
+               : p.in == Elem::BF16 ? float_to_bf16(v)
+               : p.in == Elem::F64  ? std::bit_cast<uint64_t>(static_cast<double>(v))
+                                    : std::bit_cast<uint32_t>(v);
+      };
+      for (unsigned r = 0; r < M; ++r) A[r * K + k1] = A[r * K + k2] = enc(big);
+      for (unsigned c = 0; c < N; ++c) B[k1 * N + c] = enc(big), B[k2 * N + c] = enc(-big);
+    }
     for (auto& x : C) {
       const uint32_t r = next();
       x = p.acc == Elem::F32   ? f32(std::ldexp(1.0f + (r & 0xfff) / 4096.0f, (r >> 12) % 40 - 20))
@@ -334,8 +348,8 @@ TEST(TensorMath, SumsAreTheScalarLoopsBitForBit) {
           want = std::bit_cast<uint32_t>(static_cast<float>(d));
         else
           want = double_to_half(d);
-        ASSERT_EQ(D[r * N + c], want) << "m" << M << "n" << N << "k" << K << " type "
-                                      << int(p.in) << " at " << r << "," << c;
+        ASSERT_EQ(D[r * N + c], want)
+            << "m" << M << "n" << N << "k" << K << " type " << int(p.in) << " at " << r << "," << c;
       }
   }
 }

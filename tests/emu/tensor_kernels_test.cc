@@ -74,8 +74,10 @@ TEST_P(TensorKernels, WmmaBf16Gemm) {
 // Inputs over 2^-40..2^40 so the double sums round: each k-step's mma
 // adds its 16 products to the accumulator's f32 value in k order in double
 // and rounds once to f32 (ops_tensor.h); the reference does exactly that
-// per 16-wide k-step. A changed order of the sums, or a fragment element
-// gathered from the wrong place, changes some of the 512 results.
+// per 16-wide k-step. A fragment element gathered from (or a result
+// scattered to) the wrong place, or a k-step rounded differently, changes
+// some of the 512 results (the k order inside one mma rarely shows after
+// the f32 rounding: TensorMath.SumsAreTheScalarLoopsBitForBit checks it).
 TEST_P(TensorKernels, WmmaBf16SumsRoundPerKStepInKOrder) {
   const int M = 16, N = 32, K = 64;
   auto wide = [](int i) {
