@@ -27,33 +27,34 @@ bool shape_is(Shape s, unsigned m, unsigned n, unsigned k) {
   return s.m == m && s.n == n && s.k == k;
 }
 
+}  // namespace
+
 // Exact value of an input element as a double (tf32: the 19 bits it keeps).
-double value(Elem e, uint64_t bits) {
+double input_value(Elem e, uint64_t bits) {
   switch (e) {
     case Elem::F16:
-      return half_to_float(static_cast<uint16_t>(bits));
+      return input_value_of<Elem::F16>(bits);
     case Elem::BF16:
-      return bf16_to_float(static_cast<uint16_t>(bits));
+      return input_value_of<Elem::BF16>(bits);
     case Elem::TF32:
-      return std::bit_cast<float>(static_cast<uint32_t>(bits) & 0xffffe000u);
+      return input_value_of<Elem::TF32>(bits);
     case Elem::F32:
-      return std::bit_cast<float>(static_cast<uint32_t>(bits));
+      return input_value_of<Elem::F32>(bits);
     case Elem::F64:
-      return std::bit_cast<double>(bits);
+      return input_value_of<Elem::F64>(bits);
     case Elem::S8:
-      return static_cast<int8_t>(bits);
+      return input_value_of<Elem::S8>(bits);
     case Elem::U8:
-      return static_cast<uint8_t>(bits);
+      return input_value_of<Elem::U8>(bits);
     case Elem::S32:
-      return static_cast<int32_t>(bits);
+      return input_value_of<Elem::S32>(bits);
     case Elem::E4M3:
+      return input_value_of<Elem::E4M3>(bits);
     case Elem::E5M2:
-      return fp8_value(e, static_cast<uint8_t>(bits));
+      return input_value_of<Elem::E5M2>(bits);
   }
   return 0;
 }
-
-}  // namespace
 
 // double -> f16 with a single rounding to nearest even: round to odd into
 // f32 first (f32 keeps 13 more bits than f16, so the second rounding is
@@ -152,56 +153,31 @@ Pos wmma_position(Shape s, Elem e, Operand op, unsigned lane, unsigned i) {
   return p;
 }
 
-void mma(const MmaSpec& sp, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint64_t* D) {
-  const unsigned M = sp.shape.m, N = sp.shape.n, K = sp.shape.k;
+void check_mma_types(const MmaSpec& sp) {
   const bool ints = is_8(sp.a) || is_8(sp.b);
   if (ints != (is_8(sp.a) && is_8(sp.b)) || (ints && (sp.c != Elem::S32 || sp.d != Elem::S32)))
     throw Unsupported("mma: integer A and B need s32 C and D");
   if (!ints && sp.a != sp.b && !(is_fp8(sp.a) && is_fp8(sp.b)))
     throw Unsupported("mma: A and B must have the same type");
   if (is_fp8(sp.a) != is_fp8(sp.b)) throw Unsupported("mma: fp8 A needs an fp8 B");
-  // Every input element's value once (A row-major, B column by column so
-  // that a dot product reads both contiguously), not once per product: the
-  // conversions are exact, and each sum still adds the same products in
-  // the same order, so D is the same bits.
-  thread_local std::vector<double> av, bt;
-  av.resize(size_t{M} * K);
-  bt.resize(size_t{K} * N);
-  for (unsigned i = 0; i < M * K; ++i) av[i] = value(sp.a, A[i]);
-  for (unsigned k = 0; k < K; ++k)
-    for (unsigned c = 0; c < N; ++c) bt[size_t{c} * K + k] = value(sp.b, B[k * N + c]);
-  for (unsigned r = 0; r < M; ++r) {
-    const double* ar = av.data() + size_t{r} * K;
-    for (unsigned c = 0; c < N; ++c) {
-      const double* bc = bt.data() + size_t{c} * K;
-      const uint64_t cv = C[r * N + c];
-      uint64_t& d = D[r * N + c];
-      if (ints) {
-        int64_t acc = static_cast<int32_t>(cv);
-        for (unsigned k = 0; k < K; ++k)
-          acc += static_cast<int64_t>(ar[k]) * static_cast<int64_t>(bc[k]);
-        if (sp.satfinite) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
-        d = static_cast<uint32_t>(static_cast<int32_t>(static_cast<uint32_t>(acc)));
-        continue;
-      }
-      if (sp.a == Elem::F64) {
-        double acc = value(Elem::F64, cv);
-        for (unsigned k = 0; k < K; ++k) acc = std::fma(ar[k], bc[k], acc);
-        d = std::bit_cast<uint64_t>(acc);
-        continue;
-      }
-      double acc = value(sp.c, cv);
-      for (unsigned k = 0; k < K; ++k) acc += ar[k] * bc[k];
-      // One rounding to the accumulator type (f16 through f32: a double ->
-      // f32 -> f16 chain could round twice, so round to f16 from the double).
-      if (sp.d == Elem::F32)
-        d = std::bit_cast<uint32_t>(static_cast<float>(acc));
-      else if (sp.d == Elem::F16)
-        d = double_to_half(acc);
-      else
-        throw Unsupported("mma: floating-point D must be f32 or f16");
-    }
-  }
+  if (!ints && sp.a != Elem::F64 && sp.d != Elem::F32 && sp.d != Elem::F16)
+    throw Unsupported("mma: floating-point D must be f32 or f16");
+}
+
+void mma(const MmaSpec& sp, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint64_t* D) {
+  check_mma_types(sp);
+  const Shape s = sp.shape;
+  // Every input element's value once, not once per product: the
+  // conversions are exact, so D is the same bits.
+  thread_local std::vector<double> av, bv, acc;
+  av.resize(size_t{s.m} * s.k);
+  bv.resize(size_t{s.k} * s.n);
+  acc.resize(size_t{s.m} * s.n);
+  for (size_t i = 0; i < av.size(); ++i) av[i] = input_value(sp.a, A[i]);
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = input_value(sp.b, B[i]);
+  for (size_t i = 0; i < acc.size(); ++i) acc[i] = input_value(sp.c, C[i]);
+  mma_sums(s, sp.a == Elem::F64, av.data(), bv.data(), acc.data());
+  for (size_t i = 0; i < acc.size(); ++i) D[i] = mma_result(sp, acc[i]);
 }
 
 uint32_t to_tf32(uint32_t x, Tf32Round mode, bool satfinite) {

@@ -23,14 +23,17 @@
 //    step rounded to nearest even (IEEE double FMA).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <stdexcept>
+
+#include "emu/half.h"
 
 namespace smemlab::emu::tensor {
 
 enum class Elem : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S32, E4M3, E5M2 };
 unsigned elem_bits(Elem e);  // storage bits: 16, 16, 32, 32, 64, 8, 8, 32, 8, 8
-inline bool is_fp8(Elem e) { return e == Elem::E4M3 || e == Elem::E5M2; }
+constexpr bool is_fp8(Elem e) { return e == Elem::E4M3 || e == Elem::E5M2; }
 // Elements of type e per register (32-bit registers; one f64 per 64-bit one).
 inline unsigned per_register(Elem e) { return e == Elem::F64 ? 1 : 32 / elem_bits(e); }
 
@@ -81,6 +84,60 @@ void mma(const MmaSpec& spec, const uint64_t* A, const uint64_t* B, const uint64
 
 // double -> f16 rounded once to nearest even (f16 accumulators).
 uint16_t double_to_half(double x);
+
+// mma() in three steps, for executors that convert each fragment element
+// once straight from its register (the same bits as mma()):
+//  - input_value: the exact value of an A, B or C element (tf32: its 19
+//    bits; integers exactly);
+//  - mma_sums: acc (m x n, row-major) holds C's values on entry and the sums
+//    on exit, A (m x k) and B (k x n) row-major values; each acc[r][c] adds
+//    A[r][k] * B[k][c] for k = 0, 1, ... in that order, each product and
+//    sum rounded to double (exact products for every input type but f64,
+//    exact sums for integers), or with f64 inputs (fma_chain) one IEEE fma
+//    per k; vectorized across columns, so each element's operations are
+//    those of the scalar loop in the same order (tensor_sums.cc);
+//  - mma_result: a sum rounded or wrapped to D's bits.
+// check_mma_types throws Unsupported for what mma() refuses.
+// input_value_of<E> is input_value for a type known at compile time (the
+// executors' per-type loops).
+double input_value(Elem e, uint64_t bits);
+double fp8_value(Elem e, uint8_t bits);
+template <Elem E>
+inline double input_value_of(uint64_t bits) {
+  if constexpr (E == Elem::F16)
+    return half_to_float(static_cast<uint16_t>(bits));
+  else if constexpr (E == Elem::BF16)
+    return bf16_to_float(static_cast<uint16_t>(bits));
+  else if constexpr (E == Elem::TF32)
+    return std::bit_cast<float>(static_cast<uint32_t>(bits) & 0xffffe000u);
+  else if constexpr (E == Elem::F32)
+    return std::bit_cast<float>(static_cast<uint32_t>(bits));
+  else if constexpr (E == Elem::F64)
+    return std::bit_cast<double>(bits);
+  else if constexpr (E == Elem::S8)
+    return static_cast<int8_t>(bits);
+  else if constexpr (E == Elem::U8)
+    return static_cast<uint8_t>(bits);
+  else if constexpr (E == Elem::S32)
+    return static_cast<int32_t>(bits);
+  else
+    return fp8_value(E, static_cast<uint8_t>(bits));
+}
+void check_mma_types(const MmaSpec& spec);
+void mma_sums(Shape s, bool fma_chain, const double* A, const double* B, double* acc);
+inline uint64_t mma_result(const MmaSpec& sp, double sum) {
+  if (sp.a == Elem::S8 || sp.a == Elem::U8) {
+    // The double sum of s8/u8 products and an s32 C is exact (< 2^53).
+    auto acc = static_cast<int64_t>(sum);
+    if (sp.satfinite) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
+    return static_cast<uint32_t>(static_cast<int32_t>(static_cast<uint32_t>(acc)));
+  }
+  if (sp.a == Elem::F64) return std::bit_cast<uint64_t>(sum);
+  // One rounding to the accumulator type (f16 through f32: a double -> f32
+  // -> f16 chain could round twice, so round to f16 from the double).
+  if (sp.d == Elem::F32) return std::bit_cast<uint32_t>(static_cast<float>(sum));
+  return double_to_half(sum);
+}
 
 // ldmatrix/stmatrix m8n8 .b16: destination register j of every lane holds
 // two elements of matrix j, whose row r was addressed by lane 8j + r. The

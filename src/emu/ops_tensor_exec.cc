@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <memory>
@@ -36,33 +37,22 @@ uint64_t elem_mask(Elem e) {
   return bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
 }
 
-// Element i of a fragment held in registers `regs` of `lane`.
-uint64_t get_elem(const Warp& w, const std::vector<uint32_t>& regs, Elem e, unsigned lane,
-                  unsigned i) {
-  unsigned per = tensor::per_register(e), bits = tensor::elem_bits(e);
-  uint64_t r = reg(w, regs[i / per])[lane];
-  return per == 1 ? r & elem_mask(e) : (r >> (bits * (i % per))) & elem_mask(e);
-}
-
 // Writes a whole fragment: `value(lane, i)` for its `count` elements.
 template <typename F>
 void put_fragment(Warp& w, const std::vector<uint32_t>& regs, Elem e, unsigned count, F value) {
-  unsigned per = tensor::per_register(e), bits = tensor::elem_bits(e);
+  const unsigned per = tensor::per_register(e), bits = tensor::elem_bits(e);
+  const uint64_t mask = elem_mask(e);
   for (unsigned r = 0; r < regs.size(); ++r) {
     uint64_t vals[32];
     for (unsigned lane = 0; lane < 32; ++lane) {
       uint64_t v = 0;
       for (unsigned j = 0; j < per && r * per + j < count; ++j)
-        v |= (value(lane, r * per + j) & elem_mask(e)) << (bits * j);
+        v |= (value(lane, r * per + j) & mask) << (bits * j);
       vals[lane] = v;
     }
     std::memcpy(regw(w, regs[r]), vals, sizeof(vals));  // after all reads: d may alias a/b/c
   }
 }
-
-struct Matrices {
-  std::vector<uint64_t> a, b, c, d;
-};
 
 // Where each (lane, element) of a fragment sits in its matrix: a pure
 // function of the layout, computed once per thread and layout instead of
@@ -78,6 +68,12 @@ struct FragmentLayout {
   FragmentLayoutKey key;
   unsigned count;
   std::vector<tensor::Pos> pos;
+  // at[i * 32 + lane]: element i's index in its row-major matrix (the
+  // matrix of `cols` columns: k for A, n for B and C/D).
+  std::vector<uint16_t> at;
+  // Per lane, the least and greatest row and column of its elements (a
+  // wmma load/store bounds a lane's addresses with them).
+  std::vector<tensor::Pos> lo, hi;
 };
 
 const FragmentLayout& fragment_layout(bool wmma, tensor::Shape s, Elem e, Operand o) {
@@ -89,12 +85,85 @@ const FragmentLayout& fragment_layout(bool wmma, tensor::Shape s, Elem e, Operan
   l->key = key;
   l->count = wmma ? tensor::wmma_elements(s, e, o) : tensor::mma_elements(s, e, o);
   l->pos.resize(size_t{32} * l->count);
+  l->at.resize(size_t{32} * l->count);
+  l->lo.assign(32, tensor::Pos{~0u, ~0u});
+  l->hi.assign(32, tensor::Pos{0, 0});
+  const unsigned cols = o == Operand::A ? s.k : s.n;
   for (unsigned lane = 0; lane < 32; ++lane)
-    for (unsigned i = 0; i < l->count; ++i)
-      l->pos[size_t{lane} * l->count + i] =
+    for (unsigned i = 0; i < l->count; ++i) {
+      const tensor::Pos p =
           wmma ? tensor::wmma_position(s, e, o, lane, i) : tensor::mma_position(s, e, o, lane, i);
+      l->pos[size_t{lane} * l->count + i] = p;
+      l->at[size_t{i} * 32 + lane] = static_cast<uint16_t>(p.row * cols + p.col);
+      l->lo[lane] = {std::min(l->lo[lane].row, p.row), std::min(l->lo[lane].col, p.col)};
+      l->hi[lane] = {std::max(l->hi[lane].row, p.row), std::max(l->hi[lane].col, p.col)};
+    }
   cache.push_back(std::move(l));
   return *cache.back();
+}
+
+// Where a wmma load/store's lanes read or write: lane l's element at matrix
+// position p is at base[l] + (p.row * ld[l] + p.col) * bytes (column-major:
+// row and column swapped).
+struct WmmaAddresses {
+  uint64_t base[32], ld[32];
+  bool row_major;
+  unsigned bytes;
+  uint64_t at(unsigned lane, tensor::Pos p) const {
+    const uint64_t index = row_major ? p.row * ld[lane] + p.col : p.col * ld[lane] + p.row;
+    return base[lane] + index * bytes;
+  }
+};
+
+// The whole warp's accesses in one place, checked once: `host` is the host
+// byte of address `first`, whose space the per-lane translation would
+// resolve it to is `space`, shown to observers less `window`.
+struct WmmaSpan {
+  uint8_t* host = nullptr;
+  uint64_t first = 0, window = 0;
+  Space space = Space::Global;
+};
+
+bool outside_windows(uint64_t lo, uint64_t end) {
+  for (uint64_t win : {kSharedWindow, kLocalWindow, kConstWindow, kParamWindow})
+    if (end > win && lo < win + kWindowSize) return false;
+  return true;
+}
+
+// The span of every lane's elements when they all lie, aligned, inside one
+// global allocation or the block's own shared memory (the spaces of the
+// samples' fragments), so that each lane's translation would succeed there;
+// else no span, and the per-lane path translates (and faults) as before.
+// A lane's elements lie between its least and greatest row and column.
+WmmaSpan wmma_span(BlockCtx& b, const TensorOp& t, const FragmentLayout& lay,
+                   const WmmaAddresses& ad) {
+  uint64_t lo = ~uint64_t{0}, end = 0;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    // Far from wrapping: each address below is then the exact sum.
+    if (ad.ld[lane] >> 31 || ad.base[lane] >> 62 || ad.base[lane] % ad.bytes) return {};
+    lo = std::min(lo, ad.at(lane, lay.lo[lane]));
+    end = std::max(end, ad.at(lane, lay.hi[lane]) + ad.bytes);
+  }
+  MSpace sp = t.space;
+  uint64_t window = 0;
+  if (sp == MSpace::Generic) {
+    if (outside_windows(lo, end))
+      sp = MSpace::Global;
+    else if (lo - kSharedWindow < kWindowSize && end - 1 - kSharedWindow < kWindowSize)
+      sp = MSpace::Shared, window = kSharedWindow;
+    else
+      return {};
+  }
+  if (sp == MSpace::Global) {
+    uint8_t* host = b.env->global->translate(lo, end - lo);
+    return host ? WmmaSpan{host, lo, 0, Space::Global} : WmmaSpan{};
+  }
+  if (sp == MSpace::Shared) {
+    const uint64_t off = lo - window, off_end = end - window;
+    if (off_end > b.shared_bytes || (off_end - 1) >> kClusterRankShift) return {};
+    return {b.shared.data() + off, lo, window, Space::Shared};
+  }
+  return {};
 }
 
 void exec_wmma_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, const TensorOp& t) {
@@ -102,41 +171,132 @@ void exec_wmma_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, const Ten
   const bool load = t.kind == TensorOp::WmmaLoad;
   const unsigned rows = t.which == Operand::B ? s.k : s.m;
   const unsigned cols = t.which == Operand::A ? s.k : s.n;
-  const unsigned bytes = tensor::elem_bits(t.elem) / 8;
   const FragmentLayout& lay = fragment_layout(true, s, t.elem, t.which);
   const unsigned count = lay.count;
   const unsigned distinct = rows * cols / 32;
+  WmmaAddresses ad;
+  ad.row_major = t.row_major;
+  ad.bytes = tensor::elem_bits(t.elem) / 8;
+  const unsigned bytes = ad.bytes;
   const uint64_t* A = reg(w, t.addr);
   const uint64_t* S = t.stride == UINT32_MAX ? nullptr : reg(w, t.stride);
-  // Per element index: every lane's address; the data moves element by
-  // element, each index one warp-wide access for observers.
-  std::vector<uint64_t> loaded(size_t{32} * count);
-  for (unsigned i = 0; i < distinct; ++i) {
-    Space spaces[32];
-    uint64_t shown[32];
-    for (unsigned lane = 0; lane < 32; ++lane) {
-      tensor::Pos p = lay.pos[size_t{lane} * count + i];
-      uint64_t ld = S ? S[lane] : (t.row_major ? cols : rows);
-      uint64_t index = t.row_major ? p.row * ld + p.col : p.col * ld + p.row;
-      uint64_t addr = A[lane] + static_cast<uint64_t>(t.offset) + index * bytes;
-      uint8_t* host =
-          mem_translate(b, w, op, pc, lane, t.space, addr, bytes, &spaces[lane], &shown[lane]);
-      if (load) {
-        uint64_t v = 0;
-        std::memcpy(&v, host, bytes);
-        loaded[size_t{lane} * count + i] = v;
-      } else {
-        uint64_t v = get_elem(w, t.c, t.elem, lane, i);
-        std::memcpy(host, &v, bytes);
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    ad.base[lane] = A[lane] + static_cast<uint64_t>(t.offset);
+    ad.ld[lane] = S ? S[lane] : (t.row_major ? cols : rows);
+  }
+  const WmmaSpan span = wmma_span(b, t, lay, ad);
+  uint64_t loaded[32 * 16];
+  auto move = [&]<typename U>(U) {
+    constexpr unsigned per = 4 / sizeof(U) ? 4 / sizeof(U) : 1, bits = 8 * sizeof(U);
+    // Per element index: every lane's address; the data moves element by
+    // element, each index one warp-wide access for observers.
+    for (unsigned i = 0; i < distinct; ++i) {
+      Space spaces[32];
+      uint64_t shown[32];
+      const uint64_t* R = load ? nullptr : reg(w, t.c[i / per]);
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        const uint64_t addr = ad.at(lane, lay.pos[size_t{lane} * count + i]);
+        uint8_t* host;
+        if (span.host) {
+          host = span.host + (addr - span.first);
+          spaces[lane] = span.space;
+          shown[lane] = addr - span.window;
+        } else {
+          host =
+              mem_translate(b, w, op, pc, lane, t.space, addr, bytes, &spaces[lane], &shown[lane]);
+        }
+        U v;
+        if (load) {
+          std::memcpy(&v, host, sizeof v);
+          loaded[size_t{lane} * count + i] = v;
+        } else {
+          v = static_cast<U>(R[lane] >> (bits * (i % per)));
+          std::memcpy(host, &v, sizeof v);
+        }
       }
+      if (b.obs) mem_emit(b, w, op, load ? MemOp::Load : MemOp::Store, bytes, ~0u, spaces, shown);
     }
-    if (b.obs) mem_emit(b, w, op, load ? MemOp::Load : MemOp::Store, bytes, ~0u, spaces, shown);
+  };
+  switch (bytes) {
+    case 1:
+      move(uint8_t{});
+      break;
+    case 2:
+      move(uint16_t{});
+      break;
+    case 4:
+      move(uint32_t{});
+      break;
+    default:
+      move(uint64_t{});
   }
   if (load) {
     // Elements past `distinct` repeat the first ones (f16/bf16 A and B).
     put_fragment(w, t.d, t.elem, count, [&](unsigned lane, unsigned i) {
       return loaded[size_t{lane} * count + i % distinct];
     });
+  }
+}
+
+// Elements [0, distinct) of a fragment of type E in registers `regs` (a
+// wmma f16 A/B fragment's later elements repeat these), each converted to
+// its exact value at its place in the row-major matrix `out`.
+template <Elem E>
+void gather_as(const Warp& w, const std::vector<uint32_t>& regs, const FragmentLayout& lay,
+               unsigned distinct, double* out) {
+  constexpr unsigned bits = E == Elem::F64                                        ? 64
+                            : E == Elem::F16 || E == Elem::BF16                   ? 16
+                            : E == Elem::S8 || E == Elem::U8 || tensor::is_fp8(E) ? 8
+                                                                                  : 32;
+  constexpr unsigned per = E == Elem::F64 ? 1 : 32 / bits;
+  constexpr uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  const unsigned n = std::min(lay.count, distinct);
+  for (unsigned r = 0; r * per < n; ++r) {
+    const uint64_t* R = reg(w, regs[r]);
+    for (unsigned j = 0; j < per && r * per + j < n; ++j) {
+      const uint16_t* at = lay.at.data() + size_t{r * per + j} * 32;
+      for (unsigned lane = 0; lane < 32; ++lane)
+        out[at[lane]] = tensor::input_value_of<E>((R[lane] >> (bits * j)) & mask);
+    }
+  }
+}
+
+void gather_values(const Warp& w, const std::vector<uint32_t>& regs, Elem e,
+                   const FragmentLayout& lay, unsigned elements, double* out) {
+  const unsigned distinct = elements / 32;
+  switch (e) {
+#define SMEMLAB_GATHER(E) \
+  case Elem::E:           \
+    return gather_as<Elem::E>(w, regs, lay, distinct, out);
+    SMEMLAB_GATHER(F16)
+    SMEMLAB_GATHER(BF16)
+    SMEMLAB_GATHER(TF32)
+    SMEMLAB_GATHER(F32)
+    SMEMLAB_GATHER(F64)
+    SMEMLAB_GATHER(S8)
+    SMEMLAB_GATHER(U8)
+    SMEMLAB_GATHER(S32)
+    SMEMLAB_GATHER(E4M3)
+    SMEMLAB_GATHER(E5M2)
+#undef SMEMLAB_GATHER
+  }
+}
+
+// D's registers from the sums: each element rounded (or wrapped) to D's
+// type and packed into its register. Written after every read (D may be
+// the same registers as A, B or C).
+void scatter_results(Warp& w, const TensorOp& t, const FragmentLayout& dl, const double* acc) {
+  const Elem e = t.spec.d;
+  const unsigned per = tensor::per_register(e), bits = tensor::elem_bits(e);
+  const uint64_t mask = elem_mask(e);
+  for (unsigned r = 0; r < t.d.size(); ++r) {
+    uint64_t vals[32] = {};
+    for (unsigned j = 0; j < per && r * per + j < dl.count; ++j) {
+      const uint16_t* at = dl.at.data() + size_t{r * per + j} * 32;
+      for (unsigned lane = 0; lane < 32; ++lane)
+        vals[lane] |= (tensor::mma_result(t.spec, acc[at[lane]]) & mask) << (bits * j);
+    }
+    std::memcpy(regw(w, t.d[r]), vals, sizeof(vals));
   }
 }
 
@@ -150,31 +310,14 @@ void exec_mma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
     return exec_wmma_memory(b, w, op, pc, t);
   const tensor::Shape s = t.spec.shape;
   const bool wmma = t.kind == TensorOp::WmmaMma;
-  Matrices m;
-  m.a.resize(size_t{s.m} * s.k);
-  m.b.resize(size_t{s.k} * s.n);
-  m.c.resize(size_t{s.m} * s.n);
-  m.d.resize(m.c.size());
-  auto gather = [&](const std::vector<uint32_t>& regs, Elem e, Operand o, unsigned cols,
-                    std::vector<uint64_t>& out) {
-    const FragmentLayout& lay = fragment_layout(wmma, s, e, o);
-    unsigned distinct = static_cast<unsigned>(out.size() / 32);
-    unsigned n = std::min(lay.count, distinct);
-    for (unsigned lane = 0; lane < 32; ++lane)
-      for (unsigned i = 0; i < n; ++i) {
-        tensor::Pos p = lay.pos[size_t{lane} * lay.count + i];
-        out[size_t{p.row} * cols + p.col] = get_elem(w, regs, e, lane, i);
-      }
-  };
-  gather(t.a, t.spec.a, Operand::A, s.k, m.a);
-  gather(t.b, t.spec.b, Operand::B, s.n, m.b);
-  gather(t.c, t.spec.c, Operand::C, s.n, m.c);
-  tensor::mma(t.spec, m.a.data(), m.b.data(), m.c.data(), m.d.data());
-  const FragmentLayout& dl = fragment_layout(wmma, s, t.spec.d, Operand::C);
-  put_fragment(w, t.d, t.spec.d, dl.count, [&](unsigned lane, unsigned i) {
-    tensor::Pos p = dl.pos[size_t{lane} * dl.count + i];
-    return m.d[size_t{p.row} * s.n + p.col];
-  });
+  // Each element converted once, straight from its register to its place
+  // in the matrix of values (the largest: m16n8k32's A, 16 x 32).
+  double av[512], bv[512], acc[512];
+  gather_values(w, t.a, t.spec.a, fragment_layout(wmma, s, t.spec.a, Operand::A), s.m * s.k, av);
+  gather_values(w, t.b, t.spec.b, fragment_layout(wmma, s, t.spec.b, Operand::B), s.k * s.n, bv);
+  gather_values(w, t.c, t.spec.c, fragment_layout(wmma, s, t.spec.c, Operand::C), s.m * s.n, acc);
+  tensor::mma_sums(s, t.spec.a == Elem::F64, av, bv, acc);
+  scatter_results(w, t, fragment_layout(wmma, s, t.spec.d, Operand::C), acc);
 }
 
 void exec_ldmatrix(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {

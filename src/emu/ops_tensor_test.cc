@@ -270,5 +270,89 @@ TEST(TensorMath, Fp8MmaMixesFormats) {
                Unsupported);
 }
 
+// mma against the scalar loop it must equal bit for bit: inputs whose
+// products span about 2^-80..2^80, so the double sums round and any change
+// of the k order (or of the columns' independent chains) changes some D.
+// Every shape whose sums the executors vectorize (n = 8 and 16, m even),
+// f64's fma chain, and the integer sums.
+TEST(TensorMath, SumsAreTheScalarLoopsBitForBit) {
+  struct Spec {
+    Shape s;
+    Elem in, acc;
+  };
+  const Spec specs[] = {{{16, 8, 16}, Elem::F16, Elem::F32},  {{16, 16, 16}, Elem::BF16, Elem::F32},
+                        {{16, 8, 8}, Elem::TF32, Elem::F32},  {{16, 16, 8}, Elem::TF32, Elem::F32},
+                        {{16, 8, 16}, Elem::BF16, Elem::F16}, {{8, 8, 4}, Elem::F64, Elem::F64},
+                        {{16, 8, 32}, Elem::S8, Elem::S32},   {{16, 16, 16}, Elem::U8, Elem::S32}};
+  uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  auto input = [&](Elem e) -> uint64_t {
+    const uint32_t r = next();
+    const float mant = 1.0f + static_cast<float>(r & 0x3ff) / 1024.0f;
+    const float v = std::ldexp(r & 0x400 ? -mant : mant, static_cast<int>((r >> 11) % 80) - 40);
+    switch (e) {
+      case Elem::F16:  // f16 has less range: exponents -3..0
+        return h(std::ldexp(mant, static_cast<int>((r >> 11) % 4) - 3) * (r & 0x400 ? -1 : 1));
+      case Elem::BF16:
+        return float_to_bf16(v);
+      case Elem::TF32:
+        return std::bit_cast<uint32_t>(v) | (r >> 19);  // low bits the mma must ignore
+      case Elem::F64:
+        return std::bit_cast<uint64_t>(static_cast<double>(v) / 3.0);
+      default:
+        return r >> 24;  // s8/u8 bits
+    }
+  };
+  for (const Spec& p : specs) {
+    MmaSpec sp{p.s, p.in, p.in, p.acc, p.acc};
+    const unsigned M = p.s.m, N = p.s.n, K = p.s.k;
+    std::vector<uint64_t> A(M * K), B(K * N), C(M * N), D(M * N);
+    for (auto& x : A) x = input(p.in);
+    for (auto& x : B) x = input(p.in);
+    if (p.acc != Elem::S32) {
+      // A cancelling pair of products, +big^2 at k1 and -big^2 at k2: what
+      // is added before k1 rounds to big^2's spacing, what comes after k2
+      // does not, so the result depends on the order of the sums.
+      const unsigned k1 = next() % (K / 2), k2 = K / 2 + next() % (K / 2);
+      const float big = p.in == Elem::F16 ? 0x1p15f : 0x1p40f;
+      auto enc = [&](float v) -> uint64_t {
+        return p.in == Elem::F16    ? h(v)
+               : p.in == Elem::BF16 ? float_to_bf16(v)
+               : p.in == Elem::F64  ? std::bit_cast<uint64_t>(static_cast<double>(v))
+                                    : std::bit_cast<uint32_t>(v);
+      };
+      for (unsigned r = 0; r < M; ++r) A[r * K + k1] = A[r * K + k2] = enc(big);
+      for (unsigned c = 0; c < N; ++c) B[k1 * N + c] = enc(big), B[k2 * N + c] = enc(-big);
+    }
+    for (auto& x : C) {
+      const uint32_t r = next();
+      x = p.acc == Elem::F32   ? f32(std::ldexp(1.0f + (r & 0xfff) / 4096.0f, (r >> 12) % 40 - 20))
+          : p.acc == Elem::F16 ? h(1.0f + (r & 0xff) / 256.0f)
+          : p.acc == Elem::F64 ? std::bit_cast<uint64_t>(static_cast<double>(r) / 7.0)
+                               : uint64_t{r};
+    }
+    mma(sp, A.data(), B.data(), C.data(), D.data());
+    for (unsigned r = 0; r < M; ++r)
+      for (unsigned c = 0; c < N; ++c) {
+        double d = input_value(p.acc, C[r * N + c]);
+        for (unsigned k = 0; k < K; ++k) {
+          const double a = input_value(p.in, A[r * K + k]), b = input_value(p.in, B[k * N + c]);
+          d = p.in == Elem::F64 ? std::fma(a, b, d) : d + a * b;
+        }
+        uint64_t want;
+        if (p.acc == Elem::S32)
+          want = static_cast<uint32_t>(static_cast<int64_t>(d));
+        else if (p.acc == Elem::F64)
+          want = std::bit_cast<uint64_t>(d);
+        else if (p.acc == Elem::F32)
+          want = std::bit_cast<uint32_t>(static_cast<float>(d));
+        else
+          want = double_to_half(d);
+        ASSERT_EQ(D[r * N + c], want)
+            << "m" << M << "n" << N << "k" << K << " type " << int(p.in) << " at " << r << "," << c;
+      }
+  }
+}
+
 }  // namespace
 }  // namespace smemlab::emu::tensor

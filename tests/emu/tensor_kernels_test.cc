@@ -71,6 +71,57 @@ TEST_P(TensorKernels, WmmaBf16Gemm) {
   for (int i = 0; i < M * N; ++i) ASSERT_EQ(c[i], static_cast<float>(ref[i])) << i;
 }
 
+// Inputs over 2^-40..2^40 so the double sums round: each k-step's mma
+// adds its 16 products to the accumulator's f32 value in k order in double
+// and rounds once to f32 (ops_tensor.h); the reference does exactly that
+// per 16-wide k-step. A fragment element gathered from (or a result
+// scattered to) the wrong place, or a k-step rounded differently, changes
+// some of the 512 results (the k order inside one mma rarely shows after
+// the f32 rounding: TensorMath.SumsAreTheScalarLoopsBitForBit checks it).
+TEST_P(TensorKernels, WmmaBf16SumsRoundPerKStepInKOrder) {
+  const int M = 16, N = 32, K = 64;
+  auto wide = [](int i) {
+    const float mant = 1.0f + static_cast<float>((i * 7919) % 128) / 128.0f;
+    return std::ldexp(i % 3 ? mant : -mant, (i * 37) % 81 - 40);
+  };
+  std::vector<uint16_t> a(M * K), b(N * K);
+  std::vector<double> da(M * K), db(N * K);
+  for (int i = 0; i < M * K; ++i) a[i] = float_to_bf16(wide(i)), da[i] = bf16_to_float(a[i]);
+  for (int i = 0; i < N * K; ++i)
+    b[i] = float_to_bf16(wide(i + 1000)), db[i] = bf16_to_float(b[i]);
+  uint64_t pa = upload(dev, a), pb = upload(dev, b), pc = dev.malloc(M * N * 4);
+  auto st = run("wmmaBf16", {N / 16, M / 16}, {32}, pa, pb, pc, M, N, K);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  auto c = download<float>(dev, pc, M * N);
+  int inexact = 0;
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float acc = 0;
+      for (int k0 = 0; k0 < K; k0 += 16) {
+        double d = acc;
+        for (int k = k0; k < k0 + 16; ++k) d = d + da[i * K + k] * db[j * K + k];
+        inexact += static_cast<double>(static_cast<float>(d)) != d;
+        acc = static_cast<float>(d);
+      }
+      ASSERT_EQ(c[i * N + j], 2 * acc) << i << "," << j;
+    }
+  EXPECT_GT(inexact, 100);  // the inputs do exercise rounding
+}
+
+// A fragment load that runs past its allocation faults naming the access,
+// as each lane's own translation reports it (the warp-wide range check
+// only takes the accesses that all succeed).
+TEST_P(TensorKernels, WmmaLoadPastTheEndFaults) {
+  const int M = 16, N = 16, K = 32;
+  std::vector<uint16_t> a(M * K, float_to_half(1.0f)), b(N * K - 8, float_to_half(1.0f));
+  uint64_t pa = upload(dev, a), pb = upload(dev, b), pc = dev.malloc(M * N * 4);
+  auto st = run("wmmaHalf", {N / 16, M / 16}, {32}, pa, pb, pc, M, N, K);
+  ASSERT_FALSE(st.ok());
+  const std::string e = st.error->what();
+  EXPECT_NE(e.find("global wmma of 2 bytes"), std::string::npos) << e;
+  EXPECT_NE(e.find("past the end of"), std::string::npos) << e;
+}
+
 TEST_P(TensorKernels, WmmaInt8Gemm) {
   const int M = 32, N = 16, K = 48;
   std::vector<int8_t> a(M * K), b(N * K);
