@@ -324,14 +324,16 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   WarpTurns turns(env.schedule, nwarps, (uint64_t{id.z} * env.grid.y + id.y) * env.grid.x + id.x);
   spin_.reset();
   // Quiet epochs (quiet_epochs.h): judged at the block's start and after
-  // each barrier release (between them a quiet block stays quiet).
+  // each barrier release (between them a quiet block stays quiet), and
+  // while not quiet after each arrival (the one that leaves a warp alone).
   const uint8_t* quiet =
       nwarps > 1 && !obs && b.counts.empty() && !env.cooperative ? env.quiet : nullptr;
-  uint64_t judged = UINT64_MAX;
+  uint64_t judged = UINT64_MAX, judged_arrivals = UINT64_MAX;
   bool in_quiet = false;
   for (;;) {
-    if (quiet && judged != b.releases) {
+    if (quiet && (judged != b.releases || (!in_quiet && judged_arrivals != b.arrivals))) {
       judged = b.releases;
+      judged_arrivals = b.arrivals;
       in_quiet = block_is_quiet(b, quiet);
     }
     // A round of turns in one interpreter call (a call per turn cost a

@@ -26,10 +26,17 @@ struct Program;
 // the nonzero entries).
 std::vector<uint8_t> plan_quiet_epochs(const Program& p);
 
+// Whether a warp that is alone in its block (every other warp's lanes wait
+// at a barrier or have exited) may take its turns at once, whatever it
+// stores: when no op of the program is an mbarrier op (their spin detector
+// counts the schedule's rounds, which a quiet round merges).
+bool lone_warp_may_keep_turns(const Program& p);
+
 // Whether block `b` (no observer, the `gpu` schedule) is at the start of a
 // quiet epoch: every live lane not waiting at a barrier is at a quiet pc,
-// and nothing issued earlier can still land in memory (no pending async
-// copies, no barrier with a thread count half arrived).
+// or only one warp has such lanes (and Program::lone_quiet); and nothing
+// issued earlier can still land in memory (no pending async copies, no
+// barrier with a thread count half arrived).
 bool block_is_quiet(const BlockCtx& b, const uint8_t* quiet);
 
 // Old-schedule rounds one quiet round covers at most: bounds how long a
