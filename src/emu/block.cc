@@ -324,15 +324,21 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
   WarpTurns turns(env.schedule, nwarps, (uint64_t{id.z} * env.grid.y + id.y) * env.grid.x + id.x);
   spin_.reset();
   // Quiet epochs (quiet_epochs.h): judged at the block's start and after
-  // each barrier release (between them a quiet block stays quiet).
+  // each barrier release (between them a quiet block stays quiet), and
+  // while not quiet after each arrival (the one that leaves a warp alone).
   const uint8_t* quiet =
       nwarps > 1 && !obs && b.counts.empty() && !env.cooperative ? env.quiet : nullptr;
-  uint64_t judged = UINT64_MAX;
-  bool in_quiet = false;
+  uint64_t judged = UINT64_MAX, judged_arrivals = UINT64_MAX;
+  bool in_quiet = false, lone = false, lone_pays = true;
+  uint64_t lone_misses = 0;  // arrivals judged in vain
   for (;;) {
-    if (quiet && judged != b.releases) {
+    if (quiet &&
+        (judged != b.releases || (!in_quiet && lone_pays && judged_arrivals != b.arrivals))) {
+      const bool at_arrival = judged == b.releases;
       judged = b.releases;
-      in_quiet = block_is_quiet(b, quiet);
+      judged_arrivals = b.arrivals;
+      in_quiet = block_is_quiet(b, quiet, lone_pays, &lone);
+      if (at_arrival && !in_quiet && ++lone_misses > kLoneJudgements) lone_pays = false;
     }
     // A round of turns in one interpreter call (a call per turn cost a
     // fifth of a shared-tile kernel's time under the gpu schedule).
@@ -342,6 +348,7 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
       round = run_quiet_round(b, turns, kSlice, &rounds);
       // (The old rounds it stood for, as the mbarrier watch counts them.)
       if (rounds > 1) b.mbar.round += rounds - 1;
+      if (lone && rounds < kLoneRoundsThatPay) lone_pays = false;
     } else {
       round = run_round(b, turns, kSlice);
     }

@@ -366,6 +366,7 @@ std::unique_ptr<Program> decode_kernel(const ptx::Module& m, const ptx::Function
   coalesce_registers(p);
   p.fused = plan_fused_runs(p);
   p.quiet = plan_quiet_runs(p, plan_quiet_epochs(p));
+  p.lone_quiet = lone_warp_may_keep_turns(p);
   return std::move(cx.prog);
 }
 

@@ -436,6 +436,9 @@ struct Program {
   std::vector<uint8_t> fused;
   // Per op, 1 where a quiet epoch may run (quiet_epochs.h).
   std::vector<uint8_t> quiet;
+  // Whether a warp alone in its block may keep its turns (quiet_epochs.h,
+  // lone_warp_may_keep_turns).
+  bool lone_quiet = false;
   // Made once by Module::kernel; null (a program decoded elsewhere): each
   // BlockRunner makes its own.
   std::shared_ptr<const RegInit> reg_init;

@@ -112,24 +112,51 @@ std::vector<uint8_t> plan_quiet_epochs(const Program& p) {
   return q;
 }
 
-bool block_is_quiet(const BlockCtx& b, const uint8_t* quiet) {
+bool lone_warp_may_keep_turns(const Program& p) {
+  for (const Op& op : p.ops)
+    if (op.code / 16 == MBAR) return false;
+  return true;
+}
+
+namespace {
+
+// Whether the warp's `lanes` (live, not waiting at a barrier) are all at
+// quiet pcs.
+bool lanes_at_quiet_pcs(const Warp& w, uint32_t lanes, const uint8_t* quiet) {
+  // (Only the runnable lanes are at cpc; lanes waiting at a collective keep
+  // their own pc[]: judged conservatively.)
+  if (w.uniform) return lanes == w.runnable && quiet[w.cpc];
+  for (uint32_t m = lanes; m; m &= m - 1)
+    if (!quiet[w.pc[__builtin_ctz(m)]]) return false;
+  return true;
+}
+
+}  // namespace
+
+bool block_is_quiet(const BlockCtx& b, const uint8_t* quiet, bool lone_ok, bool* lone) {
+  *lone = false;
   for (const Barrier& bar : b.bars)
     if (bar.arrived && bar.count) return false;
+  // A lone warp (every other warp's lanes wait at a barrier or have
+  // exited): until the next release no other warp runs, so no other warp
+  // can see where its turns end, whatever it stores (docs/emulator.md,
+  // "sixth step").
+  lone_ok = lone_ok && b.prog->lone_quiet;
+  uint32_t active = 0;  // warps with lanes not waiting at a barrier
+  bool all_quiet = true;
   for (size_t wi = 0; wi < b.warps.size(); ++wi) {
     const Warp& w = b.warps[wi];
     const AsyncState& a = b.async[wi];
     if (!a.copies.empty() || !a.bulk.empty() || w.in_call) return false;
     const uint32_t lanes = w.live & ~w.bar_wait;
     if (!lanes) continue;
-    if (w.uniform) {
-      // (Only the runnable lanes are at cpc; lanes waiting at a collective
-      // keep their own pc[]: judged conservatively.)
-      if (lanes != w.runnable || !quiet[w.cpc]) return false;
-      continue;
-    }
-    for (uint32_t m = lanes; m; m &= m - 1)
-      if (!quiet[w.pc[__builtin_ctz(m)]]) return false;
+    ++active;
+    if (all_quiet) all_quiet = lanes_at_quiet_pcs(w, lanes, quiet);
+    // (Judged after each arrival while not quiet: most blocks answer at
+    // their second warp.)
+    if (!all_quiet && (active > 1 || !lone_ok)) return false;
   }
+  *lone = !all_quiet;
   return true;
 }
 

@@ -26,11 +26,27 @@ struct Program;
 // the nonzero entries).
 std::vector<uint8_t> plan_quiet_epochs(const Program& p);
 
+// Whether a warp that is alone in its block (every other warp's lanes wait
+// at a barrier or have exited) may take its turns at once, whatever it
+// stores: when no op of the program is an mbarrier op (their spin detector
+// counts the schedule's rounds, which a quiet round merges).
+bool lone_warp_may_keep_turns(const Program& p);
+
 // Whether block `b` (no observer, the `gpu` schedule) is at the start of a
 // quiet epoch: every live lane not waiting at a barrier is at a quiet pc,
-// and nothing issued earlier can still land in memory (no pending async
-// copies, no barrier with a thread count half arrived).
-bool block_is_quiet(const BlockCtx& b, const uint8_t* quiet);
+// or only one warp has such lanes (when `lone_ok` and Program::lone_quiet;
+// `*lone`: quiet for that reason alone); and nothing issued earlier can
+// still land in memory (no pending async copies, no barrier with a thread
+// count half arrived).
+bool block_is_quiet(const BlockCtx& b, const uint8_t* quiet, bool lone_ok, bool* lone);
+
+// A lone warp's quiet round that stood for fewer old rounds than this cost
+// more than it saved (a warp one turn behind the others at every barrier:
+// a shared stencil's sweep); the block then takes no more of them.
+inline constexpr uint64_t kLoneRoundsThatPay = 16;
+// Nor after this many arrivals that left no warp alone (a block whose
+// warps arrive together at every barrier: judging each arrival costs).
+inline constexpr uint64_t kLoneJudgements = 256;
 
 // Old-schedule rounds one quiet round covers at most: bounds how long a
 // warp keeps its turn (a stop request is seen between rounds).

@@ -15,6 +15,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "emu/launch.h"
@@ -346,6 +347,222 @@ TEST(QuietEpochs, FaultsInsideRunsAreTheOldTurns) {
         EXPECT_EQ(a.warp_instructions, b.warp_instructions) << bad << " " << spin;
         EXPECT_EQ(a.lane_instructions, b.lane_instructions) << bad << " " << spin;
       }
+}
+
+// A lone warp (quiet_epochs.h): after a barrier, warps below `nrun` run
+// 100 iterations of a shared load, a shared store to another lane's word and
+// a global store (300 old turns: two quiet rounds), the others wait at the
+// next barrier. With nrun 1 the warp is alone and keeps its turns whatever
+// it stores; with nrun 2 the two warps race on shared and global words (the
+// result is the order of the turns), so the block is not quiet. Lane 5 of
+// each running warp stores out of bounds in iteration bad - 1.
+const char* kLonePtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k3(.param .u64 out, .param .u32 nrun, .param .u32 bad)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b32 t3[96];
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r20, [nrun];
+  ld.param.u32 %r21, [bad];
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  and.b32 %r3, %r1, 31;
+  mov.u32 %r4, t3;
+  shl.b32 %r5, %r1, 2;
+  add.u32 %r6, %r4, %r5;
+  mad.lo.u32 %r7, %r1, 3, 1;
+  st.shared.u32 [%r6], %r7;
+  bar.sync 0;
+  setp.ge.u32 %p1, %r2, %r20;
+  @%p1 bra WAIT;
+  mov.u32 %r8, 0;
+  mov.u32 %r9, 0;
+LONE:
+  add.u32 %r10, %r3, %r8;
+  rem.u32 %r10, %r10, 96;
+  shl.b32 %r10, %r10, 2;
+  add.u32 %r10, %r4, %r10;
+  ld.shared.u32 %r11, [%r10];
+  mad.lo.u32 %r9, %r9, 33, %r11;
+  add.u32 %r9, %r9, %r2;
+  mad.lo.u32 %r12, %r3, 7, %r8;
+  rem.u32 %r12, %r12, 96;
+  shl.b32 %r12, %r12, 2;
+  add.u32 %r12, %r4, %r12;
+  add.u32 %r13, %r8, 1;
+  setp.eq.u32 %p2, %r13, %r21;
+  setp.eq.and.u32 %p2, %r3, 5, %p2;
+  @%p2 add.u32 %r12, %r12, 1048576;
+  st.shared.u32 [%r12], %r9;
+  rem.u32 %r14, %r8, 3;
+  mad.lo.u32 %r14, %r14, 32, %r3;
+  mul.wide.u32 %rd2, %r14, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r9;
+  add.u32 %r8, %r8, 1;
+  setp.lt.u32 %p3, %r8, 100;
+  @%p3 bra LONE;
+WAIT:
+  bar.sync 0;
+  ld.shared.u32 %r15, [%r6];
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  st.global.u32 [%rd5+384], %r15;
+  ret;
+}
+)";
+
+Outcome run_lone(const char* tier, uint32_t nrun, uint32_t bad, uint64_t budget) {
+  setenv("SMEMLAB_TIER", tier, 1);
+  Device dev;
+  auto m = Module::load_text(dev, kLonePtx, "lone.ptx");
+  uint64_t out = dev.malloc(2 * kThreads * 4);
+  LaunchConfig cfg{{1}, {kThreads}};
+  cfg.budget = budget;
+  cfg.threads = 1;
+  const uint64_t before = quiet_rounds_run();
+  auto st = launch(*m, "k3", cfg, out, nrun, bad);
+  unsetenv("SMEMLAB_TIER");
+  Outcome o;
+  o.quiet_rounds = quiet_rounds_run() - before;
+  o.mem.resize(2 * kThreads);
+  dev.copy_from(o.mem.data(), out, 2 * kThreads * 4);
+  o.warp_instructions = st.warp_instructions;
+  o.lane_instructions = st.lane_instructions;
+  if (st.error) o.error = st.error->what();
+  return o;
+}
+
+TEST(QuietEpochs, LoneWarpKeepsItsTurnsWithStores) {
+  const Outcome a = run_lone("interp", 1, 0, 100'000'000), b = run_lone("jit", 1, 0, 100'000'000);
+  EXPECT_EQ(a.error, "");
+  EXPECT_EQ(a.quiet_rounds, 0u);
+  EXPECT_GE(b.quiet_rounds, 2u);  // (300 old turns: the lone warp's)
+  EXPECT_EQ(a.mem, b.mem);
+  EXPECT_EQ(a.warp_instructions, b.warp_instructions);
+  EXPECT_EQ(a.lane_instructions, b.lane_instructions);
+}
+
+TEST(QuietEpochs, TwoWarpsThatStoreAreNotQuiet) {
+  // (With the lone rule taken for two warps, warp 0's 256 old turns run
+  // before warp 1's: the shared and global words come out otherwise.)
+  const Outcome a = run_lone("interp", 2, 0, 100'000'000), b = run_lone("jit", 2, 0, 100'000'000);
+  EXPECT_EQ(a.error, "");
+  EXPECT_EQ(a.mem, b.mem);
+  EXPECT_EQ(a.warp_instructions, b.warp_instructions);
+  EXPECT_EQ(a.lane_instructions, b.lane_instructions);
+}
+
+TEST(QuietEpochs, LoneWarpFaultsAndBudgetAreTheOldTurns) {
+  for (uint32_t nrun : {1u, 2u})
+    for (uint32_t bad : {1u, 40u, 85u, 86u, 100u}) {
+      const Outcome a = run_lone("interp", nrun, bad, 100'000'000),
+                    b = run_lone("jit", nrun, bad, 100'000'000);
+      EXPECT_NE(a.error, "") << nrun << " " << bad;
+      EXPECT_EQ(a.error, b.error) << nrun << " " << bad;
+      EXPECT_EQ(a.mem, b.mem) << nrun << " " << bad;
+      EXPECT_EQ(a.warp_instructions, b.warp_instructions) << nrun << " " << bad;
+      EXPECT_EQ(a.lane_instructions, b.lane_instructions) << nrun << " " << bad;
+    }
+  for (uint64_t budget : {500u, 1500u, 2400u}) {  // (of 2,462)
+    const Outcome a = run_lone("interp", 1, 0, budget), b = run_lone("jit", 1, 0, budget);
+    EXPECT_NE(a.error, "") << budget;
+    EXPECT_EQ(a.error, b.error) << budget;
+    EXPECT_EQ(a.warp_instructions, b.warp_instructions) << budget;
+  }
+}
+
+// Message passing between blocks through a lone warp's stores: block 0's
+// warp 0 (its other warps at the barrier) writes data[lane] = i, then the
+// flag = i, for i = 1..300; block 1's warp 0 (alone too) reads the flag,
+// then the data, 1,000 times, counting data older than the flag (the GPU,
+// with the fence, never shows one), then waits for the last message. Two
+// host threads, so the blocks run at once.
+const char* kMessagePtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k4(.param .u64 data, .param .u64 flag, .param .u64 seen)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [data];
+  ld.param.u64 %rd2, [flag];
+  ld.param.u64 %rd3, [seen];
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  and.b32 %r3, %r1, 31;
+  mov.u32 %r4, %ctaid.x;
+  mul.wide.u32 %rd4, %r3, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  setp.ne.u32 %p1, %r2, 0;
+  @%p1 bra WAIT;
+  setp.ne.u32 %p2, %r4, 0;
+  @%p2 bra CONSUMER;
+  mov.u32 %r5, 1;
+SEND:
+  st.volatile.global.u32 [%rd5], %r5;
+  membar.gl;
+  setp.eq.u32 %p3, %r3, 0;
+  @%p3 st.volatile.global.u32 [%rd2], %r5;
+  add.u32 %r5, %r5, 1;
+  setp.le.u32 %p4, %r5, 300;
+  @%p4 bra SEND;
+  bra.uni WAIT;
+CONSUMER:
+  mov.u32 %r6, 0;
+  mov.u32 %r7, 0;
+READ:
+  ld.volatile.global.u32 %r8, [%rd2];
+  membar.gl;
+  ld.volatile.global.u32 %r9, [%rd5];
+  setp.lt.u32 %p5, %r9, %r8;
+  selp.u32 %r10, 1, 0, %p5;
+  add.u32 %r7, %r7, %r10;
+  add.u32 %r6, %r6, 1;
+  setp.lt.u32 %p6, %r6, 1000;
+  @%p6 bra READ;
+POLL:
+  ld.volatile.global.u32 %r8, [%rd2];
+  setp.lt.u32 %p7, %r8, 300;
+  @%p7 bra POLL;
+  membar.gl;
+  ld.volatile.global.u32 %r9, [%rd5];
+  add.s64 %rd6, %rd3, %rd4;
+  st.global.u32 [%rd6], %r9;
+  st.global.u32 [%rd6+128], %r7;
+WAIT:
+  bar.sync 0;
+  ret;
+}
+)";
+
+TEST(QuietEpochs, LoneWarpsPassMessagesBetweenBlocks) {
+  for (const char* tier : {"interp", "jit"}) {
+    setenv("SMEMLAB_TIER", tier, 1);
+    Device dev;
+    auto m = Module::load_text(dev, kMessagePtx, "message.ptx");
+    uint64_t data = dev.malloc(32 * 4), flag = dev.malloc(4), seen = dev.malloc(64 * 4);
+    LaunchConfig cfg{{2}, {kThreads}};
+    cfg.threads = 2;
+    const uint64_t before = quiet_rounds_run();
+    auto st = launch(*m, "k4", cfg, data, flag, seen);
+    unsetenv("SMEMLAB_TIER");
+    ASSERT_FALSE(st.error) << tier << ": " << st.error->what();
+    if (std::string(tier) == "jit") {
+      EXPECT_GT(quiet_rounds_run() - before, 0u);
+    }
+    std::vector<uint32_t> got(64);
+    dev.copy_from(got.data(), seen, 64 * 4);
+    for (uint32_t l = 0; l < 32; ++l) {
+      EXPECT_EQ(got[l], 300u) << tier << " lane " << l;
+      EXPECT_EQ(got[32 + l], 0u) << tier << " lane " << l << ": data older than the flag";
+    }
+  }
 }
 
 }  // namespace

@@ -66,7 +66,13 @@ std::vector<uint8_t> plan_runs(const Program& p, In in_run) {
 }  // namespace
 
 std::vector<uint8_t> plan_fused_runs(const Program& p) {
-  return plan_runs(p, [](uint32_t c) { return kFusable[c]; });
+  std::vector<uint8_t> len = plan_runs(p, [](uint32_t c) { return kFusable[c]; });
+  // A run of two costs more than two turns of the loop (a call, and a
+  // second dispatch per op, for one set of bookkeeping saved: callgrind,
+  // docs/emulator.md "sixth step"): such ops are left to the loop.
+  for (uint8_t& l : len)
+    if (l > 1 && l < kMinFusedRun) l = 1;
+  return len;
 }
 
 std::vector<uint8_t> plan_quiet_runs(const Program& p, std::vector<uint8_t> quiet) {

@@ -26,7 +26,9 @@ enum class Tier : uint8_t { Interp, Jit };
 std::string tier_from_env(Tier* tier);
 
 // The length of the run of fusable ops that starts at each pc (0 for an op
-// that is not fusable; capped at 255), for Program::fused.
+// that is not fusable; capped at 255; 1 where it is shorter than
+// kMinFusedRun: the loop runs those ops one by one), for Program::fused.
+inline constexpr uint32_t kMinFusedRun = 3;
 std::vector<uint8_t> plan_fused_runs(const Program& p);
 
 // Program::quiet with the runs of a uniform warp's quiet turn
