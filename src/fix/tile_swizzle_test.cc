@@ -36,7 +36,7 @@ void host(void* g, int sw) {
          "}\n";
 }
 
-SourceModel parse(const std::string& text) {
+SourceModel parse_tile_source(const std::string& text) {
   std::string path =
       ::testing::TempDir() + "/tile_swizzle_test_" + std::to_string(getpid()) + ".cu";
   std::ofstream(path) << text;
@@ -59,7 +59,7 @@ TEST(TileSwizzle, OffsetText) {
 
 TEST(TileSwizzle, RewritesTheEncodeAndEveryReader) {
   if (cuda_toolkit().empty()) GTEST_SKIP() << "no CUDA toolkit for the front end";
-  SourceModel m = parse(program("CU_TENSOR_MAP_SWIZZLE_NONE"));
+  SourceModel m = parse_tile_source(program("CU_TENSOR_MAP_SWIZZLE_NONE"));
   ASSERT_TRUE(m.diagnostics.empty()) << m.diagnostics.front();
   std::string why;
   auto edits = tile_swizzle_edits(m, tile({10, 11}), &why);
@@ -79,29 +79,30 @@ TEST(TileSwizzle, SaysWhyNotNamingTheLine) {
   if (cuda_toolkit().empty()) GTEST_SKIP() << "no CUDA toolkit for the front end";
   std::string why;
   // A value computed at run time.
-  SourceModel m = parse(program("static_cast<CUtensorMapSwizzle>(sw)"));
+  SourceModel m = parse_tile_source(program("static_cast<CUtensorMapSwizzle>(sw)"));
   EXPECT_FALSE(tile_swizzle_edits(m, tile({10}), &why));
   EXPECT_NE(why.find(":19:26: the swizzle is `static_cast<CUtensorMapSwizzle>(sw)`, a value "
                      "computed at run time"),
             std::string::npos)
       << why;
   // A macro.
-  m = parse(program("SW_MACRO"));
+  m = parse_tile_source(program("SW_MACRO"));
   EXPECT_FALSE(tile_swizzle_edits(m, tile({10}), &why));
   EXPECT_NE(why.find(":19:26: the swizzle `SW_MACRO` comes from a macro"), std::string::npos)
       << why;
   // Two encodes.
-  m = parse(program("CU_TENSOR_MAP_SWIZZLE_NONE",
-                    "  cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, g, d, st, b, "
-                    "e, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_64B, "
-                    "CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"));
+  m = parse_tile_source(
+      program("CU_TENSOR_MAP_SWIZZLE_NONE",
+              "  cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, g, d, st, b, "
+              "e, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_64B, "
+              "CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"));
   EXPECT_FALSE(tile_swizzle_edits(m, tile({10}), &why));
   EXPECT_NE(why.find("2 tensor-map encodes in "), std::string::npos) << why;
   EXPECT_NE(why.find("(lines 19, 20): which one maps this tile is not followed"), std::string::npos)
       << why;
   // A reader line whose address is no offset from a shared array (line 9
   // reads nothing shared; the what-if would not name it, a helper's would).
-  m = parse(program("CU_TENSOR_MAP_SWIZZLE_NONE"));
+  m = parse_tile_source(program("CU_TENSOR_MAP_SWIZZLE_NONE"));
   EXPECT_FALSE(tile_swizzle_edits(m, tile({10, 9}), &why));
   EXPECT_NE(why.find(":9: a reader's shared address is not an offset from a shared array"),
             std::string::npos)
