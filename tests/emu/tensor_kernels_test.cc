@@ -87,8 +87,7 @@ TEST_P(TensorKernels, WmmaBf16SumsRoundPerKStepInKOrder) {
   std::vector<uint16_t> a(M * K), b(N * K);
   std::vector<double> da(M * K), db(N * K);
   for (int i = 0; i < M * K; ++i) a[i] = float_to_bf16(wide(i)), da[i] = bf16_to_float(a[i]);
-  for (int i = 0; i < N * K; ++i)
-    b[i] = float_to_bf16(wide(i + 1000)), db[i] = bf16_to_float(b[i]);
+  for (int i = 0; i < N * K; ++i) b[i] = float_to_bf16(wide(i + 1000)), db[i] = bf16_to_float(b[i]);
   uint64_t pa = upload(dev, a), pb = upload(dev, b), pc = dev.malloc(M * N * 4);
   auto st = run("wmmaBf16", {N / 16, M / 16}, {32}, pa, pb, pc, M, N, K);
   ASSERT_TRUE(st.ok()) << st.error->what();
