@@ -1,5 +1,7 @@
 // Loads and stores in every space (.v2/.v4, generic via cvta), atomics and
 // reductions on shared and global memory, cp.async.
+#include <string>
+
 #include "emu/snippet_test_util.h"
 
 namespace smemlab::emu::test {
@@ -161,16 +163,13 @@ TEST(OpsMemory, CpAsyncBadSizeAndBoundsAreErrorsAtIssue) {
   EXPECT_NE(oob.error.find("outside the block's 32 bytes"), std::string::npos) << oob.error;
 }
 
-// A 16-byte vector store is one access for other blocks, as on the GPU:
-// block 0's warp publishes {k, k} with st.volatile.v2.u64 while block 1's
-// warp, on another host thread, polls the slot with ld.volatile.v2.u64 and
-// counts the loads whose halves differ. Element by element (all lanes' first
-// halves, then their second), such torn loads are frequent whenever the two
-// host threads overlap (CUB's decoupled look-back read a tile's new status
-// beside its old value that way). On one core the blocks cannot overlap, so
-// this test can only catch the tearing where the machine has two cores.
-TEST(OpsMemory, VectorStoresAreNotTornAcrossBlocks) {
-  const char* ptx = R"(.version 8.0
+// Kernels of the tearing tests below: block 0's warp publishes {k, k} for
+// k = 1..n with one st.volatile.v2.u64 each while block 1's warp, on another
+// host thread, reads the slot n times by `reader` (PTX from label READER:
+// %rd1 the slot, %r1 n; it adds to %rd7 the reads whose halves differ and
+// ends with the atomic add of %rd7 to *out).
+std::string torn_kernel(const char* shared_decl, const char* reader) {
+  return std::string(R"(.version 8.0
 .target sm_90
 .address_size 64
 .visible .entry k(.param .u64 slot, .param .u64 out, .param .u32 n)
@@ -178,6 +177,8 @@ TEST(OpsMemory, VectorStoresAreNotTornAcrossBlocks) {
   .reg .pred %p<4>;
   .reg .b32 %r<8>;
   .reg .b64 %rd<12>;
+)") + shared_decl +
+         R"(
   ld.param.u64 %rd1, [slot];
   ld.param.u64 %rd2, [out];
   ld.param.u32 %r1, [n];
@@ -193,7 +194,37 @@ WRITE:
   @%p2 bra WRITE;
   ret;
 READER:
-  mov.u32 %r3, 0;
+)" + reader +
+         R"(  atom.global.add.u64 %rd9, [%rd2], %rd7;
+  ret;
+}
+)";
+}
+
+// Runs a torn_kernel's two blocks on two host threads; *torn: the torn reads.
+void torn_reads(const std::string& ptx, const char* name, uint32_t n, uint64_t* torn) {
+  Device dev;
+  auto m = Module::load_text(dev, ptx, name);
+  const uint64_t slot = dev.malloc(16, "slot"), out = dev.malloc(8, "out");
+  const uint64_t zero[2] = {0, 0};
+  dev.copy_to(slot, zero, 16);
+  dev.copy_to(out, zero, 8);
+  LaunchConfig cfg{{2}, {32}};
+  cfg.threads = 2;
+  auto st = launch(*m, "k", cfg, slot, out, n);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  dev.copy_from(torn, out, 8);
+}
+
+// A 16-byte vector store is one access for other blocks, as on the GPU:
+// block 1 polls the slot with ld.volatile.v2.u64. Element by element (all
+// lanes' first halves, then their second), torn loads are frequent whenever
+// the two host threads overlap (CUB's decoupled look-back read a tile's new
+// status beside its old value that way). On one core the blocks cannot
+// overlap, so this test can only catch the tearing where the machine has
+// two cores.
+TEST(OpsMemory, VectorStoresAreNotTornAcrossBlocks) {
+  const std::string ptx = torn_kernel("", R"(  mov.u32 %r3, 0;
   mov.u64 %rd7, 0;
 READ:
   ld.volatile.global.v2.u64 {%rd5, %rd6}, [%rd1];
@@ -203,22 +234,9 @@ READ:
   add.u32 %r3, %r3, 1;
   setp.lt.u32 %p2, %r3, %r1;
   @%p2 bra READ;
-  atom.global.add.u64 %rd9, [%rd2], %rd7;
-  ret;
-}
-)";
-  Device dev;
-  auto m = Module::load_text(dev, ptx, "torn.ptx");
-  const uint64_t slot = dev.malloc(16, "slot"), out = dev.malloc(8, "out");
-  const uint64_t zero[2] = {0, 0};
-  dev.copy_to(slot, zero, 16);
-  dev.copy_to(out, zero, 8);
-  LaunchConfig cfg{{2}, {32}};
-  cfg.threads = 2;
-  auto st = launch(*m, "k", cfg, slot, out, uint32_t{200000});
-  ASSERT_TRUE(st.ok()) << st.error->what();
-  uint64_t torn = 0;
-  dev.copy_from(&torn, out, 8);
+)");
+  uint64_t torn = ~uint64_t{0};
+  torn_reads(ptx, "torn.ptx", 200000, &torn);
   EXPECT_EQ(torn, 0u) << "lane-loads that saw one half of a 16-byte store";
 }
 
@@ -226,31 +244,7 @@ READ:
 // transaction on the GPU, so the reader block's copies of a slot that the
 // writer block keeps storing whole must never hold halves of two stores.
 TEST(OpsMemory, CpAsyncCopiesAreNotTornAcrossBlocks) {
-  const char* ptx = R"(.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 slot, .param .u64 out, .param .u32 n)
-{
-  .reg .pred %p<4>;
-  .reg .b32 %r<8>;
-  .reg .b64 %rd<12>;
-  .shared .align 16 .b8 buf[512];
-  ld.param.u64 %rd1, [slot];
-  ld.param.u64 %rd2, [out];
-  ld.param.u32 %r1, [n];
-  mov.u32 %r2, %ctaid.x;
-  setp.ne.u32 %p1, %r2, 0;
-  @%p1 bra READER;
-  mov.u64 %rd3, 1;
-WRITE:
-  st.volatile.global.v2.u64 [%rd1], {%rd3, %rd3};
-  add.u64 %rd3, %rd3, 1;
-  cvt.u64.u32 %rd4, %r1;
-  setp.le.u64 %p2, %rd3, %rd4;
-  @%p2 bra WRITE;
-  ret;
-READER:
-  mov.u32 %r4, %tid.x;
+  const std::string ptx = torn_kernel("  .shared .align 16 .b8 buf[512];", R"(  mov.u32 %r4, %tid.x;
   shl.b32 %r4, %r4, 4;
   mov.u32 %r5, buf;
   add.u32 %r5, %r5, %r4;
@@ -266,22 +260,9 @@ READ:
   add.u32 %r3, %r3, 1;
   setp.lt.u32 %p2, %r3, %r1;
   @%p2 bra READ;
-  atom.global.add.u64 %rd9, [%rd2], %rd7;
-  ret;
-}
-)";
-  Device dev;
-  auto m = Module::load_text(dev, ptx, "torn_cp_async.ptx");
-  const uint64_t slot = dev.malloc(16, "slot"), out = dev.malloc(8, "out");
-  const uint64_t zero[2] = {0, 0};
-  dev.copy_to(slot, zero, 16);
-  dev.copy_to(out, zero, 8);
-  LaunchConfig cfg{{2}, {32}};
-  cfg.threads = 2;
-  auto st = launch(*m, "k", cfg, slot, out, uint32_t{100000});
-  ASSERT_TRUE(st.ok()) << st.error->what();
-  uint64_t torn = 0;
-  dev.copy_from(&torn, out, 8);
+)");
+  uint64_t torn = ~uint64_t{0};
+  torn_reads(ptx, "torn_cp_async.ptx", 100000, &torn);
   EXPECT_EQ(torn, 0u) << "cp.async copies that saw one half of a 16-byte store";
 }
 

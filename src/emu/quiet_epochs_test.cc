@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "emu/launch.h"
@@ -106,28 +107,41 @@ struct Outcome {
   std::string error;
 };
 
-Outcome run_with(const char* tier, uint32_t bad, uint64_t budget) {
+// One block of kThreads runs kernel `name` of `ptx` (module `file`) under SMEMLAB_TIER=tier
+// on one host thread, with an output buffer of `out_words` words as its
+// first parameter and then the values `args(dev)` returns (a tuple).
+template <typename Args>
+Outcome run_block(const char* tier, const char* ptx, const char* file, const char* name,
+                  uint32_t out_words, uint64_t budget, Args args) {
   setenv("SMEMLAB_TIER", tier, 1);
   Device dev;
-  auto m = Module::load_text(dev, kPtx, "quiet.ptx");
-  uint64_t out = dev.malloc((kThreads + 1) * 4), in = dev.malloc(kThreads * 4);
-  std::vector<uint32_t> input(kThreads);
-  for (uint32_t i = 0; i < kThreads; ++i) input[i] = i * 2654435761u;
-  dev.copy_to(in, input.data(), kThreads * 4);
+  auto m = Module::load_text(dev, ptx, file);
+  uint64_t out = dev.malloc(out_words * 4);
+  const auto rest = args(dev);
   LaunchConfig cfg{{1}, {kThreads}};
   cfg.budget = budget;
   cfg.threads = 1;
   const uint64_t before = quiet_rounds_run();
-  auto st = launch(*m, "k", cfg, out, in, bad);
+  auto st = std::apply([&](auto... a) { return launch(*m, name, cfg, out, a...); }, rest);
   unsetenv("SMEMLAB_TIER");
   Outcome o;
   o.quiet_rounds = quiet_rounds_run() - before;
-  o.mem.resize(kThreads + 1);
-  dev.copy_from(o.mem.data(), out, (kThreads + 1) * 4);
+  o.mem.resize(out_words);
+  dev.copy_from(o.mem.data(), out, out_words * 4);
   o.warp_instructions = st.warp_instructions;
   o.lane_instructions = st.lane_instructions;
   if (st.error) o.error = st.error->what();
   return o;
+}
+
+Outcome run_with(const char* tier, uint32_t bad, uint64_t budget) {
+  return run_block(tier, kPtx, "quiet.ptx", "k", kThreads + 1, budget, [&](Device& dev) {
+    const uint64_t in = dev.malloc(kThreads * 4);
+    std::vector<uint32_t> input(kThreads);
+    for (uint32_t i = 0; i < kThreads; ++i) input[i] = i * 2654435761u;
+    dev.copy_to(in, input.data(), kThreads * 4);
+    return std::tuple{in, bad};
+  });
 }
 
 // The pcs of the ops from label `from` up to the op before label `to`.
@@ -285,24 +299,9 @@ NOSPIN:
 )";
 
 Outcome run_runs(const char* tier, uint32_t bad, uint32_t spin, uint64_t budget) {
-  setenv("SMEMLAB_TIER", tier, 1);
-  Device dev;
-  auto m = Module::load_text(dev, kRunsPtx, "runs.ptx");
-  uint64_t out = dev.malloc(kThreads * 4);
-  LaunchConfig cfg{{1}, {kThreads}};
-  cfg.budget = budget;
-  cfg.threads = 1;
-  const uint64_t before = quiet_rounds_run();
-  auto st = launch(*m, "k2", cfg, out, bad, spin);
-  unsetenv("SMEMLAB_TIER");
-  Outcome o;
-  o.quiet_rounds = quiet_rounds_run() - before;
-  o.mem.resize(kThreads);
-  dev.copy_from(o.mem.data(), out, kThreads * 4);
-  o.warp_instructions = st.warp_instructions;
-  o.lane_instructions = st.lane_instructions;
-  if (st.error) o.error = st.error->what();
-  return o;
+  return run_block(tier, kRunsPtx, "runs.ptx", "k2", kThreads, budget, [&](Device&) {
+    return std::tuple{bad, spin};
+  });
 }
 
 TEST(QuietEpochs, QuietRunsTakeTheLoads) {
@@ -417,24 +416,9 @@ WAIT:
 )";
 
 Outcome run_lone(const char* tier, uint32_t nrun, uint32_t bad, uint64_t budget) {
-  setenv("SMEMLAB_TIER", tier, 1);
-  Device dev;
-  auto m = Module::load_text(dev, kLonePtx, "lone.ptx");
-  uint64_t out = dev.malloc(2 * kThreads * 4);
-  LaunchConfig cfg{{1}, {kThreads}};
-  cfg.budget = budget;
-  cfg.threads = 1;
-  const uint64_t before = quiet_rounds_run();
-  auto st = launch(*m, "k3", cfg, out, nrun, bad);
-  unsetenv("SMEMLAB_TIER");
-  Outcome o;
-  o.quiet_rounds = quiet_rounds_run() - before;
-  o.mem.resize(2 * kThreads);
-  dev.copy_from(o.mem.data(), out, 2 * kThreads * 4);
-  o.warp_instructions = st.warp_instructions;
-  o.lane_instructions = st.lane_instructions;
-  if (st.error) o.error = st.error->what();
-  return o;
+  return run_block(tier, kLonePtx, "lone.ptx", "k3", 2 * kThreads, budget, [&](Device&) {
+    return std::tuple{nrun, bad};
+  });
 }
 
 TEST(QuietEpochs, LoneWarpKeepsItsTurnsWithStores) {
