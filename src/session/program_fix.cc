@@ -617,7 +617,13 @@ nlohmann::json proven_wavefronts(const std::vector<nlohmann::json>& analyzed,
 fix::Edits prove_tile_swizzles(const fix::SourceModel& source, const fix::RunResult& original,
                                uint32_t dynamic_shared, Prover& prover, nlohmann::json& proposals) {
   fix::Edits first;
-  std::map<std::string, nlohmann::json> proven;  // by the edits' text: a tile of several launches
+  // By the edits' text (a tile of several launches is proven once): the
+  // verdict and that proof's analyze run, each launch's count read from it.
+  struct Proof {
+    nlohmann::json applied;
+    std::vector<nlohmann::json> analyzed;
+  };
+  std::map<std::string, Proof> proven;
   for (nlohmann::json& b : proposals) {
     std::string why;
     std::optional<fix::Edits> edits = tile_edits(source, b, &why);
@@ -627,8 +633,9 @@ fix::Edits prove_tile_swizzles(const fix::SourceModel& source, const fix::RunRes
     }
     const std::string key = fix::apply(source.text, *edits);
     if (auto it = proven.find(key); it != proven.end()) {
-      b["applied"] = it->second;
-      b["applied"]["proven_wavefronts"] = proven_wavefronts(prover.last_analyzed(), b);
+      b["applied"] = it->second.applied;
+      if (it->second.applied.value("verdict", "") == "verified")
+        b["applied"]["proven_wavefronts"] = proven_wavefronts(it->second.analyzed, b);
       continue;
     }
     nlohmann::json edits_json = nlohmann::json::array();
@@ -644,7 +651,7 @@ fix::Edits prove_tile_swizzles(const fix::SourceModel& source, const fix::RunRes
     if (!diff.empty()) a["why"] = diff;
     if (diff.empty() && r.predicted_ns > 0) a["predicted_ns"] = r.predicted_ns;
     if (diff.empty() && first.empty()) first = *edits;
-    proven[key] = a;
+    proven[key] = {a, prover.last_analyzed()};
     b["applied"] = a;
     if (diff.empty())
       b["applied"]["proven_wavefronts"] = proven_wavefronts(prover.last_analyzed(), b);
