@@ -5,16 +5,13 @@ dsm.log: the probe's lines with each rank's SM) against the per-peer rule
 turns, each turn's distinct 32-byte sectors add up; loads one turn), written
 as tests/validation/hopper/h100-run11-dsm.tsv:
     dsm_tpc_table.py OUTDIR scripts/hopper-rules/cases12.txt TSV"""
-import csv, io, sys
+import sys
+
+from metrics import read_csv
 
 
 def ncu(path):
-    t = open(path).read()
-    t = t[t.find('"ID"'):]
-    d = {}
-    for r in csv.DictReader(io.StringIO(t)):
-        d.setdefault(int(r["ID"]), {})[r["Metric Name"]] = r["Metric Value"].replace(",", "")
-    return d
+    return read_csv(path, raw=True)
 
 
 def per_peer(op, t, o, mask):

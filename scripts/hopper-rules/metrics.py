@@ -45,8 +45,10 @@ def candidates(query_all, query_base):
     print("\n".join(keep))
 
 
-def read_csv(path):
-    """-> {launch id: {metric: value}} from ncu --csv output (a --log-file)."""
+def read_csv(path, raw=False):
+    """-> {launch id: {metric: value}} from ncu --csv output (a --log-file):
+    floats (None where not a number), or with raw the text without
+    thousands separators."""
     text = open(path, errors="replace").read()
     at = text.find('"ID"')
     rows = {}
@@ -58,10 +60,13 @@ def read_csv(path):
         except (KeyError, ValueError):
             continue
         val = (row.get("Metric Value") or "").replace(",", "")
-        try:
-            v = float(val)
-        except ValueError:
-            v = None
+        if raw:
+            v = val
+        else:
+            try:
+                v = float(val)
+            except ValueError:
+                v = None
         rows.setdefault(i, {})[row.get("Metric Name")] = v
     return rows
 

@@ -8,16 +8,14 @@ counters of both passes; h100-run10-ldgsts-sass.tsv: ncu's source view, one
 row per executed LDGSTS (DIR2's source.csv.gz); h100-run10-dsm.tsv: one row
 per dsm_cl probe launch of both calls (dsm.csv, dsm.log: the SMs each rank
 ran on)."""
-import csv, gzip, io, sys
+import csv, gzip, os, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hopper-rules"))
+from metrics import read_csv  # noqa: E402
 
 
 def ncu(path):
-    t = open(path).read()
-    t = t[t.find('"ID"'):]
-    d = {}
-    for r in csv.DictReader(io.StringIO(t)):
-        d.setdefault(int(r["ID"]), {})[r["Metric Name"]] = r["Metric Value"].replace(",", "")
-    return d
+    return read_csv(path, raw=True)
 
 
 def launches(log):
