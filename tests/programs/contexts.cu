@@ -3,22 +3,9 @@
 // stack (push, pop, get), flags, destroy; memory used in a created context,
 // then the runtime (a kernel) in the primary context. Results are checked on the host; prints "ok
 // PART" per part.
-#include <cuda.h>
-
 #include <vector>
 
-#include "conform_checks.h"
-
-#define CU(x)                                                             \
-  do {                                                                    \
-    CUresult r_ = (x);                                                    \
-    if (r_ != CUDA_SUCCESS) {                                             \
-      const char* n_ = nullptr;                                           \
-      cuGetErrorName(r_, &n_);                                            \
-      std::printf("FAIL line %d: %s: %s\n", __LINE__, #x, n_ ? n_ : "?"); \
-      std::exit(1);                                                       \
-    }                                                                     \
-  } while (0)
+#include "driver_checks.h"
 
 extern "C" __global__ void scale(float* x, float by, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

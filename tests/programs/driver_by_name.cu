@@ -6,43 +6,32 @@
 // program must still load (every symbol of the toolkit's libcuda.so is
 // exported) and the call fail with CUDA_ERROR_NOT_SUPPORTED, named once on
 // stderr.
-#include <cuda.h>
-
 #include <cstdio>
 #include <vector>
+
+#include "driver_checks.h"
 
 __global__ void scale(unsigned* p, unsigned k, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i] *= k;
 }
 
-#define CHECK(call)                                       \
-  do {                                                    \
-    CUresult r_ = (call);                                 \
-    if (r_ != CUDA_SUCCESS) {                             \
-      const char* s_ = nullptr;                           \
-      cuGetErrorName(r_, &s_);                            \
-      std::printf("FAIL %s: %s\n", #call, s_ ? s_ : "?"); \
-      return 1;                                           \
-    }                                                     \
-  } while (0)
-
 int main() {
   const int n = 1000;
-  CHECK(cuInit(0));
+  CU(cuInit(0));
   CUdevice dev;
-  CHECK(cuDeviceGet(&dev, 0));
+  CU(cuDeviceGet(&dev, 0));
   CUcontext ctx;
-  CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-  CHECK(cuCtxSetCurrent(ctx));
+  CU(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CU(cuCtxSetCurrent(ctx));
   CUdeviceptr p;
-  CHECK(cuMemAlloc(&p, n * sizeof(unsigned)));  // cuMemAlloc_v2
+  CU(cuMemAlloc(&p, n * sizeof(unsigned)));  // cuMemAlloc_v2
   CUstream s;
-  CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-  CHECK(cuMemsetD32Async(p, 7u, n, s));
-  CHECK(cuStreamSynchronize(s));
+  CU(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CU(cuMemsetD32Async(p, 7u, n, s));
+  CU(cuStreamSynchronize(s));
   unsigned type = 0;
-  CHECK(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p));
+  CU(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p));
 
   cudaFunction_t f;
   if (cudaGetFuncBySymbol(&f, reinterpret_cast<const void*>(scale)) != cudaSuccess) {
@@ -52,10 +41,10 @@ int main() {
   unsigned k = 3;
   int count = n;
   void* args[] = {&p, &k, &count};
-  CHECK(cuLaunchKernel(reinterpret_cast<CUfunction>(f), (n + 127) / 128, 1, 1, 128, 1, 1, 0, s,
-                       args, nullptr));
+  CU(cuLaunchKernel(reinterpret_cast<CUfunction>(f), (n + 127) / 128, 1, 1, 128, 1, 1, 0, s, args,
+                    nullptr));
   std::vector<unsigned> h(n);
-  CHECK(cuMemcpyDtoH(h.data(), p, n * sizeof(unsigned)));  // cuMemcpyDtoH_v2
+  CU(cuMemcpyDtoH(h.data(), p, n * sizeof(unsigned)));  // cuMemcpyDtoH_v2
   for (int i = 0; i < n; ++i)
     if (h[i] != 21u) {
       std::printf("FAIL element %d is %u, expected 21\n", i, h[i]);
@@ -77,7 +66,7 @@ int main() {
   CUresult r2 = cuIpcGetMemHandle(&ipc, p);
   cuGetErrorName(r2, &name);
   std::printf("cuIpcGetMemHandle: %s\n", name ? name : "?");
-  CHECK(cuMemFree(p));
+  CU(cuMemFree(p));
   bool ok = r == CUDA_SUCCESS && r2 == CUDA_ERROR_NOT_SUPPORTED;
   std::printf("%s driver_by_name (memory type %u)\n", ok ? "PASS" : "FAIL", type);
   return ok ? 0 : 1;

@@ -8,45 +8,17 @@
 // launch must fail with CUDA_ERROR_ILLEGAL_ADDRESS (the GPU's), nothing else.
 // `./vmm leak`: as the plain run, but one more cuMemCreate handle is never
 // released (check reports it as a leak at exit).
-#include <cuda.h>
-
 #include <cstdio>
 #include <cstring>
 #include <vector>
+
+#include "driver_checks.h"
 
 __global__ void add(const float* a, const float* b, float* c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) c[i] = a[i] + b[i];
 }
 __global__ void read_one(const float* p, float* out) { *out = *p; }
-
-#define CHECK(call)                                       \
-  do {                                                    \
-    CUresult r_ = (call);                                 \
-    if (r_ != CUDA_SUCCESS) {                             \
-      const char* s_ = nullptr;                           \
-      cuGetErrorName(r_, &s_);                            \
-      std::printf("FAIL %s: %s\n", #call, s_ ? s_ : "?"); \
-      return 1;                                           \
-    }                                                     \
-  } while (0)
-#define EXPECT_CODE(call, code)                                           \
-  do {                                                                    \
-    CUresult r_ = (call);                                                 \
-    if (r_ != (code)) {                                                   \
-      const char* s_ = nullptr;                                           \
-      cuGetErrorName(r_, &s_);                                            \
-      std::printf("FAIL %s: %s, want %s\n", #call, s_ ? s_ : "?", #code); \
-      return 1;                                                           \
-    }                                                                     \
-  } while (0)
-#define EXPECT(c)                   \
-  do {                              \
-    if (!(c)) {                     \
-      std::printf("FAIL %s\n", #c); \
-      return 1;                     \
-    }                               \
-  } while (0)
 
 static CUresult launch(CUfunction f, unsigned grid, unsigned block, void** args) {
   return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, nullptr, args, nullptr);
@@ -55,14 +27,14 @@ static CUresult launch(CUfunction f, unsigned grid, unsigned block, void** args)
 int main(int argc, char** argv) {
   bool fault = argc > 1 && std::strcmp(argv[1], "fault") == 0;
   bool leak = argc > 1 && std::strcmp(argv[1], "leak") == 0;
-  CHECK(cuInit(0));
+  CU(cuInit(0));
   CUdevice dev;
-  CHECK(cuDeviceGet(&dev, 0));
+  CU(cuDeviceGet(&dev, 0));
   CUcontext ctx;
-  CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-  CHECK(cuCtxSetCurrent(ctx));
+  CU(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CU(cuCtxSetCurrent(ctx));
   int vmm = 0;
-  CHECK(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
+  CU(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
   EXPECT(vmm == 1);
 
   CUmemAllocationProp prop = {};
@@ -70,52 +42,52 @@ int main(int argc, char** argv) {
   prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   prop.location.id = dev;
   size_t g = 0, rec = 0;
-  CHECK(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-  CHECK(cuMemGetAllocationGranularity(&rec, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
+  CU(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+  CU(cuMemGetAllocationGranularity(&rec, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
   std::printf("granularity %zu recommended %zu\n", g, rec);
   EXPECT(g > 0 && rec % g == 0);
 
   CUmemGenericAllocationHandle a, b;
-  CHECK(cuMemCreate(&a, g, &prop, 0));
-  CHECK(cuMemCreate(&b, g, &prop, 0));
-  EXPECT_CODE(cuMemCreate(&b, g / 2, &prop, 0),
-              CUDA_ERROR_INVALID_VALUE);  // not a granule multiple
+  CU(cuMemCreate(&a, g, &prop, 0));
+  CU(cuMemCreate(&b, g, &prop, 0));
+  CU_CODE(cuMemCreate(&b, g / 2, &prop, 0),
+          CUDA_ERROR_INVALID_VALUE);  // not a granule multiple
   CUdeviceptr base;
-  CHECK(cuMemAddressReserve(&base, 3 * g, 0, 0, 0));
+  CU(cuMemAddressReserve(&base, 3 * g, 0, 0, 0));
   EXPECT(base % g == 0);
-  CHECK(cuMemMap(base, g, 0, a, 0));
-  CHECK(cuMemMap(base + g, g, 0, b, 0));
-  CHECK(cuMemMap(base + 2 * g, g, 0, a, 0));
-  EXPECT_CODE(cuMemMap(base + g, g, 0, a, 0), CUDA_ERROR_INVALID_VALUE);     // already mapped
-  EXPECT_CODE(cuMemMap(base + 4096, g, 0, a, 0), CUDA_ERROR_INVALID_VALUE);  // misaligned
-  EXPECT_CODE(cuMemAddressFree(base, 3 * g), CUDA_ERROR_INVALID_VALUE);      // still mapped
+  CU(cuMemMap(base, g, 0, a, 0));
+  CU(cuMemMap(base + g, g, 0, b, 0));
+  CU(cuMemMap(base + 2 * g, g, 0, a, 0));
+  CU_CODE(cuMemMap(base + g, g, 0, a, 0), CUDA_ERROR_INVALID_VALUE);     // already mapped
+  CU_CODE(cuMemMap(base + 4096, g, 0, a, 0), CUDA_ERROR_INVALID_VALUE);  // misaligned
+  CU_CODE(cuMemAddressFree(base, 3 * g), CUDA_ERROR_INVALID_VALUE);      // still mapped
   // The handles may go now: the mappings keep the memory.
-  CHECK(cuMemRelease(a));
-  CHECK(cuMemRelease(b));
+  CU(cuMemRelease(a));
+  CU(cuMemRelease(b));
 
   CUmemAccessDesc acc = {};
   acc.location = prop.location;
   acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  CHECK(cuMemSetAccess(base, 3 * g, &acc, 1));
+  CU(cuMemSetAccess(base, 3 * g, &acc, 1));
   unsigned long long flags = 0;
-  CHECK(cuMemGetAccess(&flags, &prop.location, base + g + 12));
+  CU(cuMemGetAccess(&flags, &prop.location, base + g + 12));
   EXPECT(flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
 
   CUmemGenericAllocationHandle r;
-  CHECK(cuMemRetainAllocationHandle(&r, reinterpret_cast<void*>(base + g + 100)));
+  CU(cuMemRetainAllocationHandle(&r, reinterpret_cast<void*>(base + g + 100)));
   CUmemAllocationProp got = {};
-  CHECK(cuMemGetAllocationPropertiesFromHandle(&got, r));
+  CU(cuMemGetAllocationPropertiesFromHandle(&got, r));
   EXPECT(got.type == CU_MEM_ALLOCATION_TYPE_PINNED &&
          got.location.type == CU_MEM_LOCATION_TYPE_DEVICE && got.location.id == dev);
-  CHECK(cuMemRelease(r));
+  CU(cuMemRelease(r));
 
   // Vectors of n floats each, a in [base + g - 4096, ...) across the A|B boundary.
   const int n = 4096;
   std::vector<float> ha(n), hb(n), hc(n);
   for (int i = 0; i < n; ++i) ha[i] = 0.5f * i, hb[i] = 3.0f - i;
   CUdeviceptr da = base + g - 4096, db = da + n * sizeof(float), dc = db + n * sizeof(float);
-  CHECK(cuMemcpyHtoD(da, ha.data(), n * sizeof(float)));
-  CHECK(cuMemcpyHtoD(db, hb.data(), n * sizeof(float)));
+  CU(cuMemcpyHtoD(da, ha.data(), n * sizeof(float)));
+  CU(cuMemcpyHtoD(db, hb.data(), n * sizeof(float)));
   CUfunction fadd, fread;
   if (cudaGetFuncBySymbol(&fadd, reinterpret_cast<const void*>(add)) != cudaSuccess ||
       cudaGetFuncBySymbol(&fread, reinterpret_cast<const void*>(read_one)) != cudaSuccess) {
@@ -124,39 +96,39 @@ int main(int argc, char** argv) {
   }
   int nn = n;
   void* args[] = {&da, &db, &dc, &nn};
-  CHECK(launch(fadd, (n + 255) / 256, 256, args));
-  CHECK(cuCtxSynchronize());
-  CHECK(cuMemcpyDtoH(hc.data(), dc, n * sizeof(float)));
+  CU(launch(fadd, (n + 255) / 256, 256, args));
+  CU(cuCtxSynchronize());
+  CU(cuMemcpyDtoH(hc.data(), dc, n * sizeof(float)));
   for (int i = 0; i < n; ++i) EXPECT(hc[i] == ha[i] + hb[i]);
   // Granules 0 and 2 are one physical allocation: a write through one is read through the other.
   const float v = 42.25f;
-  CHECK(cuMemcpyHtoD(base + 2 * g + 64, &v, sizeof v));
+  CU(cuMemcpyHtoD(base + 2 * g + 64, &v, sizeof v));
   float back = 0;
-  CHECK(cuMemcpyDtoH(&back, base + 64, sizeof back));
+  CU(cuMemcpyDtoH(&back, base + 64, sizeof back));
   EXPECT(back == v);
   // A device-to-device copy straddling the boundary.
-  CHECK(cuMemcpyDtoD(base + 2 * g, da, n * sizeof(float)));
+  CU(cuMemcpyDtoD(base + 2 * g, da, n * sizeof(float)));
   std::vector<float> hd(n);
-  CHECK(cuMemcpyDtoH(hd.data(), base + 2 * g, n * sizeof(float)));
+  CU(cuMemcpyDtoH(hd.data(), base + 2 * g, n * sizeof(float)));
   EXPECT(std::memcmp(hd.data(), ha.data(), n * sizeof(float)) == 0);
 
   if (fault) {
-    CHECK(cuMemUnmap(base + g, g));
+    CU(cuMemUnmap(base + g, g));
     CUdeviceptr out = base + 128, at = base + g + 256;
     void* rargs[] = {&at, &out};
-    CHECK(launch(fread, 1, 1, rargs));
+    CU(launch(fread, 1, 1, rargs));
     CUresult e = cuCtxSynchronize();
     const char* s = nullptr;
     cuGetErrorName(e, &s);
     std::printf("fault: %s\n", s ? s : "?");
     return e == CUDA_ERROR_ILLEGAL_ADDRESS ? 0 : 1;
   }
-  EXPECT_CODE(cuMemUnmap(base, g / 2), CUDA_ERROR_INVALID_VALUE);  // part of a mapping
-  CHECK(cuMemUnmap(base, 3 * g));
-  CHECK(cuMemAddressFree(base, 3 * g));
+  CU_CODE(cuMemUnmap(base, g / 2), CUDA_ERROR_INVALID_VALUE);  // part of a mapping
+  CU(cuMemUnmap(base, 3 * g));
+  CU(cuMemAddressFree(base, 3 * g));
   if (leak) {
     CUmemGenericAllocationHandle kept;
-    CHECK(cuMemCreate(&kept, g, &prop, 0));
+    CU(cuMemCreate(&kept, g, &prop, 0));
   }
   std::printf("PASS vmm\n");
   return 0;
