@@ -461,10 +461,8 @@ inline bool collective(Step& s) {
 // Whether another warp can see (or change) what this memory op touches:
 // not a thread's own local frame, nor the read-only parameter and constant
 // spaces, whose accesses need not end a warp's turn.
-// (Always inlined: GCC otherwise calls it out of line at the loop's memory
-// ops, one call per turn under the `gpu` schedule.)
 template <Base B>
-__attribute__((always_inline)) inline bool other_warps_see(const Op& op) {
+inline bool other_warps_see(const Op& op) {
   if constexpr (B == LD || B == ST) {
     MSpace sp = static_cast<MSpace>(op.aux);
     return sp != MSpace::Local && sp != MSpace::Param && sp != MSpace::Const;
@@ -605,9 +603,7 @@ inline bool run_quiet_fused(BlockCtx& b, Warp& w, uint32_t pc, uint32_t len, uin
 // (quiet_epochs.h): up to `quota` old turns at once, each as long as the
 // schedule's would be, stopping at a barrier's release. Inlined into the
 // round's loop (a call per turn cost a fifth of the matmul's time).
-// OneOp: the quota is 1 (the `gpu` schedule), so the turn ends at its first
-// such op with no count kept.
-template <bool Quiet, bool OneOp = false>
+template <bool Quiet>
 __attribute__((always_inline)) inline uint64_t take_turn_isa(BlockCtx& b, Warp& w, uint64_t slice,
                                                              uint32_t quota, uint64_t n,
                                                              const uint8_t* fused, uint64_t& lanes,
@@ -691,16 +687,15 @@ __attribute__((always_inline)) inline uint64_t take_turn_isa(BlockCtx& b, Warp& 
     // One case per (op, type) of instructions.def. After an op whose order
     // among warps matters (its class orders_memory), the warp's turn may end
     // (the schedule's quota); the test is compiled into those cases only.
-#define SMEMLAB_TURN(base, cls)                                        \
-  if constexpr (orders_memory(OpClass::cls)) {                         \
-    if (other_warps_see<base>(op) &&                                   \
-        (OneOp || turn_ends<Quiet>(quota, vt, vstart, n, lanes, q))) { \
-      if (w.uniform)                                                   \
-        w.cpc = pc + 1;                                                \
-      else                                                             \
-        set_pc(w, group, pc + 1);                                      \
-      goto turn_over;                                                  \
-    }                                                                  \
+#define SMEMLAB_TURN(base, cls)                                                          \
+  if constexpr (orders_memory(OpClass::cls)) {                                           \
+    if (other_warps_see<base>(op) && turn_ends<Quiet>(quota, vt, vstart, n, lanes, q)) { \
+      if (w.uniform)                                                                     \
+        w.cpc = pc + 1;                                                                  \
+      else                                                                               \
+        set_pc(w, group, pc + 1);                                                        \
+      goto turn_over;                                                                    \
+    }                                                                                    \
   }
 #define SMEMLAB_CASE_Inline(ty, base, executor, cls) \
   case code(base, ty):                               \
@@ -774,7 +769,6 @@ turn_over:
 // `slice` warp-instructions or turns.quota() ops that order memory. The
 // per-turn work is kept to a few register updates (it runs a million times
 // a launch).
-template <bool OneOp>
 RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* warps,
                           uint32_t fixed_quota, uint32_t first = 0, uint64_t first_steps = 0) {
   const uint32_t count = turns.size();
@@ -789,9 +783,9 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
     live |= w.live;
     if (!w.runnable) continue;
     // (A local, not a BlockCtx field: kept in a register across the turn.)
-    uint32_t quota = OneOp ? 1u : fixed_quota ? fixed_quota : turns.quota();
-    take_turn_isa<false, OneOp>(b, w, slice, quota, turn == first ? first_steps : 0, fused, lanes,
-                                nullptr);
+    uint32_t quota = fixed_quota ? fixed_quota : turns.quota();
+    take_turn_isa<false>(b, w, slice, quota, turn == first ? first_steps : 0, fused, lanes,
+                         nullptr);
     if (b.steps > budget) {
       r.over_budget = &w;
       break;
@@ -806,27 +800,16 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
 
 uint64_t run_warp_isa(BlockCtx& b, Warp& w, uint64_t slice, uint32_t quota) {
   WarpTurns one(Schedule{Schedule::Kind::Serial, 1}, 1, 0);
-  return run_round_isa<false>(b, one, slice, &w, quota).steps;
-}
-
-// Whether the block's turns (made from its launch's schedule, block.cc) end
-// at every memory op another warp sees: the `gpu` schedule, whose rounds
-// then run a copy of the loop with that quota a constant (a turn of a few
-// ops is most of the loop's work there: shared_sweep, stream).
-inline bool one_op_turns(const BlockCtx& b) {
-  return b.env && b.env->schedule.kind == Schedule::Kind::Gpu;
+  return run_round_isa(b, one, slice, &w, quota).steps;
 }
 
 RoundResult run_round_all_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice) {
-  if (one_op_turns(b)) return run_round_isa<true>(b, turns, slice, b.warps.data(), 0);
-  return run_round_isa<false>(b, turns, slice, b.warps.data(), 0);
+  return run_round_isa(b, turns, slice, b.warps.data(), 0);
 }
 
 RoundResult run_round_from_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, uint32_t first,
                                uint64_t first_steps) {
-  if (one_op_turns(b))
-    return run_round_isa<true>(b, turns, slice, b.warps.data(), 0, first, first_steps);
-  return run_round_isa<false>(b, turns, slice, b.warps.data(), 0, first, first_steps);
+  return run_round_isa(b, turns, slice, b.warps.data(), 0, first, first_steps);
 }
 
 uint64_t run_quiet_turn_isa(BlockCtx& b, Warp& w, uint64_t slice, QuietTurn& q) {
