@@ -73,6 +73,18 @@ void fill_special(uint64_t* R, Program::SpecialKind kind, const LaunchEnv& env, 
       // runs for every warp of every block).
       uint32_t t = wi * 32, bx = env.block.x, by = env.block.y;
       uint32_t x = t % bx, y = (t / bx) % by, z = t / (bx * by);
+      if (x + 32 <= bx) {
+        // The warp inside one row (blockDim.x a multiple of 32, the common
+        // case): no lane wraps, so a loop without the carries, which
+        // vectorizes (the loop below gives the same values).
+        if (kind == Program::TID_X) {
+          for (uint32_t l = 0; l < 32; ++l) R[l] = x + l;
+        } else {
+          const uint64_t v = kind == Program::TID_Y ? y : z;
+          for (uint32_t l = 0; l < 32; ++l) R[l] = v;
+        }
+        return;
+      }
       for (uint32_t l = 0; l < 32; ++l) {
         R[l] = kind == Program::TID_X ? x : kind == Program::TID_Y ? y : z;
         if (++x == bx) {
@@ -434,7 +446,10 @@ void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, Clust
   } else {
     b.calls.clear();
   }
-  b.async.assign(nwarps, AsyncState{});
+  // Reset by moves (assign copy-assigned a fresh AsyncState, two vectors
+  // and its 260 bytes of counters, into every warp's slot of every block).
+  b.async.resize(nwarps);
+  for (AsyncState& a : b.async) a = AsyncState{};
   for (uint32_t wi = 0; wi < nwarps; ++wi) init_warp(env, id, wi, nwarps, nthreads);
   warm_warps_ = std::max(warm_warps_, nwarps);
   if (obs && obs->wants_instruction_counts())

@@ -59,5 +59,60 @@ LOOP:
       EXPECT_EQ(v[b * threads + t], (t % 2 ? 0u : b + 77) + 3000u) << b << " " << t;
 }
 
+// %tid.x/y/z of every thread, over block shapes whose warps lie inside one
+// row (filled without carries), wrap across rows (the counting loop), or
+// both (x = 40: warp 0 inside row 0, warp 1 wraps), and a partial last
+// warp; against the index arithmetic of the CUDA programming guide.
+TEST(BlockSetup, ThreadIndicesOfEveryBlockShape) {
+  const char* text = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  mov.u32 %r3, %tid.z;
+  mov.u32 %r4, %ntid.x;
+  mov.u32 %r5, %ntid.y;
+  mad.lo.u32 %r6, %r3, %r5, %r2;
+  mad.lo.u32 %r7, %r6, %r4, %r1;
+  mul.lo.u32 %r8, %r7, 3;
+  mul.wide.u32 %rd2, %r8, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  st.global.u32 [%rd3+4], %r2;
+  st.global.u32 [%rd3+8], %r3;
+  ret;
+}
+)";
+  struct Shape {
+    uint32_t x, y, z;
+  };
+  for (Shape s : {Shape{64, 3, 2}, Shape{32, 1, 1}, Shape{40, 3, 2}, Shape{48, 2, 3},
+                  Shape{16, 4, 2}, Shape{96, 1, 1}, Shape{100, 1, 1}, Shape{1, 33, 1}}) {
+    Device dev;
+    auto m = Module::load_text(dev, text, "k.ptx");
+    const uint32_t n = s.x * s.y * s.z;
+    uint64_t out = dev.malloc(n * 12);
+    LaunchConfig cfg{{2}, {s.x, s.y, s.z}};
+    cfg.threads = 1;
+    auto st = launch(*m, "k", cfg, out);
+    ASSERT_TRUE(st.ok()) << st.error->what();
+    std::vector<uint32_t> v(n * 3);
+    dev.copy_from(v.data(), out, v.size() * 4);
+    for (uint32_t z = 0; z < s.z; ++z)
+      for (uint32_t y = 0; y < s.y; ++y)
+        for (uint32_t x = 0; x < s.x; ++x) {
+          const uint32_t t = (z * s.y + y) * s.x + x;
+          EXPECT_EQ(v[t * 3], x) << s.x << "x" << s.y << "x" << s.z << " thread " << t;
+          EXPECT_EQ(v[t * 3 + 1], y) << s.x << "x" << s.y << "x" << s.z << " thread " << t;
+          EXPECT_EQ(v[t * 3 + 2], z) << s.x << "x" << s.y << "x" << s.z << " thread " << t;
+        }
+  }
+}
+
 }  // namespace
 }  // namespace smemlab::emu
