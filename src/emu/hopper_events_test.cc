@@ -712,7 +712,11 @@ TEST(HopperEvents, ClusterPeersSharedMemoryIsADsharedAccess) {
     ASSERT_EQ(out_ev.size(), rank == 1 ? 2u : 1u);
     if (rank == 1) {
       EXPECT_EQ(out_ev[1]->access.op, MemOp::Atomic);  // the arrive's 8 bytes
+      // marked as the mbarrier operation it is (a SYNCS instruction, outside
+      // ncu's op_dshared counters: h-hop28e, fast.cu kernels 9 and 12)
+      EXPECT_TRUE(out_ev[1]->access.mbarrier);
     }
+    EXPECT_FALSE(out_ev[0]->access.mbarrier);  // the st.shared::cluster
     const DsharedAccess& o = *out_ev[0];
     EXPECT_EQ(o.rank, peer);
     EXPECT_EQ(o.issuer_rank, rank);
