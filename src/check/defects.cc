@@ -13,6 +13,7 @@
 #include "check/async_proxy.h"
 #include "check/barrier_check.h"
 #include "check/bounds_check.h"
+#include "check/cluster_exit_order.h"
 #include "check/defect_state.h"
 #include "check/dshared_race.h"
 #include "check/global_hazards.h"
@@ -55,7 +56,8 @@ class BlockDefects final : public emu::BlockObserver {
         barriers_(state_, out),
         bounds_(state_, out),
         async_(state_, out),
-        dshared_(state_, out) {}
+        dshared_(state_, out),
+        cluster_exit_(state_, out) {}
 
   void on_block_begin(emu::Dim3, emu::Dim3 dim, uint32_t shared_bytes) override {
     state_.threads = static_cast<uint32_t>(dim.count());
@@ -63,6 +65,7 @@ class BlockDefects final : public emu::BlockObserver {
     shared_.on_block_begin(shared_bytes);
     async_.on_block_begin(static_cast<uint32_t>(state_.wepoch.size()), shared_bytes);
     dshared_.on_block_begin();
+    cluster_exit_.on_block_begin();
   }
 
   void on_memory(const emu::MemAccess& a) override;
@@ -79,6 +82,7 @@ class BlockDefects final : public emu::BlockObserver {
     barriers_.on_barrier_release(r);
     async_.on_barrier_release(r);
     dshared_.on_barrier_release(r);
+    cluster_exit_.on_barrier_release(r);
   }
 
   // Hopper's events: the async proxy, mbarriers, distributed shared memory.
@@ -87,6 +91,7 @@ class BlockDefects final : public emu::BlockObserver {
   void on_mbarrier(const emu::Mbarrier& m) override {
     async_.on_mbarrier(m);
     dshared_.on_mbarrier(m);
+    cluster_exit_.on_mbarrier(m);
   }
   void on_fence(const emu::Fence& f) override { async_.on_fence(f); }
   void on_dshared(const emu::DsharedAccess& d) override;
@@ -102,7 +107,10 @@ class BlockDefects final : public emu::BlockObserver {
   }
 
   // (Held-back loads are dropped with the records: BlockRecords::clear.)
-  void on_block_end(emu::Dim3) override { hazards_.flush_uninitialized(); }
+  void on_block_end(emu::Dim3) override {
+    hazards_.flush_uninitialized();
+    cluster_exit_.on_block_end();
+  }
 
   void on_exit(const emu::Exit& e) override {
     state_.exited += static_cast<uint32_t>(__builtin_popcount(e.mask));
@@ -129,10 +137,12 @@ class BlockDefects final : public emu::BlockObserver {
   BoundsCheck bounds_;
   AsyncProxy async_;
   DsharedRace dshared_;
+  ClusterExitOrder cluster_exit_;
 };
 
 void BlockDefects::on_dshared(const emu::DsharedAccess& d) {
   dshared_.on_dshared(d);
+  cluster_exit_.on_dshared(d);
   const emu::MemAccess& a = d.access;
   if (!d.incoming || a.op == emu::MemOp::Load || a.op == emu::MemOp::BulkLoad) return;
   for (uint32_t m = a.mask; m; m &= m - 1) {

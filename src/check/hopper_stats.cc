@@ -147,21 +147,23 @@ class BlockHopper final : public emu::BlockObserver {
     if (d.incoming || op == emu::MemOp::BulkLoad || op == emu::MemOp::BulkStore ||
         op == emu::MemOp::BulkReduce)
       return;
+    // An mbarrier operation on a peer's object (fast.cu's remote
+    // mbarrier.arrive.shared::cluster after mapa): a SYNCS instruction like
+    // a local one, which Nsight Compute's op_dshared counters leave out
+    // (h-hop28e run 12: 0 dshared atomics where it ran 1,792); one mbarrier
+    // request per instruction, whatever peers its lanes reach.
+    if (d.access.mbarrier) {
+      if (!same_dshared_instr(d.access))
+        ++at(d.access.instr).cls[static_cast<int>(HopperClass::Mbarrier)].requests;
+      return;
+    }
     const HopperClass c = op == emu::MemOp::Load    ? HopperClass::DsharedLoad
                           : op == emu::MemOp::Store ? HopperClass::DsharedStore
                                                     : HopperClass::DsharedAtomic;
     HopperCounts& h = at(d.access.instr).cls[static_cast<int>(c)];
     // One request per instruction, whatever peers its lanes reach (ncu:
-    // clusters of 4, cluster_graph/cluster_histogram). The emulator sends an
-    // instruction's peers back to back, lanes disjoint; the same pc and warp
-    // again with a lane already seen is the next execution.
-    const bool same_instr = last_dshared_pc_ == d.access.instr->pc &&
-                            last_dshared_warp_ == d.access.warp &&
-                            (last_dshared_mask_ & d.access.mask) == 0;
-    last_dshared_mask_ = same_instr ? last_dshared_mask_ | d.access.mask : d.access.mask;
-    last_dshared_pc_ = d.access.instr->pc;
-    last_dshared_warp_ = d.access.warp;
-    if (!same_instr) ++h.requests;
+    // clusters of 4, cluster_graph/cluster_histogram).
+    if (!same_dshared_instr(d.access)) ++h.requests;
     h.bytes += uint64_t{d.access.width} * static_cast<unsigned>(__builtin_popcount(d.access.mask));
     bank::Request r;
     r.op = c == HopperClass::DsharedLoad    ? bank::Op::Load
@@ -225,6 +227,17 @@ class BlockHopper final : public emu::BlockObserver {
     return entries[slot_[pc] - 1].second.counts;
   }
   std::vector<uint32_t> slot_;  // by pc: position in entries + 1, 0 for none
+  // Whether `a` continues the instruction of the last DSMEM event: the
+  // emulator sends an instruction's peers back to back, lanes disjoint; the
+  // same pc and warp again with a lane already seen is the next execution.
+  bool same_dshared_instr(const emu::MemAccess& a) {
+    const bool same = last_dshared_pc_ == a.instr->pc && last_dshared_warp_ == a.warp &&
+                      (last_dshared_mask_ & a.mask) == 0;
+    last_dshared_mask_ = same ? last_dshared_mask_ | a.mask : a.mask;
+    last_dshared_pc_ = a.instr->pc;
+    last_dshared_warp_ = a.warp;
+    return same;
+  }
   // The last DSMEM event's instruction, warp and the lanes it has covered.
   uint32_t last_dshared_pc_ = ~0u, last_dshared_warp_ = ~0u, last_dshared_mask_ = 0;
   std::vector<bank::CopyChunk> chunks_;

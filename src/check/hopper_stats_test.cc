@@ -179,6 +179,25 @@ TEST(HopperAnalysis, DsharedPerIssuedInstruction) {
   EXPECT_EQ(a.bytes, 8u);
   EXPECT_EQ(a.sectors, 1u);
   EXPECT_THROW(h.instructions().at(11), std::out_of_range);
+  // A remote mbarrier.arrive (its lanes reaching two peers, then once more):
+  // mbarrier requests, one per instruction, and no dshared atomic (Nsight
+  // Compute: 0 op_dshared_atom on fast.cu kernels 9 and 12, run 12).
+  {
+    emu::InstrInfo arr = testing::instr(12, 43, "mbarrier.arrive.shared::cluster.b64");
+    HopperAnalysis h2;
+    h2.on_kernel_begin({});
+    auto o2 = h2.make_block_observer({0, 0, 0});
+    for (uint32_t mask : {0x1u, 0x2u, 0x1u}) {
+      emu::DsharedAccess x = d(emu::MemOp::Atomic, 8, &arr, mask, false);
+      x.access.mbarrier = true;
+      o2->on_dshared(x);
+    }
+    h2.finish_block({0, 0, 0}, std::move(o2));
+    const auto& c = h2.instructions().at(12).counts;
+    EXPECT_EQ(c.cls[static_cast<int>(HopperClass::Mbarrier)].requests, 2u);
+    EXPECT_EQ(c.cls[static_cast<int>(HopperClass::DsharedAtomic)].requests, 0u);
+    EXPECT_EQ(c.cls[static_cast<int>(HopperClass::DsharedAtomic)].sectors, 0u);
+  }
   h.scale(2.5);
   EXPECT_EQ(h.instructions().at(9).counts.cls[static_cast<int>(HopperClass::DsharedStore)].requests,
             5u);

@@ -41,7 +41,7 @@ void send_mbarrier(BlockCtx& b, BlockCtx& owner, Mbarrier ev) {
 }
 
 void emit_dshared(BlockCtx& b, const Warp& w, const Op& op, MemOp mop, uint32_t width,
-                  uint32_t lanes, const uint64_t* addrs, uint8_t matrices) {
+                  uint32_t lanes, const uint64_t* addrs, uint8_t matrices, bool mbarrier) {
   while (lanes) {
     const uint32_t rank = b.remote_rank[__builtin_ctz(lanes)];
     DsharedAccess d{};
@@ -50,6 +50,7 @@ void emit_dshared(BlockCtx& b, const Warp& w, const Op& op, MemOp mop, uint32_t 
     a.op = mop;
     a.width = static_cast<uint8_t>(width);
     a.matrices = matrices;
+    a.mbarrier = mbarrier;
     a.mask = 0;
     SMEMLAB_FOR_LANES(lanes, {
       if (b.remote_rank[l] == rank) {

@@ -28,9 +28,10 @@ void send_mbarrier(BlockCtx& b, BlockCtx& owner, Mbarrier ev);
 
 // The DsharedAccess events of the `lanes` of an access whose addresses
 // (offsets in the peer, as mem_translate showed them) are in cluster peers
-// (b.remote_rank): one per peer.
+// (b.remote_rank): one per peer. `mbarrier`: an mbarrier operation on a
+// peer's object (MemAccess::mbarrier).
 void emit_dshared(BlockCtx& b, const Warp& w, const Op& op, MemOp mop, uint32_t width,
-                  uint32_t lanes, const uint64_t* addrs, uint8_t matrices);
+                  uint32_t lanes, const uint64_t* addrs, uint8_t matrices, bool mbarrier = false);
 
 // A store or reduction's completion is told when a cp.async.bulk.wait_group
 // covers it: keep it (`p.event` is its Issue event).

@@ -231,7 +231,7 @@ void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_
   // A peer's shared memory: not this block's own accesses (translate set
   // b.remote only for lanes that resolved to shared memory).
   if (const uint32_t peer = exec & b.remote)
-    emit_dshared(b, w, op, mop, width, peer, addrs, matrices);
+    emit_dshared(b, w, op, mop, width, peer, addrs, matrices, mbarrier);
   exec &= ~b.remote;
   b.remote = 0;
   if (exec == 0) return;

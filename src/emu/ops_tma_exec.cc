@@ -14,7 +14,8 @@
 // async-group, or the thread's exit) and, between them, each 16-byte chunk
 // of the box in shared memory as one 16-byte access (a load's write:
 // BulkStore, a peer's through a multicast as a DsharedAccess; a store's
-// read: BulkLoad) at its swizzled address, and the global side as 16-byte
+// read: BulkLoad, of the chunk's elements inside the tensor only, whose
+// values are stored) at its swizzled address, and the global side as 16-byte
 // accesses where a chunk is whole and 16-byte aligned in global memory,
 // else one per element (BulkLoad, BulkStore, BulkReduce).
 #include <fmt/format.h>
@@ -447,7 +448,15 @@ void store(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const Tm
     Space sp;
     uint64_t shown;
     const uint8_t* src = mem_translate(b, w, op, pc, l, MSpace::Shared, sa, 16, &sp, &shown);
-    if (b.obs) emit1(b, w, op, l, MemOp::BulkLoad, Space::Shared, shown, 16);
+    // The shared read as far as it matters: elements outside the tensor are
+    // not stored, so their bytes' values go nowhere (a box wider than the
+    // tensor over a tile whose padding no one writes: fast.cu kernel 12).
+    if (b.obs && ch.inb == (1u << ch.per) - 1) {
+      emit1(b, w, op, l, MemOp::BulkLoad, Space::Shared, shown, 16);
+    } else if (b.obs) {
+      for (uint32_t e = 0; e < ch.per; ++e)
+        if (ch.inb >> e & 1) emit1(b, w, op, l, MemOp::BulkLoad, Space::Shared, shown + e * es, es);
+    }
     if (!reduce && ch.whole()) {
       std::memcpy(mem_translate(b, w, op, pc, l, MSpace::Global, ch.addr[0], 16, &sp, &shown), src,
                   16);

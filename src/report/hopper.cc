@@ -183,9 +183,11 @@ std::string swizzle_text(const check::SwizzleWhatIf& w) {
         b.gmma_reads ? fmt::format("; {} wgmma operand reads: {} wavefronts under every mode",
                                    b.gmma_reads, b.gmma_wavefronts)
                      : "";
-    out +=
-        fmt::format("  {} (shared offset {}, {} rows of {} B): {} reads;{}{}\n",
-                    load_line(w, b.load), b.shared_base, b.rows, b.row_bytes, b.reads, modes, gmma);
+    // (";" before the modes only when there are some: a buffer only wgmma
+    // reads printed "0 reads;; N wgmma operand reads".)
+    out += fmt::format("  {} (shared offset {}, {} rows of {} B): {} reads{}{}\n",
+                       load_line(w, b.load), b.shared_base, b.rows, b.row_bytes, b.reads,
+                       modes.empty() ? "" : ";" + modes, gmma);
     if (const int best = check::best_swizzle(b); best != b.swizzle) out += proposal_text(b, best);
   }
   if (out.empty()) return "";

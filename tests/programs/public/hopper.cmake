@@ -54,3 +54,52 @@ if(EXISTS ${hopper}/49_collective_builder)
   set_tests_properties(programs.hopper_cutlass49_run programs.hopper_cutlass49_check
                        PROPERTIES TIMEOUT 1800)
 endif()
+
+# pranjalssh/fast.cu's GEMM kernels 2, 5, 9 and 12 (tests/validation/hopper/
+# public/ORIGIN.md: scripts/public-hopper-programs builds them, with OUT_DIR
+# this directory), at the sizes of that directory's programs.txt; each checks
+# C exactly. check: kernels 2 and 5 leak their tensor maps (2 API errors);
+# kernel 9's consumers' last remote arrive and kernel 12's are ordered
+# before no peer's exit (cluster-exit), kernel 12's stmatrix writes reach
+# its TMA store with no fence.proxy.async (proxy-fence). Their counters
+# against the H100's (run 12's ncu CSVs): every one equal but kernel 12's
+# hardware ld/st bank-conflict counters (docs/validation.md §5, run 12).
+set(fastcu_sizes "2:128 128 128" "5:256 512 256" "9:2048 2048 256" "12:256 512 256")
+set(fastcu_check_2 1 "ERROR SUMMARY: 2 errors \\(0 in 1 checked kernel launches, 2 in API calls\\)")
+set(fastcu_check_5 1 "ERROR SUMMARY: 2 errors \\(0 in 1 checked kernel launches, 2 in API calls\\)")
+set(fastcu_check_9 1 "matmul_9.cuh:526: error: .*\\[cluster-exit\\]"
+    "ERROR SUMMARY: 1 errors \\(1 in 1 checked kernel launches, 0 in API calls\\)")
+set(fastcu_check_12 1 "matmul_12.cuh:500: error: .*\\[cluster-exit\\]"
+    "matmul_12.cuh:519: error: TMA store read .*\\[proxy-fence\\]"
+    "ERROR SUMMARY: 19 errors \\(18 in 1 checked kernel launches, 1 in API calls\\)")
+set(fastcu_list ${out_dir}/fastcu_programs.txt)
+file(WRITE ${fastcu_list} "")
+foreach(entry ${fastcu_sizes})
+  string(REPLACE ":" ";" parts "${entry}")
+  list(GET parts 0 k)
+  list(GET parts 1 size)
+  separate_arguments(size_args UNIX_COMMAND "${size}")
+  if(NOT EXISTS ${hopper}/fastcu_${k})
+    continue()
+  endif()
+  set(pass "fast.cu kernel ${k}, M=[0-9]+ N=[0-9]+ K=[0-9]+: PASS \\(0 of")
+  program_test(hopper_fastcu${k}_run 0 EXPECT "${pass}" "1 kernel launches emulated"
+               ARGS run -- ${hopper}/fastcu_${k} ${size_args})
+  list(GET fastcu_check_${k} 0 code)
+  list(SUBLIST fastcu_check_${k} 1 -1 expect)
+  program_test(hopper_fastcu${k}_check ${code} EXPECT "${pass}" ${expect}
+               ARGS check -- ${hopper}/fastcu_${k} ${size_args})
+  file(APPEND ${fastcu_list} "fastcu_${k} ${hopper}/fastcu_${k} ${size}\n")
+endforeach()
+if(EXISTS ${hopper}/fastcu_12)
+  find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  add_test(NAME programs.hopper_fastcu_counters
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/run_test.sh 1 "ok   fastcu_2 launch 0"
+                   "ok   fastcu_5 launch 0" "ok   fastcu_9 launch 0" "DIFF fastcu_12 launch 0" --
+                   ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/validate-ncu
+                   --smemlab $<TARGET_FILE:smemlab> --only-programs --programs ${fastcu_list}
+                   --ncu-dir ${CMAKE_SOURCE_DIR}/tests/validation/hopper/public/h100-run12
+                   --out ${out_dir}/fastcu_counters
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})  # (validate-ncu runs from the repository root)
+  set_tests_properties(programs.hopper_fastcu_counters PROPERTIES TIMEOUT 600)
+endif()
