@@ -8,7 +8,7 @@
 // generations are curand_quasi.cc's; MTGP32's 32-bit and uniform results
 // are curand_mtgp32.h's, MT19937's results curand_mt19937.h's (uniforms as
 // its host generator converts them, normals the inverse normal CDF of each
-// result's uniform).
+// result's uniform, Poisson one result each).
 #include <curand.h>
 
 #include <algorithm>
@@ -436,6 +436,23 @@ curandStatus_t generate_pairs(curandGenerator_t g, const char* entry, T* out, si
   return CURAND_STATUS_SUCCESS;
 }
 
+// MT19937's Poisson results as the toolkit's host generator computes them
+// (measured: docs/runtime.md): below lambda 2000 the square histogram of
+// each result, from 2000 to 400000 the nearest integer to the float normal
+// N(lambda, sqrt(lambda)) of each result, above 400000 refused.
+curandStatus_t poisson_mt19937(curandGenerator_t g, unsigned* out, size_t n, double lambda) {
+  if (!(lambda > 0) || lambda > 400000) return CURAND_STATUS_OUT_OF_RANGE;
+  if (lambda < 2000) {
+    auto table = std::make_shared<const poisson::SquareHistogram>(lambda);
+    return generate_mt19937(g, "curandGeneratePoisson", out, n,
+                            [=](uint32_t x) { return table->sample(x); });
+  }
+  const float mean = float(lambda), sd = std::sqrt(mean);
+  return generate_mt19937(g, "curandGeneratePoisson", out, n, [=](uint32_t x) {
+    return unsigned(std::floor(mean + sd * sobol::normal_icdf(x) + 0.5f));
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -492,6 +509,7 @@ curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, double* out, s
 // (curand_poisson.h), laid out as the generator's 32-bit results are.
 curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int* out, size_t n,
                                      double lambda) {
+  if (g && g->mt19937) return poisson_mt19937(g, out, n, lambda);
   if (sequence_only(g)) return refuse_on_sequence(g, "curandGeneratePoisson");
   if (g && !(lambda > 0)) return CURAND_STATUS_OUT_OF_RANGE;
   if (g && g->quasi != Quasi::None) {

@@ -3,7 +3,7 @@
 // seed 1234 (tests/data/h100_libs/curand_probe.bin), and the toolkit's own
 // host generator, which libcurand computes on the CPU (NVIDIA documents a
 // host generator's results as the device's), over seeds, 64-bit seeds,
-// block boundaries and the uniform conversions.
+// block boundaries and the distributions.
 #include "libs/curand_mt19937.h"
 
 #include <curand.h>
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "libs/curand_poisson.h"
 #include "libs/curand_sobol.h"
 
 namespace smemlab::libs::mt19937 {
@@ -112,45 +113,54 @@ TEST(Mt19937, EqualsTheToolkitsHostGenerator) {
   }
 }
 
-TEST(Mt19937, UniformsAreTheToolkits) {
-  constexpr size_t n = 100000;
+// The distributions, one toolkit generator and one Sequence for all (each
+// costs seconds): its calls read successive results.
+// - Uniforms: exact (x * 2^-32 + 2^-33 in double, rounded once to float).
+// - Normals: the inverse normal CDF of each result's uniform; the toolkit's
+//   erfcinv/erfcinvf round differently in the last bits from the double
+//   quantile here (docs/runtime.md): within 4e-7 and 1e-14 relative.
+// - Poisson: below lambda 2000 the square histogram of each result, from
+//   2000 to 400000 the nearest integer to the float normal of each result
+//   (exact over these results), above 400000 refused.
+TEST(Mt19937, DistributionsAreTheToolkits) {
+  constexpr size_t n = 20000;
+  const double lambdas[] = {7.5, 1999.5, 2000.0, 300000.0};
   curandGenerator_t g;
   ASSERT_EQ(curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_MT19937), CURAND_STATUS_SUCCESS);
-  ASSERT_EQ(curandSetPseudoRandomGeneratorSeed(g, 42), CURAND_STATUS_SUCCESS);
-  std::vector<float> f(n);
-  std::vector<double> d(n);
-  ASSERT_EQ(curandGenerateUniform(g, f.data(), n), CURAND_STATUS_SUCCESS);  // results 0 .. n-1
-  ASSERT_EQ(curandGenerateUniformDouble(g, d.data(), n), CURAND_STATUS_SUCCESS);  // n .. 2n-1
+  ASSERT_EQ(curandSetPseudoRandomGeneratorSeed(g, 99), CURAND_STATUS_SUCCESS);
+  std::vector<float> f(n), z(n);
+  std::vector<double> d(n), zd(n);
+  std::vector<unsigned> p(4 * n);
+  ASSERT_EQ(curandGenerateUniform(g, f.data(), n), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandGenerateUniformDouble(g, d.data(), n), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandGenerateNormal(g, z.data(), n, 1.0f, 2.0f), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandGenerateNormalDouble(g, zd.data(), n, 1.0, 2.0), CURAND_STATUS_SUCCESS);
+  for (size_t l = 0; l < 4; ++l)
+    ASSERT_EQ(curandGeneratePoisson(g, p.data() + l * n, n, lambdas[l]), CURAND_STATUS_SUCCESS);
+  EXPECT_EQ(curandGeneratePoisson(g, p.data(), 1, 400000.5), CURAND_STATUS_OUT_OF_RANGE);
   curandDestroyGenerator(g);
-  std::vector<uint32_t> bits(2 * n);
-  Sequence(42).fill(0, 2 * n, bits.data());
+
+  std::vector<uint32_t> bits(8 * n);
+  Sequence(99).fill(0, bits.size(), bits.data());
   for (size_t i = 0; i < n; ++i) {
     const float u = uniform(bits[i]);
     ASSERT_EQ(std::memcmp(&f[i], &u, 4), 0) << "float " << i;
     ASSERT_EQ(d[i], uniform_double(bits[n + i])) << "double " << i;
+    const float zo = 1.0f + 2.0f * sobol::normal_icdf(bits[2 * n + i]);
+    ASSERT_NEAR(z[i], zo, 4e-7 * std::max(1.0f, std::fabs(zo))) << "normal " << i;
+    const double zdo = 1.0 + 2.0 * sobol::normal_icdf_double(bits[3 * n + i]);
+    ASSERT_NEAR(zd[i], zdo, 1e-14 * std::max(1.0, std::fabs(zdo))) << "normal double " << i;
   }
-}
-
-// Normals: the inverse normal CDF of each result's uniform. The toolkit's
-// erfcinv/erfcinvf round differently in the last bits from the double
-// quantile here (docs/runtime.md), so within a few float ulp and 1e-14.
-TEST(Mt19937, NormalsAreTheToolkitsQuantiles) {
-  constexpr size_t n = 20000;
-  curandGenerator_t g;
-  ASSERT_EQ(curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_MT19937), CURAND_STATUS_SUCCESS);
-  ASSERT_EQ(curandSetPseudoRandomGeneratorSeed(g, 7), CURAND_STATUS_SUCCESS);
-  std::vector<float> f(n);
-  std::vector<double> d(n);
-  ASSERT_EQ(curandGenerateNormal(g, f.data(), n, 1.0f, 2.0f), CURAND_STATUS_SUCCESS);
-  ASSERT_EQ(curandGenerateNormalDouble(g, d.data(), n, 1.0, 2.0), CURAND_STATUS_SUCCESS);
-  curandDestroyGenerator(g);
-  std::vector<uint32_t> bits(2 * n);
-  Sequence(7).fill(0, 2 * n, bits.data());
-  for (size_t i = 0; i < n; ++i) {
-    const float z = 1.0f + 2.0f * sobol::normal_icdf(bits[i]);
-    ASSERT_NEAR(f[i], z, 4e-7 * std::max(1.0f, std::fabs(z))) << "float " << i;
-    const double zd = 1.0 + 2.0 * sobol::normal_icdf_double(bits[n + i]);
-    ASSERT_NEAR(d[i], zd, 1e-14 * std::max(1.0, std::fabs(zd))) << "double " << i;
+  for (size_t l = 0; l < 4; ++l) {
+    const poisson::SquareHistogram table(lambdas[l]);
+    const float mean = float(lambdas[l]), sd = std::sqrt(mean);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t x = bits[(4 + l) * n + i];
+      const unsigned ours = lambdas[l] < 2000
+                                ? table.sample(x)
+                                : unsigned(std::floor(mean + sd * sobol::normal_icdf(x) + 0.5f));
+      ASSERT_EQ(ours, p[l * n + i]) << "lambda " << lambdas[l] << ", result " << i;
+    }
   }
 }
 
