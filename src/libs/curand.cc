@@ -6,21 +6,25 @@
 // (curand_poisson.h); normal ones Box-Muller in the CPU's libm
 // (docs/runtime.md: how they differ from the GPU's). The Sobol generators'
 // generations are curand_quasi.cc's; MTGP32's 32-bit and uniform results
-// are curand_mtgp32.h's. MT19937 is not implemented: creating one is an
-// error naming it.
+// are curand_mtgp32.h's, MT19937's results curand_mt19937.h's (uniforms as
+// its host generator converts them, normals the inverse normal CDF of each
+// result's uniform, Poisson one result each).
 #include <curand.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <numbers>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "libs/bridge.h"
 #include "libs/curand_generator.h"
 #include "libs/curand_generators.h"
 #include "libs/curand_poisson.h"
+#include "libs/curand_sobol.h"
 
 using namespace smemlab::libs;
 
@@ -108,8 +112,39 @@ curandStatus_t generate_mtgp32(curandGenerator_t g, const char* entry, T* out, s
   if (g->host) synchronize(g->stream);
   return CURAND_STATUS_SUCCESS;
 }
-curandStatus_t refuse_mtgp32(const char* entry) {
-  report_missing("cuRAND", (std::string(entry) + " on MTGP32").c_str(), "CURAND_STATUS_TYPE_ERROR");
+// MT19937's results through `conv` (one result per output), as the toolkit's
+// host generator converts them; its other distributions are refused by name.
+template <class T, class Conv>
+curandStatus_t generate_mt19937(curandGenerator_t g, const char* entry, T* out, size_t count,
+                                Conv conv) {
+  if (!out) return CURAND_STATUS_OUT_OF_RANGE;
+  if (!g->host && !device_range(entry, "output", out, count * sizeof(T)))
+    return CURAND_STATUS_LAUNCH_FAILURE;
+  record_call(entry);
+  if (!g->mt || g->mt->seed() != g->seed) g->mt = std::make_shared<mt19937::Sequence>(g->seed);
+  const uint64_t first = g->offset;
+  g->offset += count;
+  auto seq = g->mt;
+  enqueue(g->stream, [=] {
+    constexpr size_t kChunk = 1 << 16;
+    std::vector<uint32_t> bits(std::min(count, kChunk));
+    for (size_t done = 0; done < count; done += kChunk) {
+      const size_t n = std::min(kChunk, count - done);
+      seq->fill(first + done, n, bits.data());
+      for (size_t i = 0; i < n; ++i) out[done + i] = conv(bits[i]);
+    }
+  });
+  if (g->host) synchronize(g->stream);
+  return CURAND_STATUS_SUCCESS;
+}
+
+// The generators with one sequence of 32-bit results and no distributions
+// but their uniforms here.
+bool sequence_only(curandGenerator_t g) { return g && (g->mtgp32 || g->mt19937); }
+curandStatus_t refuse_on_sequence(curandGenerator_t g, const char* entry) {
+  report_missing("cuRAND",
+                 (std::string(entry) + (g->mt19937 ? " on MT19937" : " on MTGP32")).c_str(),
+                 "CURAND_STATUS_TYPE_ERROR");
   return CURAND_STATUS_TYPE_ERROR;
 }
 
@@ -164,6 +199,10 @@ curandStatus_t create(curandGenerator_t* g, curandRngType_t type, bool host, con
     case CURAND_RNG_PSEUDO_MTGP32:
       *g = new curandGenerator_st{};
       (*g)->type = type, (*g)->host = host, (*g)->mtgp32 = true;
+      return CURAND_STATUS_SUCCESS;
+    case CURAND_RNG_PSEUDO_MT19937:
+      *g = new curandGenerator_st{};
+      (*g)->type = type, (*g)->host = host, (*g)->mt19937 = true;
       return CURAND_STATUS_SUCCESS;
     case CURAND_RNG_QUASI_DEFAULT:
     case CURAND_RNG_QUASI_SOBOL32:
@@ -238,6 +277,7 @@ curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, unsigned 
 }
 curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long offset) {
   if (!g) return CURAND_STATUS_NOT_INITIALIZED;
+  if (g->mt19937) return CURAND_STATUS_TYPE_ERROR;  // as the toolkit's: MT19937 has no offset
   g->offset = offset;
   return CURAND_STATUS_SUCCESS;
 }
@@ -255,6 +295,14 @@ curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrdering_t 
     return CURAND_STATUS_OUT_OF_RANGE;
   // Measured on an H200 (tests/data/h100_libs/curand_probe.bin): Philox and
   // MRG32k3a refuse SEEDED.
+  // MT19937: DEFAULT and LEGACY (the same results), the others refused, as
+  // the toolkit's host generator answers.
+  if (g->mt19937) {
+    if (order != CURAND_ORDERING_PSEUDO_DEFAULT && order != CURAND_ORDERING_PSEUDO_LEGACY)
+      return CURAND_STATUS_OUT_OF_RANGE;
+    g->ordering = order;
+    return CURAND_STATUS_SUCCESS;
+  }
   if (g->mtgp32) {  // one layout measured (the default's)
     if (order != CURAND_ORDERING_PSEUDO_DEFAULT)
       report_missing(
@@ -277,6 +325,8 @@ curandStatus_t curandGenerateSeeds(curandGenerator_t g) {
 curandStatus_t curandGenerate(curandGenerator_t g, unsigned int* out, size_t n) {
   if (g && g->mtgp32)
     return generate_mtgp32(g, "curandGenerate", out, n, [](uint32_t x) { return x; });
+  if (g && g->mt19937)
+    return generate_mt19937(g, "curandGenerate", out, n, [](uint32_t x) { return x; });
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerate", out, n, quasi::Out::Bits32);
   return generate(g, "curandGenerate", out, n, 1,
@@ -284,6 +334,8 @@ curandStatus_t curandGenerate(curandGenerator_t g, unsigned int* out, size_t n) 
 }
 curandStatus_t curandGenerateUniform(curandGenerator_t g, float* out, size_t n) {
   if (g && g->mtgp32) return generate_mtgp32(g, "curandGenerateUniform", out, n, uniform_of);
+  if (g && g->mt19937)
+    return generate_mt19937(g, "curandGenerateUniform", out, n, mt19937::uniform);
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerateUniform", out, n, quasi::Out::Uniform);
   const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
@@ -291,7 +343,9 @@ curandStatus_t curandGenerateUniform(curandGenerator_t g, float* out, size_t n) 
                   [=](uint64_t i, rng::Stream& s) { out[i] = draw_float(k, s); });
 }
 curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double* out, size_t n) {
-  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateUniformDouble");
+  if (g && g->mt19937)
+    return generate_mt19937(g, "curandGenerateUniformDouble", out, n, mt19937::uniform_double);
+  if (g && g->mtgp32) return refuse_on_sequence(g, "curandGenerateUniformDouble");
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerateUniformDouble", out, n, quasi::Out::UniformDouble);
   const rng::Kind k = g ? g->kind : rng::Kind::Xorwow;
@@ -382,13 +436,33 @@ curandStatus_t generate_pairs(curandGenerator_t g, const char* entry, T* out, si
   return CURAND_STATUS_SUCCESS;
 }
 
+// MT19937's Poisson results as the toolkit's host generator computes them
+// (measured: docs/runtime.md): below lambda 2000 the square histogram of
+// each result, from 2000 to 400000 the nearest integer to the float normal
+// N(lambda, sqrt(lambda)) of each result, above 400000 refused.
+curandStatus_t poisson_mt19937(curandGenerator_t g, unsigned* out, size_t n, double lambda) {
+  if (!(lambda > 0) || lambda > 400000) return CURAND_STATUS_OUT_OF_RANGE;
+  if (lambda < 2000) {
+    auto table = std::make_shared<const poisson::SquareHistogram>(lambda);
+    return generate_mt19937(g, "curandGeneratePoisson", out, n,
+                            [=](uint32_t x) { return table->sample(x); });
+  }
+  const float mean = float(lambda), sd = std::sqrt(mean);
+  return generate_mt19937(g, "curandGeneratePoisson", out, n, [=](uint32_t x) {
+    return unsigned(std::floor(mean + sd * sobol::normal_icdf(x) + 0.5f));
+  });
+}
+
 }  // namespace
 
 extern "C" {
 
 curandStatus_t curandGenerateNormal(curandGenerator_t g, float* out, size_t n, float mean,
                                     float sd) {
-  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateNormal");
+  if (g && g->mt19937)  // the inverse normal CDF of each result's uniform, as the toolkit's
+    return generate_mt19937(g, "curandGenerateNormal", out, n,
+                            [=](uint32_t x) { return mean + sd * sobol::normal_icdf(x); });
+  if (sequence_only(g)) return refuse_on_sequence(g, "curandGenerateNormal");
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerateNormal", out, n, quasi::Out::Normal, mean, sd);
   return generate_pairs(g, "curandGenerateNormal", out, n, pair_float,
@@ -396,7 +470,10 @@ curandStatus_t curandGenerateNormal(curandGenerator_t g, float* out, size_t n, f
 }
 curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double* out, size_t n, double mean,
                                           double sd) {
-  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateNormalDouble");
+  if (g && g->mt19937)
+    return generate_mt19937(g, "curandGenerateNormalDouble", out, n,
+                            [=](uint32_t x) { return mean + sd * sobol::normal_icdf_double(x); });
+  if (sequence_only(g)) return refuse_on_sequence(g, "curandGenerateNormalDouble");
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerateNormalDouble", out, n, quasi::Out::NormalDouble, mean,
                            sd);
@@ -405,7 +482,11 @@ curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double* out, size
 }
 curandStatus_t curandGenerateLogNormal(curandGenerator_t g, float* out, size_t n, float mean,
                                        float sd) {
-  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateLogNormal");
+  if (g && g->mt19937)
+    return generate_mt19937(g, "curandGenerateLogNormal", out, n, [=](uint32_t x) {
+      return std::exp(mean + sd * sobol::normal_icdf(x));
+    });
+  if (sequence_only(g)) return refuse_on_sequence(g, "curandGenerateLogNormal");
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerateLogNormal", out, n, quasi::Out::LogNormal, mean, sd);
   return generate_pairs(g, "curandGenerateLogNormal", out, n, pair_float,
@@ -413,7 +494,11 @@ curandStatus_t curandGenerateLogNormal(curandGenerator_t g, float* out, size_t n
 }
 curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, double* out, size_t n,
                                              double mean, double sd) {
-  if (g && g->mtgp32) return refuse_mtgp32("curandGenerateLogNormalDouble");
+  if (g && g->mt19937)
+    return generate_mt19937(g, "curandGenerateLogNormalDouble", out, n, [=](uint32_t x) {
+      return std::exp(mean + sd * sobol::normal_icdf_double(x));
+    });
+  if (sequence_only(g)) return refuse_on_sequence(g, "curandGenerateLogNormalDouble");
   if (g && g->quasi != Quasi::None)
     return quasi::generate(g, "curandGenerateLogNormalDouble", out, n, quasi::Out::LogNormalDouble,
                            mean, sd);
@@ -424,7 +509,8 @@ curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, double* out, s
 // (curand_poisson.h), laid out as the generator's 32-bit results are.
 curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int* out, size_t n,
                                      double lambda) {
-  if (g && g->mtgp32) return refuse_mtgp32("curandGeneratePoisson");
+  if (g && g->mt19937) return poisson_mt19937(g, out, n, lambda);
+  if (sequence_only(g)) return refuse_on_sequence(g, "curandGeneratePoisson");
   if (g && !(lambda > 0)) return CURAND_STATUS_OUT_OF_RANGE;
   if (g && g->quasi != Quasi::None) {
     report_missing("cuRAND", "curandGeneratePoisson on a quasirandom generator",

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "libs/curand_generators.h"
+#include "libs/curand_mt19937.h"
 #include "libs/curand_mtgp32.h"
 
 // The Sobol variants of curandRngType_t (None: a pseudorandom generator).
@@ -29,6 +30,9 @@ struct curandGenerator_st {
   // after a seed change, advanced by the generations in stream order.
   bool mtgp32 = false;
   std::shared_ptr<smemlab::libs::mtgp::Sequence> mtgp;
+  // MT19937 (kind unused): its 8192 jumped copies, made for `seed` the same way.
+  bool mt19937 = false;
+  std::shared_ptr<smemlab::libs::mt19937::Sequence> mt;
 };
 
 namespace smemlab::libs::quasi {
