@@ -184,6 +184,10 @@ void SharedHazards::warp_store(const emu::MemAccess& a) {
   uint8_t* written_whole = written_whole_.data();
   const uint16_t* var_of_word = var_of_word_.data();
   uint32_t* unwritten = unwritten_.data();
+  // The lanes' stored words (MemAccess::stored): one register a lane for
+  // a plain st.b32, else taken apart by stored_bytes.
+  const uint64_t* const word_values = a.stored_vec == 1 && a.width == 4 ? a.stored[0] : nullptr;
+  const bool values = a.stored[0] != nullptr;
   for (uint32_t m = a.mask; m; m &= m - 1) {
     const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
     const uint32_t thread = base + l, first = static_cast<uint32_t>(a.addr[l] / 4);
@@ -196,7 +200,10 @@ void SharedHazards::warp_store(const emu::MemAccess& a) {
     }
     for (uint32_t w = first; w < first + words; ++w) {
       n.quiet_until[w] = 0;
-      note_write(n.shared.word(w), thread, false, instr, n);
+      const uint64_t value = word_values ? word_values[l] & 0xffffffffu
+                             : values    ? stored_bytes(a, l, (w - first) * 4, 4)
+                                         : kNoValue;
+      note_write(n.shared.word(w), thread, false, instr, n, value);
       if (!written_whole[w]) {  // note_word_written_whole of a whole word written now
         written_whole[w] = 1;
         if (var_of_word[w] != kNoVar) --unwritten[var_of_word[w]];
@@ -393,7 +400,9 @@ bool SharedHazards::plain_store(const emu::MemAccess& a, uint32_t thread, uint64
   uint32_t first = static_cast<uint32_t>(addr / 4), end = first + a.width / 4;
   for (uint32_t w = first; w < end; ++w)
     if (!shared_.whole(w) || !store_needs_no_test(shared_.word(w), thread, n)) return false;
-  for (uint32_t w = first; w < end; ++w) note_write(shared_.word(w), thread, false, a.instr, n);
+  for (uint32_t w = first; w < end; ++w)
+    note_write(shared_.word(w), thread, false, a.instr, n,
+               stored_bytes(a, thread % 32, (w - first) * 4, 4));
   return true;
 }
 
