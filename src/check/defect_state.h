@@ -185,8 +185,10 @@ inline void note_write(Shadow& s, uint32_t thread, bool atomic, const emu::Instr
                        uint32_t epoch, uint32_t wepoch, uint64_t event, uint64_t value = kNoValue) {
   uint32_t warp = thread / 32;
   const bool same_instr = s.w_event == event && s.w_thread / 32 == warp;
-  s.w_known = value != kNoValue && (!same_instr || (s.w_known && s.w_value == value));
-  s.w_value = static_cast<uint32_t>(value);
+  const auto v = static_cast<uint32_t>(value);
+  // (Branch-free: this runs for every lane of every store.)
+  s.w_known = (value != kNoValue) & ((!same_instr) | (s.w_known & (s.w_value == v)));
+  s.w_value = v;
   s.w_lanes = same_instr ? s.w_lanes : 0;
   s.w_lanes |= 1u << (thread % 32);
   s.written = s.ever_written = true;
@@ -198,9 +200,23 @@ inline void note_write(Shadow& s, uint32_t thread, bool atomic, const emu::Instr
   s.w_instr = instr;
   s.read = s.r2 = false;
 }
-inline void note_write(Shadow& s, uint32_t thread, bool atomic, const emu::InstrInfo* instr,
-                       const WarpNow& n, uint64_t value = kNoValue) {
-  note_write(s, thread, atomic, instr, n.epoch, n.wepoch, n.event, value);
+// A plain store's note_write on the fast store paths, where
+// store_needs_no_test passed: no other lane of this warp-instruction wrote
+// the record before (that lane would be unordered with `thread`), so the
+// record starts afresh with this lane's write and value.
+inline void note_plain_write(Shadow& s, uint32_t thread, const emu::InstrInfo* instr,
+                             const WarpNow& n, uint64_t value) {
+  s.w_known = value != kNoValue;
+  s.w_value = static_cast<uint32_t>(value);
+  s.w_lanes = 1u << (thread % 32);
+  s.written = s.ever_written = true;
+  s.w_atomic = false;
+  s.w_thread = thread;
+  s.w_epoch = n.epoch;
+  s.w_wepoch = n.wepoch;
+  s.w_event = n.event;
+  s.w_instr = instr;
+  s.read = s.r2 = false;
 }
 
 // Bytes [offset, offset + n) (n <= 4) of what lane `lane` of the plain
