@@ -27,19 +27,28 @@
 
 namespace smemlab::check::detail {
 
-// Shadow state of one shared-memory byte.
+// What a plain store wrote into a record (its word, or its byte), when
+// the emulator says (MemAccess::stored): the same-value rule of write-write
+// races (docs/check-rules.md). kNoValue: not known, or not one value.
+constexpr uint64_t kNoValue = UINT64_MAX;
+
+// Shadow state of one shared-memory byte. (Ordered for size: 80 bytes,
+// the bools first, then the 4-byte, then the 8-byte members.)
 struct Shadow {
   bool written = false, ever_written = false, read = false;
   bool w_atomic = false, r_atomic = false;
+  bool w_known = false;  // w_value is what every lane of the last write stored
+  bool r2 = false, r2_atomic = false;
   uint32_t w_thread = 0, w_epoch = 0, w_wepoch = 0;
   uint32_t w_lanes = 0;  // lanes of the writing warp-instruction that wrote this byte
+  uint32_t w_value = 0;  // the bytes the last write stored (w_known)
+  // Up to two distinct readers in the current epoch (r2: the second).
+  uint32_t r_thread = 0, r_epoch = 0, r_wepoch = 0, r2_thread = 0, r2_wepoch = 0;
   uint64_t w_event = 0;
   const emu::InstrInfo* w_instr = nullptr;
-  // Up to two distinct readers in the current epoch.
-  uint32_t r_thread = 0, r_epoch = 0, r_wepoch = 0, r2_thread = 0, r2_wepoch = 0;
-  bool r2 = false, r2_atomic = false;
   const emu::InstrInfo *r_instr = nullptr, *r2_instr = nullptr;
 };
+static_assert(sizeof(Shadow) == 80, "the shadow record of every word: keep it small");
 
 // Shadow records of one memory space, one per 4-byte word while the word is
 // only ever accessed whole (most code): then one visit serves all four
@@ -78,6 +87,8 @@ class ShadowWords {
     if (w.bytes == kWhole) {
       bytes_.push_back({w.shadow, w.shadow, w.shadow, w.shadow});
       w.bytes = static_cast<uint32_t>(bytes_.size() - 1);
+      for (unsigned i = 0; i < 4; ++i)  // (a byte record keeps its own byte of the value)
+        bytes_.back()[i].w_value = (w.shadow.w_value >> (8 * i)) & 0xffu;
     }
     return bytes_[w.bytes][k];
   }
@@ -166,12 +177,19 @@ struct WarpNow {
 };
 
 // `thread` wrote the word now (barrier epoch `epoch`, its warp's
-// warp-sync epoch `wepoch`, memory event `event`): the fast store path and
-// the general path record a write the same way.
+// warp-sync epoch `wepoch`, memory event `event`; `value`: the bytes it
+// stored, or kNoValue): the fast store path and the general path record a
+// write the same way. Lanes of one warp-instruction writing the record
+// keep a value only while they all store the same one.
 inline void note_write(Shadow& s, uint32_t thread, bool atomic, const emu::InstrInfo* instr,
-                       uint32_t epoch, uint32_t wepoch, uint64_t event) {
+                       uint32_t epoch, uint32_t wepoch, uint64_t event, uint64_t value = kNoValue) {
   uint32_t warp = thread / 32;
-  s.w_lanes = s.w_event == event && s.w_thread / 32 == warp ? s.w_lanes : 0;
+  const bool same_instr = s.w_event == event && s.w_thread / 32 == warp;
+  const auto v = static_cast<uint32_t>(value);
+  // (Branch-free: this runs for every lane of every store.)
+  s.w_known = (value != kNoValue) & ((!same_instr) | (s.w_known & (s.w_value == v)));
+  s.w_value = v;
+  s.w_lanes = same_instr ? s.w_lanes : 0;
   s.w_lanes |= 1u << (thread % 32);
   s.written = s.ever_written = true;
   s.w_atomic = atomic;
@@ -182,9 +200,40 @@ inline void note_write(Shadow& s, uint32_t thread, bool atomic, const emu::Instr
   s.w_instr = instr;
   s.read = s.r2 = false;
 }
-inline void note_write(Shadow& s, uint32_t thread, bool atomic, const emu::InstrInfo* instr,
-                       const WarpNow& n) {
-  note_write(s, thread, atomic, instr, n.epoch, n.wepoch, n.event);
+// A plain store's note_write on the fast store paths, where
+// store_needs_no_test passed: no other lane of this warp-instruction wrote
+// the record before (that lane would be unordered with `thread`), so the
+// record starts afresh with this lane's write and value.
+inline void note_plain_write(Shadow& s, uint32_t thread, const emu::InstrInfo* instr,
+                             const WarpNow& n, uint64_t value) {
+  s.w_known = value != kNoValue;
+  s.w_value = static_cast<uint32_t>(value);
+  s.w_lanes = 1u << (thread % 32);
+  s.written = s.ever_written = true;
+  s.w_atomic = false;
+  s.w_thread = thread;
+  s.w_epoch = n.epoch;
+  s.w_wepoch = n.wepoch;
+  s.w_event = n.event;
+  s.w_instr = instr;
+  s.read = s.r2 = false;
+}
+
+// Bytes [offset, offset + n) (n <= 4) of what lane `lane` of the plain
+// store `a` stored, little-endian; kNoValue when the event does not say.
+inline uint64_t stored_bytes(const emu::MemAccess& a, uint32_t lane, uint32_t offset, uint32_t n) {
+  if (a.stored[0] == nullptr || a.op != emu::MemOp::Store) return kNoValue;
+  const uint32_t ew = a.width / a.stored_vec;
+  if (offset % ew + n <= ew && ew <= 8) {  // inside one element (mostly the whole of it)
+    const uint64_t v = a.stored[offset / ew][lane] >> (8 * (offset % ew));
+    return n == 4 ? v & 0xffffffffu : v & ((uint64_t{1} << (8 * n)) - 1);
+  }
+  uint64_t v = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t o = offset + k;
+    v |= ((a.stored[o / ew][lane] >> (8 * (o % ew))) & 0xffu) << (8 * k);
+  }
+  return v;
 }
 
 // A plain read of `s` by `thread` that needs nothing done: the byte was

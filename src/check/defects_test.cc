@@ -28,6 +28,17 @@ struct Harness {
              uint32_t m = kAll) {
     block->on_memory(access(emu::Space::Shared, emu::MemOp::Store, 4, &i, warp, f, m));
   }
+  // A plain store whose lanes stored value(l) (MemAccess::stored).
+  void store_values(const emu::InstrInfo& i, uint32_t warp, std::function<uint64_t(unsigned)> f,
+                    std::function<uint64_t(unsigned)> value, uint32_t m = kAll,
+                    unsigned width = 4) {
+    uint64_t values[32];
+    for (unsigned l = 0; l < 32; ++l) values[l] = value(l);
+    emu::MemAccess a = access(emu::Space::Shared, emu::MemOp::Store, width, &i, warp, f, m);
+    a.stored[0] = values;
+    a.stored_vec = 1;
+    block->on_memory(a);
+  }
   void load(const emu::InstrInfo& i, uint32_t warp, std::function<uint64_t(unsigned)> f,
             uint32_t m = kAll) {
     block->on_memory(access(emu::Space::Shared, emu::MemOp::Load, 4, &i, warp, f, m));
@@ -137,6 +148,75 @@ TEST(Defects, SameWordFromOneInstructionIsNotARace) {
   h.load(
       ld, 0, [](unsigned l) { return 4 * l; }, 1u);  // lane 0 reads it back
   EXPECT_TRUE(h.finish().empty());
+}
+
+// Two warps store to one word with no barrier between (WAW): no race
+// when every lane stored the same bits (either order leaves them), a race
+// when the values differ, also when only one lane of an instruction did,
+// or when the emulator does not say what was stored.
+TEST(Defects, EqualStoresOfOtherThreadsAreNotARace) {
+  for (bool fast : {true, false}) {
+    auto run = [&](uint64_t v0, uint64_t v1, bool known = true, int odd_lane = -1) {
+      Harness h(fast);
+      emu::InstrInfo st = instr(1, 10, "st.shared.u32");
+      auto word = [](unsigned) { return uint64_t{8}; };
+      h.store_values(st, 0, word, [&](unsigned l) { return int(l) == odd_lane ? v1 : v0; });
+      if (known)
+        h.store_values(st, 1, word, [&](unsigned) { return v1; });
+      else
+        h.store(st, 1, word);
+      return h.finish();
+    };
+    EXPECT_TRUE(run(1, 1).empty()) << "fast " << fast;
+    auto f = run(0, 1);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].kind, FindingKind::Race);
+    EXPECT_NE(f[0].message.find("WAW"), std::string::npos);
+    EXPECT_EQ(run(0x80000001u, 0x00000001u).size(), 1u);  // all 32 bits compared
+    EXPECT_EQ(run(1, 1, false).size(), 1u);
+    // Lane 31 of warp 0 stored 1 (what memory holds after warp 0), the
+    // other lanes 0: the word's value is not one value, warp 1's 1 races.
+    EXPECT_EQ(run(0, 1, true, 31).size(), 1u);
+  }
+}
+
+// Bytes: a byte store of another thread's byte value is no race; bytes of
+// a word compared one by one once the word is split.
+TEST(Defects, EqualByteStoresAreNotARace) {
+  Harness h;
+  emu::InstrInfo st = instr(1, 10, "st.shared.u8"), st32 = instr(2, 11, "st.shared.u32");
+  h.store_values(
+      st32, 0, [](unsigned) { return 16; }, [](unsigned) { return 0x11223344u; }, 1u);
+  h.store_values(
+      st, 1, [](unsigned) { return 17; }, [](unsigned) { return 0x33; }, 1u, 1);
+  EXPECT_TRUE(h.finish().empty());
+  Harness h2;
+  h2.store_values(
+      st32, 0, [](unsigned) { return 16; }, [](unsigned) { return 0x11223344u; }, 1u);
+  h2.store_values(
+      st, 1, [](unsigned) { return 17; }, [](unsigned) { return 0x44; }, 1u, 1);
+  EXPECT_EQ(h2.finish().size(), 1u);
+}
+
+// A read by a third thread between two equal stores races with both (it
+// sees the word before or after the first store): racecheck reports a RAW
+// and a WAR there (a hazard is a pair of accesses, at least one a write,
+// with no barrier between), and so does check, only the WAW pair of the
+// stores is dropped.
+TEST(Defects, AReadBetweenEqualStoresStillRaces) {
+  for (bool fast : {true, false}) {
+    Harness h(fast, 96);
+    emu::InstrInfo st = instr(1, 10, "st.shared.u32"), ld = instr(2, 11, "ld.shared.u32");
+    auto word = [](unsigned) { return uint64_t{8}; };
+    auto one = [](unsigned) { return uint64_t{1}; };
+    h.store_values(st, 0, word, one, 1u);
+    h.load(ld, 1, word, 1u);
+    h.store_values(st, 2, word, one, 1u);
+    auto f = h.finish();
+    ASSERT_EQ(f.size(), 2u) << "fast " << fast;
+    EXPECT_NE(f[0].message.find("RAW"), std::string::npos) << f[0].message;
+    EXPECT_NE(f[1].message.find("WAR"), std::string::npos) << f[1].message;
+  }
 }
 
 TEST(Defects, UninitializedAndOutOfBoundsShared) {

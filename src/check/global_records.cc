@@ -26,6 +26,7 @@ uint32_t GlobalRecords::words_of(GlobalLine& g) {
         continue;
       }
       s.written = s.ever_written = true;
+      s.w_known = false;  // (compact lines keep no stored values)
       s.w_thread = t.thread;
       s.w_lanes = 1u << (t.thread % 32);
       s.w_epoch = epoch_of(g, w);

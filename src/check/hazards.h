@@ -45,7 +45,8 @@ class Hazards {
     }
     if (s.read && s.r_epoch == epoch && (s.r_thread != thread || (s.r2 && s.r2_thread != thread)))
       return false;
-    note_write(s, thread, false, a.instr, epoch, s_.wepoch[thread / 32], s_.event);
+    note_write(s, thread, false, a.instr, epoch, s_.wepoch[thread / 32], s_.event,
+               stored_bytes(a, thread % 32, 0, 4));
     return true;
   }
 
@@ -160,7 +161,8 @@ void Hazards::hazards(const emu::MemAccess& a, uint32_t thread, uint64_t addr, b
   };
   bool plain_load = a.op == emu::MemOp::Load;
   bool cas = atomic && a.op == emu::MemOp::Atomic && is_cas(a.instr);
-  auto visit = [&](Shadow& s, uint64_t byte) {
+  // The record is `n` bytes from `byte` (a word, or one byte).
+  auto visit = [&](Shadow& s, uint64_t byte, uint32_t n) {
     if (!writes && (is_shared ? quiet_read(s, thread, epoch) : quiet_global_read(s, thread, epoch)))
       return;
     if (cas) validate_cas_reads(s, a.instr, a.space, thread, byte);
@@ -176,6 +178,12 @@ void Hazards::hazards(const emu::MemAccess& a, uint32_t thread, uint64_t addr, b
       pending_uninit_[byte] = {thread, a.instr, a.op};
       reported = true;
     }
+    // A plain store of the bits a plain store of another thread left:
+    // either order leaves memory as it is (docs/check-rules.md, "Equal
+    // stores"). Its readers in between are still tested below (WAR).
+    const uint64_t value =
+        writes ? stored_bytes(a, thread % 32, static_cast<uint32_t>(byte - addr), n) : kNoValue;
+    if (other_wrote && s.w_known && value == s.w_value && !s.w_atomic) other_wrote = false;
     if (other_wrote) {
       bool deferred = plain_load && s.w_atomic;
       if (deferred) raw_reads_.try_emplace(std::make_tuple(a.space, thread, byte), a.instr);
@@ -197,7 +205,7 @@ void Hazards::hazards(const emu::MemAccess& a, uint32_t thread, uint64_t addr, b
         if (auto p = pending_uninit_.find(byte);
             p != pending_uninit_.end() && p->second.thread != thread)
           pending_uninit_.erase(p);
-      note_write(s, thread, atomic, a.instr, epoch, s_.wepoch[warp], s_.event);
+      note_write(s, thread, atomic, a.instr, epoch, s_.wepoch[warp], s_.event, value);
     }
     if (reads) note_read(s, thread, atomic, a.instr, epoch, s_.wepoch[warp]);
   };
@@ -206,10 +214,10 @@ void Hazards::hazards(const emu::MemAccess& a, uint32_t thread, uint64_t addr, b
     uint32_t slot = slot_of(word, lo, hi);
     if (slot == kSettled) continue;
     if (mem.whole(slot) && hi - lo == 4) {
-      visit(mem.word(slot), lo);
+      visit(mem.word(slot), lo, 4);
       continue;
     }
-    for (uint64_t byte = lo; byte < hi; ++byte) visit(mem.byte(slot, byte % 4), byte);
+    for (uint64_t byte = lo; byte < hi; ++byte) visit(mem.byte(slot, byte % 4), byte, 1);
   }
 }
 

@@ -16,6 +16,7 @@ struct PadRequest {
   uint32_t mask;
   std::array<uint64_t, 32> addr;
   uint64_t count;
+  uint64_t hash;  // hash_of(*this), computed once where the request is made
   const emu::InstrInfo* instr;
   bool same(const PadRequest& o) const {
     return op == o.op && width == o.width && matrices == o.matrices && mask == o.mask &&
@@ -90,7 +91,7 @@ struct PaddingWhatIf::Recorded {
   // Adds `r`; its index in `requests`, or kDropped (the buffer is full).
   static constexpr size_t kDropped = SIZE_MAX;
   size_t add(const PadRequest& r) {
-    for (uint64_t h = hash_of(r);; ++h) {
+    for (uint64_t h = r.hash;; ++h) {
       // (A lookup first: once the buffer is full, most requests of a long
       // launch are new ones it drops, and an insert + erase for each was
       // half of analyze's time on a shared-memory sweep.)
@@ -111,10 +112,21 @@ struct PaddingWhatIf::Recorded {
       return requests.size() - 1;
     }
   }
+  // (Blocks of a launch mostly make the same requests in the same order:
+  // the entry after the last one found is tried first, without the index.
+  // Requests are kept once each, so it is the entry add() would find.)
   void merge(const Recorded& o) {
     bulk_filled |= o.bulk_filled;
     incomplete |= o.incomplete;
-    for (const PadRequest& r : o.requests) add(r);
+    size_t next = 0;
+    for (const PadRequest& r : o.requests) {
+      if (next < requests.size() && requests[next].hash == r.hash && requests[next].same(r)) {
+        requests[next++].count += r.count;
+        continue;
+      }
+      const size_t i = add(r);
+      if (i != kDropped) next = i + 1;
+    }
   }
 };
 
@@ -171,6 +183,7 @@ class BlockPadding final : public emu::BlockObserver {
     for (unsigned l = 0; l < 32; ++l) r.addr[l] = (mask >> l & 1) ? a.addr[l] : 0;
     r.count = 1;
     r.instr = a.instr;
+    r.hash = hash_of(r);
     const size_t i = recorded[b]->add(r);
     if (i == PaddingWhatIf::Recorded::kDropped) return;
     if (!known) last = {a.instr, a.warp, {}, {}, 0};

@@ -169,14 +169,18 @@ bool SharedHazards::half_affine(const emu::MemAccess& a, HalfAffine* h) {
 // sees the words as the lanes before it left them.
 // (kWords: the words of a lane, 0 for a.width / 4; one word, the common
 // case, compiles without the loops over a lane's words.)
+// (kWordValues: a plain st.b32 whose lanes' stored words are one register
+// a lane, MemAccess::stored[0]: the common case, without stored_bytes.)
 void SharedHazards::warp_store(const emu::MemAccess& a) {
-  if (a.width == 4)
-    warp_store<1>(a);
+  if (a.width == 4 && a.stored[0] && a.stored_vec == 1)
+    warp_store<1, true>(a);
+  else if (a.width == 4)
+    warp_store<1, false>(a);
   else
-    warp_store<0>(a);
+    warp_store<0, false>(a);
 }
 
-template <uint32_t kWords>
+template <uint32_t kWords, bool kWordValues>
 void SharedHazards::warp_store(const emu::MemAccess& a) {
   const uint32_t words = kWords ? kWords : a.width / 4, base = a.warp * 32;
   const WarpNow n = warp_now(a.warp);
@@ -184,6 +188,8 @@ void SharedHazards::warp_store(const emu::MemAccess& a) {
   uint8_t* written_whole = written_whole_.data();
   const uint16_t* var_of_word = var_of_word_.data();
   uint32_t* unwritten = unwritten_.data();
+  const uint64_t* const word_values = a.stored[0];
+  const bool values = a.stored[0] != nullptr;
   for (uint32_t m = a.mask; m; m &= m - 1) {
     const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
     const uint32_t thread = base + l, first = static_cast<uint32_t>(a.addr[l] / 4);
@@ -196,7 +202,10 @@ void SharedHazards::warp_store(const emu::MemAccess& a) {
     }
     for (uint32_t w = first; w < first + words; ++w) {
       n.quiet_until[w] = 0;
-      note_write(n.shared.word(w), thread, false, instr, n);
+      const uint64_t value = kWordValues ? word_values[l] & 0xffffffffu
+                             : values    ? stored_bytes(a, l, (w - first) * 4, 4)
+                                         : kNoValue;
+      note_plain_write(n.shared.word(w), thread, instr, n, value);
       if (!written_whole[w]) {  // note_word_written_whole of a whole word written now
         written_whole[w] = 1;
         if (var_of_word[w] != kNoVar) --unwritten[var_of_word[w]];
@@ -393,7 +402,9 @@ bool SharedHazards::plain_store(const emu::MemAccess& a, uint32_t thread, uint64
   uint32_t first = static_cast<uint32_t>(addr / 4), end = first + a.width / 4;
   for (uint32_t w = first; w < end; ++w)
     if (!shared_.whole(w) || !store_needs_no_test(shared_.word(w), thread, n)) return false;
-  for (uint32_t w = first; w < end; ++w) note_write(shared_.word(w), thread, false, a.instr, n);
+  for (uint32_t w = first; w < end; ++w)
+    note_plain_write(shared_.word(w), thread, a.instr, n,
+                     stored_bytes(a, thread % 32, (w - first) * 4, 4));
   return true;
 }
 

@@ -92,7 +92,7 @@ class SharedHazards {
     uint64_t a0, a1, stride;
   };
   static bool half_affine(const emu::MemAccess& a, HalfAffine* h);
-  template <uint32_t kWords>
+  template <uint32_t kWords, bool kWordValues>
   void warp_store(const emu::MemAccess& a);
   template <uint32_t kWords>
   void shared_load_lanes(const emu::MemAccess& a);

@@ -371,6 +371,13 @@ inline void stage_access(BlockCtx& b, const Warp& w, const Op& op, MemOp mop, ui
   }
   a.instr = &b.prog->info[op.info];
   a.warp = w.index;
+  a.stored[0] = nullptr;
+}
+// The staged event is a plain st of `op` (ld/st only): its lanes' values
+// come from the op's data registers (MemAccess::stored).
+inline void stage_stored(MemAccess& a, const Warp& w, const Op& op) {
+  for (uint32_t i = 0; i < op.vec && i < 4; ++i) a.stored[i] = w.R + size_t{op.r[i]} * 32;
+  a.stored_vec = op.vec;
 }
 inline void report_access(BlockCtx& b) { b.obs->on_memory(b.event); }
 // A warp collective; `exec` lanes execute it together. Returns false if it

@@ -87,6 +87,13 @@ struct MemAccess {
   const InstrInfo* instr;
   Dim3 block;
   uint32_t warp;  // warp index within the block
+  // A plain st/st.v (op Store of an ld/st instruction): what each lane
+  // stored, element i of `stored_vec` in the low width / stored_vec bytes
+  // of stored[i][lane] (the warp's registers: valid during the call only).
+  // stored[0] null: not known (every other event). `check` tells a
+  // write-write race of equal values from one that changes memory with it.
+  const uint64_t* stored[4] = {};
+  uint8_t stored_vec = 0;
 };
 
 enum class BarrierKind : uint8_t { Sync, Arrive, Red };

@@ -226,8 +226,10 @@ uint64_t atom_apply(const Op& op, uint8_t* p, uint64_t bv, uint64_t cv, bool glo
   return old;
 }
 
+// (`st`: the event is a plain st of `op`, its values known: stage_stored.)
 void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_t exec,
-          const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0, bool mbarrier = false) {
+          const Space* spaces, const uint64_t* addrs, uint8_t matrices = 0, bool mbarrier = false,
+          bool st = false) {
   // A peer's shared memory: not this block's own accesses (translate set
   // b.remote only for lanes that resolved to shared memory).
   if (const uint32_t peer = exec & b.remote)
@@ -242,6 +244,7 @@ void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_
   SMEMLAB_FOR_LANES(exec, same |= static_cast<uint32_t>(spaces[l] == first) << l);
   if (same == exec) {
     stage_access(b, w, op, mop, width, exec, first, addrs, 0);
+    if (st) stage_stored(b.event, w, op);
     b.event.matrices = matrices;
     b.event.mbarrier = mbarrier;
     report_access(b);
@@ -269,6 +272,7 @@ void emit(BlockCtx& b, Warp& w, const Op& op, MemOp mop, uint32_t width, uint32_
     a.instr = &b.prog->info[op.info];
     a.block = b.id;
     a.warp = w.index;
+    if (st) stage_stored(a, w, op);
     b.obs->on_memory(a);
   }
 }
@@ -477,6 +481,7 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
                                         : Space::Const;
       stage_access(b, w, op, base == LD ? MemOp::Load : MemOp::Store, total, exec, sp, A,
                    static_cast<uint64_t>(op.imm));
+      if (base == ST) stage_stored(b.event, w, op);
     }
     if (ms == MSpace::Shared) {
       done = base == LD
@@ -536,7 +541,7 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
                 : op.t2      ? MemOp::Reduction
                              : MemOp::Atomic;
     if (ms == MSpace::Generic) {
-      emit(b, w, op, mop, total, exec, spaces, shown);
+      emit(b, w, op, mop, total, exec, spaces, shown, 0, false, base == ST);
     } else {
       // A named space (local memory, an atomic, a fast access that fell
       // back): every lane translated into the same space, one event, built
@@ -546,6 +551,7 @@ void exec_memory(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec)
       b.remote = 0;
       if (own) {
         stage_access(b, w, op, mop, total, own, spaces[__builtin_ctz(own)], shown, 0);
+        if (base == ST) stage_stored(b.event, w, op);
         report_access(b);
       }
     }

@@ -294,6 +294,7 @@ inline bool affine_words(Step& s) {
                                             : Space::Const;
     stage_access(b, s.w, op, kLoad ? MemOp::Load : MemOp::Store, kBytes, ~0u, sp, A,
                  static_cast<uint64_t>(op.imm));
+    if (!kLoad) stage_stored(b.event, s.w, op);
   }
   auto move = [&] {
     uint8_t *p0 = host + x0, *p1 = host + x1;
