@@ -19,6 +19,7 @@
 
 #include "emu/block.h"
 #include "emu/handover.h"
+#include "emu/native_tier.h"
 #include "emu/tier.h"
 #include "emu/worker_pool.h"
 #include "ptx/demangle.h"
@@ -546,7 +547,7 @@ LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const u
   env.host_waiting = cfg.host_waiting;
   env.schedule = cfg.schedule;
   Tier tier = Tier::Jit;
-  if (tier_from_env(&tier).empty() && tier == Tier::Jit && p.fused.size() == p.ops.size())
+  if (tier_from_env(&tier).empty() && tier != Tier::Interp && p.fused.size() == p.ops.size())
     env.fused = p.fused.data();
   // Quiet epochs keep the `gpu` schedule's results exactly; the interp tier
   // keeps its old turns (the reference the tier tests compare with).
@@ -705,6 +706,13 @@ LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfi
   Tier tier;
   if (std::string e = tier_from_env(&tier); !e.empty()) return launch_error(e);
   LaunchEnv env = make_env(m, p, cfg, params.data());
+  // The runs' native code (native_tier.h); SMEMLAB_NATIVE=0 keeps them
+  // interpreted (to measure).
+  std::shared_ptr<NativeState> native;
+  if (const char* nat = std::getenv("SMEMLAB_NATIVE"); env.fused && !(nat && *nat == '0')) {
+    native = native_state(p);
+    env.native = native_runs(native, p, tier == Tier::Native);
+  }
   if (std::string e =
           resolve_cluster(*m.ptx().find(kernel), cfg, &env.cluster, &env.explicit_cluster);
       !e.empty())
@@ -889,6 +897,7 @@ LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfi
   LaunchStatus st;
   st.error = first.error;
   st.warp_instructions = steps.load();
+  if (native) native_work_done(native, p, st.warp_instructions);
   st.lane_instructions = lane_steps.load();
   st.blocks_run = ran.load();
   st.threads = nthreads;
