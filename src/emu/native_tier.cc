@@ -151,7 +151,7 @@ std::vector<std::string> compiler_argv() {
   std::vector<std::string> argv;
   std::istringstream in(c && *c ? c : "c++");  // ("ccache g++" is two words)
   for (std::string w; in >> w;) argv.push_back(w);
-  argv.insert(argv.end(), {"-std=c++20", "-O2", "-fPIC", "-shared", "-fvisibility=hidden",
+  argv.insert(argv.end(), {"-std=c++20", "-O3", "-fPIC", "-shared", "-fvisibility=hidden",
                            "-ffp-contract=off", "-w", "-DSMEMLAB_ISA_NS=isa_native"});
   // The interpreter's AVX2 copy where the CPU has it (warp_avx2.cc's target).
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
