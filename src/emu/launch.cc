@@ -549,6 +549,10 @@ LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const u
   Tier tier = Tier::Jit;
   if (tier_from_env(&tier).empty() && tier != Tier::Interp && p.fused.size() == p.ops.size())
     env.fused = p.fused.data();
+  // The runs' native code (native_tier.h); SMEMLAB_NATIVE=0 keeps them
+  // interpreted (to measure).
+  if (const char* nat = std::getenv("SMEMLAB_NATIVE"); env.fused && !(nat && *nat == '0'))
+    env.native = native_runs(native_state(p), p, tier == Tier::Native);
   // Quiet epochs keep the `gpu` schedule's results exactly; the interp tier
   // keeps its old turns (the reference the tier tests compare with).
   // SMEMLAB_QUIET_EPOCHS=0 turns them off (to measure them, or to rule them
@@ -703,16 +707,8 @@ LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfi
   std::vector<uint8_t> params;
   if (std::string e = pack_params(p, kernel, args, &params); !e.empty()) return launch_error(e);
   if (std::string e = config_refusal(p, cfg); !e.empty()) return launch_error(e);
-  Tier tier;
-  if (std::string e = tier_from_env(&tier); !e.empty()) return launch_error(e);
+  if (Tier t; !tier_from_env(&t).empty()) return launch_error(tier_from_env(&t));
   LaunchEnv env = make_env(m, p, cfg, params.data());
-  // The runs' native code (native_tier.h); SMEMLAB_NATIVE=0 keeps them
-  // interpreted (to measure).
-  std::shared_ptr<NativeState> native;
-  if (const char* nat = std::getenv("SMEMLAB_NATIVE"); env.fused && !(nat && *nat == '0')) {
-    native = native_state(p);
-    env.native = native_runs(native, p, tier == Tier::Native);
-  }
   if (std::string e =
           resolve_cluster(*m.ptx().find(kernel), cfg, &env.cluster, &env.explicit_cluster);
       !e.empty())
@@ -897,7 +893,7 @@ LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfi
   LaunchStatus st;
   st.error = first.error;
   st.warp_instructions = steps.load();
-  if (native) native_work_done(native, p, st.warp_instructions);
+  if (env.native) native_work_done(native_state(p), p, st.warp_instructions);
   st.lane_instructions = lane_steps.load();
   st.blocks_run = ran.load();
   st.threads = nthreads;

@@ -55,19 +55,19 @@ namespace {
 // a function of those alone): copies of a program, and the same kernel
 // decoded again, share its code. Never destroyed (compile threads may
 // outlive main).
-uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull + (h >> 29); }
+uint64_t key_mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull + (h >> 29); }
 
 uint64_t program_key(const Program& p) {
   uint64_t h = 0xcbf29ce484222325ull ^ p.ops.size();
   for (size_t i = 0; i < p.ops.size(); ++i) {
     const Op& o = p.ops[i];
-    h = mix(h, uint64_t{o.code} | uint64_t{o.t} << 16 | uint64_t{o.t2} << 24 |
-                   uint64_t{o.aux} << 32 | uint64_t{o.aux2} << 40 | uint64_t{o.vec} << 48 |
-                   uint64_t{o.width} << 56);
-    h = mix(h, static_cast<uint32_t>(o.guard) | uint64_t{o.guard_neg} << 32);
-    for (int k = 0; k < 6; k += 2) h = mix(h, o.r[k] | uint64_t{o.r[k + 1]} << 32);
-    h = mix(h, static_cast<uint64_t>(o.imm));
-    h = mix(h, o.info | uint64_t{i < p.fused.size() ? p.fused[i] : 0u} << 32);
+    h = key_mix(h, uint64_t{o.code} | uint64_t{o.t} << 16 | uint64_t{o.t2} << 24 |
+                       uint64_t{o.aux} << 32 | uint64_t{o.aux2} << 40 | uint64_t{o.vec} << 48 |
+                       uint64_t{o.width} << 56);
+    h = key_mix(h, static_cast<uint32_t>(o.guard) | uint64_t{o.guard_neg} << 32);
+    for (int k = 0; k < 6; k += 2) h = key_mix(h, o.r[k] | uint64_t{o.r[k + 1]} << 32);
+    h = key_mix(h, static_cast<uint64_t>(o.imm));
+    h = key_mix(h, o.info | uint64_t{i < p.fused.size() ? p.fused[i] : 0u} << 32);
   }
   return h;
 }
@@ -107,13 +107,13 @@ const NativeCallAlu* call_alu_table() {
 // Compiler processes in flight, ended when the process exits (a compile
 // the program did not live to use is not left running). Never destroyed:
 // a detached compile thread may still reach it during exit.
-struct Children {
+struct CompilerChildren {
   std::mutex mu;
   std::set<pid_t> pids;
 };
-Children& children() {
-  static Children* c = [] {
-    auto* p = new Children;
+CompilerChildren& children() {
+  static CompilerChildren* c = [] {
+    auto* p = new CompilerChildren;
     std::atexit([] {
       std::lock_guard<std::mutex> lk(children().mu);
       for (pid_t pid : children().pids) kill(pid, SIGTERM);
@@ -123,7 +123,7 @@ Children& children() {
   return *c;
 }
 
-uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
+uint64_t source_hash(const std::string& s, uint64_t h = 1469598103934665603ull) {
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
 }
@@ -194,7 +194,7 @@ std::string run_compiler(std::vector<std::string> argv, const std::string& log) 
 }
 
 // dlopens `so` and fills st's table; "" or why not.
-std::string load(NativeState& st, const std::string& so, uint32_t num_ops) {
+std::string load_object(NativeState& st, const std::string& so, uint32_t num_ops) {
   void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) return fmt::format("cannot load {}: {}", so, dlerror());
   auto init = reinterpret_cast<NativeInitFn>(dlsym(h, kNativeInitSymbol));
@@ -223,13 +223,13 @@ std::string cached_object(const std::string& source, std::string* why) {
   }
   std::string key_text = source + "\n" + __DATE__ " " __TIME__ "\n";
   for (const std::string& a : compiler_argv()) key_text += a + " ";
-  return fmt::format("{}/runs-{:016x}.so", dir, fnv1a(key_text));
+  return fmt::format("{}/runs-{:016x}.so", dir, source_hash(key_text));
 }
 
 // Compiles `source` into `so` unless it is there already, and loads it;
 // "" or why not.
-std::string build(NativeState& st, const std::string& source, const std::string& so,
-                  const std::string& kernel, uint32_t num_ops) {
+std::string build_object(NativeState& st, const std::string& source, const std::string& so,
+                         const std::string& kernel, uint32_t num_ops) {
   auto t0 = std::chrono::steady_clock::now();
   bool cached = access(so.c_str(), R_OK) == 0;
   if (!cached) {
@@ -249,7 +249,7 @@ std::string build(NativeState& st, const std::string& source, const std::string&
     std::rename((tmp + ".cc").c_str(), (stem + ".cc").c_str());
     std::remove((tmp + ".log").c_str());
   }
-  if (std::string e = load(st, so, num_ops); !e.empty()) return e;
+  if (std::string e = load_object(st, so, num_ops); !e.empty()) return e;
   if (const char* v = std::getenv("SMEMLAB_NATIVE_VERBOSE"); v && *v == '1')
     std::fprintf(
         stderr, "smemlab: native runs of %s %s in %.0f ms: %s\n", kernel.c_str(),
@@ -268,7 +268,7 @@ void note_once(const std::string& why) {
                  why.c_str());
 }
 
-void finish(const std::shared_ptr<NativeState>& st, const std::string& why) {
+void finish_compile(const std::shared_ptr<NativeState>& st, const std::string& why) {
   if (!why.empty()) note_once(why);
   std::lock_guard<std::mutex> lk(st->mu);
   st->why = why;
@@ -283,15 +283,15 @@ namespace {
 
 // Starts the compile (now when `sync`, else in a background thread) unless
 // begun; called with st.mu held by `lk`, which it releases.
-void start(const std::shared_ptr<NativeState>& st, std::unique_lock<std::mutex>& lk,
-           const std::string& kernel, uint32_t num_ops, bool sync) {
+void start_compile(const std::shared_ptr<NativeState>& st, std::unique_lock<std::mutex>& lk,
+                   const std::string& kernel, uint32_t num_ops, bool sync) {
   st->started = true;
   lk.unlock();
   if (sync) {
-    finish(st, build(*st, st->source, st->so, kernel, num_ops));
+    finish_compile(st, build_object(*st, st->source, st->so, kernel, num_ops));
   } else {
     std::thread([st, kernel, num_ops] {
-      finish(st, build(*st, st->source, st->so, kernel, num_ops));
+      finish_compile(st, build_object(*st, st->source, st->so, kernel, num_ops));
     }).detach();
   }
 }
@@ -318,7 +318,7 @@ const std::atomic<const NativeEntry*>* native_runs(const std::shared_ptr<NativeS
     return nullptr;
   }
   if (sync || st->work >= kNativeHotWork)
-    start(st, lk, p.kernel, static_cast<uint32_t>(p.ops.size()), sync);
+    start_compile(st, lk, p.kernel, static_cast<uint32_t>(p.ops.size()), sync);
   return &st->table;
 }
 
@@ -328,7 +328,7 @@ void native_work_done(const std::shared_ptr<NativeState>& st, const Program& p,
   st->work += warp_instructions;
   // (Started here, the compile overlaps the host's code between launches.)
   if (!st->started && !st->so.empty() && st->work >= kNativeHotWork)
-    start(st, lk, p.kernel, static_cast<uint32_t>(p.ops.size()), false);
+    start_compile(st, lk, p.kernel, static_cast<uint32_t>(p.ops.size()), false);
 }
 
 bool native_loaded(const Program& p, std::string* why) {

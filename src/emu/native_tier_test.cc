@@ -27,9 +27,9 @@ namespace smemlab::emu {
 namespace {
 
 // The run: per-lane arithmetic only (no load, store, branch), so the plan
-// makes it one run; its results are stored after it. `S` marks the
-// registers stored (as .b32 or .b64 words).
-const char* kBody = R"(
+// makes it one run; its results are stored after it (family_results
+// names their registers).
+const char* kFamilyBody = R"(
   and.b32 %r5, %r1, 3;
   setp.ne.u32 %p1, %r5, 0;
   add.s32 %r6, %r2, %r3;
@@ -119,8 +119,8 @@ const char* kBody = R"(
   add.u32 %r2, %r2, %r6;
 )";
 
-// The registers kBody leaves results in.
-std::vector<std::string> results() {
+// The registers kFamilyBody leaves results in.
+std::vector<std::string> family_results() {
   std::vector<std::string> r;
   for (int i = 6; i <= 51; ++i) r.push_back("%r" + std::to_string(i));
   for (int i = 3; i <= 19; ++i) r.push_back("%f" + std::to_string(i));
@@ -130,10 +130,10 @@ std::vector<std::string> results() {
 }
 
 // Stores every result at out + (tid * slots + base + k) * 8.
-std::string stores(uint32_t base) {
+std::string family_stores(uint32_t base) {
   std::string s;
   uint32_t k = base;
-  for (const std::string& r : results()) {
+  for (const std::string& r : family_results()) {
     const bool wide = r.rfind("%rd", 0) == 0 || r.rfind("%fd", 0) == 0;
     s += "  st.global." + std::string(wide ? "b64" : "b32") + " [%rd5+" + std::to_string(k * 8) +
          "], " + r + ";\n";
@@ -144,8 +144,8 @@ std::string stores(uint32_t base) {
 
 // `variant`: one op more, so its code is no other test's (programs with
 // the same ops share their native code in a process).
-std::string kernel_ptx(bool variant = false) {
-  const uint32_t slots = static_cast<uint32_t>(results().size());
+std::string family_ptx(bool variant = false) {
+  const uint32_t slots = static_cast<uint32_t>(family_results().size());
   return std::string(R"(.version 8.0
 .target sm_90
 .address_size 64
@@ -172,16 +172,16 @@ std::string kernel_ptx(bool variant = false) {
   ld.global.f32 %f2, [%rd4+16];
   ld.global.f64 %fd1, [%rd4+24];
 )" + (variant ? "  add.u32 %r2, %r2, 1;\n" : "") +
-         kBody + stores(0) +
+         kFamilyBody + family_stores(0) +
          R"(  and.b32 %r60, %r1, 5;
   setp.eq.u32 %p0, %r60, 1;
   @%p0 bra OTHER;
-)" + kBody +
-         "  bra.uni DONE;\nOTHER:\n  xor.b32 %r2, %r2, %r1;\n" + kBody + "DONE:\n" + stores(slots) +
-         kBody + stores(2 * slots) + "  ret;\n}\n";
+)" + kFamilyBody +
+         "  bra.uni DONE;\nOTHER:\n  xor.b32 %r2, %r2, %r1;\n" + kFamilyBody + "DONE:\n" +
+         family_stores(slots) + kFamilyBody + family_stores(2 * slots) + "  ret;\n}\n";
 }
 
-struct Outcome {
+struct FamilyOutcome {
   std::vector<uint64_t> mem;
   uint64_t warp_instructions = 0, lane_instructions = 0;
   std::string error;
@@ -189,7 +189,7 @@ struct Outcome {
   std::string why;
 };
 
-std::vector<uint32_t> random_inputs(uint32_t threads, uint32_t seed) {
+std::vector<uint32_t> family_inputs(uint32_t threads, uint32_t seed) {
   std::mt19937 rng(seed);
   const float fs[] = {0.0f, -0.0f, 1.0f, -2.5f, 1e-40f, -1e-41f, 3e38f, 1e30f, 0.5f, 100.0f};
   const uint32_t specials[] = {0u, 1u, 31u, 32u, 33u, 0xffffffffu, 0x80000000u, 7u};
@@ -211,19 +211,19 @@ std::vector<uint32_t> random_inputs(uint32_t threads, uint32_t seed) {
   return in;
 }
 
-Outcome run_kernel(const char* tier, uint32_t threads, uint32_t seed, bool variant = false) {
+FamilyOutcome run_family(const char* tier, uint32_t threads, uint32_t seed, bool variant = false) {
   setenv("SMEMLAB_TIER", tier, 1);
   Device dev;
-  auto m = Module::load_text(dev, kernel_ptx(variant), "native.ptx");
-  const uint32_t slots = static_cast<uint32_t>(results().size()) * 3;
-  std::vector<uint32_t> in = random_inputs(threads, seed);
+  auto m = Module::load_text(dev, family_ptx(variant), "native.ptx");
+  const uint32_t slots = static_cast<uint32_t>(family_results().size()) * 3;
+  std::vector<uint32_t> in = family_inputs(threads, seed);
   uint64_t din = dev.malloc(in.size() * 4), dout = dev.malloc(uint64_t{threads} * slots * 8);
   dev.copy_to(din, in.data(), in.size() * 4);
   LaunchConfig cfg{{1}, {threads}};
   cfg.threads = 1;
   auto st = launch(*m, "fam", cfg, din, dout);
   unsetenv("SMEMLAB_TIER");
-  Outcome o;
+  FamilyOutcome o;
   o.mem.resize(uint64_t{threads} * slots);
   dev.copy_from(o.mem.data(), dout, o.mem.size() * 8);
   o.warp_instructions = st.warp_instructions;
@@ -244,7 +244,7 @@ class NativeTier : public ::testing::Test {
 TEST_F(NativeTier, EveryFamilyMatchesTheInterpreter) {
   // 61 threads: a full warp and a warp of 29 lanes.
   for (uint32_t seed : {1u, 2u, 3u}) {
-    const Outcome a = run_kernel("interp", 61, seed), b = run_kernel("native", 61, seed);
+    const FamilyOutcome a = run_family("interp", 61, seed), b = run_family("native", 61, seed);
     ASSERT_EQ(a.error, "");
     ASSERT_EQ(b.error, "");
     ASSERT_TRUE(b.native) << "the native code did not load: " << b.why;
@@ -255,9 +255,9 @@ TEST_F(NativeTier, EveryFamilyMatchesTheInterpreter) {
     size_t wrong = 0;
     for (size_t i = 0; i < a.mem.size(); ++i)
       if (a.mem[i] != b.mem[i] && wrong++ < 10)
-        ADD_FAILURE() << "seed " << seed << " thread " << i / (results().size() * 3) << " result "
-                      << results()[i % results().size()] << ": interp " << std::hex << a.mem[i]
-                      << " native " << b.mem[i];
+        ADD_FAILURE() << "seed " << seed << " thread " << i / (family_results().size() * 3)
+                      << " result " << family_results()[i % family_results().size()] << ": interp "
+                      << std::hex << a.mem[i] << " native " << b.mem[i];
     EXPECT_EQ(wrong, 0u);
     EXPECT_EQ(a.warp_instructions, b.warp_instructions);
     EXPECT_EQ(a.lane_instructions, b.lane_instructions);
@@ -266,7 +266,7 @@ TEST_F(NativeTier, EveryFamilyMatchesTheInterpreter) {
 
 TEST_F(NativeTier, SourceHasOneCallPerRunOp) {
   Device dev;
-  auto m = Module::load_text(dev, kernel_ptx(), "native.ptx");
+  auto m = Module::load_text(dev, family_ptx(), "native.ptx");
   const Program& p = m->kernel("fam");
   const std::string src = native_source(p);
   ASSERT_FALSE(src.empty());
@@ -284,9 +284,9 @@ TEST_F(NativeTier, NoCompilerMeansTheInterpretersRuns) {
   setenv("SMEMLAB_CXX", "/nonexistent/c++", 1);
   // (A cache of its own and a kernel of its own: nothing can answer for it.)
   setenv("XDG_CACHE_HOME", (::testing::TempDir() + "smemlab-native-nocc").c_str(), 1);
-  const Outcome a = run_kernel("interp", 40, 9, true);
+  const FamilyOutcome a = run_family("interp", 40, 9, true);
   testing::internal::CaptureStderr();
-  const Outcome b = run_kernel("native", 40, 9, true);
+  const FamilyOutcome b = run_family("native", 40, 9, true);
   const std::string err = testing::internal::GetCapturedStderr();
   unsetenv("SMEMLAB_CXX");
   EXPECT_FALSE(b.native);
