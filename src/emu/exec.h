@@ -10,6 +10,7 @@
 #include "emu/fault_kinds.h"
 #include "emu/mbar_watch.h"
 #include "emu/memory.h"
+#include "emu/native_abi.h"
 #include "emu/observer.h"
 #include "emu/program.h"
 #include "emu/schedule.h"
@@ -187,6 +188,9 @@ struct LaunchEnv {
   bool explicit_cluster = false;
   // The jit tier's runs (Program::fused), null under SMEMLAB_TIER=interp.
   const uint8_t* fused = nullptr;
+  // Their native code (native_tier.h), per pc; null, or null entries, until
+  // loaded (each turn reads it, so blocks switch once it is).
+  const std::atomic<const NativeEntry*>* native = nullptr;
   // Program::quiet under the jit tier with the `gpu` schedule, else null
   // (quiet_epochs.h).
   const uint8_t* quiet = nullptr;

@@ -19,6 +19,7 @@
 
 #include "emu/block.h"
 #include "emu/handover.h"
+#include "emu/native_tier.h"
 #include "emu/tier.h"
 #include "emu/worker_pool.h"
 #include "ptx/demangle.h"
@@ -546,8 +547,12 @@ LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const u
   env.host_waiting = cfg.host_waiting;
   env.schedule = cfg.schedule;
   Tier tier = Tier::Jit;
-  if (tier_from_env(&tier).empty() && tier == Tier::Jit && p.fused.size() == p.ops.size())
+  if (tier_from_env(&tier).empty() && tier != Tier::Interp && p.fused.size() == p.ops.size())
     env.fused = p.fused.data();
+  // The runs' native code (native_tier.h); SMEMLAB_NATIVE=0 keeps them
+  // interpreted (to measure).
+  if (const char* nat = std::getenv("SMEMLAB_NATIVE"); env.fused && !(nat && *nat == '0'))
+    env.native = native_runs(native_state(p), p, tier == Tier::Native);
   // Quiet epochs keep the `gpu` schedule's results exactly; the interp tier
   // keeps its old turns (the reference the tier tests compare with).
   // SMEMLAB_QUIET_EPOCHS=0 turns them off (to measure them, or to rule them
@@ -702,8 +707,7 @@ LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfi
   std::vector<uint8_t> params;
   if (std::string e = pack_params(p, kernel, args, &params); !e.empty()) return launch_error(e);
   if (std::string e = config_refusal(p, cfg); !e.empty()) return launch_error(e);
-  Tier tier;
-  if (std::string e = tier_from_env(&tier); !e.empty()) return launch_error(e);
+  if (Tier t; !tier_from_env(&t).empty()) return launch_error(tier_from_env(&t));
   LaunchEnv env = make_env(m, p, cfg, params.data());
   if (std::string e =
           resolve_cluster(*m.ptx().find(kernel), cfg, &env.cluster, &env.explicit_cluster);
@@ -889,6 +893,7 @@ LaunchStatus launch_grid(Module& m, const std::string& kernel, const LaunchConfi
   LaunchStatus st;
   st.error = first.error;
   st.warp_instructions = steps.load();
+  if (env.native) native_work_done(native_state(p), p, st.warp_instructions);
   st.lane_instructions = lane_steps.load();
   st.blocks_run = ran.load();
   st.threads = nthreads;

@@ -42,8 +42,10 @@ std::string tier_from_env(Tier* tier) {
     *tier = Tier::Jit;
   } else if (std::strcmp(v, "interp") == 0) {
     *tier = Tier::Interp;
+  } else if (std::strcmp(v, "native") == 0) {
+    *tier = Tier::Native;
   } else {
-    return fmt::format("SMEMLAB_TIER='{}' is no execution tier (interp or jit)", v);
+    return fmt::format("SMEMLAB_TIER='{}' is no execution tier (interp, jit or native)", v);
   }
   return "";
 }

@@ -8,7 +8,7 @@
 // PCs updated once per run; in a quiet turn the runs take loads too.
 // Everything else is the interpreter's, so
 // both tiers give the same results and the same events in the same order.
-// Not yet native code: docs/emulator.md, "Issue 30", says what is planned.
+// The runs' native code: native_tier.h.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +19,11 @@ namespace smemlab::emu {
 
 struct Program;
 
-enum class Tier : uint8_t { Interp, Jit };
+// Native: jit with the runs' native code compiled at the first launch
+// (native_tier.h; jit compiles it in the background once it pays).
+enum class Tier : uint8_t { Interp, Jit, Native };
 
-// SMEMLAB_TIER from the environment (unset: jit). "" when valid, else the
+// SMEMLAB_TIER from the environment (unset: jit; interp, jit or native). "" when valid, else the
 // error naming the value.
 std::string tier_from_env(Tier* tier);
 

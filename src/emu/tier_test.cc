@@ -158,7 +158,7 @@ TEST(Tier, SameResultsCountsAndFaults) {
 
 TEST(Tier, UnknownTierIsALaunchError) {
   const Outcome o = run_with("fast", 1, 1000);
-  EXPECT_NE(o.error.find("SMEMLAB_TIER='fast' is no execution tier (interp or jit)"),
+  EXPECT_NE(o.error.find("SMEMLAB_TIER='fast' is no execution tier (interp, jit or native)"),
             std::string::npos)
       << o.error;
 }

@@ -1,0 +1,47 @@
+// What the native tier's generated code (native_tier.h) and smemlab agree
+// on: the entry of one run's native code and the one symbol each generated
+// shared object exports. Included by both sides; kept free of anything
+// else so the generated code needs only the executors' headers.
+#pragma once
+
+#include <cstdint>
+
+namespace smemlab::emu {
+
+struct BlockCtx;
+struct Warp;
+struct Op;
+
+// A CallAlu row's executor (exec.h), passed in: the generated object
+// calls smemlab's own definition, not a copy.
+using NativeCallAlu = void (*)(BlockCtx&, Warp&, const Op&, uint32_t pc, uint32_t exec);
+
+// Native code of one chunk of a run: `len` ops from its op `first`, for the
+// `group` lanes (as run_fused, warp_loop.h).
+using NativeRunFn = void (*)(BlockCtx&, Warp&, uint32_t group, uint32_t first, uint32_t len);
+
+// Per pc of a run: its chunk's code, the pc's place in the chunk, and how
+// many of the chunk's ops start at it (a longer run goes on in the next
+// chunk, whose entry is at pc + left).
+struct NativeEntry {
+  NativeRunFn fn = nullptr;
+  uint32_t first = 0, left = 0;
+};
+
+// Checked by the generated object's init against what it was compiled
+// with: a stale object (another build's layouts) refuses to load.
+// It also passes the one out-of-line helper the executors' headers call
+// (program.h's type_bytes, by its type's number), so the generated code
+// defines nothing of smemlab's itself.
+struct NativeAbi {
+  uint32_t version, sizeof_warp, sizeof_op, num_codes;
+  int (*type_bytes)(int t);
+};
+inline constexpr uint32_t kNativeAbiVersion = 2;
+
+// extern "C" bool smemlab_native_init(const NativeAbi*, const NativeCallAlu*
+// calls (per code), NativeEntry* table (per pc), uint32_t num_ops).
+using NativeInitFn = bool (*)(const NativeAbi*, const NativeCallAlu*, NativeEntry*, uint32_t);
+inline constexpr const char* kNativeInitSymbol = "smemlab_native_init";
+
+}  // namespace smemlab::emu

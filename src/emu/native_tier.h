@@ -1,0 +1,53 @@
+// The native tier (issue 30, deliverable 1's first step): the jit tier's
+// straight runs (tier.h, Program::fused: Inline and CallAlu rows) as
+// native code generated per kernel. Each run becomes a C++ function whose
+// ops call the same executor templates the interpreter's loop calls
+// (ops_alu.h, ops_inline.h; CallAlu rows through smemlab's own executors),
+// with every Op a compile-time constant, so register offsets, types and
+// modifiers fold away and a full warp's lanes are a straight loop. The
+// host C++ compiler (SMEMLAB_CXX, else c++) builds it into a shared object
+// in a background thread, cached on disk
+// ($XDG_CACHE_HOME/smemlab/native or ~/.cache/smemlab/native) by a hash of
+// the source and this build; once loaded, turns that start after that run
+// it. SMEMLAB_TIER=native compiles at the first launch, before it runs.
+// Without a compiler, or when a compile fails: the interpreter's runs,
+// with one note on stderr. docs/emulator.md, "Issue 30, native runs".
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "emu/native_abi.h"
+
+namespace smemlab::emu {
+
+struct Program;
+
+// The C++ source of the program's runs; "" when it has none worth it.
+std::string native_source(const Program& p);
+
+// The state of a program's native code, shared by every program with the
+// same ops and plan (a copy, the same kernel decoded again).
+struct NativeState;
+std::shared_ptr<NativeState> native_state(const Program& p);
+
+// For a launch: the table its blocks read (per pc, the native code of the
+// run starting there; null, or null entries, while not loaded). At the
+// first launch it looks for the code in the cache (and loads it from
+// there). `sync`: compile now if it is not there; else the compile starts
+// in the background once the program's launches have run kNativeHotWork
+// warp-instructions (about half a second of the interpreter's runs: a
+// program that runs less than that never pays for a compile).
+inline constexpr uint64_t kNativeHotWork = uint64_t{1} << 25;
+const std::atomic<const NativeEntry*>* native_runs(const std::shared_ptr<NativeState>& st,
+                                                   const Program& p, bool sync);
+// After a launch: the warp-instructions it ran (the background rule).
+void native_work_done(const std::shared_ptr<NativeState>& st, const Program& p,
+                      uint64_t warp_instructions);
+
+// Whether the program's native code is loaded (tests), and why not.
+bool native_loaded(const Program& p, std::string* why = nullptr);
+
+}  // namespace smemlab::emu

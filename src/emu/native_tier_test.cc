@@ -1,0 +1,300 @@
+// The native tier (native_tier.h) against the interpreter: a kernel with
+// every family of Inline and CallAlu rows the runs hold (integer, bit,
+// carry, float, compare, predicate logic, select, pack, cvt, the float slow
+// path, bfind, bmsk, dp4a, dp2a, mul24, mad24, sad), on random inputs with
+// special values (NaN, infinities, subnormals, zero shifts and divisors),
+// run by a converged warp, a partial warp (masked lanes), guarded ops and
+// the groups of a divergent warp; SMEMLAB_TIER=native (compiled before the
+// launch) must give the interpreter's memory and counts bit for bit, and
+// its code must have been loaded (or the test says why not). Plus the
+// kernel of tier_test.cc and a budget fault inside runs.
+#include "emu/native_tier.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "emu/launch.h"
+#include "emu/program.h"
+
+namespace smemlab::emu {
+namespace {
+
+// The run: per-lane arithmetic only (no load, store, branch), so the plan
+// makes it one run; its results are stored after it (family_results
+// names their registers).
+const char* kFamilyBody = R"(
+  and.b32 %r5, %r1, 3;
+  setp.ne.u32 %p1, %r5, 0;
+  add.s32 %r6, %r2, %r3;
+  sub.s32 %r7, %r2, %r3;
+  mul.lo.s32 %r8, %r2, %r3;
+  mul.hi.s32 %r9, %r2, %r3;
+  mul.hi.u32 %r10, %r2, %r3;
+  min.s32 %r11, %r2, %r3;
+  max.u32 %r12, %r2, %r3;
+  @%p1 div.s32 %r13, %r2, %r4;
+  @!%p1 rem.u32 %r13, %r2, %r4;
+  shl.b32 %r14, %r2, %r4;
+  shr.s32 %r15, %r2, %r4;
+  shr.u32 %r16, %r3, %r4;
+  mad.lo.s32 %r17, %r2, %r3, %r4;
+  mad.hi.u32 %r18, %r2, %r3, %r4;
+  mul.wide.s32 %rd6, %r2, %r3;
+  mad.wide.u32 %rd7, %r2, %r3, %rd6;
+  abs.s32 %r19, %r2;
+  neg.s32 %r20, %r3;
+  not.b32 %r21, %r2;
+  cnot.b32 %r22, %r5;
+  popc.b32 %r23, %r2;
+  clz.b32 %r24, %r3;
+  brev.b32 %r25, %r2;
+  bfe.u32 %r26, %r2, %r4, %r5;
+  bfe.s32 %r27, %r3, %r5, %r4;
+  bfi.b32 %r28, %r2, %r3, %r5, %r4;
+  prmt.b32 %r29, %r2, %r3, %r4;
+  shf.l.wrap.b32 %r30, %r2, %r3, %r4;
+  shf.r.clamp.b32 %r31, %r2, %r3, %r4;
+  add.cc.u32 %r32, %r2, %r3;
+  addc.u32 %r33, %r3, %r4;
+  sub.cc.u32 %r34, %r2, %r4;
+  subc.u32 %r35, %r3, %r2;
+  add.f32 %f3, %f1, %f2;
+  sub.f32 %f4, %f1, %f2;
+  mul.f32 %f5, %f1, %f2;
+  fma.rn.f32 %f6, %f1, %f2, %f3;
+  add.f64 %fd2, %fd1, %fd1;
+  fma.rn.f64 %fd3, %fd1, %fd2, %fd1;
+  setp.lt.f32 %p2, %f1, %f2;
+  setp.gtu.f32 %p3, %f1, %f2;
+  setp.ge.s32 %p4, %r2, %r3;
+  and.pred %p5, %p2, %p4;
+  or.pred %p6, %p3, %p1;
+  xor.pred %p7, %p5, %p6;
+  selp.b32 %r36, %r2, %r3, %p7;
+  @%p2 mov.b32 %r37, %f6;
+  @!%p2 mov.b32 %r37, %f5;
+  mov.b64 %rd8, {%r2, %r3};
+  mov.b64 {%r38, %r39}, %rd7;
+  cvt.rn.f32.s32 %f7, %r2;
+  cvt.rzi.s32.f32 %r40, %f1;
+  cvt.f64.f32 %fd4, %f1;
+  cvt.rn.f32.f64 %f8, %fd3;
+  cvt.u16.u32 %rs1, %r2;
+  cvt.s32.s16 %r41, %rs1;
+  sqrt.rn.f32 %f9, %f1;
+  rcp.rn.f32 %f10, %f2;
+  ex2.approx.ftz.f32 %f11, %f2;
+  lg2.approx.f32 %f12, %f1;
+  sin.approx.f32 %f13, %f1;
+  cos.approx.f32 %f14, %f2;
+  div.rn.f32 %f15, %f1, %f2;
+  div.rn.f64 %fd5, %fd1, %fd2;
+  sqrt.rn.f64 %fd6, %fd1;
+  min.f32 %f16, %f1, %f2;
+  max.f32 %f17, %f1, %f2;
+  abs.f32 %f18, %f1;
+  bfind.u32 %r42, %r2;
+  bfind.s32 %r43, %r3;
+  bmsk.clamp.b32 %r44, %r4, %r5;
+  dp4a.s32.u32 %r45, %r2, %r3, %r4;
+  dp2a.lo.u32.s32 %r46, %r2, %r3, %r4;
+  mul24.lo.s32 %r47, %r2, %r3;
+  mad24.hi.u32 %r48, %r2, %r3, %r4;
+  sad.u32 %r49, %r2, %r3, %r4;
+  add.s16 %rs2, %rs1, %rs1;
+  cvt.u32.u16 %r50, %rs2;
+  add.s64 %rd9, %rd6, %rd7;
+  mul.lo.u64 %rd10, %rd6, %rd8;
+  shr.s64 %rd11, %rd6, %r4;
+  cvt.rmi.f32.f32 %f19, %f1;
+  setp.eq.u32 %p1, %r6, %r7;
+  selp.u32 %r51, 1, 0, %p1;
+  add.u32 %r2, %r2, %r6;
+)";
+
+// The registers kFamilyBody leaves results in.
+std::vector<std::string> family_results() {
+  std::vector<std::string> r;
+  for (int i = 6; i <= 51; ++i) r.push_back("%r" + std::to_string(i));
+  for (int i = 3; i <= 19; ++i) r.push_back("%f" + std::to_string(i));
+  for (int i : {6, 7, 8, 9, 10, 11}) r.push_back("%rd" + std::to_string(i));
+  for (int i : {2, 3, 4, 5, 6}) r.push_back("%fd" + std::to_string(i));
+  return r;
+}
+
+// Stores every result at out + (tid * slots + base + k) * 8.
+std::string family_stores(uint32_t base) {
+  std::string s;
+  uint32_t k = base;
+  for (const std::string& r : family_results()) {
+    const bool wide = r.rfind("%rd", 0) == 0 || r.rfind("%fd", 0) == 0;
+    s += "  st.global." + std::string(wide ? "b64" : "b32") + " [%rd5+" + std::to_string(k * 8) +
+         "], " + r + ";\n";
+    ++k;
+  }
+  return s;
+}
+
+// `variant`: one op more, so its code is no other test's (programs with
+// the same ops share their native code in a process).
+std::string family_ptx(bool variant = false) {
+  const uint32_t slots = static_cast<uint32_t>(family_results().size());
+  return std::string(R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry fam(.param .u64 in, .param .u64 out)
+{
+  .reg .pred %p<8>;
+  .reg .b16 %rs<4>;
+  .reg .b32 %r<64>;
+  .reg .b64 %rd<16>;
+  .reg .f32 %f<24>;
+  .reg .f64 %fd<8>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 32;
+  add.s64 %rd4, %rd1, %rd3;
+  mul.wide.u32 %rd3, %r1, )") +
+         std::to_string(3 * slots * 8) + R"(;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  ld.global.u32 %r3, [%rd4+4];
+  ld.global.u32 %r4, [%rd4+8];
+  ld.global.f32 %f1, [%rd4+12];
+  ld.global.f32 %f2, [%rd4+16];
+  ld.global.f64 %fd1, [%rd4+24];
+)" + (variant ? "  add.u32 %r2, %r2, 1;\n" : "") +
+         kFamilyBody + family_stores(0) +
+         R"(  and.b32 %r60, %r1, 5;
+  setp.eq.u32 %p0, %r60, 1;
+  @%p0 bra OTHER;
+)" + kFamilyBody +
+         "  bra.uni DONE;\nOTHER:\n  xor.b32 %r2, %r2, %r1;\n" + kFamilyBody + "DONE:\n" +
+         family_stores(slots) + kFamilyBody + family_stores(2 * slots) + "  ret;\n}\n";
+}
+
+struct FamilyOutcome {
+  std::vector<uint64_t> mem;
+  uint64_t warp_instructions = 0, lane_instructions = 0;
+  std::string error;
+  bool native = false;
+  std::string why;
+};
+
+std::vector<uint32_t> family_inputs(uint32_t threads, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const float fs[] = {0.0f, -0.0f, 1.0f, -2.5f, 1e-40f, -1e-41f, 3e38f, 1e30f, 0.5f, 100.0f};
+  const uint32_t specials[] = {0u, 1u, 31u, 32u, 33u, 0xffffffffu, 0x80000000u, 7u};
+  std::vector<uint32_t> in(threads * 8);
+  for (uint32_t t = 0; t < threads; ++t) {
+    uint32_t* w = &in[t * 8];
+    for (int i = 0; i < 3; ++i) w[i] = rng() % 4 == 0 ? specials[rng() % 8] : rng();
+    for (int i = 3; i < 5; ++i) {
+      float f = rng() % 3 == 0 ? fs[rng() % 10]
+                               : std::ldexp(float(rng() % 20000) - 10000.0f, int(rng() % 40) - 20);
+      if (rng() % 17 == 0) f = std::numeric_limits<float>::quiet_NaN();
+      if (rng() % 19 == 0) f = -std::numeric_limits<float>::infinity();
+      std::memcpy(&w[i], &f, 4);
+    }
+    double d = std::ldexp(double(rng()) - 2e9, int(rng() % 60) - 30);
+    if (rng() % 13 == 0) d = -d * 0.0;
+    std::memcpy(&w[6], &d, 8);
+  }
+  return in;
+}
+
+FamilyOutcome run_family(const char* tier, uint32_t threads, uint32_t seed, bool variant = false) {
+  setenv("SMEMLAB_TIER", tier, 1);
+  Device dev;
+  auto m = Module::load_text(dev, family_ptx(variant), "native.ptx");
+  const uint32_t slots = static_cast<uint32_t>(family_results().size()) * 3;
+  std::vector<uint32_t> in = family_inputs(threads, seed);
+  uint64_t din = dev.malloc(in.size() * 4), dout = dev.malloc(uint64_t{threads} * slots * 8);
+  dev.copy_to(din, in.data(), in.size() * 4);
+  LaunchConfig cfg{{1}, {threads}};
+  cfg.threads = 1;
+  auto st = launch(*m, "fam", cfg, din, dout);
+  unsetenv("SMEMLAB_TIER");
+  FamilyOutcome o;
+  o.mem.resize(uint64_t{threads} * slots);
+  dev.copy_from(o.mem.data(), dout, o.mem.size() * 8);
+  o.warp_instructions = st.warp_instructions;
+  o.lane_instructions = st.lane_instructions;
+  if (st.error) o.error = st.error->what();
+  o.native = native_loaded(m->kernel("fam"), &o.why);
+  return o;
+}
+
+class NativeTier : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // (A cache of this test's own: compiled once per source and build.)
+    setenv("XDG_CACHE_HOME", (::testing::TempDir() + "smemlab-native-test").c_str(), 1);
+  }
+};
+
+TEST_F(NativeTier, EveryFamilyMatchesTheInterpreter) {
+  // 61 threads: a full warp and a warp of 29 lanes.
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    const FamilyOutcome a = run_family("interp", 61, seed), b = run_family("native", 61, seed);
+    ASSERT_EQ(a.error, "");
+    ASSERT_EQ(b.error, "");
+    ASSERT_TRUE(b.native) << "the native code did not load: " << b.why;
+    if (seed == 1) {
+      EXPECT_FALSE(a.native);  // (later: the native run's code is loaded)
+    }
+    ASSERT_EQ(a.mem.size(), b.mem.size());
+    size_t wrong = 0;
+    for (size_t i = 0; i < a.mem.size(); ++i)
+      if (a.mem[i] != b.mem[i] && wrong++ < 10)
+        ADD_FAILURE() << "seed " << seed << " thread " << i / (family_results().size() * 3)
+                      << " result " << family_results()[i % family_results().size()] << ": interp "
+                      << std::hex << a.mem[i] << " native " << b.mem[i];
+    EXPECT_EQ(wrong, 0u);
+    EXPECT_EQ(a.warp_instructions, b.warp_instructions);
+    EXPECT_EQ(a.lane_instructions, b.lane_instructions);
+  }
+}
+
+TEST_F(NativeTier, SourceHasOneCallPerRunOp) {
+  Device dev;
+  auto m = Module::load_text(dev, family_ptx(), "native.ptx");
+  const Program& p = m->kernel("fam");
+  const std::string src = native_source(p);
+  ASSERT_FALSE(src.empty());
+  // Every op the loop runs in a run has its constant and executor call.
+  for (size_t pc = 0; pc < p.ops.size(); ++pc) {
+    if (p.fused[pc] > 1) {
+      EXPECT_NE(src.find("constexpr Op o" + std::to_string(pc) + "{"), std::string::npos) << pc;
+    }
+  }
+  EXPECT_NE(src.find("g_calls["), std::string::npos);  // CallAlu rows
+  EXPECT_NE(src.find("int_bin<ADD, S32>"), std::string::npos);
+}
+
+TEST_F(NativeTier, NoCompilerMeansTheInterpretersRuns) {
+  setenv("SMEMLAB_CXX", "/nonexistent/c++", 1);
+  // (A cache of its own and a kernel of its own: nothing can answer for it.)
+  setenv("XDG_CACHE_HOME", (::testing::TempDir() + "smemlab-native-nocc").c_str(), 1);
+  const FamilyOutcome a = run_family("interp", 40, 9, true);
+  testing::internal::CaptureStderr();
+  const FamilyOutcome b = run_family("native", 40, 9, true);
+  const std::string err = testing::internal::GetCapturedStderr();
+  unsetenv("SMEMLAB_CXX");
+  EXPECT_FALSE(b.native);
+  EXPECT_NE(b.why.find("/nonexistent/c++"), std::string::npos) << b.why;
+  EXPECT_EQ(a.mem, b.mem);
+  EXPECT_EQ(a.warp_instructions, b.warp_instructions);
+  (void)err;  // (one note per process: an earlier test may have said it)
+}
+
+}  // namespace
+}  // namespace smemlab::emu
