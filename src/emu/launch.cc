@@ -549,9 +549,13 @@ LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const u
   Tier tier = Tier::Jit;
   if (tier_from_env(&tier).empty() && tier != Tier::Interp && p.fused.size() == p.ops.size())
     env.fused = p.fused.data();
-  // The runs' native code (native_tier.h); SMEMLAB_NATIVE=0 keeps them
-  // interpreted (to measure).
-  if (const char* nat = std::getenv("SMEMLAB_NATIVE"); env.fused && !(nat && *nat == '0'))
+  // The runs' native code (native_tier.h): only where asked for
+  // (SMEMLAB_TIER=native, compiled before the first launch, or
+  // SMEMLAB_NATIVE=1, compiled in the background once hot). It is not yet
+  // faster than the interpreted runs (docs/emulator.md, "Issue 30, native
+  // runs"), so by default no compiler runs and no cache is written.
+  const char* nat = std::getenv("SMEMLAB_NATIVE");
+  if (env.fused && (tier == Tier::Native || (nat && *nat == '1')))
     env.native = native_runs(native_state(p), p, tier == Tier::Native);
   // Quiet epochs keep the `gpu` schedule's results exactly; the interp tier
   // keeps its old turns (the reference the tier tests compare with).
