@@ -165,6 +165,29 @@ double relative_l2(const std::vector<float>& got, const std::vector<double>& ref
   return std::sqrt(num / den);
 }
 
+namespace {
+std::string dims(dim3 d) {
+  return std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z);
+}
+}  // namespace
+
+LaunchRecipe recipe_of(const void* kernel, const char* module, dim3 grid, dim3 block,
+                       unsigned shared, std::vector<std::string> args) {
+  LaunchRecipe r;
+  const char* name = nullptr;
+  if (cudaFuncGetName(&name, kernel) != cudaSuccess || !name) {
+    cudaGetLastError();
+    return r;  // no kernel name: no recipe (no prediction), not an error
+  }
+  r.module = module;
+  r.kernel = name;
+  r.grid = dims(grid);
+  r.block = dims(block);
+  r.shared = shared;
+  r.args = std::move(args);
+  return r;
+}
+
 std::string cublas_anchor(int n) { return "anchor/cublas-sgemm/" + std::to_string(n); }
 std::string cub_anchor(long long n) { return "anchor/cub-reduce/" + std::to_string(n); }
 

@@ -129,6 +129,7 @@ Result run_one(const Benchmark& b, const RunOptions& opt, const cudaDeviceProp& 
   try {
     r = b.run(ctx);
     if (!r.verified && r.error.empty()) r.error = "not verified";
+    if (opt.predict && r.verified && !r.recipe.kernel.empty()) r.predicted = opt.predict(r.recipe);
   } catch (const std::exception& e) {
     r = Result{};
     r.verified = false;
@@ -170,6 +171,45 @@ void print_row(std::FILE* out, const Row& row) {
   std::fflush(out);
 }
 
+// The prediction's line under its row: predicted beside measured.
+void print_predicted(std::FILE* out, const Result& r) {
+  if (r.recipe.kernel.empty() || !r.verified) return;
+  const Predicted& p = r.predicted;
+  if (!p.made) {
+    if (!p.why_not.empty()) fmt::print(out, "  no time predicted: {}\n", p.why_not);
+    return;
+  }
+  fmt::print(out,
+             "  predicted {:.1f} us on an {} (limited by {}), measured {:.1f} us: "
+             "predicted/measured {:.2f}\n",
+             p.duration_ns / 1e3, p.gpu, p.limiter, r.ms * 1e3, p.duration_ns / (r.ms * 1e6));
+  std::fflush(out);
+}
+
+nlohmann::json predicted_json(const Result& r) {
+  const Predicted& p = r.predicted;
+  if (r.recipe.kernel.empty()) return nullptr;
+  if (!p.made) return {{"why_not", p.why_not}};
+  return {{"duration_ns", p.duration_ns},
+          {"limiter", p.limiter},
+          {"gpu", p.gpu},
+          {"ratio", r.ms > 0 ? p.duration_ns / (r.ms * 1e6) : 0.0}};
+}
+
+// The predictions' error over the rows that have one: |predicted/measured - 1|.
+void print_predicted_summary(std::FILE* out, const std::vector<Row>& rows) {
+  std::vector<double> err;
+  for (const Row& row : rows)
+    if (row.r.predicted.made && row.r.ms > 0)
+      err.push_back(std::abs(row.r.predicted.duration_ns / (row.r.ms * 1e6) - 1));
+  if (err.empty()) return;
+  std::sort(err.begin(), err.end());
+  fmt::print(out,
+             "predicted beside measured: {} benchmarks, |predicted/measured - 1| median {:.1f}%, "
+             "max {:.1f}%\n",
+             err.size(), 50 * (err[(err.size() - 1) / 2] + err[err.size() / 2]), 100 * err.back());
+}
+
 // Multi-line notes (e.g. the memory-hierarchy table) in full, after the rows.
 void print_notes(std::FILE* out, const std::vector<Row>& rows) {
   for (const auto& row : rows) {
@@ -204,6 +244,7 @@ nlohmann::json to_json(const std::vector<Row>& rows, const DeviceInfo& d, const 
         {"blocks_per_sm", r.info.blocks_per_sm},
         {"occupancy", r.info.occupancy},
         {"note", r.note},
+        {"predicted", predicted_json(r)},
         {"device", d.name},
         {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
         {"sms", d.sms},
@@ -364,6 +405,7 @@ int run_benchmarks(const RunOptions& opt) {
     anchor_percent(row);
     done[all[i].name] = rows.size();
     print_row(table, row);
+    if (opt.predict) print_predicted(table, row.r);
     rows.push_back(std::move(row));
     json_ok = write_json() && json_ok;
   };
@@ -397,6 +439,7 @@ int run_benchmarks(const RunOptions& opt) {
     fmt::print(stderr, "smemlab bench: cannot write {}\n", opt.json_path);
     return 2;
   }
+  print_predicted_summary(table, rows);
   fmt::print(table, "{} benchmarks, {} verified, {} failed\n", rows.size(), rows.size() - failed,
              failed);
   return failed ? 1 : 0;

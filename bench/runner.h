@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct RunOptions {
   bool quick = false;        // smaller problem sizes
   bool verify_only = false;  // verify each benchmark, skip the timing (ms = 0)
   bool anchors = true;       // run the anchors the selection needs (off: e.g. under a sanitizer)
+  // Set (`--predict`): each verified result with a recipe gets the time
+  // model's prediction, printed beside the measured time and in the JSON.
+  std::function<Predicted(const LaunchRecipe&)> predict;
 };
 
 // Indices into `all` of the benchmarks whose names match `filter`: a name

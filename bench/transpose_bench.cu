@@ -70,6 +70,10 @@ Result run_transpose(Context& c, const Variant& v, int rows, int cols, bool anch
   r.anchor = anchored ? kCopyAnchor : "";
   r.info = kernel_info(reinterpret_cast<const void*>(v.fn), block.x * block.y, 0);
   r.note = std::to_string(rows) + "x" + std::to_string(cols);
+  const std::string elems = std::to_string(n);
+  r.recipe = recipe_of(reinterpret_cast<const void*>(v.fn), "transpose", grid, block, 0,
+                       {"float[" + elems + "]=random(1)", "float[" + elems + "]=zeros",
+                        "int=" + std::to_string(rows), "int=" + std::to_string(cols)});
   return time_into(r, c, launch);
 }
 

@@ -33,11 +33,12 @@ void BankCounts::add(const BankCounts& o) {
   worst_wavefronts += o.worst_wavefronts;
   unmodelled += o.unmodelled;
   max_ways = std::max(max_ways, o.max_ways);
+  lane_bytes += o.lane_bytes;
 }
 
 void BankCounts::scale(double f) {
-  for (uint64_t* c :
-       {&requests, &wavefronts, &ideal, &bank_conflicts, &worst_wavefronts, &unmodelled})
+  for (uint64_t* c : {&requests, &wavefronts, &ideal, &bank_conflicts, &worst_wavefronts,
+                      &unmodelled, &lane_bytes})
     *c = static_cast<uint64_t>(static_cast<double>(*c) * f + 0.5);
 }
 
@@ -90,9 +91,11 @@ BankCost cost_of(const bank::Model& model, const bank::Request& request, unsigne
   return c;
 }
 
-// Adds one request's cost to `c`; false when the model refused it.
-bool add_cost(BankCounts& c, const BankCost& k) {
+// Adds one request's cost to `c` (`lane_bytes`: its active lanes x bytes
+// per lane); false when the model refused it.
+bool add_cost(BankCounts& c, const BankCost& k, uint64_t lane_bytes) {
   ++c.requests;
+  c.lane_bytes += lane_bytes;
   // Misalignment is reported by `check`; unmodelled operations (atomics
   // before sm_70, ldmatrix before sm_75) are counted as such instead of
   // guessed.
@@ -224,6 +227,7 @@ class BlockBank final : public emu::BlockObserver {
     if (a.matrices && a.matrices < 4) mask &= (1u << (8 * a.matrices)) - 1u;
 
     const unsigned width = a.matrices ? 16 : a.width;
+    const uint64_t lane_bytes = uint64_t(__builtin_popcount(mask)) * width;
     const uint64_t period = cache_ ? cache_->period(width, models_) : 0;
     const uint8_t op_code = static_cast<uint8_t>(op);
     const BankCost* costs = cache_ && mask ? cache_->same_as_last(pc, op_code, a.width, a.matrices,
@@ -257,7 +261,7 @@ class BlockBank final : public emu::BlockObserver {
     PendingWorst* worst = &a_->worst[site * n];
     for (size_t m = 0; m < n; ++m) {
       const BankCost& k = costs[m];
-      if (!add_cost(counts[m], k)) continue;
+      if (!add_cost(counts[m], k, lane_bytes)) continue;
       PendingWorst& w = worst[m];
       if (w.set && k.wavefronts - k.ideal <= w.excess) continue;
       fill(w, a);
@@ -338,7 +342,8 @@ void BankAnalysis::record(const std::vector<std::unique_ptr<bank::Model>>& model
   for (size_t m = 0; m < models.size(); ++m) {
     bank::Result res;
     BankCost k = cost_of(*models[m], plain, matrices, &res);
-    if (!add_cost(stats.models[m].op[static_cast<int>(stats.op)], k)) continue;
+    const uint64_t lane_bytes = uint64_t(__builtin_popcount(plain.mask)) * plain.width;
+    if (!add_cost(stats.models[m].op[static_cast<int>(stats.op)], k, lane_bytes)) continue;
     auto& worst = stats.models[m].worst;
     if (!worst || k.wavefronts - k.ideal > excess(worst->result))
       worst = WorstRequest{plain, std::move(res), matrices, block, warp};

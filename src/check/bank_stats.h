@@ -37,6 +37,10 @@ struct BankCounts {
   uint64_t worst_wavefronts = 0;  // differs from wavefronts only for CC 1.x bounds
   uint64_t unmodelled = 0;        // requests the model refused (e.g. atomics before sm_70)
   unsigned max_ways = 0;
+  // Bytes the requests' active lanes moved to or from registers (lanes x
+  // bytes per lane; an ldmatrix/stmatrix row 16 bytes): the time model's
+  // L1/shared data path compares them with the wavefronts (docs/timing.md).
+  uint64_t lane_bytes = 0;
   void add(const BankCounts& o);
   void scale(double f);
 };

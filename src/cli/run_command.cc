@@ -13,6 +13,7 @@
 #include "emu/half.h"
 #ifdef SMEMLAB_HAVE_GPU
 #include "cli/gpu_run.h"
+#include "cli/predict_launch.h"
 #include "gpu/device_launch.h"
 #include "report/timing.h"
 #endif
@@ -33,17 +34,10 @@ struct RunOptions {
 // default blocks and level, counts only) beside the measured median.
 std::string predicted_beside(const LaunchOptions& o, double measured_ns,
                              const std::string& device) {
-  LaunchOptions quiet = o;
-  quiet.quiet = true;
-  session::RecipeAnalyses with;
-  with.what = session::Analyses::Counts;
-  AnalysisRun run;
-  run_analyses(quiet, with, &run);
-  if (run.status.error) return "no time predicted: the emulated launch failed";
-  report::Analysis a{run.info, run.banks.get(), &run.access, nullptr, &run.hopper};
-  std::vector<report::GpuPrediction> all = report::predict_gpus(a);
-  if (all.empty()) return "no time predicted: no access counts";
-  return report::predicted_vs_measured(all.front(), measured_ns, device);
+  std::string why_not;
+  std::optional<report::GpuPrediction> p = predict_flags(o, &why_not);
+  if (!p) return "no time predicted: " + why_not;
+  return report::predicted_vs_measured(*p, measured_ns, device);
 }
 #endif
 

@@ -20,7 +20,7 @@ timing::Prediction predict_on(const Analysis& a, const timing::GpuSpec& gpu, std
   shape.l1_block_bytes = a.run.l1_block_bytes;
   shape.partial_store_sectors = a.run.partial_store_sectors;
   shape.dependent_issue = &a.run.dependent_issue;
-  timing::LaunchWork w = timing::launch_work(shape, *a.access, a.banks, a.hopper, arch);
+  timing::LaunchWork w = timing::launch_work(shape, *a.access, a.banks, a.hopper, arch, gpu.gpu);
   if (wavefront_delta != 0) {
     timing::LineWork what_if{"what-if", 0};
     what_if.shared_wavefronts = wavefront_delta;

@@ -21,6 +21,13 @@ check::SourceLine innermost(const ptx::LineTable* table, const emu::InstrInfo* i
   return lines.back();  // outermost first: the instruction's own line last
 }
 
+// The data path's cycles beyond `base` (the wavefronts, or sectors / 4)
+// for requests that moved `bytes` to or from registers at `rate` bytes a
+// clock (h100.def: measured per kind of access).
+double excess_cycles(double bytes, double rate, double base) {
+  return rate > 0 ? std::max(0.0, bytes / rate - base) : 0.0;
+}
+
 bool is_load(check::AccessClass c) {
   return c == check::AccessClass::GlobalLoad || c == check::AccessClass::LocalLoad ||
          c == check::AccessClass::GlobalAtomic;
@@ -30,7 +37,7 @@ bool is_load(check::AccessClass c) {
 
 LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& access,
                        const check::BankAnalysis* banks, const check::HopperAnalysis* hopper,
-                       std::string_view arch) {
+                       std::string_view arch, const Gpu& gpu) {
   LaunchWork w;
   w.blocks = shape.blocks;
   w.threads_per_block = shape.threads_per_block;
@@ -68,6 +75,11 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
     l.l1_sectors += double(a.counts.sectors);
     if (a.cls == check::AccessClass::GlobalLoad && l1_cached_load(a.instr->text))
       l.cached_loads += double(a.counts.sectors);
+    // An L1 load returns its lanes' bytes at l1_register_bytes a clock
+    // (a broadcast LDG.128: 1 sector, 4 cycles measured).
+    if (a.cls == check::AccessClass::GlobalLoad || a.cls == check::AccessClass::LocalLoad)
+      l.data_path_excess += excess_cycles(double(a.counts.bytes), gpu.l1_register_bytes,
+                                          double(a.counts.sectors) / gpu.l1_sectors);
     if (is_load(a.cls) && a.counts.requests) {
       l.load_requests += double(a.counts.requests);
       ++loads;
@@ -85,9 +97,20 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
     for (const auto& [pc, s] : banks->instructions()) {
       if (m >= s.models.size()) continue;
       LineWork& l = at(innermost(banks->kernel().lines, s.instr));
-      for (const check::BankCounts& c : s.models[m].op) {
+      for (int op = 0; op < check::kSharedOps; ++op) {
+        const check::BankCounts& c = s.models[m].op[op];
         l.shared_wavefronts += double(c.wavefronts);
         l.pipe[int(Pipe::Lsu)] += double(c.requests);
+        // Measured apart (h100.def): loads return their bytes to the
+        // registers at shared_load_bytes a clock, stores take theirs at
+        // l1_register_bytes; atomics are left at their wavefronts.
+        const auto k = static_cast<check::SharedOp>(op);
+        const double rate =
+            k == check::SharedOp::Load || k == check::SharedOp::LdMatrix    ? gpu.shared_load_bytes
+            : k == check::SharedOp::Store || k == check::SharedOp::StMatrix ? gpu.l1_register_bytes
+                                                                            : 0.0;
+        l.data_path_excess +=
+            excess_cycles(double(c.lane_bytes), rate, double(c.wavefronts) / gpu.shared_wavefronts);
       }
       // Loads and atomics return a value the warp waits for (block chain).
       l.shared_round_trips += double(s.models[m].op[int(check::SharedOp::Load)].requests);

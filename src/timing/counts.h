@@ -28,10 +28,11 @@ struct LaunchShape {
 
 // `banks` may be null (no shared counts); its model named `arch` (the
 // GPU's, gpus.def) is used, else its first. `hopper` may be null (no DSMEM waits). Counts must
-// already be scaled to the whole grid.
+// already be scaled to the whole grid. `gpu`'s register byte rates turn
+// each instruction's bytes into its data-path cycles (LineWork::data_path_excess).
 LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& access,
                        const check::BankAnalysis* banks,
                        const check::HopperAnalysis* hopper = nullptr,
-                       std::string_view arch = "sm_90");
+                       std::string_view arch = "sm_90", const Gpu& gpu = h100());
 
 }  // namespace smemlab::timing

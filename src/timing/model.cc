@@ -93,8 +93,10 @@ double line_quantity(const Gpu& gpu, const LineWork& l, Resource r, const Factor
       return l.shared_wavefronts;
     case Resource::L1:
       // Shared memory and L1 share one 128 B/clk data path: a shared
-      // wavefront and 4 global sectors each take one of its cycles.
-      return l.shared_wavefronts + l.l1_sectors * gpu.shared_wavefronts / gpu.l1_sectors;
+      // wavefront and 4 global sectors each take one of its cycles, or
+      // more where a request moves more bytes to or from registers.
+      return l.shared_wavefronts + l.l1_sectors * gpu.shared_wavefronts / gpu.l1_sectors +
+             l.data_path_excess * gpu.shared_wavefronts;
     case Resource::L2:
     case Resource::Dram:
       return l2_sectors(l, f);

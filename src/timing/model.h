@@ -54,10 +54,16 @@ struct ReuseProfile {
 struct LineWork {
   std::string file;
   int line = 0;
-  double pipe[kPipes] = {};              // warp-instructions issued, by pipe
-  double tensor_fma = 0;                 // tensor-core multiply-adds at the FP16 rate (classify.h)
-  double shared_wavefronts = 0;          // conflicts included
-  double l1_sectors = 0;                 // global and local sectors through L1 (and on to L2)
+  double pipe[kPipes] = {};      // warp-instructions issued, by pipe
+  double tensor_fma = 0;         // tensor-core multiply-adds at the FP16 rate (classify.h)
+  double shared_wavefronts = 0;  // conflicts included
+  double l1_sectors = 0;         // global and local sectors through L1 (and on to L2)
+  // Cycles the L1/shared data path spends on this line's accesses beyond
+  // their wavefronts and sectors / 4: a request moving more bytes to or
+  // from registers than those carry (a broadcast LDG.128 that hits in
+  // L1: 1 sector, 512 bytes, 4 cycles; counts.cc, per instruction, by the
+  // GPU's rates).
+  double data_path_excess = 0;
   double cached_loads = 0;               // of l1_sectors: global load sectors L1 may hit
   double load_requests = 0;              // global/local load warp-instructions (latency term)
   double shared_round_trips = 0;         // shared loads a warp waits for (block chain)

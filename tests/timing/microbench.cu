@@ -38,6 +38,11 @@
 //  - ldg_rate_row / ldg_rate_bcast: the same with global loads that hit
 //    in L1 (a 32 KiB array read again and again through ld.global.nc):
 //    warp-instructions per clock per SM;
+//  - lds{32,64,128}_rate_{row,bcast}, sts{32,64,128}_rate_{row,same},
+//    ldg128_rate_{row,bcast} (time31e; alone: `microbench widths`): the
+//    same per access width, loads and stores, each lane its own slot or
+//    all lanes one: the L1/shared data path's cycles per request against
+//    its bank wavefronts and the bytes it moves to or from registers;
 //  - block_cycles_256: an empty kernel of 65536 blocks of 256 threads
 //    against one of 132 blocks: an SM's cycles per block it starts and
 //    retires (8 resident);
@@ -54,6 +59,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #define CHECK(x)                                                                    \
@@ -253,6 +259,106 @@ __global__ void ldg_rate(const float* __restrict__ p, long long* cycles, float* 
   if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
 }
 
+// The L1/shared data path by access width (time31e): 32 warps per SM, 8
+// independent accesses per loop step, each a separate volatile LDS/STS/LDG
+// of W floats (1, 2 or 4: .32, .64, .128) per lane. BCAST 0: each lane its
+// own W-float slot (W wavefronts' worth of distinct bytes); 1: every lane
+// the same slot (one wavefront in the bank model; a store's lanes then
+// write one address). Loads return W x 4 x 32 bytes to the registers
+// whatever BCAST is, so the rate of the broadcast form measures how many
+// bytes per clock the data path returns to registers apart from banks.
+template <int W, int BCAST>
+__global__ void lds_width_rate(long long* cycles, float* out, int n) {
+  __shared__ float4 s4[1024];
+  float* s = reinterpret_cast<float*>(s4);
+  for (int i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = float(i);
+  __syncthreads();
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned base = unsigned(__cvta_generic_to_shared(s4));
+  const unsigned slot = BCAST ? 5 : lane;
+  float acc[8] = {};
+  long long t0 = clock64();
+  for (int i = 0; i < n; ++i) {
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const unsigned a = base + 4 * W * ((i & 1) * 256 + j * 32 + slot);
+      float x = 0, y = 0, z = 0, w = 0;
+      if (W == 1)
+        asm volatile("ld.volatile.shared.f32 %0, [%1];" : "=f"(x) : "r"(a));
+      else if (W == 2)
+        asm volatile("ld.volatile.shared.v2.f32 {%0, %1}, [%2];" : "=f"(x), "=f"(y) : "r"(a));
+      else
+        asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
+                     : "r"(a));
+      acc[j] += x + w + y * z;
+    }
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  float t = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) t += acc[j];
+  if (t == -1.0f) out[0] = t;
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
+template <int W, int BCAST>
+__global__ void sts_width_rate(long long* cycles, float* out, int n) {
+  __shared__ float4 s4[1024];
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned base = unsigned(__cvta_generic_to_shared(s4));
+  const unsigned slot = BCAST ? 5 : lane;
+  float v = float(threadIdx.x);
+  __syncthreads();
+  long long t0 = clock64();
+  for (int i = 0; i < n; ++i) {
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const unsigned a = base + 4 * W * ((i & 1) * 256 + j * 32 + slot);
+      if (W == 1)
+        asm volatile("st.volatile.shared.f32 [%0], %1;" ::"r"(a), "f"(v));
+      else if (W == 2)
+        asm volatile("st.volatile.shared.v2.f32 [%0], {%1, %2};" ::"r"(a), "f"(v), "f"(v));
+      else
+        asm volatile("st.volatile.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(a), "f"(v), "f"(v),
+                     "f"(v), "f"(v));
+    }
+    v += 1.0f;
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (v == -1.0f) out[0] = v;
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
+// L1-hit global loads of a float4 (time31e): BCAST 0 each lane its own 16
+// bytes (16 sectors), 1 one float4 for the warp (1 sector, 512 bytes to the
+// registers).
+template <int BCAST>
+__global__ void ldg_v4_rate(const float4* __restrict__ p, long long* cycles, float* out, int n) {
+  const unsigned lane = threadIdx.x & 31;
+  float acc[8] = {};
+  for (int i = threadIdx.x; i < 2048; i += blockDim.x) acc[0] += __ldg(p + i).x;
+  __syncthreads();
+  long long t0 = clock64();
+  for (int i = 0; i < n; ++i) {
+    const float4* row = p + (i & 7) * 256 + (BCAST ? 7 : lane);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      float4 q = __ldg(row + j * 32);
+      acc[j] += q.x + q.w + q.y * q.z;
+    }
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  float t = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) t += acc[j];
+  if (t == -1.0f) out[0] = t;
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
 __global__ void block_spin(long long spin) {
   const long long t0 = clock64();
   while (clock64() - t0 < spin) {
@@ -301,11 +407,46 @@ double median_cycles(long long* d, int blocks) {
   return double(h[blocks / 2]);
 }
 
-int main() {
+// The data path's rows by width (time31e), alone with `microbench widths`.
+void width_rates(long long* cyc, float* out) {
+  const int nl = 2048;
+  auto rate = [&](const char* name) {
+    CHECK(cudaDeviceSynchronize());
+    std::printf("param %s %.3f warp-instructions/clk/SM (%.0f cycles)\n", name,
+                32.0 * 8 * nl / median_cycles(cyc, 132), median_cycles(cyc, 132));
+  };
+#define SMEMLAB_WIDTH_ROW(K, W, B, NAME)                                \
+  for (int r = 0; r < 2; ++r) K<W, B><<<132, 1024>>>(cyc, out, nl); \
+  rate(NAME);
+  SMEMLAB_WIDTH_ROW(lds_width_rate, 1, 0, "lds32_rate_row")
+  SMEMLAB_WIDTH_ROW(lds_width_rate, 1, 1, "lds32_rate_bcast")
+  SMEMLAB_WIDTH_ROW(lds_width_rate, 2, 0, "lds64_rate_row")
+  SMEMLAB_WIDTH_ROW(lds_width_rate, 2, 1, "lds64_rate_bcast")
+  SMEMLAB_WIDTH_ROW(lds_width_rate, 4, 0, "lds128_rate_row")
+  SMEMLAB_WIDTH_ROW(lds_width_rate, 4, 1, "lds128_rate_bcast")
+  SMEMLAB_WIDTH_ROW(sts_width_rate, 1, 0, "sts32_rate_row")
+  SMEMLAB_WIDTH_ROW(sts_width_rate, 1, 1, "sts32_rate_same")
+  SMEMLAB_WIDTH_ROW(sts_width_rate, 2, 0, "sts64_rate_row")
+  SMEMLAB_WIDTH_ROW(sts_width_rate, 2, 1, "sts64_rate_same")
+  SMEMLAB_WIDTH_ROW(sts_width_rate, 4, 0, "sts128_rate_row")
+  SMEMLAB_WIDTH_ROW(sts_width_rate, 4, 1, "sts128_rate_same")
+#undef SMEMLAB_WIDTH_ROW
+  for (int r = 0; r < 2; ++r) ldg_v4_rate<0><<<132, 1024>>>((const float4*)(out + 8192), cyc, out, nl);
+  rate("ldg128_rate_row");
+  for (int r = 0; r < 2; ++r) ldg_v4_rate<1><<<132, 1024>>>((const float4*)(out + 8192), cyc, out, nl);
+  rate("ldg128_rate_bcast");
+}
+
+int main(int argc, char** argv) {
   long long* cyc;
   float* out;
   CHECK(cudaMalloc(&cyc, 132 * 8 * sizeof(long long)));
   CHECK(cudaMalloc(&out, 132 * 8 * 1024 * sizeof(float)));
+  if (argc > 1 && std::string(argv[1]) == "widths") {
+    width_rates(cyc, out);
+    CHECK(cudaGetLastError());
+    return 0;
+  }
   const int n = 4096;
   for (int threads : {256, 1024}) {
     barrier_loop<<<132, threads>>>(cyc, n, 1);
@@ -419,6 +560,7 @@ int main() {
     std::printf("param barrier_cycles_256x%d_only %.2f cycles (loop %.2f)\n", per_sm, (with - without) / n,
                 without / n);
   }
+  width_rates(cyc, out);
   CHECK(cudaGetLastError());
   return 0;
 }
