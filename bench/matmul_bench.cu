@@ -190,11 +190,11 @@ Result run_matmul(Context& ctx, const Variant& v, int M, int N, int K, bool time
   const auto floats = [](double n, const char* fill) {
     return "float[" + std::to_string(static_cast<long long>(n)) + "]=" + fill;
   };
-  r.recipe = recipe_of(reinterpret_cast<const void*>(l.kernel), "matmul", grid, l.block,
-                       unsigned(l.smem),
-                       {floats(double(M) * K, "random(1)"), floats(double(K) * N, "random(2)"),
-                        floats(double(M) * N, "zeros"), "int=" + std::to_string(M),
-                        "int=" + std::to_string(N), "int=" + std::to_string(K)});
+  r.recipe =
+      recipe_of(reinterpret_cast<const void*>(l.kernel), "matmul", grid, l.block, unsigned(l.smem),
+                {floats(double(M) * K, "random(1)"), floats(double(K) * N, "random(2)"),
+                 floats(double(M) * N, "zeros"), "int=" + std::to_string(M),
+                 "int=" + std::to_string(N), "int=" + std::to_string(K)});
   if (timed) {
     r.samples_ms = time_ms(ctx, launch);
     r.ms = median(r.samples_ms);

@@ -108,9 +108,9 @@ Result run_tile(Context& c, const TileKernel& k) {
   r.info = kernel_info(k.fn, per_block, smem);
   r.note = std::to_string(blocks) + " blocks of " + std::to_string(block.x) + "x" +
            std::to_string(block.y) + ", " + std::to_string(k.elem) + "-byte";
-  r.recipe = recipe_of(k.fn, "tiles", dim3(blocks), block, unsigned(smem),
-                       {std::string(sizeof(T) == 8 ? "long" : "int") + "[" + std::to_string(n) +
-                        "]=zeros"});
+  r.recipe = recipe_of(
+      k.fn, "tiles", dim3(blocks), block, unsigned(smem),
+      {std::string(sizeof(T) == 8 ? "long" : "int") + "[" + std::to_string(n) + "]=zeros"});
   return time_into(r, c, launch);
 }
 

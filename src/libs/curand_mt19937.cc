@@ -3,7 +3,6 @@
 namespace smemlab::libs::mt19937 {
 namespace {
 
-
 // Word of a block that thread t reads at its read l (0..77) of the block.
 unsigned position(unsigned t, unsigned l) {
   static constexpr unsigned kFirst[kThreads] = {0, 113, 170, 283, 340, 397, 510, 567};

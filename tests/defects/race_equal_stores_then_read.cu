@@ -6,6 +6,6 @@
 // smemlab: --kernel equalStoresThenRead --grid 1 --block 64 --arg int[64]=zeros
 __global__ void equalStoresThenRead(int* out) {
   volatile __shared__ int flag;
-  flag = 1;                    // EXPECT: race
+  flag = 1;  // EXPECT: race
   out[threadIdx.x] = flag;
 }

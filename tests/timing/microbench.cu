@@ -62,13 +62,13 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                    \
-  do {                                                                              \
-    cudaError_t e_ = (x);                                                           \
-    if (e_ != cudaSuccess) {                                                        \
+#define CHECK(x)                                                                       \
+  do {                                                                                 \
+    cudaError_t e_ = (x);                                                              \
+    if (e_ != cudaSuccess) {                                                           \
       std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                 \
-    }                                                                               \
+      std::exit(1);                                                                    \
+    }                                                                                  \
   } while (0)
 
 __global__ void barrier_loop(long long* cycles, int n, int with_barrier) {
@@ -138,13 +138,15 @@ __global__ void __cluster_dims__(2, 1, 1) atomic_stream(long long* cycles, int n
 __global__ void empty_kernel() {}
 
 __global__ void store16(float4* p, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
     p[i] = make_float4(1, 2, 3, 4);
 }
 
 __global__ void load16(const float4* p, float* out, size_t n) {
   float acc = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
     float4 v = p[i];
     acc += v.x + v.y + v.z + v.w;
   }
@@ -153,14 +155,16 @@ __global__ void load16(const float4* p, float* out, size_t n) {
 
 __global__ void load_one_per_line(const float* p, float* out, size_t lines) {
   float acc = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < lines; i += size_t(gridDim.x) * blockDim.x)
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < lines;
+       i += size_t(gridDim.x) * blockDim.x)
     acc += p[i * 32];
   if (acc == -1.0f) out[0] = acc;
 }
 
 // One word per 32-byte sector of p (8 floats apart).
 __global__ void store_one_per_sector(float* p, size_t sectors) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < sectors; i += size_t(gridDim.x) * blockDim.x)
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < sectors;
+       i += size_t(gridDim.x) * blockDim.x)
     p[i * 8] = 1.0f;
 }
 
@@ -180,10 +184,12 @@ __global__ void dep_chain(long long* cycles, unsigned* out, int kind, unsigned a
   long long t0 = clock64();
   if (kind == 0) {
 #pragma unroll
-    for (int i = 0; i < 1024; ++i) asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(a), "r"(b));
+    for (int i = 0; i < 1024; ++i)
+      asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(a), "r"(b));
   } else if (kind == 1) {
 #pragma unroll
-    for (int i = 0; i < 1024; ++i) asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(f) : "f"(1.0001f), "f"(0.5f));
+    for (int i = 0; i < 1024; ++i)
+      asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(f) : "f"(1.0001f), "f"(0.5f));
   } else {
 #pragma unroll
     for (int i = 0; i < 1024; ++i) asm volatile("add.u32 %0, %0, %1;" : "+r"(x) : "r"(b + i));
@@ -415,7 +421,7 @@ void width_rates(long long* cyc, float* out) {
     std::printf("param %s %.3f warp-instructions/clk/SM (%.0f cycles)\n", name,
                 32.0 * 8 * nl / median_cycles(cyc, 132), median_cycles(cyc, 132));
   };
-#define SMEMLAB_WIDTH_ROW(K, W, B, NAME)                                \
+#define SMEMLAB_WIDTH_ROW(K, W, B, NAME)                            \
   for (int r = 0; r < 2; ++r) K<W, B><<<132, 1024>>>(cyc, out, nl); \
   rate(NAME);
   SMEMLAB_WIDTH_ROW(lds_width_rate, 1, 0, "lds32_rate_row")
@@ -431,9 +437,11 @@ void width_rates(long long* cyc, float* out) {
   SMEMLAB_WIDTH_ROW(sts_width_rate, 4, 0, "sts128_rate_row")
   SMEMLAB_WIDTH_ROW(sts_width_rate, 4, 1, "sts128_rate_same")
 #undef SMEMLAB_WIDTH_ROW
-  for (int r = 0; r < 2; ++r) ldg_v4_rate<0><<<132, 1024>>>((const float4*)(out + 8192), cyc, out, nl);
+  for (int r = 0; r < 2; ++r)
+    ldg_v4_rate<0><<<132, 1024>>>((const float4*)(out + 8192), cyc, out, nl);
   rate("ldg128_rate_row");
-  for (int r = 0; r < 2; ++r) ldg_v4_rate<1><<<132, 1024>>>((const float4*)(out + 8192), cyc, out, nl);
+  for (int r = 0; r < 2; ++r)
+    ldg_v4_rate<1><<<132, 1024>>>((const float4*)(out + 8192), cyc, out, nl);
   rate("ldg128_rate_bcast");
 }
 
@@ -475,7 +483,8 @@ int main(int argc, char** argv) {
   us = median_us([&] { load16<<<132 * 16, 256>>>(buf, out, n16); });
   std::printf("param dram_read_gbs %.1f GB/s (%.2f us)\n", bytes / us / 1e3, us);
   float full = us;
-  us = median_us([&] { load_one_per_line<<<132 * 16, 256>>>((const float*)buf, out, bytes / 128); });
+  us =
+      median_us([&] { load_one_per_line<<<132 * 16, 256>>>((const float*)buf, out, bytes / 128); });
   std::printf("param dram_granule_bytes %.1f bytes (one word per line: %.2f us, all: %.2f us)\n",
               128.0 * us / full, us, full);
   for (size_t mib : {8, 32}) {
@@ -488,13 +497,17 @@ int main(int argc, char** argv) {
   store16<<<132 * 16, 256>>>(buf, n16);
   float full_write = median_us([&] { store16<<<132 * 16, 256>>>(buf, n16); });
   us = median_us([&] { store_one_per_sector<<<132 * 16, 256>>>((float*)buf, bytes / 32); });
-  std::printf("param partial_store_bytes %.1f bytes per sector (one word per sector: %.2f us, full: %.2f us)\n",
-              32.0 * us / full_write, us, full_write);
+  std::printf(
+      "param partial_store_bytes %.1f bytes per sector (one word per sector: %.2f us, full: %.2f "
+      "us)\n",
+      32.0 * us / full_write, us, full_write);
   {
     const int cols = 4096, rows = int(bytes / 4 / cols);
-    us = median_us([&] { store_columns<<<dim3(rows / 32, cols / 8), dim3(32, 8)>>>((float*)buf, cols); });
-    std::printf("param column_store_bytes %.1f bytes per sector (columns: %.2f us, full: %.2f us)\n",
-                32.0 * us / full_write, us, full_write);
+    us = median_us(
+        [&] { store_columns<<<dim3(rows / 32, cols / 8), dim3(32, 8)>>>((float*)buf, cols); });
+    std::printf(
+        "param column_store_bytes %.1f bytes per sector (columns: %.2f us, full: %.2f us)\n",
+        32.0 * us / full_write, us, full_write);
   }
   const char* dep_names[] = {"imad", "ffma", "iadd"};
   for (int kind = 0; kind < 3; ++kind) {
@@ -537,8 +550,9 @@ int main(int argc, char** argv) {
     float few = median_us([] { empty_kernel<<<132, 256>>>(); });
     float many = median_us([] { empty_kernel<<<65536, 256>>>(); });
     float many1k = median_us([] { empty_kernel<<<16384, 1024>>>(); });
-    std::printf("param block_cycles_256 %.1f cycles/block/SM (65536 blocks: %.2f us, 132: %.2f us)\n",
-                (many - few) * 1e-6 * 1.98e9 / (65536.0 / 132), many, few);
+    std::printf(
+        "param block_cycles_256 %.1f cycles/block/SM (65536 blocks: %.2f us, 132: %.2f us)\n",
+        (many - few) * 1e-6 * 1.98e9 / (65536.0 / 132), many, few);
     std::printf("param block_cycles_1024 %.1f cycles/block/SM (16384 blocks: %.2f us)\n",
                 (many1k - few) * 1e-6 * 1.98e9 / (16384.0 / 132), many1k);
   }
@@ -557,8 +571,8 @@ int main(int argc, char** argv) {
     barrier_only<<<132 * per_sm, 256>>>(cyc, n, 0);
     CHECK(cudaDeviceSynchronize());
     double without = median_cycles(cyc, 132 * per_sm);
-    std::printf("param barrier_cycles_256x%d_only %.2f cycles (loop %.2f)\n", per_sm, (with - without) / n,
-                without / n);
+    std::printf("param barrier_cycles_256x%d_only %.2f cycles (loop %.2f)\n", per_sm,
+                (with - without) / n, without / n);
   }
   width_rates(cyc, out);
   CHECK(cudaGetLastError());

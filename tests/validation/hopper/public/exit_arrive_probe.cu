@@ -6,9 +6,10 @@
 // its barrier, both meet at a cluster barrier, rank 1 exits at once; rank
 // 0's thread 0 spins DELAY_NS (argument) on the global timer and then
 // arrives on rank 1's barrier. Prints the launch's error.
+#include <cuda_runtime.h>
+
 #include <cstdio>
 #include <cstdlib>
-#include <cuda_runtime.h>
 
 __global__ void __cluster_dims__(2, 1, 1) arrive_late(unsigned long long delay_ns, int* out) {
   __shared__ __align__(8) unsigned long long bar;
@@ -23,7 +24,8 @@ __global__ void __cluster_dims__(2, 1, 1) arrive_late(unsigned long long delay_n
   if (rank == 1 || threadIdx.x != 0) return;
   unsigned long long t0, t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < delay_ns);
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  while (t - t0 < delay_ns);
   asm volatile(
       "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, 1;\n"
       " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(b)

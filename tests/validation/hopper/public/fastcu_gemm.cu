@@ -21,7 +21,6 @@
 // kernel covers, see main). Exit 0 and "PASS" when every element matches.
 #include <cuda.h>
 #include <cudaTypedefs.h>
-#include <cuda/barrier>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -29,11 +28,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cuda/barrier>
 #include <vector>
 
 // The prelude fast.cu's headers expect from matmul.cu.
 typedef __nv_bfloat16 bf16;
-#define CEIL_DIV(M, N) (((M) + (N) - 1) / (N))
+#define CEIL_DIV(M, N) (((M) + (N)-1) / (N))
 static void cudaCheck(cudaError_t error, const char* file, int line) {
   if (error != cudaSuccess) {
     printf("[CUDA ERROR] at file %s:%d:\n%s\n", file, line, cudaGetErrorString(error));
@@ -46,7 +46,7 @@ static void cudaCheck(cudaError_t error, const char* file, int line) {
 #define FASTCU_STR(x) FASTCU_STR2(x)
 #define FASTCU_CAT2(a, b) a##b
 #define FASTCU_CAT(a, b) FASTCU_CAT2(a, b)
-#include FASTCU_STR(examples/matmul/FASTCU_CAT(matmul_, FASTCU_KERNEL).cuh)
+#include FASTCU_STR(examples / matmul / FASTCU_CAT(matmul_, FASTCU_KERNEL).cuh)
 
 // runKernel1 and runKernel2 take no DB argument.
 template <typename F>
