@@ -161,6 +161,18 @@ std::vector<std::string> compiler_argv() {
   return argv;
 }
 
+// The compiler's environment: ours without LD_PRELOAD. In program mode this
+// process is the user's program with smemlab's libcuda (and, in sanitizer
+// builds, the sanitizer's runtime) preloaded; the compiler must run as
+// itself, not under them.
+std::vector<char*> compiler_environment() {
+  std::vector<char*> env;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0) env.push_back(*e);
+  env.push_back(nullptr);
+  return env;
+}
+
 // Runs the compiler; "" or why it failed.
 std::string run_compiler(std::vector<std::string> argv, const std::string& log) {
   std::vector<char*> args;
@@ -174,7 +186,8 @@ std::string run_compiler(std::vector<std::string> argv, const std::string& log) 
   int rc;
   {
     std::lock_guard<std::mutex> lk(children().mu);
-    rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+    std::vector<char*> env = compiler_environment();
+    rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), env.data());
     if (rc == 0) children().pids.insert(pid);
   }
   posix_spawn_file_actions_destroy(&fa);
