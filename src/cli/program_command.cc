@@ -256,13 +256,15 @@ int run(const ProgramOptions& o, std::vector<std::string> app) {
   if (o.mode == Mode::Analyze) {
     say(o, fmt::format("{} kernel launches, {} analyzed{}", launches, analyzed,
                        failed ? fmt::format(", {} failed", failed) : ""));
-    if (o.fail_on_excess >= 0 && st.excess_wavefronts > static_cast<uint64_t>(o.fail_on_excess))
+    if (o.fail_on_excess >= 0 && st.excess_wavefronts > static_cast<uint64_t>(o.fail_on_excess) &&
+        !WIFSIGNALED(ws))
       return kFindings;
     return code;
   }
   say(o, fmt::format("ERROR SUMMARY: {} errors ({} in {} checked kernel launches, {} in API calls)",
                      findings + api_errors, findings, analyzed, api_errors));
-  return findings + api_errors ? kFindings : code;
+  // A crash's 128+N wins over findings (docs/runtime.md): it says more.
+  return findings + api_errors && !WIFSIGNALED(ws) ? kFindings : code;
 }
 
 }  // namespace
