@@ -6,8 +6,8 @@
 // run by a converged warp, a partial warp (masked lanes), guarded ops and
 // the groups of a divergent warp; SMEMLAB_TIER=native (compiled before the
 // launch) must give the interpreter's memory and counts bit for bit, and
-// its code must have been loaded (or the test says why not). Plus the
-// kernel of tier_test.cc and a budget fault inside runs.
+// its code must have been loaded (or the test says why not). tier_test.cc
+// runs its own kernel under native too, with a budget fault inside runs.
 #include "emu/native_tier.h"
 
 #include <gtest/gtest.h>

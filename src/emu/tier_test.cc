@@ -6,7 +6,8 @@
 // warp-instruction counts differ), divergence and reconvergence, a clock
 // read after a run, a run cut by the turn's slice, a block over its budget)
 // giving the same memory, counts and faults under SMEMLAB_TIER=interp and
-// jit; an unknown tier is a launch error naming it.
+// jit, and under native (the runs as native code, native_tier.h); an unknown
+// tier is a launch error naming it.
 #include "emu/tier.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "emu/launch.h"
+#include "emu/native_tier.h"
 #include "emu/program.h"
 
 namespace smemlab::emu {
@@ -89,6 +91,8 @@ struct Outcome {
   std::vector<uint32_t> mem;
   uint64_t warp_instructions = 0, lane_instructions = 0;
   std::string error;
+  bool native = false;  // the kernel's runs ran as native code
+  std::string why;      // (why not)
 };
 
 Outcome run_with(const char* tier, uint32_t iters, uint64_t budget) {
@@ -108,6 +112,7 @@ Outcome run_with(const char* tier, uint32_t iters, uint64_t budget) {
   o.warp_instructions = st.warp_instructions;
   o.lane_instructions = st.lane_instructions;
   if (st.error) o.error = st.error->what();
+  o.native = native_loaded(m->kernel("k"), &o.why);
   return o;
 }
 
@@ -151,6 +156,22 @@ TEST(Tier, SameResultsCountsAndFaults) {
   EXPECT_GT(a.warp_instructions, 2u * 3 * 50 * 10);
   // Over the budget: the same fault (block, line, count) under both.
   const Outcome c = run_with("interp", 5000, 2000), d = run_with("jit", 5000, 2000);
+  EXPECT_NE(c.error, "");
+  EXPECT_EQ(c.error, d.error);
+  EXPECT_EQ(c.warp_instructions, d.warp_instructions);
+}
+
+TEST(Tier, NativeRunsGiveTheSameResultsCountsAndFaults) {
+  // (A cache of this test's own.)
+  setenv("XDG_CACHE_HOME", (::testing::TempDir() + "smemlab-tier-native").c_str(), 1);
+  const Outcome a = run_with("interp", 50, 1'000'000), b = run_with("native", 50, 1'000'000);
+  ASSERT_TRUE(b.native) << "the native code did not load: " << b.why;
+  EXPECT_EQ(a.error, "");
+  EXPECT_EQ(a.mem, b.mem);
+  EXPECT_EQ(a.warp_instructions, b.warp_instructions);
+  EXPECT_EQ(a.lane_instructions, b.lane_instructions);
+  // Over the budget inside the runs: the same fault and counts.
+  const Outcome c = run_with("interp", 5000, 2000), d = run_with("native", 5000, 2000);
   EXPECT_NE(c.error, "");
   EXPECT_EQ(c.error, d.error);
   EXPECT_EQ(c.warp_instructions, d.warp_instructions);
