@@ -265,7 +265,19 @@ RoundResult run_quiet_round(BlockCtx& b, WarpTurns& turns, uint64_t slice, uint6
     // release; there warp `last` went on with its turn, then the warps
     // after it took theirs: the rest of that old round.
     b.steps -= last_steps;
-    RoundResult tail = run_round_from(b, turns, slice, static_cast<uint32_t>(last), last_steps);
+    RoundResult tail;
+    try {
+      tail = run_round_from(b, turns, slice, static_cast<uint32_t>(last), last_steps);
+    } catch (const Fault&) {
+      // The old loop adds a round's lanes at its end, so a fault in the
+      // rest of the releasing round keeps only the lanes of the rounds
+      // before it: every warp's old turns before `last_turn`.
+      uint64_t lanes = lanes0;
+      for (const QuietTurn& q : qr.turns)
+        if (q.turns) lanes += lanes_before(q, last_turn);
+      b.lane_steps = lanes;
+      throw;
+    }
     *rounds = uint64_t{last_turn} + 1;
     r.over_budget = tail.over_budget;
     live = live || tail.alive;
