@@ -49,6 +49,7 @@ struct RunInfo {
   double l1_block_bytes = 0;
   double partial_store_sectors = 0;       // scaled to the grid (timing/footprint.h)
   std::vector<double> dependent_issue{};  // by pc: timing/dependence.h
+  std::vector<uint32_t> phase{};          // by pc: timing/phases.h
 };
 
 // The counting level as JSON ({"name", "reason", "unmapped": [...]}) and as

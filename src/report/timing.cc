@@ -20,9 +20,11 @@ timing::Prediction predict_on(const Analysis& a, const timing::GpuSpec& gpu, std
   shape.l1_block_bytes = a.run.l1_block_bytes;
   shape.partial_store_sectors = a.run.partial_store_sectors;
   shape.dependent_issue = &a.run.dependent_issue;
+  shape.phase = &a.run.phase;
   timing::LaunchWork w = timing::launch_work(shape, *a.access, a.banks, a.hopper, arch, gpu.gpu);
   if (wavefront_delta != 0) {
     timing::LineWork what_if{"what-if", 0};
+    what_if.phase = timing::kEveryPhase;  // spread like the wavefronts it changes
     what_if.shared_wavefronts = wavefront_delta;
     w.lines.push_back(what_if);
   }
@@ -168,6 +170,8 @@ nlohmann::json timing_json(const GpuPrediction& g) {
   j["l2_bytes"] = p.l2_bytes;
   j["l1_hit_fraction"] = p.l1_hit_fraction;
   j["block_chain_cycles"] = p.chain_cycles;
+  j["phases"] = p.phases;
+  j["phase_round_cycles"] = p.phase_round_cycles;
   j["occupancy"] = {{"blocks_per_sm", p.occupancy.blocks_per_sm},
                     {"limited_by", p.occupancy.limited_by},
                     {"resident_warps", p.occupancy.resident_warps}};

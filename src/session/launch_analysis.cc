@@ -12,6 +12,7 @@
 #include "session/schedule_compare.h"
 #include "timing/dependence.h"
 #include "timing/gpu.h"
+#include "timing/phases.h"
 
 namespace smemlab::session {
 namespace {
@@ -217,6 +218,7 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
     r.partial_store_sectors = double(out->footprint.partial_store_sectors()) * report::scale(r);
     r.dependent_issue =
         timing::dependent_issue_cycles(m.kernel(kernel), timing::h100().latency_alu);
+    r.phase = timing::barrier_phases(m.kernel(kernel));
   }
 }
 

@@ -48,16 +48,21 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
   w.l1_block_bytes = shape.l1_block_bytes;
   w.partial_store_sectors = shape.partial_store_sectors;
   const ptx::LineTable* table = access.kernel().lines;
-  std::map<check::SourceLine, LineWork> by_line;
-  auto at = [&](const check::SourceLine& s) -> LineWork& {
-    LineWork& l = by_line[s];
+  // By barrier phase and line: a line whose instructions fall in two
+  // phases (a loop's code on both sides of a barrier) is two LineWorks.
+  std::map<std::pair<uint32_t, check::SourceLine>, LineWork> by_line;
+  auto at = [&](const check::SourceLine& s, uint32_t pc) -> LineWork& {
+    const auto* phases = shape.phase;
+    const uint32_t phase = phases && pc < phases->size() ? (*phases)[pc] : 0;
+    LineWork& l = by_line[{phase, s}];
     l.file = s.file;
     l.line = s.line;
+    l.phase = phase;
     return l;
   };
   const double warps_per_block = std::max(1.0, (shape.threads_per_block + 31) / 32.0);
   for (const auto& [pc, e] : access.executed()) {
-    LineWork& l = at(innermost(table, e.first));
+    LineWork& l = at(innermost(table, e.first), e.first->pc);
     double steps = double(e.second.steps);
     Pipe p = pipe_of(e.first->text);
     if (banks && own_shared_access(e.first->text))
@@ -71,7 +76,7 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
   }
   double loads = 0;
   for (const auto& [pc, a] : access.accesses()) {
-    LineWork& l = at(innermost(table, a.instr));
+    LineWork& l = at(innermost(table, a.instr), a.instr->pc);
     l.l1_sectors += double(a.counts.sectors);
     if (a.cls == check::AccessClass::GlobalLoad && l1_cached_load(a.instr->text))
       l.cached_loads += double(a.counts.sectors);
@@ -96,7 +101,7 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
     // on the load/store pipe, which global and shared accesses share.
     for (const auto& [pc, s] : banks->instructions()) {
       if (m >= s.models.size()) continue;
-      LineWork& l = at(innermost(banks->kernel().lines, s.instr));
+      LineWork& l = at(innermost(banks->kernel().lines, s.instr), s.instr->pc);
       for (int op = 0; op < check::kSharedOps; ++op) {
         const check::BankCounts& c = s.models[m].op[op];
         l.shared_wavefronts += double(c.wavefronts);
@@ -122,7 +127,8 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
       const auto& c = h.counts.cls;
       double waits = double(c[int(check::HopperClass::DsharedLoad)].requests +
                             c[int(check::HopperClass::DsharedAtomic)].requests);
-      if (waits > 0) at(innermost(hopper->kernel().lines, h.instr)).dshared_round_trips += waits;
+      if (waits > 0)
+        at(innermost(hopper->kernel().lines, h.instr), h.instr->pc).dshared_round_trips += waits;
     }
   for (auto& [where, l] : by_line) w.lines.push_back(std::move(l));
   return w;

@@ -24,6 +24,8 @@ struct LaunchShape {
   double partial_store_sectors = 0;  // footprint.h, scaled to the grid
   // By pc, dependence.h's cycles (null or short: 1 an instruction).
   const std::vector<double>* dependent_issue = nullptr;
+  // By pc, phases.h's barrier phases (null or short: phase 0).
+  const std::vector<uint32_t>* phase = nullptr;
 };
 
 // `banks` may be null (no shared counts); its model named `arch` (the

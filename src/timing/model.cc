@@ -1,6 +1,7 @@
 #include "timing/model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace smemlab::timing {
@@ -58,6 +59,11 @@ struct Factors {
   double mlp = 1;           // independent loads in flight per warp
   double per_warp = 0;      // 1 / warps of the grid
   double per_block = 0;     // 1 / blocks
+  // Phases in step: per phase, the resource that binds it (kResources:
+  // the block chain), and per resource the factor from a line's quantity
+  // to the busiest SM's cycles in one round.
+  std::vector<int> phase_binds;
+  double phase_scale[kResources] = {};
 };
 
 // Sectors a line sends on to L2: all but the cached loads that hit in L1.
@@ -104,6 +110,13 @@ double line_quantity(const Gpu& gpu, const LineWork& l, Resource r, const Factor
       return l.load_requests;
     case Resource::Chain:
       return chain_cycles(gpu, l, f);
+    case Resource::Phases: {
+      if (l.phase >= f.phase_binds.size()) return 0;  // a what-if's spread wavefronts
+      const int b = f.phase_binds[l.phase];
+      return b == kResources
+                 ? chain_cycles(gpu, l, f)
+                 : line_quantity(gpu, l, static_cast<Resource>(b), f) * f.phase_scale[b];
+    }
     case Resource::Tensor:
       return l.tensor_fma;
     default:
@@ -135,6 +148,70 @@ double l1_hit_fraction(const Gpu& gpu, const LaunchWork& w, const Prediction& p)
   const double l1 = std::max(0.0, gpu.l1_shared_bytes - shared);
   const double loaded = resident * w.l1_block_bytes;
   return loaded > l1 ? w.l1_reuse.at(l1 / loaded) : w.l1_reuse.within[0];
+}
+
+// The per-SM throughput resources a phase of the resident blocks takes
+// cycles of, with their rates (warp-instructions, wavefronts a clock).
+double per_sm_rate(const Gpu& gpu, int r) {
+  if (r == int(Resource::Issue)) return gpu.schedulers;
+  if (r == int(Resource::Shared) || r == int(Resource::L1)) return gpu.shared_wavefronts;
+  const int q = r - int(Resource::Fp32);
+  return q >= 0 && q < kPipes ? pipe_rate(gpu, q) : 0;
+}
+
+// Phases in step (measured: tests/timing/microbench.cu's phase rows,
+// docs/validation.md §6.7): the resident blocks of an SM start together
+// and pass their barriers together, so a phase in which each block waits
+// (a global load's round trip, a barrier) leaves the SM's pipes idle
+// rather than lending them to another block's busy phase. One round of
+// `per_round` blocks takes, phase after phase, the slower of the phase's
+// busiest per-SM resource (all the round's blocks' work in it) and one
+// block's dependent path through it. Returns the cycles of one round and
+// fills f.phase_binds and f.phase_scale; 0 with fewer than two phases
+// with work (the term is then the other terms' maximum).
+double phase_round_cycles(const Gpu& gpu, const LaunchWork& w, double per_round, Factors& f,
+                          uint32_t& phases) {
+  uint32_t n = 1;
+  for (const LineWork& l : w.lines)
+    if (l.phase != kEveryPhase) n = std::max(n, l.phase + 1);
+  std::vector<std::array<double, kResources + 1>> work(n);  // [kResources]: chain
+  std::vector<double> wavefronts(n);
+  double all_wavefronts = 0;
+  for (const LineWork& l : w.lines)
+    if (l.phase != kEveryPhase) {
+      wavefronts[l.phase] += l.shared_wavefronts;
+      all_wavefronts += l.shared_wavefronts;
+    }
+  for (const LineWork& l : w.lines) {
+    for (uint32_t p = 0; p < n; ++p) {
+      double weight = l.phase == p ? 1.0 : 0.0;
+      if (l.phase == kEveryPhase)
+        weight = all_wavefronts > 0 ? wavefronts[p] / all_wavefronts : (p == 0 ? 1.0 : 0.0);
+      if (weight == 0) continue;
+      for (int r = 0; r < kResources; ++r)
+        if (per_sm_rate(gpu, r) > 0)
+          work[p][r] += weight * line_quantity(gpu, l, static_cast<Resource>(r), f);
+      work[p][kResources] += weight * chain_cycles(gpu, l, f);
+    }
+  }
+  for (int r = 0; r < kResources; ++r) {
+    const double rate = per_sm_rate(gpu, r);
+    f.phase_scale[r] = rate > 0 ? per_round * f.per_block / rate : 0;
+  }
+  f.phase_binds.assign(n, kResources);
+  double round = 0;
+  phases = 0;
+  for (uint32_t p = 0; p < n; ++p) {
+    double slowest = std::max(0.0, work[p][kResources]);
+    for (int r = 0; r < kResources; ++r)
+      if (const double c = std::max(0.0, work[p][r]) * f.phase_scale[r]; c > slowest) {
+        slowest = c;
+        f.phase_binds[p] = r;
+      }
+    round += slowest;
+    phases += slowest > 0;
+  }
+  return phases >= 2 ? round : 0;
 }
 
 // Index of the largest of the resources' times (the first of equals).
@@ -224,6 +301,15 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
       std::max((p.chain_cycles + gpu.block_slot_cycles) * rounds,
                double(p.waves.per_busiest_sm) * gpu.block_launch_cycles) *
       ns_per_cycle;
+  // Phases in step: the rounds of resident blocks, each through its
+  // phases one after another (above).
+  p.phase_round_cycles =
+      phase_round_cycles(gpu, w, double(p.waves.per_busiest_sm) / rounds, f, p.phases);
+  p.resource_ns[int(Resource::Phases)] = p.phase_round_cycles * rounds * ns_per_cycle;
+  total[int(Resource::Phases)] = 0;  // line shares: now that the phases' binds are known
+  if (p.phase_round_cycles > 0)
+    for (const LineWork& l : w.lines)
+      total[int(Resource::Phases)] += line_quantity(gpu, l, Resource::Phases, f);
 
   // Overlap rule: the pipes, the memory system and the warps waiting on
   // latency all work at once, so the slowest binds (a roofline over every
@@ -238,7 +324,15 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
   if (total[worst] > 0)
     for (const LineWork& l : w.lines) {
       double q = line_quantity(gpu, l, p.limiter, f);
-      if (q > 0) p.lines.push_back({l.file, l.line, q / total[worst]});
+      if (q <= 0) continue;
+      // A line in two phases is two LineWorks: one share.
+      auto same = std::find_if(p.lines.begin(), p.lines.end(), [&](const LineShare& s) {
+        return s.line == l.line && s.file == l.file;
+      });
+      if (same != p.lines.end())
+        same->share += q / total[worst];
+      else
+        p.lines.push_back({l.file, l.line, q / total[worst]});
     }
   std::stable_sort(p.lines.begin(), p.lines.end(),
                    [](const LineShare& a, const LineShare& b) { return a.share > b.share; });

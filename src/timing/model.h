@@ -50,10 +50,17 @@ struct ReuseProfile {
   double at(double x) const;
 };
 
+// LineWork::phase of work that belongs to no one phase (a what-if's
+// wavefronts): spread over the phases like their shared wavefronts.
+inline constexpr uint32_t kEveryPhase = UINT32_MAX;
+
 // One source line's work over the whole grid (sampled counts already scaled).
 struct LineWork {
   std::string file;
   int line = 0;
+  // Barrier phase (phases.h): a line with instructions in two phases is
+  // two LineWorks.
+  uint32_t phase = 0;
   double pipe[kPipes] = {};      // warp-instructions issued, by pipe
   double tensor_fma = 0;         // tensor-core multiply-adds at the FP16 rate (classify.h)
   double shared_wavefronts = 0;  // conflicts included
@@ -117,6 +124,10 @@ struct Prediction {
   double dram_bytes = 0, l2_bytes = 0;
   double l1_hit_fraction = 0;  // of the cached load sectors
   double chain_cycles = 0;     // one block's dependent path
+  // Phases in step: the barrier phases with work and the busiest SM's
+  // cycles for one round of resident blocks through all of them.
+  uint32_t phases = 1;
+  double phase_round_cycles = 0;
   Occupancy occupancy;
   Waves waves;
   std::vector<LineShare> lines;  // by share, largest first; lines with 0 left out

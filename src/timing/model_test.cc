@@ -353,6 +353,75 @@ TEST(Model, PartialSectorStoresAtTheL2MergeRate) {
   EXPECT_NEAR(predict(w).resource_ns[int(Resource::L2)], pp.resource_ns[int(Resource::L2)], 1e-6);
 }
 
+// microbench.cu's phase_l2_S0_T1024_R2 shape: 264 blocks of 1024 threads
+// (2 per SM, one round), 256 iterations of: each warp loads a word from L2
+// and stores it to shared memory, a barrier, 32 conflict-free shared loads
+// per warp, a barrier. Phase 1 keeps the data path busy (2 blocks x 32
+// warps x 32 wavefronts) while phase 0 waits on L2; in step, the SM pays
+// both, one after the other (measured 2803-2821 cycles an iteration
+// against 2048 on the data path, docs/validation.md §6.7).
+TEST(Model, PhasesInStep) {
+  const double warps = 264.0 * 32, it = 256;
+  LineWork a{"p.cu", 10};
+  a.pipe[int(Pipe::Lsu)] = warps * it * 2;
+  a.load_requests = warps * it;
+  a.l1_sectors = warps * it * 4;
+  a.shared_wavefronts = warps * it;
+  a.block_barriers = 264 * it;
+  LineWork b{"p.cu", 20};
+  b.phase = 1;
+  b.pipe[int(Pipe::Lsu)] = warps * it * 32;
+  b.shared_wavefronts = warps * it * 32;
+  b.shared_round_trips = warps * it * 32;
+  b.block_barriers = 264 * it;
+  auto launch = [&](std::vector<LineWork> lines) {
+    LaunchWork w;
+    w.blocks = 264;
+    w.threads_per_block = 1024;
+    w.regs_per_thread = 32;
+    w.footprint_bytes = 4 << 20;
+    w.lines = std::move(lines);
+    return predict(w);
+  };
+  const Prediction alone_a = launch({a}), alone_b = launch({b});
+  const Prediction p = launch({a, b});
+  EXPECT_EQ(p.phases, 2u);
+  // Phase 1: load/store issue (2 x 32 x 32 at 0.993 a clock) beats the
+  // data path's 2048 and the block's own chain; phase 0: its chain (an L2
+  // round trip, the issue, a barrier) beats the round's 2 x 32 x 2 cycles.
+  const double phase1 = 2 * 32 * 32 / h100().lsu_rate;
+  ASSERT_GT(phase1, alone_b.chain_cycles / it);
+  ASSERT_GT(alone_a.chain_cycles / it, 2 * 32 * 2.0);
+  const double round = it * (alone_a.chain_cycles / it + phase1);
+  EXPECT_NEAR(p.phase_round_cycles, round, 1e-6 * round);
+  EXPECT_EQ(p.limiter, Resource::Phases);
+  EXPECT_NEAR(p.resource_ns[int(Resource::Phases)], round / 1.98, 1e-6 * round);
+  // Beyond every other term: the max() of the whole block's work would
+  // have the SM lend phase 0's waits to the other block's phase 1.
+  for (int r = 0; r < kResources; ++r)
+    if (r != int(Resource::Phases)) {
+      EXPECT_GT(p.resource_ns[int(Resource::Phases)], p.resource_ns[r]);
+    }
+  // Each line's share of the term: its part of its phase's binding term.
+  ASSERT_EQ(p.lines.size(), 2u);
+  EXPECT_NEAR(p.lines[0].share, it * phase1 / round, 1e-9);
+  // The same work in one phase (no barrier between): no phase term, the
+  // old maximum binds.
+  b.phase = 0;
+  const Prediction one = launch({a, b});
+  EXPECT_EQ(one.phase_round_cycles, 0);
+  EXPECT_NE(one.limiter, Resource::Phases);
+  EXPECT_LT(one.duration_ns, p.duration_ns);
+  // A what-if's wavefronts (kEveryPhase) spread like the phases' own:
+  // removing all of them leaves phase 1 bound by issue alone.
+  b.phase = 1;
+  LineWork what_if{"what-if", 0};
+  what_if.phase = kEveryPhase;
+  what_if.shared_wavefronts = -(a.shared_wavefronts + b.shared_wavefronts);
+  const Prediction fixed = launch({a, b, what_if});
+  EXPECT_NEAR(fixed.phase_round_cycles, round, 1e-6 * round);  // issue binds phase 1 either way
+}
+
 TEST(Model, BlockThatDoesNotFit) {
   LaunchWork w;
   w.blocks = 1;

@@ -53,6 +53,17 @@
 //  - barrier_cycles_256x8_only: a loop of bar.sync alone, 8 blocks of 256
 //    threads per SM, less the empty loop: an SM's cycles per block barrier
 //    when 8 blocks share it.
+//  - phase_{spin,l2}_S<s>_T<t>_R<r> (time31f; alone: `microbench phases`):
+//    R resident blocks of T threads per SM, each looping over two
+//    barrier-separated phases: A, which leaves the L1/shared data path idle
+//    (every warp spinning S cycles on clock64, or loading one word from L2
+//    and storing it to shared memory), and B, 32 conflict-free LDS.32 per
+//    warp (T/32 x 32 data-path cycles a block). Cycles per iteration (the
+//    median block's clock64): do the resident blocks overlap one block's A
+//    with another's B (max of R x B and one block's A + B), or do the
+//    blocks, started together, stay in step so the SM pays A on top of
+//    R x B? phase_rounds_*: the same with 4 rounds of blocks (event-timed),
+//    whether new blocks keep the step.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -384,6 +395,58 @@ __global__ void barrier_only(long long* cycles, int n, int with_barrier) {
   if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
 }
 
+// Two barrier-separated phases per iteration (time31f): A leaves the
+// data path idle (MODE 0: spin `spin` cycles; MODE 1: one ld.global.cg
+// word from an L2-resident 4 MiB buffer stored to shared memory, the warp
+// waiting its round trip), B is `k` x 8 conflict-free LDS.32 per warp.
+// MODE 2: B alone, no barriers (do block turnovers add to a barrier-free
+// data-path-bound grid's time?).
+template <int MODE>
+__global__ void __launch_bounds__(1024, 2)
+    phase_steps(long long* cycles, const float* __restrict__ g, float* out, int iters, int spin,
+                int k) {
+  __shared__ float s[4096];
+  for (int i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = float(i);
+  __syncthreads();
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned base = unsigned(__cvta_generic_to_shared(s));
+  float acc[8] = {};
+  long long t0 = clock64();
+  for (int it = 0; it < iters; ++it) {
+    if (MODE == 2) {
+    } else if (MODE == 0) {
+      const long long t = clock64();
+      while (clock64() - t < spin) {
+      }
+    } else {
+      const size_t i =
+          (size_t(it) * gridDim.x * blockDim.x + blockIdx.x * blockDim.x + threadIdx.x) &
+          ((1u << 20) - 1);
+      float v;
+      asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(g + i));
+      s[2048 + (threadIdx.x & 1023)] = v;
+    }
+    if (MODE != 2) __syncthreads();
+    for (int step = 0; step < k; ++step) {
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        float x;
+        asm volatile("ld.volatile.shared.f32 %0, [%1];"
+                     : "=f"(x)
+                     : "r"(base + 4 * ((step & 3) * 256 + j * 32 + lane)));
+        acc[j] += x;
+      }
+    }
+    if (MODE != 2) __syncthreads();
+  }
+  long long t1 = clock64();
+  float t = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) t += acc[j];
+  if (t == -1.0f) out[0] = t;
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
 template <class F>
 float median_us(F launch, int repeat = 21) {
   cudaEvent_t a, b;
@@ -445,11 +508,76 @@ void width_rates(long long* cyc, float* out) {
   rate("ldg128_rate_bcast");
 }
 
+// Phases of resident blocks (time31f), alone with `microbench phases`.
+// Each row: the median block's clock64 cycles per iteration, and the SM's
+// (the event-timed kernel less an empty one's, at 1.98 GHz) per iteration.
+void phase_rows(long long* cyc, float* out, const float* g) {
+  const int iters = 256;
+  const float empty = median_us([] { empty_kernel<<<132, 256>>>(); });
+  struct Row {
+    int mode, threads, spin, k;
+  };
+  std::vector<Row> rows;
+  for (int threads : {1024, 512, 256})
+    for (int spin : {0, 512, 2048}) rows.push_back({0, threads, spin, 4});
+  for (int threads : {1024, 512, 256}) rows.push_back({1, threads, 0, 4});
+  // The data-path phase's length apart from the block's size.
+  rows.push_back({0, 1024, 512, 1});
+  rows.push_back({0, 256, 512, 16});
+  rows.push_back({0, 256, 2048, 16});
+  for (const Row& row : rows)
+    for (int r : {1, 2, 4, 8}) {
+      if (row.threads * r > 2048) continue;
+      const int blocks = 132 * r;
+      auto launch = [&] {
+        if (row.mode == 0)
+          phase_steps<0><<<blocks, row.threads>>>(cyc, g, out, iters, row.spin, row.k);
+        else
+          phase_steps<1><<<blocks, row.threads>>>(cyc, g, out, iters, row.spin, row.k);
+      };
+      const float us = median_us(launch, 5);
+      launch();
+      CHECK(cudaDeviceSynchronize());
+      std::printf("param phase_%s_S%d_T%d_R%d_k%d %.1f cycles/iteration (SM: %.1f)\n",
+                  row.mode == 0 ? "spin" : "l2", row.spin, row.threads, r, row.k,
+                  median_cycles(cyc, blocks) / iters, (us - empty) * 1980.0 / iters);
+    }
+  const int k = 4;
+  // Rounds: 4 x the resident blocks, a quarter of the iterations each,
+  // against one round (event-timed, the launch included in both).
+  for (int threads : {1024, 256})
+    for (int spin : {512, 2048}) {
+      const int blocks = 132 * 2048 / threads;
+      const float one =
+          median_us([&] { phase_steps<0><<<blocks, threads>>>(cyc, g, out, iters, spin, k); }, 11);
+      const float four = median_us(
+          [&] { phase_steps<0><<<blocks * 4, threads>>>(cyc, g, out, iters / 4, spin, k); }, 11);
+      std::printf("param phase_rounds_S%d_T%d_R%d %.2f us (one round: %.2f us)\n", spin, threads,
+                  blocks / 132, four, one);
+    }
+  const float one = median_us([&] { phase_steps<2><<<264, 1024>>>(cyc, g, out, iters, 0, k); }, 11);
+  const float four =
+      median_us([&] { phase_steps<2><<<264 * 4, 1024>>>(cyc, g, out, iters / 4, 0, k); }, 11);
+  std::printf("param phase_rounds_nobar_T1024_R2 %.2f us (one round: %.2f us)\n", four, one);
+  phase_steps<2><<<264, 1024>>>(cyc, g, out, iters, 0, k);
+  CHECK(cudaDeviceSynchronize());
+  std::printf("param phase_nobar_T1024_R2 %.1f cycles/iteration\n",
+              median_cycles(cyc, 264) / iters);
+}
+
 int main(int argc, char** argv) {
   long long* cyc;
   float* out;
-  CHECK(cudaMalloc(&cyc, 132 * 8 * sizeof(long long)));
+  CHECK(cudaMalloc(&cyc, 132 * 32 * sizeof(long long)));  // phase_rounds: 4224 blocks
   CHECK(cudaMalloc(&out, 132 * 8 * 1024 * sizeof(float)));
+  if (argc > 1 && std::string(argv[1]) == "phases") {
+    float* g;
+    CHECK(cudaMalloc(&g, size_t(4) << 20));
+    CHECK(cudaMemset(g, 0, size_t(4) << 20));
+    phase_rows(cyc, out, g);
+    CHECK(cudaGetLastError());
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "widths") {
     width_rates(cyc, out);
     CHECK(cudaGetLastError());

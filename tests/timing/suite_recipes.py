@@ -7,7 +7,7 @@ samples, so this is cheap where program mode (`analyze -- suite_launches`)
 emulates every block. Keep the table in step with suite_launches.cu.
 
 usage: suite_recipes.py SMEMLAB PTX_DIR > suite.jsonl"""
-import json, subprocess, sys
+import json, os, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 
 N = 4096
@@ -93,7 +93,8 @@ def run(args):
 def main():
     smemlab, ptx = sys.argv[1], sys.argv[2]
     cs = configs()
-    with ThreadPoolExecutor(max_workers=2) as ex:
+    # SMEMLAB_JOBS: analyses at once (2: the development machine's cores).
+    with ThreadPoolExecutor(max_workers=int(os.environ.get('SMEMLAB_JOBS', '2'))) as ex:
         for j in ex.map(run, [(i, c, smemlab, ptx) for i, c in enumerate(cs)]):
             print(json.dumps(j), flush=True)
 
