@@ -29,7 +29,7 @@ def main():
     smid = {l.split()[1]: ",".join(l.split()[2:]) for l in log if l.startswith("smid ")}
     m = read_csv(f"{out_dir}/dsm.csv", raw=True)
     with open(tsv, "w") as f:
-        f.write("# scripts/gpu-hop28f (h-hop28f, run 13): dsm_cl probes of scripts/hopper-rules/cases14.txt;\n")
+        f.write("# scripts/gpu-hop28f (h-hop28f, run 13): dsm_cl probes of scripts/hopper-rules/CASES (cases14.txt: h100-run13-dsm.tsv, cases15.txt: h100-run13b-dsm.tsv);\n")
         f.write("# rule: the per-peer sector rule; measured: op_atom sectors; excess = measured - rule;\n")
         f.write("# lanes: rank:byte offset of each active lane in lane order\n")
         f.write("case\tsmids\tlanes\trule\tmeasured\texcess\t" + "\t".join(COLS) + "\n")
