@@ -176,7 +176,7 @@ struct DsharedRequest {
 // 128-byte line) per 2-bit slice of (address bits 7-13, rank bits), a lane
 // that finds its slice taken waits and blocks its bank in that slice for
 // the rest of the pass, and lanes on one address take turns
-// (docs/bank-model.md, "Distributed shared memory", run 13: 902 of 902
+// (docs/bank-model.md, "Distributed shared memory", run 13: 933 of 933
 // atomic launches).
 DsharedCost dshared_cost(const DsharedRequest& request);
 // One block only (every lane's rank the same).
