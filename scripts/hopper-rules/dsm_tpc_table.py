@@ -66,4 +66,5 @@ def main():
             f.write(f"{n}\t{smid.get(n, '')}\t{rule}\t{meas}\t{exc}\t" + "\t".join(row.get(c, "") for c in cols) + "\n")
 
 
-main()
+if __name__ == "__main__":
+    main()

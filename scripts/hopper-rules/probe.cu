@@ -375,6 +375,9 @@ __global__ void dsm_cl_probe(int op, const unsigned* table, unsigned mask, unsig
     uint32_t sm;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     out[256 + rank] = sm;
+    // buf's shared-window address: the slice rule hashes the address, not
+    // the offset into buf (docs/bank-model.md, DSMEM run 13)
+    if (rank == from) out[272] = static_cast<uint32_t>(__cvta_generic_to_shared(buf));
   }
 }
 
@@ -639,11 +642,11 @@ std::string run_case(const std::string& family, const Params& p, const Device& d
                                         : 0,
                        static_cast<const unsigned*>(dev.out + 512), unum(p, "mask", 0xffffffffu),
                        from, csize, dev.out);
-    unsigned sm[16] = {};
+    unsigned sm[17] = {};
     if (cudaMemcpy(sm, dev.out + 256, sizeof sm, cudaMemcpyDeviceToHost) == cudaSuccess) {
       std::printf("smid %s", str(p, "name", "?").c_str());
       for (unsigned r = 0; r < csize; ++r) std::printf(" %u", sm[r]);
-      std::printf("\n");
+      std::printf("\nbase %s %u\n", str(p, "name", "?").c_str(), sm[16]);
     }
     return "";
   }

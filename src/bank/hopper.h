@@ -25,9 +25,10 @@
 //    l1tex__m_l1tex2xbar_write_{sectors,bytes}_mem_global_op_tma_{st,red}.
 //    No counter sees TMA's or bulk copies' shared-memory side: there is no
 //    function for it (measured; docs/bank-model.md).
-//  - dshared_cost(Request): a ld/st/atom/red.shared::cluster to another
-//    block's shared memory (op, width, mask, the lanes' addresses in the
-//    target block). Counters: smsp__sass_inst_executed_op_dshared_*,
+//  - dshared_cost(DsharedRequest): one ld/st/atom/red.shared::cluster
+//    instruction's lanes to other blocks (op, width, mask, each lane's
+//    target rank and shared-window address there). Counters:
+//    smsp__sass_inst_executed_op_dshared_*,
 //    l1tex__t_sectors_pipe_lsu_mem_dshared_op_*.
 //  - async_copy_cost(AsyncCopyRequest): one cp.async (LDGSTS): width, .ca
 //    or .cg, active mask, the lanes that read nothing (src-size 0), each
@@ -152,10 +153,33 @@ struct DsharedCost {
   unsigned sectors = 0;   // l1tex__t_sectors_pipe_lsu_mem_dshared_op_*
 };
 
-// request.addr: byte addresses in the target block's shared memory. Loads
-// and stores: the distinct 32-byte sectors the active lanes touch. Atomics
-// (atom and red): lanes on one address take turns; turn k holds every
-// address's k-th lane, and the sectors of all turns add up.
+// sm_90 reserves the first 1 KiB of every block's shared-memory window:
+// the first variable sits at 0x400 on the H100 (run 13's probe read its
+// buffer's address back), where the emulator places it at 0. The slice
+// rule below reads address bits, so callers add this to emulator offsets.
+inline constexpr uint64_t kReservedSharedBytes = 1024;
+
+// One instruction's lanes across the blocks it reaches: each active lane's
+// target rank and its byte address in that block's shared-memory window
+// (as the H100 has it: kReservedSharedBytes included).
+struct DsharedRequest {
+  Op op = Op::Load;
+  unsigned width = 4;
+  uint32_t mask = 0;
+  std::array<uint64_t, 32> addr{};
+  std::array<uint32_t, 32> rank{};
+};
+
+// Loads and stores: the distinct 32-byte sectors the active lanes touch,
+// per block. Atomics (atom and red, 4 or 8 bytes): the sectors of the
+// output wavefronts the lanes go out in; a wavefront holds one (rank,
+// 128-byte line) per 2-bit slice of (address bits 7-13, rank bits), a lane
+// that finds its slice taken waits and blocks its bank in that slice for
+// the rest of the pass, and lanes on one address take turns
+// (docs/bank-model.md, "Distributed shared memory", run 13: 933 of 933
+// atomic launches).
+DsharedCost dshared_cost(const DsharedRequest& request);
+// One block only (every lane's rank the same).
 DsharedCost dshared_cost(const Request& request);
 
 // ---- cp.async (LDGSTS)

@@ -160,20 +160,41 @@ class BlockHopper final : public emu::BlockObserver {
     const HopperClass c = op == emu::MemOp::Load    ? HopperClass::DsharedLoad
                           : op == emu::MemOp::Store ? HopperClass::DsharedStore
                                                     : HopperClass::DsharedAtomic;
-    HopperCounts& h = at(d.access.instr).cls[static_cast<int>(c)];
     // One request per instruction, whatever peers its lanes reach (ncu:
-    // clusters of 4, cluster_graph/cluster_histogram).
-    if (!same_dshared_instr(d.access)) ++h.requests;
+    // clusters of 4, cluster_graph/cluster_histogram); the sectors of all
+    // its peers together (an atomic's lanes to different blocks share
+    // output wavefronts: bank::dshared_cost), so the instruction's events
+    // (one per peer, back to back) gather in pending_ until it ends.
+    const bool same = same_dshared_instr(d.access);
+    if (!same) flush_dshared();
+    HopperCounts& h = at(d.access.instr).cls[static_cast<int>(c)];
+    if (!same) {
+      ++h.requests;
+      pending_instr_ = d.access.instr;
+      pending_class_ = c;
+      pending_ = {};
+      pending_.op = c == HopperClass::DsharedLoad    ? bank::Op::Load
+                    : c == HopperClass::DsharedStore ? bank::Op::Store
+                                                     : bank::Op::Atomic;
+      pending_.width = d.access.width;
+    }
     h.bytes += uint64_t{d.access.width} * static_cast<unsigned>(__builtin_popcount(d.access.mask));
-    bank::Request r;
-    r.op = c == HopperClass::DsharedLoad    ? bank::Op::Load
-           : c == HopperClass::DsharedStore ? bank::Op::Store
-                                            : bank::Op::Atomic;
-    r.width = d.access.width;
-    r.mask = d.access.mask;
-    for (unsigned l = 0; l < 32; ++l) r.addr[l] = d.access.mask >> l & 1 ? d.access.addr[l] : 0;
+    pending_.mask |= d.access.mask;
+    for (unsigned l = 0; l < 32; ++l)
+      if (d.access.mask >> l & 1) {
+        pending_.addr[l] = d.access.addr[l] + bank::kReservedSharedBytes;
+        pending_.rank[l] = d.rank;
+      }
+  }
+  void on_block_end(emu::Dim3) override { flush_dshared(); }
+
+  // Costs the DSMEM instruction gathered so far (if any).
+  void flush_dshared() {
+    if (!pending_instr_) return;
+    HopperCounts& h = at(pending_instr_).cls[static_cast<int>(pending_class_)];
+    pending_instr_ = nullptr;
     try {
-      h.sectors += bank::dshared_cost(r).sectors;
+      h.sectors += bank::dshared_cost(pending_).sectors;
     } catch (const bank::Error&) {
       ++h.unmodelled;
     }
@@ -240,6 +261,11 @@ class BlockHopper final : public emu::BlockObserver {
   }
   // The last DSMEM event's instruction, warp and the lanes it has covered.
   uint32_t last_dshared_pc_ = ~0u, last_dshared_warp_ = ~0u, last_dshared_mask_ = 0;
+  // That instruction's lanes so far and where its sectors go (not a
+  // pointer into entries: other events may grow it meanwhile).
+  bank::DsharedRequest pending_;
+  const emu::InstrInfo* pending_instr_ = nullptr;
+  HopperClass pending_class_ = HopperClass::DsharedAtomic;
   std::vector<bank::CopyChunk> chunks_;
 };
 
@@ -251,6 +277,7 @@ std::unique_ptr<emu::BlockObserver> HopperAnalysis::make_block_observer(emu::Dim
 
 void HopperAnalysis::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
   auto* b = static_cast<BlockHopper*>(observer.get());
+  b->flush_dshared();
   by_pc_.merge(std::move(b->entries),
                [](HopperInstr& into, const HopperInstr& s) { into.counts.add(s.counts); });
 }

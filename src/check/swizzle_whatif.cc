@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "bank/hopper.h"
 #include "bank/ldmatrix.h"
 #include "emu/tma.h"
 
@@ -40,6 +41,15 @@ SwizzleProposal swizzle_proposal(const SwizzleBuffer& b, int to) {
   p.row_pitch = 16u << to;
   p.alignment = 128u << to;
   return p;
+}
+
+uint64_t descriptor_under(uint32_t start, int to) {
+  // The descriptor's 2-bit layout field: 0 none, 1 128B, 2 64B, 3 32B.
+  static constexpr uint64_t kField[kSwizzleModes] = {0, 3, 2, 1};
+  const uint32_t span = to == 0 ? 0 : 16u << to;
+  const uint32_t lbo = to == 0 ? 128 : 16, sbo = to == 0 ? 256 : 8 * span;
+  return uint64_t{(start & 0x3ffff) >> 4} | uint64_t{lbo >> 4} << 16 | uint64_t{sbo >> 4} << 32 |
+         kField[to] << 62;
 }
 
 namespace {
@@ -127,8 +137,8 @@ class BlockSwizzle final : public emu::BlockObserver {
   // what-if shows the same number in every mode. Counted once per
   // warpgroup instruction (its first warp), as HopperAnalysis counts gmma.
   void on_wgmma(const emu::Wgmma& g) override {
-    if (g.kind != emu::WgmmaKind::Mma || g.sass_only || g.warp % 4 || boxes_.empty()) return;
-    auto read = [&](const emu::WgmmaOperand& op) {
+    if (g.kind != emu::WgmmaKind::Mma || g.sass_only || g.warp % 4) return;
+    auto read = [&](const emu::WgmmaOperand& op, bool is_a) {
       if (op.chunks.empty()) return;
       for (const Box& x : boxes_)
         if (op.chunks.front() >= x.base && op.chunks.front() < x.end) {
@@ -136,12 +146,14 @@ class BlockSwizzle final : public emu::BlockObserver {
           x.key->gmma_wavefronts += (op.chunks.size() + 7) / 8;
           return;
         }
+      read_descriptor_only(g, op, is_a);
     };
-    read(g.b);
-    if (g.a_shared) read(g.a);
+    read(g.b, false);
+    if (g.a_shared) read(g.a, true);
   }
 
   std::map<std::pair<uint32_t, uint32_t>, SwizzleBuffer> buffers;
+  std::map<SwizzleWhatIf::DescriptorKey, DescriptorBuffer> descriptors;
 
  private:
   void cost_under(const emu::MemAccess& a, uint32_t mask, SwizzleBuffer& b, int to) {
@@ -176,6 +188,32 @@ class BlockSwizzle final : public emu::BlockObserver {
     }
   }
 
+  // An operand outside every TMA box: a descriptor-only buffer, its read
+  // costed under each layout the descriptor could name.
+  void read_descriptor_only(const emu::Wgmma& g, const emu::WgmmaOperand& op, bool is_a) {
+    static constexpr uint8_t kModeOfField[4] = {0, 3, 2, 1};  // field -> none, 32B, 64B, 128B
+    DescriptorBuffer& d = descriptors[{g.instr->pc, is_a, op.chunks.front() & ~1023u}];
+    d.wgmma = g.instr;
+    d.operand_a = is_a;
+    d.shared_base = op.chunks.front() & ~1023u;
+    d.swizzle = kModeOfField[op.swizzle & 3];
+    d.mn_major = op.mn_major;
+    d.rows = op.mn;
+    d.elem_bytes = op.elem_bytes;
+    ++d.reads;
+    for (int to = 0; to < kSwizzleModes; ++to) {
+      // The descriptor's own layout as it is; the others canonical.
+      const uint64_t desc = to == d.swizzle ? op.desc : descriptor_under(op.start, to);
+      try {
+        const bank::Cost c =
+            bank::gmma_operand_cost({desc, op.mn_major, op.elem_bytes, op.mn, op.mn0});
+        d.wavefronts[to] = d.wavefronts[to].value_or(0) + c.wavefronts;
+      } catch (const bank::Error&) {
+        if (to == d.swizzle) ++d.unmodelled;
+      }
+    }
+  }
+
   const bank::Model* model_;
   std::vector<Box> boxes_;
 };
@@ -187,6 +225,15 @@ std::unique_ptr<emu::BlockObserver> SwizzleWhatIf::make_block_observer(emu::Dim3
 }
 
 void SwizzleWhatIf::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
+  for (auto& [key, d] : static_cast<BlockSwizzle*>(observer.get())->descriptors) {
+    auto [it, fresh] = descriptors_.try_emplace(key, d);
+    if (fresh) continue;
+    it->second.reads += d.reads;
+    it->second.unmodelled += d.unmodelled;
+    for (int m = 0; m < kSwizzleModes; ++m)
+      if (d.wavefronts[m])
+        it->second.wavefronts[m] = it->second.wavefronts[m].value_or(0) + *d.wavefronts[m];
+  }
   for (auto& [key, b] : static_cast<BlockSwizzle*>(observer.get())->buffers) {
     auto [it, fresh] = buffers_.try_emplace(key, b);
     if (fresh) continue;
@@ -209,6 +256,12 @@ void SwizzleWhatIf::scale(double f) {
     b.gmma_wavefronts = s(b.gmma_wavefronts);
     b.unmodelled = s(b.unmodelled);
     for (auto& w : b.wavefronts)
+      if (w) w = s(*w);
+  }
+  for (auto& [key, d] : descriptors_) {
+    d.reads = s(d.reads);
+    d.unmodelled = s(d.unmodelled);
+    for (auto& w : d.wavefronts)
       if (w) w = s(*w);
   }
 }

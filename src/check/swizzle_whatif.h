@@ -9,6 +9,10 @@
 // a buffer through wgmma descriptors (gmma_reads) cost 1 wavefront per core
 // matrix under every mode and descriptor layout (measured on the H100,
 // bank::gmma_operand_cost): the what-if shows that one number for all.
+// Buffers no TMA load fills that wgmma reads through descriptors
+// (DescriptorBuffer: filled by st.shared or cp.async, as hand-written
+// kernels do) get the same what-if over the descriptor's layout field: each
+// read costed again with the descriptor of that mode's canonical layout.
 #pragma once
 
 #include <array>
@@ -18,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bank/bank.h"
@@ -63,6 +68,29 @@ struct SwizzleProposal {
 };
 SwizzleProposal swizzle_proposal(const SwizzleBuffer& b, int to);
 
+// A buffer no TMA load fills, read by a wgmma operand through descriptors:
+// the wgmma instruction, which operand, and the 1 KiB block (a swizzle
+// pattern's repeat) of the operand's first chunk.
+struct DescriptorBuffer {
+  const emu::InstrInfo* wgmma = nullptr;
+  bool operand_a = false;
+  uint32_t shared_base = 0;
+  uint8_t swizzle = 0;  // the descriptor's layout as a mode 0..3 (none, 32B, 64B, 128B)
+  bool mn_major = false;
+  uint32_t rows = 0, elem_bytes = 0;  // per read: A's or B's rows (mn), element size
+  uint64_t reads = 0;                 // warpgroup operand reads
+  // Wavefronts of those reads under each layout (bank::gmma_operand_cost).
+  std::array<std::optional<uint64_t>, kSwizzleModes> wavefronts{};
+  uint64_t unmodelled = 0;  // reads the rule refused (under the descriptor's own layout)
+};
+
+// The descriptor of the same operand (start, major-ness) in mode `to`'s
+// canonical layout: K-major none: core matrices 128 bytes apart along K
+// (LBO 128) and a 256-byte row group (SBO: 2 chunks of K per wgmma);
+// swizzled: rows a span apart, 8 rows a group (SBO 8 x span). MN-major the
+// same strides with LBO and SBO's roles as the ISA gives them.
+uint64_t descriptor_under(uint32_t start, int to);
+
 class SwizzleWhatIf final : public emu::KernelObserver {
  public:
   // `model`: the first model of the launch (outlives this analysis).
@@ -74,6 +102,11 @@ class SwizzleWhatIf final : public emu::KernelObserver {
   void finish_block(emu::Dim3 block, std::unique_ptr<emu::BlockObserver> observer) override;
   // By (load pc, shared offset).
   const std::map<std::pair<uint32_t, uint32_t>, SwizzleBuffer>& buffers() const { return buffers_; }
+  // By (wgmma pc, operand A, 1 KiB block).
+  using DescriptorKey = std::tuple<uint32_t, bool, uint32_t>;
+  const std::map<DescriptorKey, DescriptorBuffer>& descriptor_buffers() const {
+    return descriptors_;
+  }
   void scale(double f);
 
   // The address a byte at shared offset `addr` of a box (base, row bytes,
@@ -86,6 +119,7 @@ class SwizzleWhatIf final : public emu::KernelObserver {
   const bank::Model* model_;
   emu::KernelInfo kernel_;
   std::map<std::pair<uint32_t, uint32_t>, SwizzleBuffer> buffers_;
+  std::map<DescriptorKey, DescriptorBuffer> descriptors_;
 };
 
 }  // namespace smemlab::check

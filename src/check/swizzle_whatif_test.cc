@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "bank/hopper.h"
 #include "check/event_builder.h"
 
 namespace smemlab::check {
@@ -69,6 +70,57 @@ TEST(SwizzleWhatIf, ReadersOfA128BSwizzledTileUnderEachMode) {
   EXPECT_FALSE(b.wavefronts[1]);
   EXPECT_FALSE(b.wavefronts[2]);
   EXPECT_EQ(b.wavefronts[3], std::optional<uint64_t>(4));
+}
+
+// descriptor_under names each mode in the descriptor's own field order
+// (0 none, 1 128B, 2 64B, 3 32B) with that mode's canonical strides.
+TEST(SwizzleWhatIf, DescriptorUnderEachLayout) {
+  const unsigned bytes[kSwizzleModes] = {0, 32, 64, 128};
+  for (int m = 0; m < kSwizzleModes; ++m) {
+    const bank::GmmaDescriptor d = bank::decode_gmma_descriptor(descriptor_under(2048 + 32, m));
+    EXPECT_EQ(d.start, 2048u + 32) << m;
+    EXPECT_EQ(d.swizzle_bytes, bytes[m]) << m;
+    EXPECT_EQ(d.sbo, m == 0 ? 256u : 8u * bytes[m]) << m;
+    EXPECT_EQ(d.lbo, m == 0 ? 128u : 16u) << m;
+  }
+}
+
+// A B operand (N = 64, K-major f16) no TMA load fills, read through a
+// 128B-swizzled descriptor, twice: a descriptor-only buffer whose reads
+// cost N/4 = 16 wavefronts each under every layout (one per core matrix:
+// bank::gmma_operand_cost), computed for each layout's own descriptor.
+TEST(SwizzleWhatIf, DescriptorOnlyBufferUnderEachLayout) {
+  auto model = bank::make_model("sm_90");
+  SwizzleWhatIf w(model.get());
+  w.on_kernel_begin({});
+  emu::InstrInfo mma = testing::instr(3, 12, "wgmma.mma_async");
+  auto obs = w.make_block_observer({0, 0, 0});
+  emu::Wgmma g{};
+  g.kind = emu::WgmmaKind::Mma;
+  g.instr = &mma;
+  g.n = 64;
+  g.b.desc = descriptor_under(4096, 3);
+  g.b.start = 4096;
+  g.b.swizzle = 1;  // the field: 128B
+  g.b.elem_bytes = 2;
+  g.b.mn = 64;
+  const std::vector<uint64_t> chunks = bank::gmma_core_matrices({g.b.desc, false, 2, 64, 0});
+  std::vector<uint32_t> c32(chunks.begin(), chunks.end());
+  g.b.chunks = c32;
+  obs->on_wgmma(g);
+  obs->on_wgmma(g);
+  g.warp = 1;  // the warpgroup's other warps read the same operand: counted once
+  obs->on_wgmma(g);
+  w.finish_block({0, 0, 0}, std::move(obs));
+  EXPECT_TRUE(w.buffers().empty());
+  ASSERT_EQ(w.descriptor_buffers().size(), 1u);
+  const DescriptorBuffer& d = w.descriptor_buffers().begin()->second;
+  EXPECT_EQ(d.reads, 2u);
+  EXPECT_EQ(d.swizzle, 3);  // 128B as a mode
+  EXPECT_EQ(d.shared_base, 4096u);
+  EXPECT_FALSE(d.operand_a);
+  for (int m = 0; m < kSwizzleModes; ++m)
+    EXPECT_EQ(d.wavefronts[m], std::optional<uint64_t>(32)) << m;
 }
 
 }  // namespace

@@ -170,6 +170,47 @@ json swizzle_json(const check::SwizzleWhatIf& w) {
   return arr;
 }
 
+json descriptor_json(const check::SwizzleWhatIf& w) {
+  json arr = json::array();
+  for (const auto& [key, d] : w.descriptor_buffers()) {
+    json modes = json::object();
+    for (int m = 0; m < check::kSwizzleModes; ++m)
+      modes[check::swizzle_mode_name(m)] = d.wavefronts[m] ? json(*d.wavefronts[m]) : json(nullptr);
+    auto lines = check::lines_of(w.kernel().lines, d.wgmma->loc);
+    json o = {{"file", lines.empty() ? "" : lines.front().file},
+              {"line", lines.empty() ? 0 : lines.front().line},
+              {"ptx_line", d.wgmma->ptx_line},
+              {"operand", d.operand_a ? "A" : "B"},
+              {"shared_offset", d.shared_base},
+              {"layout", check::swizzle_mode_name(d.swizzle)},
+              {"major", d.mn_major ? "MN" : "K"},
+              {"rows", d.rows},
+              {"wgmma_reads", d.reads},
+              {"wavefronts", modes}};
+    if (d.unmodelled) o["unmodelled_reads"] = d.unmodelled;
+    arr.push_back(std::move(o));
+  }
+  return arr;
+}
+
+std::string descriptor_text(const check::SwizzleWhatIf& w) {
+  std::string out;
+  for (const auto& [key, d] : w.descriptor_buffers()) {
+    std::string modes;
+    for (int m = 0; m < check::kSwizzleModes; ++m)
+      modes += fmt::format("  {}{} {}", check::swizzle_mode_name(m), m == d.swizzle ? "*" : "",
+                           d.wavefronts[m] ? fmt::format("{}", *d.wavefronts[m]) : "n/a");
+    out += fmt::format("  {} operand {} (shared offset {}, {}-major, {} rows): {} reads;{}\n",
+                       load_line(w, d.wgmma), d.operand_a ? "A" : "B", d.shared_base,
+                       d.mn_major ? "MN" : "K", d.rows, d.reads, modes);
+  }
+  if (out.empty()) return "";
+  return "\ndescriptor what-if: wavefronts of the wgmma operand reads of each buffer no TMA load "
+         "fills under each descriptor layout (* the descriptor's; 1 per core matrix under "
+         "every layout, as measured on the H100)\n" +
+         out;
+}
+
 std::string swizzle_text(const check::SwizzleWhatIf& w) {
   std::string out;
   for (const auto& [key, b] : w.buffers()) {

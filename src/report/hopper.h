@@ -26,6 +26,10 @@ std::string hopper_summary(const check::HopperLine& totals);
 // (an empty array when none), and the text report's section ("" for none).
 nlohmann::json swizzle_json(const check::SwizzleWhatIf& w);
 std::string swizzle_text(const check::SwizzleWhatIf& w);
+// The same what-if for buffers no TMA load fills that wgmma reads through
+// descriptors (check::DescriptorBuffer): per descriptor layout.
+nlohmann::json descriptor_json(const check::SwizzleWhatIf& w);
+std::string descriptor_text(const check::SwizzleWhatIf& w);
 // The padding what-if (padding_whatif.cc): one object per conflicted buffer
 // no bulk copy fills, and the text report's section ("" for none).
 nlohmann::json padding_json(const check::PaddingWhatIf& w);

@@ -284,6 +284,7 @@ json analyze_json(const Analysis& a) {
       w[i]["predicted_ns"] = std::move(t);
     }
     if (!w.empty()) j["swizzle_what_if"] = std::move(w);
+    if (json d = descriptor_json(*a.swizzle); !d.empty()) j["descriptor_what_if"] = std::move(d);
   }
   if (a.padding) {
     json w = padding_json(*a.padding);

@@ -122,8 +122,10 @@ json analyze_properties(const Analysis& a) {
     add_hopper_json(h, a.hopper->totals());
     if (!h.empty()) properties["hopper"] = h;
   }
-  if (a.swizzle)
+  if (a.swizzle) {
     if (json w = swizzle_json(*a.swizzle); !w.empty()) properties["swizzle_what_if"] = w;
+    if (json d = descriptor_json(*a.swizzle); !d.empty()) properties["descriptor_what_if"] = d;
+  }
   if (a.padding)
     if (json w = padding_json(*a.padding); !w.empty()) properties["padding_what_if"] = w;
   // The predicted time, as analyze --json's `timing` and `timing_what_if`.

@@ -290,7 +290,7 @@ std::string analyze_text(const Analysis& a, const std::vector<std::string>& sour
   if (a.swizzle) {
     std::string what_if = swizzle_text(*a.swizzle);
     if (!what_if.empty()) what_if += swizzle_times_text(a);
-    out += what_if;
+    out += what_if + descriptor_text(*a.swizzle);
   }
   if (a.padding) out += padding_text(*a.padding);
   return out;

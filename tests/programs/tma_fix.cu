@@ -34,26 +34,7 @@ __device__ uint8_t* load_tile(const CUtensorMap& map, uint8_t* raw, uint64_t* ba
   uint8_t* tile = raw + (((raw_addr + 1023u) & ~1023u) - raw_addr);
   const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
   const uint32_t sbar = static_cast<uint32_t>(__cvta_generic_to_shared(bar));
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(sbar));
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(sbar),
-                 "r"(kRows * kRowBytes)
-                 : "memory");
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%2, %3}], [%4];" ::"r"(base),
-        "l"(&map), "r"(0), "r"(0), "r"(sbar)
-        : "memory");
-  }
-  asm volatile(
-      "{\n .reg .pred p;\n WAIT:\n"
-      " mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n"
-      " @!p bra WAIT;\n}" ::"r"(sbar)
-      : "memory");
+  tma_load_box_2d(map, base, sbar, kRows * kRowBytes);
   return tile;
 }
 

@@ -44,26 +44,7 @@ __global__ void column_reads(const __grid_constant__ CUtensorMap map, int row_by
   const uint32_t base = (raw_addr + 1023u) & ~1023u;
   const uint8_t* smem = raw + (base - raw_addr);
   const uint32_t sbar = static_cast<uint32_t>(__cvta_generic_to_shared(&bar));
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(sbar));
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(sbar),
-                 "r"(kRows * row_bytes)
-                 : "memory");
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%2, %3}], [%4];" ::"r"(base),
-        "l"(&map), "r"(0), "r"(0), "r"(sbar)
-        : "memory");
-  }
-  asm volatile(
-      "{\n .reg .pred p;\n WAIT:\n"
-      " mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n"
-      " @!p bra WAIT;\n}" ::"r"(sbar)
-      : "memory");
+  tma_load_box_2d(map, base, sbar, kRows * row_bytes);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, cols = row_bytes / 4;
   float acc = 0;
   for (int col = warp; col < cols; col += blockDim.x / 32)

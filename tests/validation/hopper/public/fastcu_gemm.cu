@@ -46,7 +46,10 @@ static void cudaCheck(cudaError_t error, const char* file, int line) {
 #define FASTCU_STR(x) FASTCU_STR2(x)
 #define FASTCU_CAT2(a, b) a##b
 #define FASTCU_CAT(a, b) FASTCU_CAT2(a, b)
-#include FASTCU_STR(examples / matmul / FASTCU_CAT(matmul_, FASTCU_KERNEL).cuh)
+// A space around a slash would enter the stringized path (clang-format adds them).
+// clang-format off
+#include FASTCU_STR(examples/matmul/FASTCU_CAT(matmul_, FASTCU_KERNEL).cuh)
+// clang-format on
 
 // runKernel1 and runKernel2 take no DB argument.
 template <typename F>
