@@ -165,7 +165,6 @@ constexpr uint32_t kInLaunch = uint32_t{1} << 31;
 struct IntoFull {
   const PaddingWhatIf::Recorded* launch = nullptr;  // nullptr: recorded in the block
   std::vector<uint32_t> seen;
-  uint32_t next = 0;  // the launch's request after the last held one found
 };
 
 // A copy of `q` that counts one request (the launch's counts are not read:
@@ -229,16 +228,6 @@ class BlockPadding final : public emu::BlockObserver {
     }
     const int b = buffer_of(a.addr[__builtin_ctz(mask)]);
     if (b < 0) return;
-    IntoFull& f = into_full[b];
-    // (Blocks mostly make the launch's requests in the launch's order: the
-    // one after the last held one found is tried first, unbuilt. Requests
-    // are kept once each, so it is the one find() would give.)
-    if (f.launch && f.next < f.launch->requests.size() &&
-        same_request(f.launch->requests[f.next], a, mask)) {
-      remember(last, known, a, static_cast<uint32_t>(b), f.next | kInLaunch);
-      see(static_cast<uint32_t>(b), f.next++ | kInLaunch);
-      return;
-    }
     PadRequest r;
     r.op = a.op == emu::MemOp::Load    ? bank::Op::Load
            : a.op == emu::MemOp::Store ? bank::Op::Store
@@ -250,20 +239,21 @@ class BlockPadding final : public emu::BlockObserver {
     r.count = 1;
     r.instr = a.instr;
     r.hash = hash_of(r);
+    IntoFull& f = into_full[b];
     size_t i = PaddingWhatIf::Recorded::kDropped;
     if (f.launch) {
       i = f.launch->find(r);
-      if (i != PaddingWhatIf::Recorded::kDropped) {
-        f.next = static_cast<uint32_t>(i + 1);
-        i |= kInLaunch;
-      } else {
-        i = recorded[b]->add(r);
-      }
+      i = i != PaddingWhatIf::Recorded::kDropped ? (i | kInLaunch) : recorded[b]->add(r);
     } else {
       i = recorded[b]->add(r);
       if (i == PaddingWhatIf::Recorded::kDropped) return;
     }
-    remember(last, known, a, static_cast<uint32_t>(b), static_cast<uint32_t>(i));
+    if (!known) last = {a.instr, a.warp, {}, {}, 0};
+    last.buffer[1] = last.buffer[0];
+    last.index[1] = last.index[0];
+    last.buffer[0] = static_cast<uint32_t>(b);
+    last.index[0] = static_cast<uint32_t>(i);
+    last.n = std::min(last.n + 1, 2u);
     if (f.launch) see(static_cast<uint32_t>(b), static_cast<uint32_t>(i));
   }
 
@@ -327,16 +317,6 @@ class BlockPadding final : public emu::BlockObserver {
   };
   static constexpr size_t kLast = 256;
   std::array<Last, kLast> last_{};
-  // (Warp, instruction) `last` (`known`: its entry already) made request
-  // `i` of buffer `b`.
-  static void remember(Last& last, bool known, const emu::MemAccess& a, uint32_t b, uint32_t i) {
-    if (!known) last = {a.instr, a.warp, {}, {}, 0};
-    last.buffer[1] = last.buffer[0];
-    last.index[1] = last.index[0];
-    last.buffer[0] = b;
-    last.index[0] = i;
-    last.n = std::min(last.n + 1, 2u);
-  }
 };
 
 }  // namespace
