@@ -1,12 +1,10 @@
 #include "check/padding_whatif.h"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <unordered_map>
 
 #include "bank/ldmatrix.h"
-#include "check/padding_whatif_compare.h"
 
 namespace smemlab::check {
 
@@ -89,12 +87,6 @@ struct PaddingWhatIf::Recorded {
   std::vector<PadRequest> requests;
   bool bulk_filled = false;  // a TMA or bulk copy wrote it: the swizzle what-if's, or neither's
   bool incomplete = false;
-  // Set once `requests` holds kMaxDistinct (in the launch's: by the thread
-  // that merges blocks). From then on add() never inserts, so `index` and
-  // the requests' keys stay as they are: blocks look requests up in the
-  // launch's while other blocks are merged into it (which changes only the
-  // counts and `incomplete`).
-  std::atomic<bool> full{false};
 
   // Adds `r`; its index in `requests`, or kDropped (the buffer is full).
   static constexpr size_t kDropped = SIZE_MAX;
@@ -117,17 +109,7 @@ struct PaddingWhatIf::Recorded {
       }
       index.emplace(h, requests.size());
       requests.push_back(r);
-      if (requests.size() == kMaxDistinct) full.store(true, std::memory_order_release);
       return requests.size() - 1;
-    }
-  }
-  // The index of `r` in `requests` (probing as add() does), or kDropped.
-  // Reads no count: safe beside a merge into a full buffer.
-  size_t find(const PadRequest& r) const {
-    for (uint64_t h = r.hash;; ++h) {
-      auto it = index.find(h);
-      if (it == index.end()) return kDropped;
-      if (requests[it->second].same(r)) return it->second;
     }
   }
   // (Blocks of a launch mostly make the same requests in the same order:
@@ -150,48 +132,11 @@ struct PaddingWhatIf::Recorded {
 
 namespace {
 
-// A block's requests into a buffer that was full when the block began
-// (Recorded::full): the launch keeps no request it does not hold already,
-// so the block need not keep them either. Each of its requests is looked
-// up in the launch's and noted in order (`seen`): an index into the
-// launch's (kInLaunch), or into the block's own Recorded for one the launch
-// does not hold (kept there only to be replayed; the merge just marks the
-// launch incomplete, as dropping it would). Counting is then the same as
-// recording and merging: while the block has made fewer than kMaxDistinct
-// requests into the buffer it cannot have dropped one of its own; at that
-// many, `seen` is replayed into a Recorded of its own (add() in the same
-// order, dropping as it did) and the block goes on as without this.
-constexpr uint32_t kInLaunch = uint32_t{1} << 31;
-struct IntoFull {
-  const PaddingWhatIf::Recorded* launch = nullptr;  // nullptr: recorded in the block
-  std::vector<uint32_t> seen;
-};
-
-// A copy of `q` that counts one request (the launch's counts are not read:
-// another thread may be adding to them).
-PadRequest once(const PadRequest& q) {
-  PadRequest r;
-  r.op = q.op;
-  r.width = q.width;
-  r.matrices = q.matrices;
-  r.mask = q.mask;
-  r.addr = q.addr;
-  r.count = 1;
-  r.hash = q.hash;
-  r.instr = q.instr;
-  return r;
-}
-
 class BlockPadding final : public emu::BlockObserver {
  public:
-  // `full`: by buffer, the launch's requests if they were full, else nullptr.
-  BlockPadding(const std::vector<PaddingBuffer>* spans,
-               const std::vector<const PaddingWhatIf::Recorded*>& full)
-      : spans_(spans) {
-    for (size_t i = 0; i < spans->size(); ++i) {
+  explicit BlockPadding(const std::vector<PaddingBuffer>* spans) : spans_(spans) {
+    for (size_t i = 0; i < spans->size(); ++i)
       recorded.push_back(std::make_unique<PaddingWhatIf::Recorded>());
-      into_full.push_back({full[i], {}});
-    }
   }
 
   void on_bulk_copy(const emu::BulkCopy& c) override {
@@ -220,9 +165,9 @@ class BlockPadding final : public emu::BlockObserver {
     Last& last = last_[(a.warp * 31 + (reinterpret_cast<uintptr_t>(a.instr) >> 3)) % kLast];
     const bool known = last.instr == a.instr && last.warp == a.warp && a.instr;
     for (unsigned k = 0; known && k < last.n; ++k) {
-      const uint32_t b = last.buffer[k], i = last.index[k];
-      if (same_request(request(b, i), a, mask)) {
-        again(b, i);
+      PadRequest& q = recorded[last.buffer[k]]->requests[last.index[k]];
+      if (same_request(q, a, mask)) {
+        ++q.count;
         return;
       }
     }
@@ -239,26 +184,17 @@ class BlockPadding final : public emu::BlockObserver {
     r.count = 1;
     r.instr = a.instr;
     r.hash = hash_of(r);
-    IntoFull& f = into_full[b];
-    size_t i = PaddingWhatIf::Recorded::kDropped;
-    if (f.launch) {
-      i = f.launch->find(r);
-      i = i != PaddingWhatIf::Recorded::kDropped ? (i | kInLaunch) : recorded[b]->add(r);
-    } else {
-      i = recorded[b]->add(r);
-      if (i == PaddingWhatIf::Recorded::kDropped) return;
-    }
+    const size_t i = recorded[b]->add(r);
+    if (i == PaddingWhatIf::Recorded::kDropped) return;
     if (!known) last = {a.instr, a.warp, {}, {}, 0};
     last.buffer[1] = last.buffer[0];
     last.index[1] = last.index[0];
     last.buffer[0] = static_cast<uint32_t>(b);
-    last.index[0] = static_cast<uint32_t>(i);
+    last.index[0] = i;
     last.n = std::min(last.n + 1, 2u);
-    if (f.launch) see(static_cast<uint32_t>(b), static_cast<uint32_t>(i));
   }
 
   std::vector<std::unique_ptr<PaddingWhatIf::Recorded>> recorded;
-  std::vector<IntoFull> into_full;  // by buffer
 
  private:
   int buffer_of(uint64_t addr) const {
@@ -267,28 +203,6 @@ class BlockPadding final : public emu::BlockObserver {
       if (addr >= s.base && addr < uint64_t{s.base} + s.bytes) return static_cast<int>(i);
     }
     return -1;
-  }
-  const PadRequest& request(uint32_t b, uint32_t i) const {
-    return i & kInLaunch ? into_full[b].launch->requests[i & ~kInLaunch] : recorded[b]->requests[i];
-  }
-  // Request `i` of buffer `b` once more.
-  void again(uint32_t b, uint32_t i) {
-    if (!(i & kInLaunch)) ++recorded[b]->requests[i].count;
-    if (into_full[b].launch) see(b, i);
-  }
-  void see(uint32_t b, uint32_t i) {
-    IntoFull& f = into_full[b];
-    f.seen.push_back(i);
-    if (f.seen.size() < kMaxDistinct) return;
-    // As many requests as a block keeps distinct: from here on, as if the
-    // block had recorded all of them (see IntoFull).
-    auto own = std::make_unique<PaddingWhatIf::Recorded>();
-    own->bulk_filled = recorded[b]->bulk_filled;
-    for (uint32_t e : f.seen)
-      own->add(once(e & kInLaunch ? f.launch->requests[e & ~kInLaunch] : recorded[b]->requests[e]));
-    recorded[b] = std::move(own);
-    f = {};
-    last_.fill(Last{});  // (its indices were of the old records)
   }
   // `q` is the request `a` (lanes `mask`) makes, as on_memory would build it.
   static bool same_request(const PadRequest& q, const emu::MemAccess& a, uint32_t mask) {
@@ -312,8 +226,8 @@ class BlockPadding final : public emu::BlockObserver {
     const emu::InstrInfo* instr = nullptr;
     uint32_t warp = 0;
     std::array<uint32_t, 2> buffer{};
-    std::array<uint32_t, 2> index{};  // kInLaunch: in the launch's full records
-    unsigned n = 0;                   // requests kept: the latest first
+    std::array<size_t, 2> index{};
+    unsigned n = 0;  // requests kept: the latest first
   };
   static constexpr size_t kLast = 256;
   std::array<Last, kLast> last_{};
@@ -329,40 +243,14 @@ PaddingWhatIf::PaddingWhatIf(const bank::Model* model, std::vector<PaddingBuffer
 
 PaddingWhatIf::~PaddingWhatIf() = default;
 
-namespace {
-std::atomic<bool> g_into_full{true};  // detail::count_into_full_buffers
-}  // namespace
-
-void detail::count_into_full_buffers(bool on) { g_into_full.store(on); }
-
 std::unique_ptr<emu::BlockObserver> PaddingWhatIf::make_block_observer(emu::Dim3) {
   if (spans_.empty()) return nullptr;
-  std::vector<const Recorded*> full(spans_.size(), nullptr);
-  const bool into_full = g_into_full.load(std::memory_order_relaxed);
-  for (size_t i = 0; into_full && i < spans_.size(); ++i)
-    if (recorded_[i]->full.load(std::memory_order_acquire)) full[i] = recorded_[i].get();
-  return std::make_unique<BlockPadding>(&spans_, full);
+  return std::make_unique<BlockPadding>(&spans_);
 }
 
 void PaddingWhatIf::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
   auto* b = static_cast<BlockPadding*>(observer.get());
-  for (size_t i = 0; i < recorded_.size(); ++i) {
-    Recorded& r = *recorded_[i];
-    const IntoFull& f = b->into_full[i];
-    if (!f.launch) {
-      r.merge(*b->recorded[i]);
-      continue;
-    }
-    // What merging the block's records would do: the launch's requests
-    // counted, the others dropped.
-    r.bulk_filled |= b->recorded[i]->bulk_filled;
-    for (uint32_t e : f.seen) {
-      if (e & kInLaunch)
-        ++r.requests[e & ~kInLaunch].count;
-      else
-        r.incomplete = true;
-    }
-  }
+  for (size_t i = 0; i < recorded_.size(); ++i) recorded_[i]->merge(*b->recorded[i]);
 }
 
 uint32_t PaddingWhatIf::row_pitch(const std::vector<Step>& requests) {

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "check/event_builder.h"
-#include "check/padding_whatif_compare.h"
 
 namespace smemlab::check {
 namespace {
@@ -164,86 +163,6 @@ TEST(PaddingWhatIf, RepeatedRequestsCountAsWithoutTheMemo) {
   EXPECT_EQ(x.unmodelled, y.unmodelled);
   EXPECT_EQ(x.incomplete, y.incomplete);
   EXPECT_EQ(x.worst, y.worst);
-}
-
-// Once a buffer holds as many distinct requests as are kept (2^15), later
-// blocks count theirs straight into the launch's (BlockPadding, IntoFull):
-// the same launch with that off must give the same buffers, field by
-// field. Block 0 fills the buffer; block 1 was made before it was full (so
-// it records and merges); block 2 makes requests the launch holds and ones
-// it does not, repeats (the memo) and both kinds of instruction; block 3
-// makes more distinct requests than a block keeps, so it drops some of the
-// launch's own (replayed into records of its own at 2^15 requests).
-TEST(PaddingWhatIf, FullBuffersCountAsIfEveryBlockRecorded) {
-  constexpr uint32_t kKept = 1u << 15;
-  auto model = bank::make_model("sm_90");
-  emu::InstrInfo st = testing::instr(1, 10, "st.shared.u32");
-  emu::InstrInfo ld = testing::instr(2, 11, "ld.shared.u32");
-  // Request k (distinct for k < 2^16): lane l at word (32l + k) % 1024 of
-  // the tile, lane 0 and the lanes of k / 1024 active.
-  auto request = [&](uint32_t k, uint32_t warp) {
-    const bool store = k % 3 == 0;
-    return testing::access(
-        emu::Space::Shared, store ? emu::MemOp::Store : emu::MemOp::Load, 4, store ? &st : &ld,
-        warp, [k](unsigned l) { return uint64_t{256 + 4 * ((32 * l + k) % 1024)}; },
-        ~0u ^ ((k / 1024) << 1));
-  };
-  std::mt19937 rng(11);
-  std::vector<std::vector<emu::MemAccess>> blocks(4);
-  for (uint32_t k = 0; k < kKept; ++k) blocks[0].push_back(request(k, k % 16));
-  for (int i = 0; i < 3000; ++i) blocks[1].push_back(request(rng() % kKept, rng() % 16));
-  for (int i = 0; i < 6000; ++i) {
-    const uint32_t k = rng() % 4 ? rng() % kKept : kKept + rng() % 4000, warp = rng() % 16;
-    blocks[2].push_back(request(k, warp));
-    if (rng() % 4 == 0) blocks[2].push_back(request(k, warp));  // the memo's
-  }
-  // Block 3: a quarter of the launch's requests (each new to the block),
-  // the rest new ones, 36000 distinct in all: the last of both dropped.
-  uint32_t member = 0, other = kKept;
-  for (uint32_t i = 0; i < 36000; ++i) {
-    const uint32_t k = i % 4 == 0 ? member++ : other++, warp = i % 16;
-    blocks[3].push_back(request(k, warp));
-    if (i % 7 == 0) blocks[3].push_back(request(k, warp));  // the memo's
-  }
-  auto run = [&](bool into_full, unsigned nblocks) {
-    detail::count_into_full_buffers(into_full);
-    PaddingWhatIf w(model.get(), {padding_span("tile", 256, 4096)});
-    w.on_kernel_begin({});
-    auto early = w.make_block_observer({1, 0, 0});  // before block 0 filled the buffer
-    auto obs = w.make_block_observer({0, 0, 0});
-    for (const emu::MemAccess& a : blocks[0]) obs->on_memory(a);
-    w.finish_block({0, 0, 0}, std::move(obs));
-    for (const emu::MemAccess& a : blocks[1]) early->on_memory(a);
-    w.finish_block({1, 0, 0}, std::move(early));
-    for (unsigned b = 2; b < nblocks; ++b) {
-      obs = w.make_block_observer({b, 0, 0});
-      for (const emu::MemAccess& a : blocks[b]) obs->on_memory(a);
-      w.finish_block({b, 0, 0}, std::move(obs));
-    }
-    detail::count_into_full_buffers(true);
-    return w.buffers();
-  };
-  // (Three blocks: only block 2's requests the launch does not hold make it
-  // incomplete.)
-  for (unsigned nblocks : {3u, 4u}) {
-    auto with = run(true, nblocks), without = run(false, nblocks);
-    ASSERT_EQ(with.size(), 1u);
-    ASSERT_EQ(without.size(), 1u);
-    const PaddingBuffer &x = with[0], &y = without[0];
-    EXPECT_TRUE(x.incomplete);
-    EXPECT_GT(x.ops[0].wavefronts, x.ops[0].requests);  // conflicted: not vacuous
-    for (size_t o = 0; o < x.ops.size(); ++o) {
-      EXPECT_EQ(x.ops[o].requests, y.ops[o].requests) << nblocks << " " << o;
-      EXPECT_EQ(x.ops[o].wavefronts, y.ops[o].wavefronts) << nblocks << " " << o;
-      EXPECT_EQ(x.ops[o].ideal, y.ops[o].ideal) << nblocks << " " << o;
-      EXPECT_EQ(x.ops[o].padded_wavefronts, y.ops[o].padded_wavefronts) << nblocks << " " << o;
-    }
-    EXPECT_EQ(x.pitch, y.pitch);
-    EXPECT_EQ(x.pad_words, y.pad_words);
-    EXPECT_EQ(x.unmodelled, y.unmodelled);
-    EXPECT_EQ(x.incomplete, y.incomplete) << nblocks;
-    EXPECT_EQ(x.worst, y.worst);
-  }
 }
 
 }  // namespace
