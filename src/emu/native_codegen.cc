@@ -8,8 +8,10 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "emu/instructions.h"
+#include "emu/native_lanes.h"
 #include "emu/native_tier.h"
 #include "emu/program.h"
 
@@ -68,14 +70,38 @@ std::string op_call(const Op& o, uint32_t pc, const char* group) {
   return s;
 }
 
+// The body of an entry at the chunk's first op that runs all of it, for
+// the lanes `group` (Full: all 32): each stretch of two or more ops with
+// lane forms as its lane-outer function (native_lanes.h, defined into
+// `funcs` once, for both bodies), each other op as its executor's
+// warp-level call.
+std::string whole_chunk_body(const Program& p, uint32_t start, uint32_t len, bool full,
+                             std::string* funcs) {
+  std::string s;
+  const char* group = full ? "~0u" : "group";
+  for (uint32_t pc = start; pc < start + len;) {
+    uint32_t end = pc;
+    while (end < start + len && has_lane_form(p.ops[end])) ++end;
+    if (end - pc >= 2) {
+      if (full) *funcs += lane_body_function(p, pc, end - pc);
+      s += fmt::format("    lanes{}<{}>(w, {});\n", pc, full ? "true" : "false", group);
+      pc = end;
+    } else {
+      s += "    " + op_call(p.ops[pc], pc, group) + "\n";
+      ++pc;
+    }
+  }
+  return s + "    return;\n";
+}
+
 std::string chunk_function(const Program& p, uint32_t start, uint32_t len) {
-  std::string s = fmt::format(
+  std::string lanes;
+  const std::string full = whole_chunk_body(p, start, len, true, &lanes);
+  std::string s = lanes + fmt::format(
       "void run{}(BlockCtx& b, Warp& w, uint32_t group, uint32_t first, uint32_t len) {{\n"
-      "  (void)b;\n  if (group == ~0u && first == 0 && len == {}) {{\n",
-      start, len);
-  for (uint32_t pc = start; pc < start + len; ++pc)
-    s += "    " + op_call(p.ops[pc], pc, "~0u") + "\n";
-  s += "    return;\n  }\n  switch (first) {\n";
+      "  (void)b;\n  if (first == 0 && len == {}) {{\n  if (group == ~0u) {{\n{}  }}\n",
+      start, len, full);
+  s += whole_chunk_body(p, start, len, false, nullptr) + "  }\n  switch (first) {\n";
   for (uint32_t i = 0; i < len; ++i)
     s += fmt::format("    case {}: if (len-- == 0) return; {}\n      [[fallthrough]];\n", i,
                      op_call(p.ops[start + i], start + i, "group"));
@@ -89,6 +115,10 @@ std::string native_source(const Program& p) {
   if (p.fused.size() != p.ops.size()) return "";
   std::string consts, funcs, table;
   uint32_t chunks = 0;
+  std::vector<bool> target(p.ops.size() + 1, false);
+  for (const Op& o : p.ops)
+    if (o.code / 16 == BRA && o.imm >= 0 && static_cast<uint64_t>(o.imm) < p.ops.size())
+      target[static_cast<size_t>(o.imm)] = true;
   for (uint32_t pc = 0; pc < p.ops.size();) {
     // A run (consecutive ops the plan put in runs) that the loop enters
     // somewhere (fused > 1).
@@ -102,8 +132,12 @@ std::string native_source(const Program& p) {
       ++pc;
       continue;
     }
-    for (uint32_t c = pc; entered && c < end; c += kNativeChunk) {
-      uint32_t n = std::min(kNativeChunk, end - c);
+    for (uint32_t c = pc, n = 0; entered && c < end; c += n) {
+      // (A chunk ends before a branch target inside the run: a loop's body
+      // that starts there is entered at its chunk's first op each
+      // iteration, the lane-outer body's entry.)
+      n = 1;
+      while (n < kNativeChunk && c + n < end && !target[c + n]) ++n;
       for (uint32_t i = c; i < c + n; ++i) consts += op_constant(p.ops[i], i);
       funcs += chunk_function(p, c, n);
       table += fmt::format(
