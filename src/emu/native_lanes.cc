@@ -64,7 +64,7 @@ constexpr Arg kZero{Src::Zero, 0};
 // The operands of an op with a lane form (program.h documents the fields);
 // false for the others.
 bool lane_shape(const Op& o, Shape* s) {
-  if (!kInlineExecutors[o.code].executor || o.t == PRED) return false;
+  if (!kInlineExecutors[o.code].executor) return false;
   switch (static_cast<Base>(o.code / 16)) {
     case MOV:
     case ABS:
