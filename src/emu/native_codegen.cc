@@ -97,10 +97,12 @@ std::string whole_chunk_body(const Program& p, uint32_t start, uint32_t len, boo
 std::string chunk_function(const Program& p, uint32_t start, uint32_t len) {
   std::string lanes;
   const std::string full = whole_chunk_body(p, start, len, true, &lanes);
-  std::string s = lanes + fmt::format(
-      "void run{}(BlockCtx& b, Warp& w, uint32_t group, uint32_t first, uint32_t len) {{\n"
-      "  (void)b;\n  if (first == 0 && len == {}) {{\n  if (group == ~0u) {{\n{}  }}\n",
-      start, len, full);
+  std::string s =
+      lanes +
+      fmt::format(
+          "void run{}(BlockCtx& b, Warp& w, uint32_t group, uint32_t first, uint32_t len) {{\n"
+          "  (void)b;\n  if (first == 0 && len == {}) {{\n  if (group == ~0u) {{\n{}  }}\n",
+          start, len, full);
   s += whole_chunk_body(p, start, len, false, nullptr) + "  }\n  switch (first) {\n";
   for (uint32_t i = 0; i < len; ++i)
     s += fmt::format("    case {}: if (len-- == 0) return; {}\n      [[fallthrough]];\n", i,

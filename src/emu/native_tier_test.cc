@@ -267,7 +267,8 @@ TEST_F(NativeTier, EveryFamilyMatchesTheInterpreter) {
 // A loop whose body is one run entered at a branch target (its chunk's
 // first op, so the lane-outer body) by lanes that leave it at different
 // trip counts (3..9: the later iterations are partial groups), with the
-// carry flag, setp's combine and p|q, guarded ops of both polarities and
+// carry flag (into the body from before the loop and from the last
+// iteration, and within it), setp's combine and p|q, guarded ops of both polarities and
 // predicates written in the body and read after it (a selp outside runs).
 const char* kLoopPtx = R"(.version 8.0
 .target sm_90
@@ -296,7 +297,10 @@ const char* kLoopPtx = R"(.version 8.0
   mov.f32 %f2, 0f3F800000;
   setp.eq.u32 %p3, %r1, 5;
   setp.ne.u32 %p4, %r1, 6;
+  mov.u32 %r18, 7;
+  add.cc.u32 %r17, %r3, 0xF0000000;
 LOOP:
+  addc.cc.u32 %r18, %r18, %r3;
   shl.b32 %r7, %r3, 13;
   xor.b32 %r3, %r3, %r7;
   shr.u32 %r7, %r3, 17;
@@ -323,7 +327,7 @@ LOOP:
   selp.u32 %r15, 1, 0, %p3;
   selp.u32 %r16, 2, 0, %p4;
   add.u32 %r15, %r15, %r16;
-  mul.wide.u32 %rd2, %r1, 40;
+  mul.wide.u32 %rd2, %r1, 44;
   add.s64 %rd3, %rd1, %rd2;
   st.global.u32 [%rd3], %r3;
   st.global.u32 [%rd3+4], %r5;
@@ -335,6 +339,7 @@ LOOP:
   st.global.u32 [%rd3+28], %r14;
   st.global.f32 [%rd3+32], %f2;
   st.global.u32 [%rd3+36], %r15;
+  st.global.u32 [%rd3+40], %r18;
   ret;
 }
 )";
@@ -344,12 +349,12 @@ std::vector<uint32_t> run_loop(const char* tier, uint32_t threads, std::string* 
   setenv("SMEMLAB_TIER", tier, 1);
   Device dev;
   auto m = Module::load_text(dev, kLoopPtx, "loop.ptx");
-  uint64_t dout = dev.malloc(uint64_t{threads} * 40);
+  uint64_t dout = dev.malloc(uint64_t{threads} * 44);
   LaunchConfig cfg{{1}, {threads}};
   cfg.threads = 1;
   auto st = launch(*m, "loopk", cfg, dout);
   unsetenv("SMEMLAB_TIER");
-  std::vector<uint32_t> mem(threads * 10);
+  std::vector<uint32_t> mem(threads * 11);
   dev.copy_from(mem.data(), dout, mem.size() * 4);
   if (st.error) *error = st.error->what();
   *native = native_loaded(m->kernel("loopk"));
@@ -367,7 +372,7 @@ TEST_F(NativeTier, LaneOuterLoopBodiesMatchTheInterpreter) {
   ASSERT_EQ(eb, "");
   ASSERT_TRUE(nb);
   for (size_t i = 0; i < a.size(); ++i)
-    EXPECT_EQ(a[i], b[i]) << "thread " << i / 10 << " result " << i % 10;
+    EXPECT_EQ(a[i], b[i]) << "thread " << i / 11 << " result " << i % 11;
   // The body is a lane-outer function entered at the loop's head.
   Device dev;
   auto m = Module::load_text(dev, kLoopPtx, "loop.ptx");
@@ -389,13 +394,28 @@ TEST_F(NativeTier, EveryLaneFormFamilyIsLaneOuter) {
   const std::string src = native_source(m->kernel("fam"));
   // The family body's ops with per-lane forms are called as such (the
   // others, CallAlu rows and pack, stay warp-level calls between stretches).
-  for (const char* f :
-       {"int_bin_lane<ADD, S32>", "int_bin_lane<DIV, S32>", "int_bin_lane<REM, U32>",
-        "int_bin_lane<SHR, S64>", "int_mad_lane<MUL_WIDE, S32>", "int_mad_lane<MAD_HI, U32>",
-        "int_un_lane<BREV", "int_un_lane<CNOT", "bfe_lane<BFE, S32>", "bfi_lane<BFI", "prmt_lane",
-        "shf_lane", "carry_lane<CARRY, U32>", "fast_float_lane<FFMA, F32>",
-        "fast_float_lane<FFMA, F64>", "fast_float_lane<FSUB, F32>", "setp_lane<SETP, F32>",
-        "setp_lane<SETP, S32>", "plogic_lane", "selp_lane", "mov_lane", "template <bool Full>"})
+  for (const char* f : {"int_bin_lane<ADD, S32>",
+                        "int_bin_lane<DIV, S32>",
+                        "int_bin_lane<REM, U32>",
+                        "int_bin_lane<SHR, S64>",
+                        "int_mad_lane<MUL_WIDE, S32>",
+                        "int_mad_lane<MAD_HI, U32>",
+                        "int_un_lane<BREV",
+                        "int_un_lane<CNOT",
+                        "bfe_lane<BFE, S32>",
+                        "bfi_lane<BFI",
+                        "prmt_lane",
+                        "shf_lane",
+                        "carry_lane<CARRY, U32>",
+                        "fast_float_lane<FFMA, F32>",
+                        "fast_float_lane<FFMA, F64>",
+                        "fast_float_lane<FSUB, F32>",
+                        "setp_lane<SETP, F32>",
+                        "setp_lane<SETP, S32>",
+                        "plogic_lane",
+                        "selp_lane",
+                        "mov_lane",
+                        "template <bool Full>"})
     EXPECT_NE(src.find(f), std::string::npos) << f;
 }
 

@@ -522,7 +522,8 @@ inline void setp_typed(Warp& w, const Op& op, uint32_t exec) {
   uint32_t res = 0;
   Cmp c = static_cast<Cmp>(op.aux);
   if (TY == F32 && (op.aux2 & kFtz)) {
-    SMEMLAB_FOR_LANES(exec, res |= static_cast<uint32_t>(setp_value<TY>(c, true, A[l], Bv[l])) << l);
+    SMEMLAB_FOR_LANES(exec, res |= static_cast<uint32_t>(setp_value<TY>(c, true, A[l], Bv[l]))
+                                   << l);
     setp_write(w, op, exec, res);
     return;
   }
@@ -543,8 +544,8 @@ inline void setp_typed(Warp& w, const Op& op, uint32_t exec) {
     SMEMLAB_SETP_CASE(C_HS)
 #undef SMEMLAB_SETP_CASE
     default:  // the unordered and NaN tests (floats only)
-      SMEMLAB_FOR_LANES(exec,
-                        res |= static_cast<uint32_t>(setp_value<TY>(c, false, A[l], Bv[l])) << l);
+      SMEMLAB_FOR_LANES(exec, res |= static_cast<uint32_t>(setp_value<TY>(c, false, A[l], Bv[l]))
+                                     << l);
   }
   setp_write(w, op, exec, res);
 }

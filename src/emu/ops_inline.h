@@ -36,9 +36,7 @@ inline CarryOut carry_lane(const Op& op, uint64_t x, uint64_t y, uint64_t z, uin
     r = a - b - in;
     c = a < b + in;
   } else {
-    Wd v = op.aux == 0   ? a
-           : op.aux == 2 ? static_cast<U>(a * b)
-                         : static_cast<U>((a * b) >> bits);
+    Wd v = op.aux == 0 ? a : op.aux == 2 ? static_cast<U>(a * b) : static_cast<U>((a * b) >> bits);
     Wd u = op.aux == 0 ? b : static_cast<U>(z);
     r = v + u + in;
     c = (r >> bits) != 0;
