@@ -1,9 +1,12 @@
 // native_source (native_tier.h): the C++ of a program's runs. One function
-// per chunk of a run (at most kNativeChunk ops), each op a call of its
-// instructions.def row's executor on a constexpr Op, under its guard: a
-// straight body for a full warp entering at the chunk's first op and
-// running all of it, and an entry per op (a switch falling through) for
-// everything else (a divergent group, a run cut by the turn's slice).
+// per chunk of a run (at most kNativeChunk ops, ending before a branch
+// target), each op on a constexpr Op: for any lane group entering at the
+// chunk's first op and running all of it, a straight body whose stretches
+// of ops with per-lane forms are lane-outer loops (native_lanes.h) and
+// whose other ops call their executors; for every other entry (a run cut
+// by the turn's slice or a divergent group's bound, or entered inside a
+// chunk) an entry per op (a switch falling through), each op a call of
+// its instructions.def row's executor under its guard.
 #include <fmt/format.h>
 
 #include <array>

@@ -1,10 +1,12 @@
 // The native tier (issue 30, deliverable 1's first step): the jit tier's
 // straight runs (tier.h, Program::fused: Inline and CallAlu rows) as
-// native code generated per kernel. Each run becomes a C++ function whose
-// ops call the same executor templates the interpreter's loop calls
-// (ops_alu.h, ops_inline.h; CallAlu rows through smemlab's own executors),
-// with every Op a compile-time constant, so register offsets, types and
-// modifiers fold away and a full warp's lanes are a straight loop. The
+// native code generated per kernel. Each run becomes C++ functions whose
+// ops call the same definitions the interpreter's loop calls: the per-lane
+// `_lane` functions of ops_alu.h and ops_inline.h in lane-outer loops (each
+// lane's values in locals across a stretch of ops: native_lanes.h), the
+// executor templates elsewhere, CallAlu rows through smemlab's own
+// executors; every Op is a compile-time constant, so register offsets,
+// types and modifiers fold away and the lane loops vectorize. The
 // host C++ compiler (SMEMLAB_CXX, else c++) builds it into a shared object
 // in a background thread, cached on disk
 // ($XDG_CACHE_HOME/smemlab/native or ~/.cache/smemlab/native) by a hash of

@@ -1,8 +1,10 @@
 // Executors of the Inline rows of instructions.def that are not in
 // ops_alu.h (mov, setp, selp, plogic, pack, cvta, isspacep, carry, nop):
-// per-lane arithmetic of (Warp&, const Op&, exec). Included by the
-// interpreter loop (warp_loop.h, once per host ISA) and by the native
-// tier's generated code (native_tier.h), so both run one definition.
+// per-lane arithmetic of (Warp&, const Op&, exec), each (but pack's) a loop
+// of its `_lane` function, one lane's value from its operands' values.
+// Included by the interpreter loop (warp_loop.h, once per host ISA) and by
+// the native tier's generated code (native_tier.h), whose lane-outer bodies
+// call the `_lane` functions, so both run one definition.
 #pragma once
 
 #include <cstdint>
