@@ -1,8 +1,9 @@
 // Integer, bit, predicate-select and fast float ops as templates over the
 // PTX type, instantiated by the warp loop's switch (one loop over 32 lanes
 // per warp-instruction, of the op's `_lane` function, which the native
-// tier's lane-outer bodies call too). Registers hold values canonically extended to 64
-// bits (signed types sign-extended), so 32-bit ops read the low bits.
+// tier's lane-outer bodies call too). Registers hold values canonically
+// extended to 64 bits (signed types sign-extended), so 32-bit ops read the
+// low bits.
 #pragma once
 
 #include <bit>
