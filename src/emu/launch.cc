@@ -551,9 +551,11 @@ LaunchEnv make_env(Module& m, const Program& p, const LaunchConfig& cfg, const u
     env.fused = p.fused.data();
   // The runs' native code (native_tier.h): only where asked for
   // (SMEMLAB_TIER=native, compiled before the first launch, or
-  // SMEMLAB_NATIVE=1, compiled in the background once hot). It is not yet
-  // faster than the interpreted runs (docs/emulator.md, "Issue 30, native
-  // runs"), so by default no compiler runs and no cache is written.
+  // SMEMLAB_NATIVE=1, compiled in the background once hot), so by default
+  // no compiler runs and no cache is written. (Lane-outer, it is faster
+  // than the interpreted runs on ALU-bound kernels and equal elsewhere:
+  // docs/emulator.md, "Issue 30, native runs with lanes as the outer
+  // loop"; the default is a separate decision.)
   const char* nat = std::getenv("SMEMLAB_NATIVE");
   if (env.fused && (tier == Tier::Native || (nat && *nat == '1')))
     env.native = native_runs(native_state(p), p, tier == Tier::Native);

@@ -13,7 +13,7 @@
 // the source and this build; once loaded, turns that start after that run
 // it. SMEMLAB_TIER=native compiles at the first launch, before it runs;
 // SMEMLAB_NATIVE=1 under jit compiles in the background (launch.cc: off
-// otherwise, as it is not yet faster than the interpreted runs).
+// otherwise).
 // Without a compiler, or when a compile fails: the interpreter's runs,
 // with one note on stderr. docs/emulator.md, "Issue 30, native runs".
 #pragma once
