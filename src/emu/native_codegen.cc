@@ -74,17 +74,17 @@ std::string op_call(const Op& o, uint32_t pc, const char* group) {
 }
 
 // The body of an entry at the chunk's first op that runs all of it, for
-// the lanes `group` (Full: all 32): each stretch of two or more ops with
-// lane forms as its lane-outer function (native_lanes.h, defined into
-// `funcs` once, for both bodies), each other op as its executor's
-// warp-level call.
-std::string whole_chunk_body(const Program& p, uint32_t start, uint32_t len, bool full,
+// the lanes `group` (Full: all 32): with `lanes`, each stretch of two or
+// more ops with lane forms as its lane-outer function (native_lanes.h,
+// defined into `funcs` once, for both bodies); each other op as its
+// executor's warp-level call.
+std::string whole_chunk_body(const Program& p, uint32_t start, uint32_t len, bool full, bool lanes,
                              std::string* funcs) {
   std::string s;
   const char* group = full ? "~0u" : "group";
   for (uint32_t pc = start; pc < start + len;) {
     uint32_t end = pc;
-    while (end < start + len && has_lane_form(p.ops[end])) ++end;
+    while (lanes && end < start + len && has_lane_form(p.ops[end])) ++end;
     if (end - pc >= 2) {
       if (full) *funcs += lane_body_function(p, pc, end - pc);
       s += fmt::format("    lanes{}<{}>(w, {});\n", pc, full ? "true" : "false", group);
@@ -97,16 +97,20 @@ std::string whole_chunk_body(const Program& p, uint32_t start, uint32_t len, boo
   return s + "    return;\n";
 }
 
-std::string chunk_function(const Program& p, uint32_t start, uint32_t len) {
-  std::string lanes;
-  const std::string full = whole_chunk_body(p, start, len, true, &lanes);
+// `lanes`: the chunk is inside a loop, so its lane-outer bodies (which cost
+// compile time: vectorized loops per stretch) run more than once per warp.
+// Otherwise, a full warp's straight body of executor calls.
+std::string chunk_function(const Program& p, uint32_t start, uint32_t len, bool lanes) {
+  std::string funcs;
+  const std::string full = whole_chunk_body(p, start, len, true, lanes, &funcs);
   std::string s =
-      lanes +
+      funcs +
       fmt::format(
           "void run{}(BlockCtx& b, Warp& w, uint32_t group, uint32_t first, uint32_t len) {{\n"
           "  (void)b;\n  if (first == 0 && len == {}) {{\n  if (group == ~0u) {{\n{}  }}\n",
           start, len, full);
-  s += whole_chunk_body(p, start, len, false, nullptr) + "  }\n  switch (first) {\n";
+  if (lanes) s += whole_chunk_body(p, start, len, false, true, nullptr);
+  s += "  }\n  switch (first) {\n";
   for (uint32_t i = 0; i < len; ++i)
     s += fmt::format("    case {}: if (len-- == 0) return; {}\n      [[fallthrough]];\n", i,
                      op_call(p.ops[start + i], start + i, "group"));
@@ -120,10 +124,15 @@ std::string native_source(const Program& p) {
   if (p.fused.size() != p.ops.size()) return "";
   std::string consts, funcs, table;
   uint32_t chunks = 0;
-  std::vector<bool> target(p.ops.size() + 1, false);
-  for (const Op& o : p.ops)
-    if (o.code / 16 == BRA && o.imm >= 0 && static_cast<uint64_t>(o.imm) < p.ops.size())
-      target[static_cast<size_t>(o.imm)] = true;
+  // Branch targets, and the ops inside loops (from a backward branch's
+  // target to the branch).
+  std::vector<bool> target(p.ops.size() + 1, false), in_loop(p.ops.size(), false);
+  for (uint32_t pc = 0; pc < p.ops.size(); ++pc) {
+    const Op& o = p.ops[pc];
+    if (o.code / 16 != BRA || o.imm < 0 || static_cast<uint64_t>(o.imm) >= p.ops.size()) continue;
+    target[static_cast<size_t>(o.imm)] = true;
+    for (uint32_t i = static_cast<uint32_t>(o.imm); i < pc; ++i) in_loop[i] = true;
+  }
   for (uint32_t pc = 0; pc < p.ops.size();) {
     // A run (consecutive ops the plan put in runs) that the loop enters
     // somewhere (fused > 1).
@@ -144,7 +153,7 @@ std::string native_source(const Program& p) {
       n = 1;
       while (n < kNativeChunk && c + n < end && !target[c + n]) ++n;
       for (uint32_t i = c; i < c + n; ++i) consts += op_constant(p.ops[i], i);
-      funcs += chunk_function(p, c, n);
+      funcs += chunk_function(p, c, n, in_loop[c]);
       table += fmt::format(
           "  for (uint32_t i = 0; i < {}; ++i) t[{} + i] = {{run{}, i, {} - i}};\n", n, c, c, n);
       ++chunks;

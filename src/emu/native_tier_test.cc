@@ -142,6 +142,15 @@ std::string family_stores(uint32_t base) {
   return s;
 }
 
+// kFamilyBody (after `head`, e.g. one op) as a loop taken once: a
+// backward branch no thread takes, so the native tier's lane-outer bodies
+// (compiled for chunks inside loops) run it; the last body is straight
+// code (warp-level calls).
+std::string looped(const std::string& label, const std::string& head = "") {
+  return label + ":\n" + head + kFamilyBody + "  setp.eq.u32 %q1, %r1, 4096;\n  @%q1 bra " +
+         label + ";\n";
+}
+
 // `variant`: one op more, so its code is no other test's (programs with
 // the same ops share their native code in a process).
 std::string family_ptx(bool variant = false) {
@@ -152,6 +161,7 @@ std::string family_ptx(bool variant = false) {
 .visible .entry fam(.param .u64 in, .param .u64 out)
 {
   .reg .pred %p<8>;
+  .reg .pred %q<2>;
   .reg .b16 %rs<4>;
   .reg .b32 %r<64>;
   .reg .b64 %rd<16>;
@@ -172,12 +182,12 @@ std::string family_ptx(bool variant = false) {
   ld.global.f32 %f2, [%rd4+16];
   ld.global.f64 %fd1, [%rd4+24];
 )" + (variant ? "  add.u32 %r2, %r2, 1;\n" : "") +
-         kFamilyBody + family_stores(0) +
+         looped("FIRST") + family_stores(0) +
          R"(  and.b32 %r60, %r1, 5;
   setp.eq.u32 %p0, %r60, 1;
   @%p0 bra OTHER;
-)" + kFamilyBody +
-         "  bra.uni DONE;\nOTHER:\n  xor.b32 %r2, %r2, %r1;\n" + kFamilyBody + "DONE:\n" +
+)" + looped("SECOND") +
+         "  bra.uni DONE;\n" + looped("OTHER", "  xor.b32 %r2, %r2, %r1;\n") + "DONE:\n" +
          family_stores(slots) + kFamilyBody + family_stores(2 * slots) + "  ret;\n}\n";
 }
 
