@@ -109,7 +109,10 @@ std::string chunk_function(const Program& p, uint32_t start, uint32_t len, bool 
           "void run{}(BlockCtx& b, Warp& w, uint32_t group, uint32_t first, uint32_t len) {{\n"
           "  (void)b;\n  if (first == 0 && len == {}) {{\n  if (group == ~0u) {{\n{}  }}\n",
           start, len, full);
-  if (lanes) s += whole_chunk_body(p, start, len, false, true, nullptr);
+  if (lanes) {  // (no per-op entries: NativeEntry::whole)
+    s += whole_chunk_body(p, start, len, false, true, nullptr);
+    return s + "  }\n  (void)first;\n}\n";
+  }
   s += "  }\n  switch (first) {\n";
   for (uint32_t i = 0; i < len; ++i)
     s += fmt::format("    case {}: if (len-- == 0) return; {}\n      [[fallthrough]];\n", i,
@@ -154,8 +157,12 @@ std::string native_source(const Program& p) {
       while (n < kNativeChunk && c + n < end && !target[c + n]) ++n;
       for (uint32_t i = c; i < c + n; ++i) consts += op_constant(p.ops[i], i);
       funcs += chunk_function(p, c, n, in_loop[c]);
-      table += fmt::format(
-          "  for (uint32_t i = 0; i < {}; ++i) t[{} + i] = {{run{}, i, {} - i}};\n", n, c, c, n);
+      if (in_loop[c])
+        table += fmt::format("  t[{}] = {{run{}, 0, {}, true}};\n", c, c, n);
+      else
+        table += fmt::format(
+            "  for (uint32_t i = 0; i < {}; ++i) t[{} + i] = {{run{}, i, {} - i, false}};\n", n, c,
+            c, n);
       ++chunks;
     }
     pc = end;

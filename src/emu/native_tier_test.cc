@@ -147,8 +147,8 @@ std::string family_stores(uint32_t base) {
 // (compiled for chunks inside loops) run it; the last body is straight
 // code (warp-level calls).
 std::string looped(const std::string& label, const std::string& head = "") {
-  return label + ":\n" + head + kFamilyBody + "  setp.eq.u32 %q1, %r1, 4096;\n  @%q1 bra " +
-         label + ";\n";
+  return label + ":\n" + head + kFamilyBody + "  setp.eq.u32 %q1, %r1, 4096;\n  @%q1 bra " + label +
+         ";\n";
 }
 
 // `variant`: one op more, so its code is no other test's (programs with
