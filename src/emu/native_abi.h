@@ -22,10 +22,13 @@ using NativeRunFn = void (*)(BlockCtx&, Warp&, uint32_t group, uint32_t first, u
 
 // Per pc of a run: its chunk's code, the pc's place in the chunk, and how
 // many of the chunk's ops start at it (a longer run goes on in the next
-// chunk, whose entry is at pc + left).
+// chunk, whose entry is at pc + left). `whole`: the code runs only the
+// whole chunk from its first op (a chunk with lane-outer bodies has no
+// per-op entries; the loop runs anything else interpreted).
 struct NativeEntry {
   NativeRunFn fn = nullptr;
   uint32_t first = 0, left = 0;
+  bool whole = false;
 };
 
 // Checked by the generated object's init against what it was compiled
@@ -37,7 +40,7 @@ struct NativeAbi {
   uint32_t version, sizeof_warp, sizeof_op, num_codes;
   int (*type_bytes)(int t);
 };
-inline constexpr uint32_t kNativeAbiVersion = 2;
+inline constexpr uint32_t kNativeAbiVersion = 3;
 
 // extern "C" bool smemlab_native_init(const NativeAbi*, const NativeCallAlu*
 // calls (per code), NativeEntry* table (per pc), uint32_t num_ops).

@@ -1,15 +1,20 @@
 // native_source (native_tier.h): the C++ of a program's runs. One function
-// per chunk of a run (at most kNativeChunk ops), each op a call of its
-// instructions.def row's executor on a constexpr Op, under its guard: a
-// straight body for a full warp entering at the chunk's first op and
-// running all of it, and an entry per op (a switch falling through) for
-// everything else (a divergent group, a run cut by the turn's slice).
+// per chunk of a run (at most kNativeChunk ops, ending before a branch
+// target), each op on a constexpr Op: for any lane group entering at the
+// chunk's first op and running all of it, a straight body whose stretches
+// of ops with per-lane forms are lane-outer loops (native_lanes.h) and
+// whose other ops call their executors; for every other entry (a run cut
+// by the turn's slice or a divergent group's bound, or entered inside a
+// chunk) an entry per op (a switch falling through), each op a call of
+// its instructions.def row's executor under its guard.
 #include <fmt/format.h>
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "emu/instructions.h"
+#include "emu/native_lanes.h"
 #include "emu/native_tier.h"
 #include "emu/program.h"
 
@@ -68,14 +73,47 @@ std::string op_call(const Op& o, uint32_t pc, const char* group) {
   return s;
 }
 
-std::string chunk_function(const Program& p, uint32_t start, uint32_t len) {
-  std::string s = fmt::format(
-      "void run{}(BlockCtx& b, Warp& w, uint32_t group, uint32_t first, uint32_t len) {{\n"
-      "  (void)b;\n  if (group == ~0u && first == 0 && len == {}) {{\n",
-      start, len);
-  for (uint32_t pc = start; pc < start + len; ++pc)
-    s += "    " + op_call(p.ops[pc], pc, "~0u") + "\n";
-  s += "    return;\n  }\n  switch (first) {\n";
+// The body of an entry at the chunk's first op that runs all of it, for
+// the lanes `group` (Full: all 32): with `lanes`, each stretch of two or
+// more ops with lane forms as its lane-outer function (native_lanes.h,
+// defined into `funcs` once, for both bodies); each other op as its
+// executor's warp-level call.
+std::string whole_chunk_body(const Program& p, uint32_t start, uint32_t len, bool full, bool lanes,
+                             std::string* funcs) {
+  std::string s;
+  const char* group = full ? "~0u" : "group";
+  for (uint32_t pc = start; pc < start + len;) {
+    uint32_t end = pc;
+    while (lanes && end < start + len && has_lane_form(p.ops[end])) ++end;
+    if (end - pc >= 2) {
+      if (full) *funcs += lane_body_function(p, pc, end - pc);
+      s += fmt::format("    lanes{}<{}>(w, {});\n", pc, full ? "true" : "false", group);
+      pc = end;
+    } else {
+      s += "    " + op_call(p.ops[pc], pc, group) + "\n";
+      ++pc;
+    }
+  }
+  return s + "    return;\n";
+}
+
+// `lanes`: the chunk is inside a loop, so its lane-outer bodies (which cost
+// compile time: vectorized loops per stretch) run more than once per warp.
+// Otherwise, a full warp's straight body of executor calls.
+std::string chunk_function(const Program& p, uint32_t start, uint32_t len, bool lanes) {
+  std::string funcs;
+  const std::string full = whole_chunk_body(p, start, len, true, lanes, &funcs);
+  std::string s =
+      funcs +
+      fmt::format(
+          "void run{}(BlockCtx& b, Warp& w, uint32_t group, uint32_t first, uint32_t len) {{\n"
+          "  (void)b;\n  if (first == 0 && len == {}) {{\n  if (group == ~0u) {{\n{}  }}\n",
+          start, len, full);
+  if (lanes) {  // (no per-op entries: NativeEntry::whole)
+    s += whole_chunk_body(p, start, len, false, true, nullptr);
+    return s + "  }\n  (void)first;\n}\n";
+  }
+  s += "  }\n  switch (first) {\n";
   for (uint32_t i = 0; i < len; ++i)
     s += fmt::format("    case {}: if (len-- == 0) return; {}\n      [[fallthrough]];\n", i,
                      op_call(p.ops[start + i], start + i, "group"));
@@ -89,6 +127,15 @@ std::string native_source(const Program& p) {
   if (p.fused.size() != p.ops.size()) return "";
   std::string consts, funcs, table;
   uint32_t chunks = 0;
+  // Branch targets, and the ops inside loops (from a backward branch's
+  // target to the branch).
+  std::vector<bool> target(p.ops.size() + 1, false), in_loop(p.ops.size(), false);
+  for (uint32_t pc = 0; pc < p.ops.size(); ++pc) {
+    const Op& o = p.ops[pc];
+    if (o.code / 16 != BRA || o.imm < 0 || static_cast<uint64_t>(o.imm) >= p.ops.size()) continue;
+    target[static_cast<size_t>(o.imm)] = true;
+    for (uint32_t i = static_cast<uint32_t>(o.imm); i < pc; ++i) in_loop[i] = true;
+  }
   for (uint32_t pc = 0; pc < p.ops.size();) {
     // A run (consecutive ops the plan put in runs) that the loop enters
     // somewhere (fused > 1).
@@ -102,12 +149,20 @@ std::string native_source(const Program& p) {
       ++pc;
       continue;
     }
-    for (uint32_t c = pc; entered && c < end; c += kNativeChunk) {
-      uint32_t n = std::min(kNativeChunk, end - c);
+    for (uint32_t c = pc, n = 0; entered && c < end; c += n) {
+      // (A chunk ends before a branch target inside the run: a loop's body
+      // that starts there is entered at its chunk's first op each
+      // iteration, the lane-outer body's entry.)
+      n = 1;
+      while (n < kNativeChunk && c + n < end && !target[c + n]) ++n;
       for (uint32_t i = c; i < c + n; ++i) consts += op_constant(p.ops[i], i);
-      funcs += chunk_function(p, c, n);
-      table += fmt::format(
-          "  for (uint32_t i = 0; i < {}; ++i) t[{} + i] = {{run{}, i, {} - i}};\n", n, c, c, n);
+      funcs += chunk_function(p, c, n, in_loop[c]);
+      if (in_loop[c])
+        table += fmt::format("  t[{}] = {{run{}, 0, {}, true}};\n", c, c, n);
+      else
+        table += fmt::format(
+            "  for (uint32_t i = 0; i < {}; ++i) t[{} + i] = {{run{}, i, {} - i, false}};\n", n, c,
+            c, n);
       ++chunks;
     }
     pc = end;

@@ -1,17 +1,19 @@
 // The native tier (issue 30, deliverable 1's first step): the jit tier's
 // straight runs (tier.h, Program::fused: Inline and CallAlu rows) as
-// native code generated per kernel. Each run becomes a C++ function whose
-// ops call the same executor templates the interpreter's loop calls
-// (ops_alu.h, ops_inline.h; CallAlu rows through smemlab's own executors),
-// with every Op a compile-time constant, so register offsets, types and
-// modifiers fold away and a full warp's lanes are a straight loop. The
+// native code generated per kernel. Each run becomes C++ functions whose
+// ops call the same definitions the interpreter's loop calls: the per-lane
+// `_lane` functions of ops_alu.h and ops_inline.h in lane-outer loops (each
+// lane's values in locals across a stretch of ops: native_lanes.h), the
+// executor templates elsewhere, CallAlu rows through smemlab's own
+// executors; every Op is a compile-time constant, so register offsets,
+// types and modifiers fold away and the lane loops vectorize. The
 // host C++ compiler (SMEMLAB_CXX, else c++) builds it into a shared object
 // in a background thread, cached on disk
 // ($XDG_CACHE_HOME/smemlab/native or ~/.cache/smemlab/native) by a hash of
 // the source and this build; once loaded, turns that start after that run
 // it. SMEMLAB_TIER=native compiles at the first launch, before it runs;
-// SMEMLAB_NATIVE=1 under jit compiles in the background (launch.cc: off
-// otherwise, as it is not yet faster than the interpreted runs).
+// under jit the compile is in the background once hot (launch.cc);
+// SMEMLAB_NATIVE=0 turns it off.
 // Without a compiler, or when a compile fails: the interpreter's runs,
 // with one note on stderr. docs/emulator.md, "Issue 30, native runs".
 #pragma once

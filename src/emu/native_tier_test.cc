@@ -142,6 +142,15 @@ std::string family_stores(uint32_t base) {
   return s;
 }
 
+// kFamilyBody (after `head`, e.g. one op) as a loop taken once: a
+// backward branch no thread takes, so the native tier's lane-outer bodies
+// (compiled for chunks inside loops) run it; the last body is straight
+// code (warp-level calls).
+std::string looped(const std::string& label, const std::string& head = "") {
+  return label + ":\n" + head + kFamilyBody + "  setp.eq.u32 %q1, %r1, 4096;\n  @%q1 bra " + label +
+         ";\n";
+}
+
 // `variant`: one op more, so its code is no other test's (programs with
 // the same ops share their native code in a process).
 std::string family_ptx(bool variant = false) {
@@ -152,6 +161,7 @@ std::string family_ptx(bool variant = false) {
 .visible .entry fam(.param .u64 in, .param .u64 out)
 {
   .reg .pred %p<8>;
+  .reg .pred %q<2>;
   .reg .b16 %rs<4>;
   .reg .b32 %r<64>;
   .reg .b64 %rd<16>;
@@ -172,12 +182,12 @@ std::string family_ptx(bool variant = false) {
   ld.global.f32 %f2, [%rd4+16];
   ld.global.f64 %fd1, [%rd4+24];
 )" + (variant ? "  add.u32 %r2, %r2, 1;\n" : "") +
-         kFamilyBody + family_stores(0) +
+         looped("FIRST") + family_stores(0) +
          R"(  and.b32 %r60, %r1, 5;
   setp.eq.u32 %p0, %r60, 1;
   @%p0 bra OTHER;
-)" + kFamilyBody +
-         "  bra.uni DONE;\nOTHER:\n  xor.b32 %r2, %r2, %r1;\n" + kFamilyBody + "DONE:\n" +
+)" + looped("SECOND") +
+         "  bra.uni DONE;\n" + looped("OTHER", "  xor.b32 %r2, %r2, %r1;\n") + "DONE:\n" +
          family_stores(slots) + kFamilyBody + family_stores(2 * slots) + "  ret;\n}\n";
 }
 
@@ -262,6 +272,161 @@ TEST_F(NativeTier, EveryFamilyMatchesTheInterpreter) {
     EXPECT_EQ(a.warp_instructions, b.warp_instructions);
     EXPECT_EQ(a.lane_instructions, b.lane_instructions);
   }
+}
+
+// A loop whose body is one run entered at a branch target (its chunk's
+// first op, so the lane-outer body) by lanes that leave it at different
+// trip counts (3..9: the later iterations are partial groups), with the
+// carry flag (into the body from before the loop and from the last
+// iteration, and within it), setp's combine and p|q, guarded ops of both polarities and
+// predicates written in the body and read after it (a selp outside runs).
+const char* kLoopPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry loopk(.param .u64 out)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<32>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  rem.u32 %r2, %r1, 7;
+  add.u32 %r2, %r2, 3;
+  mul.lo.u32 %r3, %r1, 0x9E3779B1;
+  add.u32 %r3, %r3, 1;
+  mov.u32 %r4, 0;
+  mov.u32 %r5, 0;
+  mov.u32 %r6, 0;
+  mov.u32 %r9, 0;
+  mov.u32 %r10, 100;
+  mov.u32 %r12, 0;
+  mov.u32 %r13, 0;
+  mov.u32 %r14, 0;
+  cvt.rn.f32.u32 %f1, %r1;
+  mov.f32 %f2, 0f3F800000;
+  setp.eq.u32 %p3, %r1, 5;
+  setp.ne.u32 %p4, %r1, 6;
+  mov.u32 %r18, 7;
+  add.cc.u32 %r17, %r3, 0xF0000000;
+LOOP:
+  addc.cc.u32 %r18, %r18, %r3;
+  shl.b32 %r7, %r3, 13;
+  xor.b32 %r3, %r3, %r7;
+  shr.u32 %r7, %r3, 17;
+  xor.b32 %r3, %r3, %r7;
+  shl.b32 %r7, %r3, 5;
+  xor.b32 %r3, %r3, %r7;
+  add.cc.u32 %r5, %r5, %r3;
+  addc.u32 %r6, %r6, 0;
+  and.b32 %r8, %r3, 3;
+  setp.eq.u32 %p1, %r8, 0;
+  setp.gt.and.u32 %p2, %r3, 0x80000000, %p1;
+  @%p1 add.u32 %r9, %r9, 1;
+  @!%p2 sub.u32 %r10, %r10, %r8;
+  selp.u32 %r11, %r3, %r8, %p2;
+  xor.b32 %r12, %r12, %r11;
+  fma.rn.f32 %f2, %f2, %f1, 0f3F000000;
+  @%p1 mul.f32 %f2, %f2, 0f3E800000;
+  @%p2 setp.ne.or.u32 %p3|%p4, %r8, 1, %p1;
+  @%p3 add.u32 %r13, %r13, %r8;
+  @!%p4 add.u32 %r14, %r14, 2;
+  add.u32 %r4, %r4, 1;
+  setp.lt.u32 %p5, %r4, %r2;
+  @%p5 bra LOOP;
+  selp.u32 %r15, 1, 0, %p3;
+  selp.u32 %r16, 2, 0, %p4;
+  add.u32 %r15, %r15, %r16;
+  mul.wide.u32 %rd2, %r1, 44;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  st.global.u32 [%rd3+4], %r5;
+  st.global.u32 [%rd3+8], %r6;
+  st.global.u32 [%rd3+12], %r9;
+  st.global.u32 [%rd3+16], %r10;
+  st.global.u32 [%rd3+20], %r12;
+  st.global.u32 [%rd3+24], %r13;
+  st.global.u32 [%rd3+28], %r14;
+  st.global.f32 [%rd3+32], %f2;
+  st.global.u32 [%rd3+36], %r15;
+  st.global.u32 [%rd3+40], %r18;
+  ret;
+}
+)";
+
+std::vector<uint32_t> run_loop(const char* tier, uint32_t threads, std::string* error,
+                               bool* native) {
+  setenv("SMEMLAB_TIER", tier, 1);
+  Device dev;
+  auto m = Module::load_text(dev, kLoopPtx, "loop.ptx");
+  uint64_t dout = dev.malloc(uint64_t{threads} * 44);
+  LaunchConfig cfg{{1}, {threads}};
+  cfg.threads = 1;
+  auto st = launch(*m, "loopk", cfg, dout);
+  unsetenv("SMEMLAB_TIER");
+  std::vector<uint32_t> mem(threads * 11);
+  dev.copy_from(mem.data(), dout, mem.size() * 4);
+  if (st.error) *error = st.error->what();
+  *native = native_loaded(m->kernel("loopk"));
+  return mem;
+}
+
+TEST_F(NativeTier, LaneOuterLoopBodiesMatchTheInterpreter) {
+  // 40 threads: a full warp and a warp of 8 lanes, each losing lanes as
+  // their trip counts end.
+  std::string ea, eb;
+  bool na = false, nb = false;
+  const std::vector<uint32_t> a = run_loop("interp", 40, &ea, &na);
+  const std::vector<uint32_t> b = run_loop("native", 40, &eb, &nb);
+  ASSERT_EQ(ea, "");
+  ASSERT_EQ(eb, "");
+  ASSERT_TRUE(nb);
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_EQ(a[i], b[i]) << "thread " << i / 11 << " result " << i % 11;
+  // The body is a lane-outer function entered at the loop's head.
+  Device dev;
+  auto m = Module::load_text(dev, kLoopPtx, "loop.ptx");
+  const Program& p = m->kernel("loopk");
+  const std::string src = native_source(p);
+  uint32_t head = 0;
+  for (const Op& o : p.ops)
+    if (o.code / 16 == BRA) head = static_cast<uint32_t>(o.imm);
+  EXPECT_NE(src.find("void run" + std::to_string(head) + "("), std::string::npos);
+  EXPECT_NE(src.find("lanes" + std::to_string(head) + "<true>"), std::string::npos);
+  for (const char* f : {"carry_lane<CARRY, U32>", "setp_lane<SETP, U32>", "selp_lane<SELP",
+                        "fast_float_lane<FFMA, F32>", "int_bin_lane<SHR, U32>"})
+    EXPECT_NE(src.find(f), std::string::npos) << f;
+}
+
+TEST_F(NativeTier, EveryLaneFormFamilyIsLaneOuter) {
+  Device dev;
+  auto m = Module::load_text(dev, family_ptx(), "native.ptx");
+  const std::string src = native_source(m->kernel("fam"));
+  // The family body's ops with per-lane forms are called as such (the
+  // others, CallAlu rows and pack, stay warp-level calls between stretches).
+  for (const char* f : {"int_bin_lane<ADD, S32>",
+                        "int_bin_lane<DIV, S32>",
+                        "int_bin_lane<REM, U32>",
+                        "int_bin_lane<SHR, S64>",
+                        "int_mad_lane<MUL_WIDE, S32>",
+                        "int_mad_lane<MAD_HI, U32>",
+                        "int_un_lane<BREV",
+                        "int_un_lane<CNOT",
+                        "bfe_lane<BFE, S32>",
+                        "bfi_lane<BFI",
+                        "prmt_lane",
+                        "shf_lane",
+                        "carry_lane<CARRY, U32>",
+                        "fast_float_lane<FFMA, F32>",
+                        "fast_float_lane<FFMA, F64>",
+                        "fast_float_lane<FSUB, F32>",
+                        "setp_lane<SETP, F32>",
+                        "setp_lane<SETP, S32>",
+                        "plogic_lane",
+                        "selp_lane",
+                        "mov_lane",
+                        "template <bool Full>"})
+    EXPECT_NE(src.find(f), std::string::npos) << f;
 }
 
 TEST_F(NativeTier, SourceHasOneCallPerRunOp) {

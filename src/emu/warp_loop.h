@@ -343,13 +343,14 @@ inline void run_fused(BlockCtx& b, Warp& w, uint32_t pc, uint32_t len, uint32_t 
 }
 
 // A run as native code (native_tier.h): chunk by chunk (a run longer than
-// a chunk goes on in the next one's entry); an op with no native code
-// (none expected: every run op has a chunk) left to run_fused.
+// a chunk goes on in the next one's entry); from an op with no native code
+// (inside a chunk whose code runs only whole, or none) run_fused runs the
+// rest.
 inline void run_native(BlockCtx& b, Warp& w, const NativeEntry* t, uint32_t pc, uint32_t len,
                        uint32_t group) {
   while (len) {
     const NativeEntry& e = t[pc];
-    if (!e.fn) {
+    if (!e.fn || (e.whole && len < e.left)) {
       run_fused(b, w, pc, len, group);
       return;
     }
