@@ -12,8 +12,8 @@
 // ($XDG_CACHE_HOME/smemlab/native or ~/.cache/smemlab/native) by a hash of
 // the source and this build; once loaded, turns that start after that run
 // it. SMEMLAB_TIER=native compiles at the first launch, before it runs;
-// under jit the compile is in the background once hot (launch.cc);
-// SMEMLAB_NATIVE=0 turns it off.
+// SMEMLAB_NATIVE=1 under jit compiles in the background (launch.cc: off
+// otherwise).
 // Without a compiler, or when a compile fails: the interpreter's runs,
 // with one note on stderr. docs/emulator.md, "Issue 30, native runs".
 #pragma once
