@@ -11,6 +11,7 @@
 #include "emu/exec.h"
 #include "emu/half.h"
 #include "emu/ops_alu.h"
+#include "emu/ops_float_vec.h"
 
 namespace smemlab::emu {
 namespace {
@@ -135,38 +136,16 @@ void f32_nearest(uint64_t* D, const uint64_t* A, const uint64_t* B, const uint64
   });
 }
 
-// exec_fslow's f32 round-to-nearest ops through f32_nearest; false for
-// anything else (other types, directed rounding, testp's predicate).
+// exec_fslow's f32 round-to-nearest ops: the lanes the vectors decide
+// (ops_float_vec.h, not .sat: its clamp stays here), the rest through
+// f32_nearest. False for anything else (other types, directed rounding,
+// testp's predicate).
 bool fslow_f32_nearest(uint64_t* D, const uint64_t* A, const uint64_t* B, const uint64_t* C,
                        const Op& op, uint32_t exec) {
-  if (op.t != F32 || fe_mode(op.aux2) != FE_TONEAREST) return false;
-  switch (op.aux) {
-#define SMEMLAB_F32_NEAREST(f)                 \
-  case f:                                      \
-    f32_nearest<f>(D, A, B, C, exec, op.aux2); \
-    return true;
-    SMEMLAB_F32_NEAREST(F_ADD)
-    SMEMLAB_F32_NEAREST(F_SUB)
-    SMEMLAB_F32_NEAREST(F_MUL)
-    SMEMLAB_F32_NEAREST(F_FMA)
-    SMEMLAB_F32_NEAREST(F_DIV)
-    SMEMLAB_F32_NEAREST(F_RCP)
-    SMEMLAB_F32_NEAREST(F_SQRT)
-    SMEMLAB_F32_NEAREST(F_RSQRT)
-    SMEMLAB_F32_NEAREST(F_ABS)
-    SMEMLAB_F32_NEAREST(F_NEG)
-    SMEMLAB_F32_NEAREST(F_MIN)
-    SMEMLAB_F32_NEAREST(F_MAX)
-    SMEMLAB_F32_NEAREST(F_EX2)
-    SMEMLAB_F32_NEAREST(F_LG2)
-    SMEMLAB_F32_NEAREST(F_SIN)
-    SMEMLAB_F32_NEAREST(F_COS)
-    SMEMLAB_F32_NEAREST(F_TANH)
-    SMEMLAB_F32_NEAREST(F_COPYSIGN)
-#undef SMEMLAB_F32_NEAREST
-    default:
-      return false;  // F_TESTP writes a predicate, not D
-  }
+  if (op.t != F32 || fe_mode(op.aux2) != FE_TONEAREST || op.aux == F_TESTP) return false;
+  static const F32VectorFn vector = f32_vector();
+  if (vector && !(op.aux2 & kSat)) exec = vector(op.aux, op.aux2 & kFtz, D, A, B, C, exec);
+  return exec == 0 || f32_nearest_lanes(op.aux, op.aux2, D, A, B, C, exec);
 }
 
 // f32 and f64 in a directed rounding mode (.rz/.rm/.rp: eigenvalues'
@@ -198,6 +177,37 @@ void directed_lanes(uint64_t* D, const uint64_t* A, const uint64_t* B, const uin
 }
 
 }  // namespace
+
+bool f32_nearest_lanes(uint8_t f, uint8_t flags, uint64_t* D, const uint64_t* A, const uint64_t* B,
+                       const uint64_t* C, uint32_t exec) {
+  switch (f) {
+#define SMEMLAB_F32_NEAREST(op)               \
+  case op:                                    \
+    f32_nearest<op>(D, A, B, C, exec, flags); \
+    return true;
+    SMEMLAB_F32_NEAREST(F_ADD)
+    SMEMLAB_F32_NEAREST(F_SUB)
+    SMEMLAB_F32_NEAREST(F_MUL)
+    SMEMLAB_F32_NEAREST(F_FMA)
+    SMEMLAB_F32_NEAREST(F_DIV)
+    SMEMLAB_F32_NEAREST(F_RCP)
+    SMEMLAB_F32_NEAREST(F_SQRT)
+    SMEMLAB_F32_NEAREST(F_RSQRT)
+    SMEMLAB_F32_NEAREST(F_ABS)
+    SMEMLAB_F32_NEAREST(F_NEG)
+    SMEMLAB_F32_NEAREST(F_MIN)
+    SMEMLAB_F32_NEAREST(F_MAX)
+    SMEMLAB_F32_NEAREST(F_EX2)
+    SMEMLAB_F32_NEAREST(F_LG2)
+    SMEMLAB_F32_NEAREST(F_SIN)
+    SMEMLAB_F32_NEAREST(F_COS)
+    SMEMLAB_F32_NEAREST(F_TANH)
+    SMEMLAB_F32_NEAREST(F_COPYSIGN)
+#undef SMEMLAB_F32_NEAREST
+    default:
+      return false;  // F_TESTP writes a predicate, not D
+  }
+}
 
 void exec_fslow(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
   uint64_t* D = regw(w, op.r[0]);
