@@ -5,7 +5,7 @@ tests/validation/hopper/h100-run13-dsm.tsv:
     dsm_pair_table.py OUTDIR scripts/hopper-rules/cases14.txt TSV"""
 import sys
 
-from dsm_tpc_table import per_peer
+from dsm_tpc_table import per_peer, read_run
 from metrics import read_csv
 
 COLS = ["l1tex__t_requests_pipe_lsu_mem_dshared_op_atom.sum", "l1tex__t_sectors_pipe_lsu_mem_dshared_op_atom.sum",
@@ -16,17 +16,7 @@ COLS = ["l1tex__t_requests_pipe_lsu_mem_dshared_op_atom.sum", "l1tex__t_sectors_
 
 def main():
     out_dir, cases_path, tsv = sys.argv[1:4]
-    cases = {}
-    for line in open(cases_path):
-        f = line.split()
-        if len(f) < 3 or f[0].startswith("#"):
-            continue
-        kv = dict(x.split("=", 1) for x in f[2:])
-        cases[f[0]] = (kv["op"], [int(x) for x in kv["t"].split(",")], [int(x) for x in kv["o"].split(",")],
-                       int(kv["mask"], 16))
-    log = open(f"{out_dir}/dsm.log").read().splitlines()
-    names = [l.split()[2] for l in log if l.startswith("launch ")]
-    smid = {l.split()[1]: ",".join(l.split()[2:]) for l in log if l.startswith("smid ")}
+    cases, names, smid = read_run(out_dir, cases_path)
     m = read_csv(f"{out_dir}/dsm.csv", raw=True)
     with open(tsv, "w") as f:
         f.write("# scripts/gpu-hop28f (h-hop28f, run 13): dsm_cl probes of scripts/hopper-rules/CASES (cases14.txt: h100-run13-dsm.tsv, cases15.txt: h100-run13b-dsm.tsv);\n")

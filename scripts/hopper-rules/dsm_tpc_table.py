@@ -31,8 +31,9 @@ def per_peer(op, t, o, mask):
     return sum(len(s) for s in turns.values())
 
 
-def main():
-    out_dir, cases_path, tsv = sys.argv[1:4]
+def read_run(out_dir, cases_path):
+    """The probe cases (name -> op, ranks, offsets, mask), the launches' case
+    names in order, and each case's SM ids, of one dsm_cl run."""
     cases = {}
     for line in open(cases_path):
         f = line.split()
@@ -44,6 +45,12 @@ def main():
     log = open(f"{out_dir}/dsm.log").read().splitlines()
     names = [l.split()[2] for l in log if l.startswith("launch ")]
     smid = {l.split()[1]: ",".join(l.split()[2:]) for l in log if l.startswith("smid ")}
+    return cases, names, smid
+
+
+def main():
+    out_dir, cases_path, tsv = sys.argv[1:4]
+    cases, names, smid = read_run(out_dir, cases_path)
     m = ncu(f"{out_dir}/dsm.csv")
     cols = ["l1tex__t_requests_pipe_lsu_mem_dshared_op_atom.sum", "l1tex__t_sectors_pipe_lsu_mem_dshared_op_atom.sum",
             "l1tex__t_requests_pipe_lsu_mem_dshared_op_redas.sum", "l1tex__t_sectors_pipe_lsu_mem_dshared_op_redas.sum",
