@@ -47,9 +47,10 @@ struct RunInfo {
   double footprint_bytes = -1;
   timing::ReuseProfile l1_reuse{};  // timing/footprint.h's L1Reuse
   double l1_block_bytes = 0;
-  double partial_store_sectors = 0;       // scaled to the grid (timing/footprint.h)
-  std::vector<double> dependent_issue{};  // by pc: timing/dependence.h
-  std::vector<uint32_t> phase{};          // by pc: timing/phases.h
+  double partial_store_sectors = 0;              // scaled to the grid (timing/footprint.h)
+  std::vector<double> dependent_issue{};         // by pc: timing/dependence.h
+  std::vector<uint32_t> phase{};                 // by pc: timing/phases.h
+  std::vector<uint8_t> folded_constant_loads{};  // by pc: timing/constant_loads.h
 };
 
 // The counting level as JSON ({"name", "reason", "unmapped": [...]}) and as

@@ -21,6 +21,7 @@ timing::Prediction predict_on(const Analysis& a, const timing::GpuSpec& gpu, std
   shape.partial_store_sectors = a.run.partial_store_sectors;
   shape.dependent_issue = &a.run.dependent_issue;
   shape.phase = &a.run.phase;
+  shape.folded = &a.run.folded_constant_loads;
   timing::LaunchWork w = timing::launch_work(shape, *a.access, a.banks, a.hopper, arch, gpu.gpu);
   if (wavefront_delta != 0) {
     timing::LineWork what_if{"what-if", 0};

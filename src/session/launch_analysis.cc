@@ -10,6 +10,7 @@
 #include "check/source_lines.h"
 #include "sass/regroup.h"
 #include "session/schedule_compare.h"
+#include "timing/constant_loads.h"
 #include "timing/dependence.h"
 #include "timing/gpu.h"
 #include "timing/phases.h"
@@ -219,6 +220,7 @@ void analyze_launch(emu::Module& m, const std::string& kernel, emu::LaunchConfig
     r.dependent_issue =
         timing::dependent_issue_cycles(m.kernel(kernel), timing::h100().latency_alu);
     r.phase = timing::barrier_phases(m.kernel(kernel));
+    r.folded_constant_loads = timing::folded_constant_loads(m.kernel(kernel));
   }
 }
 

@@ -62,6 +62,8 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
   };
   const double warps_per_block = std::max(1.0, (shape.threads_per_block + 31) / 32.0);
   for (const auto& [pc, e] : access.executed()) {
+    const auto* folded = shape.folded;
+    if (folded && e.first->pc < folded->size() && (*folded)[e.first->pc]) continue;
     LineWork& l = at(innermost(table, e.first), e.first->pc);
     double steps = double(e.second.steps);
     Pipe p = pipe_of(e.first->text);
@@ -120,6 +122,8 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
       // Loads and atomics return a value the warp waits for (block chain).
       l.shared_round_trips += double(s.models[m].op[int(check::SharedOp::Load)].requests);
       l.shared_atomic_round_trips += double(s.models[m].op[int(check::SharedOp::Atomic)].requests);
+      l.shared_stores += double(s.models[m].op[int(check::SharedOp::Store)].requests +
+                                s.models[m].op[int(check::SharedOp::StMatrix)].requests);
     }
   }
   if (hopper)

@@ -26,6 +26,9 @@ struct LaunchShape {
   const std::vector<double>* dependent_issue = nullptr;
   // By pc, phases.h's barrier phases (null or short: phase 0).
   const std::vector<uint32_t>* phase = nullptr;
+  // By pc, constant_loads.h's folded constant loads (null or short: none):
+  // they issue on no pipe.
+  const std::vector<uint8_t>* folded = nullptr;
 };
 
 // `banks` may be null (no shared counts); its model named `arch` (the

@@ -64,29 +64,72 @@ struct Factors {
   // to the busiest SM's cycles in one round.
   std::vector<int> phase_binds;
   double phase_scale[kResources] = {};
+  // Per barrier phase: the cycles a block barrier ending it costs
+  // (barrier_costs()); a phase beyond the list: barrier_floor.
+  std::vector<double> barrier_cost;
+  double barrier_floor = 0;
 };
+
+// The cycles a block barrier costs after each barrier phase (measured:
+// tests/timing/microbench.cu's drain rows, h100.def barrier_drain_*): the
+// SM waits for the block's warps to finish the phase's work and start
+// again, per warp of the block: most after shared loads the warps wait
+// for, less after shared stores, least after other work; never less than
+// barrier_cycles. The resident blocks drain together, so a round of them
+// pays it once per barrier, not once per block.
+std::vector<double> barrier_costs(const Gpu& gpu, const LaunchWork& w, double warps_per_block) {
+  uint32_t n = 1;
+  for (const LineWork& l : w.lines)
+    if (l.phase != kEveryPhase) n = std::max(n, l.phase + 1);
+  std::vector<double> rate(n, gpu.barrier_drain_alu);
+  for (const LineWork& l : w.lines) {
+    if (l.phase == kEveryPhase) continue;
+    const bool waits =
+        l.shared_round_trips + l.shared_atomic_round_trips + l.dshared_round_trips > 0;
+    const double r = waits                 ? gpu.barrier_drain_load
+                     : l.shared_stores > 0 ? gpu.barrier_drain_store
+                                           : gpu.barrier_drain_alu;
+    rate[l.phase] = std::max(rate[l.phase], r);
+  }
+  std::vector<double> cost(n);
+  for (uint32_t p = 0; p < n; ++p)
+    cost[p] = std::max(gpu.barrier_cycles, rate[p] * warps_per_block);
+  return cost;
+}
 
 // Sectors a line sends on to L2: all but the cached loads that hit in L1.
 double l2_sectors(const LineWork& l, const Factors& f) {
   return l.l1_sectors - f.l1_hit * l.cached_loads;
 }
 
-// A line's cycles on its block's dependent path. Issue: a warp issues its
-// own instructions one a clock at best, waiting latency_alu for an ALU
-// result it depends on (dependence.h), and the SM's schedulers serve the
-// block's warps 4 a clock, so the slower of the two; then the waits, which a
-// barrier keeps from overlapping the block's other phases: each shared
-// load (latency_shared) or atomic (latency_shared_atomic), DSMEM load or
-// atomic (latency_dsmem) and global load (the load latency, mlp in flight)
-// of the warp, and each barrier of the block (barrier_cycles).
-double chain_cycles(const Gpu& gpu, const LineWork& l, const Factors& f) {
+// A line's cycles on its block's dependent path, its barriers aside.
+// Issue: a warp issues its own instructions one a clock at best, waiting
+// latency_alu for an ALU result it depends on (dependence.h), and the SM's
+// schedulers serve the block's warps 4 a clock, so the slower of the two;
+// then the waits, which a barrier keeps from overlapping the block's other
+// phases: each shared load (latency_shared) or atomic
+// (latency_shared_atomic), DSMEM load or atomic (latency_dsmem) and global
+// load (the load latency, mlp in flight) of the warp.
+double chain_work(const Gpu& gpu, const LineWork& l, const Factors& f) {
   const double own = std::max(l.dependent_issue, l.issued());
   const double issue = std::max(own * f.per_warp, l.issued() * f.per_block / gpu.schedulers);
   const double waits = l.shared_round_trips * gpu.latency_shared +
                        l.shared_atomic_round_trips * gpu.latency_shared_atomic +
                        l.dshared_round_trips * gpu.latency_dsmem +
                        l.load_requests * f.load_latency / f.mlp;
-  return issue + waits * f.per_warp + l.block_barriers * f.per_block * gpu.barrier_cycles;
+  return issue + waits * f.per_warp;
+}
+
+// Each barrier of the block on the line: what a barrier ending its phase
+// costs (barrier_costs()).
+double chain_barriers(const LineWork& l, const Factors& f) {
+  if (l.block_barriers == 0) return 0;
+  const double cost = l.phase < f.barrier_cost.size() ? f.barrier_cost[l.phase] : f.barrier_floor;
+  return l.block_barriers * f.per_block * cost;
+}
+
+double chain_cycles(const Gpu& gpu, const LineWork& l, const Factors& f) {
+  return chain_work(gpu, l, f) + chain_barriers(l, f);
 }
 
 // The quantity of one line that a resource's time is proportional to: a
@@ -113,9 +156,10 @@ double line_quantity(const Gpu& gpu, const LineWork& l, Resource r, const Factor
     case Resource::Phases: {
       if (l.phase >= f.phase_binds.size()) return 0;  // a what-if's spread wavefronts
       const int b = f.phase_binds[l.phase];
-      return b == kResources
-                 ? chain_cycles(gpu, l, f)
-                 : line_quantity(gpu, l, static_cast<Resource>(b), f) * f.phase_scale[b];
+      const double bound =
+          b == kResources ? chain_work(gpu, l, f)
+                          : line_quantity(gpu, l, static_cast<Resource>(b), f) * f.phase_scale[b];
+      return bound + chain_barriers(l, f);
     }
     case Resource::Tensor:
       return l.tensor_fma;
@@ -166,16 +210,20 @@ double per_sm_rate(const Gpu& gpu, int r) {
 // rather than lending them to another block's busy phase. One round of
 // `per_round` blocks takes, phase after phase, the slower of the phase's
 // busiest per-SM resource (all the round's blocks' work in it) and one
-// block's dependent path through it. Returns the cycles of one round and
-// fills f.phase_binds and f.phase_scale; 0 with fewer than two phases
-// with work (the term is then the other terms' maximum).
+// block's dependent path through it, then the barrier ending it (its
+// drain, barrier_costs(): once a round, the blocks drain together).
+// Returns the cycles of one round and fills f.phase_binds and
+// f.phase_scale; 0 with fewer than two phases with work (the term is then
+// the other terms' maximum). `overlap`: the round with its phases
+// overlapped, the largest per-SM resource or chain over all its phases
+// (what max() over the terms gives a round).
 double phase_round_cycles(const Gpu& gpu, const LaunchWork& w, double per_round, Factors& f,
-                          uint32_t& phases) {
+                          uint32_t& phases, double& overlap) {
   uint32_t n = 1;
   for (const LineWork& l : w.lines)
     if (l.phase != kEveryPhase) n = std::max(n, l.phase + 1);
   std::vector<std::array<double, kResources + 1>> work(n);  // [kResources]: chain
-  std::vector<double> wavefronts(n);
+  std::vector<double> wavefronts(n), barriers(n);
   double all_wavefronts = 0;
   for (const LineWork& l : w.lines)
     if (l.phase != kEveryPhase) {
@@ -191,7 +239,8 @@ double phase_round_cycles(const Gpu& gpu, const LaunchWork& w, double per_round,
       for (int r = 0; r < kResources; ++r)
         if (per_sm_rate(gpu, r) > 0)
           work[p][r] += weight * line_quantity(gpu, l, static_cast<Resource>(r), f);
-      work[p][kResources] += weight * chain_cycles(gpu, l, f);
+      work[p][kResources] += weight * chain_work(gpu, l, f);
+      barriers[p] += weight * chain_barriers(l, f);
     }
   }
   for (int r = 0; r < kResources; ++r) {
@@ -200,17 +249,23 @@ double phase_round_cycles(const Gpu& gpu, const LaunchWork& w, double per_round,
   }
   f.phase_binds.assign(n, kResources);
   double round = 0;
+  std::array<double, kResources + 1> sums{};
   phases = 0;
   for (uint32_t p = 0; p < n; ++p) {
     double slowest = std::max(0.0, work[p][kResources]);
-    for (int r = 0; r < kResources; ++r)
-      if (const double c = std::max(0.0, work[p][r]) * f.phase_scale[r]; c > slowest) {
+    for (int r = 0; r < kResources; ++r) {
+      const double c = std::max(0.0, work[p][r]) * f.phase_scale[r];
+      sums[r] += c;
+      if (c > slowest) {
         slowest = c;
         f.phase_binds[p] = r;
       }
-    round += slowest;
+    }
+    sums[kResources] += std::max(0.0, work[p][kResources]) + barriers[p];
+    round += slowest + barriers[p];
     phases += slowest > 0;
   }
+  overlap = *std::max_element(sums.begin(), sums.end());
   return phases >= 2 ? round : 0;
 }
 
@@ -250,6 +305,8 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
   f.mlp = std::max(1.0, std::min(w.mlp, gpu.max_mlp));
   f.per_block = 1.0 / double(w.blocks);
   f.per_warp = f.per_block / double(p.occupancy.warps_per_block);
+  f.barrier_cost = barrier_costs(gpu, w, double(p.occupancy.warps_per_block));
+  f.barrier_floor = gpu.barrier_cycles;
   double l2_sectors_total = 0;
   for (const LineWork& l : w.lines) l2_sectors_total += l2_sectors(l, f);
   p.l2_bytes = l2_sectors_total * 32.0;
@@ -302,10 +359,17 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
                double(p.waves.per_busiest_sm) * gpu.block_launch_cycles) *
       ns_per_cycle;
   // Phases in step: the rounds of resident blocks, each through its
-  // phases one after another (above).
-  p.phase_round_cycles =
-      phase_round_cycles(gpu, w, double(p.waves.per_busiest_sm) / rounds, f, p.phases);
-  p.resource_ns[int(Resource::Phases)] = p.phase_round_cycles * rounds * ns_per_cycle;
+  // phases one after another (above). The first round starts in step; the
+  // later ones, whose blocks start as others retire, keep phase_step_kept
+  // of its excess over the overlapped round (measured, h100.def).
+  p.phase_round_cycles = phase_round_cycles(gpu, w, double(p.waves.per_busiest_sm) / rounds, f,
+                                            p.phases, p.phase_overlap_cycles);
+  if (p.phase_round_cycles > 0) {
+    const double later = p.phase_overlap_cycles +
+                         gpu.phase_step_kept * (p.phase_round_cycles - p.phase_overlap_cycles);
+    p.resource_ns[int(Resource::Phases)] =
+        (p.phase_round_cycles + (rounds - 1) * later) * ns_per_cycle;
+  }
   total[int(Resource::Phases)] = 0;  // line shares: now that the phases' binds are known
   if (p.phase_round_cycles > 0)
     for (const LineWork& l : w.lines)

@@ -75,6 +75,7 @@ struct LineWork {
   double load_requests = 0;              // global/local load warp-instructions (latency term)
   double shared_round_trips = 0;         // shared loads a warp waits for (block chain)
   double shared_atomic_round_trips = 0;  // shared atomics likewise
+  double shared_stores = 0;              // shared store requests (a barrier's drain)
   double dshared_round_trips = 0;        // the same on a cluster peer's shared memory
   double block_barriers = 0;             // bar.sync passes summed over blocks
   // Warp-cycles of issue on each warp's own dependent path (dependence.h,
@@ -125,9 +126,13 @@ struct Prediction {
   double l1_hit_fraction = 0;  // of the cached load sectors
   double chain_cycles = 0;     // one block's dependent path
   // Phases in step: the barrier phases with work and the busiest SM's
-  // cycles for one round of resident blocks through all of them.
+  // cycles for one round of resident blocks through all of them (each
+  // phase's barrier drain included); the rounds after the first keep
+  // phase_step_kept of its excess over phase_overlap_cycles, the round
+  // with its phases overlapped.
   uint32_t phases = 1;
   double phase_round_cycles = 0;
+  double phase_overlap_cycles = 0;
   Occupancy occupancy;
   Waves waves;
   std::vector<LineShare> lines;  // by share, largest first; lines with 0 left out

@@ -64,6 +64,16 @@
 //    blocks, started together, stay in step so the SM pays A on top of
 //    R x B? phase_rounds_*: the same with 4 rounds of blocks (event-timed),
 //    whether new blocks keep the step.
+//  - drain_{lds,sts,ffma,none}_T<t>_R<r>_k<k> (time31g; alone: `microbench
+//    drain`): R resident blocks of T threads per SM loop over one phase (k x 8
+//    conflict-free LDS.32 each added to a register, k x 8 STS.32, k x 32
+//    independent FFMA, nothing, or k x 8 ld.global.cg from L2) followed by bar.sync, and the same
+//    loop without the barrier: the SM's cycles per iteration of each and their difference, what a
+//    barrier after such a phase costs the SM beyond the phase's own throughput (the last loads'
+//    drain, the release, the warps' restart), by block size and by warps per SM.
+//  - drain_rounds_{spin,l2}_T<t>_R<r>_n<n> (time31g): phase_steps' work split
+//    into n rounds of resident blocks (256 / n iterations each), event-timed:
+//    how much of the step the rounds lose as the round grows shorter.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -447,6 +457,59 @@ __global__ void __launch_bounds__(1024, 2)
   if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
 }
 
+// One phase then a block barrier per iteration (time31g, `microbench
+// drain`). KIND 0: k x 8 conflict-free LDS.32, each added to a register
+// (the warp waits for them before the barrier); 1: k x 8 conflict-free
+// STS.32; 2: k x 32 FFMA on 8 independent accumulators; 3: nothing; 4: k x 8
+// ld.global.cg words from an L2-resident 4 MiB buffer, each added to a
+// register.
+// `bar` 0 leaves the barrier out (the phase's own throughput).
+template <int KIND>
+__global__ void __launch_bounds__(1024) drain_steps(long long* cycles, const float* __restrict__ g,
+                                                    float* out, int iters, int k, int bar) {
+  __shared__ float s[4096];
+  for (int i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = float(i);
+  __syncthreads();
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned base = unsigned(__cvta_generic_to_shared(s));
+  float acc[8] = {};
+  const float m = 1.0f + 1e-7f * float(threadIdx.x);
+  long long t0 = clock64();
+  for (int it = 0; it < iters; ++it) {
+    for (int step = 0; step < k; ++step) {
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const unsigned a = base + 4 * ((step & 3) * 256 + j * 32 + lane);
+        if (KIND == 0) {
+          float x;
+          asm volatile("ld.volatile.shared.f32 %0, [%1];" : "=f"(x) : "r"(a));
+          acc[j] += x;
+        } else if (KIND == 1) {
+          asm volatile("st.volatile.shared.f32 [%0], %1;" ::"r"(a), "f"(acc[j]));
+        } else if (KIND == 2) {
+#pragma unroll
+          for (int q = 0; q < 4; ++q)
+            asm volatile("fma.rn.f32 %0, %0, %1, %1;" : "+f"(acc[j]) : "f"(m));
+        } else if (KIND == 4) {
+          const size_t i = (size_t(it) * 8 * k + step * 8 + j) * 32 + lane +
+                           size_t(blockIdx.x * blockDim.x + threadIdx.x - lane) * 8;
+          float x;
+          asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(x) : "l"(g + (i & ((1u << 20) - 1))));
+          acc[j] += x;
+        }
+      }
+    }
+    if (bar) __syncthreads();
+    asm volatile("" ::: "memory");
+  }
+  long long t1 = clock64();
+  float t = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) t += acc[j];
+  if (t == -1.0f) out[0] = t;
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
 template <class F>
 float median_us(F launch, int repeat = 21) {
   cudaEvent_t a, b;
@@ -565,16 +628,83 @@ void phase_rows(long long* cyc, float* out, const float* g) {
               median_cycles(cyc, 264) / iters);
 }
 
+// The barrier's cost after a phase (time31g), alone with `microbench
+// drain`: each row the SM's cycles per iteration (the event-timed kernel
+// less an empty one's, at 1.98 GHz) with and without the barrier, and the
+// median block's clock64 cycles with it.
+void drain_rows(long long* cyc, float* out, const float* g) {
+  const int iters = 1024;
+  const float empty = median_us([] { empty_kernel<<<132, 256>>>(); });
+  static const char* const kinds[] = {"lds", "sts", "ffma", "none", "l2"};
+  for (int kind = 0; kind < 5; ++kind)
+    for (int threads : {128, 256, 512, 1024})
+      for (int r : {1, 2, 4, 8, 16}) {
+        if (threads * r > 2048) continue;
+        for (int k : {1, 4}) {
+          if (kind == 3 && k > 1) continue;
+          const int blocks = 132 * r;
+          float us[2];
+          for (int bar = 0; bar < 2; ++bar) {
+            auto launch = [&] {
+              if (kind == 0) drain_steps<0><<<blocks, threads>>>(cyc, g, out, iters, k, bar);
+              if (kind == 1) drain_steps<1><<<blocks, threads>>>(cyc, g, out, iters, k, bar);
+              if (kind == 2) drain_steps<2><<<blocks, threads>>>(cyc, g, out, iters, k, bar);
+              if (kind == 3) drain_steps<3><<<blocks, threads>>>(cyc, g, out, iters, k, bar);
+              if (kind == 4) drain_steps<4><<<blocks, threads>>>(cyc, g, out, iters, k, bar);
+            };
+            us[bar] = median_us(launch, 5);
+            if (bar == 1) launch();
+          }
+          CHECK(cudaDeviceSynchronize());
+          const double without = (us[0] - empty) * 1980.0 / iters;
+          const double with = (us[1] - empty) * 1980.0 / iters;
+          std::printf(
+              "param drain_%s_T%d_R%d_k%d %.1f cycles/barrier (SM: %.1f with, %.1f without; "
+              "block: %.1f)\n",
+              kinds[kind], threads, r, k, with - without, with, without,
+              median_cycles(cyc, blocks) / iters);
+        }
+      }
+  // Rounds: phase_steps' 256 iterations split into n rounds of resident
+  // blocks, event-timed (the launch included).
+  const int k = 4;
+  for (int mode : {0, 1})
+    for (int threads : {1024, 256}) {
+      const int per_sm = 2048 / threads;
+      for (int n : {1, 2, 4, 8, 16, 32}) {
+        const int blocks = 132 * per_sm * n, it = 256 / n;
+        const float us = median_us(
+            [&] {
+              if (mode == 0)
+                phase_steps<0><<<blocks, threads>>>(cyc, g, out, it, 512, k);
+              else
+                phase_steps<1><<<blocks, threads>>>(cyc, g, out, it, 0, k);
+            },
+            11);
+        std::printf("param drain_rounds_%s_T%d_R%d_n%d %.2f us (%.1f SM cycles/iteration)\n",
+                    mode == 0 ? "spin" : "l2", threads, per_sm, n, us, (us - empty) * 1980.0 / 256);
+      }
+    }
+}
+
 int main(int argc, char** argv) {
   long long* cyc;
   float* out;
-  CHECK(cudaMalloc(&cyc, 132 * 32 * sizeof(long long)));  // phase_rounds: 4224 blocks
+  CHECK(cudaMalloc(&cyc, 132 * 256 * sizeof(long long)));  // drain_rounds: 33792 blocks
   CHECK(cudaMalloc(&out, 132 * 8 * 1024 * sizeof(float)));
   if (argc > 1 && std::string(argv[1]) == "phases") {
     float* g;
     CHECK(cudaMalloc(&g, size_t(4) << 20));
     CHECK(cudaMemset(g, 0, size_t(4) << 20));
     phase_rows(cyc, out, g);
+    CHECK(cudaGetLastError());
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "drain") {
+    float* g;
+    CHECK(cudaMalloc(&g, size_t(4) << 20));
+    CHECK(cudaMemset(g, 0, size_t(4) << 20));
+    drain_rows(cyc, out, g);
     CHECK(cudaGetLastError());
     return 0;
   }

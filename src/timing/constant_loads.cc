@@ -1,0 +1,35 @@
+#include "timing/constant_loads.h"
+
+#include "emu/reg_operands.h"
+
+namespace smemlab::timing {
+
+std::vector<uint8_t> folded_constant_loads(const emu::Program& p) {
+  std::vector<uint8_t> folded(p.ops.size(), 0);
+  // Registers some op writes: a load based on one of them reads an address
+  // computed at run time (ptxas keeps an LDC for it).
+  std::vector<bool> written(p.num_regs, false);
+  auto write = [&](uint32_t r) {
+    if (r < written.size()) written[r] = true;
+  };
+  for (const emu::Op& op : p.ops) {
+    const emu::RegOperands o = emu::reg_operands(op);
+    if (o.known) {
+      for (uint8_t d = 0; d < o.ndef; ++d) write(op.r[o.def[d]]);
+    } else {
+      for (uint32_t r : op.r) write(r);
+    }
+  }
+  for (const emu::TensorOp& t : p.tensor_ops) t.for_each_register(write);
+  for (size_t pc = 0; pc < p.ops.size(); ++pc) {
+    const emu::Op& op = p.ops[pc];
+    if (op.code / 16 != emu::LD) continue;
+    const auto space = static_cast<emu::MSpace>(op.aux);
+    if (space != emu::MSpace::Const && space != emu::MSpace::Param) continue;
+    const uint32_t base = op.r[4];
+    folded[pc] = base < written.size() && !written[base];
+  }
+  return folded;
+}
+
+}  // namespace smemlab::timing
