@@ -16,8 +16,23 @@ std::vector<uint8_t> folded_constant_loads(const emu::Program& p) {
     const emu::RegOperands o = emu::reg_operands(op);
     if (o.known) {
       for (uint8_t d = 0; d < o.ndef; ++d) write(op.r[o.def[d]]);
+      continue;
+    }
+    // The other ops' destinations (program.h's operand fields): a
+    // predicate op or setp writes predicates only, a barrier bar.red's r2;
+    // memory, asynchronous, tensor and runtime ops and calls up to four
+    // data registers r0..r3; every other op its r0. (A barrier's r0 is its
+    // id, read: often the very constant register of a symbol at 0.)
+    const auto base = static_cast<emu::Base>(op.code / 16);
+    const emu::OpClass cls = emu::op_class(base);
+    if (op.t == emu::PRED || base == emu::SETP) continue;
+    if (cls == emu::OpClass::Barrier) {
+      write(op.r[2]);
+    } else if (cls == emu::OpClass::Memory || cls == emu::OpClass::Async ||
+               cls == emu::OpClass::Tensor || cls == emu::OpClass::Builtin || base == emu::CALL) {
+      for (int i = 0; i < 4; ++i) write(op.r[i]);
     } else {
-      for (uint32_t r : op.r) write(r);
+      write(op.r[0]);
     }
   }
   for (const emu::TensorOp& t : p.tensor_ops) t.for_each_register(write);

@@ -18,8 +18,9 @@ namespace smemlab::timing {
 
 // By pc: 1 for a constant- or parameter-space load whose address base is a
 // register no op of the program writes (a symbol's or an immediate's
-// constant register), else 0. An op whose register operands are not known
-// (emu/reg_operands.h) counts as writing every register it names.
+// constant register), else 0. An op whose register operands
+// emu/reg_operands.h does not know counts as writing its destination
+// fields (constant_loads.cc).
 std::vector<uint8_t> folded_constant_loads(const emu::Program& p);
 
 }  // namespace smemlab::timing

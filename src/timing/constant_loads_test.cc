@@ -1,6 +1,8 @@
 // Constant loads ptxas folds into operands (constant_loads.cc) on a decoded
 // PTX kernel: symbol-addressed ld.const and ld.param fold, a constant load
-// from a run-time address and a global load do not.
+// from a run-time address and a global load do not. The setp's 0 and the
+// barrier's id 0 are the constant register of c_tab's address: they read
+// it, and it stays a constant.
 #include "timing/constant_loads.h"
 
 #include <gtest/gtest.h>
@@ -21,6 +23,7 @@ constexpr const char* kPtx = R"(
 .const .align 4 .b8 c_tab[64];
 .visible .entry k(.param .u64 k_param_0)
 {
+  .reg .pred %p<2>;
   .reg .f32 %f<5>;
   .reg .b32 %r<3>;
   .reg .b64 %rd<6>;
@@ -31,6 +34,8 @@ constexpr const char* kPtx = R"(
   mul.wide.u32 %rd2, %r2, 4;
   mov.u64 %rd3, c_tab;
   add.s64 %rd4, %rd3, %rd2;
+  setp.eq.s32 %p1, %r2, 0;
+  bar.sync 0;
   ld.const.f32 %f2, [%rd4];
   cvta.to.global.u64 %rd5, %rd1;
   ld.global.f32 %f3, [%rd5];
