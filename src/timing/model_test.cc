@@ -362,29 +362,40 @@ TEST(Model, PartialSectorStoresAtTheL2MergeRate) {
 // warps x 32 wavefronts) while phase 0 waits on L2; in step, the SM pays
 // both, one after the other (measured 2803-2821 cycles an iteration
 // against 2048 on the data path, docs/validation.md §6.7).
-TEST(Model, PhasesInStep) {
-  const double warps = 264.0 * 32, it = 256;
+// The phase rows' two lines over the grid: phase 0 (the L2 load, its
+// shared store, a barrier) and phase 1 (32 shared loads, a barrier).
+std::pair<LineWork, LineWork> phase_l2_lines(double warps, double it) {
   LineWork a{"p.cu", 10};
   a.pipe[int(Pipe::Lsu)] = warps * it * 2;
   a.load_requests = warps * it;
   a.l1_sectors = warps * it * 4;
   a.shared_wavefronts = warps * it;
   a.shared_stores = warps * it;
-  a.block_barriers = 264 * it;
+  a.block_barriers = warps / 32 * it;
   LineWork b{"p.cu", 20};
   b.phase = 1;
   b.pipe[int(Pipe::Lsu)] = warps * it * 32;
   b.shared_wavefronts = warps * it * 32;
   b.shared_round_trips = warps * it * 32;
-  b.block_barriers = 264 * it;
+  b.block_barriers = warps / 32 * it;
+  return {a, b};
+}
+
+LaunchWork phase_l2_launch(uint64_t blocks, std::vector<LineWork> lines) {
+  LaunchWork w;
+  w.blocks = blocks;
+  w.threads_per_block = 1024;
+  w.regs_per_thread = 32;
+  w.footprint_bytes = 4 << 20;
+  w.lines = std::move(lines);
+  return w;
+}
+
+TEST(Model, PhasesInStep) {
+  const double warps = 264.0 * 32, it = 256;
+  auto [a, b] = phase_l2_lines(warps, it);
   auto launch = [&](std::vector<LineWork> lines) {
-    LaunchWork w;
-    w.blocks = 264;
-    w.threads_per_block = 1024;
-    w.regs_per_thread = 32;
-    w.footprint_bytes = 4 << 20;
-    w.lines = std::move(lines);
-    return predict(w);
+    return predict(phase_l2_launch(264, std::move(lines)));
   };
   const Prediction alone_a = launch({a}), alone_b = launch({b});
   const Prediction p = launch({a, b});
@@ -429,21 +440,22 @@ TEST(Model, PhasesInStep) {
   what_if.shared_wavefronts = -(a.shared_wavefronts + b.shared_wavefronts);
   const Prediction fixed = launch({a, b, what_if});
   EXPECT_NEAR(fixed.phase_round_cycles, round, 1e-6 * round);  // issue binds phase 1 either way
+}
 
-  // The same work in four rounds of resident blocks (4 x the blocks, a
-  // quarter of the iterations each: the grid's totals unchanged). The
-  // first round runs in step; the three later ones, their blocks starting
-  // as others retire, keep phase_step_kept (0.69) of its excess over the
-  // round with its phases overlapped (the largest resource or chain of the
-  // whole round). Measured (drain_rounds_l2_T1024_R2): 2696 cycles an
-  // iteration in four rounds against 2829 in one.
-  LaunchWork four;
-  four.blocks = 4 * 264;
-  four.threads_per_block = 1024;
-  four.regs_per_thread = 32;
-  four.footprint_bytes = 4 << 20;
-  four.lines = {a, b};
-  const Prediction p4 = predict(four);
+// The same work as PhasesInStep in four rounds of resident blocks (4 x
+// the blocks, a quarter of the iterations each: the grid's totals
+// unchanged). The first round runs in step; the three later ones, their
+// blocks starting as others retire, keep phase_step_kept (0.69) of its
+// excess over the round with its phases overlapped (the largest resource
+// or chain of the whole round). Measured (microbench.cu
+// drain_rounds_l2_T1024_R2): 2696 cycles an iteration in four rounds
+// against 2829 in one.
+TEST(Model, LaterRoundsKeepPartOfTheStep) {
+  const double warps = 264.0 * 32, it = 256;
+  auto [a, b] = phase_l2_lines(warps, it);
+  const Prediction p = predict(phase_l2_launch(264, {a, b}));
+  const double round = p.phase_round_cycles;
+  const Prediction p4 = predict(phase_l2_launch(4 * 264, {a, b}));
   EXPECT_NEAR(p4.phase_round_cycles, round / 4, 1e-6 * round);
   const double overlap = p4.phase_overlap_cycles;
   EXPECT_GT(overlap, 0);
