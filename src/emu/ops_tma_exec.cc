@@ -1,13 +1,8 @@
-// Executors of the Tensor Memory Accelerator's instructions. A warp issues
-// one copy per distinct set of operands among its active lanes: lanes whose
-// operands (map, coordinates, shared address, mbarrier, mask, hint) all
-// repeat an earlier active lane's issue nothing. Measured on the H100
-// (docs/bank-model.md, "TMA issued once per warp"): CUTLASS 3's epilogue
-// issues its TMA store from a whole warp (`issue_tma_store = thread_idx / 32
-// == 0`), ptxas makes it one UTMASTG on uniform registers, and ncu counts
-// one instruction per warp and the tile's bytes once, not 32 times. (Lanes
-// with different operands each keep their copy: the PTX's per-thread
-// meaning; how ptxas serializes such a warp was not measured.) The copy is
+// Executors of the Tensor Memory Accelerator's instructions. Each lane that
+// executes a load, reduction or prefetch issues its own copy; a store is
+// issued once per distinct set of operands among the warp's active lanes
+// (store_issuing_lanes, ops_bulk_store.h: as ptxas and the H100 do, run 15;
+// CUTLASS 3's epilogue stores from a whole warp). The copy is
 // performed at issue, one order the ISA allows (it completes at some point
 // before the mbarrier phase or the bulk group says so): a load writes the
 // whole box into shared memory (out-of-bounds elements filled with zeros, or
@@ -35,6 +30,7 @@
 #include "emu/hopper_events.h"
 #include "emu/mbar_watch.h"
 #include "emu/ops_async.h"
+#include "emu/ops_bulk_store.h"
 #include "emu/tma.h"
 
 namespace smemlab::emu {
@@ -517,22 +513,6 @@ void prefetch(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t l, const
   send_bulk(b, b, ev);
 }
 
-// The active lanes that issue a copy: each lane whose registers of the
-// instruction all equal an earlier issuing lane's is dropped (header).
-uint32_t issuing_lanes(const Warp& w, const TmaOp& t, uint32_t exec) {
-  uint32_t issuing = 0;
-  SMEMLAB_FOR_LANES(exec, {
-    bool repeat = false;
-    for (uint32_t m = issuing; m != 0 && !repeat; m &= m - 1) {
-      const uint32_t k = static_cast<uint32_t>(__builtin_ctz(m));
-      repeat = true;
-      for (uint32_t r : t.regs) repeat = repeat && reg(w, r)[l] == reg(w, r)[k];
-    }
-    if (!repeat) issuing |= 1u << l;
-  });
-  return issuing;
-}
-
 }  // namespace
 
 void exec_tma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
@@ -548,7 +528,7 @@ void exec_tma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   }
   if (exec == 0) return;  // a false guard: no lane, and op.imm need not name a TmaOp
   const TmaOp& t = b.prog->tma_ops[static_cast<size_t>(op.imm)];
-  exec = issuing_lanes(w, t, exec);
+  if (kind == TMA_STORE) exec = store_issuing_lanes(w, t.regs.data(), t.regs.size(), exec);
   SMEMLAB_FOR_LANES(exec, {
     switch (kind) {
       case TMA_LOAD:

@@ -539,15 +539,18 @@ TEST(TmaLoad, PhaseWaitsForTheBoxBytes) {
       << r.error;
 }
 
-// A whole warp executing one TMA copy with the same operands in every lane
-// issues it once (ops_tma_exec.cc; the H100: CUTLASS 3's epilogue stores
-// from a whole warp, ncu counts one UTMASTG and one tile of bytes per warp).
-// The load: lane 0 announces the box's bytes once and 32 lanes issue the
-// copy; 32 copies would complete 32 boxes' bytes on the barrier (a fault).
-TEST(TmaLoad, AWarpWithTheSameOperandsIssuesOneCopy) {
+// A TMA load or reduction executed by a whole warp is one copy per lane,
+// even with the same operands in every lane (the H100 in run 15,
+// tests/validation/hopper/public/tma_warp_issue.cu: reduce_same adds the box
+// 32 times, reduce_two each of its two boxes 16 times, load_same reads 32
+// boxes); only stores are issued once per distinct operands
+// (HopperEvents.AWarpStoresOncePerDistinctOperandsReducesPerLane).
+// The load: lane 0 announces 32 boxes' bytes and 32 lanes issue the copy.
+TEST(TmaLoad, AWarpWithTheSameOperandsIssuesOneCopyPerLane) {
   const std::string body = R"(
   mov.u32 %r20, %tid.x;
   setp.eq.u32 %p3, %r20, 0;
+  shl.b32 %r8, %r8, 5;
   @%p3 mbarrier.arrive.expect_tx.shared.b64 _, [%r1], %r8;
   cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd2, {%r10, %r11}], [%r1];
 $Lwait:
@@ -558,10 +561,9 @@ $Lwait:
              32);
 }
 
-// The reduction shows it in global memory: the tile is added once, not 32
-// times. Lanes whose coordinates differ each keep their copy (the odd lanes
-// add the box 8 rows further down).
-TEST(TmaStore, AWarpIssuesOneReductionPerDistinctOperands) {
+// The reduction shows it in global memory: the tile is added once per lane;
+// with two coordinates (odd lanes 8 rows further down) each box 16 times.
+TEST(TmaStore, AWarpReducesOncePerLane) {
   for (bool split : {false, true}) {
     Case k{map_of(DataType::S32, {16, 24}, {64}, {8, 4}, {1, 1}, Swizzle::None), {4, 3}};
     const std::string lanes = split ? R"(
@@ -575,6 +577,7 @@ TEST(TmaStore, AWarpIssuesOneReductionPerDistinctOperands) {
     TmaRun r = run_case(k, lanes + store_body(2, "add"), tensor, &shared, 0, 32);
     ASSERT_TRUE(r.error.empty()) << r.error;
     std::vector<uint8_t> want = tensor;
+    const uint32_t times = split ? 16 : 32;
     for (int32_t down : split ? std::vector<int32_t>{0, 8} : std::vector<int32_t>{0}) {
       Case at = k;
       at.c[1] += down;
@@ -583,7 +586,7 @@ TEST(TmaStore, AWarpIssuesOneReductionPerDistinctOperands) {
         uint32_t a, b;
         std::memcpy(&a, &want[goff], 4);
         std::memcpy(&b, &shared[off], 4);
-        a += b;
+        a += times * b;
         std::memcpy(&want[goff], &a, 4);
       });
     }
