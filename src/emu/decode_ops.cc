@@ -163,8 +163,9 @@ void DecodeContext::emit_instruction(const ptx::Instruction& in) {
     T dummy;
     bool typeish = m.size() >= 2 && std::string("usbfe").find(m[0]) != std::string::npos &&
                    std::isdigit(static_cast<unsigned char>(m[1]));
-    if (((typeish && !parse_type(m, &dummy)) || m == "relu" || m == "NaN" || m == "xorsign" ||
-         m == "satfinite" || m == "abs") &&
+    const bool min_max_nan = m == "NaN" && (in.opcode == "min" || in.opcode == "max");
+    if (((typeish && !parse_type(m, &dummy)) || m == "relu" || (m == "NaN" && !min_max_nan) ||
+         m == "xorsign" || m == "satfinite" || m == "abs") &&
         !is_tensor_or_async(in))
       d.unsupported();
   }
@@ -288,10 +289,15 @@ void decode_abs_neg(Insn& d) {
 
 void decode_min_max(Insn& d) {
   bool min = d.opcode() == "min";
-  if (is_float(d.t))
+  if (d.in.has_mod("NaN")) {
+    // PTX: .NaN exists for f32, f16, bf16 and their x2 forms (not f64).
+    if (d.t != F32 && d.t != F16 && d.t != BF16 && d.t != F16X2 && d.t != BF16X2) d.unsupported();
+    d.fslow(min ? F_MIN_NAN : F_MAX_NAN, 2);
+  } else if (is_float(d.t)) {
     d.fslow(min ? F_MIN : F_MAX, 2);
-  else
+  } else {
     d.simple(min ? MIN : MAX, 2);
+  }
 }
 
 void decode_logic(Insn& d) {

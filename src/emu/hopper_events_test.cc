@@ -426,6 +426,80 @@ TEST(HopperEvents, OneDimensionalBulkStoreAndReduction) {
   EXPECT_EQ(s.mem[13].width, 4u);
 }
 
+// A warp of 32 lanes executing one copy to global memory (run 15 on the
+// H100, tests/validation/hopper/public/tma_warp_issue.cu, the copies ncu
+// counted): a store (tensor or 1-D) is issued once per distinct set of
+// operands among the lanes (same: 1, lane & 1: 2, per lane: 32); a
+// reduction once per lane whatever its operands (same: 32).
+TEST(HopperEvents, AWarpStoresOncePerDistinctOperandsReducesPerLane) {
+  const char* kernel = R"(.version 8.0
+.target sm_90a
+.address_size 64
+.extern .shared .align 1024 .b8 smem[];
+.visible .entry k(.param .align 64 .b8 map[128], .param .u64 dst, .param .u32 shift,
+                  .param .u32 op)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  mov.u32 %r1, smem;
+  add.u32 %r3, %r1, 1024;
+  mov.u32 %r4, %tid.x;
+  ld.param.u32 %r5, [shift];
+  ld.param.u32 %r6, [op];
+  and.b32 %r7, %r4, %r5;
+  shl.b32 %r8, %r7, 3;
+  cvt.u64.u32 %rd3, %r8;
+  ld.param.u64 %rd4, [dst];
+  shl.b64 %rd5, %rd3, 7;
+  add.u64 %rd6, %rd4, %rd5;
+  mov.u64 %rd1, map;
+  cvta.param.u64 %rd2, %rd1;
+  mov.u32 %r9, 0;
+  fence.proxy.async.shared::cta;
+  setp.eq.u32 %p1, %r6, 0;
+  @%p1 cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd2, {%r9, %r8}], [%r3];
+  setp.eq.u32 %p1, %r6, 1;
+  @%p1 cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd2, {%r9, %r8}], [%r3];
+  setp.eq.u32 %p1, %r6, 2;
+  @%p1 cp.async.bulk.global.shared::cta.bulk_group [%rd6], [%r3], 1024;
+  setp.eq.u32 %p1, %r6, 3;
+  @%p1 cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd6], [%r3], 1024;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  ret;
+}
+)";
+  Device dev;
+  auto mod = load(dev, kernel);
+  const uint64_t t = dev.malloc(128 * 256, "tensor");  // u32, 32 x 256
+  tma::TensorMap m;
+  m.type = tma::DataType::U32;
+  m.rank = 2;
+  m.address = t;
+  m.dim[0] = 32, m.dim[1] = 256;
+  m.stride[0] = 128;
+  m.box[0] = 32, m.box[1] = 8;
+  ArgBytes map(128);
+  tma::encode(m, map.data());
+  struct Case {
+    uint32_t op, shift, issues;
+  };
+  // op: 0 tensor store, 1 tensor reduce-add, 2 bulk store, 3 bulk reduce-add;
+  // shift: the lanes' row (lane & shift) * 8, so 0: one set of operands.
+  for (const Case k : {Case{0, 0, 1}, Case{0, 1, 2}, Case{0, 31, 32}, Case{1, 0, 32},
+                       Case{1, 1, 32}, Case{2, 0, 1}, Case{2, 1, 2}, Case{3, 0, 32}}) {
+    Collect c;
+    LaunchConfig cfg{{1}, {32}, 1024 + 1024};
+    cfg.observer = &c;
+    auto st = launch_raw(*mod, "k", cfg, {map, arg(t), arg(k.shift), arg(k.op)});
+    ASSERT_TRUE(st.ok()) << st.error->what();
+    uint32_t issued = 0;
+    for (const auto& b : c.blocks.at(0).bulk) issued += b.ev.phase == BulkPhase::Issue;
+    EXPECT_EQ(issued, k.issues) << "op " << k.op << ", shift " << k.shift;
+  }
+}
+
 TEST(HopperEvents, BulkStoreFormsRefusedByName) {
   for (const char* form :
        {"cp.async.bulk.global.shared::cta [%rd1], [%r2], 32;",

@@ -187,6 +187,10 @@ void decode_bulk_store(DecodeContext& c, const ptx::Instruction& in, const Op& o
 }
 
 void exec_bulk_store(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+  // A store's lanes with one set of operands make one copy; a reduction's
+  // lanes one each (store_issuing_lanes).
+  const uint32_t regs[] = {op.r[0], op.r[1], op.r[4], op.r[5]};
+  if (op.t2 == 0) exec = store_issuing_lanes(w, regs, 4, exec);
   SMEMLAB_FOR_LANES(exec, bulk_store_lane(b, w, op, pc, l));
 }
 

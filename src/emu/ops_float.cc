@@ -4,6 +4,7 @@
 // (or C library) value, which is within the PTX ISA's stated error bounds
 // but not bit-identical to the hardware's (see docs/emulator.md).
 // Compiled with -frounding-math so that fesetround is honoured.
+#include <bit>
 #include <cfenv>
 #include <cmath>
 
@@ -28,6 +29,21 @@ V fmin_ptx(V a, V b, bool is_max) {
   if (std::isnan(b)) return a;
   if (a == b) return (std::signbit(a) != is_max) ? a : b;  // -0 < +0
   return is_max ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+// min.NaN / max.NaN: the canonical NaN (all mantissa bits set) when either
+// operand is a NaN, whatever its payload.
+template <typename V>
+V canonical_nan() {
+  if constexpr (sizeof(V) == 4)
+    return std::bit_cast<V>(0x7fffffffu);
+  else
+    return std::bit_cast<V>(0x7fffffffffffffffull);
+}
+
+template <typename V>
+V fmin_ptx_nan(V a, V b, bool is_max) {
+  return std::isnan(a) || std::isnan(b) ? canonical_nan<V>() : fmin_ptx(a, b, is_max);
 }
 
 // (Always inlined: f32_nearest's constant `f` folds the switch away.)
@@ -58,6 +74,10 @@ template <typename V>
       return fmin_ptx(a, b, false);
     case F_MAX:
       return fmin_ptx(a, b, true);
+    case F_MIN_NAN:
+      return fmin_ptx_nan(a, b, false);
+    case F_MAX_NAN:
+      return fmin_ptx_nan(a, b, true);
     case F_EX2:
       return std::exp2(a);
     case F_LG2:
@@ -111,6 +131,13 @@ V one(uint8_t f, uint8_t flags, uint8_t tk, V a, V b, V c, bool* pred) {
 
 float from16(uint16_t x, bool bf) { return bf ? bf16_to_float(x) : half_to_float(x); }
 uint16_t to16(float x, bool bf) { return bf ? float_to_bf16(x) : float_to_half(x); }
+
+// A 16-bit result of operation f computed in f32: rounded, except that
+// min.NaN/max.NaN's canonical NaN is 0x7fff in f16 and bf16 alike (the f32
+// one rounded would keep only the top mantissa bit in f16).
+uint16_t result16(uint8_t f, float r, bool bf) {
+  return (f == F_MIN_NAN || f == F_MAX_NAN) && std::isnan(r) ? uint16_t{0x7fff} : to16(r, bf);
+}
 
 // f32 in the round-to-nearest environment (every launch's, and the mode of
 // all but directed-rounding ops): `one` per lane with the operation a
@@ -197,6 +224,8 @@ bool f32_nearest_lanes(uint8_t f, uint8_t flags, uint64_t* D, const uint64_t* A,
     SMEMLAB_F32_NEAREST(F_NEG)
     SMEMLAB_F32_NEAREST(F_MIN)
     SMEMLAB_F32_NEAREST(F_MAX)
+    SMEMLAB_F32_NEAREST(F_MIN_NAN)
+    SMEMLAB_F32_NEAREST(F_MAX_NAN)
     SMEMLAB_F32_NEAREST(F_EX2)
     SMEMLAB_F32_NEAREST(F_LG2)
     SMEMLAB_F32_NEAREST(F_SIN)
@@ -213,7 +242,8 @@ void exec_fslow(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
   uint64_t* D = regw(w, op.r[0]);
   const uint64_t* A = reg(w, op.r[1]);
   bool has_b = op.aux == F_ADD || op.aux == F_SUB || op.aux == F_MUL || op.aux == F_FMA ||
-               op.aux == F_DIV || op.aux == F_MIN || op.aux == F_MAX || op.aux == F_COPYSIGN;
+               op.aux == F_DIV || op.aux == F_MIN || op.aux == F_MAX || op.aux == F_MIN_NAN ||
+               op.aux == F_MAX_NAN || op.aux == F_COPYSIGN;
   const uint64_t* B = has_b ? reg(w, op.r[2]) : A;
   const uint64_t* C = op.aux == F_FMA ? reg(w, op.r[3]) : A;
   if (fslow_f32_nearest(D, A, B, C, op, exec)) return;
@@ -242,7 +272,7 @@ void exec_fslow(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
             from16(static_cast<uint16_t>(B[l]), bf), from16(static_cast<uint16_t>(C[l]), bf), &p);
         // One rounding: f16 results of add/mul/fma computed in f32 are exact
         // enough that rounding f32 -> f16 is correct except in rare double-rounding cases.
-        res = to16(r, bf);
+        res = result16(op.aux, r, bf);
         break;
       }
       default: {  // f16x2 / bf16x2: two halves
@@ -252,7 +282,7 @@ void exec_fslow(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
           auto part = [&](uint64_t v) { return from16(static_cast<uint16_t>(v >> (16 * h)), bf); };
           float r =
               one<float>(op.aux, op.aux2 & ~kFtz, op.t2, part(A[l]), part(B[l]), part(C[l]), &p);
-          out |= static_cast<uint64_t>(to16(r, bf)) << (16 * h);
+          out |= static_cast<uint64_t>(result16(op.aux, r, bf)) << (16 * h);
         }
         res = out;
       }

@@ -144,6 +144,54 @@ TEST(OpsFloat, HalfPrecision) {
   EXPECT_EQ(r.u32(4), 0x40003C00u);  // {2.0 (upper), 1.0 (lower)} as f16
 }
 
+// min/max.NaN (CUTLASS 3's amax epilogue, example 54): a NaN operand gives
+// the canonical NaN (0x7fffffff; 0x7fff in f16 and bf16, per half of an x2)
+// where plain min/max return the other operand; without NaNs the same as
+// min/max, -0 < +0 included.
+TEST(OpsFloat, MinMaxNaNReturnsTheCanonicalNaN) {
+  auto r = run_snippet(R"(
+  mov.f32 %f1, 0f7FC00001;
+  max.NaN.f32 %f2, %f1, 0f40000000;
+  st.global.f32 [%rd14], %f2;
+  min.NaN.f32 %f3, 0f40000000, %f1;
+  st.global.f32 [%rd14+8], %f3;
+  max.f32 %f4, %f1, 0f40000000;
+  st.global.f32 [%rd14+16], %f4;
+  max.NaN.f32 %f5, 0f80000000, 0f00000000;
+  st.global.f32 [%rd14+24], %f5;
+  min.NaN.f32 %f6, 0fC0000000, 0f3F800000;
+  st.global.f32 [%rd14+32], %f6;
+  mov.b32 %r1, 0x7E003C00;
+  mov.b32 %r2, 0x40004000;
+  max.NaN.f16x2 %r3, %r1, %r2;
+  st.global.u32 [%rd14+40], %r3;
+  mov.b16 %h1, 0x7FC1;
+  mov.b16 %h2, 0x3F80;
+  min.NaN.bf16 %h3, %h2, %h1;
+  cvt.u32.u16 %r4, %h3;
+  st.global.u32 [%rd14+48], %r4;
+  mov.b16 %h5, 0x4000;
+  max.NaN.bf16 %h4, %h2, %h5;
+  cvt.u32.u16 %r5, %h4;
+  st.global.u32 [%rd14+56], %r5;)");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.u32(0), 0x7fffffffu);
+  EXPECT_EQ(r.u32(1), 0x7fffffffu);
+  EXPECT_EQ(r.f32(2), 2.0f);  // plain max: the number
+  EXPECT_EQ(r.u32(3), 0u);    // max(-0, +0) = +0
+  EXPECT_EQ(r.f32(4), -2.0f);
+  EXPECT_EQ(r.u32(5), 0x7fff4000u);  // {NaN, 1.0} vs {2.0, 2.0}: {canonical NaN, 2.0}
+  EXPECT_EQ(r.u32(6), 0x7fffu);
+  EXPECT_EQ(r.u32(7), 0x4000u);  // bf16 2.0
+}
+
+// .NaN exists for f32, f16, bf16 (and x2), not for f64 or integers: refused
+// by name, not ignored.
+TEST(OpsFloat, MinMaxNaNOnOtherTypesIsRefused) {
+  auto r = run_snippet("  max.NaN.f64 %fd1, %fd2, %fd3;");
+  EXPECT_NE(r.error.find("unsupported instruction 'max.NaN.f64'"), std::string::npos) << r.error;
+}
+
 // The f32 round-to-nearest ops that exec_fslow runs lane by lane with the
 // operation folded in (BlackScholes' ex2/lg2/rcp/sqrt): 32 lanes, each its
 // own input, bit for bit against the host's functions (the approximations

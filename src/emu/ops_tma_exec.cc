@@ -1,5 +1,8 @@
 // Executors of the Tensor Memory Accelerator's instructions. Each lane that
-// executes a copy issues its own (CUTLASS elects one thread). The copy is
+// executes a load, reduction or prefetch issues its own copy; a store is
+// issued once per distinct set of operands among the warp's active lanes
+// (store_issuing_lanes, ops_bulk_store.h: as ptxas and the H100 do, run 15;
+// CUTLASS 3's epilogue stores from a whole warp). The copy is
 // performed at issue, one order the ISA allows (it completes at some point
 // before the mbarrier phase or the bulk group says so): a load writes the
 // whole box into shared memory (out-of-bounds elements filled with zeros, or
@@ -27,6 +30,7 @@
 #include "emu/hopper_events.h"
 #include "emu/mbar_watch.h"
 #include "emu/ops_async.h"
+#include "emu/ops_bulk_store.h"
 #include "emu/tma.h"
 
 namespace smemlab::emu {
@@ -524,6 +528,7 @@ void exec_tma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   }
   if (exec == 0) return;  // a false guard: no lane, and op.imm need not name a TmaOp
   const TmaOp& t = b.prog->tma_ops[static_cast<size_t>(op.imm)];
+  if (kind == TMA_STORE) exec = store_issuing_lanes(w, t.regs.data(), t.regs.size(), exec);
   SMEMLAB_FOR_LANES(exec, {
     switch (kind) {
       case TMA_LOAD:

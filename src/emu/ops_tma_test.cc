@@ -176,7 +176,7 @@ uint32_t dump_bytes(const Case& k) {
 // Runs `body` on a tensor holding `tensor` and shared memory from `shared`
 // (a store) or zeros (a load).
 TmaRun run_case(const Case& k, const std::string& body, const std::vector<uint8_t>& tensor,
-                const std::vector<uint8_t>* shared, uint32_t tx) {
+                const std::vector<uint8_t>* shared, uint32_t tx, uint32_t threads = 1) {
   Device dev;
   TmaRun r;
   const uint32_t dump = dump_bytes(k);
@@ -198,7 +198,7 @@ TmaRun run_case(const Case& k, const std::string& body, const std::vector<uint8_
   tma::encode(m, map.data());
   int32_t c[5] = {};
   for (size_t i = 0; i < k.c.size(); ++i) c[i] = k.c[i];
-  LaunchConfig cfg{{1}, {1}, k.soff + dump};
+  LaunchConfig cfg{{1}, {threads}, k.soff + dump};
   cfg.budget = 10'000'000;
   auto st = launch_raw(*mod, "k", cfg,
                        {map, arg(buf), arg(dump), arg(k.soff), arg(tx), arg(c[0]), arg(c[1]),
@@ -242,11 +242,11 @@ TensorMap map_of(DataType t, std::vector<uint64_t> dims, std::vector<uint64_t> s
 
 // A load of case k against the reference: every byte of shared memory
 // from the box's offset on.
-void check_load(const Case& k) {
+void check_load(const Case& k, const std::string& body = "", uint32_t threads = 1) {
   const uint32_t es = tma::element_bytes(k.m.type);
   const auto tensor = pattern(tensor_bytes(k.m), 7);
   const uint32_t tx = static_cast<uint32_t>(tma::tile_box(k.m).bytes());
-  TmaRun r = run_case(k, load_body(k.m.rank), tensor, nullptr, tx);
+  TmaRun r = run_case(k, body.empty() ? load_body(k.m.rank) : body, tensor, nullptr, tx, threads);
   ASSERT_TRUE(r.error.empty()) << r.error;
   std::vector<uint8_t> want(dump_bytes(k), 0);
   // The H100's NaN fill: bytes f7 7f over the element, whatever its type.
@@ -537,6 +537,61 @@ TEST(TmaLoad, PhaseWaitsForTheBoxBytes) {
   EXPECT_NE(r.error.find("every arrival is made but 16 announced bytes never come"),
             std::string::npos)
       << r.error;
+}
+
+// A TMA load or reduction executed by a whole warp is one copy per lane,
+// even with the same operands in every lane (the H100 in run 15,
+// tests/validation/hopper/public/tma_warp_issue.cu: reduce_same adds the box
+// 32 times, reduce_two each of its two boxes 16 times, load_same reads 32
+// boxes); only stores are issued once per distinct operands
+// (HopperEvents.AWarpStoresOncePerDistinctOperandsReducesPerLane).
+// The load: lane 0 announces 32 boxes' bytes and 32 lanes issue the copy.
+TEST(TmaLoad, AWarpWithTheSameOperandsIssuesOneCopyPerLane) {
+  const std::string body = R"(
+  mov.u32 %r20, %tid.x;
+  setp.eq.u32 %p3, %r20, 0;
+  shl.b32 %r8, %r8, 5;
+  @%p3 mbarrier.arrive.expect_tx.shared.b64 _, [%r1], %r8;
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd2, {%r10, %r11}], [%r1];
+$Lwait:
+  mbarrier.try_wait.parity.shared.b64 %p1, [%r1], 0;
+  @!%p1 bra $Lwait;
+)";
+  check_load({map_of(DataType::F32, {64, 40}, {256}, {32, 8}, {1, 1}, Swizzle::B128), {8, 4}}, body,
+             32);
+}
+
+// The reduction shows it in global memory: the tile is added once per lane;
+// with two coordinates (odd lanes 8 rows further down) each box 16 times.
+TEST(TmaStore, AWarpReducesOncePerLane) {
+  for (bool split : {false, true}) {
+    Case k{map_of(DataType::S32, {16, 24}, {64}, {8, 4}, {1, 1}, Swizzle::None), {4, 3}};
+    const std::string lanes = split ? R"(
+  mov.u32 %r20, %tid.x;
+  and.b32 %r21, %r20, 1;
+  mad.lo.u32 %r11, %r21, 8, %r11;
+)"
+                                    : "";
+    const auto tensor = pattern(tensor_bytes(k.m), 11);
+    const auto shared = pattern(dump_bytes(k), 13);
+    TmaRun r = run_case(k, lanes + store_body(2, "add"), tensor, &shared, 0, 32);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    std::vector<uint8_t> want = tensor;
+    const uint32_t times = split ? 16 : 32;
+    for (int32_t down : split ? std::vector<int32_t>{0, 8} : std::vector<int32_t>{0}) {
+      Case at = k;
+      at.c[1] += down;
+      reference_walk(at, [&](uint32_t off, bool inb, uint64_t goff) {
+        if (!inb) return;
+        uint32_t a, b;
+        std::memcpy(&a, &want[goff], 4);
+        std::memcpy(&b, &shared[off], 4);
+        a += times * b;
+        std::memcpy(&want[goff], &a, 4);
+      });
+    }
+    EXPECT_EQ(r.tensor, want) << (split ? "two coordinates" : "one");
+  }
 }
 
 TEST(TmaStore, Tile2dSwizzle128ClipsAtTheEdge) {

@@ -51,8 +51,49 @@ if(EXISTS ${hopper}/49_collective_builder)
                EXPECT "Ping-pong warp-specialized TMA schedule with automatically-selected stage count: Passed"
                       "ERROR SUMMARY: 0 errors \\(0 in 42 checked kernel launches, 0 in API calls\\)"
                ARGS check -- ${hopper}/49_collective_builder --m=256 --n=256 --k=128)
+  # (run_test.sh's own limit too: each takes about 5 minutes of wall time on
+  # the loaded 2-core development VM, 1.5 of CPU)
   set_tests_properties(programs.hopper_cutlass49_run programs.hopper_cutlass49_check
-                       PROPERTIES TIMEOUT 1800)
+                       PROPERTIES TIMEOUT 1800 ENVIRONMENT SMEMLAB_TEST_TIMEOUT=1700)
+endif()
+
+# 54_hopper_fp8_warp_specialized_gemm: e4m3 x e4m3 -> f32 wgmma, clusters of
+# 1 x 2, an epilogue with per-row bias, ReLU, an amax reduction (max.NaN.f32)
+# and an aux output through stmatrix and TMA stores; host fills and a host
+# reference compared element for element (TensorEquals): one launch. check:
+# nothing in the launch; the 11 device allocations of its global HostTensors
+# are still held at exit (their destructors run after the runtime's), as in 48.
+if(EXISTS ${hopper}/54_hopper_fp8_warp_specialized_gemm)
+  set(ex54_args --m=256 --n=256 --k=128 --iterations=0)
+  program_test(hopper_cutlass54_run 0 EXPECT "Disposition: Passed" "1 kernel launches emulated"
+               ARGS run -- ${hopper}/54_hopper_fp8_warp_specialized_gemm ${ex54_args})
+  program_test(hopper_cutlass54_check 1
+               EXPECT "Disposition: Passed"
+                      "ERROR SUMMARY: 11 errors \\(0 in 1 checked kernel launches, 11 in API calls\\)"
+               ARGS check -- ${hopper}/54_hopper_fp8_warp_specialized_gemm ${ex54_args})
+endif()
+
+# Every launch of the CUTLASS examples of tests/validation/hopper/public/
+# cutlass.txt (paths there under .device/hop28g/, here under this directory)
+# against the H100's ncu counters of run 14 (docs/validation.md): each
+# counter analyze reports must equal ncu's. Registered when all three exist.
+if(EXISTS ${hopper}/48_hopper_warp_specialized_gemm AND EXISTS ${hopper}/49_collective_builder
+   AND EXISTS ${hopper}/54_hopper_fp8_warp_specialized_gemm)
+  find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  file(READ ${CMAKE_SOURCE_DIR}/tests/validation/hopper/public/cutlass.txt cutlass_list)
+  string(REPLACE ".device/hop28g/" "${hopper}/" cutlass_list "${cutlass_list}")
+  file(WRITE ${out_dir}/cutlass_programs.txt "${cutlass_list}")
+  add_test(NAME programs.hopper_cutlass_counters
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/run_test.sh 0 "ok   cutlass48 launch 5"
+                   "ok   cutlass54 launch 0" "ok   cutlass49 launch 41" --
+                   ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/validate-ncu
+                   --smemlab $<TARGET_FILE:smemlab> --only-programs
+                   --programs ${out_dir}/cutlass_programs.txt
+                   --ncu-dir ${CMAKE_SOURCE_DIR}/tests/validation/hopper/public/h100-run14/ncu
+                   --out ${out_dir}/cutlass_counters
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  set_tests_properties(programs.hopper_cutlass_counters PROPERTIES TIMEOUT 1800
+                       ENVIRONMENT SMEMLAB_TEST_TIMEOUT=1700)
 endif()
 
 # pranjalssh/fast.cu's GEMM kernels 2, 5, 9 and 12 (tests/validation/hopper/
