@@ -6,19 +6,25 @@
 
 #include "bank/ldmatrix.h"
 #include "check/spare_pool.h"
+#include "emu/memory.h"
 
 namespace smemlab::check {
 
 // (Not in the anonymous namespace: PaddingWhatIf::Recorded, a class with
 // linkage, holds them.)
+// Its lanes' shared offsets are 32 bits: the emulator's shared window is
+// 2^32 bytes (an access past it faults before its event), and half the
+// bytes to build, hash, copy and compare per request was a tenth of
+// analyze's time on mergeSort.
+static_assert(emu::kWindowSize <= uint64_t{1} << 32);
 struct PadRequest {
+  uint64_t hash;  // hash_of(*this), computed once where the request is made
+  uint64_t count;
+  const emu::InstrInfo* instr;
+  uint32_t mask;
   bank::Op op;
   uint8_t width, matrices;
-  uint32_t mask;
-  std::array<uint64_t, 32> addr;
-  uint64_t count;
-  uint64_t hash;  // hash_of(*this), computed once where the request is made
-  const emu::InstrInfo* instr;
+  std::array<uint32_t, 32> addr;  // 0 in inactive lanes
   bool same(const PadRequest& o) const {
     return op == o.op && width == o.width && matrices == o.matrices && mask == o.mask &&
            addr == o.addr;
@@ -50,7 +56,8 @@ uint64_t hash_of(const PadRequest& r) {
 std::optional<std::pair<unsigned, unsigned>> pad_cost(const bank::Model& model, const PadRequest& r,
                                                       uint32_t base, uint32_t bytes, uint32_t pitch,
                                                       uint32_t pad) {
-  std::array<uint64_t, 32> addr = r.addr;
+  std::array<uint64_t, 32> addr;
+  std::copy(r.addr.begin(), r.addr.end(), addr.begin());
   if (pad)
     for (uint32_t m = r.mask; m; m &= m - 1) {
       uint64_t& a = addr[__builtin_ctz(m)];
@@ -83,12 +90,13 @@ std::optional<std::pair<unsigned, unsigned>> pad_cost(const bank::Model& model, 
 }  // namespace
 
 // A buffer's distinct requests, merged with a count. The index is open
-// addressing over `requests` (a slot holds an index + 1, 0 empty), at most
+// addressing over `requests` (a slot holds the hash's top 32 bits over an
+// index + 1, 0 empty, so that a probe mostly reads no request), at most
 // half full: no allocation per request, as a node-based map made (malloc
 // and free were a tenth of analyze's time on mergeSort). Requests are kept
 // once each, in the order first added; the index only finds them.
 struct PaddingWhatIf::Recorded {
-  std::vector<uint32_t> slots;
+  std::vector<uint64_t> slots;
   std::vector<PadRequest> requests;
   bool bulk_filled = false;  // a TMA or bulk copy wrote it: the swizzle what-if's, or neither's
   bool incomplete = false;
@@ -99,8 +107,9 @@ struct PaddingWhatIf::Recorded {
     if (slots.empty()) slots.assign(kFirstSlots, 0);
     size_t s = find(r);
     if (slots[s]) {
-      requests[slots[s] - 1].count += r.count;
-      return slots[s] - 1;
+      const size_t i = static_cast<uint32_t>(slots[s]) - 1;
+      requests[i].count += r.count;
+      return i;
     }
     if (requests.size() >= kMaxDistinct) {
       incomplete = true;
@@ -111,7 +120,7 @@ struct PaddingWhatIf::Recorded {
       s = find(r);
     }
     requests.push_back(r);
-    slots[s] = static_cast<uint32_t>(requests.size());
+    slots[s] = slot(r.hash, requests.size() - 1);
     return requests.size() - 1;
   }
   // (Blocks of a launch mostly make the same requests in the same order:
@@ -133,11 +142,11 @@ struct PaddingWhatIf::Recorded {
   // Empty, its storage kept (a pooled block's).
   void clear() {
     requests.clear();
-    std::fill(slots.begin(), slots.end(), 0u);
+    std::fill(slots.begin(), slots.end(), 0);
     bulk_filled = incomplete = false;
   }
   size_t bytes() const {
-    return slots.capacity() * sizeof(uint32_t) + requests.capacity() * sizeof(PadRequest);
+    return slots.capacity() * sizeof(uint64_t) + requests.capacity() * sizeof(PadRequest);
   }
 
  private:
@@ -149,12 +158,14 @@ struct PaddingWhatIf::Recorded {
     const size_t mask = slots.size() - 1;
     const int shift = 64 - std::countr_zero(slots.size());
     for (size_t s = (r.hash * 0x9E3779B97F4A7C15ull) >> shift;; s = (s + 1) & mask) {
-      const uint32_t v = slots[s];
+      const uint64_t v = slots[s];
       if (!v) return s;
-      const PadRequest& q = requests[v - 1];
+      if (v >> 32 != r.hash >> 32) continue;
+      const PadRequest& q = requests[static_cast<uint32_t>(v) - 1];
       if (q.hash == r.hash && q.same(r)) return s;
     }
   }
+  static uint64_t slot(uint64_t hash, size_t i) { return (hash >> 32) << 32 | (i + 1); }
   void grow() {
     slots.assign(2 * slots.size(), 0);
     const size_t mask = slots.size() - 1;
@@ -162,7 +173,7 @@ struct PaddingWhatIf::Recorded {
     for (size_t i = 0; i < requests.size(); ++i) {
       size_t s = (requests[i].hash * 0x9E3779B97F4A7C15ull) >> shift;
       while (slots[s]) s = (s + 1) & mask;
-      slots[s] = static_cast<uint32_t>(i + 1);
+      slots[s] = slot(requests[i].hash, i);
     }
   }
 };
@@ -259,7 +270,8 @@ class BlockPadding final : public emu::BlockObserver {
     r.width = static_cast<uint8_t>(a.width);
     r.matrices = a.matrices;
     r.mask = mask;
-    for (unsigned l = 0; l < 32; ++l) r.addr[l] = (mask >> l & 1) ? a.addr[l] : 0;
+    for (unsigned l = 0; l < 32; ++l)
+      r.addr[l] = (mask >> l & 1) ? static_cast<uint32_t>(a.addr[l]) : 0;
     r.count = 1;
     r.instr = a.instr;
     r.hash = hash_of(r);
@@ -294,9 +306,10 @@ class BlockPadding final : public emu::BlockObserver {
       return false;
     uint64_t differ = 0;  // (no branch per lane: these loops vectorize)
     if (mask == UINT32_MAX) {
-      for (unsigned l = 0; l < 32; ++l) differ |= q.addr[l] ^ a.addr[l];
+      for (unsigned l = 0; l < 32; ++l) differ |= uint64_t{q.addr[l]} ^ a.addr[l];
     } else {  // (inactive lanes are 0 in `q`)
-      for (unsigned l = 0; l < 32; ++l) differ |= q.addr[l] ^ ((mask >> l & 1) ? a.addr[l] : 0);
+      for (unsigned l = 0; l < 32; ++l)
+        differ |= uint64_t{q.addr[l]} ^ ((mask >> l & 1) ? a.addr[l] : 0);
     }
     return differ == 0;
   }

@@ -19,7 +19,7 @@ namespace {
 TEST(PaddingWhatIf, PaddedOffsetsAndRowPitch) {
   EXPECT_EQ(PaddingWhatIf::padded(3 * 128 + 8, 128, 4), 3u * 132 + 8);
   EXPECT_EQ(PaddingWhatIf::padded(100, 128, 4), 100u);  // row 0 stays
-  uint64_t column[32], rect[32];
+  uint32_t column[32], rect[32];
   for (unsigned l = 0; l < 32; ++l) {
     column[l] = 128 * l;
     rect[l] = 128 * (l % 16) + 4 * (l / 16);  // lane 16 starts the next column
