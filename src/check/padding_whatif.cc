@@ -1,23 +1,30 @@
 #include "check/padding_whatif.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
-#include <unordered_map>
 
 #include "bank/ldmatrix.h"
+#include "check/spare_pool.h"
+#include "emu/memory.h"
 
 namespace smemlab::check {
 
 // (Not in the anonymous namespace: PaddingWhatIf::Recorded, a class with
 // linkage, holds them.)
+// Its lanes' shared offsets are 32 bits: the emulator's shared window is
+// 2^32 bytes (an access past it faults before its event), and half the
+// bytes to build, hash, copy and compare per request was a tenth of
+// analyze's time on mergeSort.
+static_assert(emu::kWindowSize <= uint64_t{1} << 32);
 struct PadRequest {
+  uint64_t hash;  // hash_of(*this), computed once where the request is made
+  uint64_t count;
+  const emu::InstrInfo* instr;
+  uint32_t mask;
   bank::Op op;
   uint8_t width, matrices;
-  uint32_t mask;
-  std::array<uint64_t, 32> addr;
-  uint64_t count;
-  uint64_t hash;  // hash_of(*this), computed once where the request is made
-  const emu::InstrInfo* instr;
+  std::array<uint32_t, 32> addr;  // 0 in inactive lanes
   bool same(const PadRequest& o) const {
     return op == o.op && width == o.width && matrices == o.matrices && mask == o.mask &&
            addr == o.addr;
@@ -49,7 +56,8 @@ uint64_t hash_of(const PadRequest& r) {
 std::optional<std::pair<unsigned, unsigned>> pad_cost(const bank::Model& model, const PadRequest& r,
                                                       uint32_t base, uint32_t bytes, uint32_t pitch,
                                                       uint32_t pad) {
-  std::array<uint64_t, 32> addr = r.addr;
+  std::array<uint64_t, 32> addr;
+  std::copy(r.addr.begin(), r.addr.end(), addr.begin());
   if (pad)
     for (uint32_t m = r.mask; m; m &= m - 1) {
       uint64_t& a = addr[__builtin_ctz(m)];
@@ -81,9 +89,14 @@ std::optional<std::pair<unsigned, unsigned>> pad_cost(const bank::Model& model, 
 
 }  // namespace
 
-// A buffer's distinct requests, merged with a count.
+// A buffer's distinct requests, merged with a count. The index is open
+// addressing over `requests` (a slot holds the hash's top 32 bits over an
+// index + 1, 0 empty, so that a probe mostly reads no request), at most
+// half full: no allocation per request, as a node-based map made (malloc
+// and free were a tenth of analyze's time on mergeSort). Requests are kept
+// once each, in the order first added; the index only finds them.
 struct PaddingWhatIf::Recorded {
-  std::unordered_map<uint64_t, size_t> index;  // hash (probed on a collision) -> requests
+  std::vector<uint64_t> slots;
   std::vector<PadRequest> requests;
   bool bulk_filled = false;  // a TMA or bulk copy wrote it: the swizzle what-if's, or neither's
   bool incomplete = false;
@@ -91,26 +104,24 @@ struct PaddingWhatIf::Recorded {
   // Adds `r`; its index in `requests`, or kDropped (the buffer is full).
   static constexpr size_t kDropped = SIZE_MAX;
   size_t add(const PadRequest& r) {
-    for (uint64_t h = r.hash;; ++h) {
-      // (A lookup first: once the buffer is full, most requests of a long
-      // launch are new ones it drops, and an insert + erase for each was
-      // half of analyze's time on a shared-memory sweep.)
-      auto it = index.find(h);
-      if (it != index.end()) {
-        if (requests[it->second].same(r)) {
-          requests[it->second].count += r.count;
-          return it->second;
-        }
-        continue;  // another request with this hash: probe on
-      }
-      if (requests.size() >= kMaxDistinct) {
-        incomplete = true;
-        return kDropped;
-      }
-      index.emplace(h, requests.size());
-      requests.push_back(r);
-      return requests.size() - 1;
+    if (slots.empty()) slots.assign(kFirstSlots, 0);
+    size_t s = find(r);
+    if (slots[s]) {
+      const size_t i = static_cast<uint32_t>(slots[s]) - 1;
+      requests[i].count += r.count;
+      return i;
     }
+    if (requests.size() >= kMaxDistinct) {
+      incomplete = true;
+      return kDropped;
+    }
+    if (2 * (requests.size() + 1) > slots.size()) {
+      grow();
+      s = find(r);
+    }
+    requests.push_back(r);
+    slots[s] = slot(r.hash, requests.size() - 1);
+    return requests.size() - 1;
   }
   // (Blocks of a launch mostly make the same requests in the same order:
   // the entry after the last one found is tried first, without the index.
@@ -128,23 +139,102 @@ struct PaddingWhatIf::Recorded {
       if (i != kDropped) next = i + 1;
     }
   }
+  // Empty, its storage kept (a pooled block's).
+  void clear() {
+    requests.clear();
+    std::fill(slots.begin(), slots.end(), 0);
+    bulk_filled = incomplete = false;
+  }
+  size_t bytes() const {
+    return slots.capacity() * sizeof(uint64_t) + requests.capacity() * sizeof(PadRequest);
+  }
+
+ private:
+  static constexpr size_t kFirstSlots = 64;
+  // The slot of the request equal to `r`, else the empty slot that ends its
+  // probe (slots.size() is a power of two, the top bits of a mix of the
+  // hash pick the first).
+  size_t find(const PadRequest& r) const {
+    const size_t mask = slots.size() - 1;
+    const int shift = 64 - std::countr_zero(slots.size());
+    for (size_t s = (r.hash * 0x9E3779B97F4A7C15ull) >> shift;; s = (s + 1) & mask) {
+      const uint64_t v = slots[s];
+      if (!v) return s;
+      if (v >> 32 != r.hash >> 32) continue;
+      const PadRequest& q = requests[static_cast<uint32_t>(v) - 1];
+      if (q.hash == r.hash && q.same(r)) return s;
+    }
+  }
+  static uint64_t slot(uint64_t hash, size_t i) { return (hash >> 32) << 32 | (i + 1); }
+  void grow() {
+    slots.assign(2 * slots.size(), 0);
+    const size_t mask = slots.size() - 1;
+    const int shift = 64 - std::countr_zero(slots.size());
+    for (size_t i = 0; i < requests.size(); ++i) {
+      size_t s = (requests[i].hash * 0x9E3779B97F4A7C15ull) >> shift;
+      while (slots[s]) s = (s + 1) & mask;
+      slots[s] = slot(requests[i].hash, i);
+    }
+  }
 };
 
 namespace {
 
+// Each (warp, instruction)'s last two requests, by a small hash of both.
+struct Last {
+  const emu::InstrInfo* instr = nullptr;
+  uint32_t warp = 0;
+  std::array<uint32_t, 2> buffer{};
+  std::array<size_t, 2> index{};
+  unsigned n = 0;  // requests kept: the latest first
+};
+constexpr size_t kLast = 256;
+
+// A block's records, one per buffer, and its memo of last requests: taken
+// from a process-wide pool and given back emptied, so that a block does
+// not allocate its tables afresh (their growth, copies and frees were
+// about a tenth of analyze's time on mergeSort's thousands of blocks).
+struct BlockTables {
+  std::vector<PaddingWhatIf::Recorded> recorded;
+  std::array<Last, kLast> last{};
+  void clear() {
+    for (PaddingWhatIf::Recorded& r : recorded) r.clear();
+    last.fill(Last{});
+  }
+  size_t bytes() const {
+    size_t n = sizeof(*this);
+    for (const PaddingWhatIf::Recorded& r : recorded) n += r.bytes();
+    return n;
+  }
+};
+
+// (Never destroyed: a launch on another thread may end while the process
+// exits.)
+SparePool<BlockTables>& spare_tables() {
+  constexpr size_t kMaxEach = size_t{16} << 20, kMaxTotal = size_t{128} << 20;
+  static auto* pool = new SparePool<BlockTables>(32, kMaxEach, kMaxTotal);
+  return *pool;
+}
+
 class BlockPadding final : public emu::BlockObserver {
  public:
-  explicit BlockPadding(const std::vector<PaddingBuffer>* spans) : spans_(spans) {
-    for (size_t i = 0; i < spans->size(); ++i)
-      recorded.push_back(std::make_unique<PaddingWhatIf::Recorded>());
+  explicit BlockPadding(const std::vector<PaddingBuffer>* spans)
+      : spans_(spans), t_(spare_tables().take()), recorded_(t_->recorded), last_(t_->last) {
+    recorded_.resize(spans->size());
   }
+  ~BlockPadding() override {
+    t_->clear();
+    spare_tables().give(std::move(t_));
+  }
+  BlockPadding(const BlockPadding&) = delete;
+  BlockPadding& operator=(const BlockPadding&) = delete;
 
   void on_bulk_copy(const emu::BulkCopy& c) override {
     if (c.kind != emu::BulkKind::Load || c.phase != emu::BulkPhase::Issue) return;
     const bool here =
         c.incoming || (c.multicast ? (c.multicast >> c.issuer_rank & 1) : c.rank == c.issuer_rank);
     if (!here) return;
-    if (int b = buffer_of(c.shared_base); b >= 0) recorded[b]->bulk_filled = true;
+    if (int b = buffer_of(c.shared_base); b >= 0) recorded_[b].bulk_filled = true;
   }
 
   void on_memory(const emu::MemAccess& a) override {
@@ -165,7 +255,7 @@ class BlockPadding final : public emu::BlockObserver {
     Last& last = last_[(a.warp * 31 + (reinterpret_cast<uintptr_t>(a.instr) >> 3)) % kLast];
     const bool known = last.instr == a.instr && last.warp == a.warp && a.instr;
     for (unsigned k = 0; known && k < last.n; ++k) {
-      PadRequest& q = recorded[last.buffer[k]]->requests[last.index[k]];
+      PadRequest& q = recorded_[last.buffer[k]].requests[last.index[k]];
       if (same_request(q, a, mask)) {
         ++q.count;
         return;
@@ -180,11 +270,12 @@ class BlockPadding final : public emu::BlockObserver {
     r.width = static_cast<uint8_t>(a.width);
     r.matrices = a.matrices;
     r.mask = mask;
-    for (unsigned l = 0; l < 32; ++l) r.addr[l] = (mask >> l & 1) ? a.addr[l] : 0;
+    for (unsigned l = 0; l < 32; ++l)
+      r.addr[l] = (mask >> l & 1) ? static_cast<uint32_t>(a.addr[l]) : 0;
     r.count = 1;
     r.instr = a.instr;
     r.hash = hash_of(r);
-    const size_t i = recorded[b]->add(r);
+    const size_t i = recorded_[b].add(r);
     if (i == PaddingWhatIf::Recorded::kDropped) return;
     if (!known) last = {a.instr, a.warp, {}, {}, 0};
     last.buffer[1] = last.buffer[0];
@@ -194,7 +285,8 @@ class BlockPadding final : public emu::BlockObserver {
     last.n = std::min(last.n + 1, 2u);
   }
 
-  std::vector<std::unique_ptr<PaddingWhatIf::Recorded>> recorded;
+  // By buffer (the pooled tables').
+  const std::vector<PaddingWhatIf::Recorded>& recorded() const { return recorded_; }
 
  private:
   int buffer_of(uint64_t addr) const {
@@ -214,23 +306,17 @@ class BlockPadding final : public emu::BlockObserver {
       return false;
     uint64_t differ = 0;  // (no branch per lane: these loops vectorize)
     if (mask == UINT32_MAX) {
-      for (unsigned l = 0; l < 32; ++l) differ |= q.addr[l] ^ a.addr[l];
+      for (unsigned l = 0; l < 32; ++l) differ |= uint64_t{q.addr[l]} ^ a.addr[l];
     } else {  // (inactive lanes are 0 in `q`)
-      for (unsigned l = 0; l < 32; ++l) differ |= q.addr[l] ^ ((mask >> l & 1) ? a.addr[l] : 0);
+      for (unsigned l = 0; l < 32; ++l)
+        differ |= uint64_t{q.addr[l]} ^ ((mask >> l & 1) ? a.addr[l] : 0);
     }
     return differ == 0;
   }
   const std::vector<PaddingBuffer>* spans_;
-  // Each (warp, instruction)'s last two requests, by a small hash of both.
-  struct Last {
-    const emu::InstrInfo* instr = nullptr;
-    uint32_t warp = 0;
-    std::array<uint32_t, 2> buffer{};
-    std::array<size_t, 2> index{};
-    unsigned n = 0;  // requests kept: the latest first
-  };
-  static constexpr size_t kLast = 256;
-  std::array<Last, kLast> last_{};
+  std::unique_ptr<BlockTables> t_;
+  std::vector<PaddingWhatIf::Recorded>& recorded_;
+  std::array<Last, kLast>& last_;
 };
 
 }  // namespace
@@ -250,7 +336,7 @@ std::unique_ptr<emu::BlockObserver> PaddingWhatIf::make_block_observer(emu::Dim3
 
 void PaddingWhatIf::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> observer) {
   auto* b = static_cast<BlockPadding*>(observer.get());
-  for (size_t i = 0; i < recorded_.size(); ++i) recorded_[i]->merge(*b->recorded[i]);
+  for (size_t i = 0; i < recorded_.size(); ++i) recorded_[i]->merge(b->recorded()[i]);
 }
 
 uint32_t PaddingWhatIf::row_pitch(const std::vector<Step>& requests) {

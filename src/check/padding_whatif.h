@@ -81,7 +81,7 @@ class PaddingWhatIf final : public emu::KernelObserver {
   // of `requests` (weighted by count); 0 when none. Exposed for tests.
   struct Step {
     uint32_t mask;
-    const uint64_t* addr;
+    const uint32_t* addr;  // the lanes' shared offsets
     uint64_t count;
   };
   static uint32_t row_pitch(const std::vector<Step>& requests);
