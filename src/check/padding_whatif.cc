@@ -10,13 +10,13 @@
 
 namespace smemlab::check {
 
+// A request's lanes are 32-bit shared offsets: the emulator's shared
+// window is 2^32 bytes (an access past it faults before its event), and
+// half the bytes per request are half to build, hash, copy and compare.
+static_assert(emu::kWindowSize <= uint64_t{1} << 32);
+
 // (Not in the anonymous namespace: PaddingWhatIf::Recorded, a class with
 // linkage, holds them.)
-// Its lanes' shared offsets are 32 bits: the emulator's shared window is
-// 2^32 bytes (an access past it faults before its event), and half the
-// bytes to build, hash, copy and compare per request was a tenth of
-// analyze's time on mergeSort.
-static_assert(emu::kWindowSize <= uint64_t{1} << 32);
 struct PadRequest {
   uint64_t hash;  // hash_of(*this), computed once where the request is made
   uint64_t count;
