@@ -59,7 +59,7 @@ endif()
 
 # 54_hopper_fp8_warp_specialized_gemm: e4m3 x e4m3 -> f32 wgmma, clusters of
 # 1 x 2, an epilogue with per-row bias, ReLU, an amax reduction (max.NaN.f32)
-# and an aux output through stmatrix and TMA stores; host fills and a host
+# and an aux output through st.shared and TMA stores; host fills and a host
 # reference compared element for element (TensorEquals): one launch. check:
 # nothing in the launch; the 11 device allocations of its global HostTensors
 # are still held at exit (their destructors run after the runtime's), as in 48.
