@@ -249,6 +249,40 @@ std::string where(const BlockCtx& b, uint32_t pc) {
   return s + ")";
 }
 
+// Releases barrier `id` when its arrivals are complete. After every
+// barrier_check no barrier is left complete, and only an arrival at a
+// barrier or an exit (fewer threads to wait for) can complete one: so an
+// arrival needs to check its own barrier only, an exit all of them.
+void release_if_complete(BlockCtx& b, uint32_t id) {
+  Barrier& bar = b.bars[id];
+  if (bar.arrived == 0) return;
+  uint32_t expected = bar.count ? bar.count : b.live_threads;
+  if (bar.arrived < expected) return;
+  const Op& op = b.prog->ops[bar.last_pc];
+  for (Warp& w : b.warps) {
+    uint32_t lanes = w.bar_lanes[id] & w.bar_wait;
+    if (!lanes) continue;
+    w.bar_lanes[id] = 0;
+    if (op.code == code(BAR, U32) && op.aux == 2) {
+      if (op.t2 == 0) {
+        SMEMLAB_FOR_LANES(lanes, regw(w, op.r[2])[l] = bar.popc);
+      } else {
+        bool r = op.t2 == 1 ? bar.all : bar.any;
+        w.P[op.r[2]] = (w.P[op.r[2]] & ~lanes) | (r ? lanes : 0u);
+      }
+    }
+    release_lanes(w, lanes);
+  }
+  bar.arrived = 0;
+  bar.count = 0;
+  bar.popc = 0;
+  bar.all = true;
+  bar.any = false;
+  ++bar.epoch;
+  ++b.releases;
+  if (b.obs) b.obs->on_barrier_release(BarrierRelease{id, bar.epoch});
+}
+
 }  // namespace
 
 void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
@@ -282,39 +316,11 @@ void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
     SMEMLAB_FOR_LANES(exec, w.bar_of[l] = static_cast<uint8_t>(id));
     w.bar_lanes[id] |= exec;
   }
-  barrier_check(b);
+  release_if_complete(b, static_cast<uint32_t>(id));
 }
 
 void barrier_check(BlockCtx& b) {
-  for (uint32_t id = 0; id < 16; ++id) {
-    Barrier& bar = b.bars[id];
-    if (bar.arrived == 0) continue;
-    uint32_t expected = bar.count ? bar.count : b.live_threads;
-    if (bar.arrived < expected) continue;
-    const Op& op = b.prog->ops[bar.last_pc];
-    for (Warp& w : b.warps) {
-      uint32_t lanes = w.bar_lanes[id] & w.bar_wait;
-      if (!lanes) continue;
-      w.bar_lanes[id] = 0;
-      if (op.code == code(BAR, U32) && op.aux == 2) {
-        if (op.t2 == 0) {
-          SMEMLAB_FOR_LANES(lanes, regw(w, op.r[2])[l] = bar.popc);
-        } else {
-          bool r = op.t2 == 1 ? bar.all : bar.any;
-          w.P[op.r[2]] = (w.P[op.r[2]] & ~lanes) | (r ? lanes : 0u);
-        }
-      }
-      release_lanes(w, lanes);
-    }
-    bar.arrived = 0;
-    bar.count = 0;
-    bar.popc = 0;
-    bar.all = true;
-    bar.any = false;
-    ++bar.epoch;
-    ++b.releases;
-    if (b.obs) b.obs->on_barrier_release(BarrierRelease{id, bar.epoch});
-  }
+  for (uint32_t id = 0; id < 16; ++id) release_if_complete(b, id);
 }
 
 void on_exit_lanes(BlockCtx& b, Warp& w, uint32_t pc, uint32_t mask) {

@@ -1,0 +1,209 @@
+// The `gpu` schedule's round (schedule.h) for a launch without per-pc
+// counts, from the round's first warp: the loop most launches spend their
+// time in. It runs exactly what run_round_isa (warp_loop.h) runs with a
+// quota of one memory op per turn — the same steps in the same order, the
+// same turns, counts, budget checks and faults — in a loop shaped for turns
+// of a few steps (1.8 steps a turn on a shared-memory stencil):
+// - what is fixed for the round (the program's ops, its runs, native code,
+//   the budget) is read once per round, not once per turn;
+// - a uniform warp's pc, lanes and lane count stay in registers between
+//   steps: w.cpc is written where the warp's state is read by others (before
+//   any op but per-lane arithmetic, and at the turn's end), not after every
+//   op;
+// - the turn's end is a jump to the next warp, with no quota to count.
+// Included by warp_loop.h after its executors, in the same namespaces.
+#pragma once
+
+namespace smemlab::emu {
+inline namespace SMEMLAB_ISA_NS {
+
+// Whether the `gpu` schedule ends a turn after memory op `op` of base B:
+// other_warps_see (warp_loop.h) as a constant test on the op's space.
+template <Base B>
+__attribute__((always_inline)) inline bool gpu_turn_ends(const Op& op) {
+  if constexpr (B == LD || B == ST) {
+    constexpr uint32_t kPrivate = 1u << static_cast<uint32_t>(MSpace::Local) |
+                                  1u << static_cast<uint32_t>(MSpace::Param) |
+                                  1u << static_cast<uint32_t>(MSpace::Const);
+    return !((kPrivate >> op.aux) & 1u);
+  }
+  return true;
+}
+
+// run_round_isa(b, turns, slice, b.warps.data(), 1) for a block whose
+// counts are off (b.counts empty) and whose program has its runs planned
+// (b.env->fused): one round of every warp's turn in index order.
+RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
+  Warp* const warps = b.warps.data();
+  Warp* const end = warps + b.warps.size();
+  const uint64_t budget = b.budget, steps_before = b.steps;
+  const Op* const ops = b.prog->ops.data();
+  const uint8_t* const fused = b.env->fused;
+  // (Read once per round: a background compile may publish it meanwhile;
+  // native code computes what the runs compute.)
+  const NativeEntry* const native =
+      b.env->native ? b.env->native->load(std::memory_order_acquire) : nullptr;
+  uint64_t lanes = 0, steps = steps_before;
+  uint32_t live = 0;
+  RoundResult r;
+  for (Warp* wp = warps; wp != end; ++wp) {
+    Warp& w = *wp;
+    live |= w.live;
+    if (!w.runnable) continue;
+    uint64_t n = 0;
+    uint32_t pc, group, at_pc;
+    bool uniform;
+  top:  // (the warp's state as its executors left it)
+    if (!w.runnable || n >= slice) goto turn_over;
+    uniform = w.uniform;
+    if (uniform) {
+      pc = w.cpc;
+      group = w.runnable;
+    } else {
+      if (w.in_call) {
+        pick_call_group(b, w, &pc, &group);
+      } else {
+        pc = UINT32_MAX;
+        SMEMLAB_FOR_LANES(w.runnable, pc = w.pc[l] < pc ? w.pc[l] : pc);
+        group = 0;
+        SMEMLAB_FOR_LANES(w.runnable, group |= (w.pc[l] == pc ? 1u : 0u) << l);
+      }
+      if (group == w.runnable) {
+        w.uniform = uniform = true;
+        w.cpc = pc;
+      }
+    }
+    at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
+  step:  // (uniform: w.cpc may be behind pc; the lanes are those of `top`)
+    if (fused[pc] > 1 && (uniform || !w.in_call)) {
+      uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(fused[pc], slice - n));
+      if (!uniform) len = std::min(len, next_pc_above(w, group) - pc);
+      if (len > 1) {
+        if (native)
+          run_native(b, w, native, pc, len, group);
+        else
+          run_fused(b, w, pc, len, group);
+        lanes += uint64_t{at_pc} * len;
+        n += len;
+        pc += len;
+        goto next_pc;
+      }
+    }
+    {
+      const Op& op = ops[pc];
+      lanes += at_pc;
+      uint32_t exec = group;
+      if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
+      ++n;
+      // The turn ends after a memory op another warp sees (run_round_isa's
+      // SMEMLAB_TURN with a quota of one).
+#define SMEMLAB_GPU_TURN(base, cls)            \
+  if constexpr (orders_memory(OpClass::cls)) { \
+    if (gpu_turn_ends<base>(op)) {             \
+      if (uniform)                             \
+        w.cpc = pc + 1;                        \
+      else                                     \
+        set_pc(w, group, pc + 1);              \
+      goto turn_over;                          \
+    }                                          \
+  }
+      // Per-lane arithmetic (Inline, CallAlu) and ld/st (load_store) leave
+      // the warp's lanes and pcs alone: the next op runs from `step`.
+      // Anything else may read or change them: w.cpc is set first and the
+      // next op starts from `top`.
+#define SMEMLAB_GPU_Inline(ty, base, executor, cls) \
+  case code(base, ty):                              \
+    if constexpr (orders_memory(OpClass::cls)) {    \
+      if (uniform) w.cpc = pc;                      \
+      executor<base, ty>(w, op, exec);              \
+      SMEMLAB_GPU_TURN(base, cls)                   \
+      goto after_op;                                \
+    }                                               \
+    executor<base, ty>(w, op, exec);                \
+    ++pc;                                           \
+    goto next_pc;
+#define SMEMLAB_GPU_CallAlu(ty, base, executor, cls) \
+  case code(base, ty):                               \
+    executor(b, w, op, pc, exec);                    \
+    ++pc;                                            \
+    goto next_pc;
+#define SMEMLAB_GPU_Call(ty, base, executor, cls) \
+  case code(base, ty):                            \
+    if (uniform) w.cpc = pc;                      \
+    executor(b, w, op, pc, exec);                 \
+    SMEMLAB_GPU_TURN(base, cls)                   \
+    goto after_op;
+#define SMEMLAB_GPU_InlineFlow(ty, base, executor, cls) \
+  case code(base, ty): {                                \
+    if constexpr (base == LD || base == ST) {           \
+      load_store<base, ty>(b, w, op, pc, exec);         \
+      SMEMLAB_GPU_TURN(base, cls)                       \
+      ++pc;                                             \
+      goto next_pc;                                     \
+    }                                                   \
+    if (uniform) w.cpc = pc;                            \
+    Step s{b, w, op, pc, group, exec, n};               \
+    if (executor<base, ty>(s)) {                        \
+      SMEMLAB_GPU_TURN(base, cls)                       \
+      goto after_op;                                    \
+    }                                                   \
+    goto top;                                           \
+  }
+#define SMEMLAB_GPU_CallFlow(ty, base, executor, cls) \
+  case code(base, ty): {                              \
+    if (uniform) w.cpc = pc;                          \
+    Step s{b, w, op, pc, group, exec, n};             \
+    if (executor(s)) {                                \
+      SMEMLAB_GPU_TURN(base, cls)                     \
+      goto after_op;                                  \
+    }                                                 \
+    goto top;                                         \
+  }
+#define SMEMLAB_OP(base, types, executor, kind, cls) \
+  SMEMLAB_TYPES_##types(SMEMLAB_GPU_##kind, base, executor, cls)
+      switch (op.code) {
+#include "emu/instructions.def"
+        default:
+          // Unreachable for decoded programs (implemented()).
+          if (uniform) w.cpc = pc;
+          fault(w, pc, -1, FaultKind::Unsupported,
+                fmt::format("'{}' with this type is not implemented", b.prog->info[op.info].text));
+      }
+#undef SMEMLAB_GPU_Inline
+#undef SMEMLAB_GPU_CallAlu
+#undef SMEMLAB_GPU_Call
+#undef SMEMLAB_GPU_InlineFlow
+#undef SMEMLAB_GPU_CallFlow
+#undef SMEMLAB_GPU_TURN
+    }
+  after_op:  // an op after which the lanes at pc go on to pc + 1
+    if (uniform)
+      w.cpc = pc + 1;
+    else
+      set_pc(w, group, pc + 1);
+    goto top;
+  next_pc:  // per-lane arithmetic up to pc (exclusive) done by the lanes of `group`
+    if (uniform) {
+      if (n < slice) goto step;
+      w.cpc = pc;
+    } else {
+      set_pc(w, group, pc);
+    }
+    goto top;
+  turn_over:
+    steps += n;
+    b.steps = steps;  // (read_clock reads it during the next turn)
+    if (steps > budget) {
+      r.over_budget = &w;
+      break;
+    }
+  }
+  b.lane_steps += lanes;
+  r.steps = steps - steps_before;
+  r.progress = r.steps > 0;
+  r.alive = live != 0;
+  return r;
+}
+
+}  // namespace SMEMLAB_ISA_NS
+}  // namespace smemlab::emu
