@@ -240,6 +240,18 @@ void release_lanes(Warp& w, uint32_t lanes) {
   }
   w.bar_wait &= ~lanes;
   w.runnable |= lanes;
+  // A warp whose live lanes now all run at one pc, outside calls, is uniform
+  // again (as the warp loop's next step would find it, without its search
+  // for the lowest pc): the usual end of a __syncthreads().
+  if (w.runnable == w.live && !w.in_call) {
+    const uint32_t pc = w.pc[__builtin_ctz(lanes)];
+    uint32_t off = 0;
+    SMEMLAB_FOR_LANES(w.runnable, off |= w.pc[l] ^ pc);
+    if (off == 0) {
+      w.uniform = true;
+      w.cpc = pc;
+    }
+  }
 }
 
 std::string where(const BlockCtx& b, uint32_t pc) {
@@ -294,7 +306,8 @@ void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
   uint32_t count = op.r[1] == UINT32_MAX ? 0u : static_cast<uint32_t>(reg(w, op.r[1])[lane]);
   Barrier& bar = b.bars[id];
   if (count) bar.count = count;
-  bar.arrived += static_cast<uint32_t>(__builtin_popcount(exec));
+  // (A whole warp without a call: this file is built without popcnt.)
+  bar.arrived += exec == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(exec));
   ++b.arrivals;
   bar.last_pc = pc;
   BarrierKind kind = op.aux == 0   ? BarrierKind::Sync

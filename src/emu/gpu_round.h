@@ -17,6 +17,8 @@
 namespace smemlab::emu {
 inline namespace SMEMLAB_ISA_NS {
 
+namespace {
+
 // Whether the `gpu` schedule ends a turn after memory op `op` of base B:
 // other_warps_see (warp_loop.h) as a constant test on the op's space.
 template <Base B>
@@ -30,10 +32,50 @@ __attribute__((always_inline)) inline bool gpu_turn_ends(const Op& op) {
   return true;
 }
 
+// The dispatch: every (op, type) code of instructions.def in the table's
+// order (the order of the loop's jump targets), and for each code below
+// kSize its place in that order (kCount: no such code). One indexed jump
+// per op, where GCC's switch over these sparse codes took two range tests
+// and a second table for the upper half.
+constexpr uint16_t kGpuCodes[] = {
+#define SMEMLAB_GPU_CODE(ty, base, executor, cls) code(base, ty),
+#define SMEMLAB_OP(base, types, executor, kind, cls) \
+  SMEMLAB_TYPES_##types(SMEMLAB_GPU_CODE, base, executor, cls)
+#include "emu/instructions.def"
+#undef SMEMLAB_GPU_CODE
+};
+struct GpuDispatch {
+  static constexpr uint32_t kCount = sizeof(kGpuCodes) / sizeof(kGpuCodes[0]);
+  static constexpr uint32_t kSize = [] {
+    uint32_t top = 0;
+    for (uint16_t c : kGpuCodes) top = c > top ? c : top;
+    return top + 1;
+  }();
+  uint16_t index[kSize];
+};
+constexpr GpuDispatch kGpuDispatch = [] {
+  GpuDispatch d{};
+  for (uint16_t& i : d.index) i = GpuDispatch::kCount;
+  for (uint32_t i = 0; i < GpuDispatch::kCount; ++i)
+    d.index[kGpuCodes[i]] = static_cast<uint16_t>(i);
+  return d;
+}();
+
+}  // namespace
+
 // run_round_isa(b, turns, slice, b.warps.data(), 1) for a block whose
 // counts are off (b.counts empty) and whose program has its runs planned
 // (b.env->fused): one round of every warp's turn in index order.
 RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
+  // The jump targets, in kGpuCodes' order, then the one for unknown codes.
+  static const void* const kTargets[] = {
+#define SMEMLAB_GPU_TARGET(ty, base, executor, cls) &&gpu_##base##_##ty,
+#define SMEMLAB_OP(base, types, executor, kind, cls) \
+  SMEMLAB_TYPES_##types(SMEMLAB_GPU_TARGET, base, executor, cls)
+#include "emu/instructions.def"
+#undef SMEMLAB_GPU_TARGET
+      &&gpu_unknown};
+  static_assert(sizeof(kTargets) / sizeof(kTargets[0]) == GpuDispatch::kCount + 1);
   Warp* const warps = b.warps.data();
   Warp* const end = warps + b.warps.size();
   const uint64_t budget = b.budget, steps_before = b.steps;
@@ -50,10 +92,14 @@ RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
     Warp& w = *wp;
     live |= w.live;
     if (!w.runnable) continue;
-    uint64_t n = 0;
-    uint32_t pc, group, at_pc;
-    bool uniform;
+    // n: the turn's steps; mark: n when the lanes of `group` began to run
+    // (their lanes are counted when they stop: at_pc per step since mark).
+    uint64_t n = 0, mark = 0;
+    uint32_t pc = 0, group = 0, at_pc = 0;
+    bool uniform = false;
   top:  // (the warp's state as its executors left it)
+    lanes += uint64_t{at_pc} * (n - mark);
+    mark = n;
     if (!w.runnable || n >= slice) goto turn_over;
     uniform = w.uniform;
     if (uniform) {
@@ -83,7 +129,6 @@ RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
           run_native(b, w, native, pc, len, group);
         else
           run_fused(b, w, pc, len, group);
-        lanes += uint64_t{at_pc} * len;
         n += len;
         pc += len;
         goto next_pc;
@@ -91,10 +136,13 @@ RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
     }
     {
       const Op& op = ops[pc];
-      lanes += at_pc;
       uint32_t exec = group;
       if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
       ++n;
+      {
+        const uint32_t c = op.code;
+        goto* kTargets[c < GpuDispatch::kSize ? kGpuDispatch.index[c] : GpuDispatch::kCount];
+      }
       // The turn ends after a memory op another warp sees (run_round_isa's
       // SMEMLAB_TURN with a quota of one).
 #define SMEMLAB_GPU_TURN(base, cls)            \
@@ -111,30 +159,27 @@ RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
       // the warp's lanes and pcs alone: the next op runs from `step`.
       // Anything else may read or change them: w.cpc is set first and the
       // next op starts from `top`.
-#define SMEMLAB_GPU_Inline(ty, base, executor, cls) \
-  case code(base, ty):                              \
-    if constexpr (orders_memory(OpClass::cls)) {    \
-      if (uniform) w.cpc = pc;                      \
-      executor<base, ty>(w, op, exec);              \
-      SMEMLAB_GPU_TURN(base, cls)                   \
-      goto after_op;                                \
-    }                                               \
-    executor<base, ty>(w, op, exec);                \
-    ++pc;                                           \
-    goto next_pc;
+#define SMEMLAB_GPU_Inline(ty, base, executor, cls)                \
+  gpu_##base##_##ty : if constexpr (orders_memory(OpClass::cls)) { \
+    if (uniform) w.cpc = pc;                                       \
+    executor<base, ty>(w, op, exec);                               \
+    SMEMLAB_GPU_TURN(base, cls)                                    \
+    goto after_op;                                                 \
+  }                                                                \
+  executor<base, ty>(w, op, exec);                                 \
+  ++pc;                                                            \
+  goto next_pc;
 #define SMEMLAB_GPU_CallAlu(ty, base, executor, cls) \
-  case code(base, ty):                               \
-    executor(b, w, op, pc, exec);                    \
-    ++pc;                                            \
-    goto next_pc;
+  gpu_##base##_##ty : executor(b, w, op, pc, exec);  \
+  ++pc;                                              \
+  goto next_pc;
 #define SMEMLAB_GPU_Call(ty, base, executor, cls) \
-  case code(base, ty):                            \
-    if (uniform) w.cpc = pc;                      \
-    executor(b, w, op, pc, exec);                 \
-    SMEMLAB_GPU_TURN(base, cls)                   \
-    goto after_op;
+  gpu_##base##_##ty : if (uniform) w.cpc = pc;    \
+  executor(b, w, op, pc, exec);                   \
+  SMEMLAB_GPU_TURN(base, cls)                     \
+  goto after_op;
 #define SMEMLAB_GPU_InlineFlow(ty, base, executor, cls) \
-  case code(base, ty): {                                \
+  gpu_##base##_##ty : {                                 \
     if constexpr (base == LD || base == ST) {           \
       load_store<base, ty>(b, w, op, pc, exec);         \
       SMEMLAB_GPU_TURN(base, cls)                       \
@@ -150,7 +195,7 @@ RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
     goto top;                                           \
   }
 #define SMEMLAB_GPU_CallFlow(ty, base, executor, cls) \
-  case code(base, ty): {                              \
+  gpu_##base##_##ty : {                               \
     if (uniform) w.cpc = pc;                          \
     Step s{b, w, op, pc, group, exec, n};             \
     if (executor(s)) {                                \
@@ -161,20 +206,18 @@ RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
   }
 #define SMEMLAB_OP(base, types, executor, kind, cls) \
   SMEMLAB_TYPES_##types(SMEMLAB_GPU_##kind, base, executor, cls)
-      switch (op.code) {
 #include "emu/instructions.def"
-        default:
-          // Unreachable for decoded programs (implemented()).
-          if (uniform) w.cpc = pc;
-          fault(w, pc, -1, FaultKind::Unsupported,
-                fmt::format("'{}' with this type is not implemented", b.prog->info[op.info].text));
-      }
 #undef SMEMLAB_GPU_Inline
 #undef SMEMLAB_GPU_CallAlu
 #undef SMEMLAB_GPU_Call
 #undef SMEMLAB_GPU_InlineFlow
 #undef SMEMLAB_GPU_CallFlow
 #undef SMEMLAB_GPU_TURN
+    gpu_unknown:
+      // Unreachable for decoded programs (implemented()).
+      if (uniform) w.cpc = pc;
+      fault(w, pc, -1, FaultKind::Unsupported,
+            fmt::format("'{}' with this type is not implemented", b.prog->info[op.info].text));
     }
   after_op:  // an op after which the lanes at pc go on to pc + 1
     if (uniform)
@@ -182,7 +225,7 @@ RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
     else
       set_pc(w, group, pc + 1);
     goto top;
-  next_pc:  // per-lane arithmetic up to pc (exclusive) done by the lanes of `group`
+  next_pc:  // per-lane work up to pc (exclusive) done by the lanes of `group`
     if (uniform) {
       if (n < slice) goto step;
       w.cpc = pc;
@@ -191,6 +234,7 @@ RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
     }
     goto top;
   turn_over:
+    lanes += uint64_t{at_pc} * (n - mark);
     steps += n;
     b.steps = steps;  // (read_clock reads it during the next turn)
     if (steps > budget) {

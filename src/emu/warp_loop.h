@@ -179,8 +179,11 @@ inline bool affine_words(BlockCtx& b, Warp& w, const Op& op, uint32_t exec) {
 
 // An ld or st: the affine fast path, else exec_memory. It reads and
 // changes no pc and no lane mask of the warp (gpu_round.h relies on it).
+// Out of line: inlined into the loop, GCC's code for the affine check was
+// scalar, with spills (273 instructions a store against ~165).
 template <Base B, T TY>
-inline void load_store(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
+__attribute__((noinline)) void load_store(BlockCtx& b, Warp& w, const Op& op, uint32_t pc,
+                                          uint32_t exec) {
   // (Types whose register value is the word zero- or sign-extended.)
   if constexpr (TY == U32 || TY == F32) {
     if (affine_words<B == LD, uint32_t>(b, w, op, exec)) return;
@@ -252,8 +255,14 @@ inline bool exit_lanes(Step& s) {
 template <Base, T>
 inline bool bar(Step& s) {
   if (s.exec == 0) return true;
-  materialize(s.w);
-  set_pc(s.w, s.group, s.pc + 1);
+  if (s.w.uniform && s.group == s.w.runnable) {
+    // (materialize, then set_pc of the group: every runnable lane.)
+    SMEMLAB_FOR_LANES(s.group, s.w.pc[l] = s.pc + 1);
+    s.w.uniform = false;
+  } else {
+    materialize(s.w);
+    set_pc(s.w, s.group, s.pc + 1);
+  }
   barrier_arrive(s.b, s.w, s.op, s.pc, s.exec);
   return false;
 }
