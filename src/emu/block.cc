@@ -333,7 +333,12 @@ void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
 }
 
 void barrier_check(BlockCtx& b) {
-  for (uint32_t id = 0; id < 16; ++id) release_if_complete(b, id);
+  // (The barriers with arrivals first, without branches: at an exit there
+  // are few or none.)
+  uint32_t waiting = 0;
+  for (uint32_t id = 0; id < 16; ++id) waiting |= (b.bars[id].arrived != 0 ? 1u : 0u) << id;
+  for (; waiting; waiting &= waiting - 1)
+    release_if_complete(b, static_cast<uint32_t>(__builtin_ctz(waiting)));
 }
 
 void on_exit_lanes(BlockCtx& b, Warp& w, uint32_t pc, uint32_t mask) {
