@@ -157,5 +157,54 @@ TEST(GpuRound, FaultsAndBudgetStopsAreTheGeneralLoops) {
   }
 }
 
+// A barrier whose lanes arrive at two different bar.sync ops (each half of
+// each warp at its own): released, the warp's lanes stand at two pcs and
+// must stay divergent (release_lanes makes a warp uniform again only when
+// all its lanes stand at one pc).
+const char* kSplitPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry split(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  setp.lt.u32 %p1, %r2, 16;
+  @%p1 bra LOW;
+  bar.sync 0;
+  mov.u32 %r3, 200;
+  bra.uni DONE;
+LOW:
+  bar.sync 0;
+  mov.u32 %r3, 100;
+DONE:
+  add.u32 %r3, %r3, %r1;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+)";
+
+TEST(GpuRound, LanesReleasedAtTwoPcsStayApart) {
+  for (const char* tier : {"interp", "jit"}) {
+    setenv("SMEMLAB_TIER", tier, 1);
+    Device dev;
+    auto m = Module::load_text(dev, kSplitPtx, "split.ptx");
+    const uint64_t out = dev.malloc(64 * 4);
+    LaunchConfig cfg{{1}, {64}};
+    cfg.threads = 1;
+    auto st = launch(*m, "split", cfg, out);
+    unsetenv("SMEMLAB_TIER");
+    ASSERT_FALSE(st.error) << tier << ": " << st.error->what();
+    std::vector<uint32_t> mem(64);
+    dev.copy_from(mem.data(), out, 64 * 4);
+    for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(mem[t], ((t & 31) < 16 ? 100u : 200u) + t) << tier;
+  }
+}
+
 }  // namespace
 }  // namespace smemlab::emu
