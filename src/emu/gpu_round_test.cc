@@ -137,10 +137,12 @@ TEST(GpuRound, SameMemoryCountsAndClocksAsTheGeneralLoop) {
   EXPECT_NE(a.mem, run("interp", "0", 0, 100'000'000, Schedule::Kind::Serial).mem);
   // Lanes with tid & 5 nonzero among the 64 threads of warps 0 and 1.
   EXPECT_EQ(a.mem[40 + kThreads + 1], 48u);
-  // (Quiet epochs off: they take other rounds. With them this kernel
-  // counts 576 warp-instructions against the old turns' 579, on main too:
-  // docs/emulator.md, "ninth step".)
   expect_same(a, run("jit", "0", 0, 100'000'000), "jit, no quiet epochs");
+  // With quiet epochs: warp 2 runs alone (the others wait at `bar.sync 1`)
+  // and its exit releases them; its last old turn (setp, bra, ret: 3
+  // steps) must count (the rest of the releasing round, run_round_from,
+  // begins at an exited warp).
+  expect_same(a, run("jit", "1", 0, 100'000'000), "jit");
 }
 
 TEST(GpuRound, FaultsAndBudgetStopsAreTheGeneralLoops) {

@@ -655,7 +655,20 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
   for (uint32_t turn = first; turn < count; ++turn) {
     Warp& w = warps[turns.warp(turn)];
     live |= w.live;
-    if (!w.runnable) continue;
+    if (!w.runnable) {
+      // The first turn's warp took `first_steps` before the quiet round's
+      // release (run_quiet_round took them off b.steps) and has no lanes
+      // left: its exit was the release. Its turn ended there, with those
+      // steps, as the old turns counted it.
+      if (turn == first && first_steps) {
+        b.steps += first_steps;
+        if (b.steps > budget) {
+          r.over_budget = &w;
+          break;
+        }
+      }
+      continue;
+    }
     // (A local, not a BlockCtx field: kept in a register across the turn.)
     uint32_t quota = fixed_quota ? fixed_quota : turns.quota();
     take_turn_isa<false>(b, w, slice, quota, turn == first ? first_steps : 0, fused, lanes,
