@@ -65,7 +65,9 @@ constexpr GpuDispatch kGpuDispatch = [] {
 
 // run_round_isa(b, turns, slice, b.warps.data(), 1) for a block whose
 // counts are off (b.counts empty) and whose program has its runs planned
-// (b.env->fused): one round of every warp's turn in index order.
+// (b.env->fused): rounds of every warp's turn in index order (one, or
+// several in a row: below). The result: the last round's `alive` and
+// `over_budget`, all rounds' steps.
 RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
   // The jump targets, in kGpuCodes' order, then the one for unknown codes.
   static const void* const kTargets[] = {
@@ -85,9 +87,19 @@ RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
   // native code computes what the runs compute.)
   const NativeEntry* const native =
       b.env->native ? b.env->native->load(std::memory_order_acquire) : nullptr;
+  // Rounds in a row, in one call, while nothing the block loop does between
+  // rounds can differ (BlockRunner::run): no barrier arrival or release
+  // (the quiet-epoch judging), progress, live warps, the budget, no stop
+  // asked, not cooperative (its pause), and no mbarrier op in the program
+  // (Program::lone_quiet: then SpinDetector::after_round only counts the
+  // round, b.mbar.round, which nothing else reads).
+  const bool in_a_row = b.prog->lone_quiet && !b.env->cooperative;
   uint64_t lanes = 0, steps = steps_before;
   uint32_t live = 0;
   RoundResult r;
+next_round:
+  const uint64_t round_steps = steps, releases = b.releases, arrivals = b.arrivals;
+  live = 0;
   for (Warp* wp = warps; wp != end; ++wp) {
     Warp& w = *wp;
     live |= w.live;
@@ -242,7 +254,13 @@ RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
       break;
     }
   }
-  b.lane_steps += lanes;
+  b.lane_steps += lanes;  // (per round: a fault keeps the rounds' before it)
+  lanes = 0;
+  if (in_a_row && !r.over_budget && live && steps != round_steps && b.releases == releases &&
+      b.arrivals == arrivals && !(b.env->stop && b.env->stop->load(std::memory_order_relaxed))) {
+    ++b.mbar.round;
+    goto next_round;
+  }
   r.steps = steps - steps_before;
   r.progress = r.steps > 0;
   r.alive = live != 0;
