@@ -240,6 +240,18 @@ void release_lanes(Warp& w, uint32_t lanes) {
   }
   w.bar_wait &= ~lanes;
   w.runnable |= lanes;
+  // A warp whose live lanes now all run at one pc, outside calls, is uniform
+  // again (as the warp loop's next step would find it, without its search
+  // for the lowest pc): the usual end of a __syncthreads().
+  if (w.runnable == w.live && !w.in_call) {
+    const uint32_t pc = w.pc[__builtin_ctz(lanes)];
+    uint32_t off = 0;
+    SMEMLAB_FOR_LANES(w.runnable, off |= w.pc[l] ^ pc);
+    if (off == 0) {
+      w.uniform = true;
+      w.cpc = pc;
+    }
+  }
 }
 
 std::string where(const BlockCtx& b, uint32_t pc) {
@@ -247,6 +259,40 @@ std::string where(const BlockCtx& b, uint32_t pc) {
   std::string s = fmt::format("{} (PTX line {}", i.text, i.ptx_line);
   if (i.loc >= 0 && b.prog->lines) s += ", " + b.prog->lines->describe(i.loc);
   return s + ")";
+}
+
+// Releases barrier `id` when its arrivals are complete. After every
+// barrier_check no barrier is left complete, and only an arrival at a
+// barrier or an exit (fewer threads to wait for) can complete one: so an
+// arrival needs to check its own barrier only, an exit all of them.
+void release_if_complete(BlockCtx& b, uint32_t id) {
+  Barrier& bar = b.bars[id];
+  if (bar.arrived == 0) return;
+  uint32_t expected = bar.count ? bar.count : b.live_threads;
+  if (bar.arrived < expected) return;
+  const Op& op = b.prog->ops[bar.last_pc];
+  for (Warp& w : b.warps) {
+    uint32_t lanes = w.bar_lanes[id] & w.bar_wait;
+    if (!lanes) continue;
+    w.bar_lanes[id] = 0;
+    if (op.code == code(BAR, U32) && op.aux == 2) {
+      if (op.t2 == 0) {
+        SMEMLAB_FOR_LANES(lanes, regw(w, op.r[2])[l] = bar.popc);
+      } else {
+        bool r = op.t2 == 1 ? bar.all : bar.any;
+        w.P[op.r[2]] = (w.P[op.r[2]] & ~lanes) | (r ? lanes : 0u);
+      }
+    }
+    release_lanes(w, lanes);
+  }
+  bar.arrived = 0;
+  bar.count = 0;
+  bar.popc = 0;
+  bar.all = true;
+  bar.any = false;
+  ++bar.epoch;
+  ++b.releases;
+  if (b.obs) b.obs->on_barrier_release(BarrierRelease{id, bar.epoch});
 }
 
 }  // namespace
@@ -260,7 +306,8 @@ void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
   uint32_t count = op.r[1] == UINT32_MAX ? 0u : static_cast<uint32_t>(reg(w, op.r[1])[lane]);
   Barrier& bar = b.bars[id];
   if (count) bar.count = count;
-  bar.arrived += static_cast<uint32_t>(__builtin_popcount(exec));
+  // (A whole warp without a call: this file is built without popcnt.)
+  bar.arrived += exec == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(exec));
   ++b.arrivals;
   bar.last_pc = pc;
   BarrierKind kind = op.aux == 0   ? BarrierKind::Sync
@@ -282,39 +329,16 @@ void barrier_arrive(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t ex
     SMEMLAB_FOR_LANES(exec, w.bar_of[l] = static_cast<uint8_t>(id));
     w.bar_lanes[id] |= exec;
   }
-  barrier_check(b);
+  release_if_complete(b, static_cast<uint32_t>(id));
 }
 
 void barrier_check(BlockCtx& b) {
-  for (uint32_t id = 0; id < 16; ++id) {
-    Barrier& bar = b.bars[id];
-    if (bar.arrived == 0) continue;
-    uint32_t expected = bar.count ? bar.count : b.live_threads;
-    if (bar.arrived < expected) continue;
-    const Op& op = b.prog->ops[bar.last_pc];
-    for (Warp& w : b.warps) {
-      uint32_t lanes = w.bar_lanes[id] & w.bar_wait;
-      if (!lanes) continue;
-      w.bar_lanes[id] = 0;
-      if (op.code == code(BAR, U32) && op.aux == 2) {
-        if (op.t2 == 0) {
-          SMEMLAB_FOR_LANES(lanes, regw(w, op.r[2])[l] = bar.popc);
-        } else {
-          bool r = op.t2 == 1 ? bar.all : bar.any;
-          w.P[op.r[2]] = (w.P[op.r[2]] & ~lanes) | (r ? lanes : 0u);
-        }
-      }
-      release_lanes(w, lanes);
-    }
-    bar.arrived = 0;
-    bar.count = 0;
-    bar.popc = 0;
-    bar.all = true;
-    bar.any = false;
-    ++bar.epoch;
-    ++b.releases;
-    if (b.obs) b.obs->on_barrier_release(BarrierRelease{id, bar.epoch});
-  }
+  // (The barriers with arrivals first, without branches: at an exit there
+  // are few or none.)
+  uint32_t waiting = 0;
+  for (uint32_t id = 0; id < 16; ++id) waiting |= (b.bars[id].arrived != 0 ? 1u : 0u) << id;
+  for (; waiting; waiting &= waiting - 1)
+    release_if_complete(b, static_cast<uint32_t>(__builtin_ctz(waiting)));
 }
 
 void on_exit_lanes(BlockCtx& b, Warp& w, uint32_t pc, uint32_t mask) {

@@ -155,6 +155,10 @@ struct IsaLoop {
   uint64_t (*run_quiet_turn)(BlockCtx& b, Warp& w, uint64_t slice, QuietTurn& q);
 };
 using RunWarpFn = const IsaLoop*;
+// Whether the `gpu` schedule's rounds take their own loop (gpu_round.h):
+// yes unless SMEMLAB_GPU_ROUND=0 (read once; the general loop then runs
+// them, to compare the two).
+bool gpu_round_enabled();
 // The copy for this launch: AVX2 where the CPU has it, unless the
 // environment's SMEMLAB_EMU_ISA says `portable` (tests run both); null with
 // *error set when SMEMLAB_EMU_ISA names something else or an unusable copy.

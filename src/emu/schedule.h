@@ -52,6 +52,9 @@ class WarpTurns {
     if (kind_ == Schedule::Kind::Gpu) return 1;
     return kind_ == Schedule::Kind::Serial ? UINT32_MAX : random_quota();
   }
+  // Whether every turn ends at its first memory-ordering op and the warps go
+  // in index order every round (the `gpu` schedule: quota() is always 1).
+  bool one_op_turns() const { return kind_ == Schedule::Kind::Gpu; }
   // A new round: Random draws a new warp order.
   void next_round();
 

@@ -23,6 +23,14 @@ __attribute__((target("fma"))) void ffma32_hw(uint64_t* D, const uint64_t* A, co
       exec, D[l] = put(__builtin_fmaf(get<float>(A[l]), get<float>(B[l]), get<float>(C[l]))));
 }
 
+bool gpu_round_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("SMEMLAB_GPU_ROUND");
+    return !(e && std::string_view(e) == "0");
+  }();
+  return on;
+}
+
 void fault(const Warp& w, uint32_t pc, int lane, FaultKind kind, std::string msg) {
   throw Fault{kind, std::move(msg), w.index, lane, pc};
 }

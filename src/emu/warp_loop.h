@@ -69,12 +69,10 @@ inline void store16(uint8_t* p, const uint64_t* R) {
 // that is out of bounds or misaligned: exec_memory does those. W: the
 // word as the register gets it (int32_t sign-extends).
 template <bool kLoad, typename W>
-inline bool affine_words(Step& s) {
+inline bool affine_words(BlockCtx& b, Warp& w, const Op& op, uint32_t exec) {
   constexpr uint32_t kBytes = sizeof(W);
-  const Op& op = s.op;
-  BlockCtx& b = s.b;
-  if (s.exec != ~0u || op.vec != 1 || op.width != kBytes) return false;
-  const uint64_t* A = reg(s.w, op.r[4]);
+  if (exec != ~0u || op.vec != 1 || op.width != kBytes) return false;
+  const uint64_t* A = reg(w, op.r[4]);
   const uint64_t stride = A[1] - A[0];
   if (stride > (1u << 20)) return false;  // (negative strides too)
   // One flat pass (it vectorizes): nonzero when some lane is off the pattern.
@@ -126,13 +124,13 @@ inline bool affine_words(Step& s) {
                      : ms == MSpace::Global ? Space::Global
                      : ms == MSpace::Param  ? Space::Param
                                             : Space::Const;
-    stage_access(b, s.w, op, kLoad ? MemOp::Load : MemOp::Store, kBytes, ~0u, sp, A,
+    stage_access(b, w, op, kLoad ? MemOp::Load : MemOp::Store, kBytes, ~0u, sp, A,
                  static_cast<uint64_t>(op.imm));
-    if (!kLoad) stage_stored(b.event, s.w, op);
+    if (!kLoad) stage_stored(b.event, w, op);
   }
   auto move = [&] {
     uint8_t *p0 = host + x0, *p1 = host + x1;
-    uint64_t* R = regw(s.w, op.r[0]);
+    uint64_t* R = regw(w, op.r[0]);
     auto widen = [](W v) {
       return std::is_signed_v<W> ? static_cast<uint64_t>(static_cast<int64_t>(v))
                                  : static_cast<uint64_t>(v);
@@ -179,17 +177,27 @@ inline bool affine_words(Step& s) {
   return true;
 }
 
+// An ld or st: the affine fast path, else exec_memory. It reads and
+// changes no pc and no lane mask of the warp (gpu_round.h relies on it).
+// Out of line: inlined into the loop, GCC's code for the affine check was
+// scalar, with spills (273 instructions a store against ~165).
 template <Base B, T TY>
-inline bool ld_st(Step& s) {
+__attribute__((noinline)) void load_store(BlockCtx& b, Warp& w, const Op& op, uint32_t pc,
+                                          uint32_t exec) {
   // (Types whose register value is the word zero- or sign-extended.)
   if constexpr (TY == U32 || TY == F32) {
-    if (affine_words<B == LD, uint32_t>(s)) return true;
+    if (affine_words<B == LD, uint32_t>(b, w, op, exec)) return;
   } else if constexpr (TY == S32) {
-    if (affine_words<B == LD, int32_t>(s)) return true;
+    if (affine_words<B == LD, int32_t>(b, w, op, exec)) return;
   } else if constexpr (TY == U64 || TY == S64 || TY == F64) {
-    if (affine_words<B == LD, uint64_t>(s)) return true;
+    if (affine_words<B == LD, uint64_t>(b, w, op, exec)) return;
   }
-  exec_memory(s.b, s.w, s.op, s.pc, s.exec);
+  exec_memory(b, w, op, pc, exec);
+}
+
+template <Base B, T TY>
+inline bool ld_st(Step& s) {
+  load_store<B, TY>(s.b, s.w, s.op, s.pc, s.exec);
   return true;
 }
 
@@ -247,8 +255,14 @@ inline bool exit_lanes(Step& s) {
 template <Base, T>
 inline bool bar(Step& s) {
   if (s.exec == 0) return true;
-  materialize(s.w);
-  set_pc(s.w, s.group, s.pc + 1);
+  if (s.w.uniform && s.group == s.w.runnable) {
+    // (materialize, then set_pc of the group: every runnable lane.)
+    SMEMLAB_FOR_LANES(s.group, s.w.pc[l] = s.pc + 1);
+    s.w.uniform = false;
+  } else {
+    materialize(s.w);
+    set_pc(s.w, s.group, s.pc + 1);
+  }
   barrier_arrive(s.b, s.w, s.op, s.pc, s.exec);
   return false;
 }
@@ -641,7 +655,20 @@ RoundResult run_round_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice, Warp* w
   for (uint32_t turn = first; turn < count; ++turn) {
     Warp& w = warps[turns.warp(turn)];
     live |= w.live;
-    if (!w.runnable) continue;
+    if (!w.runnable) {
+      // The first turn's warp took `first_steps` before the quiet round's
+      // release (run_quiet_round took them off b.steps) and has no lanes
+      // left: its exit was the release. Its turn ended there, with those
+      // steps, as the old turns counted it.
+      if (turn == first && first_steps) {
+        b.steps += first_steps;
+        if (b.steps > budget) {
+          r.over_budget = &w;
+          break;
+        }
+      }
+      continue;
+    }
     // (A local, not a BlockCtx field: kept in a register across the turn.)
     uint32_t quota = fixed_quota ? fixed_quota : turns.quota();
     take_turn_isa<false>(b, w, slice, quota, turn == first ? first_steps : 0, fused, lanes,
@@ -663,7 +690,18 @@ uint64_t run_warp_isa(BlockCtx& b, Warp& w, uint64_t slice, uint32_t quota) {
   return run_round_isa(b, one, slice, &w, quota).steps;
 }
 
+}  // namespace SMEMLAB_ISA_NS
+}  // namespace smemlab::emu
+
+#include "emu/gpu_round.h"
+
+namespace smemlab::emu {
+inline namespace SMEMLAB_ISA_NS {
+
 RoundResult run_round_all_isa(BlockCtx& b, WarpTurns& turns, uint64_t slice) {
+  if (turns.one_op_turns() && gpu_round_enabled() && b.counts.empty() && b.env && b.env->fused &&
+      turns.size() == b.warps.size())
+    return run_gpu_round_isa(b, slice);
   return run_round_isa(b, turns, slice, b.warps.data(), 0);
 }
 

@@ -1,0 +1,271 @@
+// The `gpu` schedule's round (schedule.h) for a launch without per-pc
+// counts, from the round's first warp: the loop most launches spend their
+// time in. It runs exactly what run_round_isa (warp_loop.h) runs with a
+// quota of one memory op per turn — the same steps in the same order, the
+// same turns, counts, budget checks and faults — in a loop shaped for turns
+// of a few steps (1.8 steps a turn on a shared-memory stencil):
+// - what is fixed for the round (the program's ops, its runs, native code,
+//   the budget) is read once per round, not once per turn;
+// - a uniform warp's pc, lanes and lane count stay in registers between
+//   steps: w.cpc is written where the warp's state is read by others (before
+//   any op but per-lane arithmetic, and at the turn's end), not after every
+//   op;
+// - the turn's end is a jump to the next warp, with no quota to count.
+// Included by warp_loop.h after its executors, in the same namespaces.
+#pragma once
+
+namespace smemlab::emu {
+inline namespace SMEMLAB_ISA_NS {
+
+namespace {
+
+// Whether the `gpu` schedule ends a turn after memory op `op` of base B:
+// other_warps_see (warp_loop.h) as a constant test on the op's space.
+template <Base B>
+__attribute__((always_inline)) inline bool gpu_turn_ends(const Op& op) {
+  if constexpr (B == LD || B == ST) {
+    constexpr uint32_t kPrivate = 1u << static_cast<uint32_t>(MSpace::Local) |
+                                  1u << static_cast<uint32_t>(MSpace::Param) |
+                                  1u << static_cast<uint32_t>(MSpace::Const);
+    return !((kPrivate >> op.aux) & 1u);
+  }
+  return true;
+}
+
+// The dispatch: every (op, type) code of instructions.def in the table's
+// order (the order of the loop's jump targets), and for each code below
+// kSize its place in that order (kCount: no such code). One indexed jump
+// per op, where GCC's switch over these sparse codes took two range tests
+// and a second table for the upper half.
+constexpr uint16_t kGpuCodes[] = {
+#define SMEMLAB_GPU_CODE(ty, base, executor, cls) code(base, ty),
+#define SMEMLAB_OP(base, types, executor, kind, cls) \
+  SMEMLAB_TYPES_##types(SMEMLAB_GPU_CODE, base, executor, cls)
+#include "emu/instructions.def"
+#undef SMEMLAB_GPU_CODE
+};
+struct GpuDispatch {
+  static constexpr uint32_t kCount = sizeof(kGpuCodes) / sizeof(kGpuCodes[0]);
+  static constexpr uint32_t kSize = [] {
+    uint32_t top = 0;
+    for (uint16_t c : kGpuCodes) top = c > top ? c : top;
+    return top + 1;
+  }();
+  uint16_t index[kSize];
+};
+constexpr GpuDispatch kGpuDispatch = [] {
+  GpuDispatch d{};
+  for (uint16_t& i : d.index) i = GpuDispatch::kCount;
+  for (uint32_t i = 0; i < GpuDispatch::kCount; ++i)
+    d.index[kGpuCodes[i]] = static_cast<uint16_t>(i);
+  return d;
+}();
+
+}  // namespace
+
+// run_round_isa(b, turns, slice, b.warps.data(), 1) for a block whose
+// counts are off (b.counts empty) and whose program has its runs planned
+// (b.env->fused): rounds of every warp's turn in index order (one, or
+// several in a row: below). The result: the last round's `alive` and
+// `over_budget`, all rounds' steps.
+RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
+  // The jump targets, in kGpuCodes' order, then the one for unknown codes.
+  static const void* const kTargets[] = {
+#define SMEMLAB_GPU_TARGET(ty, base, executor, cls) &&gpu_##base##_##ty,
+#define SMEMLAB_OP(base, types, executor, kind, cls) \
+  SMEMLAB_TYPES_##types(SMEMLAB_GPU_TARGET, base, executor, cls)
+#include "emu/instructions.def"
+#undef SMEMLAB_GPU_TARGET
+      &&gpu_unknown};
+  static_assert(sizeof(kTargets) / sizeof(kTargets[0]) == GpuDispatch::kCount + 1);
+  Warp* const warps = b.warps.data();
+  Warp* const end = warps + b.warps.size();
+  const uint64_t budget = b.budget, steps_before = b.steps;
+  const Op* const ops = b.prog->ops.data();
+  const uint8_t* const fused = b.env->fused;
+  // (Read once per round: a background compile may publish it meanwhile;
+  // native code computes what the runs compute.)
+  const NativeEntry* const native =
+      b.env->native ? b.env->native->load(std::memory_order_acquire) : nullptr;
+  // Rounds in a row, in one call, while nothing the block loop does between
+  // rounds can differ (BlockRunner::run): no barrier arrival or release
+  // (the quiet-epoch judging), progress, live warps, the budget, no stop
+  // asked, not cooperative (its pause), and no mbarrier op in the program
+  // (Program::lone_quiet: then SpinDetector::after_round only counts the
+  // round, b.mbar.round, which nothing else reads).
+  const bool in_a_row = b.prog->lone_quiet && !b.env->cooperative;
+  uint64_t lanes = 0, steps = steps_before;
+  uint32_t live = 0;
+  RoundResult r;
+next_round:
+  const uint64_t round_steps = steps, releases = b.releases, arrivals = b.arrivals;
+  live = 0;
+  for (Warp* wp = warps; wp != end; ++wp) {
+    Warp& w = *wp;
+    live |= w.live;
+    if (!w.runnable) continue;
+    // n: the turn's steps; mark: n when the lanes of `group` began to run
+    // (their lanes are counted when they stop: at_pc per step since mark).
+    uint64_t n = 0, mark = 0;
+    uint32_t pc = 0, group = 0, at_pc = 0;
+    bool uniform = false;
+  top:  // (the warp's state as its executors left it)
+    lanes += uint64_t{at_pc} * (n - mark);
+    mark = n;
+    if (!w.runnable || n >= slice) goto turn_over;
+    uniform = w.uniform;
+    if (uniform) {
+      pc = w.cpc;
+      group = w.runnable;
+    } else {
+      if (w.in_call) {
+        pick_call_group(b, w, &pc, &group);
+      } else {
+        pc = UINT32_MAX;
+        SMEMLAB_FOR_LANES(w.runnable, pc = w.pc[l] < pc ? w.pc[l] : pc);
+        group = 0;
+        SMEMLAB_FOR_LANES(w.runnable, group |= (w.pc[l] == pc ? 1u : 0u) << l);
+      }
+      if (group == w.runnable) {
+        w.uniform = uniform = true;
+        w.cpc = pc;
+      }
+    }
+    at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
+  step:  // (uniform: w.cpc may be behind pc; the lanes are those of `top`)
+    if (fused[pc] > 1 && (uniform || !w.in_call)) {
+      uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(fused[pc], slice - n));
+      if (!uniform) len = std::min(len, next_pc_above(w, group) - pc);
+      if (len > 1) {
+        if (native)
+          run_native(b, w, native, pc, len, group);
+        else
+          run_fused(b, w, pc, len, group);
+        n += len;
+        pc += len;
+        goto next_pc;
+      }
+    }
+    {
+      const Op& op = ops[pc];
+      uint32_t exec = group;
+      if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
+      ++n;
+      {
+        const uint32_t c = op.code;
+        goto* kTargets[c < GpuDispatch::kSize ? kGpuDispatch.index[c] : GpuDispatch::kCount];
+      }
+      // The turn ends after a memory op another warp sees (run_round_isa's
+      // SMEMLAB_TURN with a quota of one).
+#define SMEMLAB_GPU_TURN(base, cls)            \
+  if constexpr (orders_memory(OpClass::cls)) { \
+    if (gpu_turn_ends<base>(op)) {             \
+      if (uniform)                             \
+        w.cpc = pc + 1;                        \
+      else                                     \
+        set_pc(w, group, pc + 1);              \
+      goto turn_over;                          \
+    }                                          \
+  }
+      // Per-lane arithmetic (Inline, CallAlu) and ld/st (load_store) leave
+      // the warp's lanes and pcs alone: the next op runs from `step`.
+      // Anything else may read or change them: w.cpc is set first and the
+      // next op starts from `top`.
+#define SMEMLAB_GPU_Inline(ty, base, executor, cls)                \
+  gpu_##base##_##ty : if constexpr (orders_memory(OpClass::cls)) { \
+    if (uniform) w.cpc = pc;                                       \
+    executor<base, ty>(w, op, exec);                               \
+    SMEMLAB_GPU_TURN(base, cls)                                    \
+    goto after_op;                                                 \
+  }                                                                \
+  executor<base, ty>(w, op, exec);                                 \
+  ++pc;                                                            \
+  goto next_pc;
+#define SMEMLAB_GPU_CallAlu(ty, base, executor, cls) \
+  gpu_##base##_##ty : executor(b, w, op, pc, exec);  \
+  ++pc;                                              \
+  goto next_pc;
+#define SMEMLAB_GPU_Call(ty, base, executor, cls) \
+  gpu_##base##_##ty : if (uniform) w.cpc = pc;    \
+  executor(b, w, op, pc, exec);                   \
+  SMEMLAB_GPU_TURN(base, cls)                     \
+  goto after_op;
+#define SMEMLAB_GPU_InlineFlow(ty, base, executor, cls) \
+  gpu_##base##_##ty : {                                 \
+    if constexpr (base == LD || base == ST) {           \
+      load_store<base, ty>(b, w, op, pc, exec);         \
+      SMEMLAB_GPU_TURN(base, cls)                       \
+      ++pc;                                             \
+      goto next_pc;                                     \
+    }                                                   \
+    if (uniform) w.cpc = pc;                            \
+    Step s{b, w, op, pc, group, exec, n};               \
+    if (executor<base, ty>(s)) {                        \
+      SMEMLAB_GPU_TURN(base, cls)                       \
+      goto after_op;                                    \
+    }                                                   \
+    goto top;                                           \
+  }
+#define SMEMLAB_GPU_CallFlow(ty, base, executor, cls) \
+  gpu_##base##_##ty : {                               \
+    if (uniform) w.cpc = pc;                          \
+    Step s{b, w, op, pc, group, exec, n};             \
+    if (executor(s)) {                                \
+      SMEMLAB_GPU_TURN(base, cls)                     \
+      goto after_op;                                  \
+    }                                                 \
+    goto top;                                         \
+  }
+#define SMEMLAB_OP(base, types, executor, kind, cls) \
+  SMEMLAB_TYPES_##types(SMEMLAB_GPU_##kind, base, executor, cls)
+#include "emu/instructions.def"
+#undef SMEMLAB_GPU_Inline
+#undef SMEMLAB_GPU_CallAlu
+#undef SMEMLAB_GPU_Call
+#undef SMEMLAB_GPU_InlineFlow
+#undef SMEMLAB_GPU_CallFlow
+#undef SMEMLAB_GPU_TURN
+    gpu_unknown:
+      // Unreachable for decoded programs (implemented()).
+      if (uniform) w.cpc = pc;
+      fault(w, pc, -1, FaultKind::Unsupported,
+            fmt::format("'{}' with this type is not implemented", b.prog->info[op.info].text));
+    }
+  after_op:  // an op after which the lanes at pc go on to pc + 1
+    if (uniform)
+      w.cpc = pc + 1;
+    else
+      set_pc(w, group, pc + 1);
+    goto top;
+  next_pc:  // per-lane work up to pc (exclusive) done by the lanes of `group`
+    if (uniform) {
+      if (n < slice) goto step;
+      w.cpc = pc;
+    } else {
+      set_pc(w, group, pc);
+    }
+    goto top;
+  turn_over:
+    lanes += uint64_t{at_pc} * (n - mark);
+    steps += n;
+    b.steps = steps;  // (read_clock reads it during the next turn)
+    if (steps > budget) {
+      r.over_budget = &w;
+      break;
+    }
+  }
+  b.lane_steps += lanes;  // (per round: a fault keeps the rounds' before it)
+  lanes = 0;
+  if (in_a_row && !r.over_budget && live && steps != round_steps && b.releases == releases &&
+      b.arrivals == arrivals && !(b.env->stop && b.env->stop->load(std::memory_order_relaxed))) {
+    ++b.mbar.round;
+    goto next_round;
+  }
+  r.steps = steps - steps_before;
+  r.progress = r.steps > 0;
+  r.alive = live != 0;
+  return r;
+}
+
+}  // namespace SMEMLAB_ISA_NS
+}  // namespace smemlab::emu
