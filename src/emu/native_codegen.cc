@@ -41,7 +41,7 @@ constexpr std::array<RowName, kNumCodes> row_names() {
 #define SMEMLAB_NATIVE_Call(ty, base, executor)
 #define SMEMLAB_NATIVE_InlineFlow(ty, base, executor)
 #define SMEMLAB_NATIVE_CallFlow(ty, base, executor)
-#define SMEMLAB_OP(base, types, executor, kind, cls) \
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
   SMEMLAB_TYPES_##types(SMEMLAB_NATIVE_##kind, base, executor)
 #include "emu/instructions.def"
 #undef SMEMLAB_NATIVE_Inline

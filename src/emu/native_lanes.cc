@@ -1,7 +1,8 @@
 // lane_body_function (native_lanes.h): the lane-outer bodies of the native
 // tier. Each op's operands (which Op::r fields are registers, predicates,
-// the carry flag) are described here per Base; its semantics are its
-// executor's `_lane` function (ops_alu.h, ops_inline.h), called by name.
+// the carry flag) come from its shape in instructions.def; its semantics
+// are its executor's `_lane` function (ops_alu.h, ops_inline.h), called by
+// name.
 #include "emu/native_lanes.h"
 
 #include <fmt/format.h>
@@ -29,7 +30,7 @@ constexpr std::array<InlineRow, kNumCodes> inline_executors() {
 #define SMEMLAB_LANES_Call(ty, base, executor)
 #define SMEMLAB_LANES_InlineFlow(ty, base, executor)
 #define SMEMLAB_LANES_CallFlow(ty, base, executor)
-#define SMEMLAB_OP(base, types, executor, kind, cls) \
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
   SMEMLAB_TYPES_##types(SMEMLAB_LANES_##kind, base, executor)
 #include "emu/instructions.def"
 #undef SMEMLAB_LANES_Inline
@@ -61,78 +62,52 @@ Arg reg(const Op& o, int i) { return {Src::Reg, o.r[i]}; }
 Arg pred(const Op& o, int i) { return {Src::Pred, o.r[i]}; }
 constexpr Arg kZero{Src::Zero, 0};
 
-// The operands of an op with a lane form (program.h documents the fields);
-// false for the others.
+// The operands of an op with a lane form, from its shape (instructions.def's
+// SHAPE column, OpShape in program.h); false for the others. (Bin ops of
+// 3-operand lane functions, mul.wide and the fast float ops, get their
+// third argument's default, 0.)
 bool lane_shape(const Op& o, Shape* s) {
   if (!kInlineExecutors[o.code].executor) return false;
-  switch (static_cast<Base>(o.code / 16)) {
-    case MOV:
-    case ABS:
-    case NEG:
-    case NOT:
-    case CNOT:
-    case POPC:
-    case CLZ:
-    case BREV:
-    case CVTA:
+  switch (op_shape(static_cast<Base>(o.code / 16))) {
+    case OpShape::Un:
       *s = {{reg(o, 1)}, Out::Reg};
       return true;
-    case ADD:
-    case SUB:
-    case MUL_LO:
-    case MUL_HI:
-    case DIV:
-    case REM:
-    case MIN:
-    case MAX:
-    case AND:
-    case OR:
-    case XOR:
-    case SHL:
-    case SHR:
+    case OpShape::Bin:
       *s = {{reg(o, 1), reg(o, 2)}, Out::Reg};
       return true;
-    case MUL_WIDE:
-    case FADD:
-    case FSUB:
-    case FMUL:
-      *s = {{reg(o, 1), reg(o, 2), kZero}, Out::Reg};
-      return true;
-    case MAD_LO:
-    case MAD_HI:
-    case MAD_WIDE:
-    case FFMA:
-    case BFE:
-    case PRMT:
-    case SHF:
+    case OpShape::Tern:
+    case OpShape::Ctl3:
       *s = {{reg(o, 1), reg(o, 2), reg(o, 3)}, Out::Reg};
       return true;
-    case BFI:
+    case OpShape::Bfi:
       *s = {{reg(o, 1), reg(o, 2), reg(o, 3), reg(o, 4)}, Out::Reg};
       return true;
-    case SELP:
+    case OpShape::Select:
       *s = {{reg(o, 1), reg(o, 2), pred(o, 3)}, Out::Reg};
       return true;
-    case SETP:
+    case OpShape::Compare:
       *s = {{reg(o, 2), reg(o, 3), o.t2 ? pred(o, 4) : kZero}, Out::SetpPQ};
       return true;
-    case PLOGIC:
+    case OpShape::PredLogic:
       *s = {{pred(o, 1), o.aux < 3 ? pred(o, 2) : kZero}, Out::Pred};
       return true;
-    case ISSPACEP:
+    case OpShape::PredOfReg:
       *s = {{reg(o, 1)}, Out::Pred};
       return true;
-    case CARRY:
+    case OpShape::Carry:
       *s = {{reg(o, 1), reg(o, 2), o.aux >= 2 ? reg(o, 3) : reg(o, 1),
              (o.aux2 & 1) ? Arg{Src::Carry, 0} : kZero},
             Out::Carry};
       return true;
-    case NOP:
+    case OpShape::NoRegs:
       *s = {{}, Out::None};
       return true;
-    default:
+    case OpShape::Load:
+    case OpShape::Store:
+    case OpShape::Other:
       return false;
   }
+  return false;
 }
 
 std::string local(Src k, uint32_t i) {

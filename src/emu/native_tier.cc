@@ -91,7 +91,7 @@ const NativeCallAlu* call_alu_table() {
 #define SMEMLAB_NATIVE_CALL_Call(ty, base, executor)
 #define SMEMLAB_NATIVE_CALL_InlineFlow(ty, base, executor)
 #define SMEMLAB_NATIVE_CALL_CallFlow(ty, base, executor)
-#define SMEMLAB_OP(base, types, executor, kind, cls) \
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
   SMEMLAB_TYPES_##types(SMEMLAB_NATIVE_CALL_##kind, base, executor)
 #include "emu/instructions.def"
 #undef SMEMLAB_NATIVE_CALL_CallAlu

@@ -186,7 +186,7 @@ inline void int_bin(Warp& w, const Op& op, uint32_t exec) {
 
 // (MUL_WIDE reads no C: its lane form is passed 0.)
 template <Base B, T TY>
-inline uint64_t int_mad_lane(const Op&, uint64_t x, uint64_t y, uint64_t z) {
+inline uint64_t int_mad_lane(const Op&, uint64_t x, uint64_t y, uint64_t z = 0) {
   using V = typename Tr<TY>::V;
   using U = typename Tr<TY>::U;
   using Wd = typename Tr<TY>::W;
@@ -340,7 +340,7 @@ inline void shf(Warp& w, const Op& op, uint32_t exec) {
 // rounding however it is computed: the FMA instruction where this copy is
 // compiled for it, else std::fma.)
 template <Base B, T TY>
-inline uint64_t fast_float_lane(const Op&, uint64_t x, uint64_t y, uint64_t z) {
+inline uint64_t fast_float_lane(const Op&, uint64_t x, uint64_t y, uint64_t z = 0) {
   using V = typename Tr<TY>::V;
   V a = get<V>(x), b = get<V>(y);
   if constexpr (B == FFMA) {
