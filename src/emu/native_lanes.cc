@@ -13,20 +13,38 @@
 #include <vector>
 
 #include "emu/instructions.h"
+#include "emu/ops_convert_lane.h"
+#include "emu/ops_float_lane.h"
 #include "emu/program.h"
 
 namespace smemlab::emu {
 namespace {
 
-// The executor of each Inline row (null for the others; its per-lane
-// function is the same name with "_lane") and its template arguments.
-struct InlineRow {
-  const char *executor = nullptr, *base = nullptr, *type = nullptr;
+// The per-lane function of each row that has one (null for the others:
+// `fn` + "_lane") and its template arguments: every Inline row's executor
+// (for all its ops), and for two CallAlu rows, cvt and the float slow
+// path, the lane forms of their common ops (ops_convert_lane.h,
+// ops_float_lane.h), which `covers` names; their other ops stay the
+// executors' warp-level calls.
+struct LaneRow {
+  const char *fn = nullptr, *base = nullptr, *type = nullptr;
+  bool (*covers)(const Op&) = nullptr;
 };
-constexpr std::array<InlineRow, kNumCodes> inline_executors() {
-  std::array<InlineRow, kNumCodes> a{};
+constexpr LaneRow call_alu_lane(Base b, const char* base, const char* type) {
+  switch (b) {
+    case CVT:
+      return {"cvt", base, type, cvt_lane_covers};
+    case FSLOW:
+      return {"fslow", base, type, fslow_lane_covers};
+    default:
+      return {};
+  }
+}
+constexpr std::array<LaneRow, kNumCodes> lane_rows() {
+  std::array<LaneRow, kNumCodes> a{};
 #define SMEMLAB_LANES_Inline(ty, base, executor) a[code(base, ty)] = {#executor, #base, #ty};
-#define SMEMLAB_LANES_CallAlu(ty, base, executor)
+#define SMEMLAB_LANES_CallAlu(ty, base, executor) \
+  a[code(base, ty)] = call_alu_lane(base, #base, #ty);
 #define SMEMLAB_LANES_Call(ty, base, executor)
 #define SMEMLAB_LANES_InlineFlow(ty, base, executor)
 #define SMEMLAB_LANES_CallFlow(ty, base, executor)
@@ -40,7 +58,7 @@ constexpr std::array<InlineRow, kNumCodes> inline_executors() {
 #undef SMEMLAB_LANES_CallFlow
   return a;
 }
-constexpr std::array<InlineRow, kNumCodes> kInlineExecutors = inline_executors();
+constexpr std::array<LaneRow, kNumCodes> kLaneRows = lane_rows();
 
 // One argument of a lane function: a register's value, a predicate's or
 // the carry flag's bit, or 0 (an operand the op does not read).
@@ -67,7 +85,9 @@ constexpr Arg kZero{Src::Zero, 0};
 // 3-operand lane functions, mul.wide and the fast float ops, get their
 // third argument's default, 0.)
 bool lane_shape(const Op& o, Shape* s) {
-  if (!kInlineExecutors[o.code].executor) return false;
+  if (o.code >= kNumCodes) return false;
+  const LaneRow& row = kLaneRows[o.code];
+  if (!row.fn || (row.covers && !row.covers(o))) return false;
   switch (op_shape(static_cast<Base>(o.code / 16))) {
     case OpShape::Un:
       *s = {{reg(o, 1)}, Out::Reg};
@@ -99,6 +119,14 @@ bool lane_shape(const Op& o, Shape* s) {
              (o.aux2 & 1) ? Arg{Src::Carry, 0} : kZero},
             Out::Carry};
       return true;
+    case OpShape::Convert:
+      *s = {{reg(o, 1)}, Out::Reg};
+      return true;
+    case OpShape::FloatFn: {  // (exec_fslow passes r1 for operands the op lacks)
+      const int n = fslow_sources(o.aux);
+      *s = {{reg(o, 1), reg(o, n >= 2 ? 2 : 1), reg(o, n >= 3 ? 3 : 1)}, Out::Reg};
+      return true;
+    }
     case OpShape::NoRegs:
       *s = {{}, Out::None};
       return true;
@@ -160,11 +188,11 @@ std::string lane_op(const Op& o, uint32_t pc, const Shape& s) {
   std::string args;
   for (const Arg& a : s.args)
     args += ", " + (a.kind == Src::Zero ? std::string("0") : local(a.kind, a.index));
-  const InlineRow& n = kInlineExecutors[o.code];
+  const LaneRow& n = kLaneRows[o.code];
   std::string cond;
   if (o.guard >= 0) cond = fmt::format("((p{} ^ {}u) & 1u)", o.guard, o.guard_neg & 1u);
-  return fmt::format("    {{ const auto v = {}_lane<{}, {}>(o{}{});{} }}\n", n.executor, n.base,
-                     n.type, pc, args, assign(o, s.out, cond));
+  return fmt::format("    {{ const auto v = {}_lane<{}, {}>(o{}{});{} }}\n", n.fn, n.base, n.type,
+                     pc, args, assign(o, s.out, cond));
 }
 
 }  // namespace

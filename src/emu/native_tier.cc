@@ -27,7 +27,10 @@
 #include <vector>
 
 #include "emu/exec.h"
-#include "emu/ops_inline.h"  // (its headers are the generated code's: see above)
+// (These headers are the generated code's: see above.)
+#include "emu/ops_convert_lane.h"
+#include "emu/ops_float_lane.h"
+#include "emu/ops_inline.h"
 #include "emu/program.h"
 
 extern char** environ;
@@ -151,8 +154,11 @@ std::vector<std::string> compiler_argv() {
   std::vector<std::string> argv;
   std::istringstream in(c && *c ? c : "c++");  // ("ccache g++" is two words)
   for (std::string w; in >> w;) argv.push_back(w);
-  argv.insert(argv.end(), {"-std=c++20", "-O3", "-fPIC", "-shared", "-fvisibility=hidden",
-                           "-ffp-contract=off", "-w", "-DSMEMLAB_ISA_NS=isa_native"});
+  argv.insert(argv.end(),
+              {"-std=c++20", "-O3", "-fPIC", "-shared", "-fvisibility=hidden", "-ffp-contract=off",
+               "-fno-math-errno", "-w", "-DSMEMLAB_ISA_NS=isa_native"});
+  // (-fno-math-errno: sqrt as the instruction, so a lane loop with one
+  // vectorizes; errno is nothing PTX has.)
   // The interpreter's AVX2 copy where the CPU has it (warp_avx2.cc's target).
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
       __builtin_cpu_supports("bmi2"))

@@ -336,6 +336,21 @@ inline void shf(Warp& w, const Op& op, uint32_t exec) {
   SMEMLAB_FOR_LANES(exec, D[l] = shf_lane<B, TY>(op, A[l], Bv[l], C[l]));
 }
 
+// The NaN an add, sub, mul or fma returns: its first NaN operand (a, b, c),
+// quieted, else `r` (an invalid operation's default NaN). x86 returns the
+// first source's NaN, but which operand of a commutative op (or of an FMA
+// form) is the first source is the compiler's choice, and differs between
+// the interpreter's copy and a lane-outer body: stated once here, every
+// copy returns the same bits.
+template <typename V>
+[[gnu::always_inline]] inline V nan_rule(V r, V a, V b, V c = V(0)) {
+  if (r == r) return r;
+  using U = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
+  constexpr U kQuiet = U{1} << (sizeof(V) == 4 ? 22 : 51);
+  const V n = a != a ? a : b != b ? b : c != c ? c : r;  // (r: already quiet)
+  return std::bit_cast<V>(static_cast<U>(std::bit_cast<U>(n) | kQuiet));
+}
+
 // (FADD/FSUB/FMUL read no C: their lane form is passed 0. fma.rn is one
 // rounding however it is computed: the FMA instruction where this copy is
 // compiled for it, else std::fma.)
@@ -344,13 +359,14 @@ inline uint64_t fast_float_lane(const Op&, uint64_t x, uint64_t y, uint64_t z = 
   using V = typename Tr<TY>::V;
   V a = get<V>(x), b = get<V>(y);
   if constexpr (B == FFMA) {
+    const V c = get<V>(z);
 #ifdef SMEMLAB_ISA_FMA
-    if constexpr (std::is_same_v<V, float>) return put(__builtin_fmaf(a, b, get<float>(z)));
+    if constexpr (std::is_same_v<V, float>) return put(nan_rule(__builtin_fmaf(a, b, c), a, b, c));
 #endif
-    return put(static_cast<V>(std::fma(a, b, get<V>(z))));
+    return put(nan_rule(static_cast<V>(std::fma(a, b, c)), a, b, c));
   } else {
     (void)z;
-    return put(B == FADD ? a + b : B == FSUB ? a - b : a * b);
+    return put(nan_rule(B == FADD ? a + b : B == FSUB ? a - b : a * b, a, b));
   }
 }
 

@@ -91,6 +91,9 @@ constexpr OpClass op_class(Base b) { return detail::kOpClass[b]; }
 //   PredOfReg  pred r0 = f(r1) (isspacep)
 //   Carry      r0 [, the carry flag when aux2 & 2] = f(r1, r2 [, r3 when
 //              aux >= 2] [, the carry flag when aux2 & 1])
+//   Convert    r0 = f(r1 of type t2) [, r2 for the f16x2/bf16x2 pairs] (cvt)
+//   FloatFn    r0 = f(r1 [, r2 [, r3]]) by aux (FOp: the float slow path),
+//              testp's pred r0 = f(r1)
 //   Load       r0 .. r[vec-1] = memory at r4
 //   Store      memory at r4 = r0 .. r[vec-1]
 //   Other      not described: fields may be predicates, frame offsets or
@@ -107,6 +110,8 @@ enum class OpShape : uint8_t {
   PredLogic,
   PredOfReg,
   Carry,
+  Convert,
+  FloatFn,
   Load,
   Store,
   Other

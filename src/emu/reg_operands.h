@@ -23,10 +23,10 @@ struct RegOperands {
 
 // From the op's shape (instructions.def's SHAPE column, OpShape). Only the
 // shapes below are described to the register analyses: the others (Ctl3,
-// Bfi, Carry, PredOfReg, PredLogic, Other) stay unknown, as those ops were
-// before the column existed; describing them would change decode-time
-// coalescing, block set-up and the timing model's dependences, a change of
-// its own.
+// Bfi, Carry, PredOfReg, PredLogic, Convert, FloatFn, Other) stay unknown,
+// as those ops were before the column existed; describing them would change
+// decode-time coalescing, block set-up and the timing model's dependences,
+// a change of its own.
 inline RegOperands reg_operands(const Op& op) {
   RegOperands o;
   auto defs = [&](std::initializer_list<uint8_t> d) {
