@@ -10,11 +10,16 @@
 // runs its own kernel under native too, with a budget fault inside runs.
 #include "emu/native_tier.h"
 
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <regex>
@@ -253,6 +258,10 @@ class NativeTier : public ::testing::Test {
   void SetUp() override {
     // (A cache of this test's own: compiled once per source and build.)
     setenv("XDG_CACHE_HOME", (::testing::TempDir() + "smemlab-native-test").c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("SMEMLAB_NATIVE");
+    unsetenv("SMEMLAB_NATIVE_COST");
   }
 };
 
@@ -792,6 +801,111 @@ TEST(NativeLanes, LaneBodiesTouchTheRegistersRegOperandsNames) {
     ++checked;
   }
   EXPECT_GT(checked, 150u);  // (every integer, float, setp, selp and mov code)
+}
+
+// kLoopPtx with `extra` ops more (adds of 0): a program of its own, since
+// programs with the same ops share their native state in a process.
+std::string loop_variant(int extra) {
+  std::string s = kLoopPtx;
+  std::string ops;
+  for (int i = 0; i < extra; ++i) ops += "  add.u32 %r4, %r4, 0;\n";
+  s.replace(s.find("LOOP:\n"), 6, "LOOP:\n" + ops);
+  return s;
+}
+
+// One launch of loopk under the environment's tier (jit unless set).
+std::vector<uint32_t> launch_loop(Device& dev, Module& m, uint32_t threads) {
+  uint64_t dout = dev.malloc(uint64_t{threads} * 44);
+  LaunchConfig cfg{{1}, {threads}};
+  cfg.threads = 1;
+  auto st = launch(m, "loopk", cfg, dout);
+  EXPECT_FALSE(st.error);
+  std::vector<uint32_t> mem(threads * 11);
+  dev.copy_from(mem.data(), dout, mem.size() * 4);
+  return mem;
+}
+
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d))
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+        names.push_back(e->d_name);
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Under jit with SMEMLAB_NATIVE=1 the compile starts at a launch of a
+// kernel whose launches so far cost more than the compile's estimate
+// (SMEMLAB_NATIVE_COST=0 here: its second launch), in the background; the
+// cache then holds its object and source and nothing else.
+TEST_F(NativeTier, BackgroundCompileStartsAtALaterLaunchAndLeavesOnlyItsObject) {
+  const std::string cache = ::testing::TempDir() + "smemlab-native-bg-" + std::to_string(getpid());
+  setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  setenv("SMEMLAB_NATIVE", "1", 1);
+  setenv("SMEMLAB_NATIVE_COST", "0", 1);
+  Device dev;
+  auto m = Module::load_text(dev, loop_variant(1), "loop.ptx");
+  const Program& p = m->kernel("loopk");
+  std::string why;
+  const std::vector<uint32_t> a = launch_loop(dev, *m, 40);
+  EXPECT_FALSE(native_loaded(p, &why));
+  EXPECT_NE(why.find("not compiled"), std::string::npos) << why;
+  const std::vector<uint32_t> b = launch_loop(dev, *m, 40);
+  bool loaded = false;
+  for (int i = 0; i < 6000 && !(loaded = native_loaded(p, &why)); ++i) {
+    if (i > 0 && why != "" && why.find("not compiled") == std::string::npos) break;  // failed
+    usleep(50000);
+  }
+  ASSERT_TRUE(loaded) << why;
+  const std::vector<uint32_t> c = launch_loop(dev, *m, 40);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, c);
+  const std::vector<std::string> files = files_in(cache + "/smemlab/native");
+  ASSERT_EQ(files.size(), 2u) << ::testing::PrintToString(files);
+  EXPECT_EQ(files[0].substr(files[0].size() - 3), ".cc");
+  EXPECT_EQ(files[1].substr(files[1].size() - 3), ".so");
+  EXPECT_EQ(files[0].substr(0, files[0].size() - 3), files[1].substr(0, files[1].size() - 3));
+}
+
+// Run by ACompileStoppedAtExitLeavesNothing in a process of its own: a
+// kernel's second launch starts its compile in the background, and the
+// process exits while it runs.
+TEST(NativeTierChild, StartsACompileAndExits) {
+  if (!std::getenv("SMEMLAB_NATIVE_TEST_CHILD"))
+    GTEST_SKIP() << "run by NativeTier.ACompileStoppedAtExitLeavesNothing";
+  Device dev;
+  auto m = Module::load_text(dev, loop_variant(2), "loop.ptx");
+  launch_loop(dev, *m, 40);
+  launch_loop(dev, *m, 40);
+  usleep(300000);  // (the compiler running: it takes a second or more)
+  std::fflush(nullptr);
+  std::exit(0);
+}
+
+// A compile stopped because the process exits leaves nothing in the cache
+// (no partial object, source or output, no directory) and the process's
+// stderr says nothing about it.
+TEST_F(NativeTier, ACompileStoppedAtExitLeavesNothing) {
+  const std::string cache =
+      ::testing::TempDir() + "smemlab-native-exit-" + std::to_string(getpid());
+  char self[4096] = {};
+  ASSERT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
+  const std::string log = cache + ".log";
+  const std::string cmd = "env XDG_CACHE_HOME=" + cache +
+                          " SMEMLAB_NATIVE=1 SMEMLAB_NATIVE_COST=0 SMEMLAB_NATIVE_VERBOSE=1"
+                          " SMEMLAB_NATIVE_TEST_CHILD=1 " +
+                          self + " --gtest_filter=NativeTierChild.StartsACompileAndExits > " + log +
+                          " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream in(log);
+  const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(out.find("compiling the native runs of loopk in the background"), std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("native runs unavailable"), std::string::npos) << out;
+  EXPECT_EQ(files_in(cache + "/smemlab/native"), std::vector<std::string>{});
 }
 
 TEST_F(NativeTier, NoCompilerMeansTheInterpretersRuns) {
