@@ -353,54 +353,29 @@ template <typename V>
 
 // (FADD/FSUB/FMUL read no C: their lane form is passed 0. fma.rn is one
 // rounding however it is computed: the FMA instruction where this copy is
-// compiled for it, else std::fma. Rule = false: without nan_rule, which
-// changes a result only where an operand is a NaN; fast_float uses that
-// for warps with none.)
-template <Base B, T TY, bool Rule = true>
+// compiled for it, else std::fma.)
+template <Base B, T TY>
 inline uint64_t fast_float_lane(const Op&, uint64_t x, uint64_t y, uint64_t z = 0) {
   using V = typename Tr<TY>::V;
   V a = get<V>(x), b = get<V>(y);
   if constexpr (B == FFMA) {
     const V c = get<V>(z);
-    V r;
 #ifdef SMEMLAB_ISA_FMA
-    if constexpr (std::is_same_v<V, float>)
-      r = __builtin_fmaf(a, b, c);
-    else
+    if constexpr (std::is_same_v<V, float>) return put(nan_rule(__builtin_fmaf(a, b, c), a, b, c));
 #endif
-      r = static_cast<V>(std::fma(a, b, c));
-    return put(Rule ? nan_rule(r, a, b, c) : r);
+    return put(nan_rule(static_cast<V>(std::fma(a, b, c)), a, b, c));
   } else {
     (void)z;
-    const V r = B == FADD ? a + b : B == FSUB ? a - b : a * b;
-    return put(Rule ? nan_rule(r, a, b) : r);
+    return put(nan_rule(B == FADD ? a + b : B == FSUB ? a - b : a * b, a, b));
   }
-}
-
-// Whether an operand of the lanes `exec` is a NaN (TY's bits in a
-// register). On the bits (a NaN's magnitude is above infinity's), which GCC
-// vectorizes; a float comparison's OR it did not (280 host instructions per
-// warp-instruction of `alu` against 130).
-template <T TY>
-inline bool any_nan(const uint64_t* A, uint32_t exec) {
-  using U = std::conditional_t<sizeof(typename Tr<TY>::V) == 4, uint32_t, uint64_t>;
-  constexpr U kMagnitude = ~U{0} >> 1;
-  constexpr U kInf = static_cast<U>(sizeof(U) == 4 ? 0x7f800000ull : 0x7ff0000000000000ull);
-  uint64_t n = 0;
-  SMEMLAB_FOR_LANES(exec, n |= uint64_t{(static_cast<U>(A[l]) & kMagnitude) > kInf});
-  return n != 0;
 }
 
 template <Base B, T TY>
 inline void fast_float(Warp& w, const Op& op, uint32_t exec) {
   uint64_t* D = regw(w, op.r[0]);
   const uint64_t *A = reg(w, op.r[1]), *Bv = reg(w, op.r[2]);
-  const uint64_t* C = B == FFMA ? reg(w, op.r[3]) : A;
-  if (any_nan<TY>(A, exec) || any_nan<TY>(Bv, exec) || (B == FFMA && any_nan<TY>(C, exec))) {
-    SMEMLAB_FOR_LANES(exec, D[l] = fast_float_lane<B, TY>(op, A[l], Bv[l], C[l]));
-    return;
-  }
   if constexpr (B == FFMA) {
+    const uint64_t* C = reg(w, op.r[3]);
 #ifndef SMEMLAB_ISA_FMA  // (this copy may run where the CPU has FMA: ask)
     if constexpr (TY == F32) {
       if (cpu_has_fma()) {
@@ -409,8 +384,10 @@ inline void fast_float(Warp& w, const Op& op, uint32_t exec) {
       }
     }
 #endif
+    SMEMLAB_FOR_LANES(exec, D[l] = fast_float_lane<B, TY>(op, A[l], Bv[l], C[l]));
+  } else {
+    SMEMLAB_FOR_LANES(exec, D[l] = fast_float_lane<B, TY>(op, A[l], Bv[l], 0));
   }
-  SMEMLAB_FOR_LANES(exec, D[l] = fast_float_lane<B, TY, false>(op, A[l], Bv[l], C[l]));
 }
 
 template <typename V>
