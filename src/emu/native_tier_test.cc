@@ -846,6 +846,7 @@ TEST_F(NativeTier, BackgroundCompileStartsAtALaterLaunchAndLeavesOnlyItsObject) 
   setenv("XDG_CACHE_HOME", cache.c_str(), 1);
   setenv("SMEMLAB_NATIVE", "1", 1);
   setenv("SMEMLAB_NATIVE_COST", "0", 1);
+  unsetenv("SMEMLAB_TIER");  // (jit: a suite run with the tier forced)
   Device dev;
   auto m = Module::load_text(dev, loop_variant(1), "loop.ptx");
   const Program& p = m->kernel("loopk");
@@ -894,7 +895,7 @@ TEST_F(NativeTier, ACompileStoppedAtExitLeavesNothing) {
   char self[4096] = {};
   ASSERT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
   const std::string log = cache + ".log";
-  const std::string cmd = "env XDG_CACHE_HOME=" + cache +
+  const std::string cmd = "env -u SMEMLAB_TIER XDG_CACHE_HOME=" + cache +
                           " SMEMLAB_NATIVE=1 SMEMLAB_NATIVE_COST=0 SMEMLAB_NATIVE_VERBOSE=1"
                           " SMEMLAB_NATIVE_TEST_CHILD=1 " +
                           self + " --gtest_filter=NativeTierChild.StartsACompileAndExits > " + log +
