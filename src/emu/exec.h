@@ -310,7 +310,7 @@ void pick_call_group(const BlockCtx& b, const Warp& w, uint32_t* pc, uint32_t* g
 #define SMEMLAB_DECLARE_CallFlow(executor) bool executor(Step& s);
 #define SMEMLAB_DECLARE_Inline(executor)
 #define SMEMLAB_DECLARE_InlineFlow(executor)
-#define SMEMLAB_OP(base, types, executor, kind, cls) SMEMLAB_DECLARE_##kind(executor)
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) SMEMLAB_DECLARE_##kind(executor)
 #include "emu/instructions.def"
 #undef SMEMLAB_DECLARE_Call
 #undef SMEMLAB_DECLARE_CallAlu

@@ -39,7 +39,7 @@ __attribute__((always_inline)) inline bool gpu_turn_ends(const Op& op) {
 // and a second table for the upper half.
 constexpr uint16_t kGpuCodes[] = {
 #define SMEMLAB_GPU_CODE(ty, base, executor, cls) code(base, ty),
-#define SMEMLAB_OP(base, types, executor, kind, cls) \
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
   SMEMLAB_TYPES_##types(SMEMLAB_GPU_CODE, base, executor, cls)
 #include "emu/instructions.def"
 #undef SMEMLAB_GPU_CODE
@@ -72,7 +72,7 @@ RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
   // The jump targets, in kGpuCodes' order, then the one for unknown codes.
   static const void* const kTargets[] = {
 #define SMEMLAB_GPU_TARGET(ty, base, executor, cls) &&gpu_##base##_##ty,
-#define SMEMLAB_OP(base, types, executor, kind, cls) \
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
   SMEMLAB_TYPES_##types(SMEMLAB_GPU_TARGET, base, executor, cls)
 #include "emu/instructions.def"
 #undef SMEMLAB_GPU_TARGET
@@ -216,7 +216,7 @@ next_round:
     }                                                 \
     goto top;                                         \
   }
-#define SMEMLAB_OP(base, types, executor, kind, cls) \
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
   SMEMLAB_TYPES_##types(SMEMLAB_GPU_##kind, base, executor, cls)
 #include "emu/instructions.def"
 #undef SMEMLAB_GPU_Inline

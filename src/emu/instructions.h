@@ -51,7 +51,7 @@ namespace detail {
 constexpr std::array<bool, kNumCodes> implemented_codes() {
   std::array<bool, kNumCodes> a{};
 #define SMEMLAB_MARK(ty, base) a[code(base, ty)] = true;
-#define SMEMLAB_OP(base, types, executor, kind, cls) SMEMLAB_TYPES_##types(SMEMLAB_MARK, base)
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) SMEMLAB_TYPES_##types(SMEMLAB_MARK, base)
 #include "emu/instructions.def"
 #undef SMEMLAB_MARK
   return a;

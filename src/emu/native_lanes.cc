@@ -1,7 +1,8 @@
 // lane_body_function (native_lanes.h): the lane-outer bodies of the native
 // tier. Each op's operands (which Op::r fields are registers, predicates,
-// the carry flag) are described here per Base; its semantics are its
-// executor's `_lane` function (ops_alu.h, ops_inline.h), called by name.
+// the carry flag) come from its shape in instructions.def; its semantics
+// are its executor's `_lane` function (ops_alu.h, ops_inline.h), called by
+// name.
 #include "emu/native_lanes.h"
 
 #include <fmt/format.h>
@@ -12,24 +13,42 @@
 #include <vector>
 
 #include "emu/instructions.h"
+#include "emu/ops_convert_lane.h"
+#include "emu/ops_float_lane.h"
 #include "emu/program.h"
 
 namespace smemlab::emu {
 namespace {
 
-// The executor of each Inline row (null for the others; its per-lane
-// function is the same name with "_lane") and its template arguments.
-struct InlineRow {
-  const char *executor = nullptr, *base = nullptr, *type = nullptr;
+// The per-lane function of each row that has one (null for the others:
+// `fn` + "_lane") and its template arguments: every Inline row's executor
+// (for all its ops), and for two CallAlu rows, cvt and the float slow
+// path, the lane forms of their common ops (ops_convert_lane.h,
+// ops_float_lane.h), which `covers` names; their other ops stay the
+// executors' warp-level calls.
+struct LaneRow {
+  const char *fn = nullptr, *base = nullptr, *type = nullptr;
+  bool (*covers)(const Op&) = nullptr;
 };
-constexpr std::array<InlineRow, kNumCodes> inline_executors() {
-  std::array<InlineRow, kNumCodes> a{};
+constexpr LaneRow call_alu_lane(Base b, const char* base, const char* type) {
+  switch (b) {
+    case CVT:
+      return {"cvt", base, type, cvt_lane_covers};
+    case FSLOW:
+      return {"fslow", base, type, fslow_lane_covers};
+    default:
+      return {};
+  }
+}
+constexpr std::array<LaneRow, kNumCodes> lane_rows() {
+  std::array<LaneRow, kNumCodes> a{};
 #define SMEMLAB_LANES_Inline(ty, base, executor) a[code(base, ty)] = {#executor, #base, #ty};
-#define SMEMLAB_LANES_CallAlu(ty, base, executor)
+#define SMEMLAB_LANES_CallAlu(ty, base, executor) \
+  a[code(base, ty)] = call_alu_lane(base, #base, #ty);
 #define SMEMLAB_LANES_Call(ty, base, executor)
 #define SMEMLAB_LANES_InlineFlow(ty, base, executor)
 #define SMEMLAB_LANES_CallFlow(ty, base, executor)
-#define SMEMLAB_OP(base, types, executor, kind, cls) \
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
   SMEMLAB_TYPES_##types(SMEMLAB_LANES_##kind, base, executor)
 #include "emu/instructions.def"
 #undef SMEMLAB_LANES_Inline
@@ -39,7 +58,7 @@ constexpr std::array<InlineRow, kNumCodes> inline_executors() {
 #undef SMEMLAB_LANES_CallFlow
   return a;
 }
-constexpr std::array<InlineRow, kNumCodes> kInlineExecutors = inline_executors();
+constexpr std::array<LaneRow, kNumCodes> kLaneRows = lane_rows();
 
 // One argument of a lane function: a register's value, a predicate's or
 // the carry flag's bit, or 0 (an operand the op does not read).
@@ -61,78 +80,62 @@ Arg reg(const Op& o, int i) { return {Src::Reg, o.r[i]}; }
 Arg pred(const Op& o, int i) { return {Src::Pred, o.r[i]}; }
 constexpr Arg kZero{Src::Zero, 0};
 
-// The operands of an op with a lane form (program.h documents the fields);
-// false for the others.
+// The operands of an op with a lane form, from its shape (instructions.def's
+// SHAPE column, OpShape in program.h); false for the others. (Bin ops of
+// 3-operand lane functions, mul.wide and the fast float ops, get their
+// third argument's default, 0.)
 bool lane_shape(const Op& o, Shape* s) {
-  if (!kInlineExecutors[o.code].executor) return false;
-  switch (static_cast<Base>(o.code / 16)) {
-    case MOV:
-    case ABS:
-    case NEG:
-    case NOT:
-    case CNOT:
-    case POPC:
-    case CLZ:
-    case BREV:
-    case CVTA:
+  if (o.code >= kNumCodes) return false;
+  const LaneRow& row = kLaneRows[o.code];
+  if (!row.fn || (row.covers && !row.covers(o))) return false;
+  switch (op_shape(static_cast<Base>(o.code / 16))) {
+    case OpShape::Un:
       *s = {{reg(o, 1)}, Out::Reg};
       return true;
-    case ADD:
-    case SUB:
-    case MUL_LO:
-    case MUL_HI:
-    case DIV:
-    case REM:
-    case MIN:
-    case MAX:
-    case AND:
-    case OR:
-    case XOR:
-    case SHL:
-    case SHR:
+    case OpShape::Bin:
       *s = {{reg(o, 1), reg(o, 2)}, Out::Reg};
       return true;
-    case MUL_WIDE:
-    case FADD:
-    case FSUB:
-    case FMUL:
-      *s = {{reg(o, 1), reg(o, 2), kZero}, Out::Reg};
-      return true;
-    case MAD_LO:
-    case MAD_HI:
-    case MAD_WIDE:
-    case FFMA:
-    case BFE:
-    case PRMT:
-    case SHF:
+    case OpShape::Tern:
+    case OpShape::Ctl3:
       *s = {{reg(o, 1), reg(o, 2), reg(o, 3)}, Out::Reg};
       return true;
-    case BFI:
+    case OpShape::Bfi:
       *s = {{reg(o, 1), reg(o, 2), reg(o, 3), reg(o, 4)}, Out::Reg};
       return true;
-    case SELP:
+    case OpShape::Select:
       *s = {{reg(o, 1), reg(o, 2), pred(o, 3)}, Out::Reg};
       return true;
-    case SETP:
+    case OpShape::Compare:
       *s = {{reg(o, 2), reg(o, 3), o.t2 ? pred(o, 4) : kZero}, Out::SetpPQ};
       return true;
-    case PLOGIC:
+    case OpShape::PredLogic:
       *s = {{pred(o, 1), o.aux < 3 ? pred(o, 2) : kZero}, Out::Pred};
       return true;
-    case ISSPACEP:
+    case OpShape::PredOfReg:
       *s = {{reg(o, 1)}, Out::Pred};
       return true;
-    case CARRY:
+    case OpShape::Carry:
       *s = {{reg(o, 1), reg(o, 2), o.aux >= 2 ? reg(o, 3) : reg(o, 1),
              (o.aux2 & 1) ? Arg{Src::Carry, 0} : kZero},
             Out::Carry};
       return true;
-    case NOP:
+    case OpShape::Convert:
+      *s = {{reg(o, 1)}, Out::Reg};
+      return true;
+    case OpShape::FloatFn: {  // (exec_fslow passes r1 for operands the op lacks)
+      const int n = fslow_sources(o.aux);
+      *s = {{reg(o, 1), reg(o, n >= 2 ? 2 : 1), reg(o, n >= 3 ? 3 : 1)}, Out::Reg};
+      return true;
+    }
+    case OpShape::NoRegs:
       *s = {{}, Out::None};
       return true;
-    default:
+    case OpShape::Load:
+    case OpShape::Store:
+    case OpShape::Other:
       return false;
   }
+  return false;
 }
 
 std::string local(Src k, uint32_t i) {
@@ -185,11 +188,11 @@ std::string lane_op(const Op& o, uint32_t pc, const Shape& s) {
   std::string args;
   for (const Arg& a : s.args)
     args += ", " + (a.kind == Src::Zero ? std::string("0") : local(a.kind, a.index));
-  const InlineRow& n = kInlineExecutors[o.code];
+  const LaneRow& n = kLaneRows[o.code];
   std::string cond;
   if (o.guard >= 0) cond = fmt::format("((p{} ^ {}u) & 1u)", o.guard, o.guard_neg & 1u);
-  return fmt::format("    {{ const auto v = {}_lane<{}, {}>(o{}{});{} }}\n", n.executor, n.base,
-                     n.type, pc, args, assign(o, s.out, cond));
+  return fmt::format("    {{ const auto v = {}_lane<{}, {}>(o{}{});{} }}\n", n.fn, n.base, n.type,
+                     pc, args, assign(o, s.out, cond));
 }
 
 }  // namespace

@@ -18,8 +18,10 @@ namespace smemlab::emu {
 struct Op;
 struct Program;
 
-// Whether `o` has a per-lane form (its executor's `_lane` function and an
-// operand shape native_lanes.cc knows).
+// Whether `o` has a per-lane form: an Inline row's executor's `_lane`
+// function, or cvt's and the float slow path's for their common ops
+// (ops_convert_lane.h, ops_float_lane.h), with an operand shape
+// (instructions.def) that names its operands.
 bool has_lane_form(const Op& o);
 
 // The C++ of `template <bool Full> void lanes<start>(Warp& w, uint32_t

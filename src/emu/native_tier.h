@@ -12,8 +12,10 @@
 // ($XDG_CACHE_HOME/smemlab/native or ~/.cache/smemlab/native) by a hash of
 // the source and this build; once loaded, turns that start after that run
 // it. SMEMLAB_TIER=native compiles at the first launch, before it runs;
-// SMEMLAB_NATIVE=1 under jit compiles in the background (launch.cc: off
-// otherwise).
+// SMEMLAB_NATIVE=1 under jit compiles in the background once a kernel has
+// cost more than its compile (launch.cc: off otherwise). A compile runs in
+// a directory of its own, so one stopped at exit leaves nothing in the
+// cache.
 // Without a compiler, or when a compile fails: the interpreter's runs,
 // with one note on stderr. docs/emulator.md, "Issue 30, native runs".
 #pragma once
@@ -41,15 +43,22 @@ std::shared_ptr<NativeState> native_state(const Program& p);
 // run starting there; null, or null entries, while not loaded). At the
 // first launch it looks for the code in the cache (and loads it from
 // there). `sync`: compile now if it is not there; else the compile starts
-// in the background once the program's launches have run kNativeHotWork
-// warp-instructions (about half a second of the interpreter's runs: a
-// program that runs less than that never pays for a compile).
-inline constexpr uint64_t kNativeHotWork = uint64_t{1} << 25;
+// in the background, at a lower priority, at a launch of a kernel whose
+// launches so far have cost more CPU time than its compile is expected to
+// (native_compile_estimate): a kernel launched once never pays for a
+// compile, and one that does pays at most what it had already cost.
 const std::atomic<const NativeEntry*>* native_runs(const std::shared_ptr<NativeState>& st,
                                                    const Program& p, bool sync);
-// After a launch: the warp-instructions it ran (the background rule).
+// After a launch (the CPU time since native_runs counts toward the rule;
+// the other arguments are not used).
 void native_work_done(const std::shared_ptr<NativeState>& st, const Program& p,
                       uint64_t warp_instructions);
+
+// The CPU seconds a compile of `source` is expected to take: about a second
+// of headers and 30 KB of source per second after them (c++ -O3 here), or
+// SMEMLAB_NATIVE_COST's seconds where set (tests; 0: tier up at a
+// kernel's second launch).
+double native_compile_estimate(const std::string& source);
 
 // Whether the program's native code is loaded (tests), and why not.
 bool native_loaded(const Program& p, std::string* why = nullptr);

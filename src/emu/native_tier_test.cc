@@ -10,18 +10,28 @@
 // runs its own kernel under native too, with a budget fault inside runs.
 #include "emu/native_tier.h"
 
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "emu/instructions.h"
 #include "emu/launch.h"
+#include "emu/native_lanes.h"
 #include "emu/program.h"
+#include "emu/reg_operands.h"
 
 namespace smemlab::emu {
 namespace {
@@ -249,6 +259,10 @@ class NativeTier : public ::testing::Test {
     // (A cache of this test's own: compiled once per source and build.)
     setenv("XDG_CACHE_HOME", (::testing::TempDir() + "smemlab-native-test").c_str(), 1);
   }
+  void TearDown() override {
+    unsetenv("SMEMLAB_NATIVE");
+    unsetenv("SMEMLAB_NATIVE_COST");
+  }
 };
 
 TEST_F(NativeTier, EveryFamilyMatchesTheInterpreter) {
@@ -443,6 +457,456 @@ TEST_F(NativeTier, SourceHasOneCallPerRunOp) {
   }
   EXPECT_NE(src.find("g_calls["), std::string::npos);  // CallAlu rows
   EXPECT_NE(src.find("int_bin<ADD, S32>"), std::string::npos);
+}
+
+// cvt's and the float slow path's lane forms (ops_convert_lane.h,
+// ops_float_lane.h) inside a loop body (so lane-outer bodies), with the
+// forms that have none between them (to-integral and saturating cvt,
+// directed rounding, ex2/lg2): threads leave at trip counts 1..4, so later
+// iterations are partial groups; inputs are bit patterns with NaNs of
+// several payloads (quiet and signaling, in one and in both operands),
+// infinities, zeros, subnormals and values near 1. Each iteration's
+// results are folded into accumulators by xor of their bits.
+const char* kCvtFslowPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry cvtfs(.param .u64 in, .param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b16 %rs<4>;
+  .reg .b32 %r<48>;
+  .reg .b64 %rd<24>;
+  .reg .f32 %f<48>;
+  .reg .f64 %fd<8>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 24;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  ld.global.f32 %f2, [%rd4+4];
+  ld.global.f32 %f3, [%rd4+8];
+  ld.global.u32 %r2, [%rd4+12];
+  ld.global.f64 %fd1, [%rd4+16];
+  and.b32 %r3, %r1, 3;
+  add.u32 %r3, %r3, 1;
+  mov.u32 %r4, 0;
+  mov.u32 %r30, 0;
+  mov.u32 %r31, 0;
+  mov.u32 %r32, 0;
+  mov.b64 %rd20, 0;
+LOOP:
+  cvt.rn.f32.s32 %f4, %r2;
+  cvt.rn.f32.u32 %f5, %r2;
+  cvt.rn.f64.s32 %fd2, %r2;
+  cvt.rn.f64.u32 %fd3, %r2;
+  cvt.f64.f32 %fd4, %f1;
+  cvt.rn.f32.f64 %f6, %fd1;
+  cvt.u64.u32 %rd5, %r2;
+  cvt.s64.s32 %rd6, %r2;
+  cvt.u16.u32 %rs1, %r2;
+  cvt.s32.s16 %r5, %rs1;
+  cvt.s8.s32 %r6, %r2;
+  div.rn.f32 %f7, %f1, %f2;
+  div.approx.f32 %f8, %f2, %f3;
+  div.approx.ftz.f32 %f9, %f1, %f3;
+  rcp.rn.f32 %f10, %f2;
+  rcp.approx.ftz.f32 %f11, %f1;
+  sqrt.rn.f32 %f12, %f1;
+  sqrt.approx.ftz.f32 %f13, %f2;
+  rsqrt.approx.f32 %f14, %f3;
+  rsqrt.approx.ftz.f32 %f15, %f1;
+  abs.f32 %f16, %f1;
+  abs.ftz.f32 %f17, %f2;
+  neg.f32 %f18, %f3;
+  neg.ftz.f32 %f19, %f1;
+  min.f32 %f20, %f1, %f2;
+  max.ftz.f32 %f21, %f2, %f3;
+  add.rn.sat.f32 %f22, %f1, %f2;
+  sub.ftz.f32 %f23, %f2, %f3;
+  mul.ftz.f32 %f24, %f1, %f3;
+  fma.rn.sat.f32 %f25, %f1, %f2, %f3;
+  fma.rn.ftz.f32 %f26, %f3, %f1, %f2;
+  copysign.f32 %f27, %f1, %f2;
+  ex2.approx.f32 %f28, %f2;
+  cvt.rzi.s32.f32 %r7, %f1;
+  cvt.sat.u8.s32 %r8, %r2;
+  cvt.rz.f32.f64 %f29, %fd1;
+  add.rz.f32 %f30, %f1, %f2;
+  mul.f32 %f31, %f7, %f12;
+  lg2.approx.f32 %f32, %f3;
+  div.rn.f32 %f33, %f31, %f14;
+  mov.b32 %r10, %f4;
+  mov.b32 %r11, %f5;
+  mov.b32 %r12, %f6;
+  mov.b32 %r13, %f7;
+  mov.b32 %r14, %f8;
+  mov.b32 %r15, %f9;
+  mov.b32 %r16, %f10;
+  mov.b32 %r17, %f11;
+  mov.b32 %r18, %f12;
+  mov.b32 %r19, %f13;
+  mov.b32 %r20, %f14;
+  mov.b32 %r21, %f15;
+  mov.b32 %r22, %f16;
+  mov.b32 %r23, %f17;
+  mov.b32 %r24, %f18;
+  mov.b32 %r25, %f19;
+  mov.b32 %r26, %f20;
+  mov.b32 %r27, %f21;
+  mov.b32 %r28, %f22;
+  mov.b32 %r29, %f23;
+  xor.b32 %r30, %r30, %r10;
+  xor.b32 %r30, %r30, %r11;
+  xor.b32 %r30, %r30, %r12;
+  xor.b32 %r30, %r30, %r13;
+  xor.b32 %r30, %r30, %r14;
+  xor.b32 %r30, %r30, %r15;
+  xor.b32 %r30, %r30, %r16;
+  add.u32 %r31, %r31, %r17;
+  add.u32 %r31, %r31, %r18;
+  add.u32 %r31, %r31, %r19;
+  add.u32 %r31, %r31, %r20;
+  add.u32 %r31, %r31, %r21;
+  add.u32 %r31, %r31, %r22;
+  add.u32 %r31, %r31, %r23;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r24;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r25;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r26;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r27;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r28;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r29;
+  mov.b32 %r10, %f24;
+  mov.b32 %r11, %f25;
+  mov.b32 %r12, %f26;
+  mov.b32 %r13, %f27;
+  mov.b32 %r14, %f28;
+  mov.b32 %r15, %f29;
+  mov.b32 %r16, %f30;
+  mov.b32 %r17, %f33;
+  mov.b32 %r18, %f32;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r10;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r11;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r12;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r13;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r14;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r15;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r16;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r17;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r18;
+  mul.lo.u32 %r32, %r32, 33;
+  xor.b32 %r32, %r32, %r5;
+  xor.b32 %r32, %r32, %r6;
+  xor.b32 %r32, %r32, %r7;
+  xor.b32 %r32, %r32, %r8;
+  mov.b64 %rd7, %fd2;
+  mov.b64 %rd8, %fd3;
+  mov.b64 %rd9, %fd4;
+  xor.b64 %rd20, %rd20, %rd7;
+  xor.b64 %rd20, %rd20, %rd8;
+  xor.b64 %rd20, %rd20, %rd9;
+  xor.b64 %rd20, %rd20, %rd5;
+  add.s64 %rd20, %rd20, %rd6;
+  mul.f32 %f1, %f1, 0f3FC00000;
+  add.f32 %f2, %f2, %f31;
+  add.u32 %r2, %r2, 0x9E3779B9;
+  add.u32 %r4, %r4, 1;
+  setp.lt.u32 %p1, %r4, %r3;
+  @%p1 bra LOOP;
+  mul.wide.u32 %rd10, %r1, 24;
+  add.s64 %rd11, %rd2, %rd10;
+  st.global.u32 [%rd11], %r30;
+  st.global.u32 [%rd11+4], %r31;
+  st.global.u32 [%rd11+8], %r32;
+  st.global.u64 [%rd11+16], %rd20;
+  ret;
+}
+)";
+
+std::vector<uint32_t> cvt_fslow_inputs(uint32_t threads, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const uint32_t fs[] = {0x00000000u, 0x80000000u, 0x3f800000u, 0x3f7fffffu, 0x3f800001u,
+                         0x00000001u, 0x807fffffu, 0x00800000u, 0x7f7fffffu, 0xff800000u,
+                         0x7f800000u, 0x7fc00000u, 0x7fc00001u, 0xffc12345u, 0x7fa00002u,
+                         0xff800003u, 0x40490fdbu, 0xc0000000u, 0x4b000000u, 0x3e800000u};
+  const uint32_t ints[] = {0u, 1u, 0x7fffffffu, 0x80000000u, 0xffffffffu, 0x01000001u, 0xff7fu};
+  std::vector<uint32_t> in(threads * 6);
+  for (uint32_t t = 0; t < threads; ++t) {
+    uint32_t* w = &in[t * 6];
+    for (int i = 0; i < 3; ++i) {
+      const uint32_t k = rng() % 4;
+      w[i] = k == 0 ? fs[rng() % 20] : k == 1 ? (rng() & 0x807fffffu) | 0x3f000000u : rng();
+    }
+    w[3] = rng() % 3 == 0 ? ints[rng() % 7] : rng();
+    double d = rng() % 5 == 0
+                   ? std::ldexp(1.0 + double(rng()) / 4294967296.0, int(rng() % 300) - 150)
+                   : std::ldexp(double(rng()) - 2e9, int(rng() % 60) - 30);
+    if (rng() % 11 == 0) d = std::numeric_limits<double>::quiet_NaN();
+    std::memcpy(&w[4], &d, 8);
+  }
+  return in;
+}
+
+std::vector<uint32_t> run_cvt_fslow(const char* tier, uint32_t threads, uint32_t seed,
+                                    std::string* error, bool* native) {
+  setenv("SMEMLAB_TIER", tier, 1);
+  Device dev;
+  auto m = Module::load_text(dev, kCvtFslowPtx, "cvtfs.ptx");
+  std::vector<uint32_t> in = cvt_fslow_inputs(threads, seed);
+  uint64_t din = dev.malloc(in.size() * 4), dout = dev.malloc(uint64_t{threads} * 24);
+  dev.copy_to(din, in.data(), in.size() * 4);
+  LaunchConfig cfg{{1}, {threads}};
+  cfg.threads = 1;
+  auto st = launch(*m, "cvtfs", cfg, din, dout);
+  unsetenv("SMEMLAB_TIER");
+  std::vector<uint32_t> mem(threads * 6);
+  dev.copy_from(mem.data(), dout, mem.size() * 4);
+  if (st.error) *error = st.error->what();
+  *native = native_loaded(m->kernel("cvtfs"));
+  return mem;
+}
+
+TEST_F(NativeTier, CvtAndFloatSlowPathLaneFormsMatchTheInterpreter) {
+  // 45 threads: a full warp and a warp of 13 lanes, losing lanes as their
+  // trip counts (1..4) end.
+  for (uint32_t seed : {1u, 2u, 3u, 4u}) {
+    std::string ea, eb;
+    bool na = false, nb = false;
+    const std::vector<uint32_t> a = run_cvt_fslow("interp", 45, seed, &ea, &na);
+    const std::vector<uint32_t> b = run_cvt_fslow("native", 45, seed, &eb, &nb);
+    ASSERT_EQ(ea, "");
+    ASSERT_EQ(eb, "");
+    ASSERT_TRUE(nb);
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_EQ(a[i], b[i]) << "seed " << seed << " thread " << i / 6 << " word " << i % 6;
+  }
+  // The covered forms run in the loop's lane-outer body; the others stay
+  // their executors' warp-level calls between its stretches.
+  Device dev;
+  auto m = Module::load_text(dev, kCvtFslowPtx, "cvtfs.ptx");
+  const std::string src = native_source(m->kernel("cvtfs"));
+  for (const char* f :
+       {"cvt_lane<CVT, F32>", "cvt_lane<CVT, F64>", "cvt_lane<CVT, U64>", "cvt_lane<CVT, S64>",
+        "cvt_lane<CVT, U16>", "cvt_lane<CVT, S8>", "fslow_lane<FSLOW, F32>"})
+    EXPECT_NE(src.find(f), std::string::npos) << f;
+  size_t calls = 0;
+  for (size_t at = src.find("g_calls["); at != std::string::npos; at = src.find("g_calls[", at + 1))
+    ++calls;
+  // ex2, cvt.rzi, cvt.sat, cvt.rz, add.rz, lg2: in the full-warp body, the
+  // partial-group body, and (none: the chunk is whole) no per-op switch.
+  EXPECT_EQ(calls, 12u);
+}
+
+// A small kernel without loops (BlackScholes' shape: each warp passes
+// once) gets lane-outer bodies in its straight code too; it matches the
+// interpreter by a full warp and a partial one (61 threads).
+TEST_F(NativeTier, SmallStraightKernelsGetLaneBodies) {
+  const char* ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry straight(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mul.lo.u32 %r2, %r1, 0x9E3779B1;
+  cvt.rn.f32.u32 %f1, %r2;
+  rsqrt.approx.f32 %f2, %f1;
+  div.rn.f32 %f3, %f2, %f1;
+  abs.f32 %f4, %f3;
+  ex2.approx.f32 %f5, %f4;
+  fma.rn.f32 %f6, %f5, %f2, %f4;
+  mov.b32 %r3, %f6;
+  xor.b32 %r4, %r3, %r2;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r4;
+  ret;
+}
+)";
+  std::vector<uint32_t> out[2];
+  for (int k = 0; k < 2; ++k) {
+    setenv("SMEMLAB_TIER", k ? "native" : "interp", 1);
+    Device dev;
+    auto m = Module::load_text(dev, ptx, "straight.ptx");
+    uint64_t d = dev.malloc(61 * 4);
+    LaunchConfig cfg{{1}, {61}};
+    cfg.threads = 1;
+    auto st = launch(*m, "straight", cfg, d);
+    unsetenv("SMEMLAB_TIER");
+    ASSERT_FALSE(st.error);
+    out[k].resize(61);
+    dev.copy_from(out[k].data(), d, 61 * 4);
+    if (k) {
+      std::string why;
+      EXPECT_TRUE(native_loaded(m->kernel("straight"), &why)) << why;
+      const std::string src = native_source(m->kernel("straight"));
+      EXPECT_NE(src.find("template <bool Full>"), std::string::npos) << src;
+      EXPECT_NE(src.find("fslow_lane<FSLOW, F32>"), std::string::npos) << src;
+    }
+  }
+  EXPECT_EQ(out[0], out[1]);
+}
+
+// instructions.def's operand-shape column is the one description the
+// register analyses (reg_operands.h) and the lane bodies (native_lanes.cc)
+// both read: for every op both describe, the registers its lane body loads
+// are reg_operands' uses and defs (a def is loaded for the select that
+// keeps lanes outside the group), and those it stores are its defs.
+TEST(NativeLanes, LaneBodiesTouchTheRegistersRegOperandsNames) {
+  const std::regex load(R"(= R\[(\d+)u \+ l\];)"), store(R"(R\[(\d+)u \+ l\] =)");
+  auto regs = [](const std::string& s, const std::regex& re) {
+    std::set<uint32_t> out;
+    for (auto it = std::sregex_iterator(s.begin(), s.end(), re); it != std::sregex_iterator(); ++it)
+      out.insert(static_cast<uint32_t>(std::stoul((*it)[1])) / 32);
+    return out;
+  };
+  uint32_t checked = 0;
+  for (uint32_t c = 0; c < kNumCodes; ++c) {
+    if (!implemented(c)) continue;
+    Op o{};
+    o.code = static_cast<uint16_t>(c);
+    o.t = static_cast<uint8_t>(c % 16);
+    o.vec = 1;
+    for (uint32_t i = 0; i < 6; ++i) o.r[i] = 10 + i;
+    const RegOperands r = reg_operands(o);
+    if (!r.known || !has_lane_form(o)) continue;
+    Program p;
+    p.ops = {o, o};
+    const std::string src = lane_body_function(p, 0, 2);
+    std::set<uint32_t> uses, defs;
+    for (uint8_t i = 0; i < r.nuse; ++i) uses.insert(o.r[r.use[i]]);
+    for (uint8_t i = 0; i < r.ndef; ++i) defs.insert(o.r[r.def[i]]);
+    std::set<uint32_t> touched = uses;
+    touched.insert(defs.begin(), defs.end());
+    EXPECT_EQ(regs(src, load), touched) << "code " << c << "\n" << src;
+    EXPECT_EQ(regs(src, store), defs) << "code " << c << "\n" << src;
+    ++checked;
+  }
+  EXPECT_GT(checked, 150u);  // (every integer, float, setp, selp and mov code)
+}
+
+// kLoopPtx with `extra` ops more (adds of 0): a program of its own, since
+// programs with the same ops share their native state in a process.
+std::string loop_variant(int extra) {
+  std::string s = kLoopPtx;
+  std::string ops;
+  for (int i = 0; i < extra; ++i) ops += "  add.u32 %r4, %r4, 0;\n";
+  s.replace(s.find("LOOP:\n"), 6, "LOOP:\n" + ops);
+  return s;
+}
+
+// One launch of loopk under the environment's tier (jit unless set).
+std::vector<uint32_t> launch_loop(Device& dev, Module& m, uint32_t threads) {
+  uint64_t dout = dev.malloc(uint64_t{threads} * 44);
+  LaunchConfig cfg{{1}, {threads}};
+  cfg.threads = 1;
+  auto st = launch(m, "loopk", cfg, dout);
+  EXPECT_FALSE(st.error);
+  std::vector<uint32_t> mem(threads * 11);
+  dev.copy_from(mem.data(), dout, mem.size() * 4);
+  return mem;
+}
+
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d))
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+        names.push_back(e->d_name);
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Under jit with SMEMLAB_NATIVE=1 the compile starts at a launch of a
+// kernel whose launches so far cost more than the compile's estimate
+// (SMEMLAB_NATIVE_COST=0 here: its second launch), in the background; the
+// cache then holds its object and source and nothing else.
+TEST_F(NativeTier, BackgroundCompileStartsAtALaterLaunchAndLeavesOnlyItsObject) {
+  const std::string cache = ::testing::TempDir() + "smemlab-native-bg-" + std::to_string(getpid());
+  setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  setenv("SMEMLAB_NATIVE", "1", 1);
+  setenv("SMEMLAB_NATIVE_COST", "0", 1);
+  unsetenv("SMEMLAB_TIER");  // (jit: a suite run with the tier forced)
+  Device dev;
+  auto m = Module::load_text(dev, loop_variant(1), "loop.ptx");
+  const Program& p = m->kernel("loopk");
+  std::string why;
+  const std::vector<uint32_t> a = launch_loop(dev, *m, 40);
+  EXPECT_FALSE(native_loaded(p, &why));
+  EXPECT_NE(why.find("not compiled"), std::string::npos) << why;
+  const std::vector<uint32_t> b = launch_loop(dev, *m, 40);
+  bool loaded = false;
+  for (int i = 0; i < 6000 && !(loaded = native_loaded(p, &why)); ++i) {
+    if (i > 0 && why != "" && why.find("not compiled") == std::string::npos) break;  // failed
+    usleep(50000);
+  }
+  ASSERT_TRUE(loaded) << why;
+  const std::vector<uint32_t> c = launch_loop(dev, *m, 40);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, c);
+  const std::vector<std::string> files = files_in(cache + "/smemlab/native");
+  ASSERT_EQ(files.size(), 2u) << ::testing::PrintToString(files);
+  EXPECT_EQ(files[0].substr(files[0].size() - 3), ".cc");
+  EXPECT_EQ(files[1].substr(files[1].size() - 3), ".so");
+  EXPECT_EQ(files[0].substr(0, files[0].size() - 3), files[1].substr(0, files[1].size() - 3));
+}
+
+// Run by ACompileStoppedAtExitLeavesNothing in a process of its own: a
+// kernel's second launch starts its compile in the background, and the
+// process exits while it runs.
+TEST(NativeTierChild, StartsACompileAndExits) {
+  if (!std::getenv("SMEMLAB_NATIVE_TEST_CHILD"))
+    GTEST_SKIP() << "run by NativeTier.ACompileStoppedAtExitLeavesNothing";
+  Device dev;
+  auto m = Module::load_text(dev, loop_variant(2), "loop.ptx");
+  launch_loop(dev, *m, 40);
+  launch_loop(dev, *m, 40);
+  usleep(300000);  // (the compiler running: it takes a second or more)
+  std::fflush(nullptr);
+  std::exit(0);
+}
+
+// A compile stopped because the process exits leaves nothing in the cache
+// (no partial object, source or output, no directory) and the process's
+// stderr says nothing about it.
+TEST_F(NativeTier, ACompileStoppedAtExitLeavesNothing) {
+  const std::string cache =
+      ::testing::TempDir() + "smemlab-native-exit-" + std::to_string(getpid());
+  char self[4096] = {};
+  ASSERT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
+  const std::string log = cache + ".log";
+  const std::string cmd = "env -u SMEMLAB_TIER XDG_CACHE_HOME=" + cache +
+                          " SMEMLAB_NATIVE=1 SMEMLAB_NATIVE_COST=0 SMEMLAB_NATIVE_VERBOSE=1"
+                          " SMEMLAB_NATIVE_TEST_CHILD=1 " +
+                          self + " --gtest_filter=NativeTierChild.StartsACompileAndExits > " + log +
+                          " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream in(log);
+  const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(out.find("compiling the native runs of loopk in the background"), std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("native runs unavailable"), std::string::npos) << out;
+  EXPECT_EQ(files_in(cache + "/smemlab/native"), std::vector<std::string>{});
 }
 
 TEST_F(NativeTier, NoCompilerMeansTheInterpretersRuns) {

@@ -186,7 +186,7 @@ inline void int_bin(Warp& w, const Op& op, uint32_t exec) {
 
 // (MUL_WIDE reads no C: its lane form is passed 0.)
 template <Base B, T TY>
-inline uint64_t int_mad_lane(const Op&, uint64_t x, uint64_t y, uint64_t z) {
+inline uint64_t int_mad_lane(const Op&, uint64_t x, uint64_t y, uint64_t z = 0) {
   using V = typename Tr<TY>::V;
   using U = typename Tr<TY>::U;
   using Wd = typename Tr<TY>::W;
@@ -336,21 +336,41 @@ inline void shf(Warp& w, const Op& op, uint32_t exec) {
   SMEMLAB_FOR_LANES(exec, D[l] = shf_lane<B, TY>(op, A[l], Bv[l], C[l]));
 }
 
+// The NaN an add, sub, mul or fma returns, as the H100 returns it
+// (measured, docs/emulator.md "NaN results"): f32 always the canonical NaN
+// 0x7fffffff, whatever the operands' payloads; f64 its NaN operand, quieted,
+// b before a before c, else `r` (an invalid operation's default NaN, as
+// x86's). Stated once here, so the interpreter's copy and a lane-outer body
+// (whose operand order is the compiler's choice) return the same bits.
+template <typename V>
+[[gnu::always_inline]] inline V nan_rule(V r, V a, V b, V c = V(0)) {
+  if (r == r) return r;
+  if constexpr (sizeof(V) == 4) {
+    (void)a, (void)b, (void)c;
+    return std::bit_cast<V>(0x7fffffffu);
+  } else {
+    constexpr uint64_t kQuiet = uint64_t{1} << 51;
+    const V n = b != b ? b : a != a ? a : c != c ? c : r;  // (r: already quiet)
+    return std::bit_cast<V>(std::bit_cast<uint64_t>(n) | kQuiet);
+  }
+}
+
 // (FADD/FSUB/FMUL read no C: their lane form is passed 0. fma.rn is one
 // rounding however it is computed: the FMA instruction where this copy is
 // compiled for it, else std::fma.)
 template <Base B, T TY>
-inline uint64_t fast_float_lane(const Op&, uint64_t x, uint64_t y, uint64_t z) {
+inline uint64_t fast_float_lane(const Op&, uint64_t x, uint64_t y, uint64_t z = 0) {
   using V = typename Tr<TY>::V;
   V a = get<V>(x), b = get<V>(y);
   if constexpr (B == FFMA) {
+    const V c = get<V>(z);
 #ifdef SMEMLAB_ISA_FMA
-    if constexpr (std::is_same_v<V, float>) return put(__builtin_fmaf(a, b, get<float>(z)));
+    if constexpr (std::is_same_v<V, float>) return put(nan_rule(__builtin_fmaf(a, b, c), a, b, c));
 #endif
-    return put(static_cast<V>(std::fma(a, b, get<V>(z))));
+    return put(nan_rule(static_cast<V>(std::fma(a, b, c)), a, b, c));
   } else {
     (void)z;
-    return put(B == FADD ? a + b : B == FSUB ? a - b : a * b);
+    return put(nan_rule(B == FADD ? a + b : B == FSUB ? a - b : a * b, a, b));
   }
 }
 

@@ -11,6 +11,7 @@
 #include "emu/exec.h"
 #include "emu/half.h"
 #include "emu/ops_alu.h"
+#include "emu/ops_convert_lane.h"
 
 namespace smemlab::emu {
 namespace {
@@ -157,32 +158,6 @@ uint64_t convert(const Op& op, uint64_t v) {
   }
 }
 
-// The conversions of index arithmetic and mixed precision in
-// round-to-nearest, with no .sat or .ftz (32-bit integer -> f32/f64, f32 <->
-// f64), as straight loops: the thread already rounds to nearest, so they
-// are convert()'s results without its per-lane dispatch, which made a cvt
-// cost five ALU instructions. False: not one of these.
-bool cvt_nearest(const Op& op, uint64_t* D, const uint64_t* A, uint32_t exec) {
-  const T dt = static_cast<T>(op.t), st = static_cast<T>(op.t2);
-  if ((op.aux2 & (kSat | kFtz)) || fe_mode(op.aux2) != FE_TONEAREST) return false;
-  if ((op.aux2 & 0x0f) >= R_RNI) return false;  // (to integral values)
-  if (dt == F32 && st == S32)
-    SMEMLAB_FOR_LANES(exec, D[l] = put(static_cast<float>(static_cast<int32_t>(A[l]))));
-  else if (dt == F32 && st == U32)
-    SMEMLAB_FOR_LANES(exec, D[l] = put(static_cast<float>(static_cast<uint32_t>(A[l]))));
-  else if (dt == F64 && st == S32)
-    SMEMLAB_FOR_LANES(exec, D[l] = put(static_cast<double>(static_cast<int32_t>(A[l]))));
-  else if (dt == F64 && st == U32)
-    SMEMLAB_FOR_LANES(exec, D[l] = put(static_cast<double>(static_cast<uint32_t>(A[l]))));
-  else if (dt == F64 && st == F32)
-    SMEMLAB_FOR_LANES(exec, D[l] = put(static_cast<double>(get<float>(A[l]))));
-  else if (dt == F32 && st == F64)
-    SMEMLAB_FOR_LANES(exec, D[l] = put(static_cast<float>(get<double>(A[l]))));
-  else
-    return false;
-  return true;
-}
-
 }  // namespace
 
 void exec_cvt(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
@@ -195,21 +170,29 @@ void exec_cvt(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
     SMEMLAB_FOR_LANES(exec, D[l] = (convert(half, A[l]) << 16) | convert(half, B[l]));
     return;
   }
-  const T dt = static_cast<T>(op.t), st = static_cast<T>(op.t2);
-  if (is_int(dt) && is_int(st) && !(op.aux2 & kSat)) {
-    // Integer widening and narrowing (address arithmetic: cvt.u64.u32,
-    // cvt.s64.s32), convert's canonical(dt, canonical(st, x)) as shifts.
-    const unsigned s1 = 64 - bits_of(st), s2 = 64 - bits_of(dt);
-    const bool ss = is_signed(st), ds = is_signed(dt);
-    SMEMLAB_FOR_LANES(exec, {
-      const uint64_t x = A[l] << s1;
-      const uint64_t y = (ss ? static_cast<uint64_t>(static_cast<int64_t>(x) >> s1) : x >> s1)
-                         << s2;
-      D[l] = ds ? static_cast<uint64_t>(static_cast<int64_t>(y) >> s2) : y >> s2;
-    });
+  // The common conversions through their per-lane forms (ops_convert_lane.h,
+  // which the native tier's lane bodies call too), the case chosen once
+  // per warp-instruction.
+  switch (cvt_lane_kind(op)) {
+    case CvtLane::IntToInt: {
+      const CvtIntShifts k = cvt_int_shifts(op);
+      SMEMLAB_FOR_LANES(exec, D[l] = cvt_int_lane(k, A[l]));
+      return;
+    }
+#define SMEMLAB_CVT_FLOAT_LANES(kind)                                    \
+  case CvtLane::kind:                                                    \
+    SMEMLAB_FOR_LANES(exec, D[l] = cvt_float_lane<CvtLane::kind>(A[l])); \
     return;
+      SMEMLAB_CVT_FLOAT_LANES(S32ToF32)
+      SMEMLAB_CVT_FLOAT_LANES(U32ToF32)
+      SMEMLAB_CVT_FLOAT_LANES(S32ToF64)
+      SMEMLAB_CVT_FLOAT_LANES(U32ToF64)
+      SMEMLAB_CVT_FLOAT_LANES(F32ToF64)
+      SMEMLAB_CVT_FLOAT_LANES(F64ToF32)
+#undef SMEMLAB_CVT_FLOAT_LANES
+    case CvtLane::None:
+      break;
   }
-  if (cvt_nearest(op, D, A, exec)) return;
   SMEMLAB_FOR_LANES(exec, D[l] = convert(op, A[l]));
 }
 

@@ -12,106 +12,19 @@
 #include "emu/exec.h"
 #include "emu/half.h"
 #include "emu/ops_alu.h"
+#include "emu/ops_float_lane.h"
 #include "emu/ops_float_vec.h"
 
 namespace smemlab::emu {
 namespace {
 
 template <typename V>
-[[gnu::always_inline]] inline V flush(V v) {
-  return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(V(0), v) : v;
-}
-
-template <typename V>
-V fmin_ptx(V a, V b, bool is_max) {
-  if (std::isnan(a) && std::isnan(b)) return std::numeric_limits<V>::quiet_NaN();
-  if (std::isnan(a)) return b;
-  if (std::isnan(b)) return a;
-  if (a == b) return (std::signbit(a) != is_max) ? a : b;  // -0 < +0
-  return is_max ? (a > b ? a : b) : (a < b ? a : b);
-}
-
-// min.NaN / max.NaN: the canonical NaN (all mantissa bits set) when either
-// operand is a NaN, whatever its payload.
-template <typename V>
-V canonical_nan() {
-  if constexpr (sizeof(V) == 4)
-    return std::bit_cast<V>(0x7fffffffu);
-  else
-    return std::bit_cast<V>(0x7fffffffffffffffull);
-}
-
-template <typename V>
-V fmin_ptx_nan(V a, V b, bool is_max) {
-  return std::isnan(a) || std::isnan(b) ? canonical_nan<V>() : fmin_ptx(a, b, is_max);
-}
-
-// (Always inlined: f32_nearest's constant `f` folds the switch away.)
-template <typename V>
-[[gnu::always_inline]] inline V compute(uint8_t f, V a, V b, V c, uint8_t tk, bool* pred) {
-  switch (f) {
-    case F_ADD:
-      return a + b;
-    case F_SUB:
-      return a - b;
-    case F_MUL:
-      return a * b;
-    case F_FMA:
-      return std::fma(a, b, c);
-    case F_DIV:
-      return a / b;
-    case F_RCP:
-      return V(1) / a;
-    case F_SQRT:
-      return std::sqrt(a);
-    case F_RSQRT:
-      return static_cast<V>(1.0 / std::sqrt(static_cast<double>(a)));
-    case F_ABS:
-      return std::fabs(a);
-    case F_NEG:
-      return -a;
-    case F_MIN:
-      return fmin_ptx(a, b, false);
-    case F_MAX:
-      return fmin_ptx(a, b, true);
-    case F_MIN_NAN:
-      return fmin_ptx_nan(a, b, false);
-    case F_MAX_NAN:
-      return fmin_ptx_nan(a, b, true);
-    case F_EX2:
-      return std::exp2(a);
-    case F_LG2:
-      return std::log2(a);
-    case F_SIN:
-      return std::sin(a);
-    case F_COS:
-      return std::cos(a);
-    case F_TANH:
-      return std::tanh(a);
-    case F_COPYSIGN:
-      return std::copysign(b, a);
-    case F_TESTP: {
-      int k = std::fpclassify(a);
-      bool r = tk == 0   ? std::isfinite(a)
-               : tk == 1 ? std::isinf(a)
-               : tk == 2 ? !std::isnan(a)
-               : tk == 3 ? std::isnan(a)
-               : tk == 4 ? k == FP_NORMAL
-                         : k == FP_SUBNORMAL;
-      *pred = r;
-      return a;
-    }
-  }
-  return a;
-}
-
-template <typename V>
 V one(uint8_t f, uint8_t flags, uint8_t tk, V a, V b, V c, bool* pred) {
   bool ftz = flags & kFtz;
   if (ftz && sizeof(V) == 4) {
-    a = flush(a);
-    b = flush(b);
-    c = flush(c);
+    a = flush_subnormal(a);
+    b = flush_subnormal(b);
+    c = flush_subnormal(c);
   }
   V r;
   int mode = fe_mode(flags);
@@ -119,12 +32,12 @@ V one(uint8_t f, uint8_t flags, uint8_t tk, V a, V b, V c, bool* pred) {
     int old = std::fegetround();
     std::fesetround(mode);
     volatile V va = a, vb = b, vc = c;
-    r = compute<V>(f, va, vb, vc, tk, pred);
+    r = fslow_compute<V>(f, va, vb, vc, tk, pred);
     std::fesetround(old);
   } else {
-    r = compute<V>(f, a, b, c, tk, pred);
+    r = fslow_compute<V>(f, a, b, c, tk, pred);
   }
-  if (ftz && sizeof(V) == 4) r = flush(r);
+  if (ftz && sizeof(V) == 4) r = flush_subnormal(r);
   if (flags & kSat) r = std::isnan(r) ? V(0) : r < V(0) ? V(0) : r > V(1) ? V(1) : r;
   return r;
 }
@@ -147,20 +60,8 @@ uint16_t result16(uint8_t f, float r, bool bf) {
 template <uint8_t F>
 void f32_nearest(uint64_t* D, const uint64_t* A, const uint64_t* B, const uint64_t* C,
                  uint32_t exec, uint8_t flags) {
-  const bool ftz = flags & kFtz, sat = flags & kSat;
-  bool p = false;
-  SMEMLAB_FOR_LANES(exec, {
-    float a = get<float>(A[l]), b = get<float>(B[l]), c = get<float>(C[l]);
-    if (ftz) {
-      a = flush(a);
-      b = flush(b);
-      c = flush(c);
-    }
-    float r = compute<float>(F, a, b, c, 0, &p);
-    if (ftz) r = flush(r);
-    if (sat) r = std::isnan(r) ? 0.0f : r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;
-    D[l] = put(r);
-  });
+  SMEMLAB_FOR_LANES(exec, D[l] = put(f32_nearest_lane(F, flags, get<float>(A[l]), get<float>(B[l]),
+                                                      get<float>(C[l]))));
 }
 
 // exec_fslow's f32 round-to-nearest ops: the lanes the vectors decide
@@ -190,13 +91,13 @@ void directed_lanes(uint64_t* D, const uint64_t* A, const uint64_t* B, const uin
   SMEMLAB_FOR_LANES(exec, {
     V a = get<V>(A[l]), b = get<V>(B[l]), c = get<V>(C[l]);
     if (ftz) {
-      a = flush(a);
-      b = flush(b);
-      c = flush(c);
+      a = flush_subnormal(a);
+      b = flush_subnormal(b);
+      c = flush_subnormal(c);
     }
     volatile V va = a, vb = b, vc = c;  // (computed here, under the mode)
-    V r = compute<V>(op.aux, va, vb, vc, op.t2, &p);
-    if (ftz) r = flush(r);
+    V r = fslow_compute<V>(op.aux, va, vb, vc, op.t2, &p);
+    if (ftz) r = flush_subnormal(r);
     if (sat) r = std::isnan(r) ? V(0) : r < V(0) ? V(0) : r > V(1) ? V(1) : r;
     D[l] = put(r);
   });
@@ -241,11 +142,9 @@ bool f32_nearest_lanes(uint8_t f, uint8_t flags, uint64_t* D, const uint64_t* A,
 void exec_fslow(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
   uint64_t* D = regw(w, op.r[0]);
   const uint64_t* A = reg(w, op.r[1]);
-  bool has_b = op.aux == F_ADD || op.aux == F_SUB || op.aux == F_MUL || op.aux == F_FMA ||
-               op.aux == F_DIV || op.aux == F_MIN || op.aux == F_MAX || op.aux == F_MIN_NAN ||
-               op.aux == F_MAX_NAN || op.aux == F_COPYSIGN;
-  const uint64_t* B = has_b ? reg(w, op.r[2]) : A;
-  const uint64_t* C = op.aux == F_FMA ? reg(w, op.r[3]) : A;
+  const int sources = fslow_sources(op.aux);
+  const uint64_t* B = sources >= 2 ? reg(w, op.r[2]) : A;
+  const uint64_t* C = sources >= 3 ? reg(w, op.r[3]) : A;
   if (fslow_f32_nearest(D, A, B, C, op, exec)) return;
   if (const int mode = fe_mode(op.aux2); mode != FE_TONEAREST && op.aux != F_TESTP) {
     if (op.t == F32) return directed_lanes<float>(D, A, B, C, op, exec, mode);

@@ -185,6 +185,41 @@ TEST(OpsFloat, MinMaxNaNReturnsTheCanonicalNaN) {
   EXPECT_EQ(r.u32(7), 0x4000u);  // bf16 2.0
 }
 
+// The NaNs the H100 returns (measured, docs/emulator.md "NaN results"): f32
+// add, sub, mul, fma and min of two NaNs the canonical 0x7fffffff whatever
+// the payloads; f64 the second operand's NaN before the first's, quieted.
+TEST(OpsFloat, NaNResultsAreTheH100s) {
+  auto r = run_snippet(R"(
+  mov.b32 %f1, 0x7FC01234;
+  mov.b32 %f2, 0xFFC0ABCD;
+  mov.b32 %f3, 0x7F800001;
+  add.f32 %f4, %f1, 0f3F800000;
+  st.global.f32 [%rd14], %f4;
+  mul.f32 %f5, %f2, %f1;
+  st.global.f32 [%rd14+8], %f5;
+  fma.rn.f32 %f6, %f1, %f2, %f3;
+  st.global.f32 [%rd14+16], %f6;
+  min.f32 %f8, %f1, %f2;
+  st.global.f32 [%rd14+24], %f8;
+  mov.b64 %fd1, 0x7FF8000000001234;
+  mov.b64 %fd2, 0xFFF800000000ABCD;
+  mov.b64 %fd3, 0x7FF0000000000001;
+  add.f64 %fd4, %fd1, %fd2;
+  st.global.f64 [%rd14+32], %fd4;
+  mul.f64 %fd5, %fd2, %fd1;
+  st.global.f64 [%rd14+40], %fd5;
+  fma.rn.f64 %fd6, %fd1, %fd2, %fd1;
+  st.global.f64 [%rd14+48], %fd6;
+  add.f64 %fd7, %fd3, 0d3FF0000000000000;
+  st.global.f64 [%rd14+56], %fd7;)");
+  SNIPPET_OK(r);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(r.u32(i), 0x7fffffffu) << i;
+  EXPECT_EQ(r.at(0, 4), 0xfff800000000abcdull);  // b's
+  EXPECT_EQ(r.at(0, 5), 0x7ff8000000001234ull);  // b's
+  EXPECT_EQ(r.at(0, 6), 0xfff800000000abcdull);  // b's
+  EXPECT_EQ(r.at(0, 7), 0x7ff8000000000001ull);  // the signalling NaN quieted
+}
+
 // .NaN exists for f32, f16, bf16 (and x2), not for f64 or integers: refused
 // by name, not ignored.
 TEST(OpsFloat, MinMaxNaNOnOtherTypesIsRefused) {

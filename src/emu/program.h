@@ -41,7 +41,7 @@ enum T : uint8_t {
 
 // Executed ops, one per SMEMLAB_OP row of instructions.def.
 enum Base : uint16_t {
-#define SMEMLAB_OP(base, types, executor, kind, cls) base,
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) base,
 #include "emu/instructions.def"
   kNumBase
 };
@@ -68,11 +68,61 @@ enum class OpClass : uint8_t {
 };
 namespace detail {
 inline constexpr OpClass kOpClass[] = {
-#define SMEMLAB_OP(base, types, executor, kind, cls) OpClass::cls,
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) OpClass::cls,
 #include "emu/instructions.def"
 };
 }  // namespace detail
 constexpr OpClass op_class(Base b) { return detail::kOpClass[b]; }
+
+// Which Op::r fields an op reads and writes (the SHAPE column of
+// instructions.def; registers unless marked pred, all of the op's type
+// unless said):
+//   NoRegs     none (nop, bra, exit, fence)
+//   Un         r0 = f(r1)
+//   Bin        r0 = f(r1, r2)
+//   Tern       r0 = f(r1, r2, r3) (mad, fma)
+//   Ctl3       r0 = f(r1, r2, r3), r3 (and bfe's r2) a 32-bit control:
+//              a position, length, selector or shift (bfe, prmt, shf)
+//   Bfi        r0 = f(r1, r2, r3, r4) (bfi: r3, r4 position and length)
+//   Select     r0 = pred r3 ? r1 : r2
+//   Compare    pred r0 [, pred r1 unless UINT32_MAX] = f(r2, r3 [, pred r4
+//              when t2 names a combining op]) (setp)
+//   PredLogic  pred r0 = f(pred r1 [, pred r2 when aux < 3])
+//   PredOfReg  pred r0 = f(r1) (isspacep)
+//   Carry      r0 [, the carry flag when aux2 & 2] = f(r1, r2 [, r3 when
+//              aux >= 2] [, the carry flag when aux2 & 1])
+//   Convert    r0 = f(r1 of type t2) [, r2 for the f16x2/bf16x2 pairs] (cvt)
+//   FloatFn    r0 = f(r1 [, r2 [, r3]]) by aux (FOp: the float slow path),
+//              testp's pred r0 = f(r1)
+//   Load       r0 .. r[vec-1] = memory at r4
+//   Store      memory at r4 = r0 .. r[vec-1]
+//   Other      not described: fields may be predicates, frame offsets or
+//              side-table indices
+enum class OpShape : uint8_t {
+  NoRegs,
+  Un,
+  Bin,
+  Tern,
+  Ctl3,
+  Bfi,
+  Select,
+  Compare,
+  PredLogic,
+  PredOfReg,
+  Carry,
+  Convert,
+  FloatFn,
+  Load,
+  Store,
+  Other
+};
+namespace detail {
+inline constexpr OpShape kOpShape[] = {
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) OpShape::shape,
+#include "emu/instructions.def"
+};
+}  // namespace detail
+constexpr OpShape op_shape(Base b) { return detail::kOpShape[b]; }
 // Ops after which a warp yields under a fine-grained schedule (Schedule):
 // those whose order among warps can change what a program computes.
 constexpr bool orders_memory(OpClass c) { return c == OpClass::Memory || c == OpClass::Async; }

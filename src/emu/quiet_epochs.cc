@@ -23,7 +23,7 @@ constexpr std::array<QuietEffect, kNumCodes> quiet_effects() {
   std::array<QuietEffect, kNumCodes> a{};
   for (auto& e : a) e = QuietEffect::Noisy;
 #define SMEMLAB_QUIET_MARK(ty, base) a[code(base, ty)] = quiet_class(base);
-#define SMEMLAB_OP(base, types, executor, kind, cls) SMEMLAB_TYPES_##types(SMEMLAB_QUIET_MARK, base)
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) SMEMLAB_TYPES_##types(SMEMLAB_QUIET_MARK, base)
   auto quiet_class = [](Base b) {
     switch (b) {
       case BRA:

@@ -22,7 +22,7 @@ constexpr std::array<bool, kNumCodes> fusable_codes() {
 #define SMEMLAB_FUSABLE_CallAlu(ty, base) a[code(base, ty)] = true;
 #define SMEMLAB_FUSABLE_InlineFlow(ty, base)
 #define SMEMLAB_FUSABLE_CallFlow(ty, base)
-#define SMEMLAB_OP(base, types, executor, kind, cls) \
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
   SMEMLAB_TYPES_##types(SMEMLAB_FUSABLE_##kind, base)
 #include "emu/instructions.def"
 #undef SMEMLAB_FUSABLE_Inline

@@ -19,8 +19,10 @@ bool cpu_has_fma() {
 
 __attribute__((target("fma"))) void ffma32_hw(uint64_t* D, const uint64_t* A, const uint64_t* B,
                                               const uint64_t* C, uint32_t exec) {
-  SMEMLAB_FOR_LANES(
-      exec, D[l] = put(__builtin_fmaf(get<float>(A[l]), get<float>(B[l]), get<float>(C[l]))));
+  SMEMLAB_FOR_LANES(exec, {
+    const float a = get<float>(A[l]), b = get<float>(B[l]), c = get<float>(C[l]);
+    D[l] = put(nan_rule(__builtin_fmaf(a, b, c), a, b, c));
+  });
 }
 
 bool gpu_round_enabled() {

@@ -341,7 +341,7 @@ inline void run_fused(BlockCtx& b, Warp& w, uint32_t pc, uint32_t len, uint32_t 
 #define SMEMLAB_FUSED_Call(ty, base, executor, cls)
 #define SMEMLAB_FUSED_InlineFlow(ty, base, executor, cls)
 #define SMEMLAB_FUSED_CallFlow(ty, base, executor, cls)
-#define SMEMLAB_OP(base, types, executor, kind, cls) \
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
   SMEMLAB_TYPES_##types(SMEMLAB_FUSED_##kind, base, executor, cls)
     switch (op.code) {
 #include "emu/instructions.def"
@@ -441,7 +441,7 @@ inline bool run_quiet_fused(BlockCtx& b, Warp& w, uint32_t pc, uint32_t len, uin
     break;
 #define SMEMLAB_QFUSED_Call(ty, base, executor, cls)
 #define SMEMLAB_QFUSED_CallFlow(ty, base, executor, cls)
-#define SMEMLAB_OP(base, types, executor, kind, cls) \
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
   SMEMLAB_TYPES_##types(SMEMLAB_QFUSED_##kind, base, executor, cls)
     switch (op.code) {
 #include "emu/instructions.def"
@@ -600,7 +600,7 @@ __attribute__((always_inline)) inline uint64_t take_turn_isa(BlockCtx& b, Warp& 
     }                                                  \
     continue;                                          \
   }
-#define SMEMLAB_OP(base, types, executor, kind, cls) \
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
   SMEMLAB_TYPES_##types(SMEMLAB_CASE_##kind, base, executor, cls)
     switch (op.code) {
 #include "emu/instructions.def"
