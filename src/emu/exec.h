@@ -436,4 +436,31 @@ inline uint64_t* regw(Warp& w, uint32_t r) { return w.R + size_t{r} * 32; }
     }                                                          \
   } while (0)
 
+// The lanes a warp runs next and their pc: every runnable lane of a uniform
+// warp, else those at the least pc (pick_call_group's order inside calls).
+// A group that holds every runnable lane makes the warp uniform again. The
+// general turn loop (warp_loop.h) and the gpu round loop (gpu_round.h) both
+// pick this way, so they take the same turns.
+[[gnu::always_inline]] inline void pick_group(const BlockCtx& b, Warp& w, uint32_t* pc,
+                                              uint32_t* group) {
+  if (w.uniform) {
+    *pc = w.cpc;
+    *group = w.runnable;
+    return;
+  }
+  if (w.in_call) {
+    pick_call_group(b, w, pc, group);
+  } else {
+    uint32_t least = UINT32_MAX, g = 0;
+    SMEMLAB_FOR_LANES(w.runnable, least = w.pc[l] < least ? w.pc[l] : least);
+    SMEMLAB_FOR_LANES(w.runnable, g |= (w.pc[l] == least ? 1u : 0u) << l);
+    *pc = least;
+    *group = g;
+  }
+  if (*group == w.runnable) {
+    w.uniform = true;
+    w.cpc = *pc;
+  }
+}
+
 }  // namespace smemlab::emu

@@ -113,24 +113,8 @@ next_round:
     lanes += uint64_t{at_pc} * (n - mark);
     mark = n;
     if (!w.runnable || n >= slice) goto turn_over;
+    pick_group(b, w, &pc, &group);
     uniform = w.uniform;
-    if (uniform) {
-      pc = w.cpc;
-      group = w.runnable;
-    } else {
-      if (w.in_call) {
-        pick_call_group(b, w, &pc, &group);
-      } else {
-        pc = UINT32_MAX;
-        SMEMLAB_FOR_LANES(w.runnable, pc = w.pc[l] < pc ? w.pc[l] : pc);
-        group = 0;
-        SMEMLAB_FOR_LANES(w.runnable, group |= (w.pc[l] == pc ? 1u : 0u) << l);
-      }
-      if (group == w.runnable) {
-        w.uniform = uniform = true;
-        w.cpc = pc;
-      }
-    }
     at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
   step:  // (uniform: w.cpc may be behind pc; the lanes are those of `top`)
     if (fused[pc] > 1 && (uniform || !w.in_call)) {

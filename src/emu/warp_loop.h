@@ -500,23 +500,7 @@ __attribute__((always_inline)) inline uint64_t take_turn_isa(BlockCtx& b, Warp& 
       }
     }
     uint32_t pc, group;
-    if (w.uniform) {
-      pc = w.cpc;
-      group = w.runnable;
-    } else {
-      if (w.in_call) {
-        pick_call_group(b, w, &pc, &group);
-      } else {
-        pc = UINT32_MAX;
-        SMEMLAB_FOR_LANES(w.runnable, pc = w.pc[l] < pc ? w.pc[l] : pc);
-        group = 0;
-        SMEMLAB_FOR_LANES(w.runnable, group |= (w.pc[l] == pc ? 1u : 0u) << l);
-      }
-      if (group == w.runnable) {
-        w.uniform = true;
-        w.cpc = pc;
-      }
-    }
+    pick_group(b, w, &pc, &group);
     if constexpr (Quiet) {
       // (Program::quiet: 1 + the quiet run's length at a quiet pc.)
       const uint8_t* qruns = b.env->quiet;
