@@ -293,7 +293,7 @@ void decode_min_max(Insn& d) {
     // PTX: .NaN exists for f32, f16, bf16 and their x2 forms (not f64).
     if (d.t != F32 && d.t != F16 && d.t != BF16 && d.t != F16X2 && d.t != BF16X2) d.unsupported();
     d.fslow(min ? F_MIN_NAN : F_MAX_NAN, 2);
-  } else if (is_float(d.t)) {
+  } else if (is_float(d.t) || d.t == F16X2 || d.t == BF16X2) {
     d.fslow(min ? F_MIN : F_MAX, 2);
   } else {
     d.simple(min ? MIN : MAX, 2);

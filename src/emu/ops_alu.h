@@ -336,21 +336,23 @@ inline void shf(Warp& w, const Op& op, uint32_t exec) {
   SMEMLAB_FOR_LANES(exec, D[l] = shf_lane<B, TY>(op, A[l], Bv[l], C[l]));
 }
 
-// The NaN an add, sub, mul or fma returns, as the H100 returns it
-// (measured, docs/emulator.md "NaN results"): f32 always the canonical NaN
-// 0x7fffffff, whatever the operands' payloads; f64 its NaN operand, quieted,
-// b before a before c, else `r` (an invalid operation's default NaN, as
-// x86's). Stated once here, so the interpreter's copy and a lane-outer body
-// (whose operand order is the compiler's choice) return the same bits.
+// The NaN an arithmetic result `r` is, as the H100 and H200 return it
+// (measured: tests/validation/nan/, docs/emulator.md "NaN results"): f32
+// always the canonical NaN 0x7fffffff, whatever the operands' payloads; f64
+// the first NaN operand in the order the caller names (each op's order was
+// measured: add, mul and fma take b before a before c, sub a before b),
+// quieted, else `r` (an invalid operation's default NaN, x86's and the
+// GPU's alike). Stated once here, so the interpreter's copy and a lane-outer
+// body (whose operand order is the compiler's choice) return the same bits.
 template <typename V>
-[[gnu::always_inline]] inline V nan_rule(V r, V a, V b, V c = V(0)) {
+[[gnu::always_inline]] inline V nan_rule(V r, V first, V second, V third = V(0)) {
   if (r == r) return r;
   if constexpr (sizeof(V) == 4) {
-    (void)a, (void)b, (void)c;
+    (void)first, (void)second, (void)third;
     return std::bit_cast<V>(0x7fffffffu);
   } else {
     constexpr uint64_t kQuiet = uint64_t{1} << 51;
-    const V n = b != b ? b : a != a ? a : c != c ? c : r;  // (r: already quiet)
+    const V n = first != first ? first : second != second ? second : third != third ? third : r;
     return std::bit_cast<V>(std::bit_cast<uint64_t>(n) | kQuiet);
   }
 }
@@ -365,12 +367,13 @@ inline uint64_t fast_float_lane(const Op&, uint64_t x, uint64_t y, uint64_t z = 
   if constexpr (B == FFMA) {
     const V c = get<V>(z);
 #ifdef SMEMLAB_ISA_FMA
-    if constexpr (std::is_same_v<V, float>) return put(nan_rule(__builtin_fmaf(a, b, c), a, b, c));
+    if constexpr (std::is_same_v<V, float>) return put(nan_rule(__builtin_fmaf(a, b, c), b, a, c));
 #endif
-    return put(nan_rule(static_cast<V>(std::fma(a, b, c)), a, b, c));
+    return put(nan_rule(static_cast<V>(std::fma(a, b, c)), b, a, c));
   } else {
     (void)z;
-    return put(nan_rule(B == FADD ? a + b : B == FSUB ? a - b : a * b, a, b));
+    if constexpr (B == FSUB) return put(nan_rule(a - b, a, b));
+    return put(nan_rule(B == FADD ? a + b : a * b, b, a));
   }
 }
 

@@ -2,6 +2,7 @@
 // float with rounding (including .rni/.rzi/... to integral values), float ->
 // integer (saturating, NaN -> 0, as PTX specifies), integer -> float with
 // rounding modes, and f16/bf16. Compiled with -frounding-math.
+#include <bit>
 #include <cfenv>
 #include <cmath>
 #include <limits>
@@ -12,6 +13,7 @@
 #include "emu/half.h"
 #include "emu/ops_alu.h"
 #include "emu/ops_convert_lane.h"
+#include "emu/ops_float_lane.h"
 
 namespace smemlab::emu {
 namespace {
@@ -114,17 +116,20 @@ uint64_t convert(const Op& op, uint64_t v) {
       volatile double d =
           is_signed(st) ? static_cast<double>(static_cast<int64_t>(x)) : static_cast<double>(x);
       double out = d;
-      if (sat) out = out < 0 ? 0 : out > 1 ? 1 : out;
+      if (sat) out = saturate(out);
       return put(out);
     }
     volatile float f =
         is_signed(st) ? static_cast<float>(static_cast<int64_t>(x)) : static_cast<float>(x);
     float out = f;
-    if (sat) out = out < 0 ? 0.f : out > 1 ? 1.f : out;
+    if (sat) out = saturate(out);
     if (dt == F32) return put(out);
     // f16/bf16 from an integer: through f32 (exact for |x| < 2^24).
     return dt == F16 ? float_to_half(out) : float_to_bf16(out);
   }
+  // bf16 into f32 is the GPU's shift: every payload kept, a signalling NaN's
+  // too (measured), where a conversion through double would quiet it.
+  if (st == BF16 && dt == F32 && r == R_NONE) return put(bf16_to_float(static_cast<uint16_t>(v)));
   double d = read_float(st, v);
   if (ftz && st == F32 && std::fpclassify(d) != FP_NORMAL && std::isfinite(d) && d != 0)
     d = std::copysign(0.0, d);
@@ -138,7 +143,15 @@ uint64_t convert(const Op& op, uint64_t v) {
     RoundGuard g(FE_TONEAREST);
     x = round_integral(r, d);
   }
-  if (sat) x = std::isnan(x) ? 0 : x < 0 ? 0 : x > 1 ? 1 : x;
+  if (sat) x = saturate(x);
+  // The GPU's NaN results (measured, tests/validation/nan/): canonical from
+  // an f32 source into f16/bf16 (0x7fff) and f32, and from f16 into f32;
+  // every other pair keeps the payload as the host's conversion does (f64
+  // into f16/bf16/f32, f16 into f64, bf16 into f32, f32 into f64).
+  if (std::isnan(x)) {
+    if ((dt == F16 || dt == BF16) && st == F32) return 0x7fff;
+    if (dt == F32 && (st == F32 || st == F16)) return put(std::bit_cast<float>(0x7fffffffu));
+  }
   switch (dt) {
     case F64:
       return put(x);

@@ -38,19 +38,18 @@ V one(uint8_t f, uint8_t flags, uint8_t tk, V a, V b, V c, bool* pred) {
     r = fslow_compute<V>(f, a, b, c, tk, pred);
   }
   if (ftz && sizeof(V) == 4) r = flush_subnormal(r);
-  if (flags & kSat) r = std::isnan(r) ? V(0) : r < V(0) ? V(0) : r > V(1) ? V(1) : r;
+  if (flags & kSat) r = saturate(r);
   return r;
 }
 
 float from16(uint16_t x, bool bf) { return bf ? bf16_to_float(x) : half_to_float(x); }
 uint16_t to16(float x, bool bf) { return bf ? float_to_bf16(x) : float_to_half(x); }
 
-// A 16-bit result of operation f computed in f32: rounded, except that
-// min.NaN/max.NaN's canonical NaN is 0x7fff in f16 and bf16 alike (the f32
-// one rounded would keep only the top mantissa bit in f16).
-uint16_t result16(uint8_t f, float r, bool bf) {
-  return (f == F_MIN_NAN || f == F_MAX_NAN) && std::isnan(r) ? uint16_t{0x7fff} : to16(r, bf);
-}
+// A 16-bit result computed in f32: rounded, except that every NaN result is
+// the canonical 0x7fff in f16 and bf16 alike, whatever the operands'
+// payloads (measured: add, mul, fma, min, max, ex2, tanh; tests/validation/
+// nan/), where the f32 NaN rounded would keep only its top mantissa bit.
+uint16_t result16(float r, bool bf) { return std::isnan(r) ? uint16_t{0x7fff} : to16(r, bf); }
 
 // f32 in the round-to-nearest environment (every launch's, and the mode of
 // all but directed-rounding ops): `one` per lane with the operation a
@@ -98,7 +97,7 @@ void directed_lanes(uint64_t* D, const uint64_t* A, const uint64_t* B, const uin
     volatile V va = a, vb = b, vc = c;  // (computed here, under the mode)
     V r = fslow_compute<V>(op.aux, va, vb, vc, op.t2, &p);
     if (ftz) r = flush_subnormal(r);
-    if (sat) r = std::isnan(r) ? V(0) : r < V(0) ? V(0) : r > V(1) ? V(1) : r;
+    if (sat) r = saturate(r);
     D[l] = put(r);
   });
   std::fesetround(old);
@@ -171,7 +170,7 @@ void exec_fslow(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
             from16(static_cast<uint16_t>(B[l]), bf), from16(static_cast<uint16_t>(C[l]), bf), &p);
         // One rounding: f16 results of add/mul/fma computed in f32 are exact
         // enough that rounding f32 -> f16 is correct except in rare double-rounding cases.
-        res = result16(op.aux, r, bf);
+        res = result16(r, bf);
         break;
       }
       default: {  // f16x2 / bf16x2: two halves
@@ -181,7 +180,7 @@ void exec_fslow(BlockCtx&, Warp& w, const Op& op, uint32_t, uint32_t exec) {
           auto part = [&](uint64_t v) { return from16(static_cast<uint16_t>(v >> (16 * h)), bf); };
           float r =
               one<float>(op.aux, op.aux2 & ~kFtz, op.t2, part(A[l]), part(B[l]), part(C[l]), &p);
-          out |= static_cast<uint64_t>(result16(op.aux, r, bf)) << (16 * h);
+          out |= static_cast<uint64_t>(result16(r, bf)) << (16 * h);
         }
         res = out;
       }
@@ -209,6 +208,9 @@ void decode_float_fn(Insn& d) {
           : o == "cos"   ? F_COS
           : o == "tanh"  ? F_TANH
                          : F_COPYSIGN;
+  // rcp.approx.f64 (PTX requires .ftz with it) is a rule of its own; the
+  // f32 .approx forms keep the correctly rounded value (docs/emulator.md).
+  if (f == F_RCP && d.t == F64 && d.in.has_mod("approx")) f = F_RCP_APPROX_F64;
   d.fslow(f, f == F_COPYSIGN ? 2 : 1);
 }
 

@@ -21,17 +21,38 @@ template <typename V>
   return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(V(0), v) : v;
 }
 
+// .sat's clamp to [+0, 1]: NaN and -0 give +0 (measured: add.sat.f32 of -0
+// and -0 is +0 on the GPU).
+template <typename V>
+[[gnu::always_inline]] inline V saturate(V r) {
+  return !(r > V(0)) ? V(0) : r > V(1) ? V(1) : r;
+}
+
 template <typename V>
 [[gnu::always_inline]] inline V fmin_ptx(V a, V b, bool is_max) {
-  // Both NaN: f32 the canonical NaN (measured on the H100), f64 the default.
+  // Both NaN: f32 the canonical NaN, f64 a, quieted (measured).
   if (std::isnan(a) && std::isnan(b)) {
     if constexpr (sizeof(V) == 4) return std::bit_cast<V>(0x7fffffffu);
-    return std::numeric_limits<V>::quiet_NaN();
+    return nan_rule(a, a, b);
   }
   if (std::isnan(a)) return b;
   if (std::isnan(b)) return a;
   if (a == b) return (std::signbit(a) != is_max) ? a : b;  // -0 < +0
   return is_max ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+// rcp.approx.ftz.f64 as the GPU computes it (MUFU.RCP64H, measured): the
+// reciprocal of the operand's upper word only (its low 32 bits ignored),
+// subnormals flushed, rounded to nearest in the result's upper word, whose
+// low word is 0; a NaN gives 0x7fffffff00000000.
+inline double rcp_approx_f64(double a) {
+  double x = std::bit_cast<double>(std::bit_cast<uint64_t>(a) & 0xffffffff00000000ull);
+  if (std::isnan(x)) return std::bit_cast<double>(0x7fffffff00000000ull);
+  x = flush_subnormal(x);
+  const double r = flush_subnormal(1.0 / x);
+  if (!std::isfinite(r) || r == 0) return r;
+  return std::bit_cast<double>((std::bit_cast<uint64_t>(r) + 0x80000000ull) &
+                               0xffffffff00000000ull);
 }
 
 // min.NaN / max.NaN: the canonical NaN (all mantissa bits set) when either
@@ -49,18 +70,19 @@ V fmin_ptx_nan(V a, V b, bool is_max) {
   return std::isnan(a) || std::isnan(b) ? canonical_nan<V>() : fmin_ptx(a, b, is_max);
 }
 
-// (Always inlined: a constant `f` folds the switch away.)
+// (Always inlined: a constant `f` folds the switch away.) The host's value;
+// fslow_compute below makes its NaNs the GPU's.
 template <typename V>
-[[gnu::always_inline]] inline V fslow_compute(uint8_t f, V a, V b, V c, uint8_t tk, bool* pred) {
+[[gnu::always_inline]] inline V fslow_value(uint8_t f, V a, V b, V c, uint8_t tk, bool* pred) {
   switch (f) {
     case F_ADD:
-      return nan_rule(a + b, a, b);
+      return nan_rule(a + b, b, a);
     case F_SUB:
       return nan_rule(a - b, a, b);
     case F_MUL:
-      return nan_rule(a * b, a, b);
+      return nan_rule(a * b, b, a);
     case F_FMA:
-      return nan_rule(static_cast<V>(std::fma(a, b, c)), a, b, c);
+      return nan_rule(static_cast<V>(std::fma(a, b, c)), b, a, c);
     case F_DIV:
       return a / b;
     case F_RCP:
@@ -70,9 +92,9 @@ template <typename V>
     case F_RSQRT:
       return static_cast<V>(1.0 / std::sqrt(static_cast<double>(a)));
     case F_ABS:
-      return std::fabs(a);
+      return std::isnan(a) ? nan_rule(a, a, a) : std::fabs(a);  // f64: sign kept (measured)
     case F_NEG:
-      return -a;
+      return std::isnan(a) ? nan_rule(a, a, a) : -a;
     case F_MIN:
       return fmin_ptx(a, b, false);
     case F_MAX:
@@ -85,14 +107,17 @@ template <typename V>
       return std::exp2(a);
     case F_LG2:
       return std::log2(a);
-    case F_SIN:
-      return std::sin(a);
+    case F_SIN:  // (the GPU's sin/cos flush a subnormal operand: measured)
+      return std::sin(flush_subnormal(a));
     case F_COS:
-      return std::cos(a);
+      return std::cos(flush_subnormal(a));
     case F_TANH:
       return std::tanh(a);
     case F_COPYSIGN:
       return std::copysign(b, a);
+    case F_RCP_APPROX_F64:
+      if constexpr (sizeof(V) == 8) return rcp_approx_f64(a);
+      return V(1) / a;
     case F_TESTP: {
       int k = std::fpclassify(a);
       bool r = tk == 0   ? std::isfinite(a)
@@ -106,6 +131,19 @@ template <typename V>
     }
   }
   return a;
+}
+
+// fslow_value with the GPU's NaN results (measured on the H100 and H200,
+// tests/validation/nan/): every f32 NaN result is the canonical 0x7fffffff,
+// copysign's excepted (a bit operation: its payload is b's); f64 results
+// keep the operand rules of fslow_value and the host's (equal to the GPU's
+// on every measured div, rcp, sqrt and rsqrt).
+template <typename V>
+[[gnu::always_inline]] inline V fslow_compute(uint8_t f, V a, V b, V c, uint8_t tk, bool* pred) {
+  const V r = fslow_value(f, a, b, c, tk, pred);
+  if constexpr (sizeof(V) == 4)
+    if (r != r && f != F_COPYSIGN) return std::bit_cast<V>(0x7fffffffu);
+  return r;
 }
 
 // How many source registers (r1 ...) FOp `f` reads.
@@ -142,7 +180,7 @@ constexpr int fslow_sources(uint8_t f) {
   }
   float r = fslow_compute<float>(f, a, b, c, 0, &p);
   if (ftz) r = flush_subnormal(r);
-  if (sat) r = std::isnan(r) ? 0.0f : r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;
+  if (sat) r = saturate(r);
   return r;
 }
 

@@ -220,6 +220,90 @@ TEST(OpsFloat, NaNResultsAreTheH100s) {
   EXPECT_EQ(r.at(0, 7), 0x7ff8000000000001ull);  // the signalling NaN quieted
 }
 
+// The slow path's NaNs as the GPU's (tests/validation/nan/, measured on an
+// H200, whose SM is the H100's): every f32 NaN result canonical (an invalid
+// sqrt, lg2 of a NaN, abs of a NaN) but copysign's; f64 sub takes a's NaN,
+// abs/neg keep the NaN's sign; min of two f64 NaNs is a; rcp.approx.f64 is
+// the upper word's reciprocal; .sat gives +0 for -0.
+TEST(OpsFloat, SlowPathNaNsAreTheGpus) {
+  auto r = run_snippet(R"(
+  mov.b32 %f1, 0x7FC01234;
+  sqrt.rn.f32 %f2, 0fBF800000;
+  lg2.approx.f32 %f3, %f1;
+  mov.b32 %r2, %f2;
+  mov.b32 %r3, %f3;
+  mov.b64 %rd1, {%r2, %r3};
+  st.global.u64 [%rd14], %rd1;
+  abs.f32 %f4, %f1;
+  copysign.f32 %f5, 0fBF800000, %f1;
+  mov.b32 %r2, %f4;
+  mov.b32 %r3, %f5;
+  mov.b64 %rd1, {%r2, %r3};
+  st.global.u64 [%rd14+8], %rd1;
+  mov.b64 %fd1, 0xFFF800000000ABCD;
+  mov.b64 %fd2, 0x7FF8000000005678;
+  sub.f64 %fd3, %fd1, %fd2;
+  st.global.f64 [%rd14+16], %fd3;
+  neg.f64 %fd4, %fd1;
+  st.global.f64 [%rd14+24], %fd4;
+  min.f64 %fd5, %fd1, %fd2;
+  st.global.f64 [%rd14+32], %fd5;
+  mov.b64 %fd6, 0xFFC0ABCD12345678;
+  rcp.approx.ftz.f64 %fd7, %fd6;
+  st.global.f64 [%rd14+40], %fd7;
+  add.sat.f32 %f6, 0f80000000, 0f80000000;
+  st.global.f32 [%rd14+48], %f6;
+  mov.b32 %f7, 0x00007C00;
+  sin.approx.f32 %f8, %f7;
+  st.global.f32 [%rd14+56], %f8;)");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.u32(0), 0x7fffffffu);              // sqrt(-1)
+  EXPECT_EQ(r.at(0, 0) >> 32, 0x7fffffffu);      // lg2(NaN)
+  EXPECT_EQ(r.u32(1), 0x7fffffffu);              // abs(NaN)
+  EXPECT_EQ(r.at(0, 1) >> 32, 0xffc01234u);      // copysign: b with a's sign
+  EXPECT_EQ(r.at(0, 2), 0xfff800000000abcdull);  // sub: a's
+  EXPECT_EQ(r.at(0, 3), 0xfff800000000abcdull);  // neg: the NaN as it is
+  EXPECT_EQ(r.at(0, 4), 0xfff800000000abcdull);  // min of two NaNs: a
+  EXPECT_EQ(r.at(0, 5), 0x801eb63b00000000ull);  // upper word, rounded
+  EXPECT_EQ(r.u32(6), 0u);                       // +0, not -0
+  EXPECT_EQ(r.u32(7), 0u);                       // subnormal flushed
+}
+
+// f16/bf16 NaN results are 0x7fff (f16x2 per half); conversions from f32
+// into them too, f16 into f32 gives 0x7fffffff, bf16 into f32 keeps every
+// bit (a signalling NaN's too).
+TEST(OpsFloat, HalfNaNsAreTheGpus) {
+  auto r = run_snippet(R"(
+  mov.b16 %h1, 0x7E12;
+  mov.b16 %h2, 0x3C00;
+  add.f16 %h3, %h1, %h2;
+  cvt.u64.u16 %rd1, %h3;
+  st.global.u64 [%rd14], %rd1;
+  mov.b32 %r1, 0xFE347E12;
+  mov.b32 %r2, 0x3C007C01;
+  min.f16x2 %r3, %r1, %r2;
+  st.global.u32 [%rd14+8], %r3;
+  mov.b32 %f1, 0xFFC0ABCD;
+  cvt.rn.f16.f32 %h4, %f1;
+  cvt.rn.bf16.f32 %h5, %f1;
+  cvt.u64.u16 %rd2, %h4;
+  st.global.u64 [%rd14+16], %rd2;
+  cvt.u64.u16 %rd3, %h5;
+  st.global.u64 [%rd14+24], %rd3;
+  cvt.f32.f16 %f2, %h1;
+  st.global.f32 [%rd14+32], %f2;
+  mov.b16 %h6, 0x7F81;
+  cvt.f32.bf16 %f3, %h6;
+  st.global.f32 [%rd14+40], %f3;)");
+  SNIPPET_OK(r);
+  EXPECT_EQ(r.u32(0), 0x7fffu);
+  EXPECT_EQ(r.u32(1), 0x3c007fffu);  // low: two NaNs; high: min(NaN, 1) = 1
+  EXPECT_EQ(r.u32(2), 0x7fffu);
+  EXPECT_EQ(r.u32(3), 0x7fffu);
+  EXPECT_EQ(r.u32(4), 0x7fffffffu);
+  EXPECT_EQ(r.u32(5), 0x7f810000u);
+}
+
 // .NaN exists for f32, f16, bf16 (and x2), not for f64 or integers: refused
 // by name, not ignored.
 TEST(OpsFloat, MinMaxNaNOnOtherTypesIsRefused) {
@@ -277,7 +361,8 @@ TEST(OpsFloat, F32SlowOpsPerLaneMatchTheHost) {
     return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v) : v;
   };
   auto sat = [](float v) { return std::isnan(v) ? 0.0f : std::fmin(std::fmax(v, 0.0f), 1.0f); };
-  auto bits = [](float v) { return std::bit_cast<uint32_t>(v); };
+  // (A NaN result is the GPU's canonical 0x7fffffff: tests/validation/nan/.)
+  auto bits = [](float v) { return std::isnan(v) ? 0x7fffffffu : std::bit_cast<uint32_t>(v); };
   int subnormal_sums = 0;
   for (int t = 0; t < 32; ++t) {
     const float a = static_cast<float>(t - 13) * 0.37f;

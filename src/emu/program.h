@@ -154,7 +154,8 @@ enum FOp : uint8_t {
   F_COPYSIGN,
   F_TESTP,
   F_MIN_NAN,  // min.NaN / max.NaN: a NaN operand gives the canonical NaN
-  F_MAX_NAN
+  F_MAX_NAN,
+  F_RCP_APPROX_F64  // rcp.approx.ftz.f64: the upper word's reciprocal only
 };
 enum Round : uint8_t { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI, R_RNA };
 enum Cmp : uint8_t {

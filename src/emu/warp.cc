@@ -21,7 +21,7 @@ __attribute__((target("fma"))) void ffma32_hw(uint64_t* D, const uint64_t* A, co
                                               const uint64_t* C, uint32_t exec) {
   SMEMLAB_FOR_LANES(exec, {
     const float a = get<float>(A[l]), b = get<float>(B[l]), c = get<float>(C[l]);
-    D[l] = put(nan_rule(__builtin_fmaf(a, b, c), a, b, c));
+    D[l] = put(nan_rule(__builtin_fmaf(a, b, c), b, a, c));
   });
 }
 
