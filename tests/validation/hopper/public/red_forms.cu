@@ -64,7 +64,7 @@ K(relaxed_sys_unused, asm volatile("atom.relaxed.sys.global.add.u32 %0, [%1], 1;
                                    : "memory");)
 K(generic_unused, asm volatile("atom.add.u32 %0, [%1], 1;" : "=r"(r) : "l"(g) : "memory");)
 K(red_add, asm volatile("red.global.add.u32 [%0], 1;" ::"l"(g) : "memory");)
-K(shared_unused, __shared__ uint32_t s[32]; s[threadIdx.x] = 0; __syncthreads();
+K(shared_unused, __shared__ uint32_t s[64]; s[threadIdx.x] = 0; __syncthreads();
   asm volatile("atom.shared.add.u32 %0, [%1], 1;"
                : "=r"(r)
                : "r"((uint32_t)__cvta_generic_to_shared(s))
