@@ -23,6 +23,7 @@
 #include "check/hazards.h"
 #include "check/shared_hazards.h"
 #include "check/spare_pool.h"
+#include "check/tx_balance.h"
 
 namespace smemlab::check {
 
@@ -57,7 +58,8 @@ class BlockDefects final : public emu::BlockObserver {
         bounds_(state_, out),
         async_(state_, out),
         dshared_(state_, out),
-        cluster_exit_(state_, out) {}
+        cluster_exit_(state_, out),
+        tx_(state_, out) {}
 
   void on_block_begin(emu::Dim3, emu::Dim3 dim, uint32_t shared_bytes) override {
     state_.threads = static_cast<uint32_t>(dim.count());
@@ -66,6 +68,7 @@ class BlockDefects final : public emu::BlockObserver {
     async_.on_block_begin(static_cast<uint32_t>(state_.wepoch.size()), shared_bytes);
     dshared_.on_block_begin();
     cluster_exit_.on_block_begin();
+    tx_.on_block_begin();
   }
 
   void on_memory(const emu::MemAccess& a) override;
@@ -92,6 +95,7 @@ class BlockDefects final : public emu::BlockObserver {
     async_.on_mbarrier(m);
     dshared_.on_mbarrier(m);
     cluster_exit_.on_mbarrier(m);
+    tx_.on_mbarrier(m);
   }
   void on_fence(const emu::Fence& f) override { async_.on_fence(f); }
   void on_dshared(const emu::DsharedAccess& d) override;
@@ -110,6 +114,7 @@ class BlockDefects final : public emu::BlockObserver {
   void on_block_end(emu::Dim3) override {
     hazards_.flush_uninitialized();
     cluster_exit_.on_block_end();
+    tx_.on_block_end();
   }
 
   void on_exit(const emu::Exit& e) override {
@@ -138,6 +143,7 @@ class BlockDefects final : public emu::BlockObserver {
   AsyncProxy async_;
   DsharedRace dshared_;
   ClusterExitOrder cluster_exit_;
+  TxBalance tx_;
 };
 
 void BlockDefects::on_dshared(const emu::DsharedAccess& d) {

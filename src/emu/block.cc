@@ -399,7 +399,6 @@ void BlockRunner::run(const LaunchEnv& env, Dim3 id, BlockObserver* obs) {
     turns.next_round();
     between_rounds(env, b.writes, published, idle_rounds);
   }
-  mbar_exit_check(b);
   end();
 }
 

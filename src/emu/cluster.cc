@@ -205,15 +205,7 @@ void ClusterRunner::loop(const LaunchEnv& env, uint64_t key) {
         throw;
       }
     }
-    if (!alive) {
-      for (const BlockCtx* b : ctx_.blocks) try {
-          mbar_exit_check(*b);
-        } catch (const Fault&) {
-          failed_rank_ = b->rank;
-          throw;
-        }
-      return;
-    }
+    if (!alive) return;
     if (!progress) deadlock();
     try {
       spin_.after_round(ctx_.blocks);

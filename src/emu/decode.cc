@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "emu/atom_results.h"
 #include "emu/decode_context.h"
 #include "emu/launch.h"
 #include "emu/quiet_epochs.h"
@@ -363,6 +364,7 @@ std::unique_ptr<Program> decode_kernel(const ptx::Module& m, const ptx::Function
   cx.plan_calls();
   cx.emit_function(kernel, nullptr, UINT32_MAX);
   cx.emit_callees();
+  mark_unread_atom_results(p);
   coalesce_registers(p);
   p.fused = plan_fused_runs(p);
   p.quiet = plan_quiet_runs(p, plan_quiet_epochs(p));

@@ -465,6 +465,8 @@ TEST(HopperEvents, AWarpStoresOncePerDistinctOperandsReducesPerLane) {
   @%p1 cp.async.bulk.global.shared::cta.bulk_group [%rd6], [%r3], 1024;
   setp.eq.u32 %p1, %r6, 3;
   @%p1 cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd6], [%r3], 1024;
+  setp.eq.u32 %p1, %r6, 4;
+  @%p1 cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%rd2, {%r9, %r8}];
   cp.async.bulk.commit_group;
   cp.async.bulk.wait_group 0;
   ret;
@@ -485,10 +487,12 @@ TEST(HopperEvents, AWarpStoresOncePerDistinctOperandsReducesPerLane) {
   struct Case {
     uint32_t op, shift, issues;
   };
-  // op: 0 tensor store, 1 tensor reduce-add, 2 bulk store, 3 bulk reduce-add;
+  // op: 0 tensor store, 1 tensor reduce-add, 2 bulk store, 3 bulk reduce-add,
+  // 4 tensor prefetch (ptxas's loop of a store: once per distinct operands);
   // shift: the lanes' row (lane & shift) * 8, so 0: one set of operands.
   for (const Case k : {Case{0, 0, 1}, Case{0, 1, 2}, Case{0, 31, 32}, Case{1, 0, 32},
-                       Case{1, 1, 32}, Case{2, 0, 1}, Case{2, 1, 2}, Case{3, 0, 32}}) {
+                       Case{1, 1, 32}, Case{2, 0, 1}, Case{2, 1, 2}, Case{3, 0, 32}, Case{4, 0, 1},
+                       Case{4, 1, 2}, Case{4, 31, 32}}) {
     Collect c;
     LaunchConfig cfg{{1}, {32}, 1024 + 1024};
     cfg.observer = &c;

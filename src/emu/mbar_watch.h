@@ -2,11 +2,14 @@
 // (issue 28), for the defects only it can see: each barrier's init site and
 // whether the init is published to the cluster (mbarrier-init-fence), a use
 // before init or a re-init while in use (mbarrier), the last expect_tx and
-// copy that signalled it (tx-mismatch), and the spin detector, which turns
-// a block (cluster) whose warps only poll mbarriers that can no longer
-// complete into a deadlock naming the barriers (mbarrier-deadlock), where
-// the loop would otherwise run to the instruction budget. Kept for every
-// launch: one hash lookup per mbarrier operation.
+// copy that signalled it (named when a hang is a tx-mismatch), and the spin
+// detector, which turns a block (cluster) whose warps only poll mbarriers
+// that can no longer complete into a deadlock naming the barriers
+// (mbarrier-deadlock, or tx-mismatch when every arrival is made and the
+// tx-count is not zero), where the loop would otherwise run to the
+// instruction budget. A block that merely ends with a tx-count left is no
+// fault: the GPU runs on (check/tx_balance.h reports it under `check`).
+// Kept for every launch: one hash lookup per mbarrier operation.
 #pragma once
 
 #include <cstdint>
@@ -62,9 +65,6 @@ void mbar_note(BlockCtx& b, const Warp& w, uint32_t pc, uint32_t lane, BlockCtx&
 // fence, barrier.cluster.arrive without .relaxed): inits they made are
 // published once a cluster barrier phase completes after it.
 void mbar_release(BlockCtx& b, const Warp& w, uint32_t lanes);
-// Every thread of the block has exited: a barrier left with a tx-count is
-// a tx-mismatch (a Fault).
-void mbar_exit_check(const BlockCtx& b);
 
 // Watches the rounds of a block or cluster for a spin that cannot end: no
 // memory written, no mbarrier changed, some wait polled in vain, round

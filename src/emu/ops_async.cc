@@ -12,10 +12,13 @@ uint64_t make(uint32_t pend, uint32_t exp, int32_t tx, unsigned par) {
          uint64_t{par & 1u} << 63;
 }
 
-// Completes the phase if nothing is pending.
+// Completes the phase once every arrival is made and no announced byte is
+// outstanding (tx-count at or below zero: bytes beyond the announced ones
+// do not hold a phase back, H200 run 16). The transition reinitializes the
+// pending arrivals; the tx-count is kept (the ISA lists no reset of it).
 void settle(uint64_t& obj) {
-  if (pending(obj) == 0 && tx_count(obj) == 0)
-    obj = make(expected(obj), expected(obj), 0, parity(obj) ^ 1u);
+  if (pending(obj) == 0 && tx_count(obj) <= 0)
+    obj = make(expected(obj), expected(obj), tx_count(obj), parity(obj) ^ 1u);
 }
 
 void set_tx(uint64_t& obj, int64_t tx) {

@@ -6,9 +6,15 @@
 // Encoding (the ISA leaves it opaque): bits 0-20 pending arrivals of the
 // current phase, 21-41 expected arrivals per phase, 42-62 the tx-count as a
 // signed 21-bit number, bit 63 the current phase's parity. A phase completes
-// when pending arrivals and tx-count are both zero: the parity flips, pending
-// is reset to expected. The state token `arrive` returns is the word before
-// the arrival; a token's phase is complete once the parity differs from it.
+// when its pending arrivals are zero and its tx-count is zero or below: the
+// parity flips, pending is reset to expected, the tx-count is kept. The PTX
+// ISA says "tx-count has reached zero"; a negative count (copies that
+// completed before their expect_tx, which the ISA's range allows, or bytes
+// beyond those announced) holds no phase back: on the H200 a phase whose
+// excess bytes landed after the previous one completed completes at its
+// arrival (run 16, tests/validation/hopper/public/tx_carry.cu; docs/emulator.md,
+// "mbarrier"). The state token `arrive` returns is the word before the
+// arrival; a token's phase is complete once the parity differs from it.
 #pragma once
 
 #include <cstdint>

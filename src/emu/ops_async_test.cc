@@ -46,6 +46,22 @@ TEST(Mbarrier, TransactionBytesHoldThePhase) {
   EXPECT_TRUE(token_complete(b, t2));
 }
 
+TEST(Mbarrier, BytesBeyondTheAnnouncedOnesHoldNoPhaseBack) {
+  // 64 bytes announced, 128 completed: phase 0 completes at the first 64;
+  // the excess lands in phase 1, which its arrival still completes (the
+  // H200, run 16: tx_carry.cu). The tx-count keeps the excess.
+  uint64_t b = init(1);
+  arrive(b, 1, 64);
+  complete_tx(b, 64);
+  EXPECT_EQ(parity(b), 1u);
+  complete_tx(b, 64);
+  EXPECT_EQ(tx_count(b), -64);
+  EXPECT_EQ(parity(b), 1u);  // no arrival yet
+  uint64_t t = arrive(b, 1);
+  EXPECT_TRUE(token_complete(b, t));
+  EXPECT_EQ(tx_count(b), -64);
+}
+
 TEST(Mbarrier, ArriveDropLowersLaterPhases) {
   uint64_t b = init(2);
   arrive(b, 1, 0, true);

@@ -18,7 +18,9 @@ namespace smemlab::emu {
 // 15, docs/bank-model.md "Stores issued once per distinct operands"): ptxas
 // serializes a warp's copy over its lanes, and for a store (idempotent) it
 // takes every lane with the elected lane's operands at once; reductions and
-// loads it issues once per lane.
+// loads it issues once per lane. ptxas gives a tensor prefetch the store's
+// loop (its R2UR yields the predicate that drops every lane with the
+// elected lane's operands), so exec_tma issues prefetches through this too.
 inline uint32_t store_issuing_lanes(const Warp& w, const uint32_t* regs, size_t n, uint32_t exec) {
   uint32_t issuing = 0;
   SMEMLAB_FOR_LANES(exec, {

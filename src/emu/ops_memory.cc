@@ -9,6 +9,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "emu/atom_results.h"
 #include "emu/decode_context.h"
 #include "emu/decode_tensor.h"
 #include "emu/decode_tma.h"
@@ -32,7 +33,7 @@ const char* verb(const Op& op) {
   if (op.code / 16 == TEX) return "texture read";
   if (op.code / 16 == SULD) return "surface load";
   if (op.code / 16 == SUST) return "surface store";
-  return op.t2 ? "reduction" : "atomic";
+  return op.t2 == 1 ? "reduction" : "atomic";
 }
 
 std::string describe_global(const GlobalMemory& g, uint64_t addr, uint32_t size) {
@@ -760,7 +761,10 @@ void decode_atom(Insn& d) {
   op.code = code(ATOM, t);
   op.aux = static_cast<uint8_t>(space_of(in));
   op.aux2 = static_cast<uint8_t>(a);
-  op.t2 = red ? 1 : 0;
+  // A RED's form (atom_results.h): marked here, kept where the result is dead.
+  const bool red_form = !red && space_of(in) == MSpace::Global && a != A_CAS && a != A_EXCH &&
+                        !in.has_mod("acquire") && !in.has_mod("acq_rel");
+  op.t2 = red ? 1 : red_form ? kAtomUnreadCandidate : 0;
   op.width = static_cast<uint8_t>(type_bytes(t));
   op.r[0] = red ? c.scratch() : c.dst(ops[0]);
   op.r[1] = c.src(ops[red ? 1 : 2], t);

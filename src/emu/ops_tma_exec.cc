@@ -1,8 +1,9 @@
 // Executors of the Tensor Memory Accelerator's instructions. Each lane that
-// executes a load, reduction or prefetch issues its own copy; a store is
+// executes a load or reduction issues its own copy; a store or a prefetch is
 // issued once per distinct set of operands among the warp's active lanes
-// (store_issuing_lanes, ops_bulk_store.h: as ptxas and the H100 do, run 15;
-// CUTLASS 3's epilogue stores from a whole warp). The copy is
+// (store_issuing_lanes, ops_bulk_store.h: as ptxas and the H100 do for
+// stores, run 15; CUTLASS 3's epilogue stores from a whole warp; ptxas
+// gives a prefetch the same loop, docs/bank-model.md). The copy is
 // performed at issue, one order the ISA allows (it completes at some point
 // before the mbarrier phase or the bulk group says so): a load writes the
 // whole box into shared memory (out-of-bounds elements filled with zeros, or
@@ -528,7 +529,8 @@ void exec_tma(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t exec) {
   }
   if (exec == 0) return;  // a false guard: no lane, and op.imm need not name a TmaOp
   const TmaOp& t = b.prog->tma_ops[static_cast<size_t>(op.imm)];
-  if (kind == TMA_STORE) exec = store_issuing_lanes(w, t.regs.data(), t.regs.size(), exec);
+  if (kind == TMA_STORE || kind == TMA_PREFETCH)
+    exec = store_issuing_lanes(w, t.regs.data(), t.regs.size(), exec);
   SMEMLAB_FOR_LANES(exec, {
     switch (kind) {
       case TMA_LOAD:

@@ -238,7 +238,8 @@ enum Special : uint8_t {
 //   SETP: r0 = p, r1 = q (or ~0), r2/r3 = a/b, r4 = c (t2: 0 none, 1 and, 2 or, 3 xor)
 //   SELP: r0 = d, r1/r2 = a/b, r3 = predicate;  PLOGIC: r0 = d, r1/r2 = predicates
 //   LD/ST: r0..r3 = data (vec), r4 = address base, imm = offset, aux = MSpace
-//   ATOM: r0 = d, r1 = b, r2 = c (cas), r4 = address base, aux2 = AtomOp, t2 = 1 for red
+//   ATOM: r0 = d, r1 = b, r2 = c (cas), r4 = address base, aux2 = AtomOp, t2 = 1 for red,
+//         2 for an atom the GPU executes as a RED (atom_results.h)
 //   CPASYNC: r4 + imm = shared dst, r5 + value(r1) = global src, width = bytes, r2 = src-size,
 //            aux2 = 1 for .cg
 //   BRA: imm = target pc;  BAR: r0 = id, r1 = count (or ~0), r2 = d, r3 = pred (bar.red)
