@@ -37,7 +37,7 @@
 constexpr unsigned kRingLines = 1u << 17;  // 16 MiB of 128-byte lines: in L2, never in L1
 constexpr unsigned kHotLines = 128;        // 16 KiB: always in L1
 
-template <int MODE, int M>
+template <int MODE, int M, int B = 8>
 __global__ void __launch_bounds__(256)
     l1_miss(const float* __restrict__ hot, const float* __restrict__ ring, long long* cycles,
             float* out, int n) {
@@ -47,16 +47,16 @@ __global__ void __launch_bounds__(256)
   // two warps of an SM read a line within millions of bytes of each other
   // (MODE 2: the block's warps share the start).
   const unsigned start = (MODE == 2 ? blockIdx.x * 8 : warp) * 8248u;
-  float acc[8] = {};
+  float acc[B] = {};
   for (unsigned i = threadIdx.x; i < kHotLines * 32; i += blockDim.x) acc[0] += __ldg(hot + i);
   __syncthreads();
   const long long t0 = clock64();
   for (int it = 0; it < n; ++it) {
-    const unsigned line = (start + 8u * unsigned(it)) & (kRingLines - 1);
+    const unsigned line = (start + unsigned(B) * unsigned(it)) & (kRingLines - 1);
     const float* c = ring + size_t(line) * 32 + (MODE == 1 ? 0 : lane);
-    const float* h = hot + (unsigned(it) * 8 & (kHotLines - 1)) * 32 + (MODE == 1 ? 0 : lane);
+    const float* h = hot + (unsigned(it) * B & (kHotLines - 1)) * 32 + (MODE == 1 ? 0 : lane);
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {
+    for (int j = 0; j < B; ++j) {
       float x;
       if (j < M)
         x = MODE == 3 ? __ldcg(c + j * 32) : __ldg(c + j * 32);
@@ -69,10 +69,27 @@ __global__ void __launch_bounds__(256)
   const long long t1 = clock64();
   float t = 0;
 #pragma unroll
-  for (int j = 0; j < 8; ++j) t += acc[j];
+  for (int j = 0; j < B; ++j) t += acc[j];
   if (t == -1.0f) out[0] = t;
   if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
 }
+
+// One thread's chain of dependent loads through `lines` 128-byte lines
+// (a random cycle, next[] built on the host), ld.global.cg: a load's round
+// trip from L2 (or from L1 with ld.global.ca over a ring L1 holds).
+template <bool CA>
+__global__ void chase(const unsigned* __restrict__ next, long long* cycles, unsigned* out, int n) {
+  unsigned i = 0;
+  for (int r = 0; r < 2; ++r) {  // the first pass warms, the second is timed
+    const long long t0 = clock64();
+    for (int k = 0; k < n; ++k) i = CA ? __ldca(next + i * 32) : __ldcg(next + i * 32);
+    const long long t1 = clock64();
+    cycles[0] = t1 - t0;
+  }
+  out[0] = i;
+}
+
+__global__ void empty_kernel() {}
 
 __global__ void ring_warm(const float* __restrict__ ring, float* out) {
   float a = 0;
@@ -118,6 +135,71 @@ void row(const Setup& s) {
       MODE, M, it, it / 512.0, miss_sectors, miss_sectors / it);
 }
 
+template <class F>
+float median_us(F launch, int repeat = 7) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  launch();
+  CHECK(cudaDeviceSynchronize());
+  std::vector<float> ms;
+  for (int r = 0; r < repeat; ++r) {
+    CHECK(cudaEventRecord(a));
+    launch();
+    CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    float t;
+    CHECK(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  return 1000.0f * ms[ms.size() / 2];
+}
+
+// Batches (`microbench_l1miss batch`): each warp 4096 loads in iterations
+// of B independent ones, M of them to the ring, at W warps per SM (W / 8
+// blocks of 256 per SM), event-timed less an empty kernel, at 1.98 GHz:
+// SM cycles per iteration of a warp (the batch's round trip when latency
+// binds) and per load.
+template <int MODE, int B, int M>
+void batch_row(const Setup& s, int warps, float empty) {
+  const int n = 4096 / B, blocks = 132 * warps / 8;
+  const float us =
+      median_us([&] { l1_miss<MODE, M, B><<<blocks, 256>>>(s.hot, s.ring, s.cyc, s.out, n); });
+  const double cyc = (us - empty) * 1980.0;
+  std::printf("param batch_m%d_B%d_M%d_W%d %.1f cycles/iteration (%.3f cycles/load/SM; %.2f us)\n",
+              MODE, B, M, warps, cyc / n, cyc / (4096.0 * warps), us);
+}
+
+template <int MODE, int B>
+void batch_rows(const Setup& s, float empty) {
+  for (int w : {16, 32, 64}) {
+    batch_row<MODE, B, 0>(s, w, empty);
+    batch_row<MODE, B, 1>(s, w, empty);
+  }
+}
+
+// The round trip of one load alone: a random cycle through R lines.
+void chase_rows(unsigned* next, long long* cyc, unsigned* out) {
+  for (unsigned mib : {0u, 4u, 8u, 16u, 32u, 64u}) {
+    const unsigned lines = mib ? mib << 13 : 128;  // 0: 16 KiB, L1-resident
+    std::vector<unsigned> order(lines), h(size_t(lines) * 32, 0);
+    for (unsigned i = 0; i < lines; ++i) order[i] = i;
+    srand(7);
+    for (unsigned i = lines - 1; i > 0; --i) std::swap(order[i], order[unsigned(rand()) % (i + 1)]);
+    for (unsigned i = 0; i < lines; ++i) h[size_t(order[i]) * 32] = order[(i + 1) % lines];
+    CHECK(cudaMemcpy(next, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
+    const int n = 4096;
+    if (mib == 0)
+      chase<true><<<1, 1>>>(next, cyc, out, n);
+    else
+      chase<false><<<1, 1>>>(next, cyc, out, n);
+    long long c;
+    CHECK(cudaMemcpy(&c, cyc, sizeof c, cudaMemcpyDeviceToHost));
+    std::printf("param chase_%uMiB %.1f cycles/load\n", mib, double(c) / n);
+  }
+}
+
 template <int MODE>
 void rows(const Setup& s) {
   row<MODE, 0>(s);
@@ -142,6 +224,24 @@ int main(int argc, char** argv) {
   s.out = out;
   ring_warm<<<132 * 8, 256>>>(ring, out);
   CHECK(cudaDeviceSynchronize());
+  if (argc > 1 && std::string(argv[1]) == "batch") {
+    const float empty = median_us([] { empty_kernel<<<132, 256>>>(); });
+    batch_rows<0, 2>(s, empty);
+    batch_rows<0, 4>(s, empty);
+    batch_rows<0, 8>(s, empty);
+    batch_rows<0, 16>(s, empty);
+    batch_rows<2, 4>(s, empty);
+    batch_rows<2, 8>(s, empty);
+    batch_rows<2, 16>(s, empty);
+    batch_row<2, 8, 8>(s, 64, empty);
+    batch_row<2, 16, 16>(s, 64, empty);
+    batch_row<2, 8, 8>(s, 32, empty);
+    unsigned* next;
+    CHECK(cudaMalloc(&next, size_t(64) << 20));
+    chase_rows(next, s.cyc, reinterpret_cast<unsigned*>(out));
+    CHECK(cudaGetLastError());
+    return 0;
+  }
   rows<0>(s);
   rows<1>(s);
   rows<2>(s);
