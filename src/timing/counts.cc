@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "timing/classify.h"
+#include "timing/short_circuit.h"
 
 namespace smemlab::timing {
 
@@ -13,12 +15,6 @@ size_t gpu_model_index(const check::BankAnalysis& banks, std::string_view arch) 
   for (size_t i = 0; i < banks.models().size(); ++i)
     if (banks.models()[i]->name() == arch) return i;
   return 0;
-}
-
-check::SourceLine innermost(const ptx::LineTable* table, const emu::InstrInfo* instr) {
-  auto lines = check::lines_of(table, instr->loc);
-  if (lines.empty()) return {"PTX", instr->ptx_line};
-  return lines.back();  // outermost first: the instruction's own line last
 }
 
 // The data path's cycles beyond `base` (the wavefronts, or sectors / 4)
@@ -39,6 +35,7 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
                        const check::BankAnalysis* banks, const check::HopperAnalysis* hopper,
                        std::string_view arch, const Gpu& gpu) {
   LaunchWork w;
+  if (kShortCircuit) return w;  // the cost harness (short_circuit.h)
   w.blocks = shape.blocks;
   w.threads_per_block = shape.threads_per_block;
   w.regs_per_thread = shape.regs_per_thread;
@@ -51,6 +48,19 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
   // By barrier phase and line: a line whose instructions fall in two
   // phases (a loop's code on both sides of a barrier) is two LineWorks.
   std::map<std::pair<uint32_t, check::SourceLine>, LineWork> by_line;
+  // Source lines by location: many instructions share one (an unrolled
+  // loop's body), and resolving one (check::lines_of) costs more than the
+  // rest of this walk (docs/timing.md, "Cost").
+  // (A location with no source line: the PTX line, the instruction's own.)
+  std::map<std::pair<const ptx::LineTable*, int>, std::optional<check::SourceLine>> by_loc;
+  auto line_of = [&](const ptx::LineTable* lines, const emu::InstrInfo* instr) {
+    auto [it, fresh] = by_loc.try_emplace({lines, instr->loc});
+    if (fresh) {
+      auto all = check::lines_of(lines, instr->loc);
+      if (!all.empty()) it->second = all.back();  // outermost first: its own line last
+    }
+    return it->second ? *it->second : check::SourceLine{"PTX", instr->ptx_line};
+  };
   auto at = [&](const check::SourceLine& s, uint32_t pc) -> LineWork& {
     const auto* phases = shape.phase;
     const uint32_t phase = phases && pc < phases->size() ? (*phases)[pc] : 0;
@@ -64,7 +74,7 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
   for (const auto& [pc, e] : access.executed()) {
     const auto* folded = shape.folded;
     if (folded && e.first->pc < folded->size() && (*folded)[e.first->pc]) continue;
-    LineWork& l = at(innermost(table, e.first), e.first->pc);
+    LineWork& l = at(line_of(table, e.first), e.first->pc);
     double steps = double(e.second.steps);
     Pipe p = pipe_of(e.first->text);
     if (banks && own_shared_access(e.first->text))
@@ -78,7 +88,7 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
   }
   double loads = 0;
   for (const auto& [pc, a] : access.accesses()) {
-    LineWork& l = at(innermost(table, a.instr), a.instr->pc);
+    LineWork& l = at(line_of(table, a.instr), a.instr->pc);
     l.l1_sectors += double(a.counts.sectors);
     if (a.cls == check::AccessClass::GlobalLoad && l1_cached_load(a.instr->text))
       l.cached_loads += double(a.counts.sectors);
@@ -103,7 +113,7 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
     // on the load/store pipe, which global and shared accesses share.
     for (const auto& [pc, s] : banks->instructions()) {
       if (m >= s.models.size()) continue;
-      LineWork& l = at(innermost(banks->kernel().lines, s.instr), s.instr->pc);
+      LineWork& l = at(line_of(banks->kernel().lines, s.instr), s.instr->pc);
       for (int op = 0; op < check::kSharedOps; ++op) {
         const check::BankCounts& c = s.models[m].op[op];
         l.shared_wavefronts += double(c.wavefronts);
@@ -132,7 +142,7 @@ LaunchWork launch_work(const LaunchShape& shape, const check::AccessAnalysis& ac
       double waits = double(c[int(check::HopperClass::DsharedLoad)].requests +
                             c[int(check::HopperClass::DsharedAtomic)].requests);
       if (waits > 0)
-        at(innermost(hopper->kernel().lines, h.instr), h.instr->pc).dshared_round_trips += waits;
+        at(line_of(hopper->kernel().lines, h.instr), h.instr->pc).dshared_round_trips += waits;
     }
   for (auto& [where, l] : by_line) w.lines.push_back(std::move(l));
   return w;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "timing/classify.h"
+#include "timing/short_circuit.h"
 
 namespace smemlab::timing {
 
@@ -42,8 +43,7 @@ struct SectorBits {
 struct SectorStamps {
   using Page = std::array<uint32_t, kSectorsPerPage>;
   std::unordered_map<uint64_t, std::unique_ptr<Page>> pages;
-  // Stores `now` for the sector and returns what it held.
-  uint32_t exchange(uint64_t sector, uint32_t now) {
+  uint32_t& slot(uint64_t sector) {
     uint64_t page = sector / kSectorsPerPage;
     if (!last || page != last_page) {
       auto& p = pages[page];
@@ -51,8 +51,10 @@ struct SectorStamps {
       last = p.get();
       last_page = page;
     }
-    return std::exchange((*last)[sector % kSectorsPerPage], now);
+    return (*last)[sector % kSectorsPerPage];
   }
+  // Stores `now` for the sector and returns what it held.
+  uint32_t exchange(uint64_t sector, uint32_t now) { return std::exchange(slot(sector), now); }
   Page* last = nullptr;
   uint64_t last_page = 0;
 };
@@ -149,7 +151,12 @@ class FootprintBlock final : public emu::BlockObserver {
     return s;
   }
   SectorBits all;
-  SectorStamps loads;
+  SectorStamps loads;  // the clock each sector was last loaded at
+  SectorStamps first;  // and first loaded at
+  // Cached load requests by how long ago their newest sector was first
+  // loaded (L1Reuse::since_first).
+  std::array<uint64_t, kReuseOctaves> since_first{};
+  uint64_t load_requests = 0;
   std::vector<uint32_t> clock;  // per warp of the block
   std::array<uint64_t, kDistanceSteps> by_distance{};
   uint64_t requested = 0, distinct_loads = 0, partial_stores = 0;
@@ -172,17 +179,27 @@ class FootprintBlock final : public emu::BlockObserver {
     std::sort(request, request + n);
     count_loads(request, size_t(std::unique(request, request + n) - request), now);
   }
-  // A cached load's distinct sectors `request[0, n)`: first loads and re-read distances.
+  // A cached load's distinct sectors `request[0, n)`: first loads and
+  // re-read distances, and how long ago its newest sector was first loaded
+  // (a request waits for L2 while that sector is in flight).
   void count_loads(const uint64_t* request, size_t n, uint32_t now) {
     requested += n;
+    uint32_t since = UINT32_MAX;
     for (size_t i = 0; i < n; ++i) {
       const uint32_t before = loads.exchange(request[i], now);
       if (before == 0) {
         ++distinct_loads;
+        first.slot(request[i]) = now;
+        since = 0;
         continue;
       }
       ++by_distance[distance_step(now > before ? now - before : before - now)];
+      const uint32_t f = first.slot(request[i]);
+      since = std::min(since, now > f ? now - f : f - now);
     }
+    if (n == 0) return;
+    ++load_requests;
+    ++since_first[since == 0 ? 0 : std::min(kReuseOctaves - 1, 32 - __builtin_clz(since))];
   }
   const emu::InstrInfo* last_instr_ = nullptr;
   bool classified_ = false, last_cached_ = false;
@@ -191,6 +208,7 @@ class FootprintBlock final : public emu::BlockObserver {
 }  // namespace
 
 std::unique_ptr<emu::BlockObserver> Footprint::make_block_observer(emu::Dim3) {
+  if (kShortCircuit) return nullptr;  // the cost harness (short_circuit.h)
   return std::make_unique<FootprintBlock>();
 }
 
@@ -201,6 +219,8 @@ void Footprint::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> obse
   l1_.requested += b->requested;
   l1_.block_distinct += b->distinct_loads;
   partial_stores_ += b->partial_stores;
+  l1_.load_requests += b->load_requests;
+  for (int i = 0; i < kReuseOctaves; ++i) l1_.since_first[i] += b->since_first[i];
   // Each distance as a fraction x of the block's span: octave floor(-log2 x).
   const double span = double(b->span());
   for (int step = 0; step < kDistanceSteps; ++step) {
@@ -217,6 +237,11 @@ void Footprint::finish_block(emu::Dim3, std::unique_ptr<emu::BlockObserver> obse
 
 ReuseProfile L1Reuse::profile() const {
   ReuseProfile p;
+  uint64_t waiting = 0;
+  for (int i = 0; i < kReuseOctaves && load_requests; ++i) {
+    waiting += since_first[i];
+    p.waiting[i] = double(waiting) / double(load_requests);
+  }
   if (!requested) return p;
   uint64_t within = 0;
   for (int i = kReuseOctaves - 1; i >= 0; --i) {

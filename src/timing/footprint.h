@@ -40,12 +40,19 @@ struct L1Reuse {
   // counts those with x in (2^-(i+1), 2^-i] (x >= 1 in 0, the nearest in
   // the last, distance 0 included).
   std::array<uint64_t, kReuseOctaves> rereads{};
+  // Cached load requests by how long ago (the warp's memory instructions)
+  // their block first loaded the most recently first-loaded of their
+  // sectors: entry 0 a sector loaded first by this request (a miss), entry
+  // i >= 1 a distance in [2^(i-1), 2^i), the last entry anything farther.
+  uint64_t load_requests = 0;
+  std::array<uint64_t, kReuseOctaves> since_first{};
   double hit_fraction() const {
     return requested ? double(requested - block_distinct) / double(requested) : 0.0;
   }
   double bytes_per_block() const { return blocks ? 32.0 * double(block_distinct) / blocks : 0.0; }
   // model.h's ReuseProfile: within[i], the fraction of requested sectors
-  // that re-read at x <= 2^-i (within[0] == hit_fraction()).
+  // that re-read at x <= 2^-i (within[0] == hit_fraction()), and
+  // waiting[i], the requests whose newest sector is under 2^i old.
   ReuseProfile profile() const;
 };
 

@@ -164,5 +164,44 @@ TEST(Footprint, PartialStoreSectors) {
   EXPECT_EQ(f.partial_store_sectors(), 32u + 2u + 1u);
 }
 
+// Loads that wait for L2 (model.cc's lsu_wait_extra): per cached load
+// request, how many of its warp's memory instructions back the newest of
+// its sectors was first loaded by the block. A naive matmul's column: the
+// block's warps read one row at the same clock, the first one's request
+// misses (0), the others find the line just loaded (distance 0 on their
+// own clocks: in flight); a row read again 20 instructions after its first
+// load is an L1 hit by then (octave 5: [16, 32)), however recently another
+// warp re-read it.
+TEST(Footprint, LoadsWaitingForL2) {
+  emu::GlobalMemory mem;
+  uint64_t buf = mem.allocate(1 << 16);
+  emu::InstrInfo ld{};
+  ld.text = "ld.global.nc.f32";
+  Footprint f;
+  auto b = f.make_block_observer({0, 0, 0});
+  auto load = [&](uint32_t warp, uint64_t addr) {
+    emu::MemAccess a = access(addr, 4, 4);
+    a.instr = &ld;
+    a.warp = warp;
+    b->on_memory(a);
+  };
+  for (uint32_t w = 0; w < 4; ++w) load(w, buf);  // clock 1 each: one miss, three in flight
+  for (int k = 0; k < 19; ++k) load(0, buf + 4096 + 128 * k);  // warp 0: clocks 2-20
+  for (int k = 0; k < 14; ++k) load(1, buf + 8192 + 128 * k);  // warp 1: clocks 2-15
+  load(1, buf);  // clock 16: first loaded 15 back (octave 4: [8, 16))
+  load(0, buf);  // clock 21: last loaded 5 back, first 20 back (octave 5)
+  f.finish_block({0, 0, 0}, std::move(b));
+  const L1Reuse& r = f.l1_reuse();
+  EXPECT_EQ(r.load_requests, 39u);
+  EXPECT_EQ(r.since_first[0], 4u + 19u + 14u);  // misses, and the row read at the same clock
+  EXPECT_EQ(r.since_first[4], 1u);
+  EXPECT_EQ(r.since_first[5], 1u);  // from the first load, not the last
+  const ReuseProfile p = r.profile();
+  EXPECT_DOUBLE_EQ(p.waiting[0], 37.0 / 39);
+  EXPECT_DOUBLE_EQ(p.waiting[4], 38.0 / 39);
+  EXPECT_DOUBLE_EQ(p.waiting[5], 1.0);
+  EXPECT_DOUBLE_EQ(p.waiting_within(8), 37.0 / 39);
+}
+
 }  // namespace
 }  // namespace smemlab::timing

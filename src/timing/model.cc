@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include "timing/short_circuit.h"
+
 namespace smemlab::timing {
 
 const char* pipe_name(Pipe p) {
@@ -34,6 +36,15 @@ double ReuseProfile::at(double x) const {
   return within[i] + f * (within[i + 1] - within[i]);
 }
 
+double ReuseProfile::waiting_within(double window) const {
+  if (window <= 1) return waiting[0];
+  const double octaves = std::log2(window);
+  const int i = int(octaves);
+  if (i >= kReuseOctaves - 1) return waiting[kReuseOctaves - 1];
+  const double f = octaves - i;
+  return waiting[i] + f * (waiting[i + 1] - waiting[i]);
+}
+
 double LineWork::issued() const {
   double n = 0;
   for (double p : pipe) n += p;
@@ -57,8 +68,11 @@ struct Factors {
   double l1_hit = 0;        // of cached load sectors
   double load_latency = 0;  // cycles
   double mlp = 1;           // independent loads in flight per warp
-  double per_warp = 0;      // 1 / warps of the grid
-  double per_block = 0;     // 1 / blocks
+  // Load/store pipe cycles a global load request costs beyond its issue
+  // slot: its warp's batch of loads waits for L2 (lsu_wait_extra()).
+  double lsu_wait = 0;
+  double per_warp = 0;   // 1 / warps of the grid
+  double per_block = 0;  // 1 / blocks
   // Phases in step: per phase, the resource that binds it (kResources:
   // the block chain), and per resource the factor from a line's quantity
   // to the busiest SM's cycles in one round.
@@ -163,11 +177,33 @@ double line_quantity(const Gpu& gpu, const LineWork& l, Resource r, const Factor
     }
     case Resource::Tensor:
       return l.tensor_fma;
+    case Resource::Lsu:
+      return l.pipe[int(Pipe::Lsu)] + l.load_requests * f.lsu_wait;
     default:
       break;
   }
   int p = static_cast<int>(r) - static_cast<int>(Resource::Fp32);
   return (p >= 0 && p < kPipes) ? l.pipe[p] : 0;
+}
+
+// Loads waiting for L2 on the load/store pipe (measured: tests/timing/
+// microbench_l1miss.cu, h100.def lsu_wait_slowdown): with 64 warps per SM
+// each issuing batches of 8 independent loads, the pipe delivered 1.20
+// times fewer loads a clock when every batch held a load waiting for L2
+// (a miss, or a hit on a line another warp's miss has in flight; .cg loads
+// alike) than when all hit in L1, however many of the 8 waited: the warps
+// stall on the slowest load of their batch and too few are left with loads
+// to issue. A request waits while the newest of its sectors was first
+// loaded fewer than a round trip ago, in the warp's memory instructions
+// (latency_l2 / the cycles between a warp's memory instructions when the
+// pipe is busy, resident warps / lsu_rate); a batch of mlp requests waits
+// if any does (taken as min(1, the waiting fraction x mlp)). Returns the
+// extra cycles per global load request.
+double lsu_wait_extra(const Gpu& gpu, const LaunchWork& w, double resident_warps, double mlp) {
+  if (resident_warps <= 0) return 0;
+  const double window = gpu.latency_l2 * gpu.lsu_rate / resident_warps;
+  const double batches = std::min(1.0, w.l1_reuse.waiting_within(window) * mlp);
+  return batches * (gpu.lsu_wait_slowdown - 1.0);
 }
 
 // Latency of a global load round trip: L1 hits at latency_l1, L2 hits at
@@ -269,6 +305,17 @@ double phase_round_cycles(const Gpu& gpu, const LaunchWork& w, double per_round,
   return phases >= 2 ? round : 0;
 }
 
+// The part of the first round's step that a later round of `blocks`
+// resident blocks keeps (measured: tests/timing/microbench.cu's kept rows,
+// h100.def phase_step_loss): blocks that start as others retire fall out
+// of step, the more of them the more blocks share the SM; one block alone
+// keeps its own step. 1 - loss x (1 - 1 / blocks): 0.75 with 2 blocks,
+// 0.62 with 4, 0.56 with 8 (measured 0.76-0.79, 0.57-0.61, 0.50-0.65).
+double phase_step_kept(const Gpu& gpu, double blocks) {
+  if (blocks <= 1) return 1.0;
+  return 1.0 - gpu.phase_step_loss * (1.0 - 1.0 / blocks);
+}
+
 // Index of the largest of the resources' times (the first of equals).
 int slowest(const double (&ns)[kResources]) {
   int worst = 0;
@@ -289,6 +336,10 @@ double dram_bytes(const Gpu& gpu, double footprint, double l2) {
 
 Prediction predict(const LaunchWork& w, const Gpu& gpu) {
   Prediction p;
+  if (kShortCircuit) {  // the cost harness (short_circuit.h)
+    p.why_not = "the time model is short-circuited (a cost-measurement build)";
+    return p;
+  }
   p.launch_ns = gpu.launch_ns;
   p.occupancy = occupancy(gpu, w.threads_per_block, w.regs_per_thread, w.shared_per_block);
   if (w.blocks == 0) {
@@ -303,6 +354,11 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
   Factors f;
   f.l1_hit = p.l1_hit_fraction = l1_hit_fraction(gpu, w, p);
   f.mlp = std::max(1.0, std::min(w.mlp, gpu.max_mlp));
+  f.lsu_wait =
+      lsu_wait_extra(gpu, w,
+                     double(std::min<uint64_t>(p.occupancy.blocks_per_sm, p.waves.per_busiest_sm)) *
+                         p.occupancy.warps_per_block,
+                     f.mlp);
   f.per_block = 1.0 / double(w.blocks);
   f.per_warp = f.per_block / double(p.occupancy.warps_per_block);
   f.barrier_cost = barrier_costs(gpu, w, double(p.occupancy.warps_per_block));
@@ -360,13 +416,14 @@ Prediction predict(const LaunchWork& w, const Gpu& gpu) {
       ns_per_cycle;
   // Phases in step: the rounds of resident blocks, each through its
   // phases one after another (above). The first round starts in step; the
-  // later ones, whose blocks start as others retire, keep phase_step_kept
-  // of its excess over the overlapped round (measured, h100.def).
-  p.phase_round_cycles = phase_round_cycles(gpu, w, double(p.waves.per_busiest_sm) / rounds, f,
-                                            p.phases, p.phase_overlap_cycles);
+  // later ones, whose blocks start as others retire, keep part of its
+  // excess over the overlapped round (phase_step_kept()).
+  const double per_round = double(p.waves.per_busiest_sm) / rounds;
+  p.phase_round_cycles = phase_round_cycles(gpu, w, per_round, f, p.phases, p.phase_overlap_cycles);
   if (p.phase_round_cycles > 0) {
-    const double later = p.phase_overlap_cycles +
-                         gpu.phase_step_kept * (p.phase_round_cycles - p.phase_overlap_cycles);
+    const double later =
+        p.phase_overlap_cycles +
+        phase_step_kept(gpu, per_round) * (p.phase_round_cycles - p.phase_overlap_cycles);
     p.resource_ns[int(Resource::Phases)] =
         (p.phase_round_cycles + (rounds - 1) * later) * ns_per_cycle;
   }

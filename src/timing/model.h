@@ -48,6 +48,15 @@ struct ReuseProfile {
   // The fraction re-read at relative distance <= x (0 < x), interpolated
   // in log2(x) between the octaves.
   double at(double x) const;
+  // Loads that wait for L2 (footprint.h): waiting[i] is the fraction of
+  // cached global load requests with a sector their block first loaded
+  // fewer than 2^i of the warp's memory instructions earlier (i = 0: in
+  // this very request, a miss), so still in flight if the round trip is
+  // longer than that.
+  double waiting[kReuseOctaves] = {};
+  // The fraction waiting within `window` memory instructions, interpolated
+  // in log2 between the octaves.
+  double waiting_within(double window) const;
 };
 
 // LineWork::phase of work that belongs to no one phase (a what-if's
@@ -128,7 +137,8 @@ struct Prediction {
   // Phases in step: the barrier phases with work and the busiest SM's
   // cycles for one round of resident blocks through all of them (each
   // phase's barrier drain included); the rounds after the first keep
-  // phase_step_kept of its excess over phase_overlap_cycles, the round
+  // part of its excess over phase_overlap_cycles (by the resident blocks:
+  // model.cc's phase_step_kept()), the round
   // with its phases overlapped.
   uint32_t phases = 1;
   double phase_round_cycles = 0;

@@ -74,6 +74,9 @@
 //  - drain_rounds_{spin,l2}_T<t>_R<r>_n<n> (time31g): phase_steps' work split
 //    into n rounds of resident blocks (256 / n iterations each), event-timed:
 //    how much of the step the rounds lose as the round grows shorter.
+//  - kept_{spin,l2}_T<t>_R<r>_n<n> (time31h; alone: `microbench kept`): the
+//    same rounds at R = 1, 2, 4, 8 blocks per SM, 64 and 32 warps per SM:
+//    the step the later rounds keep as a function of the resident blocks.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -687,6 +690,35 @@ void drain_rows(long long* cyc, float* out, const float* g) {
     }
 }
 
+// The step the later rounds keep, by blocks per SM (time31h, alone with
+// `microbench kept`): phase_steps' 256 iterations (spin 512 or the L2 load,
+// then 32 LDS.32 a warp) in n = 1, 2, 4 rounds of R resident blocks of T
+// threads, at 64 warps per SM (R = 2, 4, 8) and at 32 (R = 1, 2, 4, 8),
+// event-timed: SM cycles per iteration (at 1.98 GHz, less an empty kernel).
+void kept_rows(float* out, const float* g, long long* cyc) {
+  const float empty = median_us([] { empty_kernel<<<132, 256>>>(); });
+  struct Shape {
+    int threads, per_sm;
+  };
+  const Shape shapes[] = {{1024, 2}, {512, 4}, {256, 8}, {1024, 1}, {512, 2}, {256, 4}, {128, 8}};
+  for (int mode : {0, 1})
+    for (const Shape& sh : shapes)
+      for (int n : {1, 2, 4}) {
+        const int blocks = 132 * sh.per_sm * n, it = 256 / n;
+        const float us = median_us(
+            [&] {
+              if (mode == 0)
+                phase_steps<0><<<blocks, sh.threads>>>(cyc, g, out, it, 512, 4);
+              else
+                phase_steps<1><<<blocks, sh.threads>>>(cyc, g, out, it, 0, 4);
+            },
+            11);
+        std::printf("param kept_%s_T%d_R%d_n%d %.2f us (%.1f SM cycles/iteration)\n",
+                    mode == 0 ? "spin" : "l2", sh.threads, sh.per_sm, n, us,
+                    (us - empty) * 1980.0 / 256);
+      }
+}
+
 int main(int argc, char** argv) {
   long long* cyc;
   float* out;
@@ -705,6 +737,14 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&g, size_t(4) << 20));
     CHECK(cudaMemset(g, 0, size_t(4) << 20));
     drain_rows(cyc, out, g);
+    CHECK(cudaGetLastError());
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "kept") {
+    float* g;
+    CHECK(cudaMalloc(&g, size_t(4) << 20));
+    CHECK(cudaMemset(g, 0, size_t(4) << 20));
+    kept_rows(out, g, cyc);
     CHECK(cudaGetLastError());
     return 0;
   }
