@@ -434,6 +434,17 @@ void cooperative_pause(const LaunchEnv& env, uint64_t writes, uint64_t& publishe
 
 void stopped() { throw Fault{FaultKind::Interrupted, "stopped by a signal", 0, -1, 0}; }
 
+namespace {
+// As a fresh AsyncState. (Its fields, all checked here: a field added to
+// AsyncState changes its size and stops the build until it is checked too.)
+static_assert(sizeof(AsyncState) == 2 * sizeof(std::vector<int>) + 65 * sizeof(uint32_t) + 4);
+bool async_clear(const AsyncState& a) {
+  uint32_t any = a.wgmma_committed;
+  for (uint32_t l = 0; l < 32; ++l) any |= a.committed[l] | a.bulk_committed[l];
+  return any == 0 && a.copies.empty() && a.bulk.empty();
+}
+}  // namespace
+
 void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, ClusterCtx* cluster,
                         uint32_t rank) {
   const Program& p = *env.prog;
@@ -462,7 +473,10 @@ void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, Clust
   b.local.assign(size_t{p.frame_bytes} * 32 * nwarps + 1, 0);
   b.shared_bytes = p.static_shared + env.dynamic_shared;
   b.shared.assign(b.shared_bytes + 1, 0);
-  b.warps.assign(nwarps, Warp{});
+  // Reset in place (assign copied a Warp{} temporary into every slot, a
+  // 304-byte `rep movs` per warp of every block).
+  b.warps.resize(nwarps);
+  for (Warp& w : b.warps) w = Warp{};
   if (!p.callees.empty()) {
     b.calls.assign(size_t{nwarps} * 32, ThreadCalls{});
     for (auto& t : b.calls) t.sp = p.stack_base;
@@ -470,9 +484,12 @@ void BlockRunner::begin(const LaunchEnv& env, Dim3 id, BlockObserver* obs, Clust
     b.calls.clear();
   }
   // Reset by moves (assign copy-assigned a fresh AsyncState, two vectors
-  // and its 260 bytes of counters, into every warp's slot of every block).
+  // and its 260 bytes of counters, into every warp's slot of every block),
+  // and only the slots an earlier block left something in: most programs
+  // issue no async copy, and a reset is a 312-byte `rep stos` per warp.
   b.async.resize(nwarps);
-  for (AsyncState& a : b.async) a = AsyncState{};
+  for (AsyncState& a : b.async)
+    if (!async_clear(a)) a = AsyncState{};
   for (uint32_t wi = 0; wi < nwarps; ++wi) init_warp(env, id, wi, nwarps, nthreads);
   warm_warps_ = std::max(warm_warps_, nwarps);
   if (obs && obs->wants_instruction_counts())

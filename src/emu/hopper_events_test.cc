@@ -357,6 +357,52 @@ $Lwait:
   EXPECT_TRUE(tx.completed);
 }
 
+// A block's bulk groups count from its own first commit_group: blocks that
+// follow one another on one host thread (one BlockRunner) start from zero,
+// not from the counts the block before left (BlockRunner::begin resets the
+// warps' AsyncState where a block left something in it).
+TEST(HopperEvents, EachBlockCountsItsOwnBulkGroups) {
+  const std::string text = R"(.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 dst)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b8 buf[64];
+  ld.param.u64 %rd1, [dst];
+  mov.u32 %r2, buf;
+  mov.u32 %r4, 16;
+  mov.u32 %r5, 7;
+  st.shared.u32 [buf], %r5;
+  fence.proxy.async.shared::cta;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r2], %r4;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd1+16], [%r2], %r4;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  ret;
+}
+)";
+  Device dev;
+  auto mod = load(dev, text);
+  const uint64_t dst = dev.malloc(64, "dst");
+  Collect c;
+  LaunchConfig cfg{{3}, {1}};
+  cfg.threads = 1;  // the three blocks one after another on one runner
+  cfg.observer = &c;
+  auto st = launch(*mod, "k", cfg, dst);
+  ASSERT_TRUE(st.ok()) << st.error->what();
+  ASSERT_EQ(c.blocks.size(), 3u);
+  for (uint32_t b = 0; b < 3; ++b) {
+    const Seen& s = c.blocks[b];
+    ASSERT_EQ(s.bulk.size(), 4u) << "block " << b;  // two copies: issue and completion each
+    EXPECT_EQ(s.bulk[0].ev.group, 0u) << "block " << b;
+    EXPECT_EQ(s.bulk[2].ev.group, 1u) << "block " << b;  // after its one commit_group
+  }
+}
+
 TEST(HopperEvents, OneDimensionalBulkStoreAndReduction) {
   // Eight words into shared memory, a 32-byte bulk store of them to dst,
   // then a 16-byte cp.reduce (add.u32) of the first four onto dst + 16.
