@@ -88,6 +88,22 @@ inline bool affine_halves(const uint64_t* A, uint64_t stride) {
 #endif
 }
 
+// The event of affine_words' access, staged in b.event (stage_access):
+// out of line, so that unobserved launches' accesses do not carry its code
+// and registers.
+[[gnu::noinline, gnu::cold]] inline void stage_affine_event(BlockCtx& b, const Warp& w,
+                                                            const Op& op, bool load,
+                                                            uint32_t bytes) {
+  const MSpace ms = static_cast<MSpace>(op.aux);
+  const Space sp = ms == MSpace::Shared   ? Space::Shared
+                   : ms == MSpace::Global ? Space::Global
+                   : ms == MSpace::Param  ? Space::Param
+                                          : Space::Const;
+  stage_access(b, w, op, load ? MemOp::Load : MemOp::Store, bytes, ~0u, sp, reg(w, op.r[4]),
+               static_cast<uint64_t>(op.imm));
+  if (!load) stage_stored(b.event, w, op);
+}
+
 // ld/st of one 4- or 8-byte word per lane by a full warp, whose
 // addresses are affine in each half-warp (lane h+l at A[h] + stride*l, one
 // stride for both halves): a row per warp (stride 4), a value broadcast per
@@ -144,16 +160,7 @@ inline bool affine_words(BlockCtx& b, Warp& w, const Op& op, uint32_t exec) {
   // Observers see the same event as from exec_memory: the lanes' addresses
   // (taken before a load can overwrite its own address register) in the
   // access's space.
-  if (b.obs) {
-    const MSpace ms = static_cast<MSpace>(op.aux);
-    const Space sp = ms == MSpace::Shared   ? Space::Shared
-                     : ms == MSpace::Global ? Space::Global
-                     : ms == MSpace::Param  ? Space::Param
-                                            : Space::Const;
-    stage_access(b, w, op, kLoad ? MemOp::Load : MemOp::Store, kBytes, ~0u, sp, A,
-                 static_cast<uint64_t>(op.imm));
-    if (!kLoad) stage_stored(b.event, w, op);
-  }
+  if (b.obs) stage_affine_event(b, w, op, kLoad, kBytes);
   // The words are at p0 + stride * l and p1 + stride * l, computed from
   // these scalars alone: a load may write R (even when R is the address
   // register A) as it goes.
