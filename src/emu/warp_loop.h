@@ -65,7 +65,7 @@ inline void store16(uint8_t* p, const uint64_t* R) {
 // equal), the expected ones advanced by 4 * stride; one OR of all the
 // differences. (The loop it replaced, with one subtraction chain per lane
 // and its iota * stride built lane by lane, was ~55 host instructions;
-// this is ~30.)
+// this is ~40 with its set-up: docs/emulator.md, "tenth step".)
 inline bool affine_halves(const uint64_t* A, uint64_t stride) {
   typedef uint64_t V4 __attribute__((vector_size(32), aligned(8), may_alias));
   const V4* a = reinterpret_cast<const V4*>(A);
