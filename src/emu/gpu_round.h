@@ -63,84 +63,12 @@ constexpr GpuDispatch kGpuDispatch = [] {
 
 }  // namespace
 
-// run_round_isa(b, turns, slice, b.warps.data(), 1) for a block whose
-// counts are off (b.counts empty) and whose program has its runs planned
-// (b.env->fused): rounds of every warp's turn in index order (one, or
-// several in a row: below). The result: the last round's `alive` and
-// `over_budget`, all rounds' steps.
-RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
-  // The jump targets, in kGpuCodes' order, then the one for unknown codes.
-  static const void* const kTargets[] = {
-#define SMEMLAB_GPU_TARGET(ty, base, executor, cls) &&gpu_##base##_##ty,
-#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
-  SMEMLAB_TYPES_##types(SMEMLAB_GPU_TARGET, base, executor, cls)
-#include "emu/instructions.def"
-#undef SMEMLAB_GPU_TARGET
-      &&gpu_unknown};
-  static_assert(sizeof(kTargets) / sizeof(kTargets[0]) == GpuDispatch::kCount + 1);
-  Warp* const warps = b.warps.data();
-  Warp* const end = warps + b.warps.size();
-  const uint64_t budget = b.budget, steps_before = b.steps;
-  const Op* const ops = b.prog->ops.data();
-  const uint8_t* const fused = b.env->fused;
-  // (Read once per round: a background compile may publish it meanwhile;
-  // native code computes what the runs compute.)
-  const NativeEntry* const native =
-      b.env->native ? b.env->native->load(std::memory_order_acquire) : nullptr;
-  // Rounds in a row, in one call, while nothing the block loop does between
-  // rounds can differ (BlockRunner::run): no barrier arrival or release
-  // (the quiet-epoch judging), progress, live warps, the budget, no stop
-  // asked, not cooperative (its pause), and no mbarrier op in the program
-  // (Program::lone_quiet: then SpinDetector::after_round only counts the
-  // round, b.mbar.round, which nothing else reads).
-  const bool in_a_row = b.prog->lone_quiet && !b.env->cooperative;
-  uint64_t lanes = 0, steps = steps_before;
-  uint32_t live = 0;
-  RoundResult r;
-next_round:
-  const uint64_t round_steps = steps, releases = b.releases, arrivals = b.arrivals;
-  live = 0;
-  for (Warp* wp = warps; wp != end; ++wp) {
-    Warp& w = *wp;
-    live |= w.live;
-    if (!w.runnable) continue;
-    // n: the turn's steps; mark: n when the lanes of `group` began to run
-    // (their lanes are counted when they stop: at_pc per step since mark).
-    uint64_t n = 0, mark = 0;
-    uint32_t pc = 0, group = 0, at_pc = 0;
-    bool uniform = false;
-  top:  // (the warp's state as its executors left it)
-    lanes += uint64_t{at_pc} * (n - mark);
-    mark = n;
-    if (!w.runnable || n >= slice) goto turn_over;
-    pick_group(b, w, &pc, &group);
-    uniform = w.uniform;
-    at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
-  step:  // (uniform: w.cpc may be behind pc; the lanes are those of `top`)
-    if (fused[pc] > 1 && (uniform || !w.in_call)) {
-      uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(fused[pc], slice - n));
-      if (!uniform) len = std::min(len, next_pc_above(w, group) - pc);
-      if (len > 1) {
-        if (native)
-          run_native(b, w, native, pc, len, group);
-        else
-          run_fused(b, w, pc, len, group);
-        n += len;
-        pc += len;
-        goto next_pc;
-      }
-    }
-    {
-      const Op& op = ops[pc];
-      uint32_t exec = group;
-      if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
-      ++n;
-      {
-        const uint32_t c = op.code;
-        goto* kTargets[c < GpuDispatch::kSize ? kGpuDispatch.index[c] : GpuDispatch::kCount];
-      }
-      // The turn ends after a memory op another warp sees (run_round_isa's
-      // SMEMLAB_TURN with a quota of one).
+// The round's per-op bodies, one label per (op, type) code, expanded in
+// run_gpu_round_isa from instructions.def (SMEMLAB_GPU_##kind). They use
+// its locals: b, w, op, pc, exec, group, n, uniform.
+//
+// The turn ends after a memory op another warp sees (run_round_isa's
+// SMEMLAB_TURN with a quota of one).
 #define SMEMLAB_GPU_TURN(base, cls)            \
   if constexpr (orders_memory(OpClass::cls)) { \
     if (gpu_turn_ends<base>(op)) {             \
@@ -151,10 +79,10 @@ next_round:
       goto turn_over;                          \
     }                                          \
   }
-      // Per-lane arithmetic (Inline, CallAlu) and ld/st (load_store) leave
-      // the warp's lanes and pcs alone: the next op runs from `step`.
-      // Anything else may read or change them: w.cpc is set first and the
-      // next op starts from `top`.
+// Per-lane arithmetic (Inline, CallAlu) and ld/st (load_store) leave the
+// warp's lanes and pcs alone: the next op runs from `step`. Anything else
+// may read or change them: w.cpc is set first and the next op starts from
+// `top`.
 #define SMEMLAB_GPU_Inline(ty, base, executor, cls)                \
   gpu_##base##_##ty : if constexpr (orders_memory(OpClass::cls)) { \
     if (uniform) w.cpc = pc;                                       \
@@ -200,15 +128,126 @@ next_round:
     }                                                 \
     goto top;                                         \
   }
+
+namespace {
+
+// What is fixed for one call of run_gpu_round_isa: read once, not per turn.
+struct GpuRoundFixed {
+  Warp* warps;
+  Warp* end;
+  uint64_t budget, steps_before;
+  const Op* ops;
+  const uint8_t* fused;
+  // (Read once per call: a background compile may publish it meanwhile;
+  // native code computes what the runs compute.)
+  const NativeEntry* native;
+  // Rounds in a row, in one call, while nothing the block loop does between
+  // rounds can differ (BlockRunner::run): no barrier arrival or release
+  // (the quiet-epoch judging), progress, live warps, the budget, no stop
+  // asked, not cooperative (its pause), and no mbarrier op in the program
+  // (Program::lone_quiet: then SpinDetector::after_round only counts the
+  // round, b.mbar.round, which nothing else reads).
+  bool in_a_row;
+};
+
+[[gnu::always_inline]] inline GpuRoundFixed gpu_round_fixed(BlockCtx& b) {
+  return {b.warps.data(),
+          b.warps.data() + b.warps.size(),
+          b.budget,
+          b.steps,
+          b.prog->ops.data(),
+          b.env->fused,
+          b.env->native ? b.env->native->load(std::memory_order_acquire) : nullptr,
+          b.prog->lone_quiet && !b.env->cooperative};
+}
+
+// A planned run of per-lane ops from pc (Program's runs, b.env->fused):
+// taken as one stretch (native code or run_fused) when it has more than one
+// op left in the turn's slice and, for a divergent warp, below the next
+// lanes' pc. Returns its length, 0 when not taken.
+[[gnu::always_inline]] inline uint32_t gpu_run_stretch(BlockCtx& b, Warp& w, const GpuRoundFixed& f,
+                                                       uint32_t pc, uint32_t group, bool uniform,
+                                                       uint64_t n, uint64_t slice) {
+  if (f.fused[pc] <= 1 || !(uniform || !w.in_call)) return 0;
+  uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(f.fused[pc], slice - n));
+  if (!uniform) len = std::min(len, next_pc_above(w, group) - pc);
+  if (len <= 1) return 0;
+  if (f.native)
+    run_native(b, w, f.native, pc, len, group);
+  else
+    run_fused(b, w, pc, len, group);
+  return len;
+}
+
+// Whether run_gpu_round_isa goes on with the next round itself (see
+// GpuRoundFixed::in_a_row): the round made progress, left live warps,
+// stayed in budget, had no arrival or release, and no stop was asked.
+[[gnu::always_inline]] inline bool gpu_round_again(const BlockCtx& b, const GpuRoundFixed& f,
+                                                   const RoundResult& r, uint32_t live,
+                                                   uint64_t steps, uint64_t round_steps,
+                                                   uint64_t releases, uint64_t arrivals) {
+  return f.in_a_row && !r.over_budget && live && steps != round_steps && b.releases == releases &&
+         b.arrivals == arrivals && !(b.env->stop && b.env->stop->load(std::memory_order_relaxed));
+}
+
+}  // namespace
+
+// run_round_isa(b, turns, slice, b.warps.data(), 1) for a block whose
+// counts are off (b.counts empty) and whose program has its runs planned
+// (b.env->fused): rounds of every warp's turn in index order (one, or
+// several in a row: gpu_round_again). The result: the last round's `alive`
+// and `over_budget`, all rounds' steps.
+RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
+  // The jump targets, in kGpuCodes' order, then the one for unknown codes.
+  static const void* const kTargets[] = {
+#define SMEMLAB_GPU_TARGET(ty, base, executor, cls) &&gpu_##base##_##ty,
+#define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
+  SMEMLAB_TYPES_##types(SMEMLAB_GPU_TARGET, base, executor, cls)
+#include "emu/instructions.def"
+#undef SMEMLAB_GPU_TARGET
+      &&gpu_unknown};
+  static_assert(sizeof(kTargets) / sizeof(kTargets[0]) == GpuDispatch::kCount + 1);
+  const GpuRoundFixed f = gpu_round_fixed(b);
+  uint64_t lanes = 0, steps = f.steps_before;
+  uint32_t live = 0;
+  RoundResult r;
+next_round:
+  const uint64_t round_steps = steps, releases = b.releases, arrivals = b.arrivals;
+  live = 0;
+  for (Warp* wp = f.warps; wp != f.end; ++wp) {
+    Warp& w = *wp;
+    live |= w.live;
+    if (!w.runnable) continue;
+    // n: the turn's steps; mark: n when the lanes of `group` began to run
+    // (their lanes are counted when they stop: at_pc per step since mark).
+    uint64_t n = 0, mark = 0;
+    uint32_t pc = 0, group = 0, at_pc = 0;
+    bool uniform = false;
+  top:  // (the warp's state as its executors left it)
+    lanes += uint64_t{at_pc} * (n - mark);
+    mark = n;
+    if (!w.runnable || n >= slice) goto turn_over;
+    pick_group(b, w, &pc, &group);
+    uniform = w.uniform;
+    at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
+  step:  // (uniform: w.cpc may be behind pc; the lanes are those of `top`)
+    if (const uint32_t len = gpu_run_stretch(b, w, f, pc, group, uniform, n, slice)) {
+      n += len;
+      pc += len;
+      goto next_pc;
+    }
+    {
+      const Op& op = f.ops[pc];
+      uint32_t exec = group;
+      if (op.guard >= 0) exec &= w.P[op.guard] ^ op.guard_neg;
+      ++n;
+      {
+        const uint32_t c = op.code;
+        goto* kTargets[c < GpuDispatch::kSize ? kGpuDispatch.index[c] : GpuDispatch::kCount];
+      }
 #define SMEMLAB_OP(base, types, executor, kind, cls, shape) \
   SMEMLAB_TYPES_##types(SMEMLAB_GPU_##kind, base, executor, cls)
 #include "emu/instructions.def"
-#undef SMEMLAB_GPU_Inline
-#undef SMEMLAB_GPU_CallAlu
-#undef SMEMLAB_GPU_Call
-#undef SMEMLAB_GPU_InlineFlow
-#undef SMEMLAB_GPU_CallFlow
-#undef SMEMLAB_GPU_TURN
     gpu_unknown:
       // Unreachable for decoded programs (implemented()).
       if (uniform) w.cpc = pc;
@@ -233,23 +272,29 @@ next_round:
     lanes += uint64_t{at_pc} * (n - mark);
     steps += n;
     b.steps = steps;  // (read_clock reads it during the next turn)
-    if (steps > budget) {
+    if (steps > f.budget) {
       r.over_budget = &w;
       break;
     }
   }
   b.lane_steps += lanes;  // (per round: a fault keeps the rounds' before it)
   lanes = 0;
-  if (in_a_row && !r.over_budget && live && steps != round_steps && b.releases == releases &&
-      b.arrivals == arrivals && !(b.env->stop && b.env->stop->load(std::memory_order_relaxed))) {
+  if (gpu_round_again(b, f, r, live, steps, round_steps, releases, arrivals)) {
     ++b.mbar.round;
     goto next_round;
   }
-  r.steps = steps - steps_before;
+  r.steps = steps - f.steps_before;
   r.progress = r.steps > 0;
   r.alive = live != 0;
   return r;
 }
+
+#undef SMEMLAB_GPU_Inline
+#undef SMEMLAB_GPU_CallAlu
+#undef SMEMLAB_GPU_Call
+#undef SMEMLAB_GPU_InlineFlow
+#undef SMEMLAB_GPU_CallFlow
+#undef SMEMLAB_GPU_TURN
 
 }  // namespace SMEMLAB_ISA_NS
 }  // namespace smemlab::emu

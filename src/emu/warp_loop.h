@@ -58,6 +58,52 @@ inline void store16(uint8_t* p, const uint64_t* R) {
   *reinterpret_cast<VU*>(p) = __builtin_convertvector(*reinterpret_cast<const VD*>(R), VU);
 }
 
+// Whether the 32 addresses A[l] are affine in each half-warp with one
+// stride: A[h + l] == A[h] + stride * l for h in {0, 16}, l < 16 (modulo
+// 2^64, as the per-lane path computes them). Four lanes a vector: each
+// group of four compared with its expected addresses (XOR: zero when
+// equal), the expected ones advanced by 4 * stride; one OR of all the
+// differences. (The loop it replaced, with one subtraction chain per lane
+// and its iota * stride built lane by lane, was ~55 host instructions;
+// this is ~40 with its set-up: docs/emulator.md, "tenth step".)
+inline bool affine_halves(const uint64_t* A, uint64_t stride) {
+  typedef uint64_t V4 __attribute__((vector_size(32), aligned(8), may_alias));
+  const V4* a = reinterpret_cast<const V4*>(A);
+  const uint64_t b0 = A[0], b1 = A[16];
+  // (No 64-bit vector multiply before AVX-512: the first four by scalars.)
+  V4 e0 = V4{b0, b0 + stride, b0 + 2 * stride, b0 + 3 * stride};
+  V4 e1 = e0 + (b1 - b0);
+  const V4 step = V4{} + stride * 4;
+  V4 acc = (a[0] ^ e0) | (a[4] ^ e1);
+  for (int i = 1; i < 4; ++i) {
+    e0 += step;
+    e1 += step;
+    acc |= (a[i] ^ e0) | (a[4 + i] ^ e1);
+  }
+#ifdef SMEMLAB_ISA_FMA  // (the AVX2 copy: one vptest)
+  typedef long long V4s __attribute__((vector_size(32)));
+  return __builtin_ia32_ptestz256(reinterpret_cast<V4s>(acc), reinterpret_cast<V4s>(acc));
+#else
+  return (acc[0] | acc[1] | acc[2] | acc[3]) == 0;
+#endif
+}
+
+// The event of affine_words' access, staged in b.event (stage_access):
+// out of line, so that unobserved launches' accesses do not carry its code
+// and registers.
+[[gnu::noinline, gnu::cold]] inline void stage_affine_event(BlockCtx& b, const Warp& w,
+                                                            const Op& op, bool load,
+                                                            uint32_t bytes) {
+  const MSpace ms = static_cast<MSpace>(op.aux);
+  const Space sp = ms == MSpace::Shared   ? Space::Shared
+                   : ms == MSpace::Global ? Space::Global
+                   : ms == MSpace::Param  ? Space::Param
+                                          : Space::Const;
+  stage_access(b, w, op, load ? MemOp::Load : MemOp::Store, bytes, ~0u, sp, reg(w, op.r[4]),
+               static_cast<uint64_t>(op.imm));
+  if (!load) stage_stored(b.event, w, op);
+}
+
 // ld/st of one 4- or 8-byte word per lane by a full warp, whose
 // addresses are affine in each half-warp (lane h+l at A[h] + stride*l, one
 // stride for both halves): a row per warp (stride 4), a value broadcast per
@@ -75,11 +121,7 @@ inline bool affine_words(BlockCtx& b, Warp& w, const Op& op, uint32_t exec) {
   const uint64_t* A = reg(w, op.r[4]);
   const uint64_t stride = A[1] - A[0];
   if (stride > (1u << 20)) return false;  // (negative strides too)
-  // One flat pass (it vectorizes): nonzero when some lane is off the pattern.
-  const uint64_t b0 = A[0], b1 = A[16];
-  uint64_t off = 0, at = 0;
-  for (uint32_t l = 0; l < 16; ++l, at += stride) off |= (A[l] - b0 - at) | (A[16 + l] - b1 - at);
-  if (off) return false;
+  if (!affine_halves(A, stride)) return false;
   const uint64_t a0 = A[0] + static_cast<uint64_t>(op.imm),
                  a1 = A[16] + static_cast<uint64_t>(op.imm);
   if ((a0 | a1 | stride) & (kBytes - 1)) return false;
@@ -118,61 +160,58 @@ inline bool affine_words(BlockCtx& b, Warp& w, const Op& op, uint32_t exec) {
   // Observers see the same event as from exec_memory: the lanes' addresses
   // (taken before a load can overwrite its own address register) in the
   // access's space.
-  if (b.obs) {
-    const MSpace ms = static_cast<MSpace>(op.aux);
-    const Space sp = ms == MSpace::Shared   ? Space::Shared
-                     : ms == MSpace::Global ? Space::Global
-                     : ms == MSpace::Param  ? Space::Param
-                                            : Space::Const;
-    stage_access(b, w, op, kLoad ? MemOp::Load : MemOp::Store, kBytes, ~0u, sp, A,
-                 static_cast<uint64_t>(op.imm));
-    if (!kLoad) stage_stored(b.event, w, op);
-  }
-  auto move = [&] {
-    uint8_t *p0 = host + x0, *p1 = host + x1;
-    uint64_t* R = regw(w, op.r[0]);
+  if (b.obs) stage_affine_event(b, w, op, kLoad, kBytes);
+  // The words are at p0 + stride * l and p1 + stride * l, computed from
+  // these scalars alone: a load may write R (even when R is the address
+  // register A) as it goes.
+  uint8_t *p0 = host + x0, *p1 = host + x1;
+  uint64_t* R = regw(w, op.r[0]);
+  if (kLoad) {
     auto widen = [](W v) {
       return std::is_signed_v<W> ? static_cast<uint64_t>(static_cast<int64_t>(v))
                                  : static_cast<uint64_t>(v);
     };
-    if (kLoad) {
-      // All loads before any register write: R may be the address register.
-      W lo16[16], hi16[16];
-      if (stride == 0) {
-        std::memcpy(lo16, p0, kBytes);
-        std::memcpy(hi16, p1, kBytes);
-        uint64_t x = widen(lo16[0]), y = widen(hi16[0]);
-        for (uint32_t l = 0; l < 16; ++l) R[l] = x;
-        for (uint32_t l = 16; l < 32; ++l) R[l] = y;
-        return;
-      }
-      if (stride == kBytes) {  // (the register file is no shared or global memory)
-        load16<W>(R, p0);
-        load16<W>(R + 16, p1);
-        return;
-      }
-      for (uint32_t l = 0; l < 16; ++l) std::memcpy(&lo16[l], p0 + stride * l, kBytes);
-      for (uint32_t l = 0; l < 16; ++l) std::memcpy(&hi16[l], p1 + stride * l, kBytes);
-      for (uint32_t l = 0; l < 16; ++l) R[l] = widen(lo16[l]);
-      for (uint32_t l = 0; l < 16; ++l) R[16 + l] = widen(hi16[l]);
+    if (stride == kBytes) {  // (the register file is no shared or global memory)
+      load16<W>(R, p0);
+      load16<W>(R + 16, p1);
+    } else if (stride == 0) {
+      W x, y;
+      std::memcpy(&x, p0, kBytes);
+      std::memcpy(&y, p1, kBytes);
+      const uint64_t wx = widen(x), wy = widen(y);
+      for (uint32_t l = 0; l < 16; ++l) R[l] = wx;
+      for (uint32_t l = 16; l < 32; ++l) R[l] = wy;
     } else {
-      // In lane order, as the per-lane path: of lanes storing to one word
-      // the last one's value stays.
-      ++b.writes;
-      if (stride == kBytes) {
-        store16<W>(p0, R);
-        store16<W>(p1, R + 16);
-        return;
+      for (uint32_t l = 0; l < 16; ++l) {
+        W v;
+        std::memcpy(&v, p0 + stride * l, kBytes);
+        R[l] = widen(v);
       }
-      using U = std::make_unsigned_t<W>;
-      U lo16[16], hi16[16];
-      for (uint32_t l = 0; l < 16; ++l) lo16[l] = static_cast<U>(R[l]);
-      for (uint32_t l = 0; l < 16; ++l) hi16[l] = static_cast<U>(R[16 + l]);
-      for (uint32_t l = 0; l < 16; ++l) std::memcpy(p0 + stride * l, &lo16[l], kBytes);
-      for (uint32_t l = 0; l < 16; ++l) std::memcpy(p1 + stride * l, &hi16[l], kBytes);
+      for (uint32_t l = 0; l < 16; ++l) {
+        W v;
+        std::memcpy(&v, p1 + stride * l, kBytes);
+        R[16 + l] = widen(v);
+      }
     }
-  };
-  move();
+  } else {
+    // In lane order, as the per-lane path: of lanes storing to one word
+    // the last one's value stays.
+    ++b.writes;
+    if (stride == kBytes) {
+      store16<W>(p0, R);
+      store16<W>(p1, R + 16);
+    } else {
+      using U = std::make_unsigned_t<W>;
+      for (uint32_t l = 0; l < 16; ++l) {
+        const U v = static_cast<U>(R[l]);
+        std::memcpy(p0 + stride * l, &v, kBytes);
+      }
+      for (uint32_t l = 0; l < 16; ++l) {
+        const U v = static_cast<U>(R[16 + l]);
+        std::memcpy(p1 + stride * l, &v, kBytes);
+      }
+    }
+  }
   if (b.obs) report_access(b);
   return true;
 }
