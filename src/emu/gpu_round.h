@@ -87,6 +87,9 @@ RoundResult run_gpu_round_isa(BlockCtx& b, uint64_t slice) {
   // native code computes what the runs compute.)
   const NativeEntry* const native =
       b.env->native ? b.env->native->load(std::memory_order_acquire) : nullptr;
+  // Its segments (native_abi.h: the table's second half): a turn's straight
+  // code with its loads and stores, run whole where it starts.
+  const NativeEntry* const segments = native ? native + b.prog->ops.size() : nullptr;
   // Rounds in a row, in one call, while nothing the block loop does between
   // rounds can differ (BlockRunner::run): no barrier arrival or release
   // (the quiet-epoch judging), progress, live warps, the budget, no stop
@@ -117,6 +120,24 @@ next_round:
     uniform = w.uniform;
     at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
   step:  // (uniform: w.cpc may be behind pc; the lanes are those of `top`)
+    // A segment runs what the steps below would, in one call, where all of
+    // it fits the turn's slice and (a divergent group) ends before the
+    // next lanes' pc; the turn ends after its last op where that is a load
+    // or store other warps see (SMEMLAB_GPU_TURN).
+    if (segments && segments[pc].fn && (uniform || !w.in_call)) {
+      const NativeEntry& e = segments[pc];
+      if (e.left <= slice - n && (uniform || next_pc_above(w, group) - pc >= e.left)) {
+        e.fn(b, w, group, 0, e.left);
+        n += e.left;
+        pc += e.left;
+        if (!e.ends_turn) goto next_pc;
+        if (uniform)
+          w.cpc = pc;
+        else
+          set_pc(w, group, pc);
+        goto turn_over;
+      }
+    }
     if (fused[pc] > 1 && (uniform || !w.in_call)) {
       uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(fused[pc], slice - n));
       if (!uniform) len = std::min(len, next_pc_above(w, group) - pc);
