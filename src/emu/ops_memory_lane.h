@@ -115,6 +115,22 @@ template <bool kLoad, uint32_t EW, uint32_t VEC>
   }
 }
 
+// A full warp's load whose lanes all read the same bytes of a read-only
+// space (a kernel parameter, a constant): read once, each element's value
+// written to every lane (what mem_move's lanes each read: nothing writes
+// those spaces during a launch).
+template <uint32_t EW, uint32_t VEC>
+[[gnu::always_inline]] inline void mem_broadcast(Warp& w, const Op& op, const uint8_t* p) {
+  const T t = static_cast<T>(op.t);
+  for (uint32_t i = 0; i < VEC; ++i) {
+    MemWord<EW> v;
+    std::memcpy(&v, p + i * EW, EW);
+    const uint64_t x = mem_value<EW>(t, v);
+    uint64_t* R = regw(w, op.r[i]);
+    for (uint32_t l = 0; l < 32; ++l) R[l] = x;
+  }
+}
+
 // Whether the native tier compiles this ld/st (the generated code's
 // mem_op_native): global and shared loads and stores, parameter and
 // constant loads, of 1, 2, 4 or 8 byte elements, at most 4 of them.
@@ -176,19 +192,27 @@ template <Base B, uint32_t EW, uint32_t VEC>
     const uint64_t* A = reg(w, op.r[4]);
     const uint64_t base = static_cast<uint64_t>(op.imm) - m.lo, limit = m.size - kTotal;
     constexpr uint64_t kAlign = kTotal > 16 ? 15 : kTotal - 1;
-    uint64_t off[32], bad = 0;
+    uint64_t off[32], bad = 0, differ = 1;
     // (Every lane's offset, active or not: the loop stays branch-free; only
     // the active lanes' are tested and used. All before any register is
     // written: a load's destination may be its address register.)
     for (uint32_t l = 0; l < 32; ++l) off[l] = A[l] + base;
     if (exec == ~0u) {
-      for (uint32_t l = 0; l < 32; ++l)
+      differ = 0;
+      for (uint32_t l = 0; l < 32; ++l) {
         bad |= ((limit - off[l]) | off[l]) >> 63 | (off[l] & kAlign);
+        differ |= off[l] ^ off[0];
+      }
     } else {
       SMEMLAB_FOR_LANES(exec, bad |= static_cast<uint64_t>(off[l] > limit) | (off[l] & kAlign));
     }
     if (!bad) {
       if constexpr (!kLoad) ++b.writes;  // (exec_memory counts a store once)
+      const MSpace sp = static_cast<MSpace>(op.aux);
+      if (kLoad && !differ && (sp == MSpace::Param || sp == MSpace::Const)) {
+        mem_broadcast<EW, VEC>(w, op, m.host + off[0]);
+        return;
+      }
       mem_move<kLoad, EW, VEC>(w, op, exec, m.host, off);
       return;
     }
