@@ -61,6 +61,24 @@ constexpr GpuDispatch kGpuDispatch = [] {
   return d;
 }();
 
+// A native segment (native_abi.h: the table's second half) where one
+// starts at pc, if all of it fits the turn's slice and (a divergent group)
+// ends before the next lanes' pc: run, its steps counted in n, pc moved
+// past it. 0: none run; 1: run; 2: run, and its last op is a load or store
+// other warps see, after which the turn ends (SMEMLAB_GPU_TURN).
+__attribute__((always_inline)) inline int run_segment(BlockCtx& b, Warp& w,
+                                                      const NativeEntry* segments, uint32_t& pc,
+                                                      uint32_t group, bool uniform, uint64_t& n,
+                                                      uint64_t slice) {
+  if (!segments || !segments[pc].fn || (!uniform && w.in_call)) return 0;
+  const NativeEntry& e = segments[pc];
+  if (e.left > slice - n || (!uniform && next_pc_above(w, group) - pc < e.left)) return 0;
+  e.fn(b, w, group, 0, e.left);
+  n += e.left;
+  pc += e.left;
+  return e.ends_turn ? 2 : 1;
+}
+
 }  // namespace
 
 // run_round_isa(b, turns, slice, b.warps.data(), 1) for a block whose
@@ -120,23 +138,14 @@ next_round:
     uniform = w.uniform;
     at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
   step:  // (uniform: w.cpc may be behind pc; the lanes are those of `top`)
-    // A segment runs what the steps below would, in one call, where all of
-    // it fits the turn's slice and (a divergent group) ends before the
-    // next lanes' pc; the turn ends after its last op where that is a load
-    // or store other warps see (SMEMLAB_GPU_TURN).
-    if (segments && segments[pc].fn && (uniform || !w.in_call)) {
-      const NativeEntry& e = segments[pc];
-      if (e.left <= slice - n && (uniform || next_pc_above(w, group) - pc >= e.left)) {
-        e.fn(b, w, group, 0, e.left);
-        n += e.left;
-        pc += e.left;
-        if (!e.ends_turn) goto next_pc;
-        if (uniform)
-          w.cpc = pc;
-        else
-          set_pc(w, group, pc);
-        goto turn_over;
-      }
+    // A native segment: the steps below in one call (the turn may end).
+    if (const int seg = run_segment(b, w, segments, pc, group, uniform, n, slice)) {
+      if (seg == 1) goto next_pc;
+      if (uniform)
+        w.cpc = pc;
+      else
+        set_pc(w, group, pc);
+      goto turn_over;
     }
     if (fused[pc] > 1 && (uniform || !w.in_call)) {
       uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(fused[pc], slice - n));
