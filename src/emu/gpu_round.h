@@ -61,6 +61,23 @@ constexpr GpuDispatch kGpuDispatch = [] {
   return d;
 }();
 
+// A native segment (native_abi.h: the table's second half) where one
+// starts at pc, if all of it fits the turn's slice and (a divergent group)
+// ends before the next lanes' pc: run, its steps counted in n, pc moved
+// past it. 0: none run; 1: run; 2: run, and its last op is a load or store
+// other warps see, after which the turn ends (SMEMLAB_GPU_TURN).
+[[gnu::always_inline]] inline int run_segment(BlockCtx& b, Warp& w, const NativeEntry* segments,
+                                              uint32_t& pc, uint32_t group, bool uniform,
+                                              uint64_t& n, uint64_t slice) {
+  if (!segments || !segments[pc].fn || (!uniform && w.in_call)) return 0;
+  const NativeEntry& e = segments[pc];
+  if (e.left > slice - n || (!uniform && next_pc_above(w, group) - pc < e.left)) return 0;
+  e.fn(b, w, group, 0, e.left);
+  n += e.left;
+  pc += e.left;
+  return e.ends_turn ? 2 : 1;
+}
+
 }  // namespace
 
 // The round's per-op bodies, one label per (op, type) code, expanded in
@@ -141,6 +158,9 @@ struct GpuRoundFixed {
   // (Read once per call: a background compile may publish it meanwhile;
   // native code computes what the runs compute.)
   const NativeEntry* native;
+  // Its segments (native_abi.h: the table's second half): a turn's straight
+  // code with its loads and stores, run whole where it starts.
+  const NativeEntry* segments;
   // Rounds in a row, in one call, while nothing the block loop does between
   // rounds can differ (BlockRunner::run): no barrier arrival or release
   // (the quiet-epoch judging), progress, live warps, the budget, no stop
@@ -151,13 +171,16 @@ struct GpuRoundFixed {
 };
 
 [[gnu::always_inline]] inline GpuRoundFixed gpu_round_fixed(BlockCtx& b) {
+  const NativeEntry* native =
+      b.env->native ? b.env->native->load(std::memory_order_acquire) : nullptr;
   return {b.warps.data(),
           b.warps.data() + b.warps.size(),
           b.budget,
           b.steps,
           b.prog->ops.data(),
           b.env->fused,
-          b.env->native ? b.env->native->load(std::memory_order_acquire) : nullptr,
+          native,
+          native ? native + b.prog->ops.size() : nullptr,
           b.prog->lone_quiet && !b.env->cooperative};
 }
 
@@ -231,6 +254,15 @@ next_round:
     uniform = w.uniform;
     at_pc = group == ~0u ? 32u : static_cast<uint32_t>(__builtin_popcount(group));
   step:  // (uniform: w.cpc may be behind pc; the lanes are those of `top`)
+    // A native segment: the steps below in one call (the turn may end).
+    if (const int seg = run_segment(b, w, f.segments, pc, group, uniform, n, slice)) {
+      if (seg == 1) goto next_pc;
+      if (uniform)
+        w.cpc = pc;
+      else
+        set_pc(w, group, pc);
+      goto turn_over;
+    }
     if (const uint32_t len = gpu_run_stretch(b, w, f, pc, group, uniform, n, slice)) {
       n += len;
       pc += len;

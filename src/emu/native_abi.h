@@ -11,6 +11,7 @@ namespace smemlab::emu {
 struct BlockCtx;
 struct Warp;
 struct Op;
+struct MemWindow;
 
 // A CallAlu row's executor (exec.h), passed in: the generated object
 // calls smemlab's own definition, not a copy.
@@ -25,25 +26,38 @@ using NativeRunFn = void (*)(BlockCtx&, Warp&, uint32_t group, uint32_t first, u
 // chunk, whose entry is at pc + left). `whole`: the code runs only the
 // whole chunk from its first op (a chunk with lane-outer bodies has no
 // per-op entries; the loop runs anything else interpreted).
+//
+// The table has two halves of one entry per pc each. The first: the runs
+// (above). The second, at num_ops + pc: the segment starting at pc, for the
+// `gpu` schedule's round (gpu_round.h): `left` ops from pc, the runs' ops
+// and the loads and stores between them (ops_memory_lane.h), entered only
+// at pc and run whole; `ends_turn`: its last op is a load or store other
+// warps see, after which the round ends the warp's turn.
 struct NativeEntry {
   NativeRunFn fn = nullptr;
   uint32_t first = 0, left = 0;
   bool whole = false;
+  bool ends_turn = false;
 };
 
 // Checked by the generated object's init against what it was compiled
 // with: a stale object (another build's layouts) refuses to load.
-// It also passes the one out-of-line helper the executors' headers call
-// (program.h's type_bytes, by its type's number), so the generated code
-// defines nothing of smemlab's itself.
+// It also passes the out-of-line helpers the generated code calls, so it
+// defines nothing of smemlab's itself: program.h's type_bytes (by its
+// type's number); for loads and stores, the interpreter's executor
+// (exec_memory: every case the compiled form does not take, faults
+// included) and the global allocation holding an address (its window).
 struct NativeAbi {
   uint32_t version, sizeof_warp, sizeof_op, num_codes;
   int (*type_bytes)(int t);
+  NativeCallAlu exec_memory;
+  bool (*global_window)(BlockCtx& b, uint64_t addr, MemWindow* m);
 };
-inline constexpr uint32_t kNativeAbiVersion = 3;
+inline constexpr uint32_t kNativeAbiVersion = 4;
 
 // extern "C" bool smemlab_native_init(const NativeAbi*, const NativeCallAlu*
-// calls (per code), NativeEntry* table (per pc), uint32_t num_ops).
+// calls (per code), NativeEntry* table (2 * num_ops: runs, then segments),
+// uint32_t num_ops).
 using NativeInitFn = bool (*)(const NativeAbi*, const NativeCallAlu*, NativeEntry*, uint32_t);
 inline constexpr const char* kNativeInitSymbol = "smemlab_native_init";
 

@@ -202,7 +202,8 @@ bool has_lane_form(const Op& o) {
   return lane_shape(o, &s);
 }
 
-std::string lane_body_function(const Program& p, uint32_t start, uint32_t len) {
+std::string lane_body_function(const Program& p, uint32_t start, uint32_t len,
+                               const std::string& name) {
   Touched t;
   std::string ops;
   for (uint32_t pc = start; pc < start + len; ++pc) {
@@ -272,11 +273,11 @@ std::string lane_body_function(const Program& p, uint32_t start, uint32_t len) {
   }
   return fmt::format(
       "template <bool Full>\n"
-      "inline void lanes{}(Warp& w, uint32_t group) {{\n"
+      "inline void {}(Warp& w, uint32_t group) {{\n"
       "  uint64_t* const R = w.R;\n  uint32_t* const P = w.P;\n  (void)P;\n{}"
       "  for (uint32_t l = 0; l < 32; ++l) {{\n"
       "    const uint64_t keep = Full ? ~0ull : 0ull - ((group >> l) & 1u);\n{}{}{}  }}\n{}}}\n",
-      start, pre, load, ops, store, post);
+      name.empty() ? fmt::format("lanes{}", start) : name, pre, load, ops, store, post);
 }
 
 }  // namespace smemlab::emu

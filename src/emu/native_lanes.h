@@ -25,12 +25,13 @@ struct Program;
 bool has_lane_form(const Op& o);
 
 // The C++ of `template <bool Full> void lanes<start>(Warp& w, uint32_t
-// group)`: ops [start, start + len) of the program, every one with a lane
+// group)` (or `name` where given): ops [start, start + len) of the program, every one with a lane
 // form, run for the lanes of `group` (Full: group is all 32 lanes) with the
 // constants `o<pc>` the generated source defines. Lanes outside the group
 // (and ops whose guard is false in a lane) keep their values: each write is
 // a select, so every lane can be computed alike (the lane functions are
 // total) and the compiler can run several lanes per vector instruction.
-std::string lane_body_function(const Program& p, uint32_t start, uint32_t len);
+std::string lane_body_function(const Program& p, uint32_t start, uint32_t len,
+                               const std::string& name = "");
 
 }  // namespace smemlab::emu

@@ -36,6 +36,7 @@
 #include "emu/ops_convert_lane.h"
 #include "emu/ops_float_lane.h"
 #include "emu/ops_inline.h"
+#include "emu/ops_memory_lane.h"
 #include "emu/program.h"
 
 extern char** environ;
@@ -285,14 +286,35 @@ std::string run_compiler(std::vector<std::string> argv, const std::string& log,
   return "";
 }
 
+// The global allocation holding `addr` as the generated loads and stores'
+// window (ops_memory_lane.h): the block's hint where it holds addr, else
+// the allocation found (and kept as the hint unless it is the device
+// heap's, which a kernel may free during the launch), as warp_loop.h's
+// affine_words.
+bool global_window(BlockCtx& b, uint64_t addr, MemWindow* m) {
+  const GlobalMemory::Allocation* g = b.global_hint;
+  if (!g || addr - g->base >= g->size) {
+    g = b.env->global->find(addr);
+    if (!g) return false;
+    if (addr < kHeapBase) b.global_hint = g;
+  }
+  *m = {g->data, g->base, g->size};
+  return true;
+}
+
 // dlopens `so` and fills st's table; "" or why not.
 std::string load_object(NativeState& st, const std::string& so, uint32_t num_ops) {
   void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) return fmt::format("cannot load {}: {}", so, dlerror());
   auto init = reinterpret_cast<NativeInitFn>(dlsym(h, kNativeInitSymbol));
-  st.entries.assign(num_ops, NativeEntry{});
-  NativeAbi abi{kNativeAbiVersion, sizeof(Warp), sizeof(Op), kNumCodes,
-                [](int t) { return type_bytes(static_cast<T>(t)); }};
+  st.entries.assign(2 * size_t{num_ops}, NativeEntry{});  // (runs, then segments)
+  NativeAbi abi{kNativeAbiVersion,
+                sizeof(Warp),
+                sizeof(Op),
+                kNumCodes,
+                [](int t) { return type_bytes(static_cast<T>(t)); },
+                &exec_memory,
+                &global_window};
   if (!init || !init(&abi, call_alu_table(), st.entries.data(), num_ops)) {
     dlclose(h);
     return fmt::format("{} was built for another smemlab", so);
