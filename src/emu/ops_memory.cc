@@ -17,6 +17,7 @@
 #include "emu/half.h"
 #include "emu/hopper_events.h"
 #include "emu/ops_alu.h"
+#include "emu/ops_memory_lane.h"
 
 namespace smemlab::emu {
 namespace {
@@ -299,20 +300,13 @@ uint8_t* read_generic(BlockCtx& b, Warp& w, const Op& op, uint32_t pc, uint32_t 
 // split it nor forward the bytes around it (a plain memcpy through a buffer
 // whose halves were read separately became two 8-byte loads, and the test
 // below failed). Returns false for other spans.
-using Whole16 = uint64_t __attribute__((vector_size(16)));
 // A span whose host bytes are not aligned to its size (a local frame's host
-// buffer need not be) is not copied: the caller copies it as before.
+// buffer need not be) is not copied: the caller copies it as before. The
+// copy itself is mem_whole_copy's (ops_memory_lane.h), which the native
+// tier's compiled loads and stores call too: one definition of the rule.
 inline bool whole_vector_copy(uint8_t* dst, const uint8_t* src, uint32_t bytes) {
-  if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & (bytes - 1)) != 0)
-    return false;
-  if (bytes == 16) {
-    *reinterpret_cast<volatile Whole16*>(dst) = *reinterpret_cast<const volatile Whole16*>(src);
-    return true;
-  }
-  if (bytes == 8) {
-    *reinterpret_cast<volatile uint64_t*>(dst) = *reinterpret_cast<const volatile uint64_t*>(src);
-    return true;
-  }
+  if (bytes == 16) return mem_whole_copy<16>(dst, src);
+  if (bytes == 8) return mem_whole_copy<8>(dst, src);
   return false;
 }
 

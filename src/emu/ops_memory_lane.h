@@ -36,8 +36,8 @@ struct NativeMemCalls {
 
 // One lane's vector of 8 or 16 aligned bytes as one host access (the GPU's
 // one transaction, which programs rely on across blocks: ops_memory.cc's
-// whole_vector_copy, the same rule); false for a host address that is not
-// aligned to the span (the caller copies bytewise).
+// whole_vector_copy says why, and calls this); false for a host address that
+// is not aligned to the span (the caller copies bytewise).
 using MemWhole16 = uint64_t __attribute__((vector_size(16)));
 template <uint32_t Span>
 [[gnu::always_inline]] inline bool mem_whole_copy(uint8_t* dst, const uint8_t* src) {
